@@ -1,0 +1,672 @@
+// The web-API prelude: evaluated as a classic script before a renderer's
+// bundle, by every engine (QuickJS inside the Wasm plugin, and V8 on the
+// native path), so that one bundle sees the same globals on both.
+//
+// Invariants:
+// - It only defines what the engine lacks (`defineMissing`): where an engine
+//   has a native `TextEncoder`, say, the native one stays.
+// - Time is virtual for timers: `setTimeout(f, 50)` does not sleep; the engine
+//   drives `__ssr.runNextTimer()` when no microtask is left, and timers fire in
+//   due-time order, as they would in Node. `Date.now()` stays real.
+// - Timers, intervals and messages still pending when a render settles are
+//   dropped (`__ssr.reset()`), so nothing scheduled by one request runs during
+//   the next.
+// - The engine provides `__ssr_log(level, message)` before this runs
+//   (levels: 0 debug, 1 info, 2 warn, 3 error); the prelude hides it.
+// - `__ssr.call(request)` returns a promise of a normalized response
+//   `{status, headers: [[name, value]], body, ttl, vary}` (ttl: -1 host
+//   default, -2 no-store, else seconds), or rejects; `__ssr.describe(reason)`
+//   turns a rejection into `{kind, message, stack}`.
+(function (g) {
+  'use strict';
+
+  function defineMissing(name, value) {
+    if (typeof g[name] === 'undefined') {
+      Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+    }
+  }
+
+  const hostLog = g.__ssr_log;
+  delete g.__ssr_log;
+
+  // ---------------------------------------------------------------- timers
+  let clock = 0;
+  let nextId = 1;
+  let order = 0;
+  const timers = new Map();
+
+  function addTimer(fn, ms, args, repeat) {
+    if (typeof fn !== 'function') {
+      throw new TypeError('The "callback" argument must be of type function');
+    }
+    const delay = Math.max(0, Number(ms) || 0);
+    const id = nextId++;
+    timers.set(id, { fn, args, delay, repeat, due: clock + delay, order: order++ });
+    return id;
+  }
+
+  function runNextTimer() {
+    let id = 0;
+    let next = null;
+    for (const [tid, t] of timers) {
+      if (next === null || t.due < next.due || (t.due === next.due && t.order < next.order)) {
+        id = tid;
+        next = t;
+      }
+    }
+    if (next === null) return false;
+    if (next.repeat) {
+      next.due += Math.max(1, next.delay);
+      next.order = order++;
+    } else {
+      timers.delete(id);
+    }
+    if (next.due > clock) clock = next.due;
+    next.fn.apply(g, next.args);
+    return true;
+  }
+
+  defineMissing('setTimeout', (fn, ms, ...args) => addTimer(fn, ms, args, false));
+  defineMissing('setInterval', (fn, ms, ...args) => addTimer(fn, ms, args, true));
+  defineMissing('setImmediate', (fn, ...args) => addTimer(fn, 0, args, false));
+  defineMissing('clearTimeout', (id) => { timers.delete(id); });
+  defineMissing('clearInterval', (id) => { timers.delete(id); });
+  defineMissing('clearImmediate', (id) => { timers.delete(id); });
+  defineMissing('queueMicrotask', (fn) => {
+    if (typeof fn !== 'function') throw new TypeError('queueMicrotask needs a function');
+    Promise.resolve().then(() => fn());
+  });
+
+  // --------------------------------------------------------- MessageChannel
+  class MessagePort {
+    constructor() {
+      this.onmessage = null;
+      this._peer = null;
+      this._listeners = [];
+      this._closed = false;
+    }
+    postMessage(data) {
+      const peer = this._peer;
+      if (this._closed || peer === null) return;
+      const message = structuredCloneImpl(data);
+      addTimer(() => peer._dispatch({ data: message, target: peer, type: 'message' }), 0, [], false);
+    }
+    addEventListener(type, fn) {
+      if (type === 'message' && typeof fn === 'function') this._listeners.push(fn);
+    }
+    removeEventListener(type, fn) {
+      if (type === 'message') this._listeners = this._listeners.filter((l) => l !== fn);
+    }
+    start() {}
+    close() { this._closed = true; }
+    _dispatch(event) {
+      if (this._closed) return;
+      if (typeof this.onmessage === 'function') this.onmessage(event);
+      for (const l of this._listeners) l(event);
+    }
+  }
+  class MessageChannel {
+    constructor() {
+      this.port1 = new MessagePort();
+      this.port2 = new MessagePort();
+      this.port1._peer = this.port2;
+      this.port2._peer = this.port1;
+    }
+  }
+  defineMissing('MessagePort', MessagePort);
+  defineMissing('MessageChannel', MessageChannel);
+
+  // ------------------------------------------------------------ performance
+  if (typeof g.performance === 'undefined' || typeof g.performance.now !== 'function') {
+    const origin = Date.now();
+    defineMissing('performance', { timeOrigin: origin, now: () => Date.now() - origin });
+  }
+
+  // ---------------------------------------------------------------- console
+  function inspect(v, depth, seen) {
+    if (typeof v === 'string') return depth === 0 ? v : JSON.stringify(v);
+    if (typeof v === 'function') return `[Function: ${v.name || '(anonymous)'}]`;
+    if (typeof v === 'bigint') return `${v}n`;
+    if (typeof v === 'symbol') return v.toString();
+    if (v === null || typeof v !== 'object') return String(v);
+    if (v instanceof Error) return v.stack ? `${v.name}: ${v.message}\n${v.stack}` : `${v.name}: ${v.message}`;
+    if (seen.includes(v)) return '[Circular]';
+    if (depth > 2) return Array.isArray(v) ? '[Array]' : '[Object]';
+    const inner = seen.concat([v]);
+    if (Array.isArray(v)) return `[ ${v.map((x) => inspect(x, depth + 1, inner)).join(', ')} ]`;
+    if (v instanceof Date) return v.toISOString();
+    const keys = Object.keys(v);
+    if (keys.length === 0) return '{}';
+    return `{ ${keys.map((k) => `${k}: ${inspect(v[k], depth + 1, inner)}`).join(', ')} }`;
+  }
+
+  function format(args) {
+    let out = '';
+    let rest = args;
+    if (typeof args[0] === 'string' && args[0].includes('%')) {
+      let i = 1;
+      out = args[0].replace(/%[sdifoOjc%]/g, (m) => {
+        if (m === '%%') return '%';
+        if (i >= args.length) return m;
+        const a = args[i++];
+        switch (m) {
+          case '%s': return typeof a === 'string' ? a : inspect(a, 1, []);
+          case '%d': case '%i': return String(parseInt(a, 10));
+          case '%f': return String(parseFloat(a));
+          case '%j': return JSON.stringify(a);
+          case '%c': return '';
+          default: return inspect(a, 1, []);
+        }
+      });
+      rest = args.slice(i);
+      return rest.length ? `${out} ${rest.map((a) => inspect(a, 0, [])).join(' ')}` : out;
+    }
+    return rest.map((a) => inspect(a, 0, [])).join(' ');
+  }
+
+  const consoleImpl = {};
+  for (const [name, level] of [['debug', 0], ['trace', 0], ['log', 1], ['info', 1], ['warn', 2], ['error', 3]]) {
+    consoleImpl[name] = (...args) => hostLog(level, format(args));
+  }
+  consoleImpl.assert = (cond, ...args) => { if (!cond) hostLog(3, `Assertion failed${args.length ? ': ' + format(args) : ''}`); };
+  consoleImpl.dir = (v) => hostLog(1, inspect(v, 1, []));
+  consoleImpl.table = consoleImpl.log;
+  for (const name of ['group', 'groupEnd', 'groupCollapsed', 'time', 'timeEnd', 'timeLog', 'count', 'countReset']) {
+    consoleImpl[name] = () => {};
+  }
+  // Always ours: console output must reach the host's log, tagged with the
+  // tenant, never the process's stdout.
+  Object.defineProperty(g, 'console', { value: consoleImpl, writable: true, configurable: true, enumerable: false });
+
+  // ------------------------------------------------------- TextEncoder/Decoder
+  class TextEncoderImpl {
+    get encoding() { return 'utf-8'; }
+    encode(input = '') {
+      const s = String(input);
+      const out = [];
+      for (let i = 0; i < s.length; i++) {
+        let c = s.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d <= 0xdfff) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+            i++;
+          } else {
+            c = 0xfffd;
+          }
+        } else if (c >= 0xd800 && c <= 0xdfff) {
+          c = 0xfffd;
+        }
+        if (c < 0x80) out.push(c);
+        else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+        else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+        else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      }
+      return new Uint8Array(out);
+    }
+    encodeInto(input, dest) {
+      const bytes = this.encode(input);
+      const n = Math.min(bytes.length, dest.length);
+      dest.set(bytes.subarray(0, n));
+      return { read: n === bytes.length ? String(input).length : undefined, written: n };
+    }
+  }
+  class TextDecoderImpl {
+    constructor(label = 'utf-8', options = {}) {
+      const l = String(label).toLowerCase();
+      if (l !== 'utf-8' && l !== 'utf8' && l !== 'unicode-1-1-utf-8') {
+        throw new RangeError(`TextDecoder: only utf-8 is supported, not "${label}"`);
+      }
+      this.fatal = !!options.fatal;
+      this.ignoreBOM = !!options.ignoreBOM;
+    }
+    get encoding() { return 'utf-8'; }
+    decode(input) {
+      if (input === undefined) return '';
+      const b = ArrayBuffer.isView(input)
+        ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+        : new Uint8Array(input);
+      let s = '';
+      let i = 0;
+      if (!this.ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
+      const bad = () => {
+        if (this.fatal) throw new TypeError('The encoded data was not valid utf-8');
+        return 0xfffd;
+      };
+      while (i < b.length) {
+        const x = b[i];
+        let c;
+        let need = 0;
+        if (x < 0x80) { c = x; } else if (x >= 0xc2 && x < 0xe0) { c = x & 31; need = 1; } else if (x >= 0xe0 && x < 0xf0) { c = x & 15; need = 2; } else if (x >= 0xf0 && x < 0xf5) { c = x & 7; need = 3; } else { s += String.fromCharCode(bad()); i++; continue; }
+        let j = 1;
+        for (; j <= need; j++) {
+          const y = b[i + j];
+          if (y === undefined || (y & 0xc0) !== 0x80) break;
+          c = (c << 6) | (y & 63);
+        }
+        if (j <= need || (need === 2 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (need === 3 && (c < 0x10000 || c > 0x10ffff))) {
+          s += String.fromCharCode(bad());
+          i += Math.max(1, j);
+          continue;
+        }
+        i += need + 1;
+        s += String.fromCodePoint(c);
+      }
+      return s;
+    }
+  }
+  defineMissing('TextEncoder', TextEncoderImpl);
+  defineMissing('TextDecoder', TextDecoderImpl);
+
+  // ---------------------------------------------------------- atob / btoa
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  defineMissing('btoa', (input) => {
+    const s = String(input);
+    let out = '';
+    for (let i = 0; i < s.length; i += 3) {
+      const a = s.charCodeAt(i);
+      const b = s.charCodeAt(i + 1);
+      const c = s.charCodeAt(i + 2);
+      if (a > 255 || b > 255 || c > 255) {
+        throw new Error('InvalidCharacterError: btoa() only takes characters in the Latin-1 range');
+      }
+      const n = (a << 16) | ((b || 0) << 8) | (c || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
+      out += i + 1 < s.length ? B64[(n >> 6) & 63] : '=';
+      out += i + 2 < s.length ? B64[n & 63] : '=';
+    }
+    return out;
+  });
+  defineMissing('atob', (input) => {
+    let s = String(input).replace(/[\t\n\f\r ]/g, '');
+    if (s.length % 4 === 0) s = s.replace(/==?$/, '');
+    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) {
+      throw new Error('InvalidCharacterError: atob() was given a string that is not valid base64');
+    }
+    let out = '';
+    let bits = 0;
+    let acc = 0;
+    for (const ch of s) {
+      acc = (acc << 6) | B64.indexOf(ch);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out += String.fromCharCode((acc >> bits) & 255);
+      }
+    }
+    return out;
+  });
+
+  // -------------------------------------------------------- structuredClone
+  function structuredCloneImpl(value, seen = new Map()) {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'symbol')) {
+      return value;
+    }
+    if (typeof value === 'function' || typeof value === 'symbol') {
+      const e = new Error(`${String(value)} could not be cloned.`);
+      e.name = 'DataCloneError';
+      throw e;
+    }
+    if (seen.has(value)) return seen.get(value);
+    let out;
+    if (Array.isArray(value)) {
+      out = new Array(value.length);
+      seen.set(value, out);
+      for (let i = 0; i < value.length; i++) if (i in value) out[i] = structuredCloneImpl(value[i], seen);
+      return out;
+    }
+    if (value instanceof Date) return new Date(value.getTime());
+    if (value instanceof RegExp) return new RegExp(value.source, value.flags);
+    if (value instanceof ArrayBuffer) return value.slice(0);
+    if (ArrayBuffer.isView(value)) {
+      const C = value.constructor;
+      return value instanceof DataView
+        ? new DataView(value.buffer.slice(0), value.byteOffset, value.byteLength)
+        : new C(value);
+    }
+    if (value instanceof Map) {
+      out = new Map();
+      seen.set(value, out);
+      for (const [k, v] of value) out.set(structuredCloneImpl(k, seen), structuredCloneImpl(v, seen));
+      return out;
+    }
+    if (value instanceof Set) {
+      out = new Set();
+      seen.set(value, out);
+      for (const v of value) out.add(structuredCloneImpl(v, seen));
+      return out;
+    }
+    if (value instanceof Error) {
+      const C = { EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError }[value.name] || Error;
+      out = new C(value.message);
+      if (value.stack !== undefined) out.stack = value.stack;
+      return out;
+    }
+    out = {};
+    seen.set(value, out);
+    for (const k of Object.keys(value)) out[k] = structuredCloneImpl(value[k], seen);
+    return out;
+  }
+  defineMissing('structuredClone', (value) => structuredCloneImpl(value));
+
+  // ------------------------------------------------------- URLSearchParams
+  function formEncode(s) {
+    return encodeURIComponent(s)
+      .replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+      .replace(/%20/g, '+');
+  }
+  function percentDecode(s) {
+    try {
+      return decodeURIComponent(s);
+    } catch (_) {
+      return s.replace(/%([0-9A-Fa-f]{2})/g, (m, h) => {
+        const c = parseInt(h, 16);
+        return c < 0x80 ? String.fromCharCode(c) : m;
+      });
+    }
+  }
+  const paramsOwner = Symbol('url');
+  class URLSearchParamsImpl {
+    constructor(init = '') {
+      this._list = [];
+      this[paramsOwner] = null;
+      if (typeof init === 'object' && init !== null) {
+        if (typeof init[Symbol.iterator] === 'function') {
+          for (const pair of init) {
+            const p = Array.from(pair);
+            if (p.length !== 2) throw new TypeError('Each query pair must be an iterable [name, value] tuple');
+            this._list.push([String(p[0]), String(p[1])]);
+          }
+        } else {
+          for (const k of Object.keys(init)) this._list.push([k, String(init[k])]);
+        }
+      } else {
+        this._parse(String(init));
+      }
+    }
+    _parse(s) {
+      this._list = [];
+      if (s.startsWith('?')) s = s.slice(1);
+      for (const part of s.split('&')) {
+        if (part === '') continue;
+        const eq = part.indexOf('=');
+        const name = eq < 0 ? part : part.slice(0, eq);
+        const value = eq < 0 ? '' : part.slice(eq + 1);
+        this._list.push([percentDecode(name.replace(/\+/g, ' ')), percentDecode(value.replace(/\+/g, ' '))]);
+      }
+    }
+    _update() {
+      const url = this[paramsOwner];
+      if (url) {
+        const q = this.toString();
+        url._query = q === '' ? null : q;
+      }
+    }
+    get size() { return this._list.length; }
+    append(name, value) { this._list.push([String(name), String(value)]); this._update(); }
+    delete(name, value) {
+      name = String(name);
+      this._list = this._list.filter(([k, v]) => !(k === name && (value === undefined || v === String(value))));
+      this._update();
+    }
+    get(name) { const p = this._list.find(([k]) => k === String(name)); return p ? p[1] : null; }
+    getAll(name) { return this._list.filter(([k]) => k === String(name)).map(([, v]) => v); }
+    has(name, value) { return this._list.some(([k, v]) => k === String(name) && (value === undefined || v === String(value))); }
+    set(name, value) {
+      name = String(name);
+      const i = this._list.findIndex(([k]) => k === name);
+      if (i < 0) {
+        this._list.push([name, String(value)]);
+      } else {
+        this._list[i][1] = String(value);
+        this._list = this._list.filter(([k], j) => j <= i || k !== name);
+      }
+      this._update();
+    }
+    sort() {
+      this._list = this._list.map((p, i) => [p, i]).sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1])).map(([p]) => p);
+      this._update();
+    }
+    forEach(fn, thisArg) { for (const [k, v] of this._list) fn.call(thisArg, v, k, this); }
+    *keys() { for (const [k] of this._list) yield k; }
+    *values() { for (const [, v] of this._list) yield v; }
+    *entries() { for (const [k, v] of this._list) yield [k, v]; }
+    [Symbol.iterator]() { return this.entries(); }
+    toString() { return this._list.map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`).join('&'); }
+    get [Symbol.toStringTag]() { return 'URLSearchParams'; }
+  }
+
+  // ------------------------------------------------------------------- URL
+  // WHATWG URL for special schemes (http, https, ws, wss, ftp, file) and
+  // opaque ones (mailto:, data:). Not implemented: IDNA host mapping, IPv4
+  // number normalization and IPv6 compression.
+  const SPECIAL = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21', 'file:': '' };
+  const encodeSet = (extra) => (s) => s.replace(/[\u0000-\u0020"<>`\u007f-\uffff]|[#?{}]/g, (c) => {
+    if (!extra.includes(c) && /[#?{}]/.test(c)) return c;
+    return Array.from(new TextEncoderImpl().encode(c)).map((b) => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join('');
+  });
+  const encodePath = encodeSet('#?{}');
+  const encodeQuery = encodeSet('#');
+  const encodeFragment = encodeSet('');
+  function normalizePath(path) {
+    const out = [];
+    const segs = path.split('/');
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i];
+      const last = i === segs.length - 1;
+      if (seg === '..' || seg.toLowerCase() === '%2e%2e' || seg === '.%2e' || seg === '%2e.') {
+        if (out.length > 1) out.pop();
+        if (last) out.push('');
+      } else if (seg === '.' || seg.toLowerCase() === '%2e') {
+        if (last) out.push('');
+      } else {
+        out.push(seg);
+      }
+    }
+    const joined = out.join('/');
+    return joined.startsWith('/') ? joined : '/' + joined;
+  }
+  function parseAbsolute(input) {
+    const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(input);
+    if (!m) return null;
+    const protocol = m[1].toLowerCase() + ':';
+    let rest = m[2];
+    const u = { protocol, username: '', password: '', hostname: '', port: '', path: '', _query: null, _fragment: null, opaque: false };
+    const hashAt = rest.indexOf('#');
+    if (hashAt >= 0) { u._fragment = encodeFragment(rest.slice(hashAt + 1)); rest = rest.slice(0, hashAt); }
+    const qAt = rest.indexOf('?');
+    if (qAt >= 0) { u._query = encodeQuery(rest.slice(qAt + 1)); rest = rest.slice(0, qAt); }
+    if (protocol in SPECIAL) {
+      rest = rest.replace(/\\/g, '/').replace(/^\/*/, '');
+      const slash = rest.indexOf('/');
+      let authority = slash < 0 ? rest : rest.slice(0, slash);
+      const path = slash < 0 ? '/' : rest.slice(slash);
+      const at = authority.lastIndexOf('@');
+      if (at >= 0) {
+        const cred = authority.slice(0, at);
+        authority = authority.slice(at + 1);
+        const colon = cred.indexOf(':');
+        u.username = encodeURIComponent(percentDecode(colon < 0 ? cred : cred.slice(0, colon)));
+        u.password = colon < 0 ? '' : encodeURIComponent(percentDecode(cred.slice(colon + 1)));
+      }
+      const pm = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(authority);
+      if (!pm) return null;
+      u.hostname = percentDecode(pm[1]).toLowerCase();
+      if (u.hostname === '' && protocol !== 'file:') return null;
+      if (/[\s#%/:<>?@[\\\]^|]/.test(u.hostname.replace(/^\[.*\]$/, ''))) return null;
+      const port = pm[2] || '';
+      if (port !== '' && Number(port) > 65535) return null;
+      u.port = port === '' || String(Number(port)) === SPECIAL[protocol] ? '' : String(Number(port));
+      u.path = normalizePath(encodePath(path));
+    } else {
+      u.opaque = !rest.startsWith('/');
+      u.path = u.opaque ? rest.replace(/[\u0000-\u001f\u007f-\uffff]/g, (c) => encodeURIComponent(c)) : normalizePath(encodePath(rest));
+    }
+    return u;
+  }
+  function resolve(input, base) {
+    const abs = parseAbsolute(input);
+    if (abs && !(abs.protocol === base.protocol && abs.protocol in SPECIAL && !/^[^:]*:[/\\]/.test(input))) return abs;
+    if (base.opaque) return null;
+    const u = Object.assign({}, base, { _fragment: null });
+    let rest = input;
+    const hashAt = rest.indexOf('#');
+    if (hashAt >= 0) { u._fragment = encodeFragment(rest.slice(hashAt + 1)); rest = rest.slice(0, hashAt); }
+    if (/^[/\\]{2}/.test(rest)) {
+      return parseAbsolute(base.protocol + rest + (u._fragment !== null ? '#' + u._fragment : ''));
+    }
+    const qAt = rest.indexOf('?');
+    const hasQuery = qAt >= 0;
+    const pathPart = hasQuery ? rest.slice(0, qAt) : rest;
+    if (hasQuery) u._query = encodeQuery(rest.slice(qAt + 1));
+    else if (pathPart !== '') u._query = null;
+    if (pathPart.startsWith('/') || pathPart.startsWith('\\')) {
+      u.path = normalizePath(encodePath(pathPart.replace(/\\/g, '/')));
+    } else if (pathPart !== '') {
+      const dir = base.path.slice(0, base.path.lastIndexOf('/') + 1);
+      u.path = normalizePath(encodePath(dir + pathPart));
+    }
+    return u;
+  }
+  class URLImpl {
+    constructor(input, base) {
+      let u;
+      if (base !== undefined) {
+        const b = parseAbsolute(String(base).trim());
+        if (!b) throw new TypeError(`Invalid base URL: ${base}`);
+        u = resolve(String(input).trim(), b);
+      } else {
+        u = parseAbsolute(String(input).trim());
+      }
+      if (!u) throw new TypeError(`Invalid URL: ${input}`);
+      Object.assign(this, u);
+      this._params = new URLSearchParamsImpl(this._query || '');
+      this._params[paramsOwner] = this;
+    }
+    static canParse(input, base) {
+      try { new URLImpl(input, base); return true; } catch (_) { return false; }
+    }
+    get origin() {
+      return this.protocol in SPECIAL && this.protocol !== 'file:' ? `${this.protocol}//${this.host}` : 'null';
+    }
+    get host() { return this.port ? `${this.hostname}:${this.port}` : this.hostname; }
+    set host(v) { const [h, p] = String(v).split(':'); this.hostname = h.toLowerCase(); if (p !== undefined) this.port = p; }
+    get pathname() { return this.path; }
+    set pathname(v) { if (!this.opaque) this.path = normalizePath(encodePath(String(v).startsWith('/') ? String(v) : '/' + v)); }
+    get search() { return this._query ? '?' + this._query : ''; }
+    set search(v) {
+      const s = String(v).replace(/^\?/, '');
+      this._query = s === '' ? null : encodeQuery(s);
+      this._params._parse(s);
+    }
+    get searchParams() { return this._params; }
+    get hash() { return this._fragment ? '#' + this._fragment : ''; }
+    set hash(v) { const s = String(v).replace(/^#/, ''); this._fragment = s === '' ? null : encodeFragment(s); }
+    get href() {
+      let out = this.protocol;
+      if (!this.opaque && (this.protocol in SPECIAL || this.hostname !== '')) {
+        out += '//';
+        if (this.username || this.password) out += this.username + (this.password ? ':' + this.password : '') + '@';
+        out += this.host;
+      }
+      out += this.path;
+      if (this._query !== null) out += '?' + this._query;
+      if (this._fragment !== null) out += '#' + this._fragment;
+      return out;
+    }
+    set href(v) {
+      const u = parseAbsolute(String(v));
+      if (!u) throw new TypeError(`Invalid URL: ${v}`);
+      Object.assign(this, u);
+      this._params._parse(this._query || '');
+    }
+    toString() { return this.href; }
+    toJSON() { return this.href; }
+    get [Symbol.toStringTag]() { return 'URL'; }
+  }
+  defineMissing('URLSearchParams', URLSearchParamsImpl);
+  defineMissing('URL', URLImpl);
+
+  // ------------------------------------------------------ renderer driver
+  class BadResult extends Error {}
+
+  function kindOf(v) {
+    if (v === null) return 'null';
+    if (Array.isArray(v)) return 'an array';
+    if (typeof v === 'object') return 'an object';
+    return typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`;
+  }
+
+  function normalizeHeaders(h) {
+    const out = [];
+    if (h === undefined || h === null) return out;
+    const entries = typeof h.entries === 'function' && !Array.isArray(h) ? Array.from(h.entries())
+      : Array.isArray(h) ? h : Object.keys(h).map((k) => [k, h[k]]);
+    for (const pair of entries) {
+      if (!Array.isArray(pair) || pair.length !== 2) {
+        throw new BadResult('render() returned headers that are not name/value pairs; use an object like { "cache-control": "max-age=60" }');
+      }
+      const values = Array.isArray(pair[1]) ? pair[1] : [pair[1]];
+      for (const v of values) out.push([String(pair[0]).toLowerCase(), String(v)]);
+    }
+    return out;
+  }
+
+  function normalizeCache(c) {
+    if (c === undefined || c === null) return -1;
+    if (c === 'no-store' || c === false) return -2;
+    const ttl = typeof c === 'number' ? c : typeof c === 'object' ? c.ttl : undefined;
+    if (Number.isInteger(ttl) && ttl >= 0 && ttl <= 0xffffffff) return ttl;
+    throw new BadResult(`render() returned cache ${JSON.stringify(c)}; use "no-store", a number of seconds, or { ttl: seconds }`);
+  }
+
+  function normalize(out) {
+    if (typeof out === 'string') {
+      return { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: out, ttl: -1, vary: [] };
+    }
+    if (out === null || typeof out !== 'object' || Array.isArray(out)) {
+      throw new BadResult(`render() returned ${kindOf(out)}; return an HTML string or { status, headers, body }`);
+    }
+    if (typeof out.body !== 'string') {
+      throw new BadResult(`render() returned an object whose body is ${kindOf(out.body)}; body must be a string`);
+    }
+    const status = out.status === undefined ? 200 : out.status;
+    if (!Number.isInteger(status) || status < 100 || status > 599) {
+      throw new BadResult(`render() returned status ${JSON.stringify(status)}; use an integer from 100 to 599`);
+    }
+    const headers = normalizeHeaders(out.headers);
+    if (!headers.some(([k]) => k === 'content-type')) headers.push(['content-type', 'text/html; charset=utf-8']);
+    const vary = Array.isArray(out.vary) ? out.vary.map((v) => String(v).toLowerCase()) : [];
+    return { status, headers, body: out.body, ttl: normalizeCache(out.cache), vary };
+  }
+
+  function describe(reason) {
+    if (reason instanceof BadResult) return { kind: 'bad-result', message: reason.message, stack: '' };
+    if (reason instanceof Error) {
+      return { kind: 'exception', message: `${reason.name}: ${reason.message}`, stack: String(reason.stack || '') };
+    }
+    return { kind: 'exception', message: `Uncaught ${inspect(reason, 1, [])}`, stack: '' };
+  }
+
+  let render = null;
+  const ssr = {
+    // Pick the renderer from a module namespace: `render`, a default
+    // function, or a default object with a `render` method.
+    resolve(ns) {
+      if (typeof ns.render === 'function') render = ns.render;
+      else if (typeof ns.default === 'function') render = ns.default;
+      else if (ns.default && typeof ns.default.render === 'function') render = ns.default.render.bind(ns.default);
+      else {
+        const names = Object.keys(ns);
+        throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export function render(request) { ... }\` or \`export default\``);
+      }
+    },
+    call(request) {
+      return new Promise((ok) => ok(render(request))).then(normalize);
+    },
+    describe,
+    runNextTimer,
+    reset() { timers.clear(); },
+  };
+  Object.defineProperty(g, '__ssr', { value: Object.freeze(ssr), enumerable: false });
+})(globalThis);

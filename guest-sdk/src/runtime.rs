@@ -1,0 +1,325 @@
+//! The QuickJS renderer runtime: one javy `Runtime`, the web-API prelude, one
+//! evaluated bundle, and the loop that drives a render to its result.
+//!
+//! Lifetime: a [`Renderer`] is created once per plugin (at build time, inside
+//! Wizer, so its state lands in the snapshot) and then serves many renders.
+//!
+//! Invariants:
+//! - The bundle's top level runs exactly once, in [`Renderer::new`]; a render
+//!   only calls the `render` function the module exported.
+//! - A render ends with the cycle collector run, so a reused instance keeps
+//!   the memory of its snapshot (see `benches/engine.rs`, `memory` group).
+//! - Every JavaScript failure becomes a [`RenderError`], never a panic.
+//!
+//! This code compiles both for wasm32-wasip1 (the plugin) and for the host
+//! (the "native QuickJS" baseline in the benchmarks).
+
+use javy::quickjs::{
+    Array, Ctx, Error as JsError, Function, Object, Promise, context::EvalOptions, prelude::Func,
+    promise::PromiseState,
+};
+use javy::{Config, Runtime};
+
+/// The prelude every engine evaluates before a bundle.
+pub const PRELUDE: &str = include_str!("../prelude.js");
+
+/// One HTTP request, as the renderer sees it.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub method: String,
+    pub url: String,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    pub tenant: String,
+}
+
+/// The renderer's caching wish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CachePolicy {
+    HostDefault,
+    NoStore,
+    Ttl(u32),
+}
+
+/// A rendered response.
+#[derive(Clone, Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+    pub cache: CachePolicy,
+    pub vary: Vec<String>,
+}
+
+/// What kind of failure a [`RenderError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Exception,
+    BadResult,
+    NeverSettled,
+    NotInitialized,
+}
+
+impl ErrorKind {
+    /// The name used in the WIT contract and in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Exception => "exception",
+            ErrorKind::BadResult => "bad-result",
+            ErrorKind::NeverSettled => "never-settled",
+            ErrorKind::NotInitialized => "not-initialized",
+        }
+    }
+
+    /// The inverse of [`ErrorKind::as_str`]; unknown names are exceptions.
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "bad-result" => ErrorKind::BadResult,
+            "never-settled" => ErrorKind::NeverSettled,
+            "not-initialized" => ErrorKind::NotInitialized,
+            _ => ErrorKind::Exception,
+        }
+    }
+}
+
+/// A failed render or initialization, with what JavaScript said about it.
+#[derive(Clone, Debug)]
+pub struct RenderError {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub stack: Option<String>,
+}
+
+impl RenderError {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        RenderError {
+            kind,
+            message: message.into(),
+            stack: None,
+        }
+    }
+}
+
+/// Severity of a `console.*` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+/// Where `console.*` output goes: the WIT log import in the plugin, stderr
+/// (or a test's sink) on the host.
+pub type LogSink = fn(LogLevel, &str);
+
+/// A QuickJS runtime with one bundle evaluated in it.
+pub struct Renderer {
+    runtime: Runtime,
+}
+
+impl Renderer {
+    /// Creates the runtime, evaluates the prelude, then evaluates `bundle` as
+    /// an ES module named `name` and settles its top-level promise.
+    ///
+    /// Fails when the bundle does not parse, its top level throws, or it
+    /// exports no render function.
+    pub fn new(name: &str, bundle: &str, log: LogSink) -> Result<Self, RenderError> {
+        let mut config = Config::default();
+        config.text_encoding(true);
+        let runtime = Runtime::new(config)
+            .map_err(|e| RenderError::new(ErrorKind::Exception, e.to_string()))?;
+        runtime.context().with(|ctx| -> Result<(), RenderError> {
+            let sink = Func::from(move |level: i32, message: String| {
+                let level = match level {
+                    0 => LogLevel::Debug,
+                    2 => LogLevel::Warn,
+                    3 => LogLevel::Error,
+                    _ => LogLevel::Info,
+                };
+                log(level, &message);
+            });
+            ctx.globals()
+                .set("__ssr_log", sink)
+                .map_err(|e| caught(&ctx, e))?;
+            let mut opts = EvalOptions::default();
+            opts.global = true;
+            opts.strict = false;
+            ctx.eval_with_options::<(), _>(PRELUDE, opts)
+                .map_err(|e| caught(&ctx, e))?;
+
+            let module = javy::quickjs::Module::declare(ctx.clone(), name, bundle)
+                .map_err(|e| caught(&ctx, e))?;
+            let (module, promise) = module.eval().map_err(|e| caught(&ctx, e))?;
+            settle::<javy::quickjs::Value>(&ctx, promise)?;
+            let ns = module.namespace().map_err(|e| caught(&ctx, e))?;
+            driver(&ctx)?
+                .get::<_, Function>("resolve")
+                .and_then(|f| f.call::<_, ()>((ns,)))
+                .map_err(|e| caught(&ctx, e))?;
+            driver(&ctx)?
+                .get::<_, Function>("reset")
+                .and_then(|f| f.call::<_, ()>(()))
+                .map_err(|e| caught(&ctx, e))?;
+            ctx.run_gc();
+            Ok(())
+        })?;
+        Ok(Renderer { runtime })
+    }
+
+    /// Renders one request: calls the exported `render`, drives microtasks
+    /// and timers until its promise settles, and maps the result.
+    pub fn render(&self, req: &Request) -> Result<Response, RenderError> {
+        self.runtime.context().with(|ctx| {
+            let result = render_in(&ctx, req);
+            // Nothing scheduled by this request may run during the next one.
+            if let Ok(reset) = driver(&ctx)
+                .and_then(|d| d.get::<_, Function>("reset").map_err(|e| caught(&ctx, e)))
+            {
+                let _ = reset.call::<_, ()>(());
+            }
+            ctx.run_gc();
+            result
+        })
+    }
+}
+
+fn render_in(ctx: &Ctx<'_>, req: &Request) -> Result<Response, RenderError> {
+    let ssr = driver(ctx)?;
+    let call: Function = ssr.get("call").map_err(|e| caught(ctx, e))?;
+    let request = to_js(ctx, req).map_err(|e| caught(ctx, e))?;
+    let promise: Promise = call.call((request,)).map_err(|e| caught(ctx, e))?;
+    let out: Object = settle(ctx, promise)?;
+    from_js(&out).map_err(|e| caught(ctx, e))
+}
+
+/// The prelude's hidden `__ssr` object.
+fn driver<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, RenderError> {
+    ctx.globals()
+        .get("__ssr")
+        .map_err(|_| RenderError::new(ErrorKind::NotInitialized, "the prelude was not evaluated"))
+}
+
+/// Runs jobs and timers until `promise` settles.
+fn settle<'js, T: javy::quickjs::FromJs<'js>>(
+    ctx: &Ctx<'js>,
+    promise: Promise<'js>,
+) -> Result<T, RenderError> {
+    let run_next_timer: Function = driver(ctx)?
+        .get("runNextTimer")
+        .map_err(|e| caught(ctx, e))?;
+    loop {
+        while ctx.execute_pending_job() {}
+        match promise.state() {
+            PromiseState::Pending => {
+                let fired: bool = run_next_timer.call(()).map_err(|e| caught(ctx, e))?;
+                if !fired {
+                    return Err(RenderError::new(
+                        ErrorKind::NeverSettled,
+                        "the promise returned by render() can never settle: no job, timer or message is left that could settle it",
+                    ));
+                }
+            }
+            PromiseState::Resolved | PromiseState::Rejected => {
+                return match promise.result::<T>() {
+                    Some(Ok(v)) => Ok(v),
+                    Some(Err(e)) => Err(caught(ctx, e)),
+                    None => Err(RenderError::new(ErrorKind::Exception, "promise lost")),
+                };
+            }
+        }
+    }
+}
+
+/// Turns a QuickJS error (usually a pending exception) into a [`RenderError`]
+/// through the prelude's `describe`.
+fn caught(ctx: &Ctx<'_>, err: JsError) -> RenderError {
+    if !err.is_exception() {
+        return RenderError::new(ErrorKind::Exception, err.to_string());
+    }
+    let reason = ctx.catch();
+    let described = driver(ctx).ok().and_then(|d| {
+        let f: Function = d.get("describe").ok()?;
+        f.call::<_, Object>((reason.clone(),)).ok()
+    });
+    match described {
+        Some(d) => {
+            let kind: String = d.get("kind").unwrap_or_default();
+            let stack: String = d.get("stack").unwrap_or_default();
+            RenderError {
+                kind: ErrorKind::parse(&kind),
+                message: d.get("message").unwrap_or_default(),
+                stack: (!stack.is_empty()).then_some(stack),
+            }
+        }
+        // Before the prelude exists (a syntax error in the prelude itself).
+        None => {
+            let ex = reason.as_exception();
+            RenderError {
+                kind: ErrorKind::Exception,
+                message: ex
+                    .and_then(|e| e.message())
+                    .unwrap_or_else(|| format!("{reason:?}")),
+                stack: ex.and_then(|e| e.stack()),
+            }
+        }
+    }
+}
+
+fn to_js<'js>(ctx: &Ctx<'js>, req: &Request) -> javy::quickjs::Result<Object<'js>> {
+    let o = Object::new(ctx.clone())?;
+    o.set("method", req.method.as_str())?;
+    o.set("url", req.url.as_str())?;
+    o.set("path", req.path.as_str())?;
+    let query = Object::new(ctx.clone())?;
+    for (k, v) in &req.query {
+        // `query` maps each name to its first value.
+        if !query.contains_key(k.as_str())? {
+            query.set(k.as_str(), v.as_str())?;
+        }
+    }
+    o.set("query", query)?;
+    let headers = Object::new(ctx.clone())?;
+    for (k, v) in &req.headers {
+        let name = k.to_ascii_lowercase();
+        match headers.get::<_, Option<String>>(name.as_str())? {
+            Some(prev) => headers.set(name.as_str(), format!("{prev}, {v}"))?,
+            None => headers.set(name.as_str(), v.as_str())?,
+        }
+    }
+    o.set("headers", headers)?;
+    o.set("tenant", req.tenant.as_str())?;
+    Ok(o)
+}
+
+fn from_js(out: &Object<'_>) -> javy::quickjs::Result<Response> {
+    let headers: Array = out.get("headers")?;
+    let headers = headers
+        .iter::<Array>()
+        .map(|pair| {
+            let pair = pair?;
+            Ok((pair.get::<String>(0)?, pair.get::<String>(1)?))
+        })
+        .collect::<javy::quickjs::Result<Vec<_>>>()?;
+    let ttl: f64 = out.get("ttl")?;
+    let cache = match ttl {
+        t if t == -2.0 => CachePolicy::NoStore,
+        t if t < 0.0 => CachePolicy::HostDefault,
+        t => CachePolicy::Ttl(t as u32),
+    };
+    Ok(Response {
+        status: out.get("status")?,
+        headers,
+        body: out.get("body")?,
+        cache,
+        vary: out.get::<_, Vec<String>>("vary")?,
+    })
+}
+
+/// Reseeds `Math.random` from the system's entropy. Called once per instance
+/// before its first render, so a seed drawn at build time (and frozen into
+/// the snapshot) is never replayed.
+pub fn reseed_random(seed: u64) {
+    fastrand::seed(seed);
+}

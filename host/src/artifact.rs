@@ -1,0 +1,153 @@
+//! The plugin artifact format: a component implementing `wit/plugin.wit`,
+//! plus a custom section holding the original JavaScript bundle.
+//!
+//! Invariants:
+//! - [`CONTRACT_VERSION`] is the version of `wit/plugin.wit`'s package; a
+//!   plugin exporting another version's `renderer` is refused by
+//!   [`check_contract`], with a message telling the user to rebuild.
+//! - The bundle section ([`BUNDLE_SECTION`]) is UTF-8 JavaScript, the very
+//!   bytes the snapshot was made from, so the V8 engine can run the same
+//!   artifact.
+
+use thiserror::Error;
+
+/// Version of the `ssr:plugin` WIT package this host speaks.
+pub const CONTRACT_VERSION: &str = "0.1.0";
+/// Name of the exported interface that carries `render`.
+pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
+/// Custom section holding the JavaScript bundle.
+pub const BUNDLE_SECTION: &str = "ssr-bundle";
+
+/// Why bytes are not a usable plugin.
+#[derive(Debug, Error)]
+pub enum ArtifactError {
+    #[error(
+        "this is a core WebAssembly module, not an ssr plugin component; build plugins with `ssr build <entry.js> -o plugin.wasm`"
+    )]
+    CoreModule,
+    #[error(
+        "this is not a WebAssembly file (it does not start with the `\\0asm` magic); build plugins with `ssr build`"
+    )]
+    NotWasm,
+    #[error("the plugin is malformed: {0}")]
+    Malformed(String),
+    #[error(
+        "the plugin carries no JavaScript bundle (section `{BUNDLE_SECTION}`); rebuild it with `ssr build`"
+    )]
+    NoBundle,
+    #[error(
+        "the component does not export `{RENDERER_INTERFACE}@{CONTRACT_VERSION}` (it exports: {exports}); it is not an ssr plugin, build one with `ssr build`"
+    )]
+    NotAPlugin { exports: String },
+    #[error(
+        "the plugin was built for contract ssr:plugin@{found}, but this host speaks ssr:plugin@{CONTRACT_VERSION}; rebuild it with this version's `ssr build`"
+    )]
+    WrongVersion { found: String },
+}
+
+/// Says whether `bytes` are a component, so callers can refuse a core
+/// module before compiling it.
+pub fn check_is_component(bytes: &[u8]) -> Result<(), ArtifactError> {
+    if wasmparser::Parser::is_component(bytes) {
+        Ok(())
+    } else if wasmparser::Parser::is_core_wasm(bytes) {
+        Err(ArtifactError::CoreModule)
+    } else {
+        Err(ArtifactError::NotWasm)
+    }
+}
+
+/// Checks the names a component exports against the contract version.
+pub fn check_contract<'a>(exports: impl IntoIterator<Item = &'a str>) -> Result<(), ArtifactError> {
+    let want = format!("{RENDERER_INTERFACE}@{CONTRACT_VERSION}");
+    let mut seen = Vec::new();
+    for name in exports {
+        if name == want {
+            return Ok(());
+        }
+        if let Some(found) = name
+            .strip_prefix(RENDERER_INTERFACE)
+            .and_then(|rest| rest.strip_prefix('@'))
+        {
+            return Err(ArtifactError::WrongVersion {
+                found: found.to_string(),
+            });
+        }
+        seen.push(name.to_string());
+    }
+    Err(ArtifactError::NotAPlugin {
+        exports: if seen.is_empty() {
+            "nothing".into()
+        } else {
+            seen.join(", ")
+        },
+    })
+}
+
+/// Reads the JavaScript bundle out of a plugin's custom section.
+pub fn bundle(bytes: &[u8]) -> Result<String, ArtifactError> {
+    check_is_component(bytes)?;
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        let payload = payload.map_err(|e| ArtifactError::Malformed(e.to_string()))?;
+        if let wasmparser::Payload::CustomSection(s) = payload {
+            if s.name() == BUNDLE_SECTION {
+                return String::from_utf8(s.data().to_vec()).map_err(|_| {
+                    ArtifactError::Malformed("the bundle section is not UTF-8".into())
+                });
+            }
+        }
+    }
+    Err(ArtifactError::NoBundle)
+}
+
+/// Appends the bundle section to an encoded component.
+pub fn with_bundle(mut component: Vec<u8>, bundle: &str) -> Vec<u8> {
+    let name = BUNDLE_SECTION.as_bytes();
+    let mut payload = Vec::with_capacity(name.len() + bundle.len() + 5);
+    leb128(&mut payload, name.len() as u64);
+    payload.extend_from_slice(name);
+    payload.extend_from_slice(bundle.as_bytes());
+    component.push(0); // custom section id
+    leb128(&mut component, payload.len() as u64);
+    component.extend_from_slice(&payload);
+    component
+}
+
+fn leb128(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract_version_mismatch_names_both_versions() {
+        let err = check_contract(["ssr:plugin/renderer@0.9.0"]).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("0.9.0") && msg.contains(CONTRACT_VERSION),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn contract_without_renderer_lists_exports() {
+        let err = check_contract(["wasi:http/incoming-handler@0.2.0"]).unwrap_err();
+        assert!(err.to_string().contains("wasi:http/incoming-handler"));
+    }
+
+    #[test]
+    fn contract_version_matches_the_wit_package() {
+        let wit = include_str!("../../wit/plugin.wit");
+        assert!(wit.contains(&format!("package ssr:plugin@{CONTRACT_VERSION};")));
+    }
+}

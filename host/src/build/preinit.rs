@@ -1,0 +1,97 @@
+//! Step 2 of a build: pre-initialization with Wizer.
+//!
+//! The guest runtime is a core wasm32-wasip1 module exporting
+//! `wizer-initialize`. It runs here with the module name and the bundle on
+//! stdin, evaluates the bundle (so its top level runs now, never per
+//! request), and Wizer snapshots the resulting memory into a new module.
+//!
+//! Invariants:
+//! - The WASI context given to the guest has only stdin, stdout and stderr
+//!   (in memory): no files, environment, arguments or network, so no handle
+//!   or host state is baked into the snapshot.
+//! - `console.*` during initialization goes to this process's log
+//!   (`ssr::build` target), through the same `log` import a render uses.
+//! - A JavaScript failure comes back as `BuildError::Javascript`, read from
+//!   the `kind\x1fmessage\x1fstack` frame the guest writes before exiting.
+
+use wasmtime::{Caller, Extern, Linker, Store};
+use wasmtime_wasi::WasiCtxBuilder;
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wizer::Wizer;
+
+use super::BuildError;
+use crate::artifact::CONTRACT_VERSION;
+
+struct InitState {
+    wasi: WasiP1Ctx,
+}
+
+pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, BuildError> {
+    let engine = wasmtime::Engine::default();
+    let stdout = MemoryOutputPipe::new(1 << 20);
+    let stderr = MemoryOutputPipe::new(1 << 20);
+    let wasi = WasiCtxBuilder::new()
+        .stdin(MemoryInputPipe::new(format!("{name}\n{bundle}")))
+        .stdout(stdout.clone())
+        .stderr(stderr.clone())
+        .build_p1();
+    let mut store = Store::new(&engine, InitState { wasi });
+    let mut linker: Linker<InitState> = Linker::new(&engine);
+    let mut setup = || -> wasmtime::Result<()> {
+        wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+        linker.func_wrap(
+            &format!("ssr:plugin/log@{CONTRACT_VERSION}"),
+            "write",
+            log_during_init,
+        )?;
+        Ok(())
+    };
+    setup().map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| BuildError::Preinit(e.to_string()))?;
+    let result = rt.block_on(Wizer::new().run(&mut store, guest, async |store, module| {
+        linker.instantiate_async(store, module).await
+    }));
+    match result {
+        Ok(snapshot) => Ok(snapshot),
+        Err(e) => {
+            let out = stdout.contents();
+            let frame = String::from_utf8_lossy(&out);
+            let mut parts = frame.splitn(3, '\x1f');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(_kind), Some(message), stack) => Err(BuildError::Javascript {
+                    message: message.to_string(),
+                    stack: stack.filter(|s| !s.is_empty()).map(str::to_string),
+                }),
+                _ => {
+                    let err = String::from_utf8_lossy(&stderr.contents()).into_owned();
+                    Err(BuildError::Preinit(
+                        format!("{e:#}\n{err}").trim_end().to_string(),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// The `ssr:plugin/log.write` import, as seen by the core module.
+fn log_during_init(mut caller: Caller<'_, InitState>, level: i32, ptr: i32, len: i32) {
+    let Some(Extern::Memory(mem)) = caller.get_export("memory") else {
+        return;
+    };
+    let data = mem.data(&caller);
+    let (start, len) = (ptr as u32 as usize, len as u32 as usize);
+    let Some(bytes) = start.checked_add(len).and_then(|end| data.get(start..end)) else {
+        return;
+    };
+    let message = String::from_utf8_lossy(bytes);
+    match level {
+        0 => tracing::debug!(target: "ssr::build", "console: {message}"),
+        2 => tracing::warn!(target: "ssr::build", "console: {message}"),
+        3 => tracing::error!(target: "ssr::build", "console: {message}"),
+        _ => tracing::info!(target: "ssr::build", "console: {message}"),
+    }
+}

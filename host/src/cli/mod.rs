@@ -1,0 +1,45 @@
+//! The command line: one clap definition per subcommand, one file each.
+
+mod build;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A sandboxed, multi-tenant server-side-rendering host: JavaScript site
+/// renderers compiled to WebAssembly plugins.
+#[derive(Debug, Parser)]
+#[command(name = "ssr", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compile a JavaScript renderer into a pre-initialized Wasm plugin.
+    Build(build::BuildArgs),
+    /// Render one request through a plugin and print the body.
+    Render(render::RenderArgs),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Build(args) => build::run(args),
+        Command::Render(args) => render::run(args),
+    }
+}
+
+/// Logs go to stderr; `RUST_LOG` overrides the default (renderer console
+/// output and warnings).
+pub fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("warn,ssr::console=debug,ssr::build=info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(true)
+        .init();
+}

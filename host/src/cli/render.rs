@@ -1,0 +1,91 @@
+//! `ssr render <plugin.wasm> <url>`: the developer's debugging loop. Renders
+//! one request through Wasmtime; the body goes to stdout, a render error's
+//! JavaScript message and stack to stderr with a non-zero exit.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::engine::{DEFAULT_DEADLINE, EngineError, RenderRequest};
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// The plugin, as written by `ssr build`.
+    plugin: PathBuf,
+    /// Path and query to render, e.g. `/blog/1?draft=1`.
+    url: String,
+    /// A request header, `name: value`; repeatable.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// Print the status line and headers before the body.
+    #[arg(short = 'i', long)]
+    include: bool,
+    /// The request method.
+    #[arg(short = 'X', long, default_value = "GET")]
+    method: String,
+    /// The tenant id the renderer sees.
+    #[arg(long, default_value = "local")]
+    tenant: String,
+    /// Render deadline, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_DEADLINE.as_millis() as u64)]
+    timeout_ms: u64,
+}
+
+pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&args.plugin)
+        .with_context(|| format!("cannot read the plugin {}", args.plugin.display()))?;
+    let url = if args.url.starts_with('/') {
+        args.url.clone()
+    } else {
+        bail!(
+            "the URL must be a path starting with `/`, like `/blog/1?draft=1` (got `{}`)",
+            args.url
+        );
+    };
+    let mut req = RenderRequest::get(&args.tenant, &url);
+    req.method = args.method.to_ascii_uppercase();
+    for h in &args.headers {
+        let Some((name, value)) = h.split_once(':') else {
+            bail!("header `{h}` has no `:`; write it as `name: value`");
+        };
+        req.headers
+            .push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+    }
+
+    let engine = WasmEngine::new(WasmOptions::default())?;
+    let plugin = engine
+        .load(&bytes)
+        .with_context(|| format!("cannot load {}", args.plugin.display()))?;
+    let mut instance = engine.instantiate(&plugin, &args.tenant)?;
+    match instance.render(&req, Duration::from_millis(args.timeout_ms)) {
+        Ok(resp) => {
+            let mut out = std::io::stdout().lock();
+            if args.include {
+                writeln!(out, "HTTP/1.1 {}", resp.status)?;
+                for (k, v) in &resp.headers {
+                    writeln!(out, "{k}: {v}")?;
+                }
+                writeln!(out)?;
+            }
+            out.write_all(resp.body.as_bytes())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(EngineError::Js {
+            kind,
+            message,
+            stack,
+        }) => {
+            eprintln!("render error ({kind}): {message}");
+            if let Some(stack) = stack {
+                eprintln!("{}", stack.trim_end());
+            }
+            Ok(ExitCode::FAILURE)
+        }
+        Err(e) => Err(e.into()),
+    }
+}

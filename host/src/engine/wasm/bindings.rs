@@ -1,0 +1,6 @@
+//! Host bindings generated from `wit/` (the same files the guest binds to).
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "plugin",
+});

@@ -1,0 +1,236 @@
+//! The Wasm engine: plugins are components run by Wasmtime.
+//!
+//! Lifetimes (see `STYLE.md`):
+//! - process: [`WasmEngine`] (a `wasmtime::Engine`, its `Linker` and the epoch
+//!   [`ticker::Ticker`]);
+//! - tenant bundle: [`WasmPlugin`] (the compiled `Component` and its
+//!   `InstancePre`, so instantiation never compiles or resolves imports);
+//! - instance: [`WasmInstance`] (one `Store`, serving one tenant only).
+//!
+//! Sandbox: the WASI context is empty (no preopened directories, environment,
+//! arguments or sockets, stdin empty, stdout/stderr discarded); `console.*`
+//! reaches the host only through the contract's `log` import, tagged with the
+//! tenant. Each store has a linear-memory cap and an epoch deadline.
+
+mod bindings;
+pub mod ticker;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{Store, StoreLimits, StoreLimitsBuilder, Trap};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use self::bindings::ssr::plugin::{log, types};
+use self::bindings::{Plugin, PluginPre};
+use super::{CachePolicy, EngineError, JsErrorKind, RenderRequest, RenderResponse};
+use crate::artifact;
+
+/// Settings fixed for the life of a [`WasmEngine`].
+#[derive(Clone, Debug)]
+pub struct WasmOptions {
+    /// Use the pooling allocator with room for this many instances at once;
+    /// `None` allocates on demand (fine for one-off renders).
+    pub pooled_instances: Option<u32>,
+    /// Cap on one instance's linear memory, in bytes.
+    pub memory_limit: usize,
+}
+
+impl Default for WasmOptions {
+    fn default() -> Self {
+        WasmOptions {
+            pooled_instances: None,
+            memory_limit: super::DEFAULT_MEMORY_LIMIT,
+        }
+    }
+}
+
+/// Per-store state: the empty WASI context, limits, and the tenant tag.
+pub struct HostState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limits: StoreLimits,
+    tenant: Arc<str>,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl types::Host for HostState {}
+
+impl log::Host for HostState {
+    fn write(&mut self, level: log::Level, message: String) {
+        let tenant = &*self.tenant;
+        match level {
+            log::Level::Debug => tracing::debug!(target: "ssr::console", tenant, "{message}"),
+            log::Level::Info => tracing::info!(target: "ssr::console", tenant, "{message}"),
+            log::Level::Warn => tracing::warn!(target: "ssr::console", tenant, "{message}"),
+            log::Level::Error => tracing::error!(target: "ssr::console", tenant, "{message}"),
+        }
+    }
+}
+
+/// A process-wide Wasmtime engine for plugins.
+pub struct WasmEngine {
+    engine: wasmtime::Engine,
+    linker: Linker<HostState>,
+    options: WasmOptions,
+    _ticker: ticker::Ticker,
+}
+
+impl WasmEngine {
+    pub fn new(options: WasmOptions) -> Result<Self, EngineError> {
+        let mut config = wasmtime::Config::new();
+        config.epoch_interruption(true);
+        if let Some(n) = options.pooled_instances {
+            let mut pool = wasmtime::PoolingAllocationConfig::default();
+            pool.total_component_instances(n)
+                // The adapter and the runtime each have one memory.
+                .total_memories(n * 2)
+                .total_tables(n * 2)
+                .max_memory_size(options.memory_limit);
+            config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+        }
+        let engine =
+            wasmtime::Engine::new(&config).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        let mut linker = Linker::new(&engine);
+        let link = |linker: &mut Linker<HostState>| -> wasmtime::Result<()> {
+            wasmtime_wasi::p2::add_to_linker_sync(linker)?;
+            Plugin::add_to_linker::<_, HasSelf<_>>(linker, |s| s)?;
+            Ok(())
+        };
+        link(&mut linker).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        Ok(WasmEngine {
+            _ticker: ticker::Ticker::start(engine.clone()),
+            engine,
+            linker,
+            options,
+        })
+    }
+
+    /// Checks, compiles and pre-instantiates a plugin.
+    pub fn load(&self, bytes: &[u8]) -> Result<WasmPlugin, EngineError> {
+        artifact::check_is_component(bytes)?;
+        let component = Component::new(&self.engine, bytes)
+            .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        self.prepare(component)
+    }
+
+    fn prepare(&self, component: Component) -> Result<WasmPlugin, EngineError> {
+        let ty = component.component_type();
+        let names: Vec<String> = ty
+            .exports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        artifact::check_contract(names.iter().map(String::as_str))?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+        let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+        Ok(WasmPlugin { pre })
+    }
+
+    /// A fresh instance of `plugin`, serving `tenant`.
+    pub fn instantiate(
+        &self,
+        plugin: &WasmPlugin,
+        tenant: &str,
+    ) -> Result<WasmInstance, EngineError> {
+        let state = HostState {
+            wasi: WasiCtxBuilder::new().build(),
+            table: ResourceTable::new(),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(self.options.memory_limit)
+                .trap_on_grow_failure(true)
+                .build(),
+            tenant: tenant.into(),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        // Instantiation runs the adapter's and the runtime's start code; it
+        // gets the same budget as a render.
+        store.set_epoch_deadline(ticker::ticks(super::DEFAULT_DEADLINE));
+        let bindings = plugin
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+        Ok(WasmInstance { store, bindings })
+    }
+}
+
+/// A compiled, pre-instantiated plugin.
+pub struct WasmPlugin {
+    pre: PluginPre<HostState>,
+}
+
+/// One instance of a plugin, with its own store.
+pub struct WasmInstance {
+    store: Store<HostState>,
+    bindings: Plugin,
+}
+
+impl WasmInstance {
+    /// Renders one request within `deadline`. After an error for which
+    /// [`EngineError::poisons_instance`] holds, drop this instance.
+    pub fn render(
+        &mut self,
+        req: &RenderRequest,
+        deadline: Duration,
+    ) -> Result<RenderResponse, EngineError> {
+        let req = types::Request {
+            method: req.method.clone(),
+            url: req.url.clone(),
+            path: req.path.clone(),
+            query: req.query.clone(),
+            headers: req.headers.clone(),
+            tenant: req.tenant.clone(),
+        };
+        self.store.set_epoch_deadline(ticker::ticks(deadline));
+        let out = self
+            .bindings
+            .ssr_plugin_renderer()
+            .call_render(&mut self.store, &req);
+        match out {
+            Ok(Ok(r)) => Ok(RenderResponse {
+                status: r.status,
+                headers: r.headers,
+                body: r.body,
+                cache: match r.cache {
+                    types::CachePolicy::HostDefault => CachePolicy::HostDefault,
+                    types::CachePolicy::NoStore => CachePolicy::NoStore,
+                    types::CachePolicy::Ttl(t) => CachePolicy::Ttl(t),
+                },
+                vary: r.vary,
+            }),
+            Ok(Err(e)) => Err(EngineError::Js {
+                kind: match e.kind {
+                    types::ErrorKind::Exception => JsErrorKind::Exception,
+                    types::ErrorKind::BadResult => JsErrorKind::BadResult,
+                    types::ErrorKind::NeverSettled => JsErrorKind::NeverSettled,
+                    types::ErrorKind::NotInitialized => JsErrorKind::NotInitialized,
+                },
+                message: e.message,
+                stack: e.stack,
+            }),
+            Err(trap) => Err(match trap.downcast_ref::<Trap>() {
+                Some(Trap::Interrupt) => EngineError::Timeout(deadline),
+                Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),
+                _ if is_oom(&trap) => EngineError::OutOfMemory,
+                _ => EngineError::Trap(format!("{trap:#}")),
+            }),
+        }
+    }
+}
+
+fn is_oom(err: &wasmtime::Error) -> bool {
+    let msg = format!("{err:#}");
+    msg.contains("memory") && (msg.contains("limit") || msg.contains("grow"))
+}

@@ -1,0 +1,67 @@
+//! The epoch ticker: the only place where deadlines (`Duration`) become
+//! Wasmtime epoch ticks.
+//!
+//! Lifetime: one per `wasmtime::Engine` (so one per process in the server);
+//! the thread stops when the [`Ticker`] is dropped.
+//!
+//! A render's deadline is `ceil(deadline / TICK) + 1` ticks, so it is never
+//! cut short and overruns by at most one tick.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How often the epoch advances.
+pub const TICK: Duration = Duration::from_millis(5);
+
+pub struct Ticker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ticker {
+    pub fn start(engine: wasmtime::Engine) -> Ticker {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("ssr-epoch".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(TICK);
+                    engine.increment_epoch();
+                }
+            })
+            .expect("spawning the epoch ticker thread");
+        Ticker {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The number of ticks that covers `deadline`.
+pub fn ticks(deadline: Duration) -> u64 {
+    (deadline.as_nanos().div_ceil(TICK.as_nanos()) as u64).saturating_add(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadline_rounds_up_plus_one_tick() {
+        assert_eq!(ticks(Duration::ZERO), 1);
+        assert_eq!(ticks(TICK), 2);
+        assert_eq!(ticks(TICK + Duration::from_nanos(1)), 3);
+    }
+}

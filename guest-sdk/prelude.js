@@ -640,10 +640,18 @@
     return { status, headers, body: out.body, ttl: normalizeCache(out.cache), vary };
   }
 
+  // The renderer's frames only: the driver's own frames (this file) and the
+  // engine's native frames below them say nothing to the site's author.
+  function userStack(stack) {
+    const lines = String(stack || '').split('\n');
+    const cut = lines.findIndex((l) => l.includes('ssr:prelude'));
+    return (cut < 0 ? lines : lines.slice(0, cut)).join('\n').trimEnd();
+  }
+
   function describe(reason) {
     if (reason instanceof BadResult) return { kind: 'bad-result', message: reason.message, stack: '' };
     if (reason instanceof Error) {
-      return { kind: 'exception', message: `${reason.name}: ${reason.message}`, stack: String(reason.stack || '') };
+      return { kind: 'exception', message: `${reason.name}: ${reason.message}`, stack: userStack(reason.stack) };
     }
     return { kind: 'exception', message: `Uncaught ${inspect(reason, 1, [])}`, stack: '' };
   }

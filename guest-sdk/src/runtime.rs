@@ -23,6 +23,9 @@ use javy::{Config, Runtime};
 /// The prelude every engine evaluates before a bundle.
 pub const PRELUDE: &str = include_str!("../prelude.js");
 
+/// The file name the prelude has in stack traces; `describe` drops its frames.
+pub const PRELUDE_NAME: &str = "ssr:prelude";
+
 /// One HTTP request, as the renderer sees it.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
@@ -146,6 +149,7 @@ impl Renderer {
             let mut opts = EvalOptions::default();
             opts.global = true;
             opts.strict = false;
+            opts.filename = Some(PRELUDE_NAME.into());
             ctx.eval_with_options::<(), _>(PRELUDE, opts)
                 .map_err(|e| caught(&ctx, e))?;
 

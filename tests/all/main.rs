@@ -1,1 +1,11 @@
-fn main() {}
+//! The integration tests: one binary, one module per feature.
+//!
+//! They drive the real `ssr` binary (built by cargo for this test run), real
+//! Wasmtime, and Node as the reference renderer. Plugins are built once per
+//! run, with `ssr build`, into `target/test-plugins/`.
+
+mod build_errors;
+mod contract;
+mod render;
+mod runtime;
+mod support;

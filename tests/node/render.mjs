@@ -3,6 +3,9 @@
 // Prints the body (nothing else) to stdout, exactly as `ssr render` does.
 import { pathToFileURL } from 'node:url';
 
+// Console output goes to the log, never into the body, as in ssr.
+for (const k of ['log', 'info', 'debug', 'trace']) console[k] = console.error;
+
 const [bundlePath, requestJson] = process.argv.slice(2);
 const mod = await import(pathToFileURL(bundlePath).href);
 const render =

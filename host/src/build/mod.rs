@@ -30,7 +30,7 @@ pub const GUEST_RUNTIME: &[u8] = include_bytes!(env!("SSR_GUEST_WASM"));
 /// Why a build failed.
 #[derive(Debug, Error)]
 pub enum BuildError {
-    #[error("cannot read the entry module {path}: {source}")]
+    #[error("cannot read the entry module {path}")]
     ReadEntry {
         path: PathBuf,
         source: std::io::Error,
@@ -39,7 +39,7 @@ pub enum BuildError {
     NeedsBundler(String),
     #[error("esbuild failed to bundle {path}:\n{stderr}")]
     Bundler { path: PathBuf, stderr: String },
-    #[error("could not run esbuild at {path}: {source}")]
+    #[error("could not run esbuild at {path}")]
     RunBundler {
         path: PathBuf,
         source: std::io::Error,

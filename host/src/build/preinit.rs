@@ -62,8 +62,11 @@ pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, 
             let frame = String::from_utf8_lossy(&out);
             let mut parts = frame.splitn(3, '\x1f');
             match (parts.next(), parts.next(), parts.next()) {
-                (Some(_kind), Some(message), stack) => Err(BuildError::Javascript {
-                    message: message.to_string(),
+                (Some(kind), Some(message), stack) => Err(BuildError::Javascript {
+                    message: match kind {
+                        "exception" => format!("evaluating {name} failed: {message}"),
+                        _ => format!("{name}: {message}"),
+                    },
                     stack: stack.filter(|s| !s.is_empty()).map(str::to_string),
                 }),
                 _ => {

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{Store, StoreLimits, StoreLimitsBuilder, Trap};
+use wasmtime::{ResourceLimiter, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use self::bindings::ssr::plugin::{log, types};
@@ -50,8 +50,38 @@ impl Default for WasmOptions {
 pub struct HostState {
     wasi: WasiCtx,
     table: ResourceTable,
-    limits: StoreLimits,
+    limits: Limits,
     tenant: Arc<str>,
+}
+
+/// The store's resource limiter: caps linear memory, and remembers how large
+/// the memories have grown (what [`WasmInstance::memory_bytes`] reports).
+struct Limits {
+    memory_limit: usize,
+    /// Current size of each memory seen, by first-seen order.
+    memories: Vec<usize>,
+}
+
+impl ResourceLimiter for Limits {
+    fn memory_growing(&mut self, current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.memory_limit {
+            return Ok(false);
+        }
+        // Memories grow one at a time; match the one at `current` bytes.
+        match self.memories.iter_mut().find(|m| **m == current) {
+            Some(m) => *m = desired,
+            None => self.memories.push(desired),
+        }
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(desired <= 1 << 20)
+    }
+
+    fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        Err(wasmtime::Error::msg("linear memory limit reached"))
+    }
 }
 
 impl WasiView for HostState {
@@ -147,10 +177,10 @@ impl WasmEngine {
         let state = HostState {
             wasi: WasiCtxBuilder::new().build(),
             table: ResourceTable::new(),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(self.options.memory_limit)
-                .trap_on_grow_failure(true)
-                .build(),
+            limits: Limits {
+                memory_limit: self.options.memory_limit,
+                memories: Vec::new(),
+            },
             tenant: tenant.into(),
         };
         let mut store = Store::new(&self.engine, state);
@@ -230,7 +260,13 @@ impl WasmInstance {
     }
 }
 
+impl WasmInstance {
+    /// Bytes of linear memory this instance holds, all memories together.
+    pub fn memory_bytes(&self) -> usize {
+        self.store.data().limits.memories.iter().sum()
+    }
+}
+
 fn is_oom(err: &wasmtime::Error) -> bool {
-    let msg = format!("{err:#}");
-    msg.contains("memory") && (msg.contains("limit") || msg.contains("grow"))
+    format!("{err:#}").contains("linear memory limit reached")
 }

@@ -1,0 +1,117 @@
+//! `ssr build` failures: a clear message on stderr and a non-zero exit,
+//! never a panic.
+
+use crate::support::{root, ssr, text};
+
+fn build_fails(source: Option<&str>, file: &str) -> String {
+    let dir = tempdir();
+    let entry = dir.join(file);
+    if let Some(src) = source {
+        std::fs::write(&entry, src).unwrap();
+    }
+    let out = ssr()
+        .arg("build")
+        .arg(&entry)
+        .arg("-o")
+        .arg(dir.join("out.wasm"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "expected exit 1, stderr:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!dir.join("out.wasm").exists(), "a failed build must not write a plugin");
+    stderr
+}
+
+fn tempdir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ssr-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn syntax_error_names_file_line_and_column() {
+    let err = build_fails(Some("export function render(req) {\n  return '<p>' + ;\n}\n"), "page.js");
+    assert!(err.contains("SyntaxError"), "{err}");
+    assert!(err.contains("page.js:2:"), "{err}");
+}
+
+#[test]
+fn missing_render_export_lists_the_exports() {
+    let err = build_fails(Some("export function hello() {}\nexport const x = 1;\n"), "page.js");
+    assert!(err.contains("does not export a render function"), "{err}");
+    assert!(err.contains("hello, x"), "{err}");
+}
+
+#[test]
+fn top_level_throw_reports_message_and_stack() {
+    let err = build_fails(
+        Some("function boot() { throw new Error('config missing'); }\nboot();\nexport function render() { return 'x'; }\n"),
+        "page.js",
+    );
+    assert!(err.contains("Error: config missing"), "{err}");
+    assert!(err.contains("at boot (page.js:1:"), "{err}");
+}
+
+#[test]
+fn top_level_rejection_is_reported() {
+    let err = build_fails(
+        Some("await Promise.reject(new RangeError('no config'));\nexport function render() { return 'x'; }\n"),
+        "page.js",
+    );
+    assert!(err.contains("RangeError: no config"), "{err}");
+}
+
+#[test]
+fn unreadable_entry_is_named() {
+    let err = build_fails(None, "does-not-exist.js");
+    assert!(err.contains("cannot read the entry module"), "{err}");
+    assert!(err.contains("does-not-exist.js"), "{err}");
+}
+
+#[test]
+fn import_without_bundler_says_how_to_bundle() {
+    let dir = tempdir();
+    let entry = dir.join("app.js");
+    std::fs::copy(root().join("tests/plugins/bare-import.js"), &entry).unwrap();
+    let out = ssr()
+        .args(["build"])
+        .arg(&entry)
+        .arg("-o")
+        .arg(dir.join("out.wasm"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("npm install --save-dev esbuild"), "{err}");
+    assert!(err.contains("npx esbuild"), "{err}");
+}
+
+#[test]
+fn bundler_error_is_reported_with_location() {
+    // JSX next to the example plugins' esbuild: esbuild reports the error.
+    let dir = root().join("target/test-plugins/broken-jsx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let entry = dir.join("app.jsx");
+    std::fs::write(&entry, "export function render() {\n  return <div>;\n}\n").unwrap();
+    let out = ssr()
+        .arg("build")
+        .arg(&entry)
+        .arg("-o")
+        .arg(dir.join("out.wasm"))
+        .current_dir(root().join("plugins"))
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("esbuild failed"), "{err}");
+    assert!(err.contains("app.jsx:2:") || err.contains("app.jsx:3:"), "{err}");
+}

@@ -1,0 +1,133 @@
+//! Runtime behaviour of a plugin: render errors, async driving, randomness,
+//! console routing and bounded memory on a reused instance.
+
+use std::time::Duration;
+
+use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::engine::{EngineError, JsErrorKind, RenderRequest};
+
+use crate::support::{plugin, render, text};
+
+fn render_error(url: &str) -> String {
+    let p = plugin("tests/plugins/errors.js");
+    let out = render(&p.plugin, url, &[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{url}: {err}");
+    assert!(!err.contains("panicked") && !err.contains("wasm trap"), "{err}");
+    err
+}
+
+#[test]
+fn exception_reports_message_and_js_stack() {
+    let err = render_error("/throw");
+    assert!(err.contains("render error (exception): TypeError: bad thing"), "{err}");
+    assert!(err.contains("at render (errors.js:"), "{err}");
+    assert!(!err.contains("ssr:prelude"), "the driver's frames must not show: {err}");
+}
+
+#[test]
+fn rejected_promise_is_an_exception() {
+    let err = render_error("/reject");
+    assert!(err.contains("(exception): Error: rejected on purpose"), "{err}");
+}
+
+#[test]
+fn thrown_non_error_is_described() {
+    let err = render_error("/throw-string");
+    assert!(err.contains("Uncaught \"a plain string\""), "{err}");
+}
+
+#[test]
+fn bad_results_are_named() {
+    assert!(render_error("/number").contains("(bad result): render() returned a number"));
+    assert!(render_error("/no-body").contains("body is undefined"));
+    assert!(render_error("/bad-status").contains("status 1000"));
+}
+
+#[test]
+fn never_settling_promise_is_reported() {
+    assert!(render_error("/never").contains("(promise never settled)"));
+}
+
+#[test]
+fn timers_messages_and_microtasks_run_in_order() {
+    let p = plugin("tests/plugins/errors.js");
+    let out = render(&p.plugin, "/timers", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "msg:1,iv,t10,micro,iv,t18,iv");
+    crate::support::assert_same_as_node("tests/plugins/errors.js", "/timers", &[]);
+}
+
+#[test]
+fn object_result_sets_status_and_lowercases_headers() {
+    let p = plugin("tests/plugins/errors.js");
+    let out = crate::support::ssr()
+        .args(["render", "-i"])
+        .arg(&p.plugin)
+        .arg("/created")
+        .output()
+        .unwrap();
+    let s = text(&out.stdout);
+    assert!(s.starts_with("HTTP/1.1 201\n"), "{s}");
+    assert!(s.contains("x-mixed-case: v\n"), "{s}");
+    assert!(s.contains("content-type: text/html; charset=utf-8\n"), "{s}");
+    assert!(s.ends_with("\n\ncreated"), "{s}");
+}
+
+#[test]
+fn console_reaches_host_log_tagged_with_tenant() {
+    let err = render_error("/throw");
+    let line = err.lines().find(|l| l.contains("rendering /throw")).expect(&err);
+    assert!(line.contains("INFO") && line.contains("tenant=\"acme\""), "{line}");
+    assert!(line.contains("{ n: 1 }"), "{line}");
+    assert!(err.lines().any(|l| l.contains("ERROR") && l.contains("something to stderr")), "{err}");
+}
+
+#[test]
+fn math_random_is_not_replayed_from_the_snapshot() {
+    let p = plugin("tests/plugins/echo.js");
+    let a = text(&render(&p.plugin, "/random", &[]).stdout);
+    let b = text(&render(&p.plugin, "/random", &[]).stdout);
+    let field = |s: &str, k: &str| s.split(&format!("\"{k}\":")).nth(1).unwrap().split([',', '}']).next().unwrap().to_string();
+    // The value drawn at build time is part of the snapshot, by design...
+    assert_eq!(field(&a, "seedAtBuild"), field(&b, "seedAtBuild"));
+    // ...but each instance draws its own sequence at run time.
+    assert_ne!(field(&a, "now"), field(&b, "now"), "{a} vs {b}");
+}
+
+#[test]
+fn reused_instance_keeps_bounded_memory() {
+    let p = plugin("plugins/react/app.jsx");
+    let engine = WasmEngine::new(WasmOptions::default()).unwrap();
+    let loaded = engine.load(&std::fs::read(&p.plugin).unwrap()).unwrap();
+    let mut inst = engine.instantiate(&loaded, "acme").unwrap();
+    let req = RenderRequest::get("acme", "/?count=200");
+    for _ in 0..20 {
+        inst.render(&req, Duration::from_secs(5)).unwrap();
+    }
+    let warm = inst.memory_bytes();
+    for _ in 0..300 {
+        inst.render(&req, Duration::from_secs(5)).unwrap();
+    }
+    let after = inst.memory_bytes();
+    assert!(after <= warm + (1 << 20), "memory grew from {warm} to {after} bytes over 300 renders");
+}
+
+#[test]
+fn render_errors_leave_the_instance_usable() {
+    let p = plugin("tests/plugins/errors.js");
+    let engine = WasmEngine::new(WasmOptions::default()).unwrap();
+    let loaded = engine.load(&std::fs::read(&p.plugin).unwrap()).unwrap();
+    let mut inst = engine.instantiate(&loaded, "acme").unwrap();
+    let deadline = Duration::from_secs(5);
+    match inst.render(&RenderRequest::get("acme", "/throw"), deadline) {
+        Err(EngineError::Js { kind: JsErrorKind::Exception, .. }) => {}
+        other => panic!("expected an exception, got {other:?}"),
+    }
+    match inst.render(&RenderRequest::get("acme", "/never"), deadline) {
+        Err(EngineError::Js { kind: JsErrorKind::NeverSettled, .. }) => {}
+        other => panic!("expected never-settled, got {other:?}"),
+    }
+    let ok = inst.render(&RenderRequest::get("acme", "/created"), deadline).unwrap();
+    assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
+}

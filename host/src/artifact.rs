@@ -89,12 +89,11 @@ pub fn bundle(bytes: &[u8]) -> Result<String, ArtifactError> {
     check_is_component(bytes)?;
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
         let payload = payload.map_err(|e| ArtifactError::Malformed(e.to_string()))?;
-        if let wasmparser::Payload::CustomSection(s) = payload {
-            if s.name() == BUNDLE_SECTION {
-                return String::from_utf8(s.data().to_vec()).map_err(|_| {
-                    ArtifactError::Malformed("the bundle section is not UTF-8".into())
-                });
-            }
+        if let wasmparser::Payload::CustomSection(s) = payload
+            && s.name() == BUNDLE_SECTION
+        {
+            return String::from_utf8(s.data().to_vec())
+                .map_err(|_| ArtifactError::Malformed("the bundle section is not UTF-8".into()));
         }
     }
     Err(ArtifactError::NoBundle)

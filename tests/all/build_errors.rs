@@ -18,9 +18,16 @@ fn build_fails(source: Option<&str>, file: &str) -> String {
         .output()
         .unwrap();
     let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "expected exit 1, stderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "expected exit 1, stderr:\n{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(!dir.join("out.wasm").exists(), "a failed build must not write a plugin");
+    assert!(
+        !dir.join("out.wasm").exists(),
+        "a failed build must not write a plugin"
+    );
     stderr
 }
 
@@ -38,14 +45,20 @@ fn tempdir() -> std::path::PathBuf {
 
 #[test]
 fn syntax_error_names_file_line_and_column() {
-    let err = build_fails(Some("export function render(req) {\n  return '<p>' + ;\n}\n"), "page.js");
+    let err = build_fails(
+        Some("export function render(req) {\n  return '<p>' + ;\n}\n"),
+        "page.js",
+    );
     assert!(err.contains("SyntaxError"), "{err}");
     assert!(err.contains("page.js:2:"), "{err}");
 }
 
 #[test]
 fn missing_render_export_lists_the_exports() {
-    let err = build_fails(Some("export function hello() {}\nexport const x = 1;\n"), "page.js");
+    let err = build_fails(
+        Some("export function hello() {}\nexport const x = 1;\n"),
+        "page.js",
+    );
     assert!(err.contains("does not export a render function"), "{err}");
     assert!(err.contains("hello, x"), "{err}");
 }
@@ -53,7 +66,9 @@ fn missing_render_export_lists_the_exports() {
 #[test]
 fn top_level_throw_reports_message_and_stack() {
     let err = build_fails(
-        Some("function boot() { throw new Error('config missing'); }\nboot();\nexport function render() { return 'x'; }\n"),
+        Some(
+            "function boot() { throw new Error('config missing'); }\nboot();\nexport function render() { return 'x'; }\n",
+        ),
         "page.js",
     );
     assert!(err.contains("Error: config missing"), "{err}");
@@ -63,7 +78,9 @@ fn top_level_throw_reports_message_and_stack() {
 #[test]
 fn top_level_rejection_is_reported() {
     let err = build_fails(
-        Some("await Promise.reject(new RangeError('no config'));\nexport function render() { return 'x'; }\n"),
+        Some(
+            "await Promise.reject(new RangeError('no config'));\nexport function render() { return 'x'; }\n",
+        ),
         "page.js",
     );
     assert!(err.contains("RangeError: no config"), "{err}");
@@ -113,5 +130,8 @@ fn bundler_error_is_reported_with_location() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("esbuild failed"), "{err}");
-    assert!(err.contains("app.jsx:2:") || err.contains("app.jsx:3:"), "{err}");
+    assert!(
+        err.contains("app.jsx:2:") || err.contains("app.jsx:3:"),
+        "{err}"
+    );
 }

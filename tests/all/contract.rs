@@ -26,7 +26,10 @@ fn plugin_for_another_contract_version_is_refused() {
     assert_eq!(ours.len(), other.len());
     let mut n = 0;
     let mut i = 0;
-    while let Some(at) = bytes[i..].windows(ours.len()).position(|w| w == ours.as_bytes()) {
+    while let Some(at) = bytes[i..]
+        .windows(ours.len())
+        .position(|w| w == ours.as_bytes())
+    {
         bytes[i + at..i + at + ours.len()].copy_from_slice(other.as_bytes());
         i += at + ours.len();
         n += 1;
@@ -34,14 +37,20 @@ fn plugin_for_another_contract_version_is_refused() {
     assert!(n > 0);
     let err = render_bytes(&bytes, "old.wasm");
     assert!(err.contains("built for contract ssr:plugin@9.9.9"), "{err}");
-    assert!(err.contains(&format!("this host speaks ssr:plugin@{CONTRACT_VERSION}")), "{err}");
+    assert!(
+        err.contains(&format!("this host speaks ssr:plugin@{CONTRACT_VERSION}")),
+        "{err}"
+    );
     assert!(err.contains("rebuild"), "{err}");
 }
 
 #[test]
 fn core_module_is_refused() {
     let err = render_bytes(b"\0asm\x01\0\0\0", "core.wasm");
-    assert!(err.contains("core WebAssembly module, not an ssr plugin"), "{err}");
+    assert!(
+        err.contains("core WebAssembly module, not an ssr plugin"),
+        "{err}"
+    );
 }
 
 #[test]

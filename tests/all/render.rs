@@ -6,7 +6,11 @@ use crate::support::assert_same_as_node;
 #[test]
 fn hello_matches_node() {
     assert_same_as_node("plugins/hello/render.js", "/", &[]);
-    assert_same_as_node("plugins/hello/render.js", "/greet?name=%3Cscript%3E&name=second", &[]);
+    assert_same_as_node(
+        "plugins/hello/render.js",
+        "/greet?name=%3Cscript%3E&name=second",
+        &[],
+    );
 }
 
 #[test]
@@ -18,7 +22,11 @@ fn react_matches_node() {
 #[test]
 fn preact_matches_node() {
     assert_same_as_node("plugins/preact/app.jsx", "/", &[]);
-    assert_same_as_node("plugins/preact/app.jsx", "/todo?filter=done&theme=dark", &[]);
+    assert_same_as_node(
+        "plugins/preact/app.jsx",
+        "/todo?filter=done&theme=dark",
+        &[],
+    );
 }
 
 #[test]
@@ -29,12 +37,20 @@ fn vue_matches_node() {
 
 #[test]
 fn handlebars_matches_node() {
-    assert_same_as_node("plugins/handlebars/render.js", "/?user=ada%20%26%20bob", &[]);
+    assert_same_as_node(
+        "plugins/handlebars/render.js",
+        "/?user=ada%20%26%20bob",
+        &[],
+    );
 }
 
 #[test]
 fn liquid_matches_node() {
-    assert_same_as_node("plugins/liquid/render.js", "/shop/items?title=summer+sale", &[]);
+    assert_same_as_node(
+        "plugins/liquid/render.js",
+        "/shop/items?title=summer+sale",
+        &[],
+    );
 }
 
 #[test]
@@ -42,6 +58,10 @@ fn request_mapping_and_web_apis_match_node() {
     assert_same_as_node(
         "tests/plugins/echo.js",
         "/a/b%20c?x=1&x=2&y=%E2%82%AC&z",
-        &[("Accept-Language", "fr"), ("X-Custom", "one"), ("cookie", "a=1")],
+        &[
+            ("Accept-Language", "fr"),
+            ("X-Custom", "one"),
+            ("cookie", "a=1"),
+        ],
     );
 }

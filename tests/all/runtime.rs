@@ -13,22 +13,34 @@ fn render_error(url: &str) -> String {
     let out = render(&p.plugin, url, &[]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{url}: {err}");
-    assert!(!err.contains("panicked") && !err.contains("wasm trap"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("wasm trap"),
+        "{err}"
+    );
     err
 }
 
 #[test]
 fn exception_reports_message_and_js_stack() {
     let err = render_error("/throw");
-    assert!(err.contains("render error (exception): TypeError: bad thing"), "{err}");
+    assert!(
+        err.contains("render error (exception): TypeError: bad thing"),
+        "{err}"
+    );
     assert!(err.contains("at render (errors.js:"), "{err}");
-    assert!(!err.contains("ssr:prelude"), "the driver's frames must not show: {err}");
+    assert!(
+        !err.contains("ssr:prelude"),
+        "the driver's frames must not show: {err}"
+    );
 }
 
 #[test]
 fn rejected_promise_is_an_exception() {
     let err = render_error("/reject");
-    assert!(err.contains("(exception): Error: rejected on purpose"), "{err}");
+    assert!(
+        err.contains("(exception): Error: rejected on purpose"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -70,17 +82,30 @@ fn object_result_sets_status_and_lowercases_headers() {
     let s = text(&out.stdout);
     assert!(s.starts_with("HTTP/1.1 201\n"), "{s}");
     assert!(s.contains("x-mixed-case: v\n"), "{s}");
-    assert!(s.contains("content-type: text/html; charset=utf-8\n"), "{s}");
+    assert!(
+        s.contains("content-type: text/html; charset=utf-8\n"),
+        "{s}"
+    );
     assert!(s.ends_with("\n\ncreated"), "{s}");
 }
 
 #[test]
 fn console_reaches_host_log_tagged_with_tenant() {
     let err = render_error("/throw");
-    let line = err.lines().find(|l| l.contains("rendering /throw")).expect(&err);
-    assert!(line.contains("INFO") && line.contains("tenant=\"acme\""), "{line}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("rendering /throw"))
+        .expect(&err);
+    assert!(
+        line.contains("INFO") && line.contains("tenant=\"acme\""),
+        "{line}"
+    );
     assert!(line.contains("{ n: 1 }"), "{line}");
-    assert!(err.lines().any(|l| l.contains("ERROR") && l.contains("something to stderr")), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.contains("ERROR") && l.contains("something to stderr")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -88,7 +113,15 @@ fn math_random_is_not_replayed_from_the_snapshot() {
     let p = plugin("tests/plugins/echo.js");
     let a = text(&render(&p.plugin, "/random", &[]).stdout);
     let b = text(&render(&p.plugin, "/random", &[]).stdout);
-    let field = |s: &str, k: &str| s.split(&format!("\"{k}\":")).nth(1).unwrap().split([',', '}']).next().unwrap().to_string();
+    let field = |s: &str, k: &str| {
+        s.split(&format!("\"{k}\":"))
+            .nth(1)
+            .unwrap()
+            .split([',', '}'])
+            .next()
+            .unwrap()
+            .to_string()
+    };
     // The value drawn at build time is part of the snapshot, by design...
     assert_eq!(field(&a, "seedAtBuild"), field(&b, "seedAtBuild"));
     // ...but each instance draws its own sequence at run time.
@@ -110,7 +143,10 @@ fn reused_instance_keeps_bounded_memory() {
         inst.render(&req, Duration::from_secs(5)).unwrap();
     }
     let after = inst.memory_bytes();
-    assert!(after <= warm + (1 << 20), "memory grew from {warm} to {after} bytes over 300 renders");
+    assert!(
+        after <= warm + (1 << 20),
+        "memory grew from {warm} to {after} bytes over 300 renders"
+    );
 }
 
 #[test]
@@ -121,13 +157,21 @@ fn render_errors_leave_the_instance_usable() {
     let mut inst = engine.instantiate(&loaded, "acme").unwrap();
     let deadline = Duration::from_secs(5);
     match inst.render(&RenderRequest::get("acme", "/throw"), deadline) {
-        Err(EngineError::Js { kind: JsErrorKind::Exception, .. }) => {}
+        Err(EngineError::Js {
+            kind: JsErrorKind::Exception,
+            ..
+        }) => {}
         other => panic!("expected an exception, got {other:?}"),
     }
     match inst.render(&RenderRequest::get("acme", "/never"), deadline) {
-        Err(EngineError::Js { kind: JsErrorKind::NeverSettled, .. }) => {}
+        Err(EngineError::Js {
+            kind: JsErrorKind::NeverSettled,
+            ..
+        }) => {}
         other => panic!("expected never-settled, got {other:?}"),
     }
-    let ok = inst.render(&RenderRequest::get("acme", "/created"), deadline).unwrap();
+    let ok = inst
+        .render(&RenderRequest::get("acme", "/created"), deadline)
+        .unwrap();
     assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
 }

@@ -7,7 +7,10 @@ use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 pub fn ssr() -> Command {
@@ -50,7 +53,11 @@ pub fn plugin(entry: &str) -> Built {
             .arg(&bundle)
             .output()
             .unwrap();
-        assert!(out.status.success(), "ssr build {entry} failed:\n{}", text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "ssr build {entry} failed:\n{}",
+            text(&out.stderr)
+        );
         Built { plugin, bundle }
     })
     .clone()
@@ -63,7 +70,11 @@ pub fn text(b: &[u8]) -> String {
 /// `ssr render <plugin> <url> [-H ..]`.
 pub fn render(plugin: &Path, url: &str, headers: &[(&str, &str)]) -> Output {
     let mut cmd = ssr();
-    cmd.arg("render").arg(plugin).arg(url).arg("--tenant").arg("acme");
+    cmd.arg("render")
+        .arg(plugin)
+        .arg(url)
+        .arg("--tenant")
+        .arg("acme");
     for (k, v) in headers {
         cmd.arg("-H").arg(format!("{k}: {v}"));
     }
@@ -81,7 +92,10 @@ pub fn request_json(url: &str, headers: &[(&str, &str)]) -> String {
         }
     }
     let obj = |pairs: &[(String, String)]| {
-        let fields: Vec<String> = pairs.iter().map(|(k, v)| format!("{}:{}", json(k), json(v))).collect();
+        let fields: Vec<String> = pairs
+            .iter()
+            .map(|(k, v)| format!("{}:{}", json(k), json(v)))
+            .collect();
         format!("{{{}}}", fields.join(","))
     };
     let h: Vec<(String, String)> = headers
@@ -127,11 +141,23 @@ pub fn node_render(bundle: &Path, url: &str, headers: &[(&str, &str)]) -> Vec<u8
 pub fn assert_same_as_node(entry: &str, url: &str, headers: &[(&str, &str)]) {
     let built = plugin(entry);
     let ours = render(&built.plugin, url, headers);
-    assert!(ours.status.success(), "ssr render {entry} {url} failed:\n{}", text(&ours.stderr));
+    assert!(
+        ours.status.success(),
+        "ssr render {entry} {url} failed:\n{}",
+        text(&ours.stderr)
+    );
     let theirs = node_render(&built.bundle, url, headers);
-    assert!(!theirs.is_empty(), "node rendered nothing for {entry} {url}");
+    assert!(
+        !theirs.is_empty(),
+        "node rendered nothing for {entry} {url}"
+    );
     if ours.stdout != theirs {
-        let at = ours.stdout.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(0);
+        let at = ours
+            .stdout
+            .iter()
+            .zip(&theirs)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
         panic!(
             "{entry} {url}: ssr and node differ at byte {at} (lengths {} and {})\nssr:  {}\nnode: {}",
             ours.stdout.len(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::engine::wasm::{WasmEngine, WasmInstance, WasmOptions};
 use ssr::engine::{DEFAULT_DEADLINE, EngineError, RenderRequest};
 
 #[derive(Debug, Args)]
@@ -30,6 +30,10 @@ pub struct RenderArgs {
     /// The tenant id the renderer sees.
     #[arg(long, default_value = "local")]
     tenant: String,
+    /// Render this many times on the same (reused) instance first, and report
+    /// render times and the instance's memory on stderr.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    repeat: u32,
     /// Render deadline, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_DEADLINE.as_millis() as u64)]
     timeout_ms: u64,
@@ -61,7 +65,11 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         .load(&bytes)
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
     let mut instance = engine.instantiate(&plugin, &args.tenant)?;
-    match instance.render(&req, Duration::from_millis(args.timeout_ms)) {
+    let deadline = Duration::from_millis(args.timeout_ms);
+    if args.repeat > 0 {
+        repeat(&mut instance, &req, deadline, args.repeat)?;
+    }
+    match instance.render(&req, deadline) {
         Ok(resp) => {
             let mut out = std::io::stdout().lock();
             if args.include {
@@ -88,4 +96,31 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// `--repeat`: render `n` times on one instance; report the median and p99
+/// render time and the linear memory before and after.
+fn repeat(
+    instance: &mut WasmInstance,
+    req: &RenderRequest,
+    deadline: Duration,
+    n: u32,
+) -> anyhow::Result<()> {
+    let before = instance.memory_bytes();
+    let mut times = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let t = std::time::Instant::now();
+        instance.render(req, deadline)?;
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+    eprintln!(
+        "{n} renders on one instance: median {:.2?}, p99 {:.2?}; linear memory {:.1} MiB before, {:.1} MiB after",
+        at(0.5),
+        at(0.99),
+        before as f64 / (1 << 20) as f64,
+        instance.memory_bytes() as f64 / (1 << 20) as f64,
+    );
+    Ok(())
 }

@@ -1,0 +1,51 @@
+// TypeScript declarations for the ssr renderer contract.
+//
+// A renderer is an ES module exporting `render` (named, or as the default
+// export, or as a default object with a `render` method):
+//
+//   import type { RenderRequest, RenderResult } from './ssr';
+//   export function render(request: RenderRequest): RenderResult { ... }
+
+/** One HTTP request, as the renderer sees it. */
+export interface RenderRequest {
+  /** Upper-case method: "GET", "HEAD", ... */
+  method: string;
+  /** Path and query exactly as received: "/blog/1?draft=1". */
+  url: string;
+  /** The path alone, percent-encoding kept: "/blog/1". */
+  path: string;
+  /** Each query name mapped to its first value, percent-decoded. */
+  query: Record<string, string>;
+  /** Request headers, names lower-cased; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The id of the tenant the request was routed to. */
+  tenant: string;
+}
+
+/** How long the host may cache a response. */
+export type CachePolicy =
+  /** Never cache. */
+  | 'no-store'
+  /** Cache for this many seconds. */
+  | number
+  | { ttl: number };
+
+/** A full response. */
+export interface RenderResponse {
+  /** 100-599; default 200. Only 200 responses are cached unless `cache` says otherwise. */
+  status?: number;
+  /** Header names are lower-cased; `content-type` defaults to `text/html; charset=utf-8`. */
+  headers?: Record<string, string | string[]> | Array<[string, string]>;
+  /** The body, a string (UTF-8 on the wire). */
+  body: string;
+  /** The renderer's caching wish; the host's default applies when absent. */
+  cache?: CachePolicy;
+  /** Request header names the response varies on (they join the cache key). */
+  vary?: string[];
+}
+
+/** What `render` may return: HTML (status 200), a response, or a promise of either. */
+export type RenderResult = string | RenderResponse | Promise<string | RenderResponse>;
+
+/** The function a renderer exports. */
+export type Render = (request: RenderRequest) => RenderResult;

@@ -5,8 +5,18 @@
 //!   pre-initialize under Wizer, encode as a component, embed the bundle.
 //! - [`artifact`] defines what a plugin file is and checks its contract
 //!   version.
-//! - [`engine`] runs a plugin: [`engine::wasm`] in Wasmtime.
+//! - [`tenant`] registers plugins per tenant, persists them, routes hosts.
+//! - [`http`] serves requests: (1) route → (2) tenant → (3) [`cache`] lookup
+//!   → (4) [`pool`] submit → (5) [`engine`] render → (6) cache insert → (7)
+//!   response or `ApiError`.
+//! - [`config`] holds every setting and its default.
 
 pub mod artifact;
 pub mod build;
+pub mod cache;
+pub mod config;
 pub mod engine;
+pub mod fs;
+pub mod http;
+pub mod pool;
+pub mod tenant;

@@ -66,8 +66,12 @@ fn timers_messages_and_microtasks_run_in_order() {
     let p = plugin("tests/plugins/errors.js");
     let out = render(&p.plugin, "/timers", &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // Due-time order on the virtual clock: the message (0 ms), the interval
+    // at 7, 14 and 21 ms, the timeouts at 10 and 18 ms, the microtask right
+    // after the task that queued it. (Node gives this order too when its
+    // timers are not late; under load its intervals drift, so it is not
+    // compared here.)
     assert_eq!(text(&out.stdout), "msg:1,iv,t10,micro,iv,t18,iv");
-    crate::support::assert_same_as_node("tests/plugins/errors.js", "/timers", &[]);
 }
 
 #[test]

@@ -2,6 +2,8 @@
 
 mod build;
 mod render;
+mod serve;
+mod tenant;
 
 use std::process::ExitCode;
 
@@ -22,12 +24,18 @@ enum Command {
     Build(build::BuildArgs),
     /// Render one request through a plugin and print the body.
     Render(render::RenderArgs),
+    /// Serve tenants over HTTP (with no tenants: the example plugins).
+    Serve(Box<serve::ServeArgs>),
+    /// Manage a running server's tenants through its admin API.
+    Tenant(tenant::TenantArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Build(args) => build::run(args),
         Command::Render(args) => render::run(args),
+        Command::Serve(args) => serve::run(*args),
+        Command::Tenant(args) => tenant::run(args),
     }
 }
 
@@ -36,7 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 pub fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("warn,ssr::console=debug,ssr::build=info"));
+        .unwrap_or_else(|_| EnvFilter::new("warn,ssr=info,ssr::console=debug,ssr::build=info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

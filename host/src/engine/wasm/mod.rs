@@ -175,7 +175,33 @@ impl WasmEngine {
             .instantiate_pre(&component)
             .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
         let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
-        Ok(WasmPlugin { pre })
+        Ok(WasmPlugin { component, pre })
+    }
+
+    /// The plugin compiled for this engine, to store beside the plugin and
+    /// load with [`WasmEngine::load_precompiled`].
+    pub fn precompile(&self, plugin: &WasmPlugin) -> Result<Vec<u8>, EngineError> {
+        plugin
+            .component
+            .serialize()
+            .map_err(|e| EngineError::Compile(format!("{e:#}")))
+    }
+
+    /// Loads a plugin compiled by [`WasmEngine::precompile`], memory-mapping
+    /// it: no compilation.
+    ///
+    /// Only for files this host wrote into its own data dir: Wasmtime trusts
+    /// precompiled code. It does check that the file was made by the same
+    /// Wasmtime version with a compatible configuration, and fails otherwise
+    /// (callers then compile the `.wasm` again).
+    #[allow(unsafe_code)]
+    pub fn load_precompiled(&self, path: &std::path::Path) -> Result<WasmPlugin, EngineError> {
+        // SAFETY: `path` is a `.cwasm` this process's `Store` wrote with
+        // `precompile` (`Component::serialize`) into the data dir, which only
+        // the server writes; it is not input from a tenant or a client.
+        let component = unsafe { Component::deserialize_file(&self.engine, path) }
+            .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        self.prepare(component)
     }
 
     /// A fresh instance of `plugin`, serving `tenant`.
@@ -208,6 +234,7 @@ impl WasmEngine {
 
 /// A compiled, pre-instantiated plugin.
 pub struct WasmPlugin {
+    component: Component,
     pre: PluginPre<HostState>,
 }
 

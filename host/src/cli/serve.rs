@@ -1,0 +1,242 @@
+//! `ssr serve`: the server. With no arguments it serves the example plugins
+//! from `plugins/` as demo tenants (`hello.localhost`, `/t/hello/`, ...).
+//!
+//! Settings come from flags, else `SSR_*` environment variables, else the
+//! `--config` TOML file, else the defaults in `config.rs`.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use clap::Args;
+use ssr::cache::Cache;
+use ssr::config::{Config, FileConfig};
+use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::http::AppState;
+use ssr::pool::{Pool, PoolOptions};
+use ssr::tenant::{Mode, Registry, Settings, Store};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A TOML file with any of the settings below (keys as in `config.rs`'s
+    /// `FileConfig`, e.g. `workers = 4`, `cache_ttl_secs = 30`).
+    #[arg(long, env = "SSR_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "SSR_LISTEN", value_name = "ADDR")]
+    listen: Option<SocketAddr>,
+    /// Directory where tenants persist; without one, tenants live in memory.
+    #[arg(long, env = "SSR_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Render worker threads [default: one per core].
+    #[arg(long, env = "SSR_WORKERS", value_name = "N")]
+    workers: Option<usize>,
+    /// Pin each worker to a core [default: true].
+    #[arg(long, env = "SSR_PIN", value_name = "BOOL")]
+    pin: Option<bool>,
+    /// Renders that may wait for a worker; past it, 503 [default: 512].
+    #[arg(long, env = "SSR_QUEUE_CAPACITY", value_name = "N")]
+    queue_capacity: Option<usize>,
+    /// Milliseconds a request may take end to end; past it, 504 and the
+    /// render is stopped [default: 2000].
+    #[arg(long, env = "SSR_REQUEST_TIMEOUT", value_name = "MS")]
+    request_timeout: Option<u64>,
+    /// Milliseconds one render may run [default: 1000].
+    #[arg(long, env = "SSR_RENDER_DEADLINE", value_name = "MS")]
+    render_deadline: Option<u64>,
+    /// Cached pages kept, in entries [default: 10000].
+    #[arg(long, env = "SSR_CACHE_CAPACITY", value_name = "ENTRIES")]
+    cache_capacity: Option<usize>,
+    /// Seconds a page is cached when its renderer does not say [default: 60].
+    #[arg(long, env = "SSR_CACHE_TTL", value_name = "SECS")]
+    cache_ttl: Option<u64>,
+    /// Bearer token for /admin [default: a random one, printed at start].
+    #[arg(long, env = "SSR_ADMIN_TOKEN", value_name = "TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Linear-memory cap per instance, MiB [default: 256].
+    #[arg(long, env = "SSR_MEMORY_LIMIT_MIB", value_name = "MIB")]
+    memory_limit_mib: Option<usize>,
+    /// Warm instances each worker keeps across tenants [default: 16].
+    #[arg(long, env = "SSR_WARM_INSTANCES", value_name = "N")]
+    warm_instances: Option<usize>,
+    /// Isolation mode for tenants registered without one [default: reuse].
+    #[arg(long, env = "SSR_MODE", value_name = "reuse|fresh")]
+    mode: Option<Mode>,
+    /// Do not register the example plugins when no tenant is registered.
+    #[arg(long, env = "SSR_NO_DEMO")]
+    no_demo: bool,
+}
+
+impl ServeArgs {
+    fn config(&self) -> anyhow::Result<Config> {
+        let mut c = Config::default();
+        if let Some(path) = &self.config {
+            FileConfig::load(path)?.apply(&mut c);
+        }
+        macro_rules! set {
+            ($flag:ident => $field:ident) => {
+                if let Some(v) = self.$flag.clone() {
+                    c.$field = v;
+                }
+            };
+        }
+        set!(listen => listen);
+        set!(workers => workers);
+        set!(pin => pin);
+        set!(queue_capacity => queue_capacity);
+        set!(cache_capacity => cache_capacity);
+        set!(warm_instances => warm_instances);
+        set!(mode => default_mode);
+        if let Some(d) = &self.data_dir {
+            c.data_dir = Some(d.clone());
+        }
+        if let Some(t) = &self.admin_token {
+            c.admin_token = Some(t.clone());
+        }
+        if let Some(ms) = self.request_timeout {
+            c.request_timeout = std::time::Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.render_deadline {
+            c.render_deadline = std::time::Duration::from_millis(ms);
+        }
+        if let Some(s) = self.cache_ttl {
+            c.cache_ttl = std::time::Duration::from_secs(s);
+        }
+        if let Some(m) = self.memory_limit_mib {
+            c.memory_limit = m << 20;
+        }
+        if self.no_demo {
+            c.demo = false;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let config = args.config()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("ssr-http")
+        .build()?;
+    rt.block_on(serve(config))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let engine = Arc::new(WasmEngine::new(WasmOptions {
+        pooled_instances: Some(config.pooled_instances() as u32),
+        memory_limit: config.memory_limit,
+    })?);
+    let store = match &config.data_dir {
+        Some(dir) => Some(Store::open(dir).with_context(|| format!("cannot use the data dir {}", dir.display()))?),
+        None => None,
+    };
+    let registry = Arc::new(Registry::open(engine.clone(), store, config.default_mode, config.max_plugin_bytes)?);
+    let pool = Pool::start(
+        engine.clone(),
+        PoolOptions {
+            workers: config.workers,
+            pin: config.pin,
+            queue_capacity: config.queue_capacity,
+            warm_instances: config.warm_instances,
+            render_deadline: config.render_deadline,
+        },
+    );
+    let admin_token = config.admin_token.clone().unwrap_or_else(|| {
+        let token = random_token();
+        tracing::warn!("no --admin-token given; this run's admin token is {token}");
+        token
+    });
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let addr = listener.local_addr()?;
+    let demo = config.demo && registry.list().is_empty();
+    let state = Arc::new(AppState {
+        cache: Cache::new(config.cache_capacity, config.cache_ttl),
+        config,
+        registry: registry.clone(),
+        pool,
+        admin_token,
+        ready: AtomicBool::new(!demo),
+        metrics: ssr::http::prometheus(),
+    });
+    eprintln!(
+        "ssr listening on http://{addr} ({} tenants, {} workers)",
+        registry.list().len(),
+        state.config.workers
+    );
+    if demo {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || {
+            register_demo(&state.registry, addr);
+            state.ready.store(true, std::sync::atomic::Ordering::Release);
+        });
+    }
+    ssr::http::serve(listener, state).await?;
+    eprintln!("ssr stopped");
+    Ok(())
+}
+
+/// The example plugins: `plugins/<name>/` with one of these entry files.
+const DEMO_ENTRIES: &[&str] = &["render.js", "app.jsx", "app.js"];
+
+fn plugins_dir() -> PathBuf {
+    std::env::var_os("SSR_PLUGINS_DIR")
+        .map(PathBuf::from)
+        .or_else(|| Some(PathBuf::from("plugins")).filter(|p| p.is_dir()))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins"))
+}
+
+/// Builds and registers every example plugin, in parallel; a failure is
+/// logged and skipped.
+fn register_demo(registry: &Registry, addr: SocketAddr) {
+    let dir = plugins_dir();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        tracing::warn!(dir = %dir.display(), "no example plugins found; register tenants with `ssr tenant add`");
+        return;
+    };
+    let mut found: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let entry = DEMO_ENTRIES.iter().map(|f| e.path().join(f)).find(|p| p.is_file())?;
+            Some((name, entry))
+        })
+        .collect();
+    found.sort();
+    std::thread::scope(|s| {
+        for (name, entry) in &found {
+            s.spawn(move || {
+                let started = std::time::Instant::now();
+                let result = ssr::build::build(entry, &mut ssr::build::Quiet)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|built| {
+                        let settings = Settings {
+                            hosts: vec![format!("{name}.localhost")],
+                            mode: None,
+                        };
+                        Ok(registry.put(name, &built.plugin, settings)?)
+                    });
+                match result {
+                    Ok(_) => eprintln!(
+                        "demo tenant {name}: http://{addr}/t/{name}/ or http://{name}.localhost:{} ({:.1?})",
+                        addr.port(),
+                        started.elapsed()
+                    ),
+                    Err(e) => tracing::warn!(plugin = %entry.display(), "demo tenant {name} not registered: {e:#}"),
+                }
+            });
+        }
+    });
+}
+
+fn random_token() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the system's random source");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,103 @@
+//! `ssr tenant add|ls|rm|purge`: the admin API from the command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+pub struct TenantArgs {
+    /// The server's base URL.
+    #[arg(long, global = true, env = "SSR_SERVER", default_value = "http://127.0.0.1:8080")]
+    server: String,
+    /// The server's admin token.
+    #[arg(long, global = true, env = "SSR_ADMIN_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    #[command(subcommand)]
+    command: TenantCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum TenantCommand {
+    /// Register a tenant, or replace its plugin (a hot swap).
+    Add {
+        /// Tenant id: 1-63 characters of a-z, 0-9 and `-`.
+        id: String,
+        /// The plugin, as written by `ssr build`.
+        plugin: PathBuf,
+        /// A hostname routed to this tenant; repeatable.
+        #[arg(long = "host", value_name = "NAME")]
+        hosts: Vec<String>,
+        /// Isolation mode: reuse or fresh [default: the server's].
+        #[arg(long)]
+        mode: Option<String>,
+    },
+    /// List tenants.
+    Ls,
+    /// Remove a tenant.
+    Rm { id: String },
+    /// Empty a tenant's cache (paths under --prefix only, if given).
+    Purge {
+        id: String,
+        #[arg(long)]
+        prefix: Option<String>,
+    },
+}
+
+pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
+    let Some(token) = args.token.clone() else {
+        bail!("no admin token: pass --token or set SSR_ADMIN_TOKEN (`ssr serve` prints the one it uses)");
+    };
+    let base = args.server.trim_end_matches('/');
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let auth = format!("Bearer {token}");
+    let enc = |s: &str| -> String {
+        s.bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    let response = match &args.command {
+        TenantCommand::Add { id, plugin, hosts, mode } => {
+            let bytes = std::fs::read(plugin).with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
+            let mut query: Vec<String> = hosts.iter().map(|h| format!("host={}", enc(h))).collect();
+            if let Some(m) = mode {
+                query.push(format!("mode={}", enc(m)));
+            }
+            agent
+                .put(format!("{base}/admin/tenants/{}?{}", enc(id), query.join("&")))
+                .header("Authorization", &auth)
+                .send(&bytes[..])
+        }
+        TenantCommand::Ls => agent.get(format!("{base}/admin/tenants")).header("Authorization", &auth).call(),
+        TenantCommand::Rm { id } => agent
+            .delete(format!("{base}/admin/tenants/{}", enc(id)))
+            .header("Authorization", &auth)
+            .call(),
+        TenantCommand::Purge { id, prefix } => {
+            let q = prefix.as_deref().map(|p| format!("?prefix={}", enc(p))).unwrap_or_default();
+            agent
+                .post(format!("{base}/admin/tenants/{}/purge{q}", enc(id)))
+                .header("Authorization", &auth)
+                .send_empty()
+        }
+    };
+    let mut response = response.with_context(|| format!("cannot reach the server at {base}"))?;
+    let status = response.status();
+    let body = response.body_mut().read_to_string().unwrap_or_default();
+    if status.is_success() {
+        if !body.is_empty() {
+            println!("{}", body.trim_end());
+        }
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: the server answered {status}: {}", body.trim_end());
+        Ok(ExitCode::FAILURE)
+    }
+}

@@ -1,0 +1,240 @@
+//! Server configuration: [`Config`], its defaults (every `DEFAULT_*`), and
+//! [`Config::validate`].
+//!
+//! Sources, lowest precedence first: these defaults, a TOML file
+//! (`--config`), environment variables (`SSR_*`), command-line flags. The
+//! command line (`cli/serve.rs`) only overrides fields; it holds no defaults.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::tenant::Mode;
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_QUEUE_CAPACITY: usize = 512;
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+pub const DEFAULT_RENDER_DEADLINE: Duration = crate::engine::DEFAULT_DEADLINE;
+pub const DEFAULT_CACHE_CAPACITY: usize = 10_000;
+pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
+pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
+/// Warm (reuse-mode) instances each worker keeps, across tenants.
+pub const DEFAULT_WARM_INSTANCES: usize = 16;
+/// The largest plugin the admin API accepts.
+pub const DEFAULT_MAX_PLUGIN_BYTES: usize = 64 << 20;
+/// How long shutdown waits for in-flight requests.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Pooling-allocator slots are reserved up front (virtual memory); this caps
+/// `workers × (warm instances + 2)`.
+pub const MAX_POOLED_INSTANCES: usize = 4_096;
+
+/// Everything `ssr serve` runs with.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Where tenants persist; `None` keeps them in memory only.
+    pub data_dir: Option<PathBuf>,
+    pub workers: usize,
+    pub pin: bool,
+    pub queue_capacity: usize,
+    pub request_timeout: Duration,
+    pub render_deadline: Duration,
+    pub cache_capacity: usize,
+    pub cache_ttl: Duration,
+    pub admin_token: Option<String>,
+    pub memory_limit: usize,
+    pub warm_instances: usize,
+    pub max_plugin_bytes: usize,
+    pub default_mode: Mode,
+    /// Serve the example plugins from `plugins/` when no tenant is registered.
+    pub demo: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: DEFAULT_LISTEN.parse().unwrap(),
+            data_dir: None,
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            pin: true,
+            queue_capacity: DEFAULT_QUEUE_CAPACITY,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            render_deadline: DEFAULT_RENDER_DEADLINE,
+            cache_capacity: DEFAULT_CACHE_CAPACITY,
+            cache_ttl: DEFAULT_CACHE_TTL,
+            admin_token: None,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            warm_instances: DEFAULT_WARM_INSTANCES,
+            max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
+            default_mode: Mode::Reuse,
+            demo: true,
+        }
+    }
+}
+
+/// A configuration that cannot work.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("cannot read the config file {path}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the config file {path} is not valid: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The TOML file's shape: every field optional, durations in milliseconds or
+/// seconds as named.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub listen: Option<SocketAddr>,
+    pub data_dir: Option<PathBuf>,
+    pub workers: Option<usize>,
+    pub pin: Option<bool>,
+    pub queue_capacity: Option<usize>,
+    pub request_timeout_ms: Option<u64>,
+    pub render_deadline_ms: Option<u64>,
+    pub cache_capacity: Option<usize>,
+    pub cache_ttl_secs: Option<u64>,
+    pub admin_token: Option<String>,
+    pub memory_limit_mib: Option<usize>,
+    pub warm_instances: Option<usize>,
+    pub max_plugin_mib: Option<usize>,
+    pub default_mode: Option<Mode>,
+    pub demo: Option<bool>,
+}
+
+impl FileConfig {
+    pub fn load(path: &std::path::Path) -> Result<FileConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Overrides the fields of `c` this file sets.
+    pub fn apply(self, c: &mut Config) {
+        macro_rules! set {
+            ($field:ident) => {
+                if let Some(v) = self.$field {
+                    c.$field = v;
+                }
+            };
+        }
+        set!(listen);
+        set!(workers);
+        set!(pin);
+        set!(queue_capacity);
+        set!(cache_capacity);
+        set!(warm_instances);
+        set!(default_mode);
+        set!(demo);
+        if let Some(v) = self.data_dir {
+            c.data_dir = Some(v);
+        }
+        if let Some(v) = self.admin_token {
+            c.admin_token = Some(v);
+        }
+        if let Some(v) = self.request_timeout_ms {
+            c.request_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = self.render_deadline_ms {
+            c.render_deadline = Duration::from_millis(v);
+        }
+        if let Some(v) = self.cache_ttl_secs {
+            c.cache_ttl = Duration::from_secs(v);
+        }
+        if let Some(v) = self.memory_limit_mib {
+            c.memory_limit = v << 20;
+        }
+        if let Some(v) = self.max_plugin_mib {
+            c.max_plugin_bytes = v << 20;
+        }
+    }
+}
+
+impl Config {
+    /// Instances the pooling allocator must hold: each worker's warm
+    /// instances, plus one fresh-mode instance and one being replaced.
+    pub fn pooled_instances(&self) -> usize {
+        self.workers * (self.warm_instances + 2)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::Invalid(m));
+        if self.workers == 0 {
+            return bad("--workers must be at least 1".into());
+        }
+        if self.queue_capacity == 0 {
+            return bad("--queue-capacity must be at least 1".into());
+        }
+        if self.request_timeout.is_zero() {
+            return bad("--request-timeout must be more than 0 ms".into());
+        }
+        if self.render_deadline.is_zero() {
+            return bad("--render-deadline must be more than 0 ms".into());
+        }
+        if self.warm_instances == 0 {
+            return bad("--warm-instances must be at least 1".into());
+        }
+        if self.pooled_instances() > MAX_POOLED_INSTANCES {
+            return bad(format!(
+                "--workers {} × (--warm-instances {} + 2) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
+                self.workers,
+                self.warm_instances,
+                self.pooled_instances()
+            ));
+        }
+        if self.memory_limit < (16 << 20) {
+            return bad("--memory-limit-mib must be at least 16 (a plugin's snapshot alone can take several MiB)".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        Config::default().validate().unwrap();
+    }
+
+    #[test]
+    fn pool_over_limit_is_refused_with_the_product() {
+        let c = Config {
+            workers: 1000,
+            ..Config::default()
+        };
+        let msg = c.validate().unwrap_err().to_string();
+        assert!(msg.contains("18000 instances"), "{msg}");
+    }
+
+    #[test]
+    fn file_overrides_only_what_it_sets() {
+        let f: FileConfig = toml::from_str("workers = 3\ncache_ttl_secs = 5\ndefault_mode = \"fresh\"").unwrap();
+        let mut c = Config::default();
+        f.apply(&mut c);
+        assert_eq!(c.workers, 3);
+        assert_eq!(c.cache_ttl, Duration::from_secs(5));
+        assert_eq!(c.default_mode, Mode::Fresh);
+        assert_eq!(c.queue_capacity, DEFAULT_QUEUE_CAPACITY);
+    }
+
+    #[test]
+    fn unknown_file_keys_are_refused() {
+        assert!(toml::from_str::<FileConfig>("wrokers = 3").is_err());
+    }
+}

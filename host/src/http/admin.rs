@@ -1,0 +1,156 @@
+//! The admin API, behind a bearer token:
+//!
+//! | request | does |
+//! |---|---|
+//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh` (body: plugin bytes) | register or hot-swap a tenant |
+//! | `GET /admin/tenants` | list tenants |
+//! | `GET /admin/tenants/{id}` | one tenant, with its version and stats |
+//! | `DELETE /admin/tenants/{id}` | remove a tenant |
+//! | `POST /admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache |
+//!
+//! Invariants: the token is compared in constant time; a plugin is fully
+//! validated and compiled (off the async threads) before anything is stored
+//! or published; a swap purges the tenant's cache.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use subtle::ConstantTimeEq;
+
+use super::AppState;
+use super::error::ApiError;
+use crate::engine::form_urlencoded_pairs;
+use crate::tenant::{Mode, Settings, Tenant};
+
+/// Rejects requests without the admin bearer token.
+pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    let ok: bool = given.as_bytes().ct_eq(state.admin_token.as_bytes()).into();
+    if ok { next.run(req).await } else { ApiError::Unauthorized.into_response() }
+}
+
+/// A tenant as the API shows it.
+#[derive(Serialize)]
+pub struct TenantView {
+    id: String,
+    version: u64,
+    hosts: Vec<String>,
+    mode: Mode,
+    digest: String,
+    plugin_bytes: usize,
+    updated_unix: u64,
+    stats: StatsView,
+}
+
+#[derive(Serialize)]
+struct StatsView {
+    requests: u64,
+    renders: u64,
+    cache_hits: u64,
+    errors: u64,
+}
+
+impl From<&Tenant> for TenantView {
+    fn from(t: &Tenant) -> TenantView {
+        TenantView {
+            id: t.id.to_string(),
+            version: t.version,
+            hosts: t.hosts.clone(),
+            mode: t.mode,
+            digest: t.digest.clone(),
+            plugin_bytes: t.plugin_bytes,
+            updated_unix: t.updated_unix,
+            stats: StatsView {
+                requests: t.stats.requests.load(Ordering::Relaxed),
+                renders: t.stats.renders.load(Ordering::Relaxed),
+                cache_hits: t.stats.cache_hits.load(Ordering::Relaxed),
+                errors: t.stats.errors.load(Ordering::Relaxed),
+            },
+        }
+    }
+}
+
+pub async fn put(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let mut settings = Settings::default();
+    for (k, v) in form_urlencoded_pairs(query.as_deref().unwrap_or("")) {
+        match k.as_str() {
+            "host" => settings.hosts.push(v),
+            "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
+            other => {
+                return Err(ApiError::BadRequest(format!(
+                    "unknown setting `{other}`; the settings are `host` (repeatable) and `mode` (reuse or fresh)"
+                )));
+            }
+        }
+    }
+    let registry = state.registry.clone();
+    let put = tokio::task::spawn_blocking(move || registry.put(&id, &body, settings))
+        .await
+        .map_err(|_| ApiError::Internal)??;
+    // Old pages carry the old version in their keys; drop them now.
+    state.cache.purge(&put.tenant.id, None);
+    tracing::info!(tenant = &*put.tenant.id, version = put.tenant.version, created = put.created, "tenant registered");
+    let status = if put.created { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((status, Json(TenantView::from(&*put.tenant))).into_response())
+}
+
+pub async fn list(State(state): State<Arc<AppState>>) -> Json<Vec<TenantView>> {
+    Json(state.registry.list().iter().map(|t| TenantView::from(&**t)).collect())
+}
+
+pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<TenantView>, ApiError> {
+    let t = state
+        .registry
+        .get(&id)
+        .ok_or_else(|| ApiError::NotFound(format!("no tenant `{id}`")))?;
+    Ok(Json(TenantView::from(&*t)))
+}
+
+pub async fn remove(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+    let registry = state.registry.clone();
+    let rid = id.clone();
+    tokio::task::spawn_blocking(move || registry.remove(&rid))
+        .await
+        .map_err(|_| ApiError::Internal)??;
+    state.cache.purge(&id, None);
+    tracing::info!(tenant = id, "tenant removed");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Serialize)]
+pub struct Purged {
+    purged: usize,
+}
+
+pub async fn purge(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<Purged>, ApiError> {
+    if state.registry.get(&id).is_none() {
+        return Err(ApiError::NotFound(format!("no tenant `{id}`")));
+    }
+    let prefix = form_urlencoded_pairs(query.as_deref().unwrap_or(""))
+        .into_iter()
+        .find(|(k, _)| k == "prefix")
+        .map(|(_, v)| v);
+    let purged = state.cache.purge(&id, prefix.as_deref());
+    Ok(Json(Purged { purged }))
+}

@@ -1,0 +1,90 @@
+//! `ApiError` (request step 7): the only place that picks HTTP status codes.
+//!
+//! Invariant: bodies never carry internal detail (a JavaScript stack, a trap,
+//! a path on disk). Renderer failures are logged where they happen, with the
+//! tenant, and the client sees a generic page. Admin errors name the problem
+//! in the client's input, since that is what the client must fix.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use thiserror::Error;
+
+use crate::tenant::TenantError;
+
+#[derive(Clone, Debug, Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    NoTenant(String),
+    #[error("the server is busy; retry shortly")]
+    Saturated,
+    #[error("the page took too long to render")]
+    Timeout,
+    #[error("the page could not be rendered")]
+    RenderFailed,
+    #[error("the server is shutting down")]
+    Unavailable,
+    #[error("missing or wrong admin token; send `Authorization: Bearer <token>`")]
+    Unauthorized,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("internal error")]
+    Internal,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::NoTenant(_) | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Saturated | ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            ApiError::RenderFailed | ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        }
+    }
+}
+
+impl From<TenantError> for ApiError {
+    fn from(e: TenantError) -> ApiError {
+        match e {
+            TenantError::NotFound(_) => ApiError::NotFound(e.to_string()),
+            TenantError::HostTaken { .. } => ApiError::Conflict(e.to_string()),
+            TenantError::TooLarge { .. } => ApiError::TooLarge(e.to_string()),
+            TenantError::InvalidId(_)
+            | TenantError::InvalidHost(_)
+            | TenantError::Empty
+            | TenantError::Plugin(_) => ApiError::BadRequest(e.to_string()),
+            TenantError::Storage(err) => {
+                tracing::error!("storing a tenant failed: {err}");
+                ApiError::Internal
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let mut resp = (
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            format!("{} {}: {self}\n", status.as_u16(), status.canonical_reason().unwrap_or("")),
+        )
+            .into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}

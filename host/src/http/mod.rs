@@ -1,0 +1,141 @@
+//! The HTTP server: [`app`] builds the router with every layer, [`serve`]
+//! runs it with graceful shutdown.
+//!
+//! Routes: `/healthz`, `/readyz`, `/metrics`, `/admin/...` (see
+//! `admin.rs`), and every other path renders a page (see `routes.rs`).
+//!
+//! Shutdown: on SIGTERM or SIGINT the listener stops accepting, in-flight
+//! requests finish (up to a grace period), the pool drains, and the process
+//! exits 0.
+
+pub mod admin;
+pub mod error;
+mod routes;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{get, post, put};
+use metrics_exporter_prometheus::PrometheusHandle;
+
+use crate::cache::Cache;
+use crate::config::Config;
+use crate::pool::Pool;
+use crate::tenant::Registry;
+
+/// What every handler shares.
+pub struct AppState {
+    pub config: Config,
+    pub registry: Arc<Registry>,
+    pub pool: Pool,
+    pub cache: Cache,
+    pub admin_token: String,
+    /// Set once start-up work (demo tenants) is done.
+    pub ready: AtomicBool,
+    pub metrics: PrometheusHandle,
+}
+
+/// The router. Layers, outermost first: request tracing, then a timeout a
+/// little past the render deadline (for slow clients and bodies; renders
+/// themselves answer 504 on their own deadline), then per-route body limits.
+pub fn app(state: Arc<AppState>) -> Router {
+    let admin = Router::new()
+        .route("/tenants", get(admin::list))
+        .route(
+            "/tenants/{id}",
+            put(admin::put)
+                .get(admin::show)
+                .delete(admin::remove)
+                .layer(DefaultBodyLimit::max(state.config.max_plugin_bytes)),
+        )
+        .route("/tenants/{id}/purge", post(admin::purge))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), admin::authorize));
+    let overall = state.config.request_timeout + Duration::from_secs(5);
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .nest("/admin", admin)
+        .fallback(routes::page)
+        .layer(DefaultBodyLimit::max(1 << 20))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, overall))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn readyz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    if state.ready.load(Ordering::Acquire) {
+        (StatusCode::OK, "ready\n")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "starting\n")
+    }
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> String {
+    let s = &state.cache.stats;
+    let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    metrics::counter!("ssr_cache_lookups_total").absolute(load(&s.lookups));
+    metrics::counter!("ssr_cache_hot_hits_total").absolute(load(&s.hot_hits));
+    metrics::counter!("ssr_cache_cold_hits_total").absolute(load(&s.cold_hits));
+    metrics::counter!("ssr_cache_misses_total").absolute(load(&s.misses));
+    metrics::counter!("ssr_cache_insertions_total").absolute(load(&s.insertions));
+    metrics::counter!("ssr_cache_evictions_total").absolute(load(&s.evictions));
+    let lookups = load(&s.lookups).max(1) as f64;
+    metrics::gauge!("ssr_cache_hit_ratio").set((load(&s.hot_hits) + load(&s.cold_hits)) as f64 / lookups);
+    metrics::gauge!("ssr_cache_entries").set(state.cache.len() as f64);
+    metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
+    metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);
+    metrics::gauge!("ssr_tenants").set(state.registry.list().len() as f64);
+    state.metrics.render()
+}
+
+/// The process-wide Prometheus recorder (installed once).
+pub fn prometheus() -> PrometheusHandle {
+    static HANDLE: std::sync::OnceLock<PrometheusHandle> = std::sync::OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let buckets = [
+                0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+            ];
+            let recorder = metrics_exporter_prometheus::PrometheusBuilder::new()
+                .set_buckets(&buckets)
+                .expect("non-empty buckets")
+                .build_recorder();
+            let handle = recorder.handle();
+            let _ = metrics::set_global_recorder(recorder);
+            handle
+        })
+        .clone()
+}
+
+/// Serves `app` on `listener` until SIGTERM or SIGINT, then drains.
+pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
+    let router = app(state);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: no new connections, draining in-flight requests");
+}

@@ -1,0 +1,213 @@
+//! Public pages (request step 1): an HTTP request becomes a
+//! `RenderRequest`, then goes through [`resolve`] (tenant), [`lookup`]
+//! (cache), [`submit`] (pool) and [`insert`] (cache), and [`respond`] turns
+//! the entry into a response (encoding, ETag, 304).
+//!
+//! Routing: `/t/{id}/...` picks tenant `id` and the renderer sees the path
+//! without the prefix; otherwise the `Host` header picks the tenant among
+//! registered hostnames.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+use crate::cache::{CacheEntry, CacheKey, Encoding, FlightError};
+use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
+use crate::pool::PoolError;
+use crate::tenant::Tenant;
+
+/// Serves one public request.
+pub async fn page(State(state): State<Arc<AppState>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    match serve(&state, method, &uri, &headers).await {
+        Ok(resp) => resp,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn serve(state: &AppState, method: Method, uri: &Uri, headers: &HeaderMap) -> Result<Response, ApiError> {
+    let (tenant, target) = resolve(state, uri, headers)?;
+    tenant.stats.requests.fetch_add(1, Ordering::Relaxed);
+    metrics::counter!("ssr_requests_total", "tenant" => tenant.id.to_string()).increment(1);
+    let request = request(&tenant, &method, &target, headers);
+    let head = method == Method::HEAD;
+    if method != Method::GET && !head {
+        let entry = submit(state, &tenant, request).await?;
+        return Ok(respond(&entry, headers, "bypass", false));
+    }
+    let vary = state.cache.vary_for(&tenant.id);
+    let key = CacheKey::new(&tenant.id, tenant.version, &target, &vary, |n| header_str(headers, n));
+    if let Some(entry) = lookup(state, &tenant, &key) {
+        return Ok(respond(&entry, headers, "hit", head));
+    }
+    let entry = state
+        .cache
+        .single_flight(&key, || async {
+            let entry = submit(state, &tenant, request).await.map_err(|e| Arc::new(e) as FlightError)?;
+            insert(state, &tenant, &target, headers, &entry);
+            Ok(entry)
+        })
+        .await
+        .map_err(|e| e.downcast_ref::<ApiError>().cloned().unwrap_or(ApiError::Internal))?;
+    Ok(respond(&entry, headers, "miss", head))
+}
+
+/// Step 2: which tenant, and the target (path and query) its renderer sees.
+fn resolve(state: &AppState, uri: &Uri, headers: &HeaderMap) -> Result<(Arc<Tenant>, String), ApiError> {
+    let target = uri.path_and_query().map_or("/", |pq| pq.as_str());
+    if let Some(rest) = target.strip_prefix("/t/") {
+        let end = rest.find(['/', '?']).unwrap_or(rest.len());
+        let id = &rest[..end];
+        let tenant = state
+            .registry
+            .get(id)
+            .ok_or_else(|| ApiError::NoTenant(format!("no tenant `{id}` is registered")))?;
+        let inner = &rest[end..];
+        let inner = if inner.starts_with('/') { inner.to_string() } else { format!("/{inner}") };
+        return Ok((tenant, inner));
+    }
+    let host = header_str(headers, "host").unwrap_or("");
+    let tenant = state.registry.resolve_host(host).ok_or_else(|| {
+        ApiError::NoTenant(format!(
+            "no tenant serves host `{host}`; register one with `ssr tenant add <id> <plugin.wasm> --host {host}`, or use /t/<id>/ paths"
+        ))
+    })?;
+    Ok((tenant, target.to_string()))
+}
+
+fn request(tenant: &Tenant, method: &Method, target: &str, headers: &HeaderMap) -> RenderRequest {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    RenderRequest {
+        method: method.as_str().to_string(),
+        url: target.to_string(),
+        path: path.to_string(),
+        query: form_urlencoded_pairs(query),
+        headers: headers
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect(),
+        tenant: tenant.id.to_string(),
+    }
+}
+
+/// Step 3.
+fn lookup(state: &AppState, tenant: &Tenant, key: &CacheKey) -> Option<Arc<CacheEntry>> {
+    let (entry, _) = state.cache.lookup(key)?;
+    tenant.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+    Some(entry)
+}
+
+/// Steps 4 and 5: render on the pool, within the request timeout.
+async fn submit(state: &AppState, tenant: &Arc<Tenant>, request: RenderRequest) -> Result<Arc<CacheEntry>, ApiError> {
+    let id = tenant.id.to_string();
+    let deadline = Instant::now() + state.config.request_timeout;
+    let rx = state.pool.submit(tenant.clone(), request, deadline).map_err(|e| {
+        metrics::counter!("ssr_rejections_total", "tenant" => id.clone(), "reason" => "saturated").increment(1);
+        match e {
+            PoolError::Closed => ApiError::Unavailable,
+            _ => ApiError::Saturated,
+        }
+    })?;
+    // The worker stops the render at the deadline; this margin only covers
+    // the hand-back.
+    let waited = tokio::time::timeout_at((deadline + std::time::Duration::from_millis(100)).into(), rx).await;
+    let outcome = match waited {
+        Err(_) => Err(PoolError::Timeout),
+        Ok(Err(_)) => Err(PoolError::Closed),
+        Ok(Ok(r)) => r,
+    };
+    match outcome {
+        Ok(r) => {
+            tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
+            metrics::histogram!("ssr_queue_wait_seconds", "tenant" => id.clone()).record(r.queue_wait.as_secs_f64());
+            metrics::histogram!("ssr_render_seconds", "tenant" => id).record(r.render_time.as_secs_f64());
+            let ttl = state.cache.ttl_for(&r.response);
+            Ok(CacheEntry::new(r.response, ttl))
+        }
+        Err(e) => {
+            tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
+            Err(failed(&id, e))
+        }
+    }
+}
+
+/// Logs a failed render with its detail; the client gets a generic error.
+fn failed(tenant: &str, e: PoolError) -> ApiError {
+    let kind = match &e {
+        PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => "timeout",
+        PoolError::Engine(EngineError::OutOfMemory) => "memory",
+        PoolError::Engine(EngineError::Js { .. }) => "script",
+        PoolError::Engine(EngineError::Trap(_)) => "trap",
+        _ => "other",
+    };
+    metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind).increment(1);
+    match e {
+        PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
+            tracing::warn!(tenant, "render timed out");
+            ApiError::Timeout
+        }
+        PoolError::Saturated => ApiError::Saturated,
+        PoolError::Closed => ApiError::Unavailable,
+        PoolError::Engine(EngineError::Js { kind, message, stack }) => {
+            tracing::warn!(tenant, %kind, stack = stack.as_deref().unwrap_or(""), "render failed: {message}");
+            ApiError::RenderFailed
+        }
+        PoolError::Engine(other) => {
+            tracing::warn!(tenant, "render failed: {other}");
+            ApiError::RenderFailed
+        }
+    }
+}
+
+/// Step 6: store the entry under the key its declared vary headers give.
+fn insert(state: &AppState, tenant: &Tenant, target: &str, headers: &HeaderMap, entry: &Arc<CacheEntry>) {
+    let key = CacheKey::new(&tenant.id, tenant.version, target, &entry.vary, |n| header_str(headers, n));
+    state.cache.insert(key, entry, &entry.vary);
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Turns an entry into a response: 304 for a matching `If-None-Match`, else
+/// the body in the negotiated encoding.
+fn respond(entry: &CacheEntry, req: &HeaderMap, cache: &'static str, head: bool) -> Response {
+    let mut builder = Response::builder();
+    let h = builder.headers_mut().expect("fresh builder");
+    for (k, v) in &entry.headers {
+        if matches!(k.as_str(), "content-length" | "content-encoding" | "etag" | "transfer-encoding" | "connection" | "vary") {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (HeaderName::try_from(k.as_str()), HeaderValue::try_from(v.as_str())) {
+            h.append(name, value);
+        }
+    }
+    let mut vary = entry.vary.join(", ");
+    vary.push_str(if vary.is_empty() { "accept-encoding" } else { ", accept-encoding" });
+    h.insert(header::VARY, HeaderValue::try_from(vary).unwrap_or(HeaderValue::from_static("accept-encoding")));
+    h.insert(header::ETAG, HeaderValue::try_from(entry.etag.as_str()).expect("etag is ASCII"));
+    h.insert("x-cache", HeaderValue::from_static(cache));
+    if let Some(inm) = header_str(req, "if-none-match")
+        && entry.matches(inm)
+    {
+        return builder.status(StatusCode::NOT_MODIFIED).body(Body::empty()).expect("valid response");
+    }
+    let wanted = header_str(req, "accept-encoding").map_or(Encoding::Identity, Encoding::negotiate);
+    let (used, body) = entry.body(wanted);
+    let h = builder.headers_mut().expect("fresh builder");
+    if let Some(name) = used.name() {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
+    }
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    let body = if head { Body::empty() } else { Body::from(body) };
+    builder
+        .status(StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK))
+        .body(body)
+        .expect("valid response")
+}

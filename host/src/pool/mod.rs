@@ -1,0 +1,142 @@
+//! The worker pool (request step 4, [`Pool::submit`]): renders run on
+//! dedicated OS threads, one per worker, each pinned to a core and owning its
+//! Wasmtime stores; the async runtime only waits for them.
+//!
+//! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
+//! that every worker pulls from. Renders are long (0.3-15 ms, see
+//! `benches/engine.rs`) next to a channel hand-off (well under a
+//! microsecond), so contention on one queue costs nothing measurable, and a
+//! shared queue never leaves a job waiting behind a slow render while another
+//! worker idles, which per-worker queues do without work stealing. Warm
+//! instances are per worker, so a tenant gets one warm instance on each
+//! worker that has served it.
+//!
+//! Invariants:
+//! - The queue is bounded: a full queue is `PoolError::Saturated` at once
+//!   (HTTP 503 with `Retry-After`), never an unbounded wait.
+//! - A job carries its absolute deadline; a worker does not start a job whose
+//!   deadline has passed, and a render it starts is stopped at the deadline
+//!   (epoch interruption), so a 504 never leaves a render running.
+//! - Nothing `!Send` leaves its worker: stores and instances live and die on
+//!   the worker thread; jobs come back on a `oneshot`.
+
+mod worker;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Sender, TrySendError};
+use thiserror::Error;
+use tokio::sync::oneshot;
+
+use crate::engine::wasm::WasmEngine;
+use crate::engine::{EngineError, RenderRequest, RenderResponse};
+use crate::tenant::Tenant;
+
+/// Pool settings.
+#[derive(Clone, Debug)]
+pub struct PoolOptions {
+    pub workers: usize,
+    pub pin: bool,
+    pub queue_capacity: usize,
+    /// Warm instances each worker keeps, across tenants (least recently used
+    /// goes first).
+    pub warm_instances: usize,
+    /// The longest a single render may run.
+    pub render_deadline: Duration,
+}
+
+/// Why a job produced no response.
+#[derive(Debug, Error)]
+pub enum PoolError {
+    #[error("the render queue is full")]
+    Saturated,
+    #[error("the request's deadline passed")]
+    Timeout,
+    #[error("the pool is shut down")]
+    Closed,
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// A finished render with its timings.
+#[derive(Debug)]
+pub struct Rendered {
+    pub response: RenderResponse,
+    pub queue_wait: Duration,
+    pub render_time: Duration,
+}
+
+pub(crate) struct Job {
+    tenant: Arc<Tenant>,
+    request: RenderRequest,
+    deadline: Instant,
+    enqueued: Instant,
+    reply: oneshot::Sender<Result<Rendered, PoolError>>,
+}
+
+/// The pool of pinned render workers. Dropping it disconnects the queue:
+/// workers finish the jobs already queued, then exit.
+pub struct Pool {
+    queue: Sender<Job>,
+    capacity: usize,
+}
+
+impl Pool {
+    pub fn start(engine: Arc<WasmEngine>, options: PoolOptions) -> Pool {
+        let (queue, jobs) = crossbeam_channel::bounded(options.queue_capacity);
+        let cores = if options.pin {
+            core_affinity::get_core_ids().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        for i in 0..options.workers {
+                let jobs = jobs.clone();
+                let engine = engine.clone();
+                let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
+                let opts = options.clone();
+                std::thread::Builder::new()
+                    .name(format!("ssr-worker-{i}"))
+                    .spawn(move || worker::run(i, core, jobs, engine, opts))
+                    .expect("spawning a worker thread");
+        }
+        Pool {
+            queue,
+            capacity: options.queue_capacity,
+        }
+    }
+
+    /// Queues a render of `request` for `tenant`, to finish by `deadline`.
+    pub fn submit(
+        &self,
+        tenant: Arc<Tenant>,
+        request: RenderRequest,
+        deadline: Instant,
+    ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
+        let (reply, rx) = oneshot::channel();
+        let job = Job {
+            tenant,
+            request,
+            deadline,
+            enqueued: Instant::now(),
+            reply,
+        };
+        match self.queue.try_send(job) {
+            Ok(()) => {
+                metrics::gauge!("ssr_queue_depth").set(self.queue.len() as f64);
+                Ok(rx)
+            }
+            Err(TrySendError::Full(_)) => Err(PoolError::Saturated),
+            Err(TrySendError::Disconnected(_)) => Err(PoolError::Closed),
+        }
+    }
+
+    /// Jobs waiting for a worker.
+    pub fn queue_depth(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn queue_capacity(&self) -> usize {
+        self.capacity
+    }
+}

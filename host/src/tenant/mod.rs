@@ -1,0 +1,347 @@
+//! Tenants: who owns which plugin, and which hostnames route to them
+//! (request step 2, [`Registry::resolve_host`] / [`Registry::get`]).
+//!
+//! Lifetimes: the [`Registry`] lives for the process. A [`Tenant`] value is
+//! one *version* of a tenant and is immutable; replacing a plugin makes a new
+//! `Tenant` with a higher `version`. Requests hold an `Arc<Tenant>`, so a
+//! request in flight finishes on the version it resolved (a hot swap never
+//! fails a request) while new requests see the new one.
+//!
+//! Invariants:
+//! - Everything is validated (id syntax, size, contract, compilation) before
+//!   anything is stored or published.
+//! - With a data dir, a registration is persisted (see `store.rs`) before it
+//!   is published, so what a client was told is stored survives a crash.
+//! - A hostname routes to at most one tenant.
+
+mod store;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::engine::EngineError;
+use crate::engine::wasm::{WasmEngine, WasmPlugin};
+pub use store::Store;
+
+/// How a tenant's instances are used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// A warm instance serves many requests of this tenant (state may
+    /// survive between requests of the same tenant).
+    #[default]
+    Reuse,
+    /// A new instance per request: no state survives a request.
+    Fresh,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "reuse" => Ok(Mode::Reuse),
+            "fresh" => Ok(Mode::Fresh),
+            _ => Err(format!("unknown isolation mode `{s}`; use `reuse` or `fresh`")),
+        }
+    }
+}
+
+/// Settings given at registration.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Settings {
+    /// Hostnames routed to this tenant (lower-case, no port).
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Isolation mode; the server's default when absent.
+    #[serde(default)]
+    pub mode: Option<Mode>,
+}
+
+/// Per-tenant counters, carried across versions.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub requests: AtomicU64,
+    pub renders: AtomicU64,
+    pub cache_hits: AtomicU64,
+    pub errors: AtomicU64,
+}
+
+/// One version of a tenant.
+pub struct Tenant {
+    pub id: Arc<str>,
+    /// Increases with every registration of this id; part of cache keys.
+    pub version: u64,
+    pub hosts: Vec<String>,
+    pub mode: Mode,
+    /// Content hash of the plugin bytes.
+    pub digest: String,
+    pub plugin_bytes: usize,
+    pub updated_unix: u64,
+    pub plugin: Arc<WasmPlugin>,
+    pub stats: Arc<Stats>,
+}
+
+/// Why a tenant operation failed. `http/error.rs` maps these to 4xx.
+#[derive(Debug, Error)]
+pub enum TenantError {
+    #[error("invalid tenant id `{0}`: use 1-63 characters from a-z, 0-9 and `-`, starting with a letter or digit")]
+    InvalidId(String),
+    #[error("invalid hostname `{0}`: use a DNS name such as `shop.example.com` (letters, digits, `-` and `.`, no port)")]
+    InvalidHost(String),
+    #[error("hostname `{host}` already routes to tenant `{owner}`; remove it there first")]
+    HostTaken { host: String, owner: String },
+    #[error("the plugin is {size} bytes, over the limit of {limit} bytes")]
+    TooLarge { size: usize, limit: usize },
+    #[error("the plugin is empty; send the bytes of a plugin built with `ssr build` as the request body")]
+    Empty,
+    #[error("no tenant `{0}`")]
+    NotFound(String),
+    #[error("the plugin was refused: {0}")]
+    Plugin(#[from] EngineError),
+    #[error("storing the tenant failed: {0}")]
+    Storage(#[from] std::io::Error),
+}
+
+/// What a put did.
+pub struct Put {
+    pub tenant: Arc<Tenant>,
+    pub created: bool,
+}
+
+#[derive(Default)]
+struct Table {
+    by_id: HashMap<Arc<str>, Arc<Tenant>>,
+    by_host: HashMap<String, Arc<str>>,
+}
+
+/// All tenants, by id and by hostname.
+pub struct Registry {
+    table: RwLock<Table>,
+    engine: Arc<WasmEngine>,
+    store: Option<Store>,
+    next_version: AtomicU64,
+    default_mode: Mode,
+    max_plugin_bytes: usize,
+}
+
+impl Registry {
+    /// A registry, reloading what `store` holds (without recompiling).
+    pub fn open(
+        engine: Arc<WasmEngine>,
+        store: Option<Store>,
+        default_mode: Mode,
+        max_plugin_bytes: usize,
+    ) -> Result<Registry, TenantError> {
+        let reg = Registry {
+            table: RwLock::default(),
+            engine,
+            store,
+            next_version: AtomicU64::new(1),
+            default_mode,
+            max_plugin_bytes,
+        };
+        if let Some(store) = &reg.store {
+            for saved in store.load_all(&reg.engine) {
+                let version = saved.record.version;
+                reg.next_version.fetch_max(version + 1, Ordering::Relaxed);
+                let tenant = Arc::new(Tenant {
+                    id: saved.record.id.as_str().into(),
+                    version,
+                    hosts: saved.record.hosts.clone(),
+                    mode: saved.record.mode,
+                    digest: saved.record.digest.clone(),
+                    plugin_bytes: saved.record.plugin_bytes,
+                    updated_unix: saved.record.updated_unix,
+                    plugin: Arc::new(saved.plugin),
+                    stats: Arc::default(),
+                });
+                reg.publish(tenant);
+            }
+        }
+        Ok(reg)
+    }
+
+    /// The tenant a `Host` header routes to (port ignored).
+    pub fn resolve_host(&self, host: &str) -> Option<Arc<Tenant>> {
+        let name = host.rsplit_once(':').map_or(host, |(h, p)| {
+            if p.bytes().all(|b| b.is_ascii_digit()) { h } else { host }
+        });
+        let table = self.table.read().unwrap();
+        let id = table.by_host.get(&name.to_ascii_lowercase())?;
+        table.by_id.get(id).cloned()
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Tenant>> {
+        self.table.read().unwrap().by_id.get(id).cloned()
+    }
+
+    pub fn list(&self) -> Vec<Arc<Tenant>> {
+        let mut all: Vec<_> = self.table.read().unwrap().by_id.values().cloned().collect();
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        all
+    }
+
+    /// Registers or replaces tenant `id`. Compiles the plugin (CPU-heavy:
+    /// call it off the async runtime's threads).
+    pub fn put(&self, id: &str, bytes: &[u8], settings: Settings) -> Result<Put, TenantError> {
+        validate_id(id)?;
+        if bytes.is_empty() {
+            return Err(TenantError::Empty);
+        }
+        if bytes.len() > self.max_plugin_bytes {
+            return Err(TenantError::TooLarge {
+                size: bytes.len(),
+                limit: self.max_plugin_bytes,
+            });
+        }
+        let hosts = settings
+            .hosts
+            .iter()
+            .map(|h| validate_host(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.check_hosts_free(id, &hosts)?;
+        let plugin = self.engine.load(bytes)?;
+        let digest = digest(bytes);
+        let version = self.next_version.fetch_add(1, Ordering::Relaxed);
+        let mode = settings.mode.unwrap_or(self.default_mode);
+        let updated_unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if let Some(store) = &self.store {
+            store.save(
+                &store::Record {
+                    id: id.to_string(),
+                    version,
+                    hosts: hosts.clone(),
+                    mode,
+                    digest: digest.clone(),
+                    plugin_bytes: bytes.len(),
+                    updated_unix,
+                },
+                bytes,
+                &self.engine.precompile(&plugin)?,
+            )?;
+        }
+        let stats = self.get(id).map(|t| t.stats.clone()).unwrap_or_default();
+        let tenant = Arc::new(Tenant {
+            id: id.into(),
+            version,
+            hosts,
+            mode,
+            digest,
+            plugin_bytes: bytes.len(),
+            updated_unix,
+            plugin: Arc::new(plugin),
+            stats,
+        });
+        let created = self.publish(tenant.clone());
+        Ok(Put { tenant, created })
+    }
+
+    /// Removes tenant `id`.
+    pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
+        let existing = self.get(id).ok_or_else(|| TenantError::NotFound(id.to_string()))?;
+        if let Some(store) = &self.store {
+            store.remove(id)?;
+        }
+        let mut table = self.table.write().unwrap();
+        table.by_host.retain(|_, owner| &**owner != id);
+        table.by_id.remove(id);
+        Ok(existing)
+    }
+
+    fn check_hosts_free(&self, id: &str, hosts: &[String]) -> Result<(), TenantError> {
+        let table = self.table.read().unwrap();
+        for h in hosts {
+            if let Some(owner) = table.by_host.get(h)
+                && &**owner != id
+            {
+                return Err(TenantError::HostTaken {
+                    host: h.clone(),
+                    owner: owner.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes `tenant` the current version; returns whether the id is new.
+    fn publish(&self, tenant: Arc<Tenant>) -> bool {
+        let mut table = self.table.write().unwrap();
+        let id = tenant.id.clone();
+        table.by_host.retain(|_, owner| *owner != id);
+        for h in &tenant.hosts {
+            table.by_host.insert(h.clone(), id.clone());
+        }
+        table.by_id.insert(id, tenant).is_none()
+    }
+}
+
+/// Tenant ids: 1-63 of `a-z0-9-`, not starting with `-`.
+pub fn validate_id(id: &str) -> Result<(), TenantError> {
+    let ok = !id.is_empty()
+        && id.len() <= 63
+        && !id.starts_with('-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(TenantError::InvalidId(id.to_string()))
+    }
+}
+
+fn validate_host(host: &str) -> Result<String, TenantError> {
+    let h = host.trim().to_ascii_lowercase();
+    let ok = !h.is_empty()
+        && h.len() <= 253
+        && h.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        });
+    if ok {
+        Ok(h)
+    } else {
+        Err(TenantError::InvalidHost(host.to_string()))
+    }
+}
+
+/// A content digest (xxh3-128, hex) of plugin bytes.
+pub fn digest(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tenant_ids_obeyed() {
+        for id in ["a", "shop-1", "0abc", &"x".repeat(63)] {
+            validate_id(id).unwrap();
+        }
+    }
+
+    #[test]
+    fn tenant_ids_violated() {
+        for id in ["", "-a", "A", "a_b", "a/b", "..", &"x".repeat(64)] {
+            assert!(validate_id(id).is_err(), "{id}");
+        }
+    }
+
+    #[test]
+    fn hostnames_are_lowercased_and_checked() {
+        assert_eq!(validate_host("Shop.Example.COM").unwrap(), "shop.example.com");
+        assert!(validate_host("shop.example.com:8080").is_err());
+        assert!(validate_host("bad..name").is_err());
+    }
+}

@@ -1,0 +1,143 @@
+//! Tenant persistence in the data dir.
+//!
+//! Layout:
+//! ```text
+//! <data-dir>/plugins/<digest>.wasm    the plugin as registered (immutable)
+//! <data-dir>/plugins/<digest>.cwasm   the same, compiled for this host
+//! <data-dir>/tenants/<id>.json        the registration, naming a digest
+//! ```
+//!
+//! Invariants (crash safety):
+//! - Every file is written with `fs::write_atomically`.
+//! - A registration is written only after both plugin files it names are
+//!   durable, so a `<id>.json` never points at a missing or partial plugin:
+//!   after a crash at any moment a tenant has its old registration or its
+//!   new one.
+//! - Plugin files no registration names are garbage, removed at start-up.
+//! - Loading prefers the compiled `.cwasm` (`deserialize_file`, no
+//!   compilation); if it cannot be used (another wasmtime version, say) the
+//!   `.wasm` is compiled again and the `.cwasm` rewritten.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::Mode;
+use crate::engine::wasm::{WasmEngine, WasmPlugin};
+use crate::fs::{sync_dir, write_atomically};
+
+/// One registration, as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    pub id: String,
+    pub version: u64,
+    pub hosts: Vec<String>,
+    pub mode: Mode,
+    pub digest: String,
+    pub plugin_bytes: usize,
+    pub updated_unix: u64,
+}
+
+/// A stored registration with its loaded plugin.
+pub struct Saved {
+    pub record: Record,
+    pub plugin: WasmPlugin,
+}
+
+/// The data dir.
+pub struct Store {
+    plugins: PathBuf,
+    tenants: PathBuf,
+}
+
+impl Store {
+    pub fn open(dir: &Path) -> std::io::Result<Store> {
+        let store = Store {
+            plugins: dir.join("plugins"),
+            tenants: dir.join("tenants"),
+        };
+        std::fs::create_dir_all(&store.plugins)?;
+        std::fs::create_dir_all(&store.tenants)?;
+        Ok(store)
+    }
+
+    fn record_path(&self, id: &str) -> PathBuf {
+        self.tenants.join(format!("{id}.json"))
+    }
+
+    /// Persists a registration: plugin files first, then the record.
+    pub fn save(&self, record: &Record, wasm: &[u8], compiled: &[u8]) -> std::io::Result<()> {
+        let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
+        if !wasm_path.exists() {
+            write_atomically(&wasm_path, wasm)?;
+        }
+        write_atomically(&self.plugins.join(format!("{}.cwasm", record.digest)), compiled)?;
+        let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+        write_atomically(&self.record_path(&record.id), &json)
+    }
+
+    pub fn remove(&self, id: &str) -> std::io::Result<()> {
+        match std::fs::remove_file(self.record_path(id)) {
+            Ok(()) => sync_dir(&self.tenants),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every stored registration that loads; a broken one is logged and
+    /// skipped, never fatal. Removes unreferenced plugin files.
+    pub fn load_all(&self, engine: &WasmEngine) -> Vec<Saved> {
+        let mut saved = Vec::new();
+        let entries = match std::fs::read_dir(&self.tenants) {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::error!(dir = %self.tenants.display(), "cannot list tenants: {e}");
+                return saved;
+            }
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                // Leftover temporary files of an interrupted write.
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            match self.load_one(&path, engine) {
+                Ok(s) => saved.push(s),
+                Err(e) => tracing::error!(file = %path.display(), "skipping a stored tenant: {e}"),
+            }
+        }
+        let live: HashSet<&str> = saved.iter().map(|s| s.record.digest.as_str()).collect();
+        if let Ok(entries) = std::fs::read_dir(&self.plugins) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let digest = name.split('.').next().unwrap_or_default();
+                if !live.contains(digest) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        saved
+    }
+
+    fn load_one(&self, path: &Path, engine: &WasmEngine) -> Result<Saved, String> {
+        let text = std::fs::read(path).map_err(|e| e.to_string())?;
+        let record: Record = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
+        super::validate_id(&record.id).map_err(|e| e.to_string())?;
+        let compiled = self.plugins.join(format!("{}.cwasm", record.digest));
+        let plugin = match engine.load_precompiled(&compiled) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(tenant = record.id, "compiled plugin unusable ({e}); compiling again");
+                let wasm = std::fs::read(self.plugins.join(format!("{}.wasm", record.digest)))
+                    .map_err(|e| format!("plugin file: {e}"))?;
+                let plugin = engine.load(&wasm).map_err(|e| e.to_string())?;
+                let bytes = engine.precompile(&plugin).map_err(|e| e.to_string())?;
+                write_atomically(&compiled, &bytes).map_err(|e| e.to_string())?;
+                plugin
+            }
+        };
+        Ok(Saved { record, plugin })
+    }
+}

@@ -224,7 +224,8 @@ mod tests {
 
     #[test]
     fn file_overrides_only_what_it_sets() {
-        let f: FileConfig = toml::from_str("workers = 3\ncache_ttl_secs = 5\ndefault_mode = \"fresh\"").unwrap();
+        let f: FileConfig =
+            toml::from_str("workers = 3\ncache_ttl_secs = 5\ndefault_mode = \"fresh\"").unwrap();
         let mut c = Config::default();
         f.apply(&mut c);
         assert_eq!(c.workers, 3);

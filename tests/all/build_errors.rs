@@ -1,10 +1,10 @@
 //! `ssr build` failures: a clear message on stderr and a non-zero exit,
 //! never a panic.
 
-use crate::support::{root, ssr, text};
+use crate::support::{root, ssr, tempdir, text};
 
 fn build_fails(source: Option<&str>, file: &str) -> String {
-    let dir = tempdir();
+    let dir = tempdir("build");
     let entry = dir.join(file);
     if let Some(src) = source {
         std::fs::write(&entry, src).unwrap();
@@ -29,18 +29,6 @@ fn build_fails(source: Option<&str>, file: &str) -> String {
         "a failed build must not write a plugin"
     );
     stderr
-}
-
-fn tempdir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "ssr-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -95,7 +83,7 @@ fn unreadable_entry_is_named() {
 
 #[test]
 fn import_without_bundler_says_how_to_bundle() {
-    let dir = tempdir();
+    let dir = tempdir("build");
     let entry = dir.join("app.js");
     std::fs::copy(root().join("tests/plugins/bare-import.js"), &entry).unwrap();
     let out = ssr()

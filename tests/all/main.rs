@@ -5,7 +5,10 @@
 //! run, with `ssr build`, into `target/test-plugins/`.
 
 mod build_errors;
+mod cache;
 mod contract;
+mod pool;
 mod render;
 mod runtime;
 mod support;
+mod tenants;

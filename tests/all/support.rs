@@ -167,3 +167,191 @@ pub fn assert_same_as_node(entry: &str, url: &str, headers: &[(&str, &str)]) {
         );
     }
 }
+
+/// A running `ssr serve`, killed on drop.
+pub struct Server {
+    pub child: std::process::Child,
+    pub addr: String,
+    pub token: String,
+    pub log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// Starts `ssr serve` on a free loopback port with `args`, and waits
+    /// until it listens (and, with the demo, until it is ready).
+    pub fn start(args: &[&str]) -> Server {
+        use std::io::BufRead;
+        let token = "test-token".to_string();
+        let mut child = ssr()
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0", "--admin-token", &token])
+            .args(args)
+            // Defaults for tests that do not set them (flags override).
+            .env("SSR_WORKERS", "2")
+            .env("SSR_WARM_INSTANCES", "4")
+            .env("RUST_LOG", "warn,ssr=info,ssr::console=info")
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if let Some(rest) = line.strip_prefix("ssr listening on http://") {
+                    let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+                }
+                let mut l = sink.lock().unwrap();
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("ssr serve did not start:\n{}", log.lock().unwrap()));
+        Server {
+            child,
+            addr,
+            token,
+            log,
+        }
+    }
+
+    /// Waits (up to 5 s) until the server's log contains `needle`.
+    pub fn log_contains(&self, needle: &str) -> bool {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < until {
+            if self.log.lock().unwrap().contains(needle) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub fn agent() -> ureq::Agent {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .build()
+            .into()
+    }
+
+    /// `PUT /admin/tenants/{id}` with a plugin built from `entry`.
+    pub fn add(&self, id: &str, entry: &str, query: &str) -> (u16, String) {
+        let bytes = std::fs::read(plugin(entry).plugin).unwrap();
+        self.put_bytes(id, &bytes, query)
+    }
+
+    pub fn put_bytes(&self, id: &str, bytes: &[u8], query: &str) -> (u16, String) {
+        let mut r = Self::agent()
+            .put(self.url(&format!("/admin/tenants/{id}?{query}")))
+            .header("Authorization", &format!("Bearer {}", self.token))
+            .send(bytes)
+            .unwrap();
+        (
+            r.status().as_u16(),
+            r.body_mut().read_to_string().unwrap_or_default(),
+        )
+    }
+
+    pub fn admin(&self, method: &str, path: &str) -> (u16, String) {
+        let agent = Self::agent();
+        let url = self.url(path);
+        let auth = format!("Bearer {}", self.token);
+        let r = match method {
+            "GET" => agent.get(&url).header("Authorization", &auth).call(),
+            "DELETE" => agent.delete(&url).header("Authorization", &auth).call(),
+            "POST" => agent.post(&url).header("Authorization", &auth).send_empty(),
+            _ => unreachable!(),
+        };
+        let mut r = r.unwrap();
+        (
+            r.status().as_u16(),
+            r.body_mut().read_to_string().unwrap_or_default(),
+        )
+    }
+
+    /// A GET with headers; returns status, headers and body bytes.
+    pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut req = Self::agent().get(self.url(path));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut r = req.call().unwrap();
+        let headers = r
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect();
+        let body = r
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_to_vec()
+            .unwrap_or_default();
+        Reply {
+            status: r.status().as_u16(),
+            headers,
+            body,
+        }
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    pub fn stop(mut self, signal: &str) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        text(&self.body)
+    }
+}
+
+/// A fresh, empty directory under the system's temp dir.
+pub fn tempdir(tag: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ssr-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -44,7 +44,9 @@ impl L2 {
     /// Inserts, then evicts a batch if over capacity; returns how many
     /// entries were evicted.
     pub fn insert(&self, key: CacheKey, entry: Arc<CacheEntry>) -> usize {
-        entry.seq.store(self.seq.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
+        entry
+            .seq
+            .store(self.seq.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
         self.map.insert(key, entry);
         if self.map.len() <= self.capacity {
             return 0;

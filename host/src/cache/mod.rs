@@ -174,7 +174,10 @@ fn compress_br(body: &[u8]) -> Option<Bytes> {
 
 fn compress_gzip(body: &[u8]) -> Option<Bytes> {
     use std::io::Write;
-    let mut enc = flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 3), flate2::Compression::new(6));
+    let mut enc = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 3),
+        flate2::Compression::new(6),
+    );
     enc.write_all(body).ok()?;
     enc.finish().ok().map(Bytes::from)
 }
@@ -205,12 +208,15 @@ pub struct Cache {
     l2: l2::L2,
     default_ttl: Duration,
     pub stats: CacheStats,
-    inflight: DashMap<CacheKey, Arc<tokio::sync::OnceCell<Result<Arc<CacheEntry>, FlightError>>>>,
+    inflight: DashMap<CacheKey, Arc<Flight>>,
     vary: DashMap<Arc<str>, Arc<Vec<String>>>,
 }
 
 /// A failure shared by every waiter of one single-flight render.
 pub type FlightError = Arc<dyn std::error::Error + Send + Sync>;
+
+/// One render in flight, and its result once there is one.
+type Flight = tokio::sync::OnceCell<Result<Arc<CacheEntry>, FlightError>>;
 
 impl Cache {
     pub fn new(capacity: usize, default_ttl: Duration) -> Cache {
@@ -264,7 +270,8 @@ impl Cache {
     /// headers its tenant varies on.
     pub fn insert(&self, key: CacheKey, entry: &Arc<CacheEntry>, vary: &[String]) {
         if !vary.is_empty() && self.vary_for(&key.tenant).as_slice() != vary {
-            self.vary.insert(key.tenant.clone(), Arc::new(vary.to_vec()));
+            self.vary
+                .insert(key.tenant.clone(), Arc::new(vary.to_vec()));
         }
         if !entry.stored {
             return;
@@ -272,14 +279,20 @@ impl Cache {
         let evicted = self.l2.insert(key.clone(), entry.clone());
         l1::put(self.id, key, entry.clone());
         self.stats.insertions.fetch_add(1, Ordering::Relaxed);
-        self.stats.evictions.fetch_add(evicted as u64, Ordering::Relaxed);
+        self.stats
+            .evictions
+            .fetch_add(evicted as u64, Ordering::Relaxed);
     }
 
     /// Runs `render` once for all concurrent callers with the same key.
     /// A caller that joined another's render of a response that was not
     /// stored (no-store, an error page) renders for itself: only what may
     /// be cached is shared.
-    pub async fn single_flight<F, Fut>(&self, key: &CacheKey, render: F) -> Result<Arc<CacheEntry>, FlightError>
+    pub async fn single_flight<F, Fut>(
+        &self,
+        key: &CacheKey,
+        render: F,
+    ) -> Result<Arc<CacheEntry>, FlightError>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Arc<CacheEntry>, FlightError>>,
@@ -347,28 +360,46 @@ mod tests {
     #[test]
     fn policy_is_honoured() {
         let c = Cache::new(10, Duration::from_secs(60));
-        assert_eq!(c.ttl_for(&response("x", CachePolicy::HostDefault, 200)), Some(Duration::from_secs(60)));
-        assert_eq!(c.ttl_for(&response("x", CachePolicy::HostDefault, 404)), None);
-        assert_eq!(c.ttl_for(&response("x", CachePolicy::Ttl(5), 404)), Some(Duration::from_secs(5)));
+        assert_eq!(
+            c.ttl_for(&response("x", CachePolicy::HostDefault, 200)),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(
+            c.ttl_for(&response("x", CachePolicy::HostDefault, 404)),
+            None
+        );
+        assert_eq!(
+            c.ttl_for(&response("x", CachePolicy::Ttl(5), 404)),
+            Some(Duration::from_secs(5))
+        );
         assert_eq!(c.ttl_for(&response("x", CachePolicy::NoStore, 200)), None);
     }
 
     #[test]
     fn second_lookup_on_a_thread_is_a_hot_hit() {
         let c = Cache::new(10, Duration::from_secs(60));
-        let e = CacheEntry::new(response("x", CachePolicy::HostDefault, 200), Some(Duration::from_secs(60)));
+        let e = CacheEntry::new(
+            response("x", CachePolicy::HostDefault, 200),
+            Some(Duration::from_secs(60)),
+        );
         c.insert(key("/"), &e, &[]);
         assert_eq!(c.lookup(&key("/")).unwrap().1, Hit::Cold);
         assert_eq!(c.lookup(&key("/")).unwrap().1, Hit::Hot);
         c.purge("t", None);
-        assert!(c.lookup(&key("/")).is_none(), "purge must reach this thread's L1");
+        assert!(
+            c.lookup(&key("/")).is_none(),
+            "purge must reach this thread's L1"
+        );
     }
 
     #[test]
     fn capacity_is_kept_by_evicting_the_oldest() {
         let c = Cache::new(64, Duration::from_secs(60));
         for i in 0..100 {
-            let e = CacheEntry::new(response("x", CachePolicy::HostDefault, 200), Some(Duration::from_secs(60)));
+            let e = CacheEntry::new(
+                response("x", CachePolicy::HostDefault, 200),
+                Some(Duration::from_secs(60)),
+            );
             c.insert(key(&format!("/{i}")), &e, &[]);
         }
         assert!(c.len() <= 64);
@@ -384,7 +415,11 @@ mod tests {
         let (enc, br1) = e.body(Encoding::Br);
         assert_eq!(enc, Encoding::Br);
         let (_, br2) = e.body(Encoding::Br);
-        assert_eq!(br1.as_ptr(), br2.as_ptr(), "the second hit must reuse the encoding");
+        assert_eq!(
+            br1.as_ptr(),
+            br2.as_ptr(),
+            "the second hit must reuse the encoding"
+        );
         assert!(br1.len() < body.len() / 4);
         let (enc, _) = e.body(Encoding::Gzip);
         assert_eq!(enc, Encoding::Gzip);

@@ -54,7 +54,12 @@ pub struct ServeArgs {
     #[arg(long, env = "SSR_CACHE_TTL", value_name = "SECS")]
     cache_ttl: Option<u64>,
     /// Bearer token for /admin [default: a random one, printed at start].
-    #[arg(long, env = "SSR_ADMIN_TOKEN", value_name = "TOKEN", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "SSR_ADMIN_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
     admin_token: Option<String>,
     /// Linear-memory cap per instance, MiB [default: 256].
     #[arg(long, env = "SSR_MEMORY_LIMIT_MIB", value_name = "MIB")]
@@ -132,10 +137,18 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         memory_limit: config.memory_limit,
     })?);
     let store = match &config.data_dir {
-        Some(dir) => Some(Store::open(dir).with_context(|| format!("cannot use the data dir {}", dir.display()))?),
+        Some(dir) => Some(
+            Store::open(dir)
+                .with_context(|| format!("cannot use the data dir {}", dir.display()))?,
+        ),
         None => None,
     };
-    let registry = Arc::new(Registry::open(engine.clone(), store, config.default_mode, config.max_plugin_bytes)?);
+    let registry = Arc::new(Registry::open(
+        engine.clone(),
+        store,
+        config.default_mode,
+        config.max_plugin_bytes,
+    )?);
     let pool = Pool::start(
         engine.clone(),
         PoolOptions {
@@ -174,7 +187,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         let state = state.clone();
         tokio::task::spawn_blocking(move || {
             register_demo(&state.registry, addr);
-            state.ready.store(true, std::sync::atomic::Ordering::Release);
+            state
+                .ready
+                .store(true, std::sync::atomic::Ordering::Release);
         });
     }
     ssr::http::serve(listener, state).await?;
@@ -204,7 +219,10 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let entry = DEMO_ENTRIES.iter().map(|f| e.path().join(f)).find(|p| p.is_file())?;
+            let entry = DEMO_ENTRIES
+                .iter()
+                .map(|f| e.path().join(f))
+                .find(|p| p.is_file())?;
             Some((name, entry))
         })
         .collect();

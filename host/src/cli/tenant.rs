@@ -9,7 +9,12 @@ use clap::{Args, Subcommand};
 #[derive(Debug, Args)]
 pub struct TenantArgs {
     /// The server's base URL.
-    #[arg(long, global = true, env = "SSR_SERVER", default_value = "http://127.0.0.1:8080")]
+    #[arg(
+        long,
+        global = true,
+        env = "SSR_SERVER",
+        default_value = "http://127.0.0.1:8080"
+    )]
     server: String,
     /// The server's admin token.
     #[arg(long, global = true, env = "SSR_ADMIN_TOKEN", hide_env_values = true)]
@@ -47,7 +52,9 @@ enum TenantCommand {
 
 pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
     let Some(token) = args.token.clone() else {
-        bail!("no admin token: pass --token or set SSR_ADMIN_TOKEN (`ssr serve` prints the one it uses)");
+        bail!(
+            "no admin token: pass --token or set SSR_ADMIN_TOKEN (`ssr serve` prints the one it uses)"
+        );
     };
     let base = args.server.trim_end_matches('/');
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -58,30 +65,48 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
     let enc = |s: &str| -> String {
         s.bytes()
             .map(|b| match b {
-                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                    (b as char).to_string()
+                }
                 _ => format!("%{b:02X}"),
             })
             .collect()
     };
     let response = match &args.command {
-        TenantCommand::Add { id, plugin, hosts, mode } => {
-            let bytes = std::fs::read(plugin).with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
+        TenantCommand::Add {
+            id,
+            plugin,
+            hosts,
+            mode,
+        } => {
+            let bytes = std::fs::read(plugin)
+                .with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
             let mut query: Vec<String> = hosts.iter().map(|h| format!("host={}", enc(h))).collect();
             if let Some(m) = mode {
                 query.push(format!("mode={}", enc(m)));
             }
             agent
-                .put(format!("{base}/admin/tenants/{}?{}", enc(id), query.join("&")))
+                .put(format!(
+                    "{base}/admin/tenants/{}?{}",
+                    enc(id),
+                    query.join("&")
+                ))
                 .header("Authorization", &auth)
                 .send(&bytes[..])
         }
-        TenantCommand::Ls => agent.get(format!("{base}/admin/tenants")).header("Authorization", &auth).call(),
+        TenantCommand::Ls => agent
+            .get(format!("{base}/admin/tenants"))
+            .header("Authorization", &auth)
+            .call(),
         TenantCommand::Rm { id } => agent
             .delete(format!("{base}/admin/tenants/{}", enc(id)))
             .header("Authorization", &auth)
             .call(),
         TenantCommand::Purge { id, prefix } => {
-            let q = prefix.as_deref().map(|p| format!("?prefix={}", enc(p))).unwrap_or_default();
+            let q = prefix
+                .as_deref()
+                .map(|p| format!("?prefix={}", enc(p)))
+                .unwrap_or_default();
             agent
                 .post(format!("{base}/admin/tenants/{}/purge{q}", enc(id)))
                 .header("Authorization", &auth)

@@ -38,7 +38,11 @@ pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: N
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or("");
     let ok: bool = given.as_bytes().ct_eq(state.admin_token.as_bytes()).into();
-    if ok { next.run(req).await } else { ApiError::Unauthorized.into_response() }
+    if ok {
+        next.run(req).await
+    } else {
+        ApiError::Unauthorized.into_response()
+    }
 }
 
 /// A tenant as the API shows it.
@@ -106,16 +110,35 @@ pub async fn put(
         .map_err(|_| ApiError::Internal)??;
     // Old pages carry the old version in their keys; drop them now.
     state.cache.purge(&put.tenant.id, None);
-    tracing::info!(tenant = &*put.tenant.id, version = put.tenant.version, created = put.created, "tenant registered");
-    let status = if put.created { StatusCode::CREATED } else { StatusCode::OK };
+    tracing::info!(
+        tenant = &*put.tenant.id,
+        version = put.tenant.version,
+        created = put.created,
+        "tenant registered"
+    );
+    let status = if put.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((status, Json(TenantView::from(&*put.tenant))).into_response())
 }
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Json<Vec<TenantView>> {
-    Json(state.registry.list().iter().map(|t| TenantView::from(&**t)).collect())
+    Json(
+        state
+            .registry
+            .list()
+            .iter()
+            .map(|t| TenantView::from(&**t))
+            .collect(),
+    )
 }
 
-pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<TenantView>, ApiError> {
+pub async fn show(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<TenantView>, ApiError> {
     let t = state
         .registry
         .get(&id)
@@ -123,7 +146,10 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
     Ok(Json(TenantView::from(&*t)))
 }
 
-pub async fn remove(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+pub async fn remove(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
     let registry = state.registry.clone();
     let rid = id.clone();
     tokio::task::spawn_blocking(move || registry.remove(&rid))

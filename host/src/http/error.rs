@@ -76,14 +76,20 @@ impl IntoResponse for ApiError {
         let mut resp = (
             status,
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            format!("{} {}: {self}\n", status.as_u16(), status.canonical_reason().unwrap_or("")),
+            format!(
+                "{} {}: {self}\n",
+                status.as_u16(),
+                status.canonical_reason().unwrap_or("")
+            ),
         )
             .into_response();
         if status == StatusCode::SERVICE_UNAVAILABLE {
-            resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         if status == StatusCode::UNAUTHORIZED {
-            resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         resp
     }

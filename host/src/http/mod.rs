@@ -54,7 +54,10 @@ pub fn app(state: Arc<AppState>) -> Router {
                 .layer(DefaultBodyLimit::max(state.config.max_plugin_bytes)),
         )
         .route("/tenants/{id}/purge", post(admin::purge))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), admin::authorize));
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            admin::authorize,
+        ));
     let overall = state.config.request_timeout + Duration::from_secs(5);
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
@@ -63,7 +66,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .nest("/admin", admin)
         .fallback(routes::page)
         .layer(DefaultBodyLimit::max(1 << 20))
-        .layer(tower_http::timeout::TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, overall))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            overall,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
@@ -86,7 +92,8 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     metrics::counter!("ssr_cache_insertions_total").absolute(load(&s.insertions));
     metrics::counter!("ssr_cache_evictions_total").absolute(load(&s.evictions));
     let lookups = load(&s.lookups).max(1) as f64;
-    metrics::gauge!("ssr_cache_hit_ratio").set((load(&s.hot_hits) + load(&s.cold_hits)) as f64 / lookups);
+    metrics::gauge!("ssr_cache_hit_ratio")
+        .set((load(&s.hot_hits) + load(&s.cold_hits)) as f64 / lookups);
     metrics::gauge!("ssr_cache_entries").set(state.cache.len() as f64);
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);
@@ -100,7 +107,8 @@ pub fn prometheus() -> PrometheusHandle {
     HANDLE
         .get_or_init(|| {
             let buckets = [
-                0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                1.0, 2.5,
             ];
             let recorder = metrics_exporter_prometheus::PrometheusBuilder::new()
                 .set_buckets(&buckets)

@@ -24,14 +24,24 @@ use crate::pool::PoolError;
 use crate::tenant::Tenant;
 
 /// Serves one public request.
-pub async fn page(State(state): State<Arc<AppState>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+pub async fn page(
+    State(state): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     match serve(&state, method, &uri, &headers).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
     }
 }
 
-async fn serve(state: &AppState, method: Method, uri: &Uri, headers: &HeaderMap) -> Result<Response, ApiError> {
+async fn serve(
+    state: &AppState,
+    method: Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     let (tenant, target) = resolve(state, uri, headers)?;
     tenant.stats.requests.fetch_add(1, Ordering::Relaxed);
     metrics::counter!("ssr_requests_total", "tenant" => tenant.id.to_string()).increment(1);
@@ -42,24 +52,36 @@ async fn serve(state: &AppState, method: Method, uri: &Uri, headers: &HeaderMap)
         return Ok(respond(&entry, headers, "bypass", false));
     }
     let vary = state.cache.vary_for(&tenant.id);
-    let key = CacheKey::new(&tenant.id, tenant.version, &target, &vary, |n| header_str(headers, n));
+    let key = CacheKey::new(&tenant.id, tenant.version, &target, &vary, |n| {
+        header_str(headers, n)
+    });
     if let Some(entry) = lookup(state, &tenant, &key) {
         return Ok(respond(&entry, headers, "hit", head));
     }
     let entry = state
         .cache
         .single_flight(&key, || async {
-            let entry = submit(state, &tenant, request).await.map_err(|e| Arc::new(e) as FlightError)?;
+            let entry = submit(state, &tenant, request)
+                .await
+                .map_err(|e| Arc::new(e) as FlightError)?;
             insert(state, &tenant, &target, headers, &entry);
             Ok(entry)
         })
         .await
-        .map_err(|e| e.downcast_ref::<ApiError>().cloned().unwrap_or(ApiError::Internal))?;
+        .map_err(|e| {
+            e.downcast_ref::<ApiError>()
+                .cloned()
+                .unwrap_or(ApiError::Internal)
+        })?;
     Ok(respond(&entry, headers, "miss", head))
 }
 
 /// Step 2: which tenant, and the target (path and query) its renderer sees.
-fn resolve(state: &AppState, uri: &Uri, headers: &HeaderMap) -> Result<(Arc<Tenant>, String), ApiError> {
+fn resolve(
+    state: &AppState,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<(Arc<Tenant>, String), ApiError> {
     let target = uri.path_and_query().map_or("/", |pq| pq.as_str());
     if let Some(rest) = target.strip_prefix("/t/") {
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
@@ -69,7 +91,11 @@ fn resolve(state: &AppState, uri: &Uri, headers: &HeaderMap) -> Result<(Arc<Tena
             .get(id)
             .ok_or_else(|| ApiError::NoTenant(format!("no tenant `{id}` is registered")))?;
         let inner = &rest[end..];
-        let inner = if inner.starts_with('/') { inner.to_string() } else { format!("/{inner}") };
+        let inner = if inner.starts_with('/') {
+            inner.to_string()
+        } else {
+            format!("/{inner}")
+        };
         return Ok((tenant, inner));
     }
     let host = header_str(headers, "host").unwrap_or("");
@@ -104,7 +130,11 @@ fn lookup(state: &AppState, tenant: &Tenant, key: &CacheKey) -> Option<Arc<Cache
 }
 
 /// Steps 4 and 5: render on the pool, within the request timeout.
-async fn submit(state: &AppState, tenant: &Arc<Tenant>, request: RenderRequest) -> Result<Arc<CacheEntry>, ApiError> {
+async fn submit(
+    state: &AppState,
+    tenant: &Arc<Tenant>,
+    request: RenderRequest,
+) -> Result<Arc<CacheEntry>, ApiError> {
     let id = tenant.id.to_string();
     let deadline = Instant::now() + state.config.request_timeout;
     let rx = state.pool.submit(tenant.clone(), request, deadline).map_err(|e| {
@@ -116,7 +146,11 @@ async fn submit(state: &AppState, tenant: &Arc<Tenant>, request: RenderRequest) 
     })?;
     // The worker stops the render at the deadline; this margin only covers
     // the hand-back.
-    let waited = tokio::time::timeout_at((deadline + std::time::Duration::from_millis(100)).into(), rx).await;
+    let waited = tokio::time::timeout_at(
+        (deadline + std::time::Duration::from_millis(100)).into(),
+        rx,
+    )
+    .await;
     let outcome = match waited {
         Err(_) => Err(PoolError::Timeout),
         Ok(Err(_)) => Err(PoolError::Closed),
@@ -125,8 +159,10 @@ async fn submit(state: &AppState, tenant: &Arc<Tenant>, request: RenderRequest) 
     match outcome {
         Ok(r) => {
             tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
-            metrics::histogram!("ssr_queue_wait_seconds", "tenant" => id.clone()).record(r.queue_wait.as_secs_f64());
-            metrics::histogram!("ssr_render_seconds", "tenant" => id).record(r.render_time.as_secs_f64());
+            metrics::histogram!("ssr_queue_wait_seconds", "tenant" => id.clone())
+                .record(r.queue_wait.as_secs_f64());
+            metrics::histogram!("ssr_render_seconds", "tenant" => id)
+                .record(r.render_time.as_secs_f64());
             let ttl = state.cache.ttl_for(&r.response);
             Ok(CacheEntry::new(r.response, ttl))
         }
@@ -146,7 +182,8 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
         PoolError::Engine(EngineError::Trap(_)) => "trap",
         _ => "other",
     };
-    metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind).increment(1);
+    metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)
+        .increment(1);
     match e {
         PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
             tracing::warn!(tenant, "render timed out");
@@ -154,7 +191,11 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
         }
         PoolError::Saturated => ApiError::Saturated,
         PoolError::Closed => ApiError::Unavailable,
-        PoolError::Engine(EngineError::Js { kind, message, stack }) => {
+        PoolError::Engine(EngineError::Js {
+            kind,
+            message,
+            stack,
+        }) => {
             tracing::warn!(tenant, %kind, stack = stack.as_deref().unwrap_or(""), "render failed: {message}");
             ApiError::RenderFailed
         }
@@ -166,8 +207,16 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
 }
 
 /// Step 6: store the entry under the key its declared vary headers give.
-fn insert(state: &AppState, tenant: &Tenant, target: &str, headers: &HeaderMap, entry: &Arc<CacheEntry>) {
-    let key = CacheKey::new(&tenant.id, tenant.version, target, &entry.vary, |n| header_str(headers, n));
+fn insert(
+    state: &AppState,
+    tenant: &Tenant,
+    target: &str,
+    headers: &HeaderMap,
+    entry: &Arc<CacheEntry>,
+) {
+    let key = CacheKey::new(&tenant.id, tenant.version, target, &entry.vary, |n| {
+        header_str(headers, n)
+    });
     state.cache.insert(key, entry, &entry.vary);
 }
 
@@ -181,22 +230,46 @@ fn respond(entry: &CacheEntry, req: &HeaderMap, cache: &'static str, head: bool)
     let mut builder = Response::builder();
     let h = builder.headers_mut().expect("fresh builder");
     for (k, v) in &entry.headers {
-        if matches!(k.as_str(), "content-length" | "content-encoding" | "etag" | "transfer-encoding" | "connection" | "vary") {
+        if matches!(
+            k.as_str(),
+            "content-length"
+                | "content-encoding"
+                | "etag"
+                | "transfer-encoding"
+                | "connection"
+                | "vary"
+        ) {
             continue;
         }
-        if let (Ok(name), Ok(value)) = (HeaderName::try_from(k.as_str()), HeaderValue::try_from(v.as_str())) {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::try_from(k.as_str()),
+            HeaderValue::try_from(v.as_str()),
+        ) {
             h.append(name, value);
         }
     }
     let mut vary = entry.vary.join(", ");
-    vary.push_str(if vary.is_empty() { "accept-encoding" } else { ", accept-encoding" });
-    h.insert(header::VARY, HeaderValue::try_from(vary).unwrap_or(HeaderValue::from_static("accept-encoding")));
-    h.insert(header::ETAG, HeaderValue::try_from(entry.etag.as_str()).expect("etag is ASCII"));
+    vary.push_str(if vary.is_empty() {
+        "accept-encoding"
+    } else {
+        ", accept-encoding"
+    });
+    h.insert(
+        header::VARY,
+        HeaderValue::try_from(vary).unwrap_or(HeaderValue::from_static("accept-encoding")),
+    );
+    h.insert(
+        header::ETAG,
+        HeaderValue::try_from(entry.etag.as_str()).expect("etag is ASCII"),
+    );
     h.insert("x-cache", HeaderValue::from_static(cache));
     if let Some(inm) = header_str(req, "if-none-match")
         && entry.matches(inm)
     {
-        return builder.status(StatusCode::NOT_MODIFIED).body(Body::empty()).expect("valid response");
+        return builder
+            .status(StatusCode::NOT_MODIFIED)
+            .body(Body::empty())
+            .expect("valid response");
     }
     let wanted = header_str(req, "accept-encoding").map_or(Encoding::Identity, Encoding::negotiate);
     let (used, body) = entry.body(wanted);
@@ -205,7 +278,11 @@ fn respond(entry: &CacheEntry, req: &HeaderMap, cache: &'static str, head: bool)
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
     }
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
-    let body = if head { Body::empty() } else { Body::from(body) };
+    let body = if head {
+        Body::empty()
+    } else {
+        Body::from(body)
+    };
     builder
         .status(StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK))
         .body(body)

@@ -91,14 +91,14 @@ impl Pool {
             Vec::new()
         };
         for i in 0..options.workers {
-                let jobs = jobs.clone();
-                let engine = engine.clone();
-                let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
-                let opts = options.clone();
-                std::thread::Builder::new()
-                    .name(format!("ssr-worker-{i}"))
-                    .spawn(move || worker::run(i, core, jobs, engine, opts))
-                    .expect("spawning a worker thread");
+            let jobs = jobs.clone();
+            let engine = engine.clone();
+            let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
+            let opts = options.clone();
+            std::thread::Builder::new()
+                .name(format!("ssr-worker-{i}"))
+                .spawn(move || worker::run(i, core, jobs, engine, opts))
+                .expect("spawning a worker thread");
         }
         Pool {
             queue,

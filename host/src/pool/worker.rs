@@ -35,7 +35,11 @@ pub(super) fn run(
     if let Some(core) = core
         && !core_affinity::set_for_current(core)
     {
-        tracing::warn!(worker = index, core = core.id, "could not pin the worker to its core");
+        tracing::warn!(
+            worker = index,
+            core = core.id,
+            "could not pin the worker to its core"
+        );
     }
     let mut warm: Vec<Warm> = Vec::with_capacity(opts.warm_instances);
     let mut tick = 0u64;
@@ -53,7 +57,12 @@ pub(super) fn run(
         }
         let deadline = remaining.min(opts.render_deadline);
         let tenant = &job.tenant;
-        let _span = tracing::debug_span!("render", tenant = &*tenant.id, route = job.request.path.as_str()).entered();
+        let _span = tracing::debug_span!(
+            "render",
+            tenant = &*tenant.id,
+            route = job.request.path.as_str()
+        )
+        .entered();
 
         let mut instance = match tenant.mode {
             Mode::Reuse => warm
@@ -64,14 +73,23 @@ pub(super) fn run(
         };
         // An older version of this tenant's instance is never used again.
         warm.retain(|w| w.tenant != tenant.id || w.version == tenant.version);
-        let result = match instance.take().map(Ok).unwrap_or_else(|| engine.instantiate(&tenant.plugin, &tenant.id)) {
+        let result = match instance
+            .take()
+            .map(Ok)
+            .unwrap_or_else(|| engine.instantiate(&tenant.plugin, &tenant.id))
+        {
             Err(e) => Err(e),
             Ok(mut inst) => {
                 let out = inst.render(&job.request, deadline);
-                let keep = tenant.mode == Mode::Reuse && !matches!(&out, Err(e) if e.poisons_instance());
+                let keep =
+                    tenant.mode == Mode::Reuse && !matches!(&out, Err(e) if e.poisons_instance());
                 if keep {
                     if warm.len() >= opts.warm_instances
-                        && let Some(lru) = warm.iter().enumerate().min_by_key(|(_, w)| w.last_used).map(|(i, _)| i)
+                        && let Some(lru) = warm
+                            .iter()
+                            .enumerate()
+                            .min_by_key(|(_, w)| w.last_used)
+                            .map(|(i, _)| i)
                     {
                         warm.swap_remove(lru);
                     }
@@ -92,7 +110,9 @@ pub(super) fn run(
                 queue_wait,
                 render_time,
             }),
-            Err(EngineError::Timeout(_)) if Instant::now() >= job.deadline => Err(PoolError::Timeout),
+            Err(EngineError::Timeout(_)) if Instant::now() >= job.deadline => {
+                Err(PoolError::Timeout)
+            }
             Err(e) => Err(PoolError::Engine(e)),
         };
         let _ = job.reply.send(reply);

@@ -46,7 +46,9 @@ impl std::str::FromStr for Mode {
         match s {
             "reuse" => Ok(Mode::Reuse),
             "fresh" => Ok(Mode::Fresh),
-            _ => Err(format!("unknown isolation mode `{s}`; use `reuse` or `fresh`")),
+            _ => Err(format!(
+                "unknown isolation mode `{s}`; use `reuse` or `fresh`"
+            )),
         }
     }
 }
@@ -89,15 +91,21 @@ pub struct Tenant {
 /// Why a tenant operation failed. `http/error.rs` maps these to 4xx.
 #[derive(Debug, Error)]
 pub enum TenantError {
-    #[error("invalid tenant id `{0}`: use 1-63 characters from a-z, 0-9 and `-`, starting with a letter or digit")]
+    #[error(
+        "invalid tenant id `{0}`: use 1-63 characters from a-z, 0-9 and `-`, starting with a letter or digit"
+    )]
     InvalidId(String),
-    #[error("invalid hostname `{0}`: use a DNS name such as `shop.example.com` (letters, digits, `-` and `.`, no port)")]
+    #[error(
+        "invalid hostname `{0}`: use a DNS name such as `shop.example.com` (letters, digits, `-` and `.`, no port)"
+    )]
     InvalidHost(String),
     #[error("hostname `{host}` already routes to tenant `{owner}`; remove it there first")]
     HostTaken { host: String, owner: String },
     #[error("the plugin is {size} bytes, over the limit of {limit} bytes")]
     TooLarge { size: usize, limit: usize },
-    #[error("the plugin is empty; send the bytes of a plugin built with `ssr build` as the request body")]
+    #[error(
+        "the plugin is empty; send the bytes of a plugin built with `ssr build` as the request body"
+    )]
     Empty,
     #[error("no tenant `{0}`")]
     NotFound(String),
@@ -169,7 +177,11 @@ impl Registry {
     /// The tenant a `Host` header routes to (port ignored).
     pub fn resolve_host(&self, host: &str) -> Option<Arc<Tenant>> {
         let name = host.rsplit_once(':').map_or(host, |(h, p)| {
-            if p.bytes().all(|b| b.is_ascii_digit()) { h } else { host }
+            if p.bytes().all(|b| b.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
         });
         let table = self.table.read().unwrap();
         let id = table.by_host.get(&name.to_ascii_lowercase())?;
@@ -245,7 +257,9 @@ impl Registry {
 
     /// Removes tenant `id`.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
-        let existing = self.get(id).ok_or_else(|| TenantError::NotFound(id.to_string()))?;
+        let existing = self
+            .get(id)
+            .ok_or_else(|| TenantError::NotFound(id.to_string()))?;
         if let Some(store) = &self.store {
             store.remove(id)?;
         }
@@ -306,7 +320,9 @@ fn validate_host(host: &str) -> Result<String, TenantError> {
                 && label.len() <= 63
                 && !label.starts_with('-')
                 && !label.ends_with('-')
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         });
     if ok {
         Ok(h)
@@ -340,7 +356,10 @@ mod tests {
 
     #[test]
     fn hostnames_are_lowercased_and_checked() {
-        assert_eq!(validate_host("Shop.Example.COM").unwrap(), "shop.example.com");
+        assert_eq!(
+            validate_host("Shop.Example.COM").unwrap(),
+            "shop.example.com"
+        );
         assert!(validate_host("shop.example.com:8080").is_err());
         assert!(validate_host("bad..name").is_err());
     }

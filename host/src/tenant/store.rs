@@ -72,7 +72,10 @@ impl Store {
         if !wasm_path.exists() {
             write_atomically(&wasm_path, wasm)?;
         }
-        write_atomically(&self.plugins.join(format!("{}.cwasm", record.digest)), compiled)?;
+        write_atomically(
+            &self.plugins.join(format!("{}.cwasm", record.digest)),
+            compiled,
+        )?;
         let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
         write_atomically(&self.record_path(&record.id), &json)
     }
@@ -129,7 +132,10 @@ impl Store {
         let plugin = match engine.load_precompiled(&compiled) {
             Ok(p) => p,
             Err(e) => {
-                tracing::warn!(tenant = record.id, "compiled plugin unusable ({e}); compiling again");
+                tracing::warn!(
+                    tenant = record.id,
+                    "compiled plugin unusable ({e}); compiling again"
+                );
                 let wasm = std::fs::read(self.plugins.join(format!("{}.wasm", record.digest)))
                     .map_err(|e| format!("plugin file: {e}"))?;
                 let plugin = engine.load(&wasm).map_err(|e| e.to_string())?;

@@ -1,0 +1,124 @@
+//! The worker pool through a real server: backpressure (503), deadlines
+//! (504, with the render actually stopped), isolation modes, metrics.
+
+use std::time::{Duration, Instant};
+
+use crate::support::Server;
+
+const SLOW: &str = "tests/plugins/slow.js";
+
+#[test]
+fn full_queue_answers_503_with_retry_after() {
+    let s = Server::start(&[
+        "--no-demo",
+        "--workers",
+        "1",
+        "--queue-capacity",
+        "1",
+        "--request-timeout",
+        "5000",
+    ]);
+    assert_eq!(s.add("q", SLOW, "").0, 201);
+    let replies: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|i| {
+                let s = &s;
+                scope.spawn(move || s.get(&format!("/t/q/?ms=400&i={i}"), &[]))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let busy: Vec<_> = replies.iter().filter(|r| r.status == 503).collect();
+    assert!(
+        !busy.is_empty(),
+        "statuses: {:?}",
+        replies.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    assert!(busy.iter().all(|r| r.header("retry-after") == Some("1")));
+    assert!(replies.iter().any(|r| r.status == 200));
+    let metrics = s.get("/metrics", &[]).text();
+    assert!(
+        metrics.contains("ssr_rejections_total{tenant=\"q\",reason=\"saturated\"}"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn timeout_answers_504_and_stops_the_render() {
+    let s = Server::start(&["--no-demo", "--workers", "1", "--request-timeout", "300"]);
+    assert_eq!(s.add("t", SLOW, "").0, 201);
+    let start = Instant::now();
+    let r = s.get("/t/t/?ms=5000", &[]);
+    assert_eq!(r.status, 504);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        !r.text().contains("slow.js"),
+        "no internal detail: {}",
+        r.text()
+    );
+    // The single worker is free again at once: the render was stopped, not
+    // left spinning for 5 s.
+    let start = Instant::now();
+    let r = s.get("/t/t/?ms=0", &[]);
+    assert_eq!(r.status, 200);
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn render_errors_answer_a_generic_500() {
+    let s = Server::start(&["--no-demo"]);
+    assert_eq!(s.add("e", "tests/plugins/errors.js", "").0, 201);
+    let r = s.get("/t/e/throw", &[]);
+    assert_eq!(r.status, 500);
+    assert!(
+        !r.text().contains("bad thing"),
+        "the JS message stays in the logs: {}",
+        r.text()
+    );
+    assert!(s.log_contains("bad thing"));
+    assert_eq!(s.get("/t/e/created", &[]).status, 201);
+}
+
+#[test]
+fn reuse_keeps_state_within_a_tenant_and_fresh_does_not() {
+    let s = Server::start(&["--no-demo", "--workers", "1"]);
+    assert_eq!(s.add("r", "tests/plugins/counter.js", "mode=reuse").0, 201);
+    assert_eq!(s.add("f", "tests/plugins/counter.js", "mode=fresh").0, 201);
+    let counts = |t: &str| -> Vec<String> {
+        (0..3)
+            .map(|i| s.get(&format!("/t/{t}/?i={i}"), &[]).text())
+            .collect()
+    };
+    assert_eq!(counts("r"), ["1", "2", "3"]);
+    assert_eq!(counts("f"), ["1", "1", "1"]);
+}
+
+#[test]
+fn metrics_report_requests_cache_and_queue() {
+    let s = Server::start(&["--no-demo"]);
+    assert_eq!(s.add("m", SLOW, "").0, 201);
+    s.get("/t/m/", &[]);
+    s.get("/t/m/", &[]);
+    let m = s.get("/metrics", &[]).text();
+    for needle in [
+        "ssr_requests_total{tenant=\"m\"} 2",
+        "ssr_render_seconds_bucket{tenant=\"m\"",
+        "ssr_queue_wait_seconds_count{tenant=\"m\"} 1",
+        "ssr_cache_misses_total 1",
+        "ssr_cache_insertions_total 1",
+        "ssr_cache_hit_ratio",
+        "ssr_queue_depth",
+    ] {
+        assert!(m.contains(needle), "missing {needle} in:\n{m}");
+    }
+    assert_eq!(s.get("/healthz", &[]).status, 200);
+    assert_eq!(s.get("/readyz", &[]).status, 200);
+}

@@ -1,0 +1,247 @@
+//! Tenants over the admin API and routing, on a real server over loopback:
+//! register, replace (hot swap), delete, validation, persistence and crash
+//! safety.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::support::{Server, tempdir};
+
+const HELLO: &str = "plugins/hello/render.js";
+const PREACT: &str = "plugins/preact/app.jsx";
+
+#[test]
+fn register_route_replace_and_delete() {
+    let s = Server::start(&["--no-demo"]);
+    let (status, body) = s.add("shop", HELLO, "host=shop.test&host=www.shop.test");
+    assert_eq!(status, 201, "{body}");
+    assert!(
+        body.contains("\"version\"") && body.contains("shop.test"),
+        "{body}"
+    );
+
+    // By path: the renderer sees the path without the /t/{id} prefix.
+    let r = s.get("/t/shop/greet?name=Ada", &[]);
+    assert_eq!(r.status, 200);
+    assert!(
+        r.text().contains("Hello, Ada!") && r.text().contains("GET /greet for tenant shop"),
+        "{}",
+        r.text()
+    );
+    // By host, port ignored, case-insensitive.
+    let r = s.get("/x?name=Bo", &[("host", "WWW.Shop.Test:8080")]);
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("Hello, Bo!"));
+    assert_eq!(
+        s.get("/x?name=Bo", &[("host", "www.shop.test")])
+            .header("x-cache"),
+        Some("hit")
+    );
+
+    // Replace: a new version, its own pages, the old cache gone.
+    let (status, body) = s.add("shop", PREACT, "host=shop.test");
+    assert_eq!(status, 200, "{body}");
+    let r = s.get("/x?name=Bo", &[("host", "shop.test")]);
+    assert_eq!(r.header("x-cache"), Some("miss"));
+    assert!(r.text().contains("tasks"), "{}", r.text());
+    // The replaced registration's other hostname is released.
+    assert_eq!(s.get("/", &[("host", "www.shop.test")]).status, 404);
+
+    let (status, list) = s.admin("GET", "/admin/tenants");
+    assert_eq!(status, 200);
+    assert!(list.contains("\"id\":\"shop\""), "{list}");
+
+    assert_eq!(s.admin("DELETE", "/admin/tenants/shop").0, 204);
+    let r = s.get("/t/shop/", &[]);
+    assert_eq!(r.status, 404);
+    assert!(r.text().contains("no tenant `shop`"), "{}", r.text());
+    let r = s.get("/", &[("host", "shop.test")]);
+    assert_eq!(r.status, 404);
+    assert!(
+        r.text().contains("no tenant serves host `shop.test`"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(s.admin("DELETE", "/admin/tenants/shop").0, 404);
+}
+
+#[test]
+fn admin_requires_the_token() {
+    let s = Server::start(&["--no-demo"]);
+    let r = s.get("/admin/tenants", &[]);
+    assert_eq!(r.status, 401);
+    let r = s.get("/admin/tenants", &[("authorization", "Bearer wrong-token")]);
+    assert_eq!(r.status, 401);
+    assert_eq!(s.admin("GET", "/admin/tenants").0, 200);
+}
+
+#[test]
+fn bad_registrations_get_4xx_naming_the_problem() {
+    let s = Server::start(&["--no-demo"]);
+    let (status, body) = s.put_bytes("Bad_Id", b"x", "");
+    assert_eq!(status, 400);
+    assert!(body.contains("invalid tenant id `Bad_Id`"), "{body}");
+    let (status, body) = s.put_bytes("ok", b"\0asm\x01\0\0\0", "");
+    assert_eq!(status, 400);
+    assert!(body.contains("core WebAssembly module"), "{body}");
+    let (status, body) = s.put_bytes("ok", b"", "");
+    assert_eq!(status, 400);
+    assert!(body.contains("empty"), "{body}");
+    let (status, body) = s.add("ok", HELLO, "host=bad%20host");
+    assert_eq!(status, 400);
+    assert!(body.contains("invalid hostname"), "{body}");
+    let (status, body) = s.add("ok", HELLO, "mode=sometimes");
+    assert_eq!(status, 400);
+    assert!(body.contains("use `reuse` or `fresh`"), "{body}");
+    assert_eq!(s.add("one", HELLO, "host=a.test").0, 201);
+    let (status, body) = s.add("two", HELLO, "host=a.test");
+    assert_eq!(status, 409);
+    assert!(body.contains("already routes to tenant `one`"), "{body}");
+    // Nothing was registered by the failures.
+    let (_, list) = s.admin("GET", "/admin/tenants");
+    assert!(
+        !list.contains("\"ok\"") && !list.contains("\"two\""),
+        "{list}"
+    );
+}
+
+#[test]
+fn tenants_survive_a_restart_without_recompiling() {
+    let dir = tempdir("restart");
+    let data = dir.to_str().unwrap();
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    assert_eq!(s.add("keep", HELLO, "host=keep.test&mode=fresh").0, 201);
+    assert_eq!(s.add("gone", HELLO, "").0, 201);
+    assert_eq!(s.admin("DELETE", "/admin/tenants/gone").0, 204);
+    // SIGTERM: graceful, exit 0.
+    let status = s.stop("TERM");
+    assert!(status.success(), "{status:?}");
+
+    let compiled: Vec<_> = std::fs::read_dir(dir.join("plugins"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+        .collect();
+    assert_eq!(compiled.len(), 1, "one compiled plugin is stored");
+
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let r = s.get("/?name=again", &[("host", "keep.test")]);
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("Hello, again!"));
+    let (_, shown) = s.admin("GET", "/admin/tenants/keep");
+    assert!(shown.contains("\"mode\":\"fresh\""), "{shown}");
+    assert_eq!(s.get("/t/gone/", &[]).status, 404);
+    assert!(
+        !s.log.lock().unwrap().contains("compiling again"),
+        "the stored compiled plugin must load"
+    );
+}
+
+#[test]
+fn registration_is_never_half_written_after_a_crash() {
+    let dir = tempdir("crash");
+    let data = dir.to_str().unwrap();
+    let plugins = [
+        std::fs::read(crate::support::plugin(HELLO).plugin).unwrap(),
+        std::fs::read(crate::support::plugin(PREACT).plugin).unwrap(),
+    ];
+    for round in 0..3 {
+        let s = Server::start(&["--no-demo", "--data-dir", data]);
+        if round == 0 {
+            for (t, plugin) in plugins.iter().enumerate() {
+                assert_eq!(s.put_bytes(&format!("t{t}"), plugin, "").0, 201);
+            }
+        }
+        // Replace plugins in a loop, and SIGKILL the server in the middle.
+        let stop = Arc::new(AtomicBool::new(false));
+        let puts = Arc::new(AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for t in 0..2 {
+                let (s, stop, puts, plugins) = (&s, stop.clone(), puts.clone(), &plugins);
+                scope.spawn(move || {
+                    let mut i = t;
+                    while !stop.load(Ordering::Relaxed) {
+                        let Ok(r) = Server::agent()
+                            .put(s.url(&format!("/admin/tenants/t{t}")))
+                            .header("Authorization", &format!("Bearer {}", s.token))
+                            .send(&plugins[i % 2][..])
+                        else {
+                            break;
+                        };
+                        if r.status().is_success() {
+                            puts.fetch_add(1, Ordering::Relaxed);
+                        }
+                        i += 1;
+                    }
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1200 + 900 * round));
+            let _ = std::process::Command::new("kill")
+                .arg("-KILL")
+                .arg(s.child.id().to_string())
+                .status();
+            stop.store(true, Ordering::Relaxed);
+        });
+        drop(s);
+        eprintln!(
+            "round {round}: {} replacements finished before the kill",
+            puts.load(Ordering::Relaxed)
+        );
+        let s = Server::start(&["--no-demo", "--data-dir", data]);
+        for t in 0..2 {
+            let r = s.get(&format!("/t/t{t}/"), &[]);
+            assert_eq!(
+                r.status,
+                200,
+                "round {round}: tenant t{t} after the crash: {}",
+                r.text()
+            );
+            let page = r.text();
+            assert!(
+                page.contains("Hello, world!") || page.contains("tasks"),
+                "{page}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hot_swap_under_load_fails_no_request() {
+    let s = Server::start(&["--no-demo"]);
+    assert_eq!(s.add("swap", HELLO, "").0, 201);
+    let stop = AtomicBool::new(false);
+    let served = AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (s, stop, served, failures) = (&s, &stop, &served, &failures);
+            scope.spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    // A new query each time: every request renders.
+                    let r = s.get(&format!("/t/swap/?n={t}-{i}"), &[]);
+                    if r.status == 200 {
+                        served.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        failures.lock().unwrap().push((r.status, r.text()));
+                    }
+                    i += 1;
+                }
+            });
+        }
+        for entry in [PREACT, HELLO, PREACT, HELLO] {
+            let (status, body) = s.add("swap", entry, "");
+            assert_eq!(status, 200, "{body}");
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    assert!(
+        served.load(Ordering::Relaxed) > 20,
+        "too few requests to mean anything"
+    );
+    assert!(
+        failures.lock().unwrap().is_empty(),
+        "{:?}",
+        failures.lock().unwrap()
+    );
+}

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use bytes::Bytes;
 use dashmap::DashMap;
 
@@ -32,6 +33,10 @@ use crate::engine::{CachePolicy, RenderResponse};
 pub struct CacheEntry {
     pub status: u16,
     pub headers: Vec<(String, String)>,
+    /// The response headers every hit sends (the renderer's, `etag` and
+    /// `vary`), made once; a hit clones them and adds only its encoding and
+    /// length.
+    pub head: HeaderMap,
     pub body: Bytes,
     /// A weak validator: the same for every encoding of the body.
     pub etag: String,
@@ -103,7 +108,9 @@ impl CacheEntry {
         vary.dedup();
         let body = Bytes::from(response.body);
         let etag = format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body));
+        let head = head(&response.headers, &vary, &etag);
         Arc::new(CacheEntry {
+            head,
             status: response.status,
             headers: response.headers,
             etag,
@@ -158,6 +165,47 @@ impl CacheEntry {
             .map(str::trim)
             .any(|t| t == "*" || t.trim_start_matches("W/") == ours)
     }
+}
+
+/// The headers of every response made from one entry. Headers that describe
+/// the bytes on the wire (length, encoding) are set per response instead;
+/// a header that is not valid HTTP is dropped.
+fn head(headers: &[(String, String)], vary: &[String], etag: &str) -> HeaderMap {
+    let mut h = HeaderMap::with_capacity(headers.len() + 3);
+    for (k, v) in headers {
+        if matches!(
+            k.as_str(),
+            "content-length"
+                | "content-encoding"
+                | "etag"
+                | "transfer-encoding"
+                | "connection"
+                | "vary"
+        ) {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::try_from(k.as_str()),
+            HeaderValue::try_from(v.as_str()),
+        ) {
+            h.append(name, value);
+        }
+    }
+    let mut v = vary.join(", ");
+    v.push_str(if v.is_empty() {
+        "accept-encoding"
+    } else {
+        ", accept-encoding"
+    });
+    h.insert(
+        header::VARY,
+        HeaderValue::try_from(v).unwrap_or(HeaderValue::from_static("accept-encoding")),
+    );
+    h.insert(
+        header::ETAG,
+        HeaderValue::try_from(etag).expect("an etag is ASCII"),
+    );
+    h
 }
 
 fn compress_br(body: &[u8]) -> Option<Bytes> {

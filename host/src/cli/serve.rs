@@ -132,6 +132,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
+    // First: metric handles made before the recorder exists would be no-ops.
+    let metrics = ssr::http::prometheus();
     let engine = Arc::new(WasmEngine::new(WasmOptions {
         pooled_instances: Some(config.pooled_instances() as u32),
         memory_limit: config.memory_limit,
@@ -176,7 +178,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         pool,
         admin_token,
         ready: AtomicBool::new(!demo),
-        metrics: ssr::http::prometheus(),
+        metrics,
     });
     eprintln!(
         "ssr listening on http://{addr} ({} tenants, {} workers)",

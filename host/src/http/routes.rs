@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
@@ -44,10 +44,10 @@ async fn serve(
 ) -> Result<Response, ApiError> {
     let (tenant, target) = resolve(state, uri, headers)?;
     tenant.stats.requests.fetch_add(1, Ordering::Relaxed);
-    metrics::counter!("ssr_requests_total", "tenant" => tenant.id.to_string()).increment(1);
-    let request = request(&tenant, &method, &target, headers);
+    tenant.stats.requests_total.increment(1);
     let head = method == Method::HEAD;
     if method != Method::GET && !head {
+        let request = request(&tenant, &method, &target, headers);
         let entry = submit(state, &tenant, request).await?;
         return Ok(respond(&entry, headers, "bypass", false));
     }
@@ -58,6 +58,8 @@ async fn serve(
     if let Some(entry) = lookup(state, &tenant, &key) {
         return Ok(respond(&entry, headers, "hit", head));
     }
+    // Only a miss pays for mapping the request.
+    let request = request(&tenant, &method, &target, headers);
     let entry = state
         .cache
         .single_flight(&key, || async {
@@ -225,66 +227,29 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// Turns an entry into a response: 304 for a matching `If-None-Match`, else
-/// the body in the negotiated encoding.
+/// the body in the negotiated encoding. The entry's headers were made once,
+/// when it was created.
 fn respond(entry: &CacheEntry, req: &HeaderMap, cache: &'static str, head: bool) -> Response {
-    let mut builder = Response::builder();
-    let h = builder.headers_mut().expect("fresh builder");
-    for (k, v) in &entry.headers {
-        if matches!(
-            k.as_str(),
-            "content-length"
-                | "content-encoding"
-                | "etag"
-                | "transfer-encoding"
-                | "connection"
-                | "vary"
-        ) {
-            continue;
-        }
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::try_from(k.as_str()),
-            HeaderValue::try_from(v.as_str()),
-        ) {
-            h.append(name, value);
-        }
-    }
-    let mut vary = entry.vary.join(", ");
-    vary.push_str(if vary.is_empty() {
-        "accept-encoding"
-    } else {
-        ", accept-encoding"
-    });
-    h.insert(
-        header::VARY,
-        HeaderValue::try_from(vary).unwrap_or(HeaderValue::from_static("accept-encoding")),
-    );
-    h.insert(
-        header::ETAG,
-        HeaderValue::try_from(entry.etag.as_str()).expect("etag is ASCII"),
-    );
+    let mut resp = Response::new(Body::empty());
+    let h = resp.headers_mut();
+    *h = entry.head.clone();
     h.insert("x-cache", HeaderValue::from_static(cache));
     if let Some(inm) = header_str(req, "if-none-match")
         && entry.matches(inm)
     {
-        return builder
-            .status(StatusCode::NOT_MODIFIED)
-            .body(Body::empty())
-            .expect("valid response");
+        *resp.status_mut() = StatusCode::NOT_MODIFIED;
+        return resp;
     }
     let wanted = header_str(req, "accept-encoding").map_or(Encoding::Identity, Encoding::negotiate);
     let (used, body) = entry.body(wanted);
-    let h = builder.headers_mut().expect("fresh builder");
+    let h = resp.headers_mut();
     if let Some(name) = used.name() {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
     }
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
-    let body = if head {
-        Body::empty()
-    } else {
-        Body::from(body)
-    };
-    builder
-        .status(StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK))
-        .body(body)
-        .expect("valid response")
+    *resp.status_mut() = StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK);
+    if !head {
+        *resp.body_mut() = Body::from(body);
+    }
+    resp
 }

@@ -64,13 +64,32 @@ pub struct Settings {
     pub mode: Option<Mode>,
 }
 
-/// Per-tenant counters, carried across versions.
-#[derive(Debug, Default)]
+/// Per-tenant counters, carried across versions, with the tenant's metric
+/// handles (made once: a labelled `counter!` per request would hash its
+/// labels every time).
 pub struct Stats {
     pub requests: AtomicU64,
     pub renders: AtomicU64,
     pub cache_hits: AtomicU64,
     pub errors: AtomicU64,
+    pub requests_total: metrics::Counter,
+    pub render_seconds: metrics::Histogram,
+    pub queue_wait_seconds: metrics::Histogram,
+}
+
+impl Stats {
+    pub fn new(id: &str) -> Stats {
+        let tenant = id.to_string();
+        Stats {
+            requests: AtomicU64::new(0),
+            renders: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            requests_total: metrics::counter!("ssr_requests_total", "tenant" => tenant.clone()),
+            render_seconds: metrics::histogram!("ssr_render_seconds", "tenant" => tenant.clone()),
+            queue_wait_seconds: metrics::histogram!("ssr_queue_wait_seconds", "tenant" => tenant),
+        }
+    }
 }
 
 /// One version of a tenant.
@@ -166,7 +185,7 @@ impl Registry {
                     plugin_bytes: saved.record.plugin_bytes,
                     updated_unix: saved.record.updated_unix,
                     plugin: Arc::new(saved.plugin),
-                    stats: Arc::default(),
+                    stats: Arc::new(Stats::new(&saved.record.id)),
                 });
                 reg.publish(tenant);
             }
@@ -239,7 +258,10 @@ impl Registry {
                 &self.engine.precompile(&plugin)?,
             )?;
         }
-        let stats = self.get(id).map(|t| t.stats.clone()).unwrap_or_default();
+        let stats = self
+            .get(id)
+            .map(|t| t.stats.clone())
+            .unwrap_or_else(|| Arc::new(Stats::new(id)));
         let tenant = Arc::new(Tenant {
             id: id.into(),
             version,

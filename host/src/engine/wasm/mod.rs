@@ -135,7 +135,14 @@ impl WasmEngine {
                 // The adapter and the runtime each have one memory.
                 .total_memories(n * 2)
                 .total_tables(n * 2)
-                .max_memory_size(options.memory_limit);
+                .max_memory_size(options.memory_limit)
+                // Reset a freed slot's first 16 MiB with memset rather than
+                // madvise: a fresh-mode instance then reuses resident pages
+                // instead of faulting them in again, and freeing a slot sends
+                // no TLB shootdown to the other workers' cores
+                // (benches/load.sh, "cache miss, react (fresh)").
+                .linear_memory_keep_resident(16 << 20)
+                .table_keep_resident(1 << 20);
             config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
         }
         let engine =

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# HTTP load benchmark against the real server: one command regenerates the
+# table in benches/RESULTS-http.md and in README.md (between the
+# `load:start`/`load:end` markers).
+#
+# Scenarios, all in one run, each `wrk -t1 -c$CONNS -d$SECS --latency` after a
+# 2 s warm-up:
+# - bare axum returning the same bytes as the cached hello page (the ceiling);
+# - cache hits (hello, react): what serving from cache costs;
+# - cache misses (a new query string per request, so every request renders):
+#   hello and react in reuse mode, react in fresh mode, react with unpinned
+#   workers.
+# Needs: wrk (apt-get install wrk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${SECS:-5}
+CONNS=${CONNS:-32}
+PORT=18181
+TOKEN=bench-token
+OUT=benches/RESULTS-http.md
+command -v wrk >/dev/null || { echo "load.sh needs wrk: apt-get install wrk" >&2; exit 1; }
+scripts/setup.sh
+cargo build --release --bin ssr --example bare_axum
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+
+cat > "$work/miss.lua" <<'LUA'
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, wrk.path .. "?miss=" .. n .. "-" .. math.random(1000000000))
+end
+LUA
+
+start_ssr() { # args: extra serve flags
+  target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --cache-capacity 100000 "$@" 2>"$work/serve.log" &
+  server=$!
+  for _ in $(seq 1 240); do
+    curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  echo "the server did not become ready:" >&2; cat "$work/serve.log" >&2; exit 1
+}
+stop_ssr() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+
+rows=()
+measure() { # name, url, [lua script]
+  local name=$1 url=$2 script=${3:-}
+  local args=(-t1 -c"$CONNS" --latency)
+  [ -n "$script" ] && args+=(-s "$script")
+  wrk "${args[@]}" -d2s "$url" >/dev/null
+  local out; out=$(wrk "${args[@]}" -d"${SECS}s" "$url")
+  local rps p50 p99 errs
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  errs=$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$out")
+  rows+=("| $name | ${rps%.*} | $p50 | $p99 | ${errs:-0} |")
+  echo "$name: $rps req/s, p50 $p50, p99 $p99, non-2xx ${errs:-0}" >&2
+}
+
+start_ssr
+curl -fs "http://127.0.0.1:$PORT/t/hello/" -o "$work/hello.html"
+target/release/ssr build -q plugins/react/app.jsx -o "$work/react.wasm"
+curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/react.wasm" \
+  "http://127.0.0.1:$PORT/admin/tenants/react-fresh?mode=fresh" >/dev/null
+measure "cache hit, hello" "http://127.0.0.1:$PORT/t/hello/"
+measure "cache hit, react" "http://127.0.0.1:$PORT/t/react/"
+measure "cache miss, hello (reuse)" "http://127.0.0.1:$PORT/t/hello/" "$work/miss.lua"
+measure "cache miss, react (reuse)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
+measure "cache miss, react (fresh)" "http://127.0.0.1:$PORT/t/react-fresh/" "$work/miss.lua"
+stop_ssr
+start_ssr --pin false
+measure "cache miss, react (reuse, unpinned)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
+stop_ssr
+
+target/release/examples/bare_axum "$work/hello.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &
+bare=$!
+sleep 1
+measure "bare axum, same bytes as hello" "http://127.0.0.1:$((PORT + 1))/"
+kill "$bare" 2>/dev/null || true
+
+table=$(
+  echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); $(date -u +%Y-%m-%d)."
+  echo "Tool: \`wrk -t1 -c$CONNS -d${SECS}s --latency\` after a 2 s warm-up, on the same machine as the server (\`benches/load.sh\`); server: default flags (workers = cores)."
+  echo
+  echo "| scenario | req/s | p50 | p99 | non-2xx |"
+  echo "|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+)
+printf '# HTTP load results\n\n%s\n' "$table" > "$OUT"
+python3 - "$OUT" <<'PY'
+import sys, re
+table = open(sys.argv[1]).read().split('\n', 2)[2]
+readme = open('README.md').read()
+new = re.sub(r'(<!-- load:start -->\n).*?(<!-- load:end -->)', lambda m: m.group(1) + table + m.group(2), readme, flags=re.S)
+open('README.md', 'w').write(new)
+PY
+echo "wrote $OUT and the README table" >&2

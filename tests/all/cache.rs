@@ -136,3 +136,21 @@ fn head_is_served_without_a_body() {
     assert_eq!(r.status(), 200);
     assert!(r.headers().get("content-length").is_some());
 }
+
+#[test]
+fn concurrent_misses_render_once() {
+    let s = server(&[]);
+    let bodies: Vec<Vec<u8>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                let s = &s;
+                scope.spawn(move || s.get("/t/c/flight?ms=400", &[]).body)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // Each render draws a new random number: one body means one render.
+    assert!(bodies.windows(2).all(|w| w[0] == w[1]));
+    let (_, shown) = s.admin("GET", "/admin/tenants/c");
+    assert!(shown.contains("\"renders\":1"), "{shown}");
+}

@@ -122,3 +122,22 @@ fn metrics_report_requests_cache_and_queue() {
     assert_eq!(s.get("/healthz", &[]).status, 200);
     assert_eq!(s.get("/readyz", &[]).status, 200);
 }
+
+#[test]
+fn sigterm_drains_in_flight_requests_then_exits_0() {
+    let s = Server::start(&["--no-demo", "--workers", "1"]);
+    assert_eq!(s.add("d", SLOW, "").0, 201);
+    let reply = std::thread::scope(|scope| {
+        let pending = scope.spawn(|| s.get("/t/d/?ms=800", &[]));
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = std::process::Command::new("kill")
+            .arg("-TERM")
+            .arg(s.child.id().to_string())
+            .status();
+        pending.join().unwrap()
+    });
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(reply.text().contains("slept 800 ms"));
+    let status = s.stop("TERM");
+    assert!(status.success(), "{status:?}");
+}

@@ -9,7 +9,8 @@
 # - cache hits (hello, react): what serving from cache costs;
 # - cache misses (a new query string per request, so every request renders):
 #   hello and react in reuse mode, react in fresh mode, react with unpinned
-#   workers.
+#   workers, and both rendered on the async runtime's threads instead of the
+#   pool (`--render-on runtime`).
 # Needs: wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +73,10 @@ measure "cache miss, react (fresh)" "http://127.0.0.1:$PORT/t/react-fresh/" "$wo
 stop_ssr
 start_ssr --pin false
 measure "cache miss, react (reuse, unpinned)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
+stop_ssr
+start_ssr --render-on runtime
+measure "cache miss, hello (on the async runtime's threads)" "http://127.0.0.1:$PORT/t/hello/" "$work/miss.lua"
+measure "cache miss, react (on the async runtime's threads)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
 stop_ssr
 
 target/release/examples/bare_axum "$work/hello.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &

@@ -51,6 +51,19 @@ pub struct Config {
     pub default_mode: Mode,
     /// Serve the example plugins from `plugins/` when no tenant is registered.
     pub demo: bool,
+    /// Where renders run; `Runtime` exists to measure what the pool buys.
+    pub render_on: RenderOn,
+}
+
+/// Where renders run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RenderOn {
+    /// The pinned worker pool behind the bounded queue.
+    #[default]
+    Pool,
+    /// The async runtime's own threads (blocking them): for comparison only.
+    Runtime,
 }
 
 impl Default for Config {
@@ -71,6 +84,7 @@ impl Default for Config {
             max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
             default_mode: Mode::Reuse,
             demo: true,
+            render_on: RenderOn::Pool,
         }
     }
 }
@@ -109,6 +123,7 @@ pub struct FileConfig {
     pub max_plugin_mib: Option<usize>,
     pub default_mode: Option<Mode>,
     pub demo: Option<bool>,
+    pub render_on: Option<RenderOn>,
 }
 
 impl FileConfig {
@@ -140,6 +155,7 @@ impl FileConfig {
         set!(warm_instances);
         set!(default_mode);
         set!(demo);
+        set!(render_on);
         if let Some(v) = self.data_dir {
             c.data_dir = Some(v);
         }
@@ -168,7 +184,11 @@ impl Config {
     /// Instances the pooling allocator must hold: each worker's warm
     /// instances, plus one fresh-mode instance and one being replaced.
     pub fn pooled_instances(&self) -> usize {
-        self.workers * (self.warm_instances + 2)
+        let runtime_threads = match self.render_on {
+            RenderOn::Pool => 0,
+            RenderOn::Runtime => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        (self.workers + runtime_threads) * (self.warm_instances + 2)
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {

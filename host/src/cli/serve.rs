@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 use clap::Args;
 use ssr::cache::Cache;
-use ssr::config::{Config, FileConfig};
+use ssr::config::{Config, FileConfig, RenderOn};
 use ssr::engine::wasm::{WasmEngine, WasmOptions};
 use ssr::http::AppState;
 use ssr::pool::{Pool, PoolOptions};
@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// Isolation mode for tenants registered without one [default: reuse].
     #[arg(long, env = "SSR_MODE", value_name = "reuse|fresh")]
     mode: Option<Mode>,
+    /// Where renders run: the worker pool, or (to measure what the pool
+    /// buys) the async runtime's threads [default: pool].
+    #[arg(long, env = "SSR_RENDER_ON", value_enum)]
+    render_on: Option<RenderOn>,
     /// Do not register the example plugins when no tenant is registered.
     #[arg(long, env = "SSR_NO_DEMO")]
     no_demo: bool,
@@ -95,6 +99,7 @@ impl ServeArgs {
         set!(cache_capacity => cache_capacity);
         set!(warm_instances => warm_instances);
         set!(mode => default_mode);
+        set!(render_on => render_on);
         if let Some(d) = &self.data_dir {
             c.data_dir = Some(d.clone());
         }

@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::ApiError;
 use crate::cache::{CacheEntry, CacheKey, Encoding, FlightError};
+use crate::config::RenderOn;
 use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
 use crate::tenant::Tenant;
@@ -139,24 +140,26 @@ async fn submit(
 ) -> Result<Arc<CacheEntry>, ApiError> {
     let id = tenant.id.to_string();
     let deadline = Instant::now() + state.config.request_timeout;
-    let rx = state.pool.submit(tenant.clone(), request, deadline).map_err(|e| {
-        metrics::counter!("ssr_rejections_total", "tenant" => id.clone(), "reason" => "saturated").increment(1);
-        match e {
-            PoolError::Closed => ApiError::Unavailable,
-            _ => ApiError::Saturated,
+    let outcome = if state.config.render_on == RenderOn::Runtime {
+        // Deliberately blocks this async thread for the whole render, as
+        // rendering on an event loop does: the comparison the pool is for.
+        state.pool.render_here(tenant, &request, deadline)
+    } else {
+        let rx = state.pool.submit(tenant.clone(), request, deadline).map_err(|e| {
+            metrics::counter!("ssr_rejections_total", "tenant" => id.clone(), "reason" => "saturated").increment(1);
+            match e {
+                PoolError::Closed => ApiError::Unavailable,
+                _ => ApiError::Saturated,
+            }
+        })?;
+        // The worker stops the render at the deadline; this margin only
+        // covers the hand-back.
+        let margin = std::time::Duration::from_millis(100);
+        match tokio::time::timeout_at((deadline + margin).into(), rx).await {
+            Err(_) => Err(PoolError::Timeout),
+            Ok(Err(_)) => Err(PoolError::Closed),
+            Ok(Ok(r)) => r,
         }
-    })?;
-    // The worker stops the render at the deadline; this margin only covers
-    // the hand-back.
-    let waited = tokio::time::timeout_at(
-        (deadline + std::time::Duration::from_millis(100)).into(),
-        rx,
-    )
-    .await;
-    let outcome = match waited {
-        Err(_) => Err(PoolError::Timeout),
-        Ok(Err(_)) => Err(PoolError::Closed),
-        Ok(Ok(r)) => r,
     };
     match outcome {
         Ok(r) => {

@@ -80,10 +80,18 @@ pub(crate) struct Job {
 pub struct Pool {
     queue: Sender<Job>,
     capacity: usize,
+    engine: Arc<WasmEngine>,
+    options: PoolOptions,
+}
+
+thread_local! {
+    /// Instances of the on-runtime comparison path, per async thread.
+    static HERE: std::cell::RefCell<Option<worker::Instances>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Pool {
     pub fn start(engine: Arc<WasmEngine>, options: PoolOptions) -> Pool {
+        let pool_engine = engine.clone();
         let (queue, jobs) = crossbeam_channel::bounded(options.queue_capacity);
         let cores = if options.pin {
             core_affinity::get_core_ids().unwrap_or_default()
@@ -103,6 +111,8 @@ impl Pool {
         Pool {
             queue,
             capacity: options.queue_capacity,
+            engine: pool_engine,
+            options,
         }
     }
 
@@ -129,6 +139,38 @@ impl Pool {
             Err(TrySendError::Full(_)) => Err(PoolError::Saturated),
             Err(TrySendError::Disconnected(_)) => Err(PoolError::Closed),
         }
+    }
+
+    /// Renders on the calling thread instead of a worker: what rendering on
+    /// the async runtime's threads costs, for `benches/load.sh` to compare
+    /// with the pool (`ssr serve --render-on runtime`). It blocks the thread
+    /// for the whole render; use the pool in production.
+    pub fn render_here(
+        &self,
+        tenant: &Tenant,
+        request: &RenderRequest,
+        deadline: Instant,
+    ) -> Result<Rendered, PoolError> {
+        HERE.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let instances =
+                cell.get_or_insert_with(|| worker::Instances::new(self.options.warm_instances));
+            let started = Instant::now();
+            worker::render(
+                instances,
+                &self.engine,
+                &self.options,
+                tenant,
+                request,
+                deadline,
+                started,
+            )
+            .map(|(response, render_time)| Rendered {
+                response,
+                queue_wait: Duration::ZERO,
+                render_time,
+            })
+        })
     }
 
     /// Jobs waiting for a worker.

@@ -149,6 +149,10 @@ struct Table {
 /// All tenants, by id and by hostname.
 pub struct Registry {
     table: RwLock<Table>,
+    /// Serializes version assignment, storing and publishing, so that of two
+    /// concurrent registrations of one id the later version is the one that
+    /// is stored and served. Compilation happens outside it.
+    writes: std::sync::Mutex<()>,
     engine: Arc<WasmEngine>,
     store: Option<Store>,
     next_version: AtomicU64,
@@ -166,6 +170,7 @@ impl Registry {
     ) -> Result<Registry, TenantError> {
         let reg = Registry {
             table: RwLock::default(),
+            writes: std::sync::Mutex::default(),
             engine,
             store,
             next_version: AtomicU64::new(1),
@@ -237,13 +242,20 @@ impl Registry {
             .collect::<Result<Vec<_>, _>>()?;
         self.check_hosts_free(id, &hosts)?;
         let plugin = self.engine.load(bytes)?;
+        let compiled = match &self.store {
+            Some(_) => Some(self.engine.precompile(&plugin)?),
+            None => None,
+        };
         let digest = digest(bytes);
+        let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+        // Checked again: another registration may have taken a host since.
+        self.check_hosts_free(id, &hosts)?;
         let version = self.next_version.fetch_add(1, Ordering::Relaxed);
         let mode = settings.mode.unwrap_or(self.default_mode);
         let updated_unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        if let Some(store) = &self.store {
+        if let (Some(store), Some(compiled)) = (&self.store, &compiled) {
             store.save(
                 &store::Record {
                     id: id.to_string(),
@@ -255,7 +267,7 @@ impl Registry {
                     updated_unix,
                 },
                 bytes,
-                &self.engine.precompile(&plugin)?,
+                compiled,
             )?;
         }
         let stats = self
@@ -279,6 +291,7 @@ impl Registry {
 
     /// Removes tenant `id`.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
+        let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
         let existing = self
             .get(id)
             .ok_or_else(|| TenantError::NotFound(id.to_string()))?;

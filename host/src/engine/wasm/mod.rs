@@ -129,6 +129,11 @@ impl WasmEngine {
     pub fn new(options: WasmOptions) -> Result<Self, EngineError> {
         let mut config = wasmtime::Config::new();
         config.epoch_interruption(true);
+        // `SSR_PERFMAP=1`: write /tmp/perf-<pid>.map so `perf record` names
+        // the plugin's functions (README, Development).
+        if std::env::var_os("SSR_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         if let Some(n) = options.pooled_instances {
             let mut pool = wasmtime::PoolingAllocationConfig::default();
             pool.total_component_instances(n)

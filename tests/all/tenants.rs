@@ -245,3 +245,59 @@ fn hot_swap_under_load_fails_no_request() {
         failures.lock().unwrap()
     );
 }
+
+#[test]
+fn cli_adds_lists_and_removes_tenants() {
+    let s = Server::start(&["--no-demo"]);
+    let plugin = crate::support::plugin(HELLO).plugin;
+    let cli = |args: &[&str]| {
+        crate::support::ssr()
+            .arg("tenant")
+            .args(args)
+            .args(["--server", &s.url("")])
+            .env("SSR_ADMIN_TOKEN", &s.token)
+            .output()
+            .unwrap()
+    };
+    let out = cli(&[
+        "add",
+        "blog",
+        plugin.to_str().unwrap(),
+        "--host",
+        "blog.test",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        crate::support::text(&out.stderr)
+    );
+    assert!(crate::support::text(&out.stdout).contains("\"id\":\"blog\""));
+    // Served by hostname and by path, from cache the second time.
+    assert_eq!(
+        s.get("/", &[("host", "blog.test")]).header("x-cache"),
+        Some("miss")
+    );
+    assert_eq!(
+        s.get("/", &[("host", "blog.test")]).header("x-cache"),
+        Some("hit")
+    );
+    assert_eq!(s.get("/t/blog/", &[]).header("x-cache"), Some("hit"));
+    let ls = cli(&["ls"]);
+    assert!(crate::support::text(&ls.stdout).contains("blog.test"));
+    assert!(cli(&["purge", "blog"]).status.success());
+    assert!(cli(&["rm", "blog"]).status.success());
+    let again = cli(&["rm", "blog"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        crate::support::text(&again.stderr).contains("404"),
+        "{}",
+        crate::support::text(&again.stderr)
+    );
+    // Without a token the CLI says how to get one.
+    let out = crate::support::ssr()
+        .args(["tenant", "ls", "--server", &s.url("")])
+        .env_remove("SSR_ADMIN_TOKEN")
+        .output()
+        .unwrap();
+    assert!(crate::support::text(&out.stderr).contains("SSR_ADMIN_TOKEN"));
+}

@@ -1,0 +1,79 @@
+//! Pool benchmark: what the queue and the hop to a pinned worker cost, next
+//! to rendering on the calling thread with the same instance logic.
+//!
+//! - `pool/submit`: `Pool::submit` and awaiting the reply (one worker).
+//! - `pool/here`: `Pool::render_here`, the same render on this thread.
+//!
+//! The difference is the shared queue's hand-off, the number the queueing
+//! design in `host/src/pool/mod.rs` rests on.
+//! Run: `cargo bench -p ssr --bench pool`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use ssr::build::{self, Quiet};
+use ssr::engine::RenderRequest;
+use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::pool::{Pool, PoolOptions};
+use ssr::tenant::{Mode, Registry, Settings};
+
+fn pool(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let engine = Arc::new(
+        WasmEngine::new(WasmOptions {
+            pooled_instances: Some(16),
+            ..WasmOptions::default()
+        })
+        .unwrap(),
+    );
+    let registry = Registry::open(engine.clone(), None, Mode::Reuse, 64 << 20).unwrap();
+    let built = build::build(&root.join("plugins/hello/render.js"), &mut Quiet).unwrap();
+    let tenant = registry
+        .put("bench", &built.plugin, Settings::default())
+        .unwrap()
+        .tenant;
+    let pool = Pool::start(
+        engine,
+        PoolOptions {
+            workers: 1,
+            pin: true,
+            queue_capacity: 16,
+            warm_instances: 4,
+            render_deadline: Duration::from_secs(5),
+        },
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let req = RenderRequest::get("bench", "/?name=bench");
+    let deadline = || Instant::now() + Duration::from_secs(5);
+
+    let mut group = c.benchmark_group("pool");
+    group.bench_function(BenchmarkId::new("submit", "wasm/hello"), |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let rx = pool
+                    .submit(tenant.clone(), req.clone(), deadline())
+                    .unwrap();
+                rx.await.unwrap().unwrap()
+            })
+        })
+    });
+    group.bench_function(BenchmarkId::new("here", "wasm/hello"), |b| {
+        b.iter(|| pool.render_here(&tenant, &req, deadline()).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = pool
+}
+criterion_main!(benches);

@@ -128,8 +128,8 @@ fn sigterm_drains_in_flight_requests_then_exits_0() {
     let s = Server::start(&["--no-demo", "--workers", "1"]);
     assert_eq!(s.add("d", SLOW, "").0, 201);
     let reply = std::thread::scope(|scope| {
-        let pending = scope.spawn(|| s.get("/t/d/?ms=800", &[]));
-        std::thread::sleep(Duration::from_millis(300));
+        let pending = scope.spawn(|| s.get("/t/d/?ms=900", &[]));
+        std::thread::sleep(Duration::from_millis(400));
         let _ = std::process::Command::new("kill")
             .arg("-TERM")
             .arg(s.child.id().to_string())
@@ -137,7 +137,7 @@ fn sigterm_drains_in_flight_requests_then_exits_0() {
         pending.join().unwrap()
     });
     assert_eq!(reply.status, 200, "{}", reply.text());
-    assert!(reply.text().contains("slept 800 ms"));
+    assert!(reply.text().contains("slept 900 ms"));
     let status = s.stop("TERM");
     assert!(status.success(), "{status:?}");
 }

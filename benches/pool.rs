@@ -42,6 +42,7 @@ fn pool(c: &mut Criterion) {
             queue_capacity: 16,
             warm_instances: 4,
             render_deadline: Duration::from_secs(5),
+            max_response_bytes: 8 << 20,
         },
     );
     let rt = tokio::runtime::Builder::new_current_thread()

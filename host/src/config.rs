@@ -23,6 +23,8 @@ pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
 pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 /// Warm (reuse-mode) instances each worker keeps, across tenants.
 pub const DEFAULT_WARM_INSTANCES: usize = 16;
+/// The largest response body a render may produce.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 << 20;
 /// The largest plugin the admin API accepts.
 pub const DEFAULT_MAX_PLUGIN_BYTES: usize = 64 << 20;
 /// How long shutdown waits for in-flight requests.
@@ -48,6 +50,7 @@ pub struct Config {
     pub memory_limit: usize,
     pub warm_instances: usize,
     pub max_plugin_bytes: usize,
+    pub max_response_bytes: usize,
     pub default_mode: Mode,
     /// Serve the example plugins from `plugins/` when no tenant is registered.
     pub demo: bool,
@@ -82,6 +85,7 @@ impl Default for Config {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             warm_instances: DEFAULT_WARM_INSTANCES,
             max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             default_mode: Mode::Reuse,
             demo: true,
             render_on: RenderOn::Pool,
@@ -121,6 +125,7 @@ pub struct FileConfig {
     pub memory_limit_mib: Option<usize>,
     pub warm_instances: Option<usize>,
     pub max_plugin_mib: Option<usize>,
+    pub max_response_kib: Option<usize>,
     pub default_mode: Option<Mode>,
     pub demo: Option<bool>,
     pub render_on: Option<RenderOn>,
@@ -176,6 +181,9 @@ impl FileConfig {
         }
         if let Some(v) = self.max_plugin_mib {
             c.max_plugin_bytes = v << 20;
+        }
+        if let Some(v) = self.max_response_kib {
+            c.max_response_bytes = v << 10;
         }
     }
 }

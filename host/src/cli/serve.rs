@@ -64,6 +64,9 @@ pub struct ServeArgs {
     /// Linear-memory cap per instance, MiB [default: 256].
     #[arg(long, env = "SSR_MEMORY_LIMIT_MIB", value_name = "MIB")]
     memory_limit_mib: Option<usize>,
+    /// The largest response body a render may produce, KiB [default: 8192].
+    #[arg(long, env = "SSR_MAX_RESPONSE_KIB", value_name = "KIB")]
+    max_response_kib: Option<usize>,
     /// Warm instances each worker keeps across tenants [default: 16].
     #[arg(long, env = "SSR_WARM_INSTANCES", value_name = "N")]
     warm_instances: Option<usize>,
@@ -118,6 +121,9 @@ impl ServeArgs {
         if let Some(m) = self.memory_limit_mib {
             c.memory_limit = m << 20;
         }
+        if let Some(k) = self.max_response_kib {
+            c.max_response_bytes = k << 10;
+        }
         if self.no_demo {
             c.demo = false;
         }
@@ -164,6 +170,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             queue_capacity: config.queue_capacity,
             warm_instances: config.warm_instances,
             render_deadline: config.render_deadline,
+            max_response_bytes: config.max_response_bytes,
         },
     );
     let admin_token = config.admin_token.clone().unwrap_or_else(|| {

@@ -142,6 +142,8 @@ pub enum EngineError {
     Timeout(Duration),
     #[error("render exceeded its memory limit")]
     OutOfMemory,
+    #[error("the response body is {size} bytes, over the limit of {limit} bytes")]
+    ResponseTooLarge { size: usize, limit: usize },
     #[error("the plugin trapped: {0}")]
     Trap(String),
 }

@@ -185,6 +185,7 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
         PoolError::Engine(EngineError::OutOfMemory) => "memory",
         PoolError::Engine(EngineError::Js { .. }) => "script",
         PoolError::Engine(EngineError::Trap(_)) => "trap",
+        PoolError::Engine(EngineError::ResponseTooLarge { .. }) => "too-large",
         _ => "other",
     };
     metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)

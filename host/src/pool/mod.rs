@@ -47,6 +47,8 @@ pub struct PoolOptions {
     pub warm_instances: usize,
     /// The longest a single render may run.
     pub render_deadline: Duration,
+    /// The largest response body a render may produce.
+    pub max_response_bytes: usize,
 }
 
 /// Why a job produced no response.

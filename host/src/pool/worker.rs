@@ -153,6 +153,12 @@ pub(super) fn render(
     )
     .entered();
     match instances.render(engine, tenant, request, remaining.min(opts.render_deadline)) {
+        Ok(response) if response.body.len() > opts.max_response_bytes => {
+            Err(PoolError::Engine(EngineError::ResponseTooLarge {
+                size: response.body.len(),
+                limit: opts.max_response_bytes,
+            }))
+        }
         Ok(response) => Ok((response, started.elapsed())),
         Err(EngineError::Timeout(_)) if Instant::now() >= deadline => Err(PoolError::Timeout),
         Err(e) => Err(PoolError::Engine(e)),

@@ -289,6 +289,12 @@ impl WasmInstance {
                 },
                 vary: r.vary,
             }),
+            // QuickJS turns a failed allocation (the memory cap) into an
+            // exception, but an instance whose heap filled its linear memory
+            // keeps that memory for good: discard it like a trap.
+            Ok(Err(e)) if e.message.starts_with("InternalError: out of memory") => {
+                Err(EngineError::OutOfMemory)
+            }
             Ok(Err(e)) => Err(EngineError::Js {
                 kind: match e.kind {
                     types::ErrorKind::Exception => JsErrorKind::Exception,

@@ -1,0 +1,26 @@
+// Hostile and buggy behaviour, one per path, for the containment tests
+// (tests/all/hostile.rs). `/ok` is the benign path, to check that the tenant
+// recovers after each attack.
+export async function render(request) {
+  switch (request.path) {
+    case '/loop': for (;;) {}
+    case '/async-loop': for (;;) await null;
+    case '/timer-loop': return new Promise(() => { const again = () => setTimeout(again, 0); again(); });
+    case '/never': return new Promise(() => {});
+    case '/memory-bomb': { const keep = []; for (;;) keep.push(new Array(100000).fill(1.5)); }
+    case '/recursion': { const f = (n) => f(n + 1) + 1; return String(f(0)); }
+    case '/big-output': return 'x'.repeat(16 << 20);
+    case '/ambient': {
+      // No files, environment, network or modules to load: report what exists.
+      const found = {
+        process: typeof process, require: typeof require, fetch: typeof fetch,
+        XMLHttpRequest: typeof XMLHttpRequest, WebSocket: typeof WebSocket, Deno: typeof Deno, std: typeof std, os: typeof os,
+      };
+      let imported = 'refused';
+      // Through eval, so `ssr build` does not take it for an import to bundle.
+      try { await (0, eval)('imp' + "ort('fs')"); imported = 'loaded'; } catch (_) {}
+      return JSON.stringify({ found, imported });
+    }
+    default: return 'ok';
+  }
+}

@@ -5,6 +5,11 @@
 //! - [`CONTRACT_VERSION`] is the version of `wit/plugin.wit`'s package; a
 //!   plugin exporting another version's `renderer` is refused by
 //!   [`check_contract`], with a message telling the user to rebuild.
+//! - A plugin imports only the contract and the WASI interfaces the
+//!   preview1 adapter uses ([`ALLOWED_IMPORTS`]); the host grants those with an
+//!   empty context (no preopens, environment, arguments or sockets). A
+//!   component asking for anything else (sockets, HTTP, ...) is refused by
+//!   [`check_imports`] before it is stored.
 //! - The bundle section ([`BUNDLE_SECTION`]) is UTF-8 JavaScript, the very
 //!   bytes the snapshot was made from, so the V8 engine can run the same
 //!   artifact.
@@ -17,6 +22,32 @@ pub const CONTRACT_VERSION: &str = "0.1.0";
 pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
 /// Custom section holding the JavaScript bundle.
 pub const BUNDLE_SECTION: &str = "ssr-bundle";
+
+/// Interfaces (without their `@version`) a plugin may import.
+pub const ALLOWED_IMPORTS: &[&str] = &[
+    "ssr:plugin/log",
+    "ssr:plugin/types",
+    "wasi:cli/environment",
+    "wasi:cli/exit",
+    "wasi:cli/stdin",
+    "wasi:cli/stdout",
+    "wasi:cli/stderr",
+    "wasi:cli/terminal-input",
+    "wasi:cli/terminal-output",
+    "wasi:cli/terminal-stdin",
+    "wasi:cli/terminal-stdout",
+    "wasi:cli/terminal-stderr",
+    "wasi:io/error",
+    "wasi:io/poll",
+    "wasi:io/streams",
+    "wasi:clocks/monotonic-clock",
+    "wasi:clocks/wall-clock",
+    "wasi:filesystem/types",
+    "wasi:filesystem/preopens",
+    "wasi:random/random",
+    "wasi:random/insecure",
+    "wasi:random/insecure-seed",
+];
 
 /// Why bytes are not a usable plugin.
 #[derive(Debug, Error)]
@@ -43,6 +74,10 @@ pub enum ArtifactError {
         "the plugin was built for contract ssr:plugin@{found}, but this host speaks ssr:plugin@{CONTRACT_VERSION}; rebuild it with this version's `ssr build`"
     )]
     WrongVersion { found: String },
+    #[error(
+        "the plugin imports {names}, which ssr plugins may not use (they get only the contract's `log` and an empty WASI: no sockets, HTTP, files or environment); build plugins with `ssr build`"
+    )]
+    ForbiddenImports { names: String },
 }
 
 /// Says whether `bytes` are a component, so callers can refuse a core
@@ -82,6 +117,24 @@ pub fn check_contract<'a>(exports: impl IntoIterator<Item = &'a str>) -> Result<
             seen.join(", ")
         },
     })
+}
+
+/// Refuses imports outside [`ALLOWED_IMPORTS`].
+pub fn check_imports<'a>(imports: impl IntoIterator<Item = &'a str>) -> Result<(), ArtifactError> {
+    let forbidden: Vec<&str> = imports
+        .into_iter()
+        .filter(|name| {
+            let interface = name.split('@').next().unwrap_or(name);
+            !ALLOWED_IMPORTS.contains(&interface)
+        })
+        .collect();
+    if forbidden.is_empty() {
+        Ok(())
+    } else {
+        Err(ArtifactError::ForbiddenImports {
+            names: forbidden.join(", "),
+        })
+    }
 }
 
 /// Reads the JavaScript bundle out of a plugin's custom section.
@@ -142,6 +195,31 @@ mod tests {
     fn contract_without_renderer_lists_exports() {
         let err = check_contract(["wasi:http/incoming-handler@0.2.0"]).unwrap_err();
         assert!(err.to_string().contains("wasi:http/incoming-handler"));
+    }
+
+    #[test]
+    fn imports_obeyed() {
+        check_imports([
+            "ssr:plugin/log@0.1.0",
+            "wasi:cli/stdout@0.2.12",
+            "wasi:random/random@0.2.0",
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn imports_violated() {
+        let err = check_imports([
+            "wasi:cli/stdout@0.2.12",
+            "wasi:sockets/tcp@0.2.12",
+            "wasi:http/outgoing-handler@0.2.0",
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("wasi:sockets/tcp@0.2.12, wasi:http/outgoing-handler@0.2.0"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub const MAX_POOLED_INSTANCES: usize = 4_096;
 #[derive(Clone, Debug)]
 pub struct Config {
     pub listen: SocketAddr,
+    /// Serve the admin API here only (not on `listen`).
+    pub admin_listen: Option<SocketAddr>,
     /// Where tenants persist; `None` keeps them in memory only.
     pub data_dir: Option<PathBuf>,
     pub workers: usize,
@@ -73,6 +75,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             listen: DEFAULT_LISTEN.parse().unwrap(),
+            admin_listen: None,
             data_dir: None,
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             pin: true,
@@ -113,6 +116,7 @@ pub enum ConfigError {
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
     pub listen: Option<SocketAddr>,
+    pub admin_listen: Option<SocketAddr>,
     pub data_dir: Option<PathBuf>,
     pub workers: Option<usize>,
     pub pin: Option<bool>,
@@ -161,6 +165,9 @@ impl FileConfig {
         set!(default_mode);
         set!(demo);
         set!(render_on);
+        if let Some(v) = self.admin_listen {
+            c.admin_listen = Some(v);
+        }
         if let Some(v) = self.data_dir {
             c.data_dir = Some(v);
         }

@@ -301,3 +301,32 @@ fn cli_adds_lists_and_removes_tenants() {
         .unwrap();
     assert!(crate::support::text(&out.stderr).contains("SSR_ADMIN_TOKEN"));
 }
+
+#[test]
+fn admin_api_can_listen_on_its_own_address() {
+    let s = Server::start(&["--no-demo", "--admin-listen", "127.0.0.1:0"]);
+    let admin = s
+        .log
+        .lock()
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("ssr admin API listening on http://"))
+        .expect("the admin address is printed")
+        .to_string();
+    // Not on the public address...
+    assert_eq!(s.put_bytes("x", b"not read", "").0, 404);
+    // ...only on its own.
+    let bytes = std::fs::read(crate::support::plugin(HELLO).plugin).unwrap();
+    let r = Server::agent()
+        .put(format!("http://{admin}/admin/tenants/x"))
+        .header("Authorization", &format!("Bearer {}", s.token))
+        .send(&bytes[..])
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    assert_eq!(s.get("/t/x/", &[]).status, 200);
+    let r = Server::agent()
+        .get(format!("http://{admin}/admin/tenants"))
+        .call()
+        .unwrap();
+    assert_eq!(r.status(), 401, "the token is still required there");
+}

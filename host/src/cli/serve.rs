@@ -28,6 +28,10 @@ pub struct ServeArgs {
     /// Address to listen on [default: 127.0.0.1:8080].
     #[arg(long, env = "SSR_LISTEN", value_name = "ADDR")]
     listen: Option<SocketAddr>,
+    /// Serve the admin API on this address only, not on --listen
+    /// [default: on --listen].
+    #[arg(long, env = "SSR_ADMIN_LISTEN", value_name = "ADDR")]
+    admin_listen: Option<SocketAddr>,
     /// Directory where tenants persist; without one, tenants live in memory.
     #[arg(long, env = "SSR_DATA_DIR", value_name = "DIR")]
     data_dir: Option<PathBuf>,
@@ -103,6 +107,9 @@ impl ServeArgs {
         set!(warm_instances => warm_instances);
         set!(mode => default_mode);
         set!(render_on => render_on);
+        if let Some(a) = self.admin_listen {
+            c.admin_listen = Some(a);
+        }
         if let Some(d) = &self.data_dir {
             c.data_dir = Some(d.clone());
         }
@@ -182,6 +189,17 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let addr = listener.local_addr()?;
+    let admin_listener = match config.admin_listen {
+        Some(a) => Some(
+            tokio::net::TcpListener::bind(a)
+                .await
+                .with_context(|| format!("cannot listen on {a} (--admin-listen)"))?,
+        ),
+        None => None,
+    };
+    if let Some(l) = &admin_listener {
+        eprintln!("ssr admin API listening on http://{}", l.local_addr()?);
+    }
     let demo = config.demo && registry.list().is_empty();
     let state = Arc::new(AppState {
         cache: Cache::new(config.cache_capacity, config.cache_ttl),
@@ -206,7 +224,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
                 .store(true, std::sync::atomic::Ordering::Release);
         });
     }
-    ssr::http::serve(listener, state).await?;
+    ssr::http::serve(listener, admin_listener, state).await?;
     eprintln!("ssr stopped");
     Ok(())
 }

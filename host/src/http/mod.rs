@@ -46,6 +46,28 @@ pub struct AppState {
 /// (`benches/load.sh`); failures are logged where they happen, with the
 /// tenant.
 pub fn app(state: Arc<AppState>) -> Router {
+    let public = public(state.clone());
+    if state.config.admin_listen.is_some() {
+        public
+    } else {
+        public.merge(admin_app(state))
+    }
+}
+
+/// Pages, health and metrics.
+fn public(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .fallback(routes::page)
+        .layer(DefaultBodyLimit::max(1 << 20))
+        .with_state(state)
+}
+
+/// The admin API under `/admin`, behind the bearer token. Merged into
+/// [`app`], or served alone on `--admin-listen`.
+pub fn admin_app(state: Arc<AppState>) -> Router {
     let admin = Router::new()
         .route("/tenants", get(admin::list))
         .route(
@@ -61,11 +83,7 @@ pub fn app(state: Arc<AppState>) -> Router {
             admin::authorize,
         ));
     Router::new()
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
         .nest("/admin", admin)
-        .fallback(routes::page)
         .layer(DefaultBodyLimit::max(1 << 20))
         .with_state(state)
 }
@@ -117,12 +135,38 @@ pub fn prometheus() -> PrometheusHandle {
         .clone()
 }
 
-/// Serves `app` on `listener` until SIGTERM or SIGINT, then drains.
-pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
-    let router = app(state);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+/// Serves `app` on `listener` (and the admin API on `admin`, when it has its
+/// own address) until SIGTERM or SIGINT, then drains both.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    admin: Option<tokio::net::TcpListener>,
+    state: Arc<AppState>,
+) -> std::io::Result<()> {
+    let (stop, _) = tokio::sync::watch::channel(());
+    let signalled = {
+        let stop = stop.clone();
+        async move {
+            shutdown_signal().await;
+            let _ = stop.send(());
+        }
+    };
+    let until_stopped = |mut rx: tokio::sync::watch::Receiver<()>| async move {
+        let _ = rx.changed().await;
+    };
+    let pages = axum::serve(listener, app(state.clone()))
+        .with_graceful_shutdown(until_stopped(stop.subscribe()));
+    match admin {
+        Some(admin) => {
+            let admin = axum::serve(admin, admin_app(state))
+                .with_graceful_shutdown(until_stopped(stop.subscribe()));
+            let (a, b, ()) = tokio::join!(pages, admin, signalled);
+            a.and(b)
+        }
+        None => {
+            let (a, ()) = tokio::join!(pages, signalled);
+            a
+        }
+    }
 }
 
 async fn shutdown_signal() {

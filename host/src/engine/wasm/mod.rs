@@ -182,6 +182,11 @@ impl WasmEngine {
             .map(|(n, _)| n.to_string())
             .collect();
         artifact::check_contract(names.iter().map(String::as_str))?;
+        let imports: Vec<String> = ty
+            .imports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        artifact::check_imports(imports.iter().map(String::as_str))?;
         let pre = self
             .linker
             .instantiate_pre(&component)

@@ -27,7 +27,7 @@ use subtle::ConstantTimeEq;
 use super::AppState;
 use super::error::ApiError;
 use crate::engine::form_urlencoded_pairs;
-use crate::tenant::{Mode, Settings, Tenant};
+use crate::tenant::{Registration, Settings, Tenant};
 
 /// Rejects requests without the admin bearer token.
 pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -45,16 +45,11 @@ pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: N
     }
 }
 
-/// A tenant as the API shows it.
+/// A tenant as the API shows it: its registration and its counters.
 #[derive(Serialize)]
 pub struct TenantView {
-    id: String,
-    version: u64,
-    hosts: Vec<String>,
-    mode: Mode,
-    digest: String,
-    plugin_bytes: usize,
-    updated_unix: u64,
+    #[serde(flatten)]
+    registration: Registration,
     stats: StatsView,
 }
 
@@ -68,19 +63,14 @@ struct StatsView {
 
 impl From<&Tenant> for TenantView {
     fn from(t: &Tenant) -> TenantView {
+        let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
         TenantView {
-            id: t.id.to_string(),
-            version: t.version,
-            hosts: t.hosts.clone(),
-            mode: t.mode,
-            digest: t.digest.clone(),
-            plugin_bytes: t.plugin_bytes,
-            updated_unix: t.updated_unix,
+            registration: t.registration.clone(),
             stats: StatsView {
-                requests: t.stats.requests.load(Ordering::Relaxed),
-                renders: t.stats.renders.load(Ordering::Relaxed),
-                cache_hits: t.stats.cache_hits.load(Ordering::Relaxed),
-                errors: t.stats.errors.load(Ordering::Relaxed),
+                requests: load(&t.stats.requests),
+                renders: load(&t.stats.renders),
+                cache_hits: load(&t.stats.cache_hits),
+                errors: load(&t.stats.errors),
             },
         }
     }
@@ -112,7 +102,7 @@ pub async fn put(
     state.cache.purge(&put.tenant.id, None);
     tracing::info!(
         tenant = &*put.tenant.id,
-        version = put.tenant.version,
+        version = put.tenant.version(),
         created = put.created,
         "tenant registered"
     );

@@ -53,7 +53,7 @@ async fn serve(
         return Ok(respond(&entry, headers, "bypass", false));
     }
     let vary = state.cache.vary_for(&tenant.id);
-    let key = CacheKey::new(&tenant.id, tenant.version, &target, &vary, |n| {
+    let key = CacheKey::new(&tenant.id, tenant.version(), &target, &vary, |n| {
         header_str(headers, n)
     });
     if let Some(entry) = lookup(state, &tenant, &key) {
@@ -220,7 +220,7 @@ fn insert(
     headers: &HeaderMap,
     entry: &Arc<CacheEntry>,
 ) {
-    let key = CacheKey::new(&tenant.id, tenant.version, target, &entry.vary, |n| {
+    let key = CacheKey::new(&tenant.id, tenant.version(), target, &entry.vary, |n| {
         header_str(headers, n)
     });
     state.cache.insert(key, entry, &entry.vary);

@@ -51,23 +51,23 @@ impl Instances {
         deadline: Duration,
     ) -> Result<RenderResponse, EngineError> {
         self.tick += 1;
-        let reused = match tenant.mode {
+        let reused = match tenant.mode() {
             Mode::Reuse => self
                 .warm
                 .iter()
-                .position(|w| w.tenant == tenant.id && w.version == tenant.version)
+                .position(|w| w.tenant == tenant.id && w.version == tenant.version())
                 .map(|i| self.warm.swap_remove(i).instance),
             Mode::Fresh => None,
         };
         // An older version of this tenant's instance is never used again.
         self.warm
-            .retain(|w| w.tenant != tenant.id || w.version == tenant.version);
+            .retain(|w| w.tenant != tenant.id || w.version == tenant.version());
         let mut instance = match reused {
             Some(i) => i,
             None => engine.instantiate(&tenant.plugin, &tenant.id)?,
         };
         let out = instance.render(request, deadline);
-        let keep = tenant.mode == Mode::Reuse && !matches!(&out, Err(e) if e.poisons_instance());
+        let keep = tenant.mode() == Mode::Reuse && !matches!(&out, Err(e) if e.poisons_instance());
         if keep {
             if self.warm.len() >= self.capacity
                 && let Some(lru) = self
@@ -81,7 +81,7 @@ impl Instances {
             }
             self.warm.push(Warm {
                 tenant: tenant.id.clone(),
-                version: tenant.version,
+                version: tenant.version(),
                 instance,
                 last_used: self.tick,
             });

@@ -92,9 +92,11 @@ impl Stats {
     }
 }
 
-/// One version of a tenant.
-pub struct Tenant {
-    pub id: Arc<str>,
+/// One registration of a tenant: what is stored in the data dir and shown
+/// by the admin API.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Registration {
+    pub id: String,
     /// Increases with every registration of this id; part of cache keys.
     pub version: u64,
     pub hosts: Vec<String>,
@@ -103,8 +105,25 @@ pub struct Tenant {
     pub digest: String,
     pub plugin_bytes: usize,
     pub updated_unix: u64,
+}
+
+/// One version of a tenant: its registration, compiled plugin and counters.
+pub struct Tenant {
+    /// The id, shared cheaply with cache keys and instances.
+    pub id: Arc<str>,
+    pub registration: Registration,
     pub plugin: Arc<WasmPlugin>,
     pub stats: Arc<Stats>,
+}
+
+impl Tenant {
+    pub fn version(&self) -> u64 {
+        self.registration.version
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.registration.mode
+    }
 }
 
 /// Why a tenant operation failed. `http/error.rs` maps these to 4xx.
@@ -179,18 +198,13 @@ impl Registry {
         };
         if let Some(store) = &reg.store {
             for saved in store.load_all(&reg.engine) {
-                let version = saved.record.version;
-                reg.next_version.fetch_max(version + 1, Ordering::Relaxed);
+                let r = saved.registration;
+                reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
                 let tenant = Arc::new(Tenant {
-                    id: saved.record.id.as_str().into(),
-                    version,
-                    hosts: saved.record.hosts.clone(),
-                    mode: saved.record.mode,
-                    digest: saved.record.digest.clone(),
-                    plugin_bytes: saved.record.plugin_bytes,
-                    updated_unix: saved.record.updated_unix,
+                    id: r.id.as_str().into(),
+                    stats: Arc::new(Stats::new(&r.id)),
+                    registration: r,
                     plugin: Arc::new(saved.plugin),
-                    stats: Arc::new(Stats::new(&saved.record.id)),
                 });
                 reg.publish(tenant);
             }
@@ -246,29 +260,22 @@ impl Registry {
             Some(_) => Some(self.engine.precompile(&plugin)?),
             None => None,
         };
-        let digest = digest(bytes);
         let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
         // Checked again: another registration may have taken a host since.
         self.check_hosts_free(id, &hosts)?;
-        let version = self.next_version.fetch_add(1, Ordering::Relaxed);
-        let mode = settings.mode.unwrap_or(self.default_mode);
-        let updated_unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let registration = Registration {
+            id: id.to_string(),
+            version: self.next_version.fetch_add(1, Ordering::Relaxed),
+            hosts,
+            mode: settings.mode.unwrap_or(self.default_mode),
+            digest: digest(bytes),
+            plugin_bytes: bytes.len(),
+            updated_unix: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
         if let (Some(store), Some(compiled)) = (&self.store, &compiled) {
-            store.save(
-                &store::Record {
-                    id: id.to_string(),
-                    version,
-                    hosts: hosts.clone(),
-                    mode,
-                    digest: digest.clone(),
-                    plugin_bytes: bytes.len(),
-                    updated_unix,
-                },
-                bytes,
-                compiled,
-            )?;
+            store.save(&registration, bytes, compiled)?;
         }
         let stats = self
             .get(id)
@@ -276,12 +283,7 @@ impl Registry {
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
         let tenant = Arc::new(Tenant {
             id: id.into(),
-            version,
-            hosts,
-            mode,
-            digest,
-            plugin_bytes: bytes.len(),
-            updated_unix,
+            registration,
             plugin: Arc::new(plugin),
             stats,
         });
@@ -324,7 +326,7 @@ impl Registry {
         let mut table = self.table.write().unwrap();
         let id = tenant.id.clone();
         table.by_host.retain(|_, owner| *owner != id);
-        for h in &tenant.hosts {
+        for h in &tenant.registration.hosts {
             table.by_host.insert(h.clone(), id.clone());
         }
         table.by_id.insert(id, tenant).is_none()

@@ -21,27 +21,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::Mode;
+use super::Registration;
 use crate::engine::wasm::{WasmEngine, WasmPlugin};
 use crate::fs::{sync_dir, write_atomically};
 
-/// One registration, as stored.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Record {
-    pub id: String,
-    pub version: u64,
-    pub hosts: Vec<String>,
-    pub mode: Mode,
-    pub digest: String,
-    pub plugin_bytes: usize,
-    pub updated_unix: u64,
-}
-
 /// A stored registration with its loaded plugin.
 pub struct Saved {
-    pub record: Record,
+    pub registration: Registration,
     pub plugin: WasmPlugin,
 }
 
@@ -67,7 +53,7 @@ impl Store {
     }
 
     /// Persists a registration: plugin files first, then the record.
-    pub fn save(&self, record: &Record, wasm: &[u8], compiled: &[u8]) -> std::io::Result<()> {
+    pub fn save(&self, record: &Registration, wasm: &[u8], compiled: &[u8]) -> std::io::Result<()> {
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
         if !wasm_path.exists() {
             write_atomically(&wasm_path, wasm)?;
@@ -111,7 +97,10 @@ impl Store {
                 Err(e) => tracing::error!(file = %path.display(), "skipping a stored tenant: {e}"),
             }
         }
-        let live: HashSet<&str> = saved.iter().map(|s| s.record.digest.as_str()).collect();
+        let live: HashSet<&str> = saved
+            .iter()
+            .map(|s| s.registration.digest.as_str())
+            .collect();
         if let Ok(entries) = std::fs::read_dir(&self.plugins) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
@@ -126,7 +115,7 @@ impl Store {
 
     fn load_one(&self, path: &Path, engine: &WasmEngine) -> Result<Saved, String> {
         let text = std::fs::read(path).map_err(|e| e.to_string())?;
-        let record: Record = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
+        let record: Registration = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
         super::validate_id(&record.id).map_err(|e| e.to_string())?;
         let compiled = self.plugins.join(format!("{}.cwasm", record.digest));
         let plugin = match engine.load_precompiled(&compiled) {
@@ -144,6 +133,9 @@ impl Store {
                 plugin
             }
         };
-        Ok(Saved { record, plugin })
+        Ok(Saved {
+            registration: record,
+            plugin,
+        })
     }
 }

@@ -138,7 +138,6 @@ async fn submit(
     tenant: &Arc<Tenant>,
     request: RenderRequest,
 ) -> Result<Arc<CacheEntry>, ApiError> {
-    let id = tenant.id.to_string();
     let deadline = Instant::now() + state.config.request_timeout;
     let outcome = if state.config.render_on == RenderOn::Runtime {
         // Deliberately blocks this async thread for the whole render, as
@@ -146,7 +145,7 @@ async fn submit(
         state.pool.render_here(tenant, &request, deadline)
     } else {
         let rx = state.pool.submit(tenant.clone(), request, deadline).map_err(|e| {
-            metrics::counter!("ssr_rejections_total", "tenant" => id.clone(), "reason" => "saturated").increment(1);
+            metrics::counter!("ssr_rejections_total", "tenant" => tenant.id.to_string(), "reason" => "saturated").increment(1);
             match e {
                 PoolError::Closed => ApiError::Unavailable,
                 _ => ApiError::Saturated,
@@ -164,16 +163,20 @@ async fn submit(
     match outcome {
         Ok(r) => {
             tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
-            metrics::histogram!("ssr_queue_wait_seconds", "tenant" => id.clone())
+            tenant
+                .stats
+                .queue_wait_seconds
                 .record(r.queue_wait.as_secs_f64());
-            metrics::histogram!("ssr_render_seconds", "tenant" => id)
+            tenant
+                .stats
+                .render_seconds
                 .record(r.render_time.as_secs_f64());
             let ttl = state.cache.ttl_for(&r.response);
             Ok(CacheEntry::new(r.response, ttl))
         }
         Err(e) => {
             tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
-            Err(failed(&id, e))
+            Err(failed(&tenant.id, e))
         }
     }
 }

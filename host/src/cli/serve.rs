@@ -87,53 +87,35 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
+    /// Defaults, then the file, then flags and environment: the flags are
+    /// applied as one more `FileConfig`, so both share one set of
+    /// conversions (`FileConfig::apply`).
     fn config(&self) -> anyhow::Result<Config> {
         let mut c = Config::default();
         if let Some(path) = &self.config {
             FileConfig::load(path)?.apply(&mut c);
         }
-        macro_rules! set {
-            ($flag:ident => $field:ident) => {
-                if let Some(v) = self.$flag.clone() {
-                    c.$field = v;
-                }
-            };
+        FileConfig {
+            listen: self.listen,
+            admin_listen: self.admin_listen,
+            data_dir: self.data_dir.clone(),
+            workers: self.workers,
+            pin: self.pin,
+            queue_capacity: self.queue_capacity,
+            request_timeout_ms: self.request_timeout,
+            render_deadline_ms: self.render_deadline,
+            cache_capacity: self.cache_capacity,
+            cache_ttl_secs: self.cache_ttl,
+            admin_token: self.admin_token.clone(),
+            memory_limit_mib: self.memory_limit_mib,
+            warm_instances: self.warm_instances,
+            max_plugin_mib: None,
+            max_response_kib: self.max_response_kib,
+            default_mode: self.mode,
+            demo: self.no_demo.then_some(false),
+            render_on: self.render_on,
         }
-        set!(listen => listen);
-        set!(workers => workers);
-        set!(pin => pin);
-        set!(queue_capacity => queue_capacity);
-        set!(cache_capacity => cache_capacity);
-        set!(warm_instances => warm_instances);
-        set!(mode => default_mode);
-        set!(render_on => render_on);
-        if let Some(a) = self.admin_listen {
-            c.admin_listen = Some(a);
-        }
-        if let Some(d) = &self.data_dir {
-            c.data_dir = Some(d.clone());
-        }
-        if let Some(t) = &self.admin_token {
-            c.admin_token = Some(t.clone());
-        }
-        if let Some(ms) = self.request_timeout {
-            c.request_timeout = std::time::Duration::from_millis(ms);
-        }
-        if let Some(ms) = self.render_deadline {
-            c.render_deadline = std::time::Duration::from_millis(ms);
-        }
-        if let Some(s) = self.cache_ttl {
-            c.cache_ttl = std::time::Duration::from_secs(s);
-        }
-        if let Some(m) = self.memory_limit_mib {
-            c.memory_limit = m << 20;
-        }
-        if let Some(k) = self.max_response_kib {
-            c.max_response_bytes = k << 10;
-        }
-        if self.no_demo {
-            c.demo = false;
-        }
+        .apply(&mut c);
         c.validate()?;
         Ok(c)
     }

@@ -1,27 +1,36 @@
 //! Engine benchmarks: what running a render costs, per engine × workload.
 //!
 //! Groups (BenchmarkId = engine/workload):
-//! - `instantiate`: a new instance from the pre-instantiated component
-//!   (`InstancePre`, pooling allocator); dropping it is included.
-//! - `render_warm`: one render on an instance that has rendered before.
+//! - `instantiate`: a new instance (Wasm: from the pre-instantiated
+//!   component, pooling allocator; V8: a new isolate with the prelude and
+//!   the bundle evaluated); dropping it is included. hello and react.
+//! - `render_warm`: one render on an instance that has rendered before, on
+//!   `wasm`, `v8`, and `native-quickjs` (the same guest runtime compiled for
+//!   the host, so the cost of Wasm itself is visible). Every example plugin.
 //! - `render_fresh`: a new instance, then one render (the `fresh` mode cost).
-//! - `render_warm` also runs the same bundle on native QuickJS (the same
-//!   guest runtime compiled for the host), so the cost of Wasm is visible.
+//!   hello and react.
 //!
-//! Plugins are built in setup, outside every timed loop.
-//! Run: `cargo bench -p ssr --bench engine`.
+//! Plugins are built in setup, outside every timed loop; every engine's
+//! output is checked byte for byte against the others before timing.
+//! Run: `cargo bench -p ssr --bench engine` (`benches/run.sh` runs it for
+//! `benches/RESULTS.md`).
 
 use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
-use ssr::engine::RenderRequest;
-use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::engine::wasm::WasmOptions;
+use ssr::engine::{EngineKind, Engines, Instance, Plugin, RenderRequest};
 
-const WORKLOADS: &[(&str, &str, &str)] = &[
-    ("hello", "plugins/hello/render.js", "/?name=bench"),
-    ("react", "plugins/react/app.jsx", "/?count=200"),
+/// name, entry, url, whether to time instantiation and fresh renders.
+const WORKLOADS: &[(&str, &str, &str, bool)] = &[
+    ("hello", "plugins/hello/render.js", "/?name=bench", true),
+    ("react", "plugins/react/app.jsx", "/?count=200", true),
+    ("preact", "plugins/preact/app.jsx", "/", false),
+    ("vue", "plugins/vue/app.js", "/", false),
+    ("handlebars", "plugins/handlebars/render.js", "/", false),
+    ("liquid", "plugins/liquid/render.js", "/", false),
 ];
 
 fn root() -> &'static Path {
@@ -29,24 +38,32 @@ fn root() -> &'static Path {
 }
 
 fn engines(c: &mut Criterion) {
-    let engine = WasmEngine::new(WasmOptions {
+    let engines = Engines::new(WasmOptions {
         pooled_instances: Some(64),
         ..WasmOptions::default()
     })
     .unwrap();
     let deadline = Duration::from_secs(10);
-    for (name, entry, url) in WORKLOADS {
+    let only = std::env::var("SSR_BENCH_PLUGINS").ok();
+    for (name, entry, url, lifecycle) in WORKLOADS {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|p| p == *name))
+        {
+            continue;
+        }
         let built = build::build(&root().join(entry), &mut Quiet).unwrap();
-        let plugin = engine.load(&built.plugin).unwrap();
         let req = RenderRequest::get("bench", url);
+        let plugins: Vec<(EngineKind, std::sync::Arc<dyn Plugin>)> = Engines::KINDS
+            .iter()
+            .map(|&k| {
+                (
+                    k,
+                    engines.get(k).unwrap().load_plugin(&built.plugin).unwrap(),
+                )
+            })
+            .collect();
 
-        c.benchmark_group("instantiate")
-            .bench_function(BenchmarkId::new("wasm", name), |b| {
-                b.iter(|| engine.instantiate(&plugin, "bench").unwrap())
-            });
-
-        let mut warm = engine.instantiate(&plugin, "bench").unwrap();
-        warm.render(&req, deadline).unwrap();
         let native =
             ssr_guest::Renderer::new(&built.bundle.name, &built.bundle.source, |_, _| {}).unwrap();
         let native_req = ssr_guest::Request {
@@ -57,28 +74,53 @@ fn engines(c: &mut Criterion) {
             headers: req.headers.clone(),
             tenant: req.tenant.clone(),
         };
-        // Same bytes from both, or the comparison means nothing.
-        assert_eq!(
-            warm.render(&req, deadline).unwrap().body,
-            native.render(&native_req).unwrap().body
-        );
+        let expected = native.render(&native_req).unwrap().body;
+
+        let mut warm: Vec<(EngineKind, Box<dyn Instance>)> = Vec::new();
+        for (kind, plugin) in &plugins {
+            let mut inst = plugin.instantiate("bench").unwrap();
+            // Same bytes from every engine, or the comparison means nothing.
+            assert_eq!(
+                inst.render(&req, deadline).unwrap().body,
+                expected,
+                "{kind}/{name}"
+            );
+            warm.push((*kind, inst));
+        }
+
+        if *lifecycle {
+            let mut group = c.benchmark_group("instantiate");
+            for (kind, plugin) in &plugins {
+                group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
+                    b.iter(|| plugin.instantiate("bench").unwrap())
+                });
+            }
+            group.finish();
+        }
 
         let mut group = c.benchmark_group("render_warm");
-        group.bench_function(BenchmarkId::new("wasm", name), |b| {
-            b.iter(|| warm.render(&req, deadline).unwrap())
-        });
+        for (kind, inst) in &mut warm {
+            group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
+                b.iter(|| inst.render(&req, deadline).unwrap())
+            });
+        }
         group.bench_function(BenchmarkId::new("native-quickjs", name), |b| {
             b.iter(|| native.render(&native_req).unwrap())
         });
         group.finish();
 
-        c.benchmark_group("render_fresh")
-            .bench_function(BenchmarkId::new("wasm", name), |b| {
-                b.iter(|| {
-                    let mut inst = engine.instantiate(&plugin, "bench").unwrap();
-                    inst.render(&req, deadline).unwrap()
-                })
-            });
+        if *lifecycle {
+            let mut group = c.benchmark_group("render_fresh");
+            for (kind, plugin) in &plugins {
+                group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
+                    b.iter(|| {
+                        let mut inst = plugin.instantiate("bench").unwrap();
+                        inst.render(&req, deadline).unwrap()
+                    })
+                });
+            }
+            group.finish();
+        }
     }
 }
 

@@ -9,42 +9,36 @@
 //! Run: `cargo bench -p ssr --bench pool`.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
-use ssr::engine::RenderRequest;
-use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::engine::wasm::WasmOptions;
+use ssr::engine::{Engines, RenderRequest};
 use ssr::pool::{Pool, PoolOptions};
 use ssr::tenant::{Mode, Registry, Settings};
 
 fn pool(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let engine = Arc::new(
-        WasmEngine::new(WasmOptions {
-            pooled_instances: Some(16),
-            ..WasmOptions::default()
-        })
-        .unwrap(),
-    );
-    let registry = Registry::open(engine.clone(), None, Mode::Reuse, 64 << 20).unwrap();
+    let engines = Engines::new(WasmOptions {
+        pooled_instances: Some(16),
+        ..WasmOptions::default()
+    })
+    .unwrap();
+    let registry = Registry::open(engines, None, Mode::Reuse, 64 << 20).unwrap();
     let built = build::build(&root.join("plugins/hello/render.js"), &mut Quiet).unwrap();
     let tenant = registry
         .put("bench", &built.plugin, Settings::default())
         .unwrap()
         .tenant;
-    let pool = Pool::start(
-        engine,
-        PoolOptions {
-            workers: 1,
-            pin: true,
-            queue_capacity: 16,
-            warm_instances: 4,
-            render_deadline: Duration::from_secs(5),
-            max_response_bytes: 8 << 20,
-        },
-    );
+    let pool = Pool::start(PoolOptions {
+        workers: 1,
+        pin: true,
+        queue_capacity: 16,
+        warm_instances: 4,
+        render_deadline: Duration::from_secs(5),
+        max_response_bytes: 8 << 20,
+    });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -13,7 +13,8 @@
 //   the next.
 // - The engine provides `__ssr_log(level, message)` before this runs
 //   (levels: 0 debug, 1 info, 2 warn, 3 error); the prelude hides it.
-// - `__ssr.call(request)` returns a promise of a normalized response
+// - `__ssr.call(raw)` shapes the engine's raw request (below) into the
+//   renderer's `request`, and returns a promise of a normalized response
 //   `{status, headers: [[name, value]], body, ttl, vary}` (ttl: -1 host
 //   default, -2 no-store, else seconds), or rejects; `__ssr.describe(reason)`
 //   turns a rejection into `{kind, message, stack}`.
@@ -642,8 +643,12 @@
 
   // The renderer's frames only: the driver's own frames (this file) and the
   // engine's native frames below them say nothing to the site's author.
+  // V8 starts a stack with the "Name: message" lines, QuickJS with the
+  // first frame: keep from the first frame, so both engines say the same.
   function userStack(stack) {
-    const lines = String(stack || '').split('\n');
+    let lines = String(stack || '').split('\n');
+    const first = lines.findIndex((l) => /^\s+at /.test(l));
+    if (first > 0) lines = lines.slice(first);
     const cut = lines.findIndex((l) => l.includes('ssr:prelude'));
     return (cut < 0 ? lines : lines.slice(0, cut)).join('\n').trimEnd();
   }
@@ -654,6 +659,18 @@
       return { kind: 'exception', message: `${reason.name}: ${reason.message}`, stack: userStack(reason.stack) };
     }
     return { kind: 'exception', message: `Uncaught ${inspect(reason, 1, [])}`, stack: '' };
+  }
+
+  function shapeRequest(raw) {
+    const own = Object.prototype.hasOwnProperty;
+    const query = {};
+    for (const [k, v] of raw.query) if (!own.call(query, k)) query[k] = v;
+    const headers = {};
+    for (const [k, v] of raw.headers) {
+      const name = k.toLowerCase();
+      headers[name] = own.call(headers, name) ? `${headers[name]}, ${v}` : v;
+    }
+    return { method: raw.method, url: raw.url, path: raw.path, query, headers, tenant: raw.tenant };
   }
 
   let render = null;
@@ -669,8 +686,12 @@
         throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export function render(request) { ... }\` or \`export default\``);
       }
     },
-    call(request) {
-      return new Promise((ok) => ok(render(request))).then(normalize);
+    // `raw` is {method, url, path, query: [[name, value]], headers:
+    // [[name, value]], tenant}, as every engine passes it; the renderer sees
+    // `query` with each name's first value and `headers` with lower-case
+    // names, repeated ones joined with ", ".
+    call(raw) {
+      return new Promise((ok) => ok(render(shapeRequest(raw)))).then(normalize);
     },
     describe,
     runNextTimer,

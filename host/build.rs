@@ -1,11 +1,24 @@
-//! Builds the guest runtime (`guest-sdk`, wasm32-wasip1) that `ssr build`
-//! embeds, so that `cargo build` alone gives a self-contained `ssr` binary.
+//! Builds what the host embeds or links, so that `cargo build` alone gives a
+//! working `ssr` binary:
 //!
+//! 1. The guest runtime (`guest-sdk`, wasm32-wasip1) that `ssr build` embeds.
 //! - `SSR_GUEST_WASM=<path>` skips the nested build and embeds that file.
 //! - Otherwise this runs `cargo build -p ssr-guest --target wasm32-wasip1`
 //!   into `target/guest`, with a wasi-sdk-shaped directory made of Debian's
 //!   clang-16 and wasi-libc (rquickjs-sys would otherwise download wasi-sdk).
 //!   `scripts/setup.sh` installs those packages.
+//!
+//! 2. With the `v8` feature (default): the V8 engine's C++ shim, compiled
+//!    against Debian's libnode (Node 18, V8 10.2) and linked with an rpath, so
+//!    the binary finds `libnode.so.108` without `LD_LIBRARY_PATH`.
+//!    - `SSR_LIBNODE=<dir>`: a directory holding `usr/include/node` and
+//!      `usr/lib/x86_64-linux-gnu/libnode.so.108` (the two Debian packages
+//!      unpacked with `dpkg -x`);
+//!    - otherwise `target/libnode` (where `scripts/setup.sh` unpacks them),
+//!      then the system's `/usr`.
+//!
+//!    The rpath names that library directory and `$ORIGIN`, so a deployment
+//!    may also put `libnode.so.108` beside the binary (README, Deploying).
 
 use std::env;
 use std::fs;
@@ -16,6 +29,55 @@ use std::process::{Command, exit};
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
+    if env::var_os("CARGO_FEATURE_V8").is_some() {
+        build_v8_shim(&root, &manifest);
+    }
+    build_guest(&root);
+}
+
+fn build_v8_shim(root: &Path, manifest: &Path) {
+    println!("cargo:rerun-if-env-changed=SSR_LIBNODE");
+    let shim = manifest.join("src/engine/v8/shim.cc");
+    println!("cargo:rerun-if-changed={}", shim.display());
+    let candidates: Vec<PathBuf> = match env::var_os("SSR_LIBNODE") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => vec![root.join("target/libnode"), PathBuf::from("/")],
+    };
+    let found = candidates.iter().find_map(|prefix| {
+        let include = prefix.join("usr/include/node");
+        let lib = prefix.join("usr/lib/x86_64-linux-gnu");
+        (include.join("v8.h").exists() && lib.join("libnode.so.108").exists())
+            .then_some((include, lib))
+    });
+    let Some((include, lib)) = found else {
+        fail(&format!(
+            "libnode 108 (Node 18's V8) was not found in {}.\n\
+             The V8 engine links Debian's libnode: run `scripts/setup.sh` (it unpacks libnode108 and libnode-dev \
+             into target/libnode), or set SSR_LIBNODE to a directory where both are unpacked, \
+             or build a Wasm-only host with `cargo build --no-default-features`.",
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    };
+    cc::Build::new()
+        .cpp(true)
+        .std("c++17")
+        .file(&shim)
+        .include(&include)
+        // V8's headers are noisy under -Wall; the shim's own code is small.
+        .warnings(false)
+        .flag_if_supported("-Wno-deprecated-declarations")
+        .compile("ssr_v8_shim");
+    println!("cargo:rustc-link-search=native={}", lib.display());
+    println!("cargo:rustc-link-lib=dylib:+verbatim=libnode.so.108");
+    // Every binary of this package (ssr, tests, benches, examples).
+    println!("cargo:rustc-link-arg=-Wl,-rpath,{}:$ORIGIN", lib.display());
+}
+
+fn build_guest(root: &Path) {
     for p in [
         "guest-sdk/src",
         "guest-sdk/prelude.js",
@@ -45,7 +107,7 @@ fn main() {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let guest_target = target_dir.join("guest");
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(&root)
+    cmd.current_dir(root)
         .args([
             "build",
             "-p",

@@ -3,12 +3,17 @@
 # and does nothing for the parts already there:
 # - Debian's clang-16, lld-16, llvm-16, libclang-16-dev and wasi-libc (the
 #   guest runtime's QuickJS is C, compiled to wasm32-wasip1 with them);
+# - the V8 engine's libnode: Debian's libnode108 and libnode-dev (Node 18,
+#   V8 10.2), unpacked into target/libnode (apt cannot install libnode-dev
+#   beside a newer nodejs from another repository), and the shared libraries
+#   libnode needs at run time;
 # - the Rust target wasm32-wasip1;
 # - the example plugins' npm packages (esbuild, React, Preact, Vue, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc)
+packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
+  libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -19,6 +24,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+libnode=target/libnode
+if [ ! -e "$libnode/usr/lib/x86_64-linux-gnu/libnode.so.108" ] || [ ! -e "$libnode/usr/include/node/v8.h" ]; then
+  echo "setup: unpacking Debian's libnode108 and libnode-dev into $libnode" >&2
+  debs=$(mktemp -d)
+  (cd "$debs" && apt-get download libnode108 libnode-dev 2>/dev/null) || {
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    (cd "$debs" && apt-get download libnode108 libnode-dev)
+  }
+  mkdir -p "$libnode"
+  for deb in "$debs"/*.deb; do dpkg -x "$deb" "$libnode"; done
+  rm -rf "$debs"
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-wasip1; then

@@ -277,28 +277,24 @@ fn caught(ctx: &Ctx<'_>, err: JsError) -> RenderError {
     }
 }
 
+/// The raw request `__ssr.call` takes; the prelude shapes it.
 fn to_js<'js>(ctx: &Ctx<'js>, req: &Request) -> javy::quickjs::Result<Object<'js>> {
+    let pairs = |list: &[(String, String)]| -> javy::quickjs::Result<Array<'js>> {
+        let out = Array::new(ctx.clone())?;
+        for (i, (k, v)) in list.iter().enumerate() {
+            let pair = Array::new(ctx.clone())?;
+            pair.set(0, k.as_str())?;
+            pair.set(1, v.as_str())?;
+            out.set(i, pair)?;
+        }
+        Ok(out)
+    };
     let o = Object::new(ctx.clone())?;
     o.set("method", req.method.as_str())?;
     o.set("url", req.url.as_str())?;
     o.set("path", req.path.as_str())?;
-    let query = Object::new(ctx.clone())?;
-    for (k, v) in &req.query {
-        // `query` maps each name to its first value.
-        if !query.contains_key(k.as_str())? {
-            query.set(k.as_str(), v.as_str())?;
-        }
-    }
-    o.set("query", query)?;
-    let headers = Object::new(ctx.clone())?;
-    for (k, v) in &req.headers {
-        let name = k.to_ascii_lowercase();
-        match headers.get::<_, Option<String>>(name.as_str())? {
-            Some(prev) => headers.set(name.as_str(), format!("{prev}, {v}"))?,
-            None => headers.set(name.as_str(), v.as_str())?,
-        }
-    }
-    o.set("headers", headers)?;
+    o.set("query", pairs(&req.query)?)?;
+    o.set("headers", pairs(&req.headers)?)?;
     o.set("tenant", req.tenant.as_str())?;
     Ok(o)
 }

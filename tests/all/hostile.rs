@@ -1,24 +1,42 @@
-//! Hostile plugins against a real server: each attack is answered with a
-//! generic 500 or 504, the details go to the log, the attacking instance is
-//! replaced, and another tenant keeps serving throughout.
+//! Hostile plugins against a real server, on every engine: each attack is
+//! answered with a generic 500 or 504, the details go to the log, the
+//! attacking instance (store or isolate) is replaced, and another tenant
+//! keeps serving throughout.
 //!
 //! Not covered yet (issue 5): fair time slices between tenants on one
 //! worker, per-tenant concurrency caps, limits set per tenant.
 
+use ssr::engine::Engines;
+
 use crate::support::Server;
 
+/// A server with the hostile plugin as `evil-<engine>` on every engine, and
+/// a well-behaved tenant.
 fn server() -> Server {
     let s = Server::start(&["--no-demo", "--workers", "2", "--max-response-kib", "4096"]);
-    assert_eq!(s.add("evil", "tests/plugins/hostile.js", "").0, 201);
+    for engine in Engines::KINDS {
+        let (status, body) = s.add(
+            &format!("evil-{engine}"),
+            "tests/plugins/hostile.js",
+            &format!("engine={engine}"),
+        );
+        assert_eq!(status, 201, "{body}");
+    }
     assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
     s
 }
 
-/// Runs one attack, then checks the victim tenant, the other tenant and the
-/// attacker's benign path.
+/// Runs one attack on every engine, then checks the victim tenant, the other
+/// tenant and the attacker's benign path.
 fn contained(s: &Server, path: &str, status: u16, log: &str) {
-    let r = s.get(&format!("/t/evil{path}"), &[]);
-    assert_eq!(r.status, status, "{path}: {}", r.text());
+    for engine in Engines::KINDS {
+        contained_on(s, &format!("evil-{engine}"), path, status, log);
+    }
+}
+
+fn contained_on(s: &Server, evil: &str, path: &str, status: u16, log: &str) {
+    let r = s.get(&format!("/t/{evil}{path}"), &[]);
+    assert_eq!(r.status, status, "{evil}{path}: {}", r.text());
     assert!(
         r.text().len() < 200 && !r.text().contains("hostile.js"),
         "{path}: no detail to the client: {}",
@@ -35,13 +53,13 @@ fn contained(s: &Server, path: &str, status: u16, log: &str) {
         "{path}: the other tenant must keep serving"
     );
     let ok = s.get(
-        &format!("/t/evil/ok?after={}", path.trim_start_matches('/')),
+        &format!("/t/{evil}/ok?after={}", path.trim_start_matches('/')),
         &[],
     );
     assert_eq!(
         (ok.status, ok.text().as_str()),
         (200, "ok"),
-        "{path}: the attacker's tenant recovers"
+        "{evil}{path}: the attacker's tenant recovers"
     );
 }
 
@@ -75,7 +93,13 @@ fn oversized_output_is_refused() {
 #[test]
 fn no_ambient_authority() {
     let s = server();
-    let r = s.get("/t/evil/ambient", &[]);
+    for engine in Engines::KINDS {
+        no_ambient_authority_on(&s, &format!("evil-{engine}"));
+    }
+}
+
+fn no_ambient_authority_on(s: &Server, evil: &str) {
+    let r = s.get(&format!("/t/{evil}/ambient"), &[]);
     assert_eq!(r.status, 200);
     let body = r.text();
     for name in [
@@ -90,7 +114,7 @@ fn no_ambient_authority() {
     ] {
         assert!(
             body.contains(&format!("\"{name}\":\"undefined\"")),
-            "{name} exists: {body}"
+            "{evil}: {name} exists: {body}"
         );
     }
     assert!(body.contains("\"imported\":\"refused\""), "{body}");

@@ -1,5 +1,6 @@
-//! `ssr render` of every example plugin and of more real libraries is
-//! byte-identical to Node rendering the same bundle with the same request.
+//! `ssr render` of every example plugin and of more real libraries, on every
+//! engine (Wasm and V8), is byte-identical to Node rendering the same bundle
+//! with the same request.
 
 use crate::support::assert_same_as_node;
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use ssr::engine::wasm::{WasmEngine, WasmOptions};
-use ssr::engine::{EngineError, JsErrorKind, RenderRequest};
+use ssr::engine::{EngineError, Instance, JsErrorKind, RenderRequest};
 
 use crate::support::{plugin, render, text};
 
@@ -137,7 +137,7 @@ fn reused_instance_keeps_bounded_memory() {
     let p = plugin("plugins/react/app.jsx");
     let engine = WasmEngine::new(WasmOptions::default()).unwrap();
     let loaded = engine.load(&std::fs::read(&p.plugin).unwrap()).unwrap();
-    let mut inst = engine.instantiate(&loaded, "acme").unwrap();
+    let mut inst = loaded.instance("acme").unwrap();
     let req = RenderRequest::get("acme", "/?count=200");
     for _ in 0..20 {
         inst.render(&req, Duration::from_secs(5)).unwrap();
@@ -158,7 +158,7 @@ fn render_errors_leave_the_instance_usable() {
     let p = plugin("tests/plugins/errors.js");
     let engine = WasmEngine::new(WasmOptions::default()).unwrap();
     let loaded = engine.load(&std::fs::read(&p.plugin).unwrap()).unwrap();
-    let mut inst = engine.instantiate(&loaded, "acme").unwrap();
+    let mut inst = loaded.instance("acme").unwrap();
     let deadline = Duration::from_secs(5);
     match inst.render(&RenderRequest::get("acme", "/throw"), deadline) {
         Err(EngineError::Js {

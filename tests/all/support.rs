@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use ssr::engine::{EngineKind, Engines};
+
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -67,12 +69,19 @@ pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// `ssr render <plugin> <url> [-H ..]`.
+/// `ssr render <plugin> <url> [-H ..]` on the Wasm engine.
 pub fn render(plugin: &Path, url: &str, headers: &[(&str, &str)]) -> Output {
+    render_on(EngineKind::Wasm, plugin, url, headers)
+}
+
+/// `ssr render --engine <engine> <plugin> <url> [-H ..]`.
+pub fn render_on(engine: EngineKind, plugin: &Path, url: &str, headers: &[(&str, &str)]) -> Output {
     let mut cmd = ssr();
     cmd.arg("render")
         .arg(plugin)
         .arg(url)
+        .arg("--engine")
+        .arg(engine.as_str())
         .arg("--tenant")
         .arg("acme");
     for (k, v) in headers {
@@ -137,34 +146,36 @@ pub fn node_render(bundle: &Path, url: &str, headers: &[(&str, &str)]) -> Vec<u8
     out.stdout
 }
 
-/// Asserts that `ssr render` and Node produce the same bytes.
+/// Asserts that `ssr render` on every engine and Node produce the same bytes.
 pub fn assert_same_as_node(entry: &str, url: &str, headers: &[(&str, &str)]) {
     let built = plugin(entry);
-    let ours = render(&built.plugin, url, headers);
-    assert!(
-        ours.status.success(),
-        "ssr render {entry} {url} failed:\n{}",
-        text(&ours.stderr)
-    );
     let theirs = node_render(&built.bundle, url, headers);
     assert!(
         !theirs.is_empty(),
         "node rendered nothing for {entry} {url}"
     );
-    if ours.stdout != theirs {
-        let at = ours
-            .stdout
-            .iter()
-            .zip(&theirs)
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        panic!(
-            "{entry} {url}: ssr and node differ at byte {at} (lengths {} and {})\nssr:  {}\nnode: {}",
-            ours.stdout.len(),
-            theirs.len(),
-            text(&ours.stdout[at.saturating_sub(40)..(at + 80).min(ours.stdout.len())]),
-            text(&theirs[at.saturating_sub(40)..(at + 80).min(theirs.len())]),
+    for &engine in Engines::KINDS {
+        let ours = render_on(engine, &built.plugin, url, headers);
+        assert!(
+            ours.status.success(),
+            "ssr render --engine {engine} {entry} {url} failed:\n{}",
+            text(&ours.stderr)
         );
+        if ours.stdout != theirs {
+            let at = ours
+                .stdout
+                .iter()
+                .zip(&theirs)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "{entry} {url}: ssr ({engine}) and node differ at byte {at} (lengths {} and {})\nssr:  {}\nnode: {}",
+                ours.stdout.len(),
+                theirs.len(),
+                text(&ours.stdout[at.saturating_sub(40)..(at + 80).min(ours.stdout.len())]),
+                text(&theirs[at.saturating_sub(40)..(at + 80).min(theirs.len())]),
+            );
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! `ssr render <plugin.wasm> <url>`: the developer's debugging loop. Renders
-//! one request through Wasmtime; the body goes to stdout, a render error's
-//! JavaScript message and stack to stderr with a non-zero exit.
+//! one request through Wasmtime (or V8, `--engine v8`); the body goes to
+//! stdout, a render error's JavaScript message and stack to stderr with a
+//! non-zero exit.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ssr::engine::wasm::{WasmEngine, WasmInstance, WasmOptions};
-use ssr::engine::{DEFAULT_DEADLINE, EngineError, RenderRequest};
+use ssr::engine::wasm::WasmOptions;
+use ssr::engine::{DEFAULT_DEADLINE, EngineError, EngineKind, Engines, Instance, RenderRequest};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -34,6 +35,9 @@ pub struct RenderArgs {
     /// render times and the instance's memory on stderr.
     #[arg(long, value_name = "N", default_value_t = 0)]
     repeat: u32,
+    /// The engine: `wasm` (QuickJS in Wasmtime) or `v8`.
+    #[arg(long, default_value = "wasm")]
+    engine: EngineKind,
     /// Render deadline, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_DEADLINE.as_millis() as u64)]
     timeout_ms: u64,
@@ -60,14 +64,15 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             .push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
     }
 
-    let engine = WasmEngine::new(WasmOptions::default())?;
-    let plugin = engine
-        .load(&bytes)
+    let engines = Engines::new(WasmOptions::default())?;
+    let plugin = engines
+        .get(args.engine)?
+        .load_plugin(&bytes)
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
-    let mut instance = engine.instantiate(&plugin, &args.tenant)?;
+    let mut instance = plugin.instantiate(&args.tenant)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {
-        repeat(&mut instance, &req, deadline, args.repeat)?;
+        repeat(&mut *instance, &req, deadline, args.repeat)?;
     }
     match instance.render(&req, deadline) {
         Ok(resp) => {
@@ -99,9 +104,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `--repeat`: render `n` times on one instance; report the median and p99
-/// render time and the linear memory before and after.
+/// render time and the instance's memory before and after.
 fn repeat(
-    instance: &mut WasmInstance,
+    instance: &mut dyn Instance,
     req: &RenderRequest,
     deadline: Duration,
     n: u32,
@@ -116,7 +121,7 @@ fn repeat(
     times.sort();
     let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
     eprintln!(
-        "{n} renders on one instance: median {:.2?}, p99 {:.2?}; linear memory {:.1} MiB before, {:.1} MiB after",
+        "{n} renders on one instance: median {:.2?}, p99 {:.2?}; memory {:.1} MiB before, {:.1} MiB after",
         at(0.5),
         at(0.99),
         before as f64 / (1 << 20) as f64,

@@ -14,7 +14,8 @@ use anyhow::Context;
 use clap::Args;
 use ssr::cache::Cache;
 use ssr::config::{Config, FileConfig, RenderOn};
-use ssr::engine::wasm::{WasmEngine, WasmOptions};
+use ssr::engine::wasm::WasmOptions;
+use ssr::engine::{EngineKind, Engines};
 use ssr::http::AppState;
 use ssr::pool::{Pool, PoolOptions};
 use ssr::tenant::{Mode, Registry, Settings, Store};
@@ -134,10 +135,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 async fn serve(config: Config) -> anyhow::Result<()> {
     // First: metric handles made before the recorder exists would be no-ops.
     let metrics = ssr::http::prometheus();
-    let engine = Arc::new(WasmEngine::new(WasmOptions {
+    let engines = Engines::new(WasmOptions {
         pooled_instances: Some(config.pooled_instances() as u32),
         memory_limit: config.memory_limit,
-    })?);
+    })?;
     let store = match &config.data_dir {
         Some(dir) => Some(
             Store::open(dir)
@@ -146,22 +147,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         None => None,
     };
     let registry = Arc::new(Registry::open(
-        engine.clone(),
+        engines,
         store,
         config.default_mode,
         config.max_plugin_bytes,
     )?);
-    let pool = Pool::start(
-        engine.clone(),
-        PoolOptions {
-            workers: config.workers,
-            pin: config.pin,
-            queue_capacity: config.queue_capacity,
-            warm_instances: config.warm_instances,
-            render_deadline: config.render_deadline,
-            max_response_bytes: config.max_response_bytes,
-        },
-    );
+    let pool = Pool::start(PoolOptions {
+        workers: config.workers,
+        pin: config.pin,
+        queue_capacity: config.queue_capacity,
+        warm_instances: config.warm_instances,
+        render_deadline: config.render_deadline,
+        max_response_bytes: config.max_response_bytes,
+    });
     let admin_token = config.admin_token.clone().unwrap_or_else(|| {
         let token = random_token();
         tracing::warn!("no --admin-token given; this run's admin token is {token}");
@@ -248,18 +246,34 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
                 let result = ssr::build::build(entry, &mut ssr::build::Quiet)
                     .map_err(anyhow::Error::from)
                     .and_then(|built| {
-                        let settings = Settings {
-                            hosts: vec![format!("{name}.localhost")],
-                            mode: None,
-                        };
-                        Ok(registry.put(name, &built.plugin, settings)?)
+                        // Each example on every engine this host has:
+                        // `react` on Wasm, `react-v8` on V8.
+                        let mut ids = Vec::new();
+                        for engine in ssr::engine::Engines::KINDS {
+                            let id = match engine {
+                                EngineKind::Wasm => name.clone(),
+                                _ => format!("{name}-{engine}"),
+                            };
+                            let settings = Settings {
+                                hosts: vec![format!("{id}.localhost")],
+                                mode: None,
+                                engine: Some(*engine),
+                            };
+                            registry.put(&id, &built.plugin, settings)?;
+                            ids.push(id);
+                        }
+                        Ok(ids)
                     });
                 match result {
-                    Ok(_) => eprintln!(
-                        "demo tenant {name}: http://{addr}/t/{name}/ or http://{name}.localhost:{} ({:.1?})",
-                        addr.port(),
-                        started.elapsed()
-                    ),
+                    Ok(ids) => {
+                        for id in ids {
+                            eprintln!(
+                                "demo tenant {id}: http://{addr}/t/{id}/ or http://{id}.localhost:{} ({:.1?})",
+                                addr.port(),
+                                started.elapsed()
+                            );
+                        }
+                    }
                     Err(e) => tracing::warn!(plugin = %entry.display(), "demo tenant {name} not registered: {e:#}"),
                 }
             });

@@ -37,6 +37,9 @@ enum TenantCommand {
         /// Isolation mode: reuse or fresh [default: the server's].
         #[arg(long)]
         mode: Option<String>,
+        /// Engine: wasm (QuickJS in Wasmtime) or v8 [default: wasm].
+        #[arg(long)]
+        engine: Option<String>,
     },
     /// List tenants.
     Ls,
@@ -78,12 +81,16 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             plugin,
             hosts,
             mode,
+            engine,
         } => {
             let bytes = std::fs::read(plugin)
                 .with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
             let mut query: Vec<String> = hosts.iter().map(|h| format!("host={}", enc(h))).collect();
             if let Some(m) = mode {
                 query.push(format!("mode={}", enc(m)));
+            }
+            if let Some(e) = engine {
+                query.push(format!("engine={}", enc(e)));
             }
             agent
                 .put(format!(

@@ -1,20 +1,159 @@
 //! Rendering engines: what turns a [`RenderRequest`] into a
 //! [`RenderResponse`] by running a tenant's JavaScript.
 //!
-//! Today there is one, [`wasm::WasmEngine`] (QuickJS in a Wasmtime
-//! component); the V8 engine joins it behind one trait when it lands.
+//! Two engines share one shape, three lifetimes deep:
+//! - [`Engine`] (process): loads a plugin artifact;
+//! - [`Plugin`] (one tenant version): makes instances;
+//! - [`Instance`] (one isolate or store, serving one tenant): renders.
+//!
+//! [`wasm::WasmEngine`] runs the artifact's component (QuickJS in Wasmtime);
+//! `v8::V8Engine` (feature `v8`) runs the JavaScript bundle the same
+//! artifact carries, in V8. Both evaluate the same prelude (`guest-sdk`), so
+//! request shaping, response normalization and error kinds are the same code.
+//! The pool, the cache, HTTP and metrics see only these traits.
 //!
 //! Invariant: an engine never panics on what a plugin does; every failure of
 //! the JavaScript or of the sandbox is an [`EngineError`].
 
+#[cfg(feature = "v8")]
+pub mod v8;
 pub mod wasm;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::artifact::ArtifactError;
+
+/// Loads plugin artifacts (process lifetime).
+pub trait Engine: Send + Sync {
+    /// Checks an artifact built by `ssr build` and prepares it to run.
+    fn load_plugin(&self, artifact: &[u8]) -> Result<Arc<dyn Plugin>, EngineError>;
+}
+
+/// One loaded plugin (one tenant version).
+pub trait Plugin: Send + Sync {
+    /// A new instance serving `tenant`, in the state the plugin was built in.
+    fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError>;
+}
+
+/// One instance: owned by one thread at a time, serving one tenant.
+pub trait Instance: Send {
+    /// Renders one request within `deadline`. After an error for which
+    /// [`EngineError::poisons_instance`] holds, drop the instance.
+    fn render(
+        &mut self,
+        req: &RenderRequest,
+        deadline: Duration,
+    ) -> Result<RenderResponse, EngineError>;
+
+    /// Bytes of memory the instance's JavaScript holds (linear memory, or
+    /// the V8 heap).
+    fn memory_bytes(&self) -> usize;
+}
+
+/// Which engine runs a tenant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// QuickJS in a Wasmtime component: the sandboxed default.
+    #[default]
+    Wasm,
+    /// V8 (Debian's libnode), in-process.
+    V8,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Wasm => "wasm",
+            EngineKind::V8 => "v8",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "wasm" => Ok(EngineKind::Wasm),
+            "v8" => Ok(EngineKind::V8),
+            _ => Err(format!("unknown engine `{s}`; use `wasm` or `v8`")),
+        }
+    }
+}
+
+/// Limits every engine applies to every instance.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Cap on an instance's memory: Wasm linear memory, or the V8 heap.
+    pub memory: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory: DEFAULT_MEMORY_LIMIT,
+        }
+    }
+}
+
+/// The engines this host has, by kind.
+#[derive(Clone)]
+pub struct Engines {
+    pub wasm: Arc<wasm::WasmEngine>,
+    #[cfg(feature = "v8")]
+    pub v8: Arc<v8::V8Engine>,
+}
+
+impl Engines {
+    /// The engines this build has.
+    pub const KINDS: &'static [EngineKind] = &[
+        EngineKind::Wasm,
+        #[cfg(feature = "v8")]
+        EngineKind::V8,
+    ];
+
+    /// Both engines (V8 only when built with the `v8` feature).
+    pub fn new(wasm: wasm::WasmOptions) -> Result<Engines, EngineError> {
+        Ok(Engines {
+            #[cfg(feature = "v8")]
+            v8: Arc::new(v8::V8Engine::new(Limits {
+                memory: wasm.memory_limit,
+            })),
+            wasm: Arc::new(wasm::WasmEngine::new(wasm)?),
+        })
+    }
+
+    pub fn get(&self, kind: EngineKind) -> Result<&dyn Engine, EngineError> {
+        match kind {
+            EngineKind::Wasm => Ok(&*self.wasm),
+            #[cfg(feature = "v8")]
+            EngineKind::V8 => Ok(&*self.v8),
+            #[cfg(not(feature = "v8"))]
+            EngineKind::V8 => Err(EngineError::Unavailable(kind)),
+        }
+    }
+}
+
+/// Severity of a `console.*` line, as the prelude numbers them.
+pub fn console(tenant: &str, level: i32, message: &str) {
+    match level {
+        0 => tracing::debug!(target: "ssr::console", tenant, "{message}"),
+        2 => tracing::warn!(target: "ssr::console", tenant, "{message}"),
+        3 => tracing::error!(target: "ssr::console", tenant, "{message}"),
+        _ => tracing::info!(target: "ssr::console", tenant, "{message}"),
+    }
+}
 
 /// The default render deadline: long enough for a heavy SSR page, short
 /// enough that a stuck renderer frees its worker quickly.
@@ -93,6 +232,20 @@ pub enum CachePolicy {
     Ttl(u32),
 }
 
+impl CachePolicy {
+    /// The prelude's encoding: -2 no-store, -1 (any negative) host default,
+    /// else seconds.
+    pub fn from_prelude_ttl(ttl: f64) -> CachePolicy {
+        if ttl == -2.0 {
+            CachePolicy::NoStore
+        } else if ttl < 0.0 {
+            CachePolicy::HostDefault
+        } else {
+            CachePolicy::Ttl(ttl as u32)
+        }
+    }
+}
+
 /// A rendered response.
 #[derive(Clone, Debug)]
 pub struct RenderResponse {
@@ -110,6 +263,19 @@ pub enum JsErrorKind {
     BadResult,
     NeverSettled,
     NotInitialized,
+}
+
+impl JsErrorKind {
+    /// From the prelude's and the WIT contract's names; unknown names are
+    /// exceptions.
+    pub fn parse(s: &str) -> JsErrorKind {
+        match s {
+            "bad-result" => JsErrorKind::BadResult,
+            "never-settled" => JsErrorKind::NeverSettled,
+            "not-initialized" => JsErrorKind::NotInitialized,
+            _ => JsErrorKind::Exception,
+        }
+    }
 }
 
 impl fmt::Display for JsErrorKind {
@@ -146,6 +312,10 @@ pub enum EngineError {
     ResponseTooLarge { size: usize, limit: usize },
     #[error("the plugin trapped: {0}")]
     Trap(String),
+    #[error(
+        "this host was built without the {0} engine; rebuild it with default features, or register the tenant with engine `wasm`"
+    )]
+    Unavailable(EngineKind),
 }
 
 impl EngineError {

@@ -2,7 +2,7 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh` (body: plugin bytes) | register or hot-swap a tenant |
+//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8` (body: plugin bytes) | register or hot-swap a tenant |
 //! | `GET /admin/tenants` | list tenants |
 //! | `GET /admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /admin/tenants/{id}` | remove a tenant |
@@ -87,9 +87,10 @@ pub async fn put(
         match k.as_str() {
             "host" => settings.hosts.push(v),
             "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
+            "engine" => settings.engine = Some(v.parse().map_err(ApiError::BadRequest)?),
             other => {
                 return Err(ApiError::BadRequest(format!(
-                    "unknown setting `{other}`; the settings are `host` (repeatable) and `mode` (reuse or fresh)"
+                    "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh) and `engine` (wasm or v8)"
                 )));
             }
         }

@@ -1,6 +1,8 @@
 //! The worker pool (request step 4, [`Pool::submit`]): renders run on
 //! dedicated OS threads, one per worker, each pinned to a core and owning its
-//! Wasmtime stores; the async runtime only waits for them.
+//! instances (Wasmtime stores or V8 isolates, behind `engine::Instance`); the
+//! async runtime only waits for them. The pool never asks which engine a
+//! tenant uses.
 //!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
 //! that every worker pulls from. A shared queue never leaves a job waiting
@@ -19,9 +21,10 @@
 //!   (HTTP 503 with `Retry-After`), never an unbounded wait.
 //! - A job carries its absolute deadline; a worker does not start a job whose
 //!   deadline has passed, and a render it starts is stopped at the deadline
-//!   (epoch interruption), so a 504 never leaves a render running.
-//! - Nothing `!Send` leaves its worker: stores and instances live and die on
-//!   the worker thread; jobs come back on a `oneshot`.
+//!   (epoch interruption, or V8's watchdog), so a 504 never leaves a render
+//!   running.
+//! - Instances live and die on their worker thread; jobs come back on a
+//!   `oneshot`.
 
 mod worker;
 
@@ -32,9 +35,11 @@ use crossbeam_channel::{Sender, TrySendError};
 use thiserror::Error;
 use tokio::sync::oneshot;
 
-use crate::engine::wasm::WasmEngine;
 use crate::engine::{EngineError, RenderRequest, RenderResponse};
 use crate::tenant::Tenant;
+
+/// Each worker thread's stack.
+const WORKER_STACK_BYTES: usize = 8 << 20;
 
 /// Pool settings.
 #[derive(Clone, Debug)]
@@ -85,7 +90,6 @@ pub(crate) struct Job {
 pub struct Pool {
     queue: Sender<Job>,
     capacity: usize,
-    engine: Arc<WasmEngine>,
     options: PoolOptions,
 }
 
@@ -95,8 +99,7 @@ thread_local! {
 }
 
 impl Pool {
-    pub fn start(engine: Arc<WasmEngine>, options: PoolOptions) -> Pool {
-        let pool_engine = engine.clone();
+    pub fn start(options: PoolOptions) -> Pool {
         let (queue, jobs) = crossbeam_channel::bounded(options.queue_capacity);
         let cores = if options.pin {
             core_affinity::get_core_ids().unwrap_or_default()
@@ -105,18 +108,19 @@ impl Pool {
         };
         for i in 0..options.workers {
             let jobs = jobs.clone();
-            let engine = engine.clone();
             let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
             let opts = options.clone();
             std::thread::Builder::new()
                 .name(format!("ssr-worker-{i}"))
-                .spawn(move || worker::run(i, core, jobs, engine, opts))
+                // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm
+                // stacks live in the plugin's own memory.
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn(move || worker::run(i, core, jobs, opts))
                 .expect("spawning a worker thread");
         }
         Pool {
             queue,
             capacity: options.queue_capacity,
-            engine: pool_engine,
             options,
         }
     }
@@ -161,20 +165,13 @@ impl Pool {
             let instances =
                 cell.get_or_insert_with(|| worker::Instances::new(self.options.warm_instances));
             let started = Instant::now();
-            worker::render(
-                instances,
-                &self.engine,
-                &self.options,
-                tenant,
-                request,
-                deadline,
-                started,
+            worker::render(instances, &self.options, tenant, request, deadline, started).map(
+                |(response, render_time)| Rendered {
+                    response,
+                    queue_wait: Duration::ZERO,
+                    render_time,
+                },
             )
-            .map(|(response, render_time)| Rendered {
-                response,
-                queue_wait: Duration::ZERO,
-                render_time,
-            })
         })
     }
 

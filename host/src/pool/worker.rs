@@ -14,14 +14,13 @@ use core_affinity::CoreId;
 use crossbeam_channel::Receiver;
 
 use super::{Job, PoolError, PoolOptions, Rendered};
-use crate::engine::wasm::{WasmEngine, WasmInstance};
-use crate::engine::{EngineError, RenderRequest, RenderResponse};
+use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
 use crate::tenant::{Mode, Tenant};
 
 struct Warm {
     tenant: Arc<str>,
     version: u64,
-    instance: WasmInstance,
+    instance: Box<dyn Instance>,
     last_used: u64,
 }
 
@@ -45,7 +44,6 @@ impl Instances {
     /// or none warm), keeping it warm afterwards unless it is poisoned.
     pub(super) fn render(
         &mut self,
-        engine: &WasmEngine,
         tenant: &Tenant,
         request: &RenderRequest,
         deadline: Duration,
@@ -64,7 +62,7 @@ impl Instances {
             .retain(|w| w.tenant != tenant.id || w.version == tenant.version());
         let mut instance = match reused {
             Some(i) => i,
-            None => engine.instantiate(&tenant.plugin, &tenant.id)?,
+            None => tenant.plugin.instantiate(&tenant.id)?,
         };
         let out = instance.render(request, deadline);
         let keep = tenant.mode() == Mode::Reuse && !matches!(&out, Err(e) if e.poisons_instance());
@@ -90,13 +88,7 @@ impl Instances {
     }
 }
 
-pub(super) fn run(
-    index: usize,
-    core: Option<CoreId>,
-    jobs: Receiver<Job>,
-    engine: Arc<WasmEngine>,
-    opts: PoolOptions,
-) {
+pub(super) fn run(index: usize, core: Option<CoreId>, jobs: Receiver<Job>, opts: PoolOptions) {
     if let Some(core) = core
         && !core_affinity::set_for_current(core)
     {
@@ -115,7 +107,6 @@ pub(super) fn run(
         }
         let reply = render(
             &mut instances,
-            &engine,
             &opts,
             &job.tenant,
             &job.request,
@@ -135,7 +126,6 @@ pub(super) fn run(
 /// on-runtime comparison path (`Pool::render_here`).
 pub(super) fn render(
     instances: &mut Instances,
-    engine: &WasmEngine,
     opts: &PoolOptions,
     tenant: &Tenant,
     request: &RenderRequest,
@@ -152,7 +142,7 @@ pub(super) fn render(
         route = request.path.as_str()
     )
     .entered();
-    match instances.render(engine, tenant, request, remaining.min(opts.render_deadline)) {
+    match instances.render(tenant, request, remaining.min(opts.render_deadline)) {
         Ok(response) if response.body.len() > opts.max_response_bytes => {
             Err(PoolError::Engine(EngineError::ResponseTooLarge {
                 size: response.body.len(),

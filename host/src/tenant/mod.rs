@@ -24,8 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::engine::EngineError;
-use crate::engine::wasm::{WasmEngine, WasmPlugin};
+use crate::engine::{EngineError, EngineKind, Engines, Plugin};
 pub use store::Store;
 
 /// How a tenant's instances are used.
@@ -62,6 +61,9 @@ pub struct Settings {
     /// Isolation mode; the server's default when absent.
     #[serde(default)]
     pub mode: Option<Mode>,
+    /// The engine that runs the plugin; `wasm` when absent.
+    #[serde(default)]
+    pub engine: Option<EngineKind>,
 }
 
 /// Per-tenant counters, carried across versions, with the tenant's metric
@@ -101,6 +103,9 @@ pub struct Registration {
     pub version: u64,
     pub hosts: Vec<String>,
     pub mode: Mode,
+    /// Records written before engines were selectable are `wasm`.
+    #[serde(default)]
+    pub engine: EngineKind,
     /// Content hash of the plugin bytes.
     pub digest: String,
     pub plugin_bytes: usize,
@@ -112,7 +117,7 @@ pub struct Tenant {
     /// The id, shared cheaply with cache keys and instances.
     pub id: Arc<str>,
     pub registration: Registration,
-    pub plugin: Arc<WasmPlugin>,
+    pub plugin: Arc<dyn Plugin>,
     pub stats: Arc<Stats>,
 }
 
@@ -123,6 +128,10 @@ impl Tenant {
 
     pub fn mode(&self) -> Mode {
         self.registration.mode
+    }
+
+    pub fn engine(&self) -> EngineKind {
+        self.registration.engine
     }
 }
 
@@ -172,7 +181,7 @@ pub struct Registry {
     /// concurrent registrations of one id the later version is the one that
     /// is stored and served. Compilation happens outside it.
     writes: std::sync::Mutex<()>,
-    engine: Arc<WasmEngine>,
+    engines: Engines,
     store: Option<Store>,
     next_version: AtomicU64,
     default_mode: Mode,
@@ -182,7 +191,7 @@ pub struct Registry {
 impl Registry {
     /// A registry, reloading what `store` holds (without recompiling).
     pub fn open(
-        engine: Arc<WasmEngine>,
+        engines: Engines,
         store: Option<Store>,
         default_mode: Mode,
         max_plugin_bytes: usize,
@@ -190,21 +199,21 @@ impl Registry {
         let reg = Registry {
             table: RwLock::default(),
             writes: std::sync::Mutex::default(),
-            engine,
+            engines,
             store,
             next_version: AtomicU64::new(1),
             default_mode,
             max_plugin_bytes,
         };
         if let Some(store) = &reg.store {
-            for saved in store.load_all(&reg.engine) {
+            for saved in store.load_all(&reg.engines) {
                 let r = saved.registration;
                 reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
                 let tenant = Arc::new(Tenant {
                     id: r.id.as_str().into(),
                     stats: Arc::new(Stats::new(&r.id)),
                     registration: r,
-                    plugin: Arc::new(saved.plugin),
+                    plugin: saved.plugin,
                 });
                 reg.publish(tenant);
             }
@@ -255,10 +264,16 @@ impl Registry {
             .map(|h| validate_host(h))
             .collect::<Result<Vec<_>, _>>()?;
         self.check_hosts_free(id, &hosts)?;
-        let plugin = self.engine.load(bytes)?;
-        let compiled = match &self.store {
-            Some(_) => Some(self.engine.precompile(&plugin)?),
-            None => None,
+        let engine = settings.engine.unwrap_or_default();
+        let (plugin, compiled) = match (engine, &self.store) {
+            // A Wasm plugin is stored compiled too, so a restart need not
+            // compile it again.
+            (EngineKind::Wasm, Some(_)) => {
+                let plugin = self.engines.wasm.load(bytes)?;
+                let compiled = self.engines.wasm.precompile(&plugin)?;
+                (Arc::new(plugin) as Arc<dyn Plugin>, Some(compiled))
+            }
+            _ => (self.engines.get(engine)?.load_plugin(bytes)?, None),
         };
         let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
         // Checked again: another registration may have taken a host since.
@@ -268,14 +283,15 @@ impl Registry {
             version: self.next_version.fetch_add(1, Ordering::Relaxed),
             hosts,
             mode: settings.mode.unwrap_or(self.default_mode),
+            engine,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),
             updated_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
         };
-        if let (Some(store), Some(compiled)) = (&self.store, &compiled) {
-            store.save(&registration, bytes, compiled)?;
+        if let Some(store) = &self.store {
+            store.save(&registration, bytes, compiled.as_deref())?;
         }
         let stats = self
             .get(id)
@@ -284,7 +300,7 @@ impl Registry {
         let tenant = Arc::new(Tenant {
             id: id.into(),
             registration,
-            plugin: Arc::new(plugin),
+            plugin,
             stats,
         });
         let created = self.publish(tenant.clone());

@@ -4,6 +4,7 @@
 //! ```text
 //! <data-dir>/plugins/<digest>.wasm    the plugin as registered (immutable)
 //! <data-dir>/plugins/<digest>.cwasm   the same, compiled for this host
+//!                                     (Wasm tenants only)
 //! <data-dir>/tenants/<id>.json        the registration, naming a digest
 //! ```
 //!
@@ -14,21 +15,22 @@
 //!   after a crash at any moment a tenant has its old registration or its
 //!   new one.
 //! - Plugin files no registration names are garbage, removed at start-up.
-//! - Loading prefers the compiled `.cwasm` (`deserialize_file`, no
+//! - Loading a Wasm tenant prefers the compiled `.cwasm` (`deserialize_file`, no
 //!   compilation); if it cannot be used (another wasmtime version, say) the
 //!   `.wasm` is compiled again and the `.cwasm` rewritten.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::Registration;
-use crate::engine::wasm::{WasmEngine, WasmPlugin};
+use crate::engine::{EngineKind, Engines, Plugin};
 use crate::fs::{sync_dir, write_atomically};
 
 /// A stored registration with its loaded plugin.
 pub struct Saved {
     pub registration: Registration,
-    pub plugin: WasmPlugin,
+    pub plugin: Arc<dyn Plugin>,
 }
 
 /// The data dir.
@@ -53,15 +55,22 @@ impl Store {
     }
 
     /// Persists a registration: plugin files first, then the record.
-    pub fn save(&self, record: &Registration, wasm: &[u8], compiled: &[u8]) -> std::io::Result<()> {
+    pub fn save(
+        &self,
+        record: &Registration,
+        wasm: &[u8],
+        compiled: Option<&[u8]>,
+    ) -> std::io::Result<()> {
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
         if !wasm_path.exists() {
             write_atomically(&wasm_path, wasm)?;
         }
-        write_atomically(
-            &self.plugins.join(format!("{}.cwasm", record.digest)),
-            compiled,
-        )?;
+        if let Some(compiled) = compiled {
+            write_atomically(
+                &self.plugins.join(format!("{}.cwasm", record.digest)),
+                compiled,
+            )?;
+        }
         let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
         write_atomically(&self.record_path(&record.id), &json)
     }
@@ -76,7 +85,7 @@ impl Store {
 
     /// Every stored registration that loads; a broken one is logged and
     /// skipped, never fatal. Removes unreferenced plugin files.
-    pub fn load_all(&self, engine: &WasmEngine) -> Vec<Saved> {
+    pub fn load_all(&self, engines: &Engines) -> Vec<Saved> {
         let mut saved = Vec::new();
         let entries = match std::fs::read_dir(&self.tenants) {
             Ok(e) => e,
@@ -92,7 +101,7 @@ impl Store {
                 let _ = std::fs::remove_file(&path);
                 continue;
             }
-            match self.load_one(&path, engine) {
+            match self.load_one(&path, engines) {
                 Ok(s) => saved.push(s),
                 Err(e) => tracing::error!(file = %path.display(), "skipping a stored tenant: {e}"),
             }
@@ -113,29 +122,40 @@ impl Store {
         saved
     }
 
-    fn load_one(&self, path: &Path, engine: &WasmEngine) -> Result<Saved, String> {
+    fn load_one(&self, path: &Path, engines: &Engines) -> Result<Saved, String> {
         let text = std::fs::read(path).map_err(|e| e.to_string())?;
         let record: Registration = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
         super::validate_id(&record.id).map_err(|e| e.to_string())?;
+        let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
+        let read_wasm = || std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"));
+        if record.engine != EngineKind::Wasm {
+            let engine = engines.get(record.engine).map_err(|e| e.to_string())?;
+            let plugin = engine
+                .load_plugin(&read_wasm()?)
+                .map_err(|e| e.to_string())?;
+            return Ok(Saved {
+                registration: record,
+                plugin,
+            });
+        }
+        let wasm = &engines.wasm;
         let compiled = self.plugins.join(format!("{}.cwasm", record.digest));
-        let plugin = match engine.load_precompiled(&compiled) {
+        let plugin = match wasm.load_precompiled(&compiled) {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!(
                     tenant = record.id,
                     "compiled plugin unusable ({e}); compiling again"
                 );
-                let wasm = std::fs::read(self.plugins.join(format!("{}.wasm", record.digest)))
-                    .map_err(|e| format!("plugin file: {e}"))?;
-                let plugin = engine.load(&wasm).map_err(|e| e.to_string())?;
-                let bytes = engine.precompile(&plugin).map_err(|e| e.to_string())?;
+                let plugin = wasm.load(&read_wasm()?).map_err(|e| e.to_string())?;
+                let bytes = wasm.precompile(&plugin).map_err(|e| e.to_string())?;
                 write_atomically(&compiled, &bytes).map_err(|e| e.to_string())?;
                 plugin
             }
         };
         Ok(Saved {
             registration: record,
-            plugin,
+            plugin: Arc::new(plugin),
         })
     }
 }

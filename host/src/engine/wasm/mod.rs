@@ -23,8 +23,10 @@ use wasmtime::{ResourceLimiter, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use self::bindings::ssr::plugin::{log, types};
-use self::bindings::{Plugin, PluginPre};
-use super::{CachePolicy, EngineError, JsErrorKind, RenderRequest, RenderResponse};
+use self::bindings::{Plugin as Bindings, PluginPre};
+use super::{
+    CachePolicy, Engine, EngineError, Instance, JsErrorKind, Plugin, RenderRequest, RenderResponse,
+};
 use crate::artifact;
 
 /// Settings fixed for the life of a [`WasmEngine`].
@@ -107,13 +109,13 @@ impl types::Host for HostState {}
 
 impl log::Host for HostState {
     fn write(&mut self, level: log::Level, message: String) {
-        let tenant = &*self.tenant;
-        match level {
-            log::Level::Debug => tracing::debug!(target: "ssr::console", tenant, "{message}"),
-            log::Level::Info => tracing::info!(target: "ssr::console", tenant, "{message}"),
-            log::Level::Warn => tracing::warn!(target: "ssr::console", tenant, "{message}"),
-            log::Level::Error => tracing::error!(target: "ssr::console", tenant, "{message}"),
-        }
+        let level = match level {
+            log::Level::Debug => 0,
+            log::Level::Info => 1,
+            log::Level::Warn => 2,
+            log::Level::Error => 3,
+        };
+        super::console(&self.tenant, level, &message);
     }
 }
 
@@ -155,7 +157,7 @@ impl WasmEngine {
         let mut linker = Linker::new(&engine);
         let link = |linker: &mut Linker<HostState>| -> wasmtime::Result<()> {
             wasmtime_wasi::p2::add_to_linker_sync(linker)?;
-            Plugin::add_to_linker::<_, HasSelf<_>>(linker, |s| s)?;
+            Bindings::add_to_linker::<_, HasSelf<_>>(linker, |s| s)?;
             Ok(())
         };
         link(&mut linker).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
@@ -192,7 +194,11 @@ impl WasmEngine {
             .instantiate_pre(&component)
             .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
         let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
-        Ok(WasmPlugin { component, pre })
+        Ok(WasmPlugin {
+            component,
+            pre,
+            memory_limit: self.options.memory_limit,
+        })
     }
 
     /// The plugin compiled for this engine, to store beside the plugin and
@@ -220,32 +226,11 @@ impl WasmEngine {
             .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
         self.prepare(component)
     }
+}
 
-    /// A fresh instance of `plugin`, serving `tenant`.
-    pub fn instantiate(
-        &self,
-        plugin: &WasmPlugin,
-        tenant: &str,
-    ) -> Result<WasmInstance, EngineError> {
-        let state = HostState {
-            wasi: WasiCtxBuilder::new().build(),
-            table: ResourceTable::new(),
-            limits: Limits {
-                memory_limit: self.options.memory_limit,
-                memories: Vec::new(),
-            },
-            tenant: tenant.into(),
-        };
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|s| &mut s.limits);
-        // Instantiation runs the adapter's and the runtime's start code; it
-        // gets the same budget as a render.
-        store.set_epoch_deadline(ticker::ticks(super::DEFAULT_DEADLINE));
-        let bindings = plugin
-            .pre
-            .instantiate(&mut store)
-            .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
-        Ok(WasmInstance { store, bindings })
+impl Engine for WasmEngine {
+    fn load_plugin(&self, artifact: &[u8]) -> Result<Arc<dyn Plugin>, EngineError> {
+        Ok(Arc::new(self.load(artifact)?))
     }
 }
 
@@ -253,18 +238,48 @@ impl WasmEngine {
 pub struct WasmPlugin {
     component: Component,
     pre: PluginPre<HostState>,
+    memory_limit: usize,
+}
+
+impl WasmPlugin {
+    /// A fresh instance, serving `tenant`.
+    pub fn instance(&self, tenant: &str) -> Result<WasmInstance, EngineError> {
+        let state = HostState {
+            wasi: WasiCtxBuilder::new().build(),
+            table: ResourceTable::new(),
+            limits: Limits {
+                memory_limit: self.memory_limit,
+                memories: Vec::new(),
+            },
+            tenant: tenant.into(),
+        };
+        let mut store = Store::new(self.pre.engine(), state);
+        store.limiter(|s| &mut s.limits);
+        // Instantiation runs the adapter's and the runtime's start code; it
+        // gets the same budget as a render.
+        store.set_epoch_deadline(ticker::ticks(super::DEFAULT_DEADLINE));
+        let bindings = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+        Ok(WasmInstance { store, bindings })
+    }
+}
+
+impl Plugin for WasmPlugin {
+    fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError> {
+        Ok(Box::new(self.instance(tenant)?))
+    }
 }
 
 /// One instance of a plugin, with its own store.
 pub struct WasmInstance {
     store: Store<HostState>,
-    bindings: Plugin,
+    bindings: Bindings,
 }
 
-impl WasmInstance {
-    /// Renders one request within `deadline`. After an error for which
-    /// [`EngineError::poisons_instance`] holds, drop this instance.
-    pub fn render(
+impl Instance for WasmInstance {
+    fn render(
         &mut self,
         req: &RenderRequest,
         deadline: Duration,
@@ -318,11 +333,9 @@ impl WasmInstance {
             }),
         }
     }
-}
 
-impl WasmInstance {
-    /// Bytes of linear memory this instance holds, all memories together.
-    pub fn memory_bytes(&self) -> usize {
+    /// Bytes of linear memory, all memories together.
+    fn memory_bytes(&self) -> usize {
         self.store.data().limits.memories.iter().sum()
     }
 }

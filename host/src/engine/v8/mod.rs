@@ -1,0 +1,200 @@
+//! The V8 engine: the JavaScript bundle a plugin artifact carries, run in V8
+//! (Debian's libnode, Node 18 / V8 10.2) through a small C++ shim.
+//!
+//! Lifetimes:
+//! - process: [`V8Engine`] (V8's platform is initialized once, on first use);
+//! - tenant bundle: [`V8Plugin`] (the bundle's text, checked at load);
+//! - instance: [`V8Instance`], one isolate with one context in which the
+//!   prelude and the bundle were evaluated. An isolate serves one tenant, so
+//!   a tenant that exhausts its heap or is terminated loses only its own
+//!   isolate. A worker thread owns its instances; they never run on two
+//!   threads at once.
+//!
+//! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
+//! the instance is then discarded) and a heap cap (V8's near-heap-limit
+//! callback terminates the script; the instance is discarded).
+//!
+//! Not contained: V8 aborts the whole process when one allocation inside a
+//! C++ builtin cannot be satisfied (say `new Array(2e8).fill(1.5)` under a
+//! small heap cap): only process isolation contains that. README, "Choosing
+//! an engine".
+//!
+//! The only unsafe code is in `ffi.rs`.
+
+mod ffi;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{
+    CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
+    RenderResponse,
+};
+use crate::artifact;
+
+/// JavaScript may use this much of the stack of the thread rendering
+/// (V8's own default is 984 KiB; the pool's workers have 8 MiB stacks).
+const STACK_BYTES: usize = 1 << 20;
+
+/// The prelude both engines evaluate (the Wasm plugin embeds the same file).
+const PRELUDE: &str = include_str!("../../../../guest-sdk/prelude.js");
+
+/// The prelude's file name in stack traces (as in the guest runtime); the
+/// prelude's `describe` cuts its frames off at it.
+const PRELUDE_NAME: &std::ffi::CStr = c"ssr:prelude";
+
+/// The module name the bundle has in stack traces.
+const BUNDLE_NAME: &str = "bundle.js";
+
+/// The V8 engine.
+pub struct V8Engine {
+    limits: Limits,
+}
+
+impl V8Engine {
+    pub fn new(limits: Limits) -> V8Engine {
+        V8Engine { limits }
+    }
+
+    /// Reads the bundle out of `artifact` and checks that V8 can load it (its
+    /// top level runs once, in a throwaway isolate).
+    pub fn load(&self, artifact: &[u8]) -> Result<V8Plugin, EngineError> {
+        let bundle = artifact::bundle(artifact)?;
+        let plugin = V8Plugin {
+            bundle: bundle.into(),
+            limits: self.limits,
+        };
+        plugin.instance("(load)")?;
+        Ok(plugin)
+    }
+}
+
+impl Engine for V8Engine {
+    fn load_plugin(&self, artifact: &[u8]) -> Result<Arc<dyn Plugin>, EngineError> {
+        Ok(Arc::new(self.load(artifact)?))
+    }
+}
+
+/// A plugin's bundle, ready to make isolates.
+pub struct V8Plugin {
+    bundle: Arc<str>,
+    limits: Limits,
+}
+
+impl V8Plugin {
+    /// A new isolate with the prelude and the bundle evaluated.
+    pub fn instance(&self, tenant: &str) -> Result<V8Instance, EngineError> {
+        let mut isolate = ffi::Isolate::new(self.limits.memory, STACK_BYTES, tenant);
+        let outcome = isolate.load(
+            PRELUDE,
+            PRELUDE_NAME,
+            BUNDLE_NAME,
+            &self.bundle,
+            millis(super::DEFAULT_DEADLINE),
+        );
+        match outcome {
+            ffi::Outcome::Ok { .. } => Ok(V8Instance { isolate }),
+            other => Err(error(other, super::DEFAULT_DEADLINE)),
+        }
+    }
+}
+
+impl Plugin for V8Plugin {
+    fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError> {
+        Ok(Box::new(self.instance(tenant)?))
+    }
+}
+
+/// One isolate serving one tenant.
+pub struct V8Instance {
+    isolate: ffi::Isolate,
+}
+
+/// The raw request the prelude's `__ssr.call` takes.
+#[derive(Serialize)]
+struct RawRequest<'a> {
+    method: &'a str,
+    url: &'a str,
+    path: &'a str,
+    query: &'a [(String, String)],
+    headers: &'a [(String, String)],
+    tenant: &'a str,
+}
+
+impl Instance for V8Instance {
+    fn render(
+        &mut self,
+        req: &RenderRequest,
+        deadline: Duration,
+    ) -> Result<RenderResponse, EngineError> {
+        let json = serde_json::to_string(&RawRequest {
+            method: &req.method,
+            url: &req.url,
+            path: &req.path,
+            query: &req.query,
+            headers: &req.headers,
+            tenant: &req.tenant,
+        })
+        .map_err(|e| EngineError::Trap(format!("encoding the request: {e}")))?;
+        match self.isolate.render(&json, millis(deadline)) {
+            ffi::Outcome::Ok {
+                status,
+                ttl,
+                body,
+                meta,
+            } => {
+                let (headers, vary): (Vec<(String, String)>, Vec<String>) =
+                    serde_json::from_str(&meta).map_err(|e| {
+                        EngineError::Trap(format!("reading the response headers: {e}"))
+                    })?;
+                Ok(RenderResponse {
+                    status: u16::try_from(status).unwrap_or(500),
+                    headers,
+                    body,
+                    cache: CachePolicy::from_prelude_ttl(ttl),
+                    vary,
+                })
+            }
+            other => Err(error(other, deadline)),
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.isolate.heap_used()
+    }
+}
+
+/// The prelude's `describe()` output.
+#[derive(serde::Deserialize)]
+struct Described {
+    kind: String,
+    message: String,
+    #[serde(default)]
+    stack: Option<String>,
+}
+
+fn error(outcome: ffi::Outcome, deadline: Duration) -> EngineError {
+    match outcome {
+        ffi::Outcome::Timeout => EngineError::Timeout(deadline),
+        ffi::Outcome::OutOfMemory => EngineError::OutOfMemory,
+        ffi::Outcome::JsError(json) => match serde_json::from_str::<Described>(&json) {
+            Ok(d) => EngineError::Js {
+                kind: JsErrorKind::parse(&d.kind),
+                message: d.message,
+                stack: d.stack.filter(|s| !s.is_empty()),
+            },
+            Err(_) => EngineError::Js {
+                kind: JsErrorKind::Exception,
+                message: json,
+                stack: None,
+            },
+        },
+        ffi::Outcome::Ok { .. } => EngineError::Trap("an unexpected success".into()),
+    }
+}
+
+fn millis(d: Duration) -> u32 {
+    u32::try_from(d.as_millis()).unwrap_or(u32::MAX).max(1)
+}

@@ -1,0 +1,518 @@
+// The C++ side of the V8 engine: a small C API over V8 (from Debian's
+// libnode) that `ffi.rs` declares and `mod.rs` wraps in a safe Rust type.
+//
+// What it owns: one `ssr_v8` = one isolate with one context in which the
+// web-API prelude and one tenant's bundle have been evaluated. Rust owns the
+// `ssr_v8` pointer and frees it with `ssr_v8_free`.
+//
+// Invariants:
+// - Every entry point takes the isolate's `v8::Locker`, so an instance may
+//   move between threads, never be used by two at once, and sets the JS
+//   stack limit from the calling thread's stack.
+// - A render runs under the watchdog: past its deadline the watchdog calls
+//   `TerminateExecution`; the render then reports a timeout and cancels the
+//   termination. Near the heap limit the isolate gets headroom to unwind, is
+//   terminated, and reports out-of-memory. Rust discards the instance after
+//   either (the context may hold half-done state).
+// - Strings handed back (`ssr_v8_result`) stay valid until the next call on
+//   the same instance.
+// - The bundle cannot import anything: static imports fail to link and
+//   `import()` rejects, both with a message saying to bundle.
+
+#include <v8.h>
+#include <libplatform/libplatform.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::unique_ptr<v8::Platform> g_platform;
+
+}  // namespace
+
+extern "C" {
+
+typedef void (*ssr_v8_log_fn)(void* data, int32_t level, const char* msg, size_t len);
+
+// Outcome codes, mirrored in ffi.rs.
+enum {
+  SSR_V8_OK = 0,
+  SSR_V8_JS_ERROR = 1,   // `meta` holds describe()'s {kind, message, stack} as JSON
+  SSR_V8_TIMEOUT = 2,
+  SSR_V8_OOM = 3,
+};
+
+struct ssr_v8_result {
+  int32_t outcome;
+  int32_t status;
+  double ttl;
+  const char* body;
+  size_t body_len;
+  const char* meta;
+  size_t meta_len;
+};
+
+}  // extern "C"
+
+struct ssr_v8;
+
+namespace {
+
+// One thread for every instance in the process: it sleeps until the earliest
+// armed deadline and terminates that isolate's execution.
+class Watchdog {
+ public:
+  static Watchdog& get() {
+    static Watchdog* w = new Watchdog();  // never destroyed: threads may still use it at exit
+    return *w;
+  }
+
+  // Arms `inst` until `deadline`; returns a ticket for `disarm`.
+  uint64_t arm(ssr_v8* inst, Clock::time_point deadline);
+  // Disarms; after it returns the watchdog no longer touches `inst`.
+  void disarm(uint64_t ticket);
+
+ private:
+  Watchdog() { std::thread([this] { run(); }).detach(); }
+  void run();
+
+  struct Entry {
+    ssr_v8* inst;
+    Clock::time_point deadline;
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, Entry> armed_;
+  uint64_t next_ = 1;
+};
+
+}  // namespace
+
+struct ssr_v8 {
+  v8::Isolate* isolate = nullptr;
+  v8::ArrayBuffer::Allocator* allocator = nullptr;
+  v8::Global<v8::Context> context;
+  v8::Global<v8::Object> driver;   // the prelude's __ssr
+  ssr_v8_log_fn log = nullptr;
+  void* log_data = nullptr;
+  size_t heap_limit = 0;
+  size_t stack_bytes = 0;
+  // Set by the watchdog (under its lock) and the heap callback.
+  std::atomic<bool> timed_out{false};
+  std::atomic<bool> out_of_memory{false};
+  // Outputs of the last call.
+  std::string body;
+  std::string meta;
+};
+
+namespace {
+
+uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t ticket = next_++;
+  armed_.emplace(ticket, Entry{inst, deadline});
+  cv_.notify_one();
+  return ticket;
+}
+
+void Watchdog::disarm(uint64_t ticket) {
+  std::lock_guard<std::mutex> lock(mu_);
+  armed_.erase(ticket);
+}
+
+void Watchdog::run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (armed_.empty()) {
+      cv_.wait(lock);
+      continue;
+    }
+    auto now = Clock::now();
+    auto earliest = Clock::time_point::max();
+    for (auto it = armed_.begin(); it != armed_.end();) {
+      if (it->second.deadline <= now) {
+        // Under the lock: `disarm` cannot return while this runs, so a
+        // termination never reaches a later render of the instance.
+        it->second.inst->timed_out = true;
+        it->second.inst->isolate->TerminateExecution();
+        it = armed_.erase(it);
+      } else {
+        earliest = std::min(earliest, it->second.deadline);
+        ++it;
+      }
+    }
+    if (earliest != Clock::time_point::max()) cv_.wait_until(lock, earliest);
+  }
+}
+
+// Everything a call into the isolate needs, in the order V8 wants it.
+struct Enter {
+  explicit Enter(ssr_v8* inst)
+      : locker(inst->isolate), isolate_scope(inst->isolate), handles(inst->isolate) {
+    // V8 checks the JS stack against an absolute address: set it from this
+    // thread's stack, which may not be the thread that made the isolate.
+    char here;
+    inst->isolate->SetStackLimit(reinterpret_cast<uintptr_t>(&here) - inst->stack_bytes);
+  }
+  v8::Locker locker;
+  v8::Isolate::Scope isolate_scope;
+  v8::HandleScope handles;
+};
+
+v8::Local<v8::String> str(v8::Isolate* iso, const char* s, size_t len) {
+  return v8::String::NewFromUtf8(iso, s, v8::NewStringType::kNormal, static_cast<int>(len))
+      .ToLocalChecked();
+}
+
+v8::Local<v8::String> str(v8::Isolate* iso, const char* s) { return str(iso, s, strlen(s)); }
+
+void utf8(v8::Isolate* iso, v8::Local<v8::String> s, std::string* out) {
+  out->resize(s->Utf8Length(iso));
+  s->WriteUtf8(iso, out->data(), static_cast<int>(out->size()), nullptr,
+               v8::String::NO_NULL_TERMINATION | v8::String::REPLACE_INVALID_UTF8);
+}
+
+void set_result(ssr_v8* inst, ssr_v8_result* out, int32_t outcome) {
+  out->outcome = outcome;
+  out->body = inst->body.data();
+  out->body_len = inst->body.size();
+  out->meta = inst->meta.data();
+  out->meta_len = inst->meta.size();
+}
+
+// JSON of {kind, message, stack} for a caught exception, through the prelude's
+// `describe` when it exists.
+void describe(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::Local<v8::Value> reason) {
+  v8::Isolate* iso = inst->isolate;
+  v8::TryCatch inner(iso);
+  if (!inst->driver.IsEmpty()) {
+    v8::Local<v8::Object> driver = inst->driver.Get(iso);
+    v8::Local<v8::Value> f;
+    v8::Local<v8::Value> described;
+    v8::Local<v8::String> json;
+    if (driver->Get(ctx, str(iso, "describe")).ToLocal(&f) && f->IsFunction() &&
+        f.As<v8::Function>()->Call(ctx, driver, 1, &reason).ToLocal(&described) &&
+        v8::JSON::Stringify(ctx, described).ToLocal(&json)) {
+      utf8(iso, json, &inst->meta);
+      return;
+    }
+  }
+  // Before the prelude exists: the exception's own text.
+  v8::Local<v8::Object> o = v8::Object::New(iso);
+  v8::Local<v8::String> text;
+  if (!reason->ToString(ctx).ToLocal(&text)) text = str(iso, "an exception that cannot be shown");
+  (void)o->Set(ctx, str(iso, "kind"), str(iso, "exception"));
+  (void)o->Set(ctx, str(iso, "message"), text);
+  v8::Local<v8::String> json;
+  if (v8::JSON::Stringify(ctx, o).ToLocal(&json)) {
+    utf8(iso, json, &inst->meta);
+  } else {
+    inst->meta = "{\"kind\":\"exception\",\"message\":\"unknown error\"}";
+  }
+}
+
+void js_error(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::TryCatch& tc, const char* fallback) {
+  if (tc.HasCaught() && !tc.HasTerminated()) {
+    describe(inst, ctx, tc.Exception());
+  } else {
+    describe(inst, ctx, v8::Exception::Error(str(inst->isolate, fallback)));
+  }
+}
+
+// The outcome of an interrupted or failed call: a timeout or out-of-memory
+// wins over the exception it caused.
+int32_t failure(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::TryCatch& tc, const char* fallback) {
+  if (inst->out_of_memory) return SSR_V8_OOM;
+  if (inst->timed_out || tc.HasTerminated()) return SSR_V8_TIMEOUT;
+  js_error(inst, ctx, tc, fallback);
+  return SSR_V8_JS_ERROR;
+}
+
+void log_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
+  v8::Isolate* iso = args.GetIsolate();
+  auto* inst = static_cast<ssr_v8*>(args.Data().As<v8::External>()->Value());
+  int32_t level = args.Length() > 0 ? args[0]->Int32Value(iso->GetCurrentContext()).FromMaybe(1) : 1;
+  std::string msg;
+  v8::Local<v8::String> s;
+  if (args.Length() > 1 && args[1]->ToString(iso->GetCurrentContext()).ToLocal(&s)) utf8(iso, s, &msg);
+  if (inst->log) inst->log(inst->log_data, level, msg.data(), msg.size());
+}
+
+v8::MaybeLocal<v8::Module> refuse_import(v8::Local<v8::Context> ctx, v8::Local<v8::String> specifier,
+                                         v8::Local<v8::FixedArray>, v8::Local<v8::Module>) {
+  v8::Isolate* iso = ctx->GetIsolate();
+  v8::String::Utf8Value name(iso, specifier);
+  std::string msg = std::string("cannot import \"") + (*name ? *name : "?") +
+                    "\": a plugin is one self-contained bundle; build it with `ssr build`, which bundles imports with esbuild";
+  iso->ThrowException(v8::Exception::Error(str(iso, msg.c_str())));
+  return {};
+}
+
+v8::MaybeLocal<v8::Promise> refuse_dynamic_import(v8::Local<v8::Context> ctx, v8::Local<v8::Data>,
+                                                  v8::Local<v8::Value>, v8::Local<v8::String> specifier,
+                                                  v8::Local<v8::FixedArray>) {
+  v8::Isolate* iso = ctx->GetIsolate();
+  v8::String::Utf8Value name(iso, specifier);
+  std::string msg = std::string("Cannot find module '") + (*name ? *name : "?") +
+                    "': a plugin has no modules to import at run time";
+  v8::Local<v8::Promise::Resolver> r;
+  if (!v8::Promise::Resolver::New(ctx).ToLocal(&r)) return {};
+  (void)r->Reject(ctx, v8::Exception::Error(str(iso, msg.c_str())));
+  return r->GetPromise();
+}
+
+size_t near_heap_limit(void* data, size_t current, size_t) {
+  auto* inst = static_cast<ssr_v8*>(data);
+  inst->out_of_memory = true;
+  inst->isolate->TerminateExecution();
+  // Room to unwind the terminated script; the instance is then discarded.
+  return current + current / 2 + (16u << 20);
+}
+
+// Drives microtasks and timers until `promise` settles, the way the Wasm
+// runtime does: microtasks first, then the earliest virtual timer.
+// Returns false with an exception or termination in `tc`, or with
+// `*never_settled` set.
+bool settle(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::Local<v8::Promise> promise, v8::TryCatch& tc,
+            bool* never_settled) {
+  v8::Isolate* iso = inst->isolate;
+  v8::Local<v8::Object> driver = inst->driver.Get(iso);
+  v8::Local<v8::Value> next_timer;
+  if (!driver->Get(ctx, str(iso, "runNextTimer")).ToLocal(&next_timer) || !next_timer->IsFunction()) return false;
+  for (;;) {
+    iso->PerformMicrotaskCheckpoint();
+    if (tc.HasCaught() || iso->IsExecutionTerminating() || inst->timed_out || inst->out_of_memory) return false;
+    if (promise->State() != v8::Promise::kPending) return true;
+    v8::Local<v8::Value> fired;
+    if (!next_timer.As<v8::Function>()->Call(ctx, driver, 0, nullptr).ToLocal(&fired)) return false;
+    if (!fired->BooleanValue(iso)) {
+      *never_settled = true;
+      return false;
+    }
+  }
+}
+
+void reset_timers(ssr_v8* inst, v8::Local<v8::Context> ctx) {
+  v8::Isolate* iso = inst->isolate;
+  if (inst->driver.IsEmpty() || iso->IsExecutionTerminating()) return;
+  v8::TryCatch tc(iso);
+  v8::Local<v8::Object> driver = inst->driver.Get(iso);
+  v8::Local<v8::Value> reset;
+  if (driver->Get(ctx, str(iso, "reset")).ToLocal(&reset) && reset->IsFunction()) {
+    (void)reset.As<v8::Function>()->Call(ctx, driver, 0, nullptr);
+  }
+}
+
+const char* NEVER_SETTLED =
+    "{\"kind\":\"never-settled\",\"message\":\"the promise returned by render() can never settle: no job, "
+    "timer or message is left that could settle it\"}";
+
+// One call into the isolate: enters it, runs `body(iso, ctx, tc)` under the
+// watchdog, turns a termination into a timeout or out-of-memory, drops the
+// timers the call left, and fills `out`.
+template <typename F>
+int32_t call(ssr_v8* inst, uint32_t deadline_ms, ssr_v8_result* out, F body) {
+  inst->body.clear();
+  inst->meta.clear();
+  Enter enter(inst);
+  v8::Isolate* iso = inst->isolate;
+  v8::Local<v8::Context> ctx = inst->context.Get(iso);
+  v8::Context::Scope scope(ctx);
+  v8::TryCatch tc(iso);
+  inst->timed_out = false;
+  uint64_t ticket = Watchdog::get().arm(inst, Clock::now() + std::chrono::milliseconds(deadline_ms));
+  int32_t outcome = body(iso, ctx, tc);
+  Watchdog::get().disarm(ticket);
+  if (inst->timed_out || inst->out_of_memory || iso->IsExecutionTerminating()) {
+    iso->CancelTerminateExecution();
+    outcome = inst->out_of_memory ? SSR_V8_OOM : SSR_V8_TIMEOUT;
+  }
+  // Nothing scheduled by this call may run during the next one.
+  reset_timers(inst, ctx);
+  set_result(inst, out, outcome);
+  return outcome;
+}
+
+}  // namespace
+
+extern "C" {
+
+// Once per process, before any other call.
+void ssr_v8_init(void) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_platform = v8::platform::NewDefaultPlatform();
+    v8::V8::InitializePlatform(g_platform.get());
+    v8::V8::Initialize();
+  });
+}
+
+// A new isolate and context with `__ssr_log` defined. Never null.
+ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, ssr_v8_log_fn log, void* log_data) {
+  auto* inst = new ssr_v8();
+  inst->log = log;
+  inst->log_data = log_data;
+  inst->heap_limit = heap_limit;
+  inst->stack_bytes = stack_bytes;
+  inst->allocator = v8::ArrayBuffer::Allocator::NewDefaultAllocator();
+  v8::Isolate::CreateParams params;
+  params.array_buffer_allocator = inst->allocator;
+  params.constraints.ConfigureDefaultsFromHeapSize(0, heap_limit);
+  inst->isolate = v8::Isolate::New(params);
+  inst->isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
+  inst->isolate->SetHostImportModuleDynamicallyCallback(refuse_dynamic_import);
+  inst->isolate->AddNearHeapLimitCallback(near_heap_limit, inst);
+  {
+    Enter enter(inst);
+    v8::Isolate* iso = inst->isolate;
+    v8::Local<v8::Context> ctx = v8::Context::New(iso);
+    v8::Context::Scope scope(ctx);
+    v8::Local<v8::Function> log =
+        v8::Function::New(ctx, log_callback, v8::External::New(iso, inst)).ToLocalChecked();
+    (void)ctx->Global()->Set(ctx, str(iso, "__ssr_log"), log);
+    inst->context.Reset(iso, ctx);
+  }
+  return inst;
+}
+
+// Evaluates the prelude (a classic script) and the bundle (an ES module named
+// `name`), settles the module's top level and picks its render function.
+int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const char* prelude_name,
+                    const char* name, size_t name_len, const char* bundle, size_t bundle_len,
+                    uint32_t deadline_ms, ssr_v8_result* out) {
+  return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+    v8::ScriptOrigin prelude_origin(iso, str(iso, prelude_name));
+    v8::Local<v8::Script> script;
+    v8::Local<v8::Value> ignored;
+    if (!v8::Script::Compile(ctx, str(iso, prelude, prelude_len), &prelude_origin).ToLocal(&script) ||
+        !script->Run(ctx).ToLocal(&ignored)) {
+      return failure(inst, ctx, tc, "the prelude failed");
+    }
+    v8::Local<v8::Value> driver;
+    if (!ctx->Global()->Get(ctx, str(iso, "__ssr")).ToLocal(&driver) || !driver->IsObject()) {
+      return failure(inst, ctx, tc, "the prelude did not define __ssr");
+    }
+    inst->driver.Reset(iso, driver.As<v8::Object>());
+
+    v8::ScriptOrigin origin(iso, str(iso, name, name_len), 0, 0, false, -1, v8::Local<v8::Value>(), false,
+                            false, true);
+    v8::ScriptCompiler::Source source(str(iso, bundle, bundle_len), origin);
+    v8::Local<v8::Module> module;
+    v8::Local<v8::Value> evaluated;
+    if (!v8::ScriptCompiler::CompileModule(iso, &source).ToLocal(&module) ||
+        !module->InstantiateModule(ctx, refuse_import).FromMaybe(false) ||
+        !module->Evaluate(ctx).ToLocal(&evaluated)) {
+      return failure(inst, ctx, tc, "the bundle failed to load");
+    }
+    bool never = false;
+    if (evaluated->IsPromise() && !settle(inst, ctx, evaluated.As<v8::Promise>(), tc, &never)) {
+      if (never) {
+        inst->meta = NEVER_SETTLED;
+        return SSR_V8_JS_ERROR;
+      }
+      return failure(inst, ctx, tc, "the bundle's top level failed");
+    }
+    if (evaluated->IsPromise() && evaluated.As<v8::Promise>()->State() == v8::Promise::kRejected) {
+      describe(inst, ctx, evaluated.As<v8::Promise>()->Result());
+      return SSR_V8_JS_ERROR;
+    }
+    if (module->GetStatus() == v8::Module::kErrored) {
+      describe(inst, ctx, module->GetException());
+      return SSR_V8_JS_ERROR;
+    }
+    v8::Local<v8::Value> ns = module->GetModuleNamespace();
+    v8::Local<v8::Object> d = driver.As<v8::Object>();
+    v8::Local<v8::Value> resolve;
+    if (!d->Get(ctx, str(iso, "resolve")).ToLocal(&resolve) || !resolve->IsFunction() ||
+        resolve.As<v8::Function>()->Call(ctx, d, 1, &ns).IsEmpty()) {
+      return failure(inst, ctx, tc, "the bundle exports no render function");
+    }
+    return SSR_V8_OK;
+  });
+}
+
+// Renders one request, given as JSON {method, url, path, query: [[k, v]],
+// headers: [[k, v]], tenant}, within `deadline_ms`.
+int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uint32_t deadline_ms,
+                      ssr_v8_result* out) {
+  return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+    if (inst->driver.IsEmpty()) {
+      inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
+      return SSR_V8_JS_ERROR;
+    }
+    v8::Local<v8::Object> driver = inst->driver.Get(iso);
+    v8::Local<v8::Value> call;
+    v8::Local<v8::Value> req;
+    v8::Local<v8::Value> promise;
+    if (!driver->Get(ctx, str(iso, "call")).ToLocal(&call) || !call->IsFunction() ||
+        !v8::JSON::Parse(ctx, str(iso, request, request_len)).ToLocal(&req) ||
+        !call.As<v8::Function>()->Call(ctx, driver, 1, &req).ToLocal(&promise) || !promise->IsPromise()) {
+      return failure(inst, ctx, tc, "render could not be called");
+    }
+    v8::Local<v8::Promise> p = promise.As<v8::Promise>();
+    bool never = false;
+    if (!settle(inst, ctx, p, tc, &never)) {
+      if (never) {
+        inst->meta = NEVER_SETTLED;
+        return SSR_V8_JS_ERROR;
+      }
+      return failure(inst, ctx, tc, "render failed");
+    }
+    if (p->State() == v8::Promise::kRejected) {
+      describe(inst, ctx, p->Result());
+      return SSR_V8_JS_ERROR;
+    }
+    // The prelude's normalized response: {status, headers, body, ttl, vary}.
+    v8::Local<v8::Object> res = p->Result().As<v8::Object>();
+    v8::Local<v8::Value> status, ttl, body, headers, vary;
+    if (!res->Get(ctx, str(iso, "status")).ToLocal(&status) || !res->Get(ctx, str(iso, "ttl")).ToLocal(&ttl) ||
+        !res->Get(ctx, str(iso, "body")).ToLocal(&body) || !body->IsString() ||
+        !res->Get(ctx, str(iso, "headers")).ToLocal(&headers) ||
+        !res->Get(ctx, str(iso, "vary")).ToLocal(&vary)) {
+      return failure(inst, ctx, tc, "render returned an unreadable response");
+    }
+    out->status = status->Int32Value(ctx).FromMaybe(500);
+    out->ttl = ttl->NumberValue(ctx).FromMaybe(-1);
+    v8::Local<v8::Value> pair[2] = {headers, vary};
+    v8::Local<v8::String> meta;
+    if (!v8::JSON::Stringify(ctx, v8::Array::New(iso, pair, 2)).ToLocal(&meta)) {
+      return failure(inst, ctx, tc, "render returned unreadable headers");
+    }
+    utf8(iso, meta, &inst->meta);
+    utf8(iso, body.As<v8::String>(), &inst->body);
+    return SSR_V8_OK;
+  });
+}
+
+// Bytes of V8 heap in use.
+size_t ssr_v8_heap_used(ssr_v8* inst) {
+  v8::Locker locker(inst->isolate);
+  v8::HeapStatistics stats;
+  inst->isolate->GetHeapStatistics(&stats);
+  return stats.used_heap_size();
+}
+
+void ssr_v8_free(ssr_v8* inst) {
+  {
+    v8::Locker locker(inst->isolate);
+    v8::Isolate::Scope scope(inst->isolate);
+    inst->driver.Reset();
+    inst->context.Reset();
+  }
+  inst->isolate->Dispose();
+  delete inst->allocator;
+  delete inst;
+}
+
+}  // extern "C"

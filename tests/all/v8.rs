@@ -1,0 +1,132 @@
+//! The V8 engine beside Wasm: the same artifact, the same errors, its own
+//! limits (deadline, heap cap), and engine choice per tenant over the admin
+//! API. Byte-identical output per example is in `render.rs` (every engine
+//! against Node); containment of every hostile plugin is in `hostile.rs`.
+
+use std::time::{Duration, Instant};
+
+use ssr::engine::EngineKind;
+
+use crate::support::{Server, plugin, render_on, tempdir, text};
+
+/// What `ssr render` reports for a render error: exit status and the first
+/// line of stderr (the kind and the JavaScript message).
+fn error_line(engine: EngineKind, entry: &str, path: &str) -> (bool, String) {
+    let out = render_on(engine, &plugin(entry).plugin, path, &[]);
+    let stderr = text(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("render error") || l.starts_with("error:"))
+        .unwrap_or_default()
+        .to_string();
+    (out.status.success(), line)
+}
+
+#[test]
+fn render_errors_are_the_same_on_both_engines() {
+    for path in [
+        "/throw",
+        "/reject",
+        "/throw-string",
+        "/number",
+        "/no-body",
+        "/bad-status",
+        "/never",
+    ] {
+        let wasm = error_line(EngineKind::Wasm, "tests/plugins/errors.js", path);
+        let v8 = error_line(EngineKind::V8, "tests/plugins/errors.js", path);
+        assert!(!wasm.0 && !v8.0, "{path}: both must fail");
+        assert!(!wasm.1.is_empty(), "{path}: wasm says nothing");
+        assert_eq!(wasm.1, v8.1, "{path}");
+    }
+}
+
+#[test]
+fn a_v8_exception_carries_the_renderers_stack_only() {
+    let out = render_on(
+        EngineKind::V8,
+        &plugin("tests/plugins/errors.js").plugin,
+        "/throw",
+        &[],
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("render error (exception): TypeError: bad thing\n    at render ("),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ssr:prelude"), "{stderr}");
+}
+
+#[test]
+fn v8_deadline_terminates_a_spinning_render() {
+    let started = Instant::now();
+    let out = crate::support::ssr()
+        .arg("render")
+        .arg(plugin("tests/plugins/hostile.js").plugin)
+        .args(["/loop", "--engine", "v8", "--timeout-ms", "200"])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("exceeded its deadline of 200ms"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Start-up (V8 and the bundle) plus the deadline: far from a hang.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn v8_heap_cap_ends_a_memory_bomb() {
+    let (ok, line) = error_line(EngineKind::V8, "tests/plugins/hostile.js", "/memory-bomb");
+    assert!(!ok);
+    assert!(line.contains("memory limit"), "{line}");
+}
+
+#[test]
+fn engine_is_chosen_per_tenant_and_persisted() {
+    let dir = tempdir("v8-persist");
+    let data = dir.to_str().unwrap();
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let (status, body) = s.add("fast", "plugins/react/app.jsx", "engine=v8");
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(s.add("safe", "plugins/react/app.jsx", "").0, 201);
+    let (status, body) = s.add("odd", "plugins/react/app.jsx", "engine=spidermonkey");
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("unknown engine `spidermonkey`; use `wasm` or `v8`"),
+        "{body}"
+    );
+
+    let fast = s.get("/t/fast/?count=3", &[]);
+    let safe = s.get("/t/safe/?count=3", &[]);
+    assert_eq!((fast.status, safe.status), (200, 200));
+    assert_eq!(fast.text(), safe.text());
+    let (_, view) = s.admin("GET", "/admin/tenants/fast");
+    assert!(view.contains("\"engine\":\"v8\""), "{view}");
+    let (_, view) = s.admin("GET", "/admin/tenants/safe");
+    assert!(view.contains("\"engine\":\"wasm\""), "{view}");
+    assert!(s.stop("TERM").success());
+
+    // After a restart the tenant still runs on V8.
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let (_, view) = s.admin("GET", "/admin/tenants/fast");
+    assert!(view.contains("\"engine\":\"v8\""), "{view}");
+    let again = s.get("/t/fast/?count=3", &[]);
+    assert_eq!((again.status, again.text()), (200, fast.text()));
+}
+
+#[test]
+fn a_bundle_v8_cannot_load_is_refused_at_registration() {
+    let s = Server::start(&["--no-demo"]);
+    assert_eq!(s.add("probe", "tests/plugins/engine-probe.js", "").0, 201);
+    let (status, body) = s.add("probe-v8", "tests/plugins/engine-probe.js", "engine=v8");
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("Error: this bundle refuses engines that have WebAssembly"),
+        "{body}"
+    );
+    assert_eq!(s.get("/t/probe/", &[]).text(), "quickjs");
+    assert_eq!(s.get("/t/probe-v8/", &[]).status, 404);
+}

@@ -20,7 +20,24 @@ use ssr::http::AppState;
 use ssr::pool::{Pool, PoolOptions};
 use ssr::tenant::{Mode, Registry, Settings, Store};
 
+/// What `ssr serve --help` says about the engines' containment.
+const ENGINES_HELP: &str = "\
+Engines: a tenant runs on `wasm` (default) or `v8`, chosen at registration \
+(`ssr tenant add --engine v8`, or `?engine=v8`).
+
+  wasm  QuickJS in a Wasmtime sandbox. Every failure is contained: a deadline \
+(epoch interruption), a linear-memory cap, no ambient authority. For code you \
+do not trust.
+  v8    V8 (Debian's libnode) in this process, one isolate per tenant and worker, \
+with a deadline (TerminateExecution) and a heap cap. Faster, but NOT a sandbox \
+boundary: V8 aborts the whole process when one allocation inside a builtin \
+cannot be satisfied (e.g. `new Array(5e8).fill(1.5)`), which takes every tenant \
+down with it. Use it only for code you trust, and run the server under a \
+supervisor that restarts it (systemd `Restart=always`): tenants are persisted \
+atomically in --data-dir and reload at start without recompiling.";
+
 #[derive(Debug, Args)]
+#[command(after_help = ENGINES_HELP)]
 pub struct ServeArgs {
     /// A TOML file with any of the settings below (keys as in `config.rs`'s
     /// `FileConfig`, e.g. `workers = 4`, `cache_ttl_secs = 30`).

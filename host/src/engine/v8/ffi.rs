@@ -211,8 +211,12 @@ unsafe fn outcome(out: &RawResult) -> Outcome {
         }
         // SAFETY: the shim's buffer of `len` bytes, valid until the next call.
         let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
-        // The shim writes UTF-8 with invalid sequences replaced.
-        String::from_utf8_lossy(bytes).into_owned()
+        // The shim writes UTF-8 with lone surrogates replaced, so this never
+        // falls back; validating is fast, the lossy path is not.
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        }
     };
     match out.outcome {
         0 => Outcome::Ok {

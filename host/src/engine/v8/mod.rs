@@ -15,9 +15,11 @@
 //! callback terminates the script; the instance is discarded).
 //!
 //! Not contained: V8 aborts the whole process when one allocation inside a
-//! C++ builtin cannot be satisfied (say `new Array(2e8).fill(1.5)` under a
-//! small heap cap): only process isolation contains that. README, "Choosing
-//! an engine".
+//! C++ builtin cannot be satisfied: `new Array(5e8).fill(1.5)` (a 4 GB
+//! backing store) ends `ssr` with SIGTRAP, whatever the heap cap. Growth from
+//! JavaScript code (`new Array(2e8).fill(1.5)`, or a loop of pushes) is caught
+//! by the heap cap. Only process isolation contains the former: README,
+//! "Choosing an engine", and `ssr serve --help`.
 //!
 //! The only unsafe code is in `ffi.rs`.
 

@@ -95,6 +95,10 @@ class Watchdog {
   std::condition_variable cv_;
   std::map<uint64_t, Entry> armed_;
   uint64_t next_ = 1;
+  // When the watchdog thread wakes next (max: not until notified). Arming a
+  // later deadline need not wake it: one wake-up per deadline period, not one
+  // per render.
+  Clock::time_point wake_ = Clock::time_point::max();
 };
 
 }  // namespace
@@ -122,7 +126,10 @@ uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_++;
   armed_.emplace(ticket, Entry{inst, deadline});
-  cv_.notify_one();
+  if (deadline < wake_) {
+    wake_ = deadline;
+    cv_.notify_one();
+  }
   return ticket;
 }
 
@@ -135,6 +142,7 @@ void Watchdog::run() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (armed_.empty()) {
+      wake_ = Clock::time_point::max();
       cv_.wait(lock);
       continue;
     }
@@ -152,6 +160,7 @@ void Watchdog::run() {
         ++it;
       }
     }
+    wake_ = earliest;
     if (earliest != Clock::time_point::max()) cv_.wait_until(lock, earliest);
   }
 }
@@ -368,7 +377,10 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, ssr_v8_log_fn log, voi
   inst->allocator = v8::ArrayBuffer::Allocator::NewDefaultAllocator();
   v8::Isolate::CreateParams params;
   params.array_buffer_allocator = inst->allocator;
-  params.constraints.ConfigureDefaultsFromHeapSize(0, heap_limit);
+  // Only the old generation is capped; the young generation keeps V8's
+  // default size (a smaller one, as ConfigureDefaultsFromHeapSize picks for
+  // small caps, means more scavenges per render).
+  params.constraints.set_max_old_generation_size_in_bytes(heap_limit);
   inst->isolate = v8::Isolate::New(params);
   inst->isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
   inst->isolate->SetHostImportModuleDynamicallyCallback(refuse_dynamic_import);

@@ -14,6 +14,11 @@
 
 use std::ffi::{c_char, c_void};
 
+// `shim.cc`'s outcome codes.
+const OUTCOME_OK: i32 = 0;
+const OUTCOME_TIMEOUT: i32 = 2;
+const OUTCOME_OOM: i32 = 3;
+
 #[repr(C)]
 struct RawResult {
     outcome: i32,
@@ -191,7 +196,7 @@ impl Drop for Isolate {
 
 fn empty_result() -> RawResult {
     RawResult {
-        outcome: 0,
+        outcome: OUTCOME_OK,
         status: 0,
         ttl: -1.0,
         body: std::ptr::null(),
@@ -219,14 +224,14 @@ unsafe fn outcome(out: &RawResult) -> Outcome {
         }
     };
     match out.outcome {
-        0 => Outcome::Ok {
+        OUTCOME_OK => Outcome::Ok {
             status: out.status,
             ttl: out.ttl,
             body: text(out.body, out.body_len),
             meta: text(out.meta, out.meta_len),
         },
-        2 => Outcome::Timeout,
-        3 => Outcome::OutOfMemory,
+        OUTCOME_TIMEOUT => Outcome::Timeout,
+        OUTCOME_OOM => Outcome::OutOfMemory,
         _ => Outcome::JsError(text(out.meta, out.meta_len)),
     }
 }

@@ -110,7 +110,6 @@ struct ssr_v8 {
   v8::Global<v8::Object> driver;   // the prelude's __ssr
   ssr_v8_log_fn log = nullptr;
   void* log_data = nullptr;
-  size_t heap_limit = 0;
   size_t stack_bytes = 0;
   // Set by the watchdog (under its lock) and the heap callback.
   std::atomic<bool> timed_out{false};
@@ -372,7 +371,6 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, ssr_v8_log_fn log, voi
   auto* inst = new ssr_v8();
   inst->log = log;
   inst->log_data = log_data;
-  inst->heap_limit = heap_limit;
   inst->stack_bytes = stack_bytes;
   inst->allocator = v8::ArrayBuffer::Allocator::NewDefaultAllocator();
   v8::Isolate::CreateParams params;

@@ -21,7 +21,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineKind, Engines, Instance, Plugin, RenderRequest};
+use ssr::engine::{EngineKind, Engines, Instance, Limits, Plugin, RenderRequest};
 
 /// name, entry, url, whether to time instantiation and fresh renders.
 const WORKLOADS: &[(&str, &str, &str, bool)] = &[
@@ -59,7 +59,11 @@ fn engines(c: &mut Criterion) {
             .map(|&k| {
                 (
                     k,
-                    engines.get(k).unwrap().load_plugin(&built.plugin).unwrap(),
+                    engines
+                        .get(k)
+                        .unwrap()
+                        .load_plugin(&built.plugin, Limits::default())
+                        .unwrap(),
                 )
             })
             .collect();
@@ -81,7 +85,7 @@ fn engines(c: &mut Criterion) {
             let mut inst = plugin.instantiate("bench").unwrap();
             // Same bytes from every engine, or the comparison means nothing.
             assert_eq!(
-                inst.render(&req, deadline).unwrap().body,
+                inst.render_now(&req, deadline).unwrap().body,
                 expected,
                 "{kind}/{name}"
             );
@@ -101,7 +105,7 @@ fn engines(c: &mut Criterion) {
         let mut group = c.benchmark_group("render_warm");
         for (kind, inst) in &mut warm {
             group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
-                b.iter(|| inst.render(&req, deadline).unwrap())
+                b.iter(|| inst.render_now(&req, deadline).unwrap())
             });
         }
         group.bench_function(BenchmarkId::new("native-quickjs", name), |b| {
@@ -115,7 +119,7 @@ fn engines(c: &mut Criterion) {
                 group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
                     b.iter(|| {
                         let mut inst = plugin.instantiate("bench").unwrap();
-                        inst.render(&req, deadline).unwrap()
+                        inst.render_now(&req, deadline).unwrap()
                     })
                 });
             }

@@ -1,7 +1,7 @@
 //! Pool benchmark: what the queue and the hop to a pinned worker cost, next
 //! to rendering on the calling thread with the same instance logic.
 //!
-//! - `pool/submit`: `Pool::submit` and awaiting the reply (one worker).
+//! - `pool/submit`: `Pool::render` (permit, queue, reply; one worker).
 //! - `pool/here`: `Pool::render_here`, the same render on this thread.
 //!
 //! The difference is the shared queue's hand-off, the number the queueing
@@ -16,7 +16,7 @@ use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
 use ssr::engine::{Engines, RenderRequest};
 use ssr::pool::{Pool, PoolOptions};
-use ssr::tenant::{Mode, Registry, Settings};
+use ssr::tenant::{Defaults, Registry, Settings};
 
 fn pool(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -25,7 +25,7 @@ fn pool(c: &mut Criterion) {
         ..WasmOptions::default()
     })
     .unwrap();
-    let registry = Registry::open(engines, None, Mode::Reuse, 64 << 20).unwrap();
+    let registry = Registry::open(engines, None, Defaults::default()).unwrap();
     let built = build::build(&root.join("plugins/hello/render.js"), &mut Quiet).unwrap();
     let tenant = registry
         .put("bench", &built.plugin, Settings::default())
@@ -36,8 +36,7 @@ fn pool(c: &mut Criterion) {
         pin: true,
         queue_capacity: 16,
         warm_instances: 4,
-        render_deadline: Duration::from_secs(5),
-        max_response_bytes: 8 << 20,
+        renders_per_worker: 1,
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -49,12 +48,8 @@ fn pool(c: &mut Criterion) {
     let mut group = c.benchmark_group("pool");
     group.bench_function(BenchmarkId::new("submit", "wasm/hello"), |b| {
         b.iter(|| {
-            rt.block_on(async {
-                let rx = pool
-                    .submit(tenant.clone(), req.clone(), deadline())
-                    .unwrap();
-                rx.await.unwrap().unwrap()
-            })
+            rt.block_on(pool.render(&tenant, req.clone(), deadline()))
+                .unwrap()
         })
     });
     group.bench_function(BenchmarkId::new("here", "wasm/hello"), |b| {

@@ -23,6 +23,10 @@ pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
 pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 /// Warm (reuse-mode) instances each worker keeps, across tenants.
 pub const DEFAULT_WARM_INSTANCES: usize = 16;
+/// Renders one worker interleaves in time slices.
+pub const DEFAULT_RENDERS_PER_WORKER: usize = 4;
+/// The wasm stack of one render (Wasmtime's own default).
+pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
 /// The largest response body a render may produce.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 << 20;
 /// The largest plugin the admin API accepts.
@@ -30,7 +34,7 @@ pub const DEFAULT_MAX_PLUGIN_BYTES: usize = 64 << 20;
 /// How long shutdown waits for in-flight requests.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Pooling-allocator slots are reserved up front (virtual memory); this caps
-/// `workers × (warm instances + 2)`.
+/// `workers × (warm instances + renders per worker + 1)`.
 pub const MAX_POOLED_INSTANCES: usize = 4_096;
 
 /// Everything `ssr serve` runs with.
@@ -51,6 +55,11 @@ pub struct Config {
     pub admin_token: Option<String>,
     pub memory_limit: usize,
     pub warm_instances: usize,
+    pub renders_per_worker: usize,
+    /// Renders one tenant may have in flight; `None`: half the pool's
+    /// capacity (`tenant::Defaults::concurrency`).
+    pub tenant_concurrency: Option<usize>,
+    pub max_wasm_stack: usize,
     pub max_plugin_bytes: usize,
     pub max_response_bytes: usize,
     pub default_mode: Mode,
@@ -87,6 +96,9 @@ impl Default for Config {
             admin_token: None,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             warm_instances: DEFAULT_WARM_INSTANCES,
+            renders_per_worker: DEFAULT_RENDERS_PER_WORKER,
+            tenant_concurrency: None,
+            max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             default_mode: Mode::Reuse,
@@ -128,6 +140,9 @@ pub struct FileConfig {
     pub admin_token: Option<String>,
     pub memory_limit_mib: Option<usize>,
     pub warm_instances: Option<usize>,
+    pub renders_per_worker: Option<usize>,
+    pub tenant_concurrency: Option<usize>,
+    pub max_wasm_stack_kib: Option<usize>,
     pub max_plugin_mib: Option<usize>,
     pub max_response_kib: Option<usize>,
     pub default_mode: Option<Mode>,
@@ -162,6 +177,7 @@ impl FileConfig {
         set!(queue_capacity);
         set!(cache_capacity);
         set!(warm_instances);
+        set!(renders_per_worker);
         set!(default_mode);
         set!(demo);
         set!(render_on);
@@ -170,6 +186,12 @@ impl FileConfig {
         }
         if let Some(v) = self.data_dir {
             c.data_dir = Some(v);
+        }
+        if let Some(v) = self.tenant_concurrency {
+            c.tenant_concurrency = Some(v);
+        }
+        if let Some(v) = self.max_wasm_stack_kib {
+            c.max_wasm_stack = v << 10;
         }
         if let Some(v) = self.admin_token {
             c.admin_token = Some(v);
@@ -197,13 +219,27 @@ impl FileConfig {
 
 impl Config {
     /// Instances the pooling allocator must hold: each worker's warm
-    /// instances, plus one fresh-mode instance and one being replaced.
+    /// instances, plus one per render in flight and one being replaced.
     pub fn pooled_instances(&self) -> usize {
         let runtime_threads = match self.render_on {
             RenderOn::Pool => 0,
             RenderOn::Runtime => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
-        (self.workers + runtime_threads) * (self.warm_instances + 2)
+        (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
+    }
+
+    /// What tenants get for the limits they do not set.
+    pub fn tenant_defaults(&self) -> crate::tenant::Defaults {
+        crate::tenant::Defaults {
+            mode: self.default_mode,
+            max_plugin_bytes: self.max_plugin_bytes,
+            render_deadline: self.render_deadline,
+            memory_limit: self.memory_limit,
+            max_response_bytes: self.max_response_bytes,
+            concurrency: self.tenant_concurrency,
+            workers: self.workers,
+            renders_per_worker: self.renders_per_worker,
+        }
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -223,11 +259,21 @@ impl Config {
         if self.warm_instances == 0 {
             return bad("--warm-instances must be at least 1".into());
         }
+        if self.renders_per_worker == 0 {
+            return bad("--renders-per-worker must be at least 1".into());
+        }
+        if self.tenant_concurrency == Some(0) {
+            return bad("--tenant-concurrency must be at least 1".into());
+        }
+        if self.max_wasm_stack < (64 << 10) || self.max_wasm_stack > (64 << 20) {
+            return bad("--max-wasm-stack-kib must be between 64 and 65536".into());
+        }
         if self.pooled_instances() > MAX_POOLED_INSTANCES {
             return bad(format!(
-                "--workers {} × (--warm-instances {} + 2) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
+                "--workers {} × (--warm-instances {} + --renders-per-worker {} + 1) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
                 self.workers,
                 self.warm_instances,
+                self.renders_per_worker,
                 self.pooled_instances()
             ));
         }
@@ -254,7 +300,7 @@ mod tests {
             ..Config::default()
         };
         let msg = c.validate().unwrap_err().to_string();
-        assert!(msg.contains("18000 instances"), "{msg}");
+        assert!(msg.contains("21000 instances"), "{msg}");
     }
 
     #[test]

@@ -1,10 +1,8 @@
 //! Hostile plugins against a real server, on every engine: each attack is
 //! answered with a generic 500 or 504, the details go to the log, the
 //! attacking instance (store or isolate) is replaced, and another tenant
-//! keeps serving throughout.
-//!
-//! Not covered yet (issue 5): fair time slices between tenants on one
-//! worker, per-tenant concurrency caps, limits set per tenant.
+//! keeps serving throughout. Time slices, concurrency caps and per-tenant
+//! limits are in `fairness.rs`.
 
 use ssr::engine::Engines;
 

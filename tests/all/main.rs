@@ -7,6 +7,7 @@
 mod build_errors;
 mod cache;
 mod contract;
+mod fairness;
 mod hostile;
 mod pool;
 mod render;

@@ -15,10 +15,13 @@ fn full_queue_answers_503_with_retry_after() {
         "1",
         "--queue-capacity",
         "1",
+        "--renders-per-worker",
+        "1",
         "--request-timeout",
         "5000",
     ]);
-    assert_eq!(s.add("q", SLOW, "").0, 201);
+    // No concurrency cap: this test is about the shared queue.
+    assert_eq!(s.add("q", SLOW, "max_concurrency=6").0, 201);
     let replies: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..6)
             .map(|i| {

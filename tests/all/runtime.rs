@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use ssr::engine::wasm::{WasmEngine, WasmOptions};
-use ssr::engine::{EngineError, Instance, JsErrorKind, RenderRequest};
+use ssr::engine::{EngineError, Instance, JsErrorKind, Limits, RenderRequest};
 
 use crate::support::{plugin, render, text};
 
@@ -136,15 +136,17 @@ fn math_random_is_not_replayed_from_the_snapshot() {
 fn reused_instance_keeps_bounded_memory() {
     let p = plugin("plugins/react/app.jsx");
     let engine = WasmEngine::new(WasmOptions::default()).unwrap();
-    let loaded = engine.load(&std::fs::read(&p.plugin).unwrap()).unwrap();
+    let loaded = engine
+        .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
+        .unwrap();
     let mut inst = loaded.instance("acme").unwrap();
     let req = RenderRequest::get("acme", "/?count=200");
     for _ in 0..20 {
-        inst.render(&req, Duration::from_secs(5)).unwrap();
+        inst.render_now(&req, Duration::from_secs(5)).unwrap();
     }
     let warm = inst.memory_bytes();
     for _ in 0..300 {
-        inst.render(&req, Duration::from_secs(5)).unwrap();
+        inst.render_now(&req, Duration::from_secs(5)).unwrap();
     }
     let after = inst.memory_bytes();
     assert!(
@@ -157,17 +159,19 @@ fn reused_instance_keeps_bounded_memory() {
 fn render_errors_leave_the_instance_usable() {
     let p = plugin("tests/plugins/errors.js");
     let engine = WasmEngine::new(WasmOptions::default()).unwrap();
-    let loaded = engine.load(&std::fs::read(&p.plugin).unwrap()).unwrap();
+    let loaded = engine
+        .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
+        .unwrap();
     let mut inst = loaded.instance("acme").unwrap();
     let deadline = Duration::from_secs(5);
-    match inst.render(&RenderRequest::get("acme", "/throw"), deadline) {
+    match inst.render_now(&RenderRequest::get("acme", "/throw"), deadline) {
         Err(EngineError::Js {
             kind: JsErrorKind::Exception,
             ..
         }) => {}
         other => panic!("expected an exception, got {other:?}"),
     }
-    match inst.render(&RenderRequest::get("acme", "/never"), deadline) {
+    match inst.render_now(&RenderRequest::get("acme", "/never"), deadline) {
         Err(EngineError::Js {
             kind: JsErrorKind::NeverSettled,
             ..
@@ -175,7 +179,7 @@ fn render_errors_leave_the_instance_usable() {
         other => panic!("expected never-settled, got {other:?}"),
     }
     let ok = inst
-        .render(&RenderRequest::get("acme", "/created"), deadline)
+        .render_now(&RenderRequest::get("acme", "/created"), deadline)
         .unwrap();
     assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
 }

@@ -9,7 +9,13 @@ export async function render(request) {
     case '/never': return new Promise(() => {});
     case '/memory-bomb': { const keep = []; for (;;) keep.push(new Array(100000).fill(1.5)); }
     case '/recursion': { const f = (n) => f(n + 1) + 1; return String(f(0)); }
-    case '/big-output': return 'x'.repeat(16 << 20);
+    case '/big-output': return 'x'.repeat((Number(request.query.mib) || 16) << 20);
+    case '/allocate': {
+      // Holds `mib` MiB of doubles at once, 1 MiB at a time.
+      const keep = [];
+      for (let i = 0; i < Number(request.query.mib); i++) keep.push(new Array(131072).fill(i + 0.5));
+      return 'allocated';
+    }
     case '/ambient': {
       // No files, environment, network or modules to load: report what exists.
       const found = {

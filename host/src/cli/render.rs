@@ -11,7 +11,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{DEFAULT_DEADLINE, EngineError, EngineKind, Engines, Instance, RenderRequest};
+use ssr::engine::{
+    DEFAULT_DEADLINE, EngineError, EngineKind, Engines, Instance, Limits, RenderRequest,
+};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -67,14 +69,14 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     let engines = Engines::new(WasmOptions::default())?;
     let plugin = engines
         .get(args.engine)?
-        .load_plugin(&bytes)
+        .load_plugin(&bytes, Limits::default())
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
     let mut instance = plugin.instantiate(&args.tenant)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {
         repeat(&mut *instance, &req, deadline, args.repeat)?;
     }
-    match instance.render(&req, deadline) {
+    match instance.render_now(&req, deadline) {
         Ok(resp) => {
             let mut out = std::io::stdout().lock();
             if args.include {
@@ -115,7 +117,7 @@ fn repeat(
     let mut times = Vec::with_capacity(n as usize);
     for _ in 0..n {
         let t = std::time::Instant::now();
-        instance.render(req, deadline)?;
+        instance.render_now(req, deadline)?;
         times.push(t.elapsed());
     }
     times.sort();

@@ -92,6 +92,19 @@ pub struct ServeArgs {
     /// Warm instances each worker keeps across tenants [default: 16].
     #[arg(long, env = "SSR_WARM_INSTANCES", value_name = "N")]
     warm_instances: Option<usize>,
+    /// Renders one worker interleaves in time slices of one epoch tick
+    /// (5 ms) [default: 4].
+    #[arg(long, env = "SSR_RENDERS_PER_WORKER", value_name = "N")]
+    renders_per_worker: Option<usize>,
+    /// Renders one tenant may have in flight at once; a tenant may set its
+    /// own at registration [default: half the pool: workers × renders per
+    /// worker / 2 for Wasm tenants, workers / 2 for V8 tenants, at least 1].
+    #[arg(long, env = "SSR_TENANT_CONCURRENCY", value_name = "N")]
+    tenant_concurrency: Option<usize>,
+    /// The wasm stack one render may use, KiB; deeper recursion traps
+    /// [default: 512].
+    #[arg(long, env = "SSR_MAX_WASM_STACK_KIB", value_name = "KIB")]
+    max_wasm_stack_kib: Option<usize>,
     /// Isolation mode for tenants registered without one [default: reuse].
     #[arg(long, env = "SSR_MODE", value_name = "reuse|fresh")]
     mode: Option<Mode>,
@@ -127,6 +140,9 @@ impl ServeArgs {
             admin_token: self.admin_token.clone(),
             memory_limit_mib: self.memory_limit_mib,
             warm_instances: self.warm_instances,
+            renders_per_worker: self.renders_per_worker,
+            tenant_concurrency: self.tenant_concurrency,
+            max_wasm_stack_kib: self.max_wasm_stack_kib,
             max_plugin_mib: None,
             max_response_kib: self.max_response_kib,
             default_mode: self.mode,
@@ -155,6 +171,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let engines = Engines::new(WasmOptions {
         pooled_instances: Some(config.pooled_instances() as u32),
         memory_limit: config.memory_limit,
+        max_wasm_stack: config.max_wasm_stack,
     })?;
     let store = match &config.data_dir {
         Some(dir) => Some(
@@ -163,19 +180,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let registry = Arc::new(Registry::open(
-        engines,
-        store,
-        config.default_mode,
-        config.max_plugin_bytes,
-    )?);
+    let registry = Arc::new(Registry::open(engines, store, config.tenant_defaults())?);
     let pool = Pool::start(PoolOptions {
         workers: config.workers,
         pin: config.pin,
         queue_capacity: config.queue_capacity,
         warm_instances: config.warm_instances,
-        render_deadline: config.render_deadline,
-        max_response_bytes: config.max_response_bytes,
+        renders_per_worker: config.renders_per_worker,
     });
     let admin_token = config.admin_token.clone().unwrap_or_else(|| {
         let token = random_token();
@@ -275,6 +286,7 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
                                 hosts: vec![format!("{id}.localhost")],
                                 mode: None,
                                 engine: Some(*engine),
+                                ..Settings::default()
                             };
                             registry.put(&id, &built.plugin, settings)?;
                             ids.push(id);

@@ -40,6 +40,11 @@ enum TenantCommand {
         /// Engine: wasm (QuickJS in Wasmtime) or v8 [default: wasm].
         #[arg(long)]
         engine: Option<String>,
+        /// A limit for this tenant, e.g. `render_deadline_ms=500`; one of
+        /// render_deadline_ms, memory_limit_mib, max_response_kib,
+        /// max_concurrency; repeatable [default: the server's].
+        #[arg(long = "limit", value_name = "NAME=N")]
+        limits: Vec<String>,
     },
     /// List tenants.
     Ls,
@@ -82,6 +87,7 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             hosts,
             mode,
             engine,
+            limits,
         } => {
             let bytes = std::fs::read(plugin)
                 .with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
@@ -91,6 +97,12 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             }
             if let Some(e) = engine {
                 query.push(format!("engine={}", enc(e)));
+            }
+            for l in limits {
+                let Some((name, value)) = l.split_once('=') else {
+                    bail!("limit `{l}` has no `=`; write it as `render_deadline_ms=500`");
+                };
+                query.push(format!("{}={}", enc(name), enc(value)));
             }
             agent
                 .put(format!(

@@ -20,7 +20,9 @@ pub mod v8;
 pub mod wasm;
 
 use std::fmt;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -30,8 +32,9 @@ use crate::artifact::ArtifactError;
 
 /// Loads plugin artifacts (process lifetime).
 pub trait Engine: Send + Sync {
-    /// Checks an artifact built by `ssr build` and prepares it to run.
-    fn load_plugin(&self, artifact: &[u8]) -> Result<Arc<dyn Plugin>, EngineError>;
+    /// Checks an artifact built by `ssr build` and prepares it to run, its
+    /// instances held to `limits`.
+    fn load_plugin(&self, artifact: &[u8], limits: Limits) -> Result<Arc<dyn Plugin>, EngineError>;
 }
 
 /// One loaded plugin (one tenant version).
@@ -40,19 +43,47 @@ pub trait Plugin: Send + Sync {
     fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError>;
 }
 
+/// A render in progress.
+///
+/// Invariant: it is CPU-bound and never waits on I/O. `Pending` means only
+/// "my time slice is over, poll me again" (a Wasm render yields at each
+/// epoch tick); it wakes its waker before returning it. So a scheduler may
+/// poll it again without waiting for a wake-up (`pool::worker` runs renders
+/// round-robin that way), and [`run`] drives one to completion. A V8 render
+/// cannot yield: it finishes in its first poll.
+pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<RenderResponse, EngineError>> + 'a>>;
+
 /// One instance: owned by one thread at a time, serving one tenant.
 pub trait Instance: Send {
-    /// Renders one request within `deadline`. After an error for which
-    /// [`EngineError::poisons_instance`] holds, drop the instance.
-    fn render(
+    /// Renders one request within `deadline` (wall-clock time from the first
+    /// poll, slices given to other renders included). After an error for
+    /// which [`EngineError::poisons_instance`] holds, drop the instance.
+    fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a>;
+
+    /// [`Instance::render`] to completion on the calling thread.
+    fn render_now(
         &mut self,
         req: &RenderRequest,
         deadline: Duration,
-    ) -> Result<RenderResponse, EngineError>;
+    ) -> Result<RenderResponse, EngineError> {
+        run(self.render(req, deadline))
+    }
 
     /// Bytes of memory the instance's JavaScript holds (linear memory, or
     /// the V8 heap).
     fn memory_bytes(&self) -> usize;
+}
+
+/// Drives a render (or any future that keeps the [`Rendering`] invariant)
+/// to completion on this thread, polling again at once after each slice.
+pub fn run<T>(future: impl Future<Output = T>) -> T {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
 }
 
 /// Which engine runs a tenant.
@@ -92,7 +123,7 @@ impl std::str::FromStr for EngineKind {
     }
 }
 
-/// Limits every engine applies to every instance.
+/// Limits an engine applies to each instance of a plugin.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Cap on an instance's memory: Wasm linear memory, or the V8 heap.
@@ -127,9 +158,7 @@ impl Engines {
     pub fn new(wasm: wasm::WasmOptions) -> Result<Engines, EngineError> {
         Ok(Engines {
             #[cfg(feature = "v8")]
-            v8: Arc::new(v8::V8Engine::new(Limits {
-                memory: wasm.memory_limit,
-            })),
+            v8: Arc::new(v8::V8Engine),
             wasm: Arc::new(wasm::WasmEngine::new(wasm)?),
         })
     }

@@ -2,7 +2,7 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8` (body: plugin bytes) | register or hot-swap a tenant |
+//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::TenantLimits` |
 //! | `GET /admin/tenants` | list tenants |
 //! | `GET /admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /admin/tenants/{id}` | remove a tenant |
@@ -27,7 +27,7 @@ use subtle::ConstantTimeEq;
 use super::AppState;
 use super::error::ApiError;
 use crate::engine::form_urlencoded_pairs;
-use crate::tenant::{Registration, Settings, Tenant};
+use crate::tenant::{Registration, Settings, Tenant, TenantLimits};
 
 /// Rejects requests without the admin bearer token.
 pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -50,7 +50,17 @@ pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: N
 pub struct TenantView {
     #[serde(flatten)]
     registration: Registration,
+    /// The limits in force: those the registration set, else the server's.
+    applied_limits: LimitsView,
     stats: StatsView,
+}
+
+#[derive(Serialize)]
+struct LimitsView {
+    render_deadline_ms: u128,
+    memory_limit_mib: usize,
+    max_response_kib: usize,
+    max_concurrency: usize,
 }
 
 #[derive(Serialize)]
@@ -66,6 +76,12 @@ impl From<&Tenant> for TenantView {
         let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
         TenantView {
             registration: t.registration.clone(),
+            applied_limits: LimitsView {
+                render_deadline_ms: t.limits.render_deadline.as_millis(),
+                memory_limit_mib: t.limits.memory >> 20,
+                max_response_kib: t.limits.max_response_bytes >> 10,
+                max_concurrency: t.limits.concurrency,
+            },
             stats: StatsView {
                 requests: load(&t.stats.requests),
                 renders: load(&t.stats.renders),
@@ -89,9 +105,16 @@ pub async fn put(
             "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
             "engine" => settings.engine = Some(v.parse().map_err(ApiError::BadRequest)?),
             other => {
-                return Err(ApiError::BadRequest(format!(
-                    "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh) and `engine` (wasm or v8)"
-                )));
+                if !settings
+                    .limits
+                    .set(other, &v)
+                    .map_err(ApiError::BadRequest)?
+                {
+                    return Err(ApiError::BadRequest(format!(
+                        "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh), `engine` (wasm or v8) and the limits {}",
+                        TenantLimits::NAMES
+                    )));
+                }
             }
         }
     }

@@ -61,6 +61,7 @@ impl From<TenantError> for ApiError {
             TenantError::InvalidId(_)
             | TenantError::InvalidHost(_)
             | TenantError::Empty
+            | TenantError::Limit(_)
             | TenantError::Plugin(_) => ApiError::BadRequest(e.to_string()),
             TenantError::Storage(err) => {
                 tracing::error!("storing a tenant failed: {err}");

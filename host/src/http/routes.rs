@@ -144,21 +144,7 @@ async fn submit(
         // rendering on an event loop does: the comparison the pool is for.
         state.pool.render_here(tenant, &request, deadline)
     } else {
-        let rx = state.pool.submit(tenant.clone(), request, deadline).map_err(|e| {
-            metrics::counter!("ssr_rejections_total", "tenant" => tenant.id.to_string(), "reason" => "saturated").increment(1);
-            match e {
-                PoolError::Closed => ApiError::Unavailable,
-                _ => ApiError::Saturated,
-            }
-        })?;
-        // The worker stops the render at the deadline; this margin only
-        // covers the hand-back.
-        let margin = std::time::Duration::from_millis(100);
-        match tokio::time::timeout_at((deadline + margin).into(), rx).await {
-            Err(_) => Err(PoolError::Timeout),
-            Ok(Err(_)) => Err(PoolError::Closed),
-            Ok(Ok(r)) => r,
-        }
+        state.pool.render(tenant, request, deadline).await
     };
     match outcome {
         Ok(r) => {
@@ -183,6 +169,16 @@ async fn submit(
 
 /// Logs a failed render with its detail; the client gets a generic error.
 fn failed(tenant: &str, e: PoolError) -> ApiError {
+    let rejected = match &e {
+        PoolError::Saturated => Some("saturated"),
+        PoolError::TenantBusy => Some("tenant-busy"),
+        _ => None,
+    };
+    if let Some(reason) = rejected {
+        metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
+            .increment(1);
+        return ApiError::Saturated;
+    }
     let kind = match &e {
         PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => "timeout",
         PoolError::Engine(EngineError::OutOfMemory) => "memory",
@@ -195,10 +191,10 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
         .increment(1);
     match e {
         PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
-            tracing::warn!(tenant, "render timed out");
+            tracing::warn!(tenant, "render timed out: {e}");
             ApiError::Timeout
         }
-        PoolError::Saturated => ApiError::Saturated,
+        PoolError::Saturated | PoolError::TenantBusy => ApiError::Saturated,
         PoolError::Closed => ApiError::Unavailable,
         PoolError::Engine(EngineError::Js {
             kind,

@@ -1,15 +1,22 @@
-//! The worker pool (request step 4, [`Pool::submit`]): renders run on
+//! The worker pool (request step 4, [`Pool::render`]): renders run on
 //! dedicated OS threads, one per worker, each pinned to a core and owning its
 //! instances (Wasmtime stores or V8 isolates, behind `engine::Instance`); the
 //! async runtime only waits for them. The pool never asks which engine a
 //! tenant uses.
+//!
+//! Fair sharing: each worker interleaves up to `renders_per_worker` renders
+//! in time slices (`worker.rs`), so a spinning Wasm render cannot hold a
+//! core hostage; and each tenant has a concurrency cap (`Tenant::permits`),
+//! so one tenant never fills every slot, nor, on V8, which cannot yield,
+//! every worker. A render over its tenant's cap waits for a permit in the
+//! async runtime, not in the shared queue.
 //!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
 //! that every worker pulls from. A shared queue never leaves a job waiting
 //! behind a slow render while another worker idles, which per-worker queues
 //! do unless they add work stealing. Its cost is the hand-off, the same for
 //! either design: `benches/pool.rs` measures a hello render at 446 us through
-//! `submit` against 367 us on the calling thread (one run, 2 cores), so about
+//! the pool against 367 us on the calling thread (one run, 2 cores), so about
 //! 80 us at idle, nearly all of it waking the sleeping worker and then the
 //! waiting task. Under load workers find the queue non-empty and do not
 //! sleep. Contention on the one channel is not visible next to renders of
@@ -23,17 +30,19 @@
 //!   deadline has passed, and a render it starts is stopped at the deadline
 //!   (epoch interruption, or V8's watchdog), so a 504 never leaves a render
 //!   running.
+//! - A job holds one of its tenant's permits until its render ends.
 //! - Instances live and die on their worker thread; jobs come back on a
 //!   `oneshot`.
 
 mod worker;
 
+use std::cell::{OnceCell, RefCell};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
 use thiserror::Error;
-use tokio::sync::oneshot;
+use tokio::sync::{OwnedSemaphorePermit, oneshot};
 
 use crate::engine::{EngineError, RenderRequest, RenderResponse};
 use crate::tenant::Tenant;
@@ -47,13 +56,12 @@ pub struct PoolOptions {
     pub workers: usize,
     pub pin: bool,
     pub queue_capacity: usize,
+    /// Renders one worker interleaves in time slices (Wasm renders yield at
+    /// each epoch tick; see `worker.rs`).
+    pub renders_per_worker: usize,
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
-    /// The longest a single render may run.
-    pub render_deadline: Duration,
-    /// The largest response body a render may produce.
-    pub max_response_bytes: usize,
 }
 
 /// Why a job produced no response.
@@ -61,6 +69,8 @@ pub struct PoolOptions {
 pub enum PoolError {
     #[error("the render queue is full")]
     Saturated,
+    #[error("the tenant's renders in flight stayed at its concurrency cap until the deadline")]
+    TenantBusy,
     #[error("the request's deadline passed")]
     Timeout,
     #[error("the pool is shut down")]
@@ -78,6 +88,8 @@ pub struct Rendered {
 }
 
 pub(crate) struct Job {
+    /// Held until the render ends: one of the tenant's concurrency permits.
+    _permit: OwnedSemaphorePermit,
     tenant: Arc<Tenant>,
     request: RenderRequest,
     deadline: Instant,
@@ -95,7 +107,7 @@ pub struct Pool {
 
 thread_local! {
     /// Instances of the on-runtime comparison path, per async thread.
-    static HERE: std::cell::RefCell<Option<worker::Instances>> = const { std::cell::RefCell::new(None) };
+    static HERE: OnceCell<RefCell<worker::Instances>> = const { OnceCell::new() };
 }
 
 impl Pool {
@@ -125,15 +137,42 @@ impl Pool {
         }
     }
 
+    /// Renders `request` for `tenant` on a worker by `deadline`: waits for
+    /// one of the tenant's permits (its concurrency cap), queues the job and
+    /// waits for the reply.
+    pub async fn render(
+        &self,
+        tenant: &Arc<Tenant>,
+        request: RenderRequest,
+        deadline: Instant,
+    ) -> Result<Rendered, PoolError> {
+        let permit =
+            tokio::time::timeout_at(deadline.into(), tenant.permits.clone().acquire_owned())
+                .await
+                .map_err(|_| PoolError::TenantBusy)?
+                .map_err(|_| PoolError::Closed)?;
+        let rx = self.submit(tenant.clone(), request, deadline, permit)?;
+        // The worker stops the render at the deadline; this margin only
+        // covers the hand-back.
+        let margin = Duration::from_millis(100);
+        match tokio::time::timeout_at((deadline + margin).into(), rx).await {
+            Err(_) => Err(PoolError::Timeout),
+            Ok(Err(_)) => Err(PoolError::Closed),
+            Ok(Ok(r)) => r,
+        }
+    }
+
     /// Queues a render of `request` for `tenant`, to finish by `deadline`.
-    pub fn submit(
+    fn submit(
         &self,
         tenant: Arc<Tenant>,
         request: RenderRequest,
         deadline: Instant,
+        permit: OwnedSemaphorePermit,
     ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
         let (reply, rx) = oneshot::channel();
         let job = Job {
+            _permit: permit,
             tenant,
             request,
             deadline,
@@ -161,17 +200,17 @@ impl Pool {
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {
         HERE.with(|cell| {
-            let mut cell = cell.borrow_mut();
-            let instances =
-                cell.get_or_insert_with(|| worker::Instances::new(self.options.warm_instances));
+            let instances = cell
+                .get_or_init(|| RefCell::new(worker::Instances::new(self.options.warm_instances)));
             let started = Instant::now();
-            worker::render(instances, &self.options, tenant, request, deadline, started).map(
-                |(response, render_time)| Rendered {
-                    response,
-                    queue_wait: Duration::ZERO,
-                    render_time,
-                },
-            )
+            let (response, render_time) = crate::engine::run(worker::render(
+                instances, tenant, request, deadline, started,
+            ))?;
+            Ok(Rendered {
+                response,
+                queue_wait: Duration::ZERO,
+                render_time,
+            })
         })
     }
 

@@ -14,6 +14,7 @@
 //!   is published, so what a client was told is stored survives a crash.
 //! - A hostname routes to at most one tenant.
 
+mod limits;
 mod store;
 
 use std::collections::HashMap;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::engine::{EngineError, EngineKind, Engines, Plugin};
+pub use limits::{Defaults, Limits, TenantLimits};
 pub use store::Store;
 
 /// How a tenant's instances are used.
@@ -64,6 +66,9 @@ pub struct Settings {
     /// The engine that runs the plugin; `wasm` when absent.
     #[serde(default)]
     pub engine: Option<EngineKind>,
+    /// Limits this tenant sets; the server's defaults for the rest.
+    #[serde(default)]
+    pub limits: TenantLimits,
 }
 
 /// Per-tenant counters, carried across versions, with the tenant's metric
@@ -106,22 +111,46 @@ pub struct Registration {
     /// Records written before engines were selectable are `wasm`.
     #[serde(default)]
     pub engine: EngineKind,
+    /// The limits this registration set (the rest follow the server).
+    #[serde(default)]
+    pub limits: TenantLimits,
     /// Content hash of the plugin bytes.
     pub digest: String,
     pub plugin_bytes: usize,
     pub updated_unix: u64,
 }
 
-/// One version of a tenant: its registration, compiled plugin and counters.
+/// One version of a tenant: its registration, compiled plugin, limits and
+/// counters.
 pub struct Tenant {
     /// The id, shared cheaply with cache keys and instances.
     pub id: Arc<str>,
     pub registration: Registration,
     pub plugin: Arc<dyn Plugin>,
+    pub limits: Limits,
+    /// One per render in flight (`limits.concurrency` in all); a render
+    /// holds its permit until it ends on its worker.
+    pub permits: Arc<tokio::sync::Semaphore>,
     pub stats: Arc<Stats>,
 }
 
 impl Tenant {
+    fn new(
+        registration: Registration,
+        plugin: Arc<dyn Plugin>,
+        limits: Limits,
+        stats: Arc<Stats>,
+    ) -> Tenant {
+        Tenant {
+            id: registration.id.as_str().into(),
+            registration,
+            plugin,
+            permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
+            limits,
+            stats,
+        }
+    }
+
     pub fn version(&self) -> u64 {
         self.registration.version
     }
@@ -154,6 +183,8 @@ pub enum TenantError {
         "the plugin is empty; send the bytes of a plugin built with `ssr build` as the request body"
     )]
     Empty,
+    #[error("invalid limit: {0}")]
+    Limit(String),
     #[error("no tenant `{0}`")]
     NotFound(String),
     #[error("the plugin was refused: {0}")]
@@ -184,8 +215,7 @@ pub struct Registry {
     engines: Engines,
     store: Option<Store>,
     next_version: AtomicU64,
-    default_mode: Mode,
-    max_plugin_bytes: usize,
+    defaults: Defaults,
 }
 
 impl Registry {
@@ -193,8 +223,7 @@ impl Registry {
     pub fn open(
         engines: Engines,
         store: Option<Store>,
-        default_mode: Mode,
-        max_plugin_bytes: usize,
+        defaults: Defaults,
     ) -> Result<Registry, TenantError> {
         let reg = Registry {
             table: RwLock::default(),
@@ -202,23 +231,23 @@ impl Registry {
             engines,
             store,
             next_version: AtomicU64::new(1),
-            default_mode,
-            max_plugin_bytes,
+            defaults,
         };
         if let Some(store) = &reg.store {
-            for saved in store.load_all(&reg.engines) {
+            for saved in store.load_all(&reg.engines, &reg.defaults) {
                 let r = saved.registration;
                 reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
-                let tenant = Arc::new(Tenant {
-                    id: r.id.as_str().into(),
-                    stats: Arc::new(Stats::new(&r.id)),
-                    registration: r,
-                    plugin: saved.plugin,
-                });
-                reg.publish(tenant);
+                let stats = Arc::new(Stats::new(&r.id));
+                let limits = r.limits.resolve(r.engine, &reg.defaults);
+                reg.publish(Arc::new(Tenant::new(r, saved.plugin, limits, stats)));
             }
         }
         Ok(reg)
+    }
+
+    /// The defaults tenants get for what they do not set.
+    pub fn defaults(&self) -> &Defaults {
+        &self.defaults
     }
 
     /// The tenant a `Host` header routes to (port ignored).
@@ -252,12 +281,13 @@ impl Registry {
         if bytes.is_empty() {
             return Err(TenantError::Empty);
         }
-        if bytes.len() > self.max_plugin_bytes {
+        if bytes.len() > self.defaults.max_plugin_bytes {
             return Err(TenantError::TooLarge {
                 size: bytes.len(),
-                limit: self.max_plugin_bytes,
+                limit: self.defaults.max_plugin_bytes,
             });
         }
+        settings.limits.validate(&self.defaults)?;
         let hosts = settings
             .hosts
             .iter()
@@ -265,15 +295,21 @@ impl Registry {
             .collect::<Result<Vec<_>, _>>()?;
         self.check_hosts_free(id, &hosts)?;
         let engine = settings.engine.unwrap_or_default();
+        let limits = settings.limits.resolve(engine, &self.defaults);
         let (plugin, compiled) = match (engine, &self.store) {
             // A Wasm plugin is stored compiled too, so a restart need not
             // compile it again.
             (EngineKind::Wasm, Some(_)) => {
-                let plugin = self.engines.wasm.load(bytes)?;
+                let plugin = self.engines.wasm.load(bytes, limits.engine())?;
                 let compiled = self.engines.wasm.precompile(&plugin)?;
                 (Arc::new(plugin) as Arc<dyn Plugin>, Some(compiled))
             }
-            _ => (self.engines.get(engine)?.load_plugin(bytes)?, None),
+            _ => (
+                self.engines
+                    .get(engine)?
+                    .load_plugin(bytes, limits.engine())?,
+                None,
+            ),
         };
         let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
         // Checked again: another registration may have taken a host since.
@@ -282,8 +318,9 @@ impl Registry {
             id: id.to_string(),
             version: self.next_version.fetch_add(1, Ordering::Relaxed),
             hosts,
-            mode: settings.mode.unwrap_or(self.default_mode),
+            mode: settings.mode.unwrap_or(self.defaults.mode),
             engine,
+            limits: settings.limits,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),
             updated_unix: SystemTime::now()
@@ -297,12 +334,7 @@ impl Registry {
             .get(id)
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
-        let tenant = Arc::new(Tenant {
-            id: id.into(),
-            registration,
-            plugin,
-            stats,
-        });
+        let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats));
         let created = self.publish(tenant.clone());
         Ok(Put { tenant, created })
     }

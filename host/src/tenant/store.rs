@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::Defaults;
 use super::Registration;
 use crate::engine::{EngineKind, Engines, Plugin};
 use crate::fs::{sync_dir, write_atomically};
@@ -85,7 +86,7 @@ impl Store {
 
     /// Every stored registration that loads; a broken one is logged and
     /// skipped, never fatal. Removes unreferenced plugin files.
-    pub fn load_all(&self, engines: &Engines) -> Vec<Saved> {
+    pub fn load_all(&self, engines: &Engines, defaults: &Defaults) -> Vec<Saved> {
         let mut saved = Vec::new();
         let entries = match std::fs::read_dir(&self.tenants) {
             Ok(e) => e,
@@ -101,7 +102,7 @@ impl Store {
                 let _ = std::fs::remove_file(&path);
                 continue;
             }
-            match self.load_one(&path, engines) {
+            match self.load_one(&path, engines, defaults) {
                 Ok(s) => saved.push(s),
                 Err(e) => tracing::error!(file = %path.display(), "skipping a stored tenant: {e}"),
             }
@@ -122,16 +123,22 @@ impl Store {
         saved
     }
 
-    fn load_one(&self, path: &Path, engines: &Engines) -> Result<Saved, String> {
+    fn load_one(
+        &self,
+        path: &Path,
+        engines: &Engines,
+        defaults: &Defaults,
+    ) -> Result<Saved, String> {
         let text = std::fs::read(path).map_err(|e| e.to_string())?;
         let record: Registration = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
         super::validate_id(&record.id).map_err(|e| e.to_string())?;
+        let limits = record.limits.resolve(record.engine, defaults).engine();
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
         let read_wasm = || std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"));
         if record.engine != EngineKind::Wasm {
             let engine = engines.get(record.engine).map_err(|e| e.to_string())?;
             let plugin = engine
-                .load_plugin(&read_wasm()?)
+                .load_plugin(&read_wasm()?, limits)
                 .map_err(|e| e.to_string())?;
             return Ok(Saved {
                 registration: record,
@@ -140,14 +147,16 @@ impl Store {
         }
         let wasm = &engines.wasm;
         let compiled = self.plugins.join(format!("{}.cwasm", record.digest));
-        let plugin = match wasm.load_precompiled(&compiled) {
+        let plugin = match wasm.load_precompiled(&compiled, limits) {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!(
                     tenant = record.id,
                     "compiled plugin unusable ({e}); compiling again"
                 );
-                let plugin = wasm.load(&read_wasm()?).map_err(|e| e.to_string())?;
+                let plugin = wasm
+                    .load(&read_wasm()?, limits)
+                    .map_err(|e| e.to_string())?;
                 let bytes = wasm.precompile(&plugin).map_err(|e| e.to_string())?;
                 write_atomically(&compiled, &bytes).map_err(|e| e.to_string())?;
                 plugin

@@ -32,7 +32,7 @@ use serde::Serialize;
 
 use super::{
     CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
-    RenderResponse,
+    RenderResponse, Rendering,
 };
 use crate::artifact;
 
@@ -51,22 +51,16 @@ const PRELUDE_NAME: &std::ffi::CStr = c"ssr:prelude";
 const BUNDLE_NAME: &str = "bundle.js";
 
 /// The V8 engine.
-pub struct V8Engine {
-    limits: Limits,
-}
+pub struct V8Engine;
 
 impl V8Engine {
-    pub fn new(limits: Limits) -> V8Engine {
-        V8Engine { limits }
-    }
-
     /// Reads the bundle out of `artifact` and checks that V8 can load it (its
     /// top level runs once, in a throwaway isolate).
-    pub fn load(&self, artifact: &[u8]) -> Result<V8Plugin, EngineError> {
+    pub fn load(&self, artifact: &[u8], limits: Limits) -> Result<V8Plugin, EngineError> {
         let bundle = artifact::bundle(artifact)?;
         let plugin = V8Plugin {
             bundle: bundle.into(),
-            limits: self.limits,
+            limits,
         };
         plugin.instance("(load)")?;
         Ok(plugin)
@@ -74,8 +68,8 @@ impl V8Engine {
 }
 
 impl Engine for V8Engine {
-    fn load_plugin(&self, artifact: &[u8]) -> Result<Arc<dyn Plugin>, EngineError> {
-        Ok(Arc::new(self.load(artifact)?))
+    fn load_plugin(&self, artifact: &[u8], limits: Limits) -> Result<Arc<dyn Plugin>, EngineError> {
+        Ok(Arc::new(self.load(artifact, limits)?))
     }
 }
 
@@ -126,7 +120,18 @@ struct RawRequest<'a> {
 }
 
 impl Instance for V8Instance {
-    fn render(
+    fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a> {
+        // V8 cannot yield mid-script: the whole render is one slice.
+        Box::pin(async move { self.render_blocking(req, deadline) })
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.isolate.heap_used()
+    }
+}
+
+impl V8Instance {
+    fn render_blocking(
         &mut self,
         req: &RenderRequest,
         deadline: Duration,
@@ -161,10 +166,6 @@ impl Instance for V8Instance {
             }
             other => Err(error(other, deadline)),
         }
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.isolate.heap_used()
     }
 }
 

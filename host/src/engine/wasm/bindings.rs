@@ -3,4 +3,8 @@
 wasmtime::component::bindgen!({
     path: "../wit",
     world: "plugin",
+    // `render` is called with `call_async`, so that a render can yield to
+    // its worker's scheduler at each epoch tick (`pool::worker`). Imports
+    // stay synchronous: they never wait.
+    exports: { default: async },
 });

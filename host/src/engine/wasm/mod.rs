@@ -16,16 +16,17 @@ mod bindings;
 pub mod ticker;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{ResourceLimiter, Store, Trap};
+use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use self::bindings::ssr::plugin::{log, types};
 use self::bindings::{Plugin as Bindings, PluginPre};
 use super::{
-    CachePolicy, Engine, EngineError, Instance, JsErrorKind, Plugin, RenderRequest, RenderResponse,
+    CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
+    RenderResponse, Rendering,
 };
 use crate::artifact;
 
@@ -35,8 +36,11 @@ pub struct WasmOptions {
     /// Use the pooling allocator with room for this many instances at once;
     /// `None` allocates on demand (fine for one-off renders).
     pub pooled_instances: Option<u32>,
-    /// Cap on one instance's linear memory, in bytes.
+    /// Cap on one instance's linear memory, in bytes (a tenant may set a
+    /// lower one).
     pub memory_limit: usize,
+    /// The wasm stack one render may use, in bytes.
+    pub max_wasm_stack: usize,
 }
 
 impl Default for WasmOptions {
@@ -44,6 +48,7 @@ impl Default for WasmOptions {
         WasmOptions {
             pooled_instances: None,
             memory_limit: super::DEFAULT_MEMORY_LIMIT,
+            max_wasm_stack: 512 << 10,
         }
     }
 }
@@ -52,19 +57,21 @@ impl Default for WasmOptions {
 pub struct HostState {
     wasi: WasiCtx,
     table: ResourceTable,
-    limits: Limits,
+    limits: StoreLimits,
     tenant: Arc<str>,
+    /// When the render in progress must stop.
+    deadline: Instant,
 }
 
 /// The store's resource limiter: caps linear memory, and remembers how large
 /// the memories have grown (what [`WasmInstance::memory_bytes`] reports).
-struct Limits {
+struct StoreLimits {
     memory_limit: usize,
     /// Current size of each memory seen, by first-seen order.
     memories: Vec<usize>,
 }
 
-impl ResourceLimiter for Limits {
+impl ResourceLimiter for StoreLimits {
     fn memory_growing(
         &mut self,
         current: usize,
@@ -131,6 +138,10 @@ impl WasmEngine {
     pub fn new(options: WasmOptions) -> Result<Self, EngineError> {
         let mut config = wasmtime::Config::new();
         config.epoch_interruption(true);
+        // A render runs on its own fiber stack (`call_async`); host calls
+        // get 1 MiB beyond the wasm stack.
+        config.max_wasm_stack(options.max_wasm_stack);
+        config.async_stack_size(options.max_wasm_stack + (1 << 20));
         // `SSR_PERFMAP=1`: write /tmp/perf-<pid>.map so `perf record` names
         // the plugin's functions (README, Development).
         if std::env::var_os("SSR_PERFMAP").is_some() {
@@ -142,6 +153,7 @@ impl WasmEngine {
                 // The adapter and the runtime each have one memory.
                 .total_memories(n * 2)
                 .total_tables(n * 2)
+                .total_stacks(n)
                 .max_memory_size(options.memory_limit)
                 // Reset a freed slot's first 16 MiB with memset rather than
                 // madvise: a fresh-mode instance then reuses resident pages
@@ -170,14 +182,14 @@ impl WasmEngine {
     }
 
     /// Checks, compiles and pre-instantiates a plugin.
-    pub fn load(&self, bytes: &[u8]) -> Result<WasmPlugin, EngineError> {
+    pub fn load(&self, bytes: &[u8], limits: Limits) -> Result<WasmPlugin, EngineError> {
         artifact::check_is_component(bytes)?;
         let component = Component::new(&self.engine, bytes)
             .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
-        self.prepare(component)
+        self.prepare(component, limits)
     }
 
-    fn prepare(&self, component: Component) -> Result<WasmPlugin, EngineError> {
+    fn prepare(&self, component: Component, limits: Limits) -> Result<WasmPlugin, EngineError> {
         let ty = component.component_type();
         let names: Vec<String> = ty
             .exports(&self.engine)
@@ -197,7 +209,8 @@ impl WasmEngine {
         Ok(WasmPlugin {
             component,
             pre,
-            memory_limit: self.options.memory_limit,
+            // A pooling-allocator slot holds no more than the engine's cap.
+            memory_limit: limits.memory.min(self.options.memory_limit),
         })
     }
 
@@ -218,19 +231,23 @@ impl WasmEngine {
     /// Wasmtime version with a compatible configuration, and fails otherwise
     /// (callers then compile the `.wasm` again).
     #[allow(unsafe_code)]
-    pub fn load_precompiled(&self, path: &std::path::Path) -> Result<WasmPlugin, EngineError> {
+    pub fn load_precompiled(
+        &self,
+        path: &std::path::Path,
+        limits: Limits,
+    ) -> Result<WasmPlugin, EngineError> {
         // SAFETY: `path` is a `.cwasm` this process's `Store` wrote with
         // `precompile` (`Component::serialize`) into the data dir, which only
         // the server writes; it is not input from a tenant or a client.
         let component = unsafe { Component::deserialize_file(&self.engine, path) }
             .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
-        self.prepare(component)
+        self.prepare(component, limits)
     }
 }
 
 impl Engine for WasmEngine {
-    fn load_plugin(&self, artifact: &[u8]) -> Result<Arc<dyn Plugin>, EngineError> {
-        Ok(Arc::new(self.load(artifact)?))
+    fn load_plugin(&self, artifact: &[u8], limits: Limits) -> Result<Arc<dyn Plugin>, EngineError> {
+        Ok(Arc::new(self.load(artifact, limits)?))
     }
 }
 
@@ -247,11 +264,12 @@ impl WasmPlugin {
         let state = HostState {
             wasi: WasiCtxBuilder::new().build(),
             table: ResourceTable::new(),
-            limits: Limits {
+            limits: StoreLimits {
                 memory_limit: self.memory_limit,
                 memories: Vec::new(),
             },
             tenant: tenant.into(),
+            deadline: Instant::now(),
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limits);
@@ -262,6 +280,16 @@ impl WasmPlugin {
             .pre
             .instantiate(&mut store)
             .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+        // From now on an epoch tick ends a render's time slice: it yields to
+        // the caller's scheduler and resumes at most one tick later, until
+        // its deadline passes (`WasmInstance::render` sets it).
+        store.epoch_deadline_callback(|store| {
+            Ok(if Instant::now() >= store.data().deadline {
+                UpdateDeadline::Interrupt
+            } else {
+                UpdateDeadline::Yield(1)
+            })
+        });
         Ok(WasmInstance { store, bindings })
     }
 }
@@ -279,64 +307,74 @@ pub struct WasmInstance {
 }
 
 impl Instance for WasmInstance {
-    fn render(
-        &mut self,
-        req: &RenderRequest,
-        deadline: Duration,
-    ) -> Result<RenderResponse, EngineError> {
-        let req = types::Request {
-            method: req.method.clone(),
-            url: req.url.clone(),
-            path: req.path.clone(),
-            query: req.query.clone(),
-            headers: req.headers.clone(),
-            tenant: req.tenant.clone(),
-        };
-        self.store.set_epoch_deadline(ticker::ticks(deadline));
-        let out = self
-            .bindings
-            .ssr_plugin_renderer()
-            .call_render(&mut self.store, &req);
-        match out {
-            Ok(Ok(r)) => Ok(RenderResponse {
-                status: r.status,
-                headers: r.headers,
-                body: r.body,
-                cache: match r.cache {
-                    types::CachePolicy::HostDefault => CachePolicy::HostDefault,
-                    types::CachePolicy::NoStore => CachePolicy::NoStore,
-                    types::CachePolicy::Ttl(t) => CachePolicy::Ttl(t),
-                },
-                vary: r.vary,
-            }),
-            // QuickJS turns a failed allocation (the memory cap) into an
-            // exception, but an instance whose heap filled its linear memory
-            // keeps that memory for good: discard it like a trap.
-            Ok(Err(e)) if e.message.starts_with("InternalError: out of memory") => {
-                Err(EngineError::OutOfMemory)
-            }
-            Ok(Err(e)) => Err(EngineError::Js {
-                kind: match e.kind {
-                    types::ErrorKind::Exception => JsErrorKind::Exception,
-                    types::ErrorKind::BadResult => JsErrorKind::BadResult,
-                    types::ErrorKind::NeverSettled => JsErrorKind::NeverSettled,
-                    types::ErrorKind::NotInitialized => JsErrorKind::NotInitialized,
-                },
-                message: e.message,
-                stack: e.stack,
-            }),
-            Err(trap) => Err(match trap.downcast_ref::<Trap>() {
-                Some(Trap::Interrupt) => EngineError::Timeout(deadline),
-                Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),
-                _ if is_oom(&trap) => EngineError::OutOfMemory,
-                _ => EngineError::Trap(format!("{trap:#}")),
-            }),
-        }
+    fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a> {
+        Box::pin(async move {
+            let req = types::Request {
+                method: req.method.clone(),
+                url: req.url.clone(),
+                path: req.path.clone(),
+                query: req.query.clone(),
+                headers: req.headers.clone(),
+                tenant: req.tenant.clone(),
+            };
+            // Every epoch tick ends a slice: the callback installed by
+            // `WasmPlugin::instance` yields, or interrupts past `deadline`.
+            self.store.data_mut().deadline = Instant::now() + deadline;
+            self.store.set_epoch_deadline(1);
+            let out = self
+                .bindings
+                .ssr_plugin_renderer()
+                .call_render(&mut self.store, &req)
+                .await;
+            response(out, deadline)
+        })
     }
 
     /// Bytes of linear memory, all memories together.
     fn memory_bytes(&self) -> usize {
         self.store.data().limits.memories.iter().sum()
+    }
+}
+
+/// The engine's view of what `render` returned or how it trapped.
+fn response(
+    out: wasmtime::Result<Result<types::Response, types::RenderError>>,
+    deadline: Duration,
+) -> Result<RenderResponse, EngineError> {
+    match out {
+        Ok(Ok(r)) => Ok(RenderResponse {
+            status: r.status,
+            headers: r.headers,
+            body: r.body,
+            cache: match r.cache {
+                types::CachePolicy::HostDefault => CachePolicy::HostDefault,
+                types::CachePolicy::NoStore => CachePolicy::NoStore,
+                types::CachePolicy::Ttl(t) => CachePolicy::Ttl(t),
+            },
+            vary: r.vary,
+        }),
+        // QuickJS turns a failed allocation (the memory cap) into an
+        // exception, but an instance whose heap filled its linear memory
+        // keeps that memory for good: discard it like a trap.
+        Ok(Err(e)) if e.message.starts_with("InternalError: out of memory") => {
+            Err(EngineError::OutOfMemory)
+        }
+        Ok(Err(e)) => Err(EngineError::Js {
+            kind: match e.kind {
+                types::ErrorKind::Exception => JsErrorKind::Exception,
+                types::ErrorKind::BadResult => JsErrorKind::BadResult,
+                types::ErrorKind::NeverSettled => JsErrorKind::NeverSettled,
+                types::ErrorKind::NotInitialized => JsErrorKind::NotInitialized,
+            },
+            message: e.message,
+            stack: e.stack,
+        }),
+        Err(trap) => Err(match trap.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => EngineError::Timeout(deadline),
+            Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),
+            _ if is_oom(&trap) => EngineError::OutOfMemory,
+            _ => EngineError::Trap(format!("{trap:#}")),
+        }),
     }
 }
 

@@ -1,0 +1,213 @@
+//! Per-tenant limits: what a registration may set ([`TenantLimits`], stored
+//! with it), the server's defaults for them ([`Defaults`], from `Config`),
+//! and what then applies to the tenant's renders ([`Limits`]).
+//!
+//! Invariants: a registration stores only what it set, so a tenant that set
+//! nothing follows the server's defaults across restarts with new flags; a
+//! limit that cannot hold (zero, or memory over the server's cap, which is
+//! the size of a pooling-allocator slot) is refused at registration with
+//! the setting's name.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Mode, TenantError};
+use crate::engine::{self, EngineKind};
+
+/// Limits a registration may set; each one not set is the server's default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TenantLimits {
+    /// The longest one render may run, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render_deadline_ms: Option<u64>,
+    /// Cap on an instance's memory (Wasm linear memory or the V8 heap), MiB;
+    /// at most the server's `--memory-limit-mib`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit_mib: Option<usize>,
+    /// The largest response body a render may produce, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_response_kib: Option<usize>,
+    /// Renders of this tenant in flight at once, across all workers; more
+    /// wait for one to finish (within the request's deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<usize>,
+}
+
+impl TenantLimits {
+    /// Sets `name` (as in the admin API's query) from its text.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
+        let n =
+            || {
+                value.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    format!("`{name}` must be a whole number above 0, not `{value}`")
+                })
+            };
+        match name {
+            "render_deadline_ms" => self.render_deadline_ms = Some(n()?),
+            "memory_limit_mib" => self.memory_limit_mib = Some(n()? as usize),
+            "max_response_kib" => self.max_response_kib = Some(n()? as usize),
+            "max_concurrency" => self.max_concurrency = Some(n()? as usize),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The names [`TenantLimits::set`] knows, for error messages.
+    pub const NAMES: &'static str =
+        "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`";
+
+    /// Checks what was set against the server's defaults.
+    pub fn validate(&self, d: &Defaults) -> Result<(), TenantError> {
+        let zero = [
+            ("render_deadline_ms", self.render_deadline_ms == Some(0)),
+            ("memory_limit_mib", self.memory_limit_mib == Some(0)),
+            ("max_response_kib", self.max_response_kib == Some(0)),
+            ("max_concurrency", self.max_concurrency == Some(0)),
+        ];
+        if let Some((name, _)) = zero.iter().find(|(_, z)| *z) {
+            return Err(TenantError::Limit(format!("`{name}` must be above 0")));
+        }
+        if let Some(mib) = self.memory_limit_mib
+            && mib << 20 > d.memory_limit
+        {
+            return Err(TenantError::Limit(format!(
+                "`memory_limit_mib` {mib} is over the server's --memory-limit-mib {}; a tenant may lower its memory cap, not raise it",
+                d.memory_limit >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// The limits that apply to a tenant on `engine`.
+    pub fn resolve(&self, engine: EngineKind, d: &Defaults) -> Limits {
+        Limits {
+            render_deadline: self
+                .render_deadline_ms
+                .map_or(d.render_deadline, Duration::from_millis),
+            memory: self
+                .memory_limit_mib
+                .map_or(d.memory_limit, |m| m << 20)
+                .min(d.memory_limit),
+            max_response_bytes: self
+                .max_response_kib
+                .map_or(d.max_response_bytes, |k| k << 10),
+            concurrency: self
+                .max_concurrency
+                .unwrap_or_else(|| d.concurrency(engine)),
+        }
+    }
+}
+
+/// The server's defaults for every tenant (`Config::tenant_defaults`).
+#[derive(Clone, Debug)]
+pub struct Defaults {
+    pub mode: Mode,
+    pub max_plugin_bytes: usize,
+    pub render_deadline: Duration,
+    pub memory_limit: usize,
+    pub max_response_bytes: usize,
+    /// `--tenant-concurrency`; `None` picks per engine (see
+    /// [`Defaults::concurrency`]).
+    pub concurrency: Option<usize>,
+    pub workers: usize,
+    pub renders_per_worker: usize,
+}
+
+impl Defaults {
+    /// A tenant's default concurrency cap: half of what the pool can run at
+    /// once. A Wasm render yields every time slice, so a Wasm tenant may
+    /// fill half the render slots (`workers × renders_per_worker`); a V8
+    /// render holds its worker until it ends, so a V8 tenant may hold half
+    /// the workers. Either way the other half stays free for other tenants.
+    pub fn concurrency(&self, engine: EngineKind) -> usize {
+        let slots = match engine {
+            EngineKind::Wasm => self.workers * self.renders_per_worker,
+            EngineKind::V8 => self.workers,
+        };
+        self.concurrency.unwrap_or((slots / 2).max(1))
+    }
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            mode: Mode::Reuse,
+            max_plugin_bytes: 64 << 20,
+            render_deadline: engine::DEFAULT_DEADLINE,
+            memory_limit: engine::DEFAULT_MEMORY_LIMIT,
+            max_response_bytes: 8 << 20,
+            concurrency: None,
+            workers: 1,
+            renders_per_worker: 1,
+        }
+    }
+}
+
+/// The limits that apply to one tenant version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub render_deadline: Duration,
+    pub memory: usize,
+    pub max_response_bytes: usize,
+    pub concurrency: usize,
+}
+
+impl Limits {
+    /// What the engine enforces itself.
+    pub fn engine(&self) -> engine::Limits {
+        engine::Limits {
+            memory: self.memory,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> Defaults {
+        Defaults {
+            workers: 4,
+            renders_per_worker: 4,
+            ..Defaults::default()
+        }
+    }
+
+    #[test]
+    fn unset_limits_follow_the_defaults() {
+        let d = defaults();
+        let l = TenantLimits::default().resolve(EngineKind::Wasm, &d);
+        assert_eq!(l.render_deadline, d.render_deadline);
+        assert_eq!(l.memory, d.memory_limit);
+        assert_eq!(l.concurrency, 8);
+        assert_eq!(
+            TenantLimits::default()
+                .resolve(EngineKind::V8, &d)
+                .concurrency,
+            2
+        );
+    }
+
+    #[test]
+    fn set_limits_obeyed() {
+        let mut t = TenantLimits::default();
+        assert!(t.set("render_deadline_ms", "250").unwrap());
+        assert!(t.set("max_concurrency", "1").unwrap());
+        assert!(!t.set("colour", "red").unwrap());
+        t.validate(&defaults()).unwrap();
+        let l = t.resolve(EngineKind::Wasm, &defaults());
+        assert_eq!(l.render_deadline, Duration::from_millis(250));
+        assert_eq!(l.concurrency, 1);
+    }
+
+    #[test]
+    fn bad_limits_violated() {
+        let mut t = TenantLimits::default();
+        assert!(t.set("max_concurrency", "0").is_err());
+        assert!(t.set("render_deadline_ms", "soon").is_err());
+        t.memory_limit_mib = Some(100_000);
+        let e = t.validate(&defaults()).unwrap_err().to_string();
+        assert!(e.contains("memory_limit_mib"), "{e}");
+    }
+}

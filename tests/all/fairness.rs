@@ -1,0 +1,163 @@
+//! Fair sharing and per-tenant limits, on a real server: a spinning Wasm
+//! render yields its worker every time slice, a V8 tenant is held to its
+//! concurrency cap, and limits set at registration apply, show in the admin
+//! API and persist.
+
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::support::{Server, tempdir};
+
+/// GETs `path` on another thread; the handle yields the status.
+fn spin(s: &Server, path: &str) -> JoinHandle<u16> {
+    let url = s.url(path);
+    std::thread::spawn(move || Server::agent().get(&url).call().unwrap().status().as_u16())
+}
+
+/// Lets the spinning requests reach their workers.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(500));
+}
+
+#[test]
+fn a_spinning_wasm_render_does_not_hold_its_worker() {
+    // One worker: without time slices the good tenant would wait for the
+    // spinner's 3 s deadline.
+    let s = Server::start(&[
+        "--no-demo",
+        "--workers",
+        "1",
+        "--render-deadline",
+        "3000",
+        "--request-timeout",
+        "5000",
+    ]);
+    assert_eq!(s.add("evil", "tests/plugins/hostile.js", "").0, 201);
+    assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+    let spinner = spin(&s, "/t/evil/loop");
+    settle();
+    let good = s.get("/t/good/?during=spin", &[]);
+    assert_eq!(good.status, 200);
+    assert!(
+        !spinner.is_finished(),
+        "the good tenant was served only after the spinner ended"
+    );
+    assert_eq!(spinner.join().unwrap(), 504);
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn a_v8_tenant_is_held_to_its_concurrency_cap() {
+    // Two workers; V8 cannot yield, so without the cap two spinning renders
+    // would hold both until their 3 s deadline.
+    let s = Server::start(&[
+        "--no-demo",
+        "--workers",
+        "2",
+        "--render-deadline",
+        "3000",
+        "--request-timeout",
+        "5000",
+    ]);
+    let (status, body) = s.add(
+        "evil",
+        "tests/plugins/hostile.js",
+        "engine=v8&max_concurrency=1",
+    );
+    assert_eq!(status, 201, "{body}");
+    assert!(body.contains("\"max_concurrency\":1"), "{body}");
+    assert_eq!(s.add("good", "plugins/hello/render.js", "engine=v8").0, 201);
+    let spinners = [spin(&s, "/t/evil/loop"), spin(&s, "/t/evil/loop?again")];
+    settle();
+    let good = s.get("/t/good/?during=spin", &[]);
+    assert_eq!(good.status, 200);
+    assert!(
+        spinners.iter().all(|t| !t.is_finished()),
+        "the good tenant was served only after a spinner ended"
+    );
+    for t in spinners {
+        assert_eq!(t.join().unwrap(), 504);
+    }
+}
+
+#[test]
+fn default_concurrency_is_half_the_pool_per_engine() {
+    let s = Server::start(&["--no-demo", "--workers", "2", "--renders-per-worker", "4"]);
+    let (_, body) = s.add("w", "plugins/hello/render.js", "");
+    assert!(body.contains("\"max_concurrency\":4"), "{body}");
+    #[cfg(feature = "v8")]
+    {
+        let (_, body) = s.add("v", "plugins/hello/render.js", "engine=v8");
+        assert!(body.contains("\"max_concurrency\":1"), "{body}");
+    }
+}
+
+#[test]
+fn limits_set_at_registration_apply_and_persist() {
+    let dir = tempdir("limits");
+    let args = [
+        "--no-demo",
+        "--data-dir",
+        dir.to_str().unwrap(),
+        "--render-deadline",
+        "5000",
+        "--request-timeout",
+        "8000",
+    ];
+    let s = Server::start(&args);
+    let query = "render_deadline_ms=200&max_response_kib=1024&memory_limit_mib=32";
+    let (status, body) = s.add("evil", "tests/plugins/hostile.js", query);
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(s.add("roomy", "tests/plugins/hostile.js", "").0, 201);
+
+    assert_eq!(s.get("/t/evil/loop", &[]).status, 504);
+    assert!(
+        s.log_contains("deadline of 200ms"),
+        "{}",
+        s.log.lock().unwrap()
+    );
+    assert_eq!(s.get("/t/evil/big-output?mib=2", &[]).status, 500);
+    assert!(s.log_contains("over the limit of 1048576 bytes"));
+    // 64 MiB: over this tenant's 32 MiB cap, under the server's 256 MiB.
+    assert_eq!(s.get("/t/evil/allocate?mib=64", &[]).status, 500);
+    let roomy = s.get("/t/roomy/allocate?mib=64", &[]);
+    assert_eq!((roomy.status, roomy.text().as_str()), (200, "allocated"));
+    assert_eq!(s.get("/t/evil/ok", &[]).status, 200);
+    drop(s);
+
+    // After a restart the stored registration carries the same limits.
+    let s = Server::start(&args);
+    let (_, view) = s.admin("GET", "/admin/tenants/evil");
+    for field in [
+        "\"render_deadline_ms\":200",
+        "\"max_response_kib\":1024",
+        "\"memory_limit_mib\":32",
+    ] {
+        assert!(view.contains(field), "{field} in {view}");
+    }
+    assert_eq!(s.get("/t/evil/loop?restarted", &[]).status, 504);
+}
+
+#[test]
+fn bad_limits_are_refused_with_their_name() {
+    let s = Server::start(&["--no-demo", "--memory-limit-mib", "64"]);
+    for (query, says) in [
+        (
+            "max_concurrency=0",
+            "`max_concurrency` must be a whole number above 0",
+        ),
+        (
+            "render_deadline_ms=soon",
+            "`render_deadline_ms` must be a whole number",
+        ),
+        (
+            "memory_limit_mib=128",
+            "over the server's --memory-limit-mib 64",
+        ),
+        ("colour=red", "the limits `render_deadline_ms`"),
+    ] {
+        let (status, body) = s.add("t", "plugins/hello/render.js", query);
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body.contains(says), "{query}: {body}");
+    }
+}

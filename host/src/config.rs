@@ -33,6 +33,13 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 << 20;
 pub const DEFAULT_MAX_PLUGIN_BYTES: usize = 64 << 20;
 /// How long shutdown waits for in-flight requests.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Open connections per listener; more wait in the kernel's backlog.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4_096;
+/// How long a client may take to send a request's head (slowloris), and to
+/// start the next one on a kept-alive connection.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest request head (request line and headers).
+pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 << 10;
 /// Pooling-allocator slots are reserved up front (virtual memory); this caps
 /// `workers × (warm instances + renders per worker + 1)`.
 pub const MAX_POOLED_INSTANCES: usize = 4_096;
@@ -53,6 +60,9 @@ pub struct Config {
     pub cache_capacity: usize,
     pub cache_ttl: Duration,
     pub admin_token: Option<String>,
+    pub max_connections: usize,
+    pub header_timeout: Duration,
+    pub max_header_bytes: usize,
     pub memory_limit: usize,
     pub warm_instances: usize,
     pub renders_per_worker: usize,
@@ -94,6 +104,9 @@ impl Default for Config {
             cache_capacity: DEFAULT_CACHE_CAPACITY,
             cache_ttl: DEFAULT_CACHE_TTL,
             admin_token: None,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             warm_instances: DEFAULT_WARM_INSTANCES,
             renders_per_worker: DEFAULT_RENDERS_PER_WORKER,
@@ -138,6 +151,9 @@ pub struct FileConfig {
     pub cache_capacity: Option<usize>,
     pub cache_ttl_secs: Option<u64>,
     pub admin_token: Option<String>,
+    pub max_connections: Option<usize>,
+    pub header_timeout_ms: Option<u64>,
+    pub max_header_kib: Option<usize>,
     pub memory_limit_mib: Option<usize>,
     pub warm_instances: Option<usize>,
     pub renders_per_worker: Option<usize>,
@@ -178,6 +194,13 @@ impl FileConfig {
         set!(cache_capacity);
         set!(warm_instances);
         set!(renders_per_worker);
+        set!(max_connections);
+        if let Some(v) = self.header_timeout_ms {
+            c.header_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = self.max_header_kib {
+            c.max_header_bytes = v << 10;
+        }
         set!(default_mode);
         set!(demo);
         set!(render_on);
@@ -228,6 +251,16 @@ impl Config {
         (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
     }
 
+    /// What each listener allows its clients.
+    pub fn conn_limits(&self) -> crate::http::listen::ConnLimits {
+        crate::http::listen::ConnLimits {
+            max_connections: self.max_connections,
+            header_timeout: self.header_timeout,
+            max_header_bytes: self.max_header_bytes,
+            grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+
     /// What tenants get for the limits they do not set.
     pub fn tenant_defaults(&self) -> crate::tenant::Defaults {
         crate::tenant::Defaults {
@@ -258,6 +291,15 @@ impl Config {
         }
         if self.warm_instances == 0 {
             return bad("--warm-instances must be at least 1".into());
+        }
+        if self.max_connections == 0 {
+            return bad("--max-connections must be at least 1".into());
+        }
+        if self.header_timeout.is_zero() {
+            return bad("--header-timeout must be more than 0 ms".into());
+        }
+        if self.max_header_bytes < (1 << 10) {
+            return bad("--max-header-kib must be at least 1".into());
         }
         if self.renders_per_worker == 0 {
             return bad("--renders-per-worker must be at least 1".into());

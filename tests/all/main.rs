@@ -8,6 +8,7 @@ mod build_errors;
 mod cache;
 mod contract;
 mod fairness;
+mod hardening;
 mod hostile;
 mod pool;
 mod render;

@@ -83,7 +83,21 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     admin_token: Option<String>,
-    /// Linear-memory cap per instance, MiB [default: 256].
+    /// Open connections per listener; at the limit, new clients wait in the
+    /// kernel's backlog [default: 4096].
+    #[arg(long, env = "SSR_MAX_CONNECTIONS", value_name = "N")]
+    max_connections: Option<usize>,
+    /// Milliseconds a client may take to send a request's head, or to start
+    /// the next one on an idle connection; then it is closed (slowloris)
+    /// [default: 10000].
+    #[arg(long, env = "SSR_HEADER_TIMEOUT", value_name = "MS")]
+    header_timeout: Option<u64>,
+    /// The largest request head (request line and headers), KiB; larger is
+    /// answered 431 [default: 32].
+    #[arg(long, env = "SSR_MAX_HEADER_KIB", value_name = "KIB")]
+    max_header_kib: Option<usize>,
+    /// Memory cap per instance (Wasm linear memory, V8 heap), MiB; a tenant
+    /// may set a lower one [default: 256].
     #[arg(long, env = "SSR_MEMORY_LIMIT_MIB", value_name = "MIB")]
     memory_limit_mib: Option<usize>,
     /// The largest response body a render may produce, KiB [default: 8192].
@@ -138,6 +152,9 @@ impl ServeArgs {
             cache_capacity: self.cache_capacity,
             cache_ttl_secs: self.cache_ttl,
             admin_token: self.admin_token.clone(),
+            max_connections: self.max_connections,
+            header_timeout_ms: self.header_timeout,
+            max_header_kib: self.max_header_kib,
             memory_limit_mib: self.memory_limit_mib,
             warm_instances: self.warm_instances,
             renders_per_worker: self.renders_per_worker,

@@ -10,6 +10,7 @@
 
 pub mod admin;
 pub mod error;
+pub mod listen;
 mod routes;
 
 use std::sync::Arc;
@@ -150,23 +151,18 @@ pub async fn serve(
             let _ = stop.send(());
         }
     };
-    let until_stopped = |mut rx: tokio::sync::watch::Receiver<()>| async move {
-        let _ = rx.changed().await;
-    };
-    let pages = axum::serve(listener, app(state.clone()))
-        .with_graceful_shutdown(until_stopped(stop.subscribe()));
+    let limits = state.config.conn_limits();
+    let pages = listen::serve(listener, app(state.clone()), limits, stop.subscribe());
     match admin {
         Some(admin) => {
-            let admin = axum::serve(admin, admin_app(state))
-                .with_graceful_shutdown(until_stopped(stop.subscribe()));
-            let (a, b, ()) = tokio::join!(pages, admin, signalled);
-            a.and(b)
+            let admin = listen::serve(admin, admin_app(state), limits, stop.subscribe());
+            tokio::join!(pages, admin, signalled);
         }
         None => {
-            let (a, ()) = tokio::join!(pages, signalled);
-            a
+            tokio::join!(pages, signalled);
         }
     }
+    Ok(())
 }
 
 async fn shutdown_signal() {

@@ -1,0 +1,77 @@
+//! Public HTTP hardening over raw loopback sockets: slow clients are cut
+//! off, oversized heads refused, and open connections capped.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::support::Server;
+
+fn connect(s: &Server) -> TcpStream {
+    let stream = TcpStream::connect(&s.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
+
+/// Reads until the server closes the connection; returns what it sent.
+fn read_to_close(mut stream: TcpStream) -> String {
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn a_slow_client_is_cut_off_and_others_are_served() {
+    let s = Server::start(&["--no-demo", "--header-timeout", "300"]);
+    assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+    // Half a request head, then nothing more.
+    let mut slow = connect(&s);
+    slow.write_all(b"GET /t/good/ HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        .unwrap();
+    let started = Instant::now();
+    assert_eq!(s.get("/t/good/?meanwhile", &[]).status, 200);
+    let said = read_to_close(slow);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the slow connection was not closed"
+    );
+    assert!(!said.contains("200 OK"), "{said}");
+    // An idle kept-alive connection is closed after the same time.
+    let mut idle = connect(&s);
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let said = read_to_close(idle);
+    assert!(said.starts_with("HTTP/1.1 200"), "{said}");
+}
+
+#[test]
+fn an_oversized_head_is_refused_with_431() {
+    let s = Server::start(&["--no-demo", "--max-header-kib", "8"]);
+    let mut c = connect(&s);
+    let big = "a".repeat(16 << 10);
+    c.write_all(format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {big}\r\n\r\n").as_bytes())
+        .unwrap();
+    let said = read_to_close(c);
+    assert!(said.starts_with("HTTP/1.1 431"), "{said}");
+    assert_eq!(s.get("/healthz", &[]).status, 200);
+}
+
+#[test]
+fn connections_over_the_limit_wait_for_a_free_one() {
+    let s = Server::start(&["--no-demo", "--max-connections", "2"]);
+    let held: Vec<TcpStream> = (0..2).map(|_| connect(&s)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let hasty: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_millis(700)))
+        .build()
+        .into();
+    assert!(
+        hasty.get(s.url("/healthz")).call().is_err(),
+        "a third connection was served while two were open"
+    );
+    drop(held);
+    assert_eq!(s.get("/healthz", &[]).status, 200);
+}

@@ -24,7 +24,7 @@ pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 /// Warm (reuse-mode) instances each worker keeps, across tenants.
 pub const DEFAULT_WARM_INSTANCES: usize = 16;
 /// Renders one worker interleaves in time slices.
-pub const DEFAULT_RENDERS_PER_WORKER: usize = 4;
+pub const DEFAULT_RENDERS_PER_WORKER: usize = 8;
 /// The wasm stack of one render (Wasmtime's own default).
 pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
 /// The largest response body a render may produce.
@@ -66,8 +66,8 @@ pub struct Config {
     pub memory_limit: usize,
     pub warm_instances: usize,
     pub renders_per_worker: usize,
-    /// Renders one tenant may have in flight; `None`: half the pool's
-    /// capacity (`tenant::Defaults::concurrency`).
+    /// Renders one tenant may have in flight; `None`: one per worker for
+    /// Wasm, half the workers for V8 (`tenant::Defaults::concurrency`).
     pub tenant_concurrency: Option<usize>,
     pub max_wasm_stack: usize,
     pub max_plugin_bytes: usize,
@@ -342,7 +342,7 @@ mod tests {
             ..Config::default()
         };
         let msg = c.validate().unwrap_err().to_string();
-        assert!(msg.contains("21000 instances"), "{msg}");
+        assert!(msg.contains("25000 instances"), "{msg}");
     }
 
     #[test]

@@ -81,14 +81,14 @@ fn a_v8_tenant_is_held_to_its_concurrency_cap() {
 }
 
 #[test]
-fn default_concurrency_is_half_the_pool_per_engine() {
-    let s = Server::start(&["--no-demo", "--workers", "2", "--renders-per-worker", "4"]);
+fn default_concurrency_is_per_engine() {
+    let s = Server::start(&["--no-demo", "--workers", "4"]);
     let (_, body) = s.add("w", "plugins/hello/render.js", "");
     assert!(body.contains("\"max_concurrency\":4"), "{body}");
     #[cfg(feature = "v8")]
     {
         let (_, body) = s.add("v", "plugins/hello/render.js", "engine=v8");
-        assert!(body.contains("\"max_concurrency\":1"), "{body}");
+        assert!(body.contains("\"max_concurrency\":2"), "{body}");
     }
 }
 

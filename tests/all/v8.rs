@@ -107,7 +107,9 @@ fn engine_is_chosen_per_tenant_and_persisted() {
     assert!(view.contains("\"engine\":\"v8\""), "{view}");
     let (_, view) = s.admin("GET", "/admin/tenants/safe");
     assert!(view.contains("\"engine\":\"wasm\""), "{view}");
-    assert!(s.stop("TERM").success());
+    let log = s.log.clone();
+    let status = s.stop("TERM");
+    assert!(status.success(), "{status}:\n{}", log.lock().unwrap());
 
     // After a restart the tenant still runs on V8.
     let s = Server::start(&["--no-demo", "--data-dir", data]);

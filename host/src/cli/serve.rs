@@ -107,12 +107,12 @@ pub struct ServeArgs {
     #[arg(long, env = "SSR_WARM_INSTANCES", value_name = "N")]
     warm_instances: Option<usize>,
     /// Renders one worker interleaves in time slices of one epoch tick
-    /// (5 ms) [default: 4].
+    /// (5 ms) [default: 8].
     #[arg(long, env = "SSR_RENDERS_PER_WORKER", value_name = "N")]
     renders_per_worker: Option<usize>,
     /// Renders one tenant may have in flight at once; a tenant may set its
-    /// own at registration [default: half the pool: workers × renders per
-    /// worker / 2 for Wasm tenants, workers / 2 for V8 tenants, at least 1].
+    /// own at registration [default: one per worker for Wasm tenants, half
+    /// the workers (at least 1) for V8 tenants, which cannot yield].
     #[arg(long, env = "SSR_TENANT_CONCURRENCY", value_name = "N")]
     tenant_concurrency: Option<usize>,
     /// The wasm stack one render may use, KiB; deeper recursion traps

@@ -98,11 +98,24 @@ pub(crate) struct Job {
 }
 
 /// The pool of pinned render workers. Dropping it disconnects the queue:
-/// workers finish the jobs already queued, then exit.
+/// workers finish the jobs already queued, then exit, and the drop waits for
+/// them, so every instance (a V8 isolate too) is gone before the process
+/// exits.
 pub struct Pool {
     queue: Sender<Job>,
     capacity: usize,
     options: PoolOptions,
+    workers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let (closed, _) = crossbeam_channel::bounded(0);
+        drop(std::mem::replace(&mut self.queue, closed));
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
 }
 
 thread_local! {
@@ -118,22 +131,25 @@ impl Pool {
         } else {
             Vec::new()
         };
+        let mut workers = Vec::with_capacity(options.workers);
         for i in 0..options.workers {
             let jobs = jobs.clone();
             let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
             let opts = options.clone();
-            std::thread::Builder::new()
+            let worker = std::thread::Builder::new()
                 .name(format!("ssr-worker-{i}"))
                 // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm
                 // stacks live in the plugin's own memory.
                 .stack_size(WORKER_STACK_BYTES)
                 .spawn(move || worker::run(i, core, jobs, opts))
                 .expect("spawning a worker thread");
+            workers.push(worker);
         }
         Pool {
             queue,
             capacity: options.queue_capacity,
             options,
+            workers,
         }
     }
 

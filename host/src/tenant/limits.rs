@@ -115,17 +115,18 @@ pub struct Defaults {
 }
 
 impl Defaults {
-    /// A tenant's default concurrency cap: half of what the pool can run at
-    /// once. A Wasm render yields every time slice, so a Wasm tenant may
-    /// fill half the render slots (`workers × renders_per_worker`); a V8
-    /// render holds its worker until it ends, so a V8 tenant may hold half
-    /// the workers. Either way the other half stays free for other tenants.
+    /// A tenant's default concurrency cap. Renders are CPU-bound, so more
+    /// of one tenant's renders in flight than there are workers add no
+    /// throughput, only a larger share under contention. A Wasm render
+    /// yields every time slice, so a Wasm tenant may have one render per
+    /// worker in flight, which fills `1 / renders_per_worker` of the slots;
+    /// a V8 render holds its worker until it ends, so a V8 tenant may hold
+    /// half the workers, leaving the other half to other tenants.
     pub fn concurrency(&self, engine: EngineKind) -> usize {
-        let slots = match engine {
-            EngineKind::Wasm => self.workers * self.renders_per_worker,
-            EngineKind::V8 => self.workers,
-        };
-        self.concurrency.unwrap_or((slots / 2).max(1))
+        self.concurrency.unwrap_or(match engine {
+            EngineKind::Wasm => self.workers,
+            EngineKind::V8 => (self.workers / 2).max(1),
+        })
     }
 }
 
@@ -180,7 +181,7 @@ mod tests {
         let l = TenantLimits::default().resolve(EngineKind::Wasm, &d);
         assert_eq!(l.render_deadline, d.render_deadline);
         assert_eq!(l.memory, d.memory_limit);
-        assert_eq!(l.concurrency, 8);
+        assert_eq!(l.concurrency, 4);
         assert_eq!(
             TenantLimits::default()
                 .resolve(EngineKind::V8, &d)

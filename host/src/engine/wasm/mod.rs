@@ -15,7 +15,9 @@
 mod bindings;
 pub mod ticker;
 
+use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
@@ -280,17 +282,27 @@ impl WasmPlugin {
             .pre
             .instantiate(&mut store)
             .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
-        // From now on an epoch tick ends a render's time slice: it yields to
-        // the caller's scheduler and resumes at most one tick later, until
-        // its deadline passes (`WasmInstance::render` sets it).
-        store.epoch_deadline_callback(|store| {
+        // From now on the epoch callback ends a render's time slice: at the
+        // first tick after the render has run one `TICK` since it was last
+        // polled, it yields to the caller's scheduler; past its deadline
+        // (`WasmInstance::render` sets it) it is interrupted. A render
+        // shorter than a tick is never cut, wherever the ticks fall.
+        let slice = Arc::new(Slice::new());
+        let polled = slice.clone();
+        store.epoch_deadline_callback(move |store| {
             Ok(if Instant::now() >= store.data().deadline {
                 UpdateDeadline::Interrupt
+            } else if polled.ran() < ticker::TICK {
+                UpdateDeadline::Continue(1)
             } else {
                 UpdateDeadline::Yield(1)
             })
         });
-        Ok(WasmInstance { store, bindings })
+        Ok(WasmInstance {
+            store,
+            bindings,
+            slice,
+        })
     }
 }
 
@@ -304,6 +316,33 @@ impl Plugin for WasmPlugin {
 pub struct WasmInstance {
     store: Store<HostState>,
     bindings: Bindings,
+    slice: Arc<Slice>,
+}
+
+/// When the instance's render was last polled, for its epoch callback.
+struct Slice {
+    base: Instant,
+    polled_nanos: AtomicU64,
+}
+
+impl Slice {
+    fn new() -> Slice {
+        Slice {
+            base: Instant::now(),
+            polled_nanos: AtomicU64::new(0),
+        }
+    }
+
+    fn mark(&self) {
+        let now = self.base.elapsed().as_nanos() as u64;
+        self.polled_nanos.store(now, Ordering::Relaxed);
+    }
+
+    /// How long the render has run since it was last polled.
+    fn ran(&self) -> Duration {
+        let polled = Duration::from_nanos(self.polled_nanos.load(Ordering::Relaxed));
+        self.base.elapsed().saturating_sub(polled)
+    }
 }
 
 impl Instance for WasmInstance {
@@ -321,11 +360,17 @@ impl Instance for WasmInstance {
             // `WasmPlugin::instance` yields, or interrupts past `deadline`.
             self.store.data_mut().deadline = Instant::now() + deadline;
             self.store.set_epoch_deadline(1);
-            let out = self
-                .bindings
-                .ssr_plugin_renderer()
-                .call_render(&mut self.store, &req)
-                .await;
+            let slice = &self.slice;
+            let mut call = std::pin::pin!(
+                self.bindings
+                    .ssr_plugin_renderer()
+                    .call_render(&mut self.store, &req)
+            );
+            let out = std::future::poll_fn(|cx| {
+                slice.mark();
+                call.as_mut().poll(cx)
+            })
+            .await;
             response(out, deadline)
         })
     }

@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// How often the epoch advances.
-pub const TICK: Duration = Duration::from_millis(5);
+pub const TICK: Duration = Duration::from_millis(1);
 
 pub struct Ticker {
     stop: Arc<AtomicBool>,

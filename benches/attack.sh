@@ -28,21 +28,14 @@ target/release/ssr build plugins/hello/render.js -o target/plugins/hello.wasm >/
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-cat > "$work/miss.lua" <<'LUA'
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, wrk.path .. "?miss=" .. n .. "-" .. math.random(1000000000))
-end
-LUA
 
 add() { # id, plugin, engine
   curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary "@$2" \
     "http://127.0.0.1:$PORT/admin/tenants/$1?engine=$3" >/dev/null
 }
 p99_ms() { # -> "rps p50 p99 failed" with latencies in ms; failed: non-2xx + timeouts
-  wrk -t1 -c"$CONNS" --latency -s "$work/miss.lua" -d2s "http://127.0.0.1:$PORT/t/good/" >/dev/null
-  wrk -t1 -c"$CONNS" --latency -s "$work/miss.lua" -d"${SECS}s" "http://127.0.0.1:$PORT/t/good/" |
+  wrk -t1 -c"$CONNS" --latency -s benches/miss.lua -d2s "http://127.0.0.1:$PORT/t/good/" >/dev/null
+  wrk -t1 -c"$CONNS" --latency -s benches/miss.lua -d"${SECS}s" "http://127.0.0.1:$PORT/t/good/" |
     awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
          /Requests\/sec/ {r=$2} $1=="50%" {p50=ms($2)} $1=="99%" {p99=ms($2)}
          /Non-2xx/ {f+=$5} /Socket errors/ {gsub(/,/, ""); f+=$10}

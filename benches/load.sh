@@ -25,13 +25,6 @@ cargo build --release --bin ssr --example bare_axum
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-cat > "$work/miss.lua" <<'LUA'
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, wrk.path .. "?miss=" .. n .. "-" .. math.random(1000000000))
-end
-LUA
 
 start_ssr() { # args: extra serve flags
   target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --cache-capacity 100000 "$@" 2>"$work/serve.log" &
@@ -82,16 +75,16 @@ target/release/ssr build -q plugins/react/app.jsx -o "$work/react.wasm"
 curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/react.wasm" \
   "http://127.0.0.1:$PORT/admin/tenants/react-fresh?mode=fresh" >/dev/null
 measure "cache hit, react" "http://127.0.0.1:$PORT/t/react/"
-measure "cache miss, hello (reuse)" "http://127.0.0.1:$PORT/t/hello/" "$work/miss.lua"
-measure "cache miss, react (reuse)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
-measure "cache miss, react (fresh)" "http://127.0.0.1:$PORT/t/react-fresh/" "$work/miss.lua"
+measure "cache miss, hello (reuse)" "http://127.0.0.1:$PORT/t/hello/" benches/miss.lua
+measure "cache miss, react (reuse)" "http://127.0.0.1:$PORT/t/react/" benches/miss.lua
+measure "cache miss, react (fresh)" "http://127.0.0.1:$PORT/t/react-fresh/" benches/miss.lua
 stop_ssr
 start_ssr --pin false
-measure "cache miss, react (reuse, unpinned)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
+measure "cache miss, react (reuse, unpinned)" "http://127.0.0.1:$PORT/t/react/" benches/miss.lua
 stop_ssr
 start_ssr --render-on runtime
-measure "cache miss, hello (on the async runtime's threads)" "http://127.0.0.1:$PORT/t/hello/" "$work/miss.lua"
-measure "cache miss, react (on the async runtime's threads)" "http://127.0.0.1:$PORT/t/react/" "$work/miss.lua"
+measure "cache miss, hello (on the async runtime's threads)" "http://127.0.0.1:$PORT/t/hello/" benches/miss.lua
+measure "cache miss, react (on the async runtime's threads)" "http://127.0.0.1:$PORT/t/react/" benches/miss.lua
 stop_ssr
 
 

@@ -31,13 +31,6 @@ done
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-cat > "$work/miss.lua" <<'LUA'
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, wrk.path .. "?miss=" .. n .. "-" .. math.random(1000000000))
-end
-LUA
 
 target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --no-demo \
   --workers 2 --max-response-kib 4096 2>"$work/serve.log" &
@@ -55,7 +48,7 @@ rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$server/status"; }
 
 # Warm-up, then the starting RSS.
 wrk -t1 -c4 -d3s "http://127.0.0.1:$PORT/t/hello/" >/dev/null
-wrk -t1 -c4 -d3s -s "$work/miss.lua" "http://127.0.0.1:$PORT/t/react/" >/dev/null
+wrk -t1 -c4 -d3s -s benches/miss.lua "http://127.0.0.1:$PORT/t/react/" >/dev/null
 rss_start=$(rss_kib)
 echo "soaking for $MINUTES min; RSS at start $((rss_start / 1024)) MiB" >&2
 
@@ -72,7 +65,7 @@ done
 secs=$((MINUTES * 60))
 wrk -t1 -c4 -d"${secs}s" --latency "http://127.0.0.1:$PORT/t/hello/" >"$work/hello.wrk" &
 hello=$!
-wrk -t1 -c4 -d"${secs}s" --latency -s "$work/miss.lua" "http://127.0.0.1:$PORT/t/react/" >"$work/react.wrk" &
+wrk -t1 -c4 -d"${secs}s" --latency -s benches/miss.lua "http://127.0.0.1:$PORT/t/react/" >"$work/react.wrk" &
 react=$!
 samples=()
 for _ in $(seq 1 "$MINUTES"); do

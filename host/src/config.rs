@@ -66,6 +66,9 @@ pub struct Config {
     pub memory_limit: usize,
     pub warm_instances: usize,
     pub renders_per_worker: usize,
+    /// Threads for renders that cannot yield (V8 tenants); `None`: four per
+    /// worker ([`Config::v8_threads`]).
+    pub v8_threads: Option<usize>,
     /// Renders one tenant may have in flight; `None`: one per worker for
     /// Wasm, half the workers for V8 (`tenant::Defaults::concurrency`).
     pub tenant_concurrency: Option<usize>,
@@ -92,11 +95,12 @@ pub enum RenderOn {
 
 impl Default for Config {
     fn default() -> Self {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         Config {
             listen: DEFAULT_LISTEN.parse().unwrap(),
             admin_listen: None,
             data_dir: None,
-            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            workers,
             pin: true,
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -110,6 +114,7 @@ impl Default for Config {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             warm_instances: DEFAULT_WARM_INSTANCES,
             renders_per_worker: DEFAULT_RENDERS_PER_WORKER,
+            v8_threads: None,
             tenant_concurrency: None,
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
@@ -157,6 +162,7 @@ pub struct FileConfig {
     pub memory_limit_mib: Option<usize>,
     pub warm_instances: Option<usize>,
     pub renders_per_worker: Option<usize>,
+    pub v8_threads: Option<usize>,
     pub tenant_concurrency: Option<usize>,
     pub max_wasm_stack_kib: Option<usize>,
     pub max_plugin_mib: Option<usize>,
@@ -194,6 +200,9 @@ impl FileConfig {
         set!(cache_capacity);
         set!(warm_instances);
         set!(renders_per_worker);
+        if let Some(v) = self.v8_threads {
+            c.v8_threads = Some(v);
+        }
         set!(max_connections);
         if let Some(v) = self.header_timeout_ms {
             c.header_timeout = Duration::from_millis(v);
@@ -251,6 +260,11 @@ impl Config {
         (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
     }
 
+    /// Threads for renders that cannot yield.
+    pub fn v8_threads(&self) -> usize {
+        self.v8_threads.unwrap_or(4 * self.workers)
+    }
+
     /// What each listener allows its clients.
     pub fn conn_limits(&self) -> crate::http::listen::ConnLimits {
         crate::http::listen::ConnLimits {
@@ -300,6 +314,9 @@ impl Config {
         }
         if self.max_header_bytes < (1 << 10) {
             return bad("--max-header-kib must be at least 1".into());
+        }
+        if self.v8_threads == Some(0) {
+            return bad("--v8-threads must be at least 1".into());
         }
         if self.renders_per_worker == 0 {
             return bad("--renders-per-worker must be at least 1".into());

@@ -48,11 +48,13 @@ fn a_spinning_wasm_render_does_not_hold_its_worker() {
 #[cfg(feature = "v8")]
 #[test]
 fn a_v8_tenant_is_held_to_its_concurrency_cap() {
-    // Two workers; V8 cannot yield, so without the cap two spinning renders
-    // would hold both until their 3 s deadline.
+    // Two threads for V8 renders, which cannot yield: without the cap two
+    // spinning renders would hold both until their 3 s deadline.
     let s = Server::start(&[
         "--no-demo",
         "--workers",
+        "2",
+        "--v8-threads",
         "2",
         "--render-deadline",
         "3000",
@@ -78,6 +80,34 @@ fn a_v8_tenant_is_held_to_its_concurrency_cap() {
     for t in spinners {
         assert_eq!(t.join().unwrap(), 504);
     }
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn a_spinning_v8_render_does_not_stall_wasm_renders() {
+    // One worker: V8 renders run on their own threads, not on it.
+    let s = Server::start(&[
+        "--no-demo",
+        "--workers",
+        "1",
+        "--render-deadline",
+        "3000",
+        "--request-timeout",
+        "5000",
+    ]);
+    assert_eq!(
+        s.add("evil", "tests/plugins/hostile.js", "engine=v8").0,
+        201
+    );
+    assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+    let spinner = spin(&s, "/t/evil/loop");
+    settle();
+    assert_eq!(s.get("/t/good/?during=spin", &[]).status, 200);
+    assert!(
+        !spinner.is_finished(),
+        "the Wasm tenant was served only after the V8 spinner ended"
+    );
+    assert_eq!(spinner.join().unwrap(), 504);
 }
 
 #[test]

@@ -28,8 +28,9 @@ Engines: a tenant runs on `wasm` (default) or `v8`, chosen at registration \
   wasm  QuickJS in a Wasmtime sandbox. Every failure is contained: a deadline \
 (epoch interruption), a linear-memory cap, no ambient authority. For code you \
 do not trust.
-  v8    V8 (Debian's libnode) in this process, one isolate per tenant and worker, \
-with a deadline (TerminateExecution) and a heap cap. Faster, but NOT a sandbox \
+  v8    V8 (Debian's libnode) in this process, one isolate per tenant and thread, \
+with a deadline (TerminateExecution) and a heap cap; a render cannot be \
+paused, so V8 renders run on their own threads (--v8-threads). Faster, but NOT a sandbox \
 boundary: V8 aborts the whole process when one allocation inside a builtin \
 cannot be satisfied (e.g. `new Array(5e8).fill(1.5)`), which takes every tenant \
 down with it. Use it only for code you trust, and run the server under a \
@@ -110,6 +111,11 @@ pub struct ServeArgs {
     /// (5 ms) [default: 8].
     #[arg(long, env = "SSR_RENDERS_PER_WORKER", value_name = "N")]
     renders_per_worker: Option<usize>,
+    /// Threads for V8 renders, which cannot yield: one render each, unpinned,
+    /// so the kernel shares the cores between a spinning render and the rest
+    /// [default: 4 per core].
+    #[arg(long, env = "SSR_V8_THREADS", value_name = "N")]
+    v8_threads: Option<usize>,
     /// Renders one tenant may have in flight at once; a tenant may set its
     /// own at registration [default: one per worker for Wasm tenants, half
     /// the workers (at least 1) for V8 tenants, which cannot yield].
@@ -158,6 +164,7 @@ impl ServeArgs {
             memory_limit_mib: self.memory_limit_mib,
             warm_instances: self.warm_instances,
             renders_per_worker: self.renders_per_worker,
+            v8_threads: self.v8_threads,
             tenant_concurrency: self.tenant_concurrency,
             max_wasm_stack_kib: self.max_wasm_stack_kib,
             max_plugin_mib: None,
@@ -204,6 +211,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         queue_capacity: config.queue_capacity,
         warm_instances: config.warm_instances,
         renders_per_worker: config.renders_per_worker,
+        blocking_threads: config.v8_threads(),
     });
     let admin_token = config.admin_token.clone().unwrap_or_else(|| {
         let token = random_token();

@@ -41,6 +41,10 @@ pub trait Engine: Send + Sync {
 pub trait Plugin: Send + Sync {
     /// A new instance serving `tenant`, in the state the plugin was built in.
     fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError>;
+
+    /// Whether its renders yield at the end of each time slice (see
+    /// [`Rendering`]); one that cannot holds its thread until it ends.
+    fn yields(&self) -> bool;
 }
 
 /// A render in progress.

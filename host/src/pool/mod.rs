@@ -1,15 +1,18 @@
 //! The worker pool (request step 4, [`Pool::render`]): renders run on
 //! dedicated OS threads, one per worker, each pinned to a core and owning its
 //! instances (Wasmtime stores or V8 isolates, behind `engine::Instance`); the
-//! async runtime only waits for them. The pool never asks which engine a
-//! tenant uses.
+//! async runtime only waits for them.
 //!
 //! Fair sharing: each worker interleaves up to `renders_per_worker` renders
 //! in time slices (`worker.rs`), so a spinning Wasm render cannot hold a
-//! core hostage; and each tenant has a concurrency cap (`Tenant::permits`),
-//! so one tenant never fills every slot, nor, on V8, which cannot yield,
-//! every worker. A render over its tenant's cap waits for a permit in the
-//! async runtime, not in the shared queue.
+//! core hostage. A render that cannot yield (V8) goes to a second queue,
+//! served by unpinned blocking threads (more than cores, one render each),
+//! so the kernel time-slices a spinning V8 render with the rest, and it
+//! never stalls the Wasm renders interleaved on a worker. Each tenant has a
+//! concurrency cap (`Tenant::permits`), so one tenant never fills every slot
+//! or thread; a render over its cap waits for a permit in the async runtime,
+//! not in a queue. The pool asks a plugin only whether it yields, never
+//! which engine it is.
 //!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
 //! that every worker pulls from. A shared queue never leaves a job waiting
@@ -59,6 +62,10 @@ pub struct PoolOptions {
     /// Renders one worker interleaves in time slices (Wasm renders yield at
     /// each epoch tick; see `worker.rs`).
     pub renders_per_worker: usize,
+    /// Unpinned threads for renders that cannot yield (V8), one render at a
+    /// time each. More of them than cores, so that the kernel time-slices a
+    /// spinning render with the others instead of it holding a core.
+    pub blocking_threads: usize,
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
@@ -102,7 +109,10 @@ pub(crate) struct Job {
 /// them, so every instance (a V8 isolate too) is gone before the process
 /// exits.
 pub struct Pool {
+    /// Renders that yield, for the pinned workers.
     queue: Sender<Job>,
+    /// Renders that cannot yield, for the blocking threads.
+    blocking: Sender<Job>,
     capacity: usize,
     options: PoolOptions,
     workers: Vec<std::thread::JoinHandle<()>>,
@@ -111,7 +121,8 @@ pub struct Pool {
 impl Drop for Pool {
     fn drop(&mut self) {
         let (closed, _) = crossbeam_channel::bounded(0);
-        drop(std::mem::replace(&mut self.queue, closed));
+        drop(std::mem::replace(&mut self.queue, closed.clone()));
+        drop(std::mem::replace(&mut self.blocking, closed));
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -126,27 +137,43 @@ thread_local! {
 impl Pool {
     pub fn start(options: PoolOptions) -> Pool {
         let (queue, jobs) = crossbeam_channel::bounded(options.queue_capacity);
+        let (blocking, blocking_jobs) = crossbeam_channel::bounded(options.queue_capacity);
         let cores = if options.pin {
             core_affinity::get_core_ids().unwrap_or_default()
         } else {
             Vec::new()
         };
-        let mut workers = Vec::with_capacity(options.workers);
-        for i in 0..options.workers {
-            let jobs = jobs.clone();
-            let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
-            let opts = options.clone();
-            let worker = std::thread::Builder::new()
-                .name(format!("ssr-worker-{i}"))
+        let spawn = |name: String, core, jobs, opts| {
+            std::thread::Builder::new()
+                .name(name)
                 // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm
-                // stacks live in the plugin's own memory.
+                // stacks are fibers Wasmtime allocates.
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || worker::run(i, core, jobs, opts))
-                .expect("spawning a worker thread");
-            workers.push(worker);
+                .spawn(move || worker::run(core, jobs, opts))
+                .expect("spawning a worker thread")
+        };
+        let mut workers = Vec::with_capacity(options.workers + options.blocking_threads);
+        for i in 0..options.workers {
+            let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
+            let name = format!("ssr-worker-{i}");
+            workers.push(spawn(name, core, jobs.clone(), options.clone()));
+        }
+        let one_at_a_time = PoolOptions {
+            renders_per_worker: 1,
+            ..options.clone()
+        };
+        for i in 0..options.blocking_threads {
+            let name = format!("ssr-blocking-{i}");
+            workers.push(spawn(
+                name,
+                None,
+                blocking_jobs.clone(),
+                one_at_a_time.clone(),
+            ));
         }
         Pool {
             queue,
+            blocking,
             capacity: options.queue_capacity,
             options,
             workers,
@@ -195,9 +222,14 @@ impl Pool {
             enqueued: Instant::now(),
             reply,
         };
-        match self.queue.try_send(job) {
+        let queue = if job.tenant.plugin.yields() {
+            &self.queue
+        } else {
+            &self.blocking
+        };
+        match queue.try_send(job) {
             Ok(()) => {
-                metrics::gauge!("ssr_queue_depth").set(self.queue.len() as f64);
+                metrics::gauge!("ssr_queue_depth").set(self.queue_depth() as f64);
                 Ok(rx)
             }
             Err(TrySendError::Full(_)) => Err(PoolError::Saturated),
@@ -232,7 +264,7 @@ impl Pool {
 
     /// Jobs waiting for a worker.
     pub fn queue_depth(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.blocking.len()
     }
 
     pub fn queue_capacity(&self) -> usize {

@@ -6,9 +6,9 @@
 //! epoch tick (`engine::wasm::ticker::TICK`), so a spinning render holds the
 //! core for one slice at a time, not until its deadline. A newly admitted
 //! render is polled first, so it starts within one slice of being admitted.
-//! A V8 render cannot yield: it holds the worker until it ends (the
-//! per-tenant concurrency cap, `tenant::Tenant::permits`, bounds how many
-//! workers one tenant can hold that way).
+//! A render that cannot yield (V8) would stall every render interleaved with
+//! it, so those run on the pool's blocking threads, one at a time each
+//! (`renders_per_worker` 1); the kernel time-slices those threads.
 //!
 //! Invariant: tasks never wait on I/O (`engine::Rendering`), so `Pending`
 //! only ends a slice and the worker polls the next task at once; it sleeps
@@ -114,15 +114,11 @@ impl Instances {
 
 type Task = Pin<Box<dyn Future<Output = ()>>>;
 
-pub(super) fn run(index: usize, core: Option<CoreId>, jobs: Receiver<Job>, opts: PoolOptions) {
+pub(super) fn run(core: Option<CoreId>, jobs: Receiver<Job>, opts: PoolOptions) {
     if let Some(core) = core
         && !core_affinity::set_for_current(core)
     {
-        tracing::warn!(
-            worker = index,
-            core = core.id,
-            "could not pin the worker to its core"
-        );
+        tracing::warn!(core = core.id, "could not pin the worker to its core");
     }
     let instances = Rc::new(RefCell::new(Instances::new(opts.warm_instances)));
     let mut tasks: VecDeque<Task> = VecDeque::with_capacity(opts.renders_per_worker);

@@ -7,8 +7,9 @@
 //! - instance: [`V8Instance`], one isolate with one context in which the
 //!   prelude and the bundle were evaluated. An isolate serves one tenant, so
 //!   a tenant that exhausts its heap or is terminated loses only its own
-//!   isolate. A worker thread owns its instances; they never run on two
-//!   threads at once.
+//!   isolate. A pool thread owns its instances; they never run on two
+//!   threads at once. A render cannot yield mid-script (`Plugin::yields`), so
+//!   the pool runs V8 renders on its blocking threads.
 //!
 //! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
 //! the instance is then discarded) and a heap cap (V8's near-heap-limit
@@ -100,6 +101,10 @@ impl V8Plugin {
 impl Plugin for V8Plugin {
     fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError> {
         Ok(Box::new(self.instance(tenant)?))
+    }
+
+    fn yields(&self) -> bool {
+        false
     }
 }
 

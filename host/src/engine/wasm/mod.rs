@@ -310,6 +310,10 @@ impl Plugin for WasmPlugin {
     fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError> {
         Ok(Box::new(self.instance(tenant)?))
     }
+
+    fn yields(&self) -> bool {
+        true
+    }
 }
 
 /// One instance of a plugin, with its own store.

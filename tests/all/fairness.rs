@@ -14,6 +14,18 @@ fn spin(s: &Server, path: &str) -> JoinHandle<u16> {
     std::thread::spawn(move || Server::agent().get(&url).call().unwrap().status().as_u16())
 }
 
+/// A server where a spinning render lasts 3 s, with `args` added.
+fn server(args: &[&str]) -> Server {
+    let base = [
+        "--no-demo",
+        "--render-deadline",
+        "3000",
+        "--request-timeout",
+        "5000",
+    ];
+    Server::start(&[&base[..], args].concat())
+}
+
 /// Lets the spinning requests reach their workers.
 fn settle() {
     std::thread::sleep(Duration::from_millis(500));
@@ -23,15 +35,7 @@ fn settle() {
 fn a_spinning_wasm_render_does_not_hold_its_worker() {
     // One worker: without time slices the good tenant would wait for the
     // spinner's 3 s deadline.
-    let s = Server::start(&[
-        "--no-demo",
-        "--workers",
-        "1",
-        "--render-deadline",
-        "3000",
-        "--request-timeout",
-        "5000",
-    ]);
+    let s = server(&["--workers", "1"]);
     assert_eq!(s.add("evil", "tests/plugins/hostile.js", "").0, 201);
     assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
     let spinner = spin(&s, "/t/evil/loop");
@@ -50,17 +54,7 @@ fn a_spinning_wasm_render_does_not_hold_its_worker() {
 fn a_v8_tenant_is_held_to_its_concurrency_cap() {
     // Two threads for V8 renders, which cannot yield: without the cap two
     // spinning renders would hold both until their 3 s deadline.
-    let s = Server::start(&[
-        "--no-demo",
-        "--workers",
-        "2",
-        "--v8-threads",
-        "2",
-        "--render-deadline",
-        "3000",
-        "--request-timeout",
-        "5000",
-    ]);
+    let s = server(&["--workers", "2", "--v8-threads", "2"]);
     let (status, body) = s.add(
         "evil",
         "tests/plugins/hostile.js",
@@ -86,15 +80,7 @@ fn a_v8_tenant_is_held_to_its_concurrency_cap() {
 #[test]
 fn a_spinning_v8_render_does_not_stall_wasm_renders() {
     // One worker: V8 renders run on their own threads, not on it.
-    let s = Server::start(&[
-        "--no-demo",
-        "--workers",
-        "1",
-        "--render-deadline",
-        "3000",
-        "--request-timeout",
-        "5000",
-    ]);
+    let s = server(&["--workers", "1"]);
     assert_eq!(
         s.add("evil", "tests/plugins/hostile.js", "engine=v8").0,
         201

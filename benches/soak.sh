@@ -74,7 +74,8 @@ for _ in $(seq 1 "$MINUTES"); do
 done
 wait "$hello" "$react"
 rss_end=$(rss_kib)
-metrics=$(curl -fs "http://127.0.0.1:$PORT/metrics")
+metrics=$(curl -s --max-time 30 "http://127.0.0.1:$PORT/metrics" || true)
+printf '%s\n' "$metrics" >target/soak-metrics.txt # the whole scrape, for a closer look
 kill "$server"; wait "$server" 2>/dev/null || true
 
 summary() { # wrk output -> "requests rps p50 p99 failed"
@@ -111,7 +112,9 @@ unexpected=$(grep -E '^ssr_(render_errors|rejections)_total\{tenant="(hello|reac
   echo "${errors:-    none}"
   echo '```'
   echo
-  if [ -z "$unexpected" ] && [ "$hello_failed" = 0 ] && [ "$react_failed" = 0 ]; then
+  if [ -z "$errors" ]; then
+    echo "Verdict: FAILED: /metrics showed no render errors at all, so the attacks were not measured."
+  elif [ -z "$unexpected" ] && [ "$hello_failed" = 0 ] && [ "$react_failed" = 0 ]; then
     echo "Verdict: only designed errors, all on the hostile tenants; no well-behaved request failed."
   else
     echo "Verdict: FAILED: well-behaved requests failed or had errors:"

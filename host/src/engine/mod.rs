@@ -352,11 +352,16 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// Whether the instance that produced this error must be discarded.
+    /// Whether the instance that produced this error must be discarded. An
+    /// oversized response is one: the instance's heap grew to hold it and
+    /// would keep that memory while warm.
     pub fn poisons_instance(&self) -> bool {
         matches!(
             self,
-            EngineError::Timeout(_) | EngineError::OutOfMemory | EngineError::Trap(_)
+            EngineError::Timeout(_)
+                | EngineError::OutOfMemory
+                | EngineError::Trap(_)
+                | EngineError::ResponseTooLarge { .. }
         )
     }
 }

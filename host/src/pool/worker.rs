@@ -188,14 +188,17 @@ pub(super) async fn render(
         .render(request, remaining.min(tenant.limits.render_deadline))
         .instrument(span)
         .await;
-    instances.borrow_mut().check_in(tenant, instance, &out);
-    match out {
+    let out = match out {
         Ok(response) if response.body.len() > tenant.limits.max_response_bytes => {
-            Err(PoolError::Engine(EngineError::ResponseTooLarge {
+            Err(EngineError::ResponseTooLarge {
                 size: response.body.len(),
                 limit: tenant.limits.max_response_bytes,
-            }))
+            })
         }
+        other => other,
+    };
+    instances.borrow_mut().check_in(tenant, instance, &out);
+    match out {
         Ok(response) => Ok((response, started.elapsed())),
         Err(EngineError::Timeout(_)) if Instant::now() >= deadline => Err(PoolError::Timeout),
         Err(e) => Err(PoolError::Engine(e)),

@@ -102,7 +102,7 @@ unexpected=$(grep -E '^ssr_(render_errors|rejections)_total\{tenant="(hello|reac
   echo "| hello (cache hits) | $hello_n | $hello_rps | $hello_p50 | $hello_p99 | $hello_failed |"
   echo "| react (renders) | $react_n | $react_rps | $react_p50 | $react_p99 | $react_failed |"
   echo
-  echo "Hostile requests by status: evil-wasm $(codes evil-wasm); evil-v8 $(codes evil-v8)."
+  echo "Hostile requests by status: evil-wasm $(codes evil-wasm); evil-v8 $(codes evil-v8) (000: the request in flight when the loop was stopped)."
   echo
   echo "RSS: $((rss_start / 1024)) MiB at the start, $((rss_end / 1024)) MiB at the end (each minute: ${samples[*]} MiB)."
   echo

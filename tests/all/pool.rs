@@ -91,6 +91,22 @@ fn render_errors_answer_a_generic_500() {
 }
 
 #[test]
+fn a_tenant_in_debug_mode_sees_its_own_failures() {
+    let s = Server::start(&["--no-demo", "--render-deadline", "300"]);
+    assert_eq!(s.add("d", "tests/plugins/errors.js", "debug=true").0, 201);
+    let r = s.get("/t/d/throw", &[]);
+    assert_eq!(r.status, 500);
+    let body = r.text();
+    assert!(body.contains("TypeError: bad thing"), "{body}");
+    assert!(body.contains("errors.js"), "the stack: {body}");
+    let r = s.get("/t/d/never", &[]);
+    assert!(r.text().contains("never settle"), "{}", r.text());
+    let (status, body) = s.add("d2", "tests/plugins/errors.js", "debug=maybe");
+    assert_eq!(status, 400);
+    assert!(body.contains("`debug` is `true` or `false`"), "{body}");
+}
+
+#[test]
 fn reuse_keeps_state_within_a_tenant_and_fresh_does_not() {
     let s = Server::start(&["--no-demo", "--workers", "1"]);
     assert_eq!(s.add("r", "tests/plugins/counter.js", "mode=reuse").0, 201);

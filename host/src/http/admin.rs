@@ -2,7 +2,7 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::TenantLimits` |
+//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::TenantLimits`; `debug` puts failures' detail in its error pages |
 //! | `GET /admin/tenants` | list tenants |
 //! | `GET /admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /admin/tenants/{id}` | remove a tenant |
@@ -104,6 +104,17 @@ pub async fn put(
             "host" => settings.hosts.push(v),
             "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
             "engine" => settings.engine = Some(v.parse().map_err(ApiError::BadRequest)?),
+            "debug" => {
+                settings.debug = match v.as_str() {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => {
+                        return Err(ApiError::BadRequest(format!(
+                            "`debug` is `true` or `false`, not `{v}`"
+                        )));
+                    }
+                }
+            }
             other => {
                 if !settings
                     .limits
@@ -111,7 +122,7 @@ pub async fn put(
                     .map_err(ApiError::BadRequest)?
                 {
                     return Err(ApiError::BadRequest(format!(
-                        "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh), `engine` (wasm or v8) and the limits {}",
+                        "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
                         TenantLimits::NAMES
                     )));
                 }

@@ -2,7 +2,8 @@
 //!
 //! Invariant: bodies never carry internal detail (a JavaScript stack, a trap,
 //! a path on disk). Renderer failures are logged where they happen, with the
-//! tenant, and the client sees a generic page. Admin errors name the problem
+//! tenant, and the client sees a generic page, unless the tenant was
+//! registered with `debug=true` ([`ApiError::Detailed`]: its own failure only). Admin errors name the problem
 //! in the client's input, since that is what the client must fix.
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -35,6 +36,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("internal error")]
     Internal,
+    /// A render failure with its detail, for a tenant in debug mode.
+    #[error("{0}\n\n{1}")]
+    Detailed(Box<ApiError>, String),
 }
 
 impl ApiError {
@@ -48,6 +52,7 @@ impl ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Detailed(inner, _) => inner.status(),
         }
     }
 }

@@ -162,8 +162,29 @@ async fn submit(
         }
         Err(e) => {
             tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
-            Err(failed(&tenant.id, e))
+            let detail = tenant.registration.debug.then(|| debug_detail(&e));
+            let err = failed(&tenant.id, e);
+            Err(match detail {
+                Some(detail) => ApiError::Detailed(Box::new(err), detail),
+                None => err,
+            })
         }
+    }
+}
+
+/// What a tenant registered with `debug=true` sees of its own failure: the
+/// JS message and stack, or the limit it hit.
+fn debug_detail(e: &PoolError) -> String {
+    match e {
+        PoolError::Engine(EngineError::Js {
+            kind,
+            message,
+            stack,
+        }) => format!(
+            "render failed ({kind}): {message}\n{}",
+            stack.as_deref().unwrap_or("")
+        ),
+        other => other.to_string(),
     }
 }
 

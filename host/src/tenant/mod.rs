@@ -69,6 +69,10 @@ pub struct Settings {
     /// Limits this tenant sets; the server's defaults for the rest.
     #[serde(default)]
     pub limits: TenantLimits,
+    /// Show render failures' detail (JS message and stack, limit hit) in
+    /// this tenant's error pages, for its developers; off by default.
+    #[serde(default)]
+    pub debug: bool,
 }
 
 /// Per-tenant counters, carried across versions, with the tenant's metric
@@ -114,6 +118,9 @@ pub struct Registration {
     /// The limits this registration set (the rest follow the server).
     #[serde(default)]
     pub limits: TenantLimits,
+    /// Error pages carry the failure's detail (`Settings::debug`).
+    #[serde(default)]
+    pub debug: bool,
     /// Content hash of the plugin bytes.
     pub digest: String,
     pub plugin_bytes: usize,
@@ -321,6 +328,7 @@ impl Registry {
             mode: settings.mode.unwrap_or(self.defaults.mode),
             engine,
             limits: settings.limits,
+            debug: settings.debug,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),
             updated_unix: SystemTime::now()

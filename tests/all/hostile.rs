@@ -11,7 +11,17 @@ use crate::support::Server;
 /// A server with the hostile plugin as `evil-<engine>` on every engine, and
 /// a well-behaved tenant.
 fn server() -> Server {
-    let s = Server::start(&["--no-demo", "--workers", "2", "--max-response-kib", "4096"]);
+    // A 64 MiB memory cap: the memory bomb reaches it well within the 1 s
+    // deadline even on a loaded machine.
+    let s = Server::start(&[
+        "--no-demo",
+        "--workers",
+        "2",
+        "--max-response-kib",
+        "4096",
+        "--memory-limit-mib",
+        "64",
+    ]);
     for engine in Engines::KINDS {
         let (status, body) = s.add(
             &format!("evil-{engine}"),

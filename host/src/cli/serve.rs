@@ -107,8 +107,8 @@ pub struct ServeArgs {
     /// Warm instances each worker keeps across tenants [default: 16].
     #[arg(long, env = "SSR_WARM_INSTANCES", value_name = "N")]
     warm_instances: Option<usize>,
-    /// Renders one worker interleaves in time slices of one epoch tick
-    /// (5 ms) [default: 8].
+    /// Wasm renders one worker interleaves in time slices of 1-2 ms
+    /// [default: 8].
     #[arg(long, env = "SSR_RENDERS_PER_WORKER", value_name = "N")]
     renders_per_worker: Option<usize>,
     /// Threads for V8 renders, which cannot yield: one render each, unpinned,

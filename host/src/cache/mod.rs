@@ -441,6 +441,24 @@ mod tests {
     }
 
     #[test]
+    fn expired_entries_are_swept_before_the_cache_fills() {
+        let c = Cache::new(640, Duration::from_secs(60));
+        let e = CacheEntry::new(
+            response("x", CachePolicy::Ttl(0), 200),
+            Some(Duration::ZERO),
+        );
+        for i in 0..5 {
+            c.insert(key(&format!("/{i}")), &e, &[]);
+        }
+        assert_eq!(c.len(), 5, "kept until the next sweep");
+        for i in 5..25 {
+            c.insert(key(&format!("/{i}")), &e, &[]);
+        }
+        // A sweep every 10 inserts: at most the 5 since the last one remain.
+        assert!(c.len() <= 5, "{} expired entries kept", c.len());
+    }
+
+    #[test]
     fn capacity_is_kept_by_evicting_the_oldest() {
         let c = Cache::new(64, Duration::from_secs(60));
         for i in 0..100 {

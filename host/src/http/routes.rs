@@ -188,44 +188,48 @@ fn debug_detail(e: &PoolError) -> String {
     }
 }
 
-/// Logs a failed render with its detail; the client gets a generic error.
+/// Logs a failed render with its detail and counts it (a rejection, or a
+/// render error by kind); the client gets a generic error.
 fn failed(tenant: &str, e: PoolError) -> ApiError {
-    let rejected = match &e {
-        PoolError::Saturated => Some("saturated"),
-        PoolError::TenantBusy => Some("tenant-busy"),
-        _ => None,
-    };
-    if let Some(reason) = rejected {
-        metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
+    let render_error = |kind: &'static str| {
+        metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)
             .increment(1);
-        return ApiError::Saturated;
-    }
-    let kind = match &e {
-        PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => "timeout",
-        PoolError::Engine(EngineError::OutOfMemory) => "memory",
-        PoolError::Engine(EngineError::Js { .. }) => "script",
-        PoolError::Engine(EngineError::Trap(_)) => "trap",
-        PoolError::Engine(EngineError::ResponseTooLarge { .. }) => "too-large",
-        _ => "other",
     };
-    metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)
-        .increment(1);
     match e {
+        PoolError::Saturated | PoolError::TenantBusy => {
+            let reason = match e {
+                PoolError::Saturated => "saturated",
+                _ => "tenant-busy",
+            };
+            metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
+                .increment(1);
+            ApiError::Saturated
+        }
         PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
+            render_error("timeout");
             tracing::warn!(tenant, "render timed out: {e}");
             ApiError::Timeout
         }
-        PoolError::Saturated | PoolError::TenantBusy => ApiError::Saturated,
-        PoolError::Closed => ApiError::Unavailable,
+        PoolError::Closed => {
+            render_error("other");
+            ApiError::Unavailable
+        }
         PoolError::Engine(EngineError::Js {
             kind,
             message,
             stack,
         }) => {
+            render_error("script");
             tracing::warn!(tenant, %kind, stack = stack.as_deref().unwrap_or(""), "render failed: {message}");
             ApiError::RenderFailed
         }
         PoolError::Engine(other) => {
+            render_error(match other {
+                EngineError::OutOfMemory => "memory",
+                EngineError::Trap(_) => "trap",
+                EngineError::ResponseTooLarge { .. } => "too-large",
+                _ => "other",
+            });
             tracing::warn!(tenant, "render failed: {other}");
             ApiError::RenderFailed
         }

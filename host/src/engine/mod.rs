@@ -50,8 +50,8 @@ pub trait Plugin: Send + Sync {
 /// A render in progress.
 ///
 /// Invariant: it is CPU-bound and never waits on I/O. `Pending` means only
-/// "my time slice is over, poll me again" (a Wasm render yields at each
-/// epoch tick); it wakes its waker before returning it. So a scheduler may
+/// "my time slice is over, poll me again" (a Wasm render yields once it has
+/// run a tick since it was polled); it wakes its waker before returning it. So a scheduler may
 /// poll it again without waiting for a wake-up (`pool::worker` runs renders
 /// round-robin that way), and [`run`] drives one to completion. A V8 render
 /// cannot yield: it finishes in its first poll.

@@ -59,8 +59,7 @@ pub struct PoolOptions {
     pub workers: usize,
     pub pin: bool,
     pub queue_capacity: usize,
-    /// Renders one worker interleaves in time slices (Wasm renders yield at
-    /// each epoch tick; see `worker.rs`).
+    /// Renders one worker interleaves in time slices (see `worker.rs`).
     pub renders_per_worker: usize,
     /// Unpinned threads for renders that cannot yield (V8), one render at a
     /// time each. More of them than cores, so that the kernel time-slices a

@@ -2,9 +2,10 @@
 //! instances it owns ([`Instances`]), several at a time in time slices.
 //!
 //! Scheduling: a worker runs up to `renders_per_worker` renders at once, as
-//! tasks polled round-robin on its one thread. A Wasm render yields at every
-//! epoch tick (`engine::wasm::ticker::TICK`), so a spinning render holds the
-//! core for one slice at a time, not until its deadline. A newly admitted
+//! tasks polled round-robin on its one thread. A Wasm render yields at the
+//! first epoch tick after it has run one `engine::wasm::ticker::TICK` since
+//! it was polled (a slice of 1-2 ms), so a spinning render holds the core
+//! for one slice at a time, not until its deadline. A newly admitted
 //! render is polled first, so it starts within one slice of being admitted.
 //! A render that cannot yield (V8) would stall every render interleaved with
 //! it, so those run on the pool's blocking threads, one at a time each

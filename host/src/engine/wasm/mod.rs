@@ -360,8 +360,8 @@ impl Instance for WasmInstance {
                 headers: req.headers.clone(),
                 tenant: req.tenant.clone(),
             };
-            // Every epoch tick ends a slice: the callback installed by
-            // `WasmPlugin::instance` yields, or interrupts past `deadline`.
+            // The callback installed by `WasmPlugin::instance` reads the
+            // deadline, and `slice` to end a slice one tick after each poll.
             self.store.data_mut().deadline = Instant::now() + deadline;
             self.store.set_epoch_deadline(1);
             let slice = &self.slice;

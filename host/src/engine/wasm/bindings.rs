@@ -4,7 +4,7 @@ wasmtime::component::bindgen!({
     path: "../wit",
     world: "plugin",
     // `render` is called with `call_async`, so that a render can yield to
-    // its worker's scheduler at each epoch tick (`pool::worker`). Imports
+    // its worker's scheduler between time slices (`pool::worker`). Imports
     // stay synchronous: they never wait.
     exports: { default: async },
 });

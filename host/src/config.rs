@@ -25,8 +25,7 @@ pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 pub const DEFAULT_WARM_INSTANCES: usize = 16;
 /// Renders one worker interleaves in time slices.
 pub const DEFAULT_RENDERS_PER_WORKER: usize = 8;
-/// The wasm stack of one render (Wasmtime's own default).
-pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
+pub const DEFAULT_MAX_WASM_STACK: usize = crate::engine::wasm::DEFAULT_MAX_WASM_STACK;
 /// The largest response body a render may produce.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 << 20;
 /// The largest plugin the admin API accepts.

@@ -131,17 +131,9 @@ impl Defaults {
 }
 
 impl Default for Defaults {
+    /// What `ssr serve` gives tenants with no flags set.
     fn default() -> Self {
-        Defaults {
-            mode: Mode::Reuse,
-            max_plugin_bytes: 64 << 20,
-            render_deadline: engine::DEFAULT_DEADLINE,
-            memory_limit: engine::DEFAULT_MEMORY_LIMIT,
-            max_response_bytes: 8 << 20,
-            concurrency: None,
-            workers: 1,
-            renders_per_worker: 1,
-        }
+        crate::config::Config::default().tenant_defaults()
     }
 }
 

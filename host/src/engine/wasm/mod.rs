@@ -32,6 +32,9 @@ use super::{
 };
 use crate::artifact;
 
+/// The wasm stack of one render (Wasmtime's own default).
+pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
+
 /// Settings fixed for the life of a [`WasmEngine`].
 #[derive(Clone, Debug)]
 pub struct WasmOptions {
@@ -50,7 +53,7 @@ impl Default for WasmOptions {
         WasmOptions {
             pooled_instances: None,
             memory_limit: super::DEFAULT_MEMORY_LIMIT,
-            max_wasm_stack: 512 << 10,
+            max_wasm_stack: DEFAULT_MAX_WASM_STACK,
         }
     }
 }

@@ -185,66 +185,45 @@ impl FileConfig {
 
     /// Overrides the fields of `c` this file sets.
     pub fn apply(self, c: &mut Config) {
+        // `set!(field)` copies a field of the same name and type;
+        // `set!(field => target, convert)` converts it on the way.
         macro_rules! set {
             ($field:ident) => {
+                set!($field => $field, |v| v)
+            };
+            ($field:ident => $target:ident, $convert:expr) => {
                 if let Some(v) = self.$field {
-                    c.$field = v;
+                    c.$target = ($convert)(v);
                 }
             };
         }
+        let kib = |v: usize| v << 10;
+        let mib = |v: usize| v << 20;
         set!(listen);
+        set!(admin_listen => admin_listen, Some);
+        set!(data_dir => data_dir, Some);
         set!(workers);
         set!(pin);
         set!(queue_capacity);
+        set!(request_timeout_ms => request_timeout, Duration::from_millis);
+        set!(render_deadline_ms => render_deadline, Duration::from_millis);
         set!(cache_capacity);
+        set!(cache_ttl_secs => cache_ttl, Duration::from_secs);
+        set!(admin_token => admin_token, Some);
+        set!(max_connections);
+        set!(header_timeout_ms => header_timeout, Duration::from_millis);
+        set!(max_header_kib => max_header_bytes, kib);
+        set!(memory_limit_mib => memory_limit, mib);
         set!(warm_instances);
         set!(renders_per_worker);
-        if let Some(v) = self.v8_threads {
-            c.v8_threads = Some(v);
-        }
-        set!(max_connections);
-        if let Some(v) = self.header_timeout_ms {
-            c.header_timeout = Duration::from_millis(v);
-        }
-        if let Some(v) = self.max_header_kib {
-            c.max_header_bytes = v << 10;
-        }
+        set!(v8_threads => v8_threads, Some);
+        set!(tenant_concurrency => tenant_concurrency, Some);
+        set!(max_wasm_stack_kib => max_wasm_stack, kib);
+        set!(max_plugin_mib => max_plugin_bytes, mib);
+        set!(max_response_kib => max_response_bytes, kib);
         set!(default_mode);
         set!(demo);
         set!(render_on);
-        if let Some(v) = self.admin_listen {
-            c.admin_listen = Some(v);
-        }
-        if let Some(v) = self.data_dir {
-            c.data_dir = Some(v);
-        }
-        if let Some(v) = self.tenant_concurrency {
-            c.tenant_concurrency = Some(v);
-        }
-        if let Some(v) = self.max_wasm_stack_kib {
-            c.max_wasm_stack = v << 10;
-        }
-        if let Some(v) = self.admin_token {
-            c.admin_token = Some(v);
-        }
-        if let Some(v) = self.request_timeout_ms {
-            c.request_timeout = Duration::from_millis(v);
-        }
-        if let Some(v) = self.render_deadline_ms {
-            c.render_deadline = Duration::from_millis(v);
-        }
-        if let Some(v) = self.cache_ttl_secs {
-            c.cache_ttl = Duration::from_secs(v);
-        }
-        if let Some(v) = self.memory_limit_mib {
-            c.memory_limit = v << 20;
-        }
-        if let Some(v) = self.max_plugin_mib {
-            c.max_plugin_bytes = v << 20;
-        }
-        if let Some(v) = self.max_response_kib {
-            c.max_response_bytes = v << 10;
-        }
     }
 }
 

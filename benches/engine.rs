@@ -3,7 +3,10 @@
 //! Groups (BenchmarkId = engine/workload):
 //! - `instantiate`: a new instance (Wasm: from the pre-instantiated
 //!   component, pooling allocator; V8: a new isolate with the prelude and
-//!   the bundle evaluated); dropping it is included. hello and react.
+//!   the bundle evaluated), dropped outside the timed loop. hello and react.
+//! - `discard`: dropping an instance after one render (Wasm: the pooling
+//!   allocator resets the slot's dirtied memory; V8: the isolate is
+//!   disposed). hello and react.
 //! - `render_warm`: one render on an instance that has rendered before, on
 //!   `wasm`, `v8`, and `native-quickjs` (the same guest runtime compiled for
 //!   the host, so the cost of Wasm itself is visible). Every example plugin.
@@ -18,7 +21,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
 use ssr::engine::{EngineKind, Engines, Instance, Limits, Plugin, RenderRequest};
@@ -93,10 +96,28 @@ fn engines(c: &mut Criterion) {
         }
 
         if *lifecycle {
+            // Batches of 16 stay well inside the 64 pooled slots; the
+            // instances are dropped outside the timed loop.
+            let batch = BatchSize::NumIterations(16);
             let mut group = c.benchmark_group("instantiate");
             for (kind, plugin) in &plugins {
                 group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
-                    b.iter(|| plugin.instantiate("bench").unwrap())
+                    b.iter_batched(|| (), |()| plugin.instantiate("bench").unwrap(), batch)
+                });
+            }
+            group.finish();
+            let mut group = c.benchmark_group("discard");
+            for (kind, plugin) in &plugins {
+                group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
+                    b.iter_batched(
+                        || {
+                            let mut inst = plugin.instantiate("bench").unwrap();
+                            inst.render_now(&req, deadline).unwrap();
+                            inst
+                        },
+                        drop,
+                        batch,
+                    )
                 });
             }
             group.finish();

@@ -4,7 +4,7 @@
 //! API and persist.
 
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::support::{Server, tempdir};
 
@@ -73,6 +73,44 @@ fn a_v8_tenant_is_held_to_its_concurrency_cap() {
     );
     for t in spinners {
         assert_eq!(t.join().unwrap(), 504);
+    }
+}
+
+#[test]
+fn a_tenant_at_its_cap_waits_in_a_bounded_line() {
+    // `evil` renders one at a time and may have two requests waiting
+    // (`--queue-capacity 2`): a fourth request is refused at once, and
+    // another tenant is served meanwhile.
+    let s = server(&["--workers", "1", "--queue-capacity", "2"]);
+    let (status, body) = s.add("evil", "tests/plugins/hostile.js", "max_concurrency=1");
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+    let spinners = [
+        spin(&s, "/t/evil/loop"),
+        spin(&s, "/t/evil/loop?waits=1"),
+        spin(&s, "/t/evil/loop?waits=2"),
+    ];
+    settle();
+    let asked = Instant::now();
+    let refused = s.get("/t/evil/loop?waits=3", &[]);
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "the refusal waited {:?}",
+        asked.elapsed()
+    );
+    assert!(refused.header("retry-after").is_some());
+    assert_eq!(s.get("/t/good/?during=line", &[]).status, 200);
+    let metrics = s.get("/metrics", &[]).text();
+    assert!(
+        metrics.contains(r#"ssr_rejections_total{tenant="evil",reason="tenant-busy"} 1"#),
+        "{metrics}"
+    );
+    // The first spinner ends at its render deadline; those in line get the
+    // permit in turn and end at their request deadline.
+    assert!(spinners.iter().all(|t| !t.is_finished()));
+    for t in spinners {
+        assert!([503, 504].contains(&t.join().unwrap()));
     }
 }
 

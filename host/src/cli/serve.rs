@@ -60,7 +60,8 @@ pub struct ServeArgs {
     /// Pin each worker to a core [default: true].
     #[arg(long, env = "SSR_PIN", value_name = "BOOL")]
     pin: Option<bool>,
-    /// Renders that may wait for a worker; past it, 503 [default: 512].
+    /// Renders that may wait for a worker, and requests that may wait for
+    /// one tenant at its concurrency cap; past either, 503 [default: 512].
     #[arg(long, env = "SSR_QUEUE_CAPACITY", value_name = "N")]
     queue_capacity: Option<usize>,
     /// Milliseconds a request may take end to end; past it, 504 and the

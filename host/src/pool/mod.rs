@@ -11,7 +11,8 @@
 //! never stalls the Wasm renders interleaved on a worker. Each tenant has a
 //! concurrency cap (`Tenant::permits`), so one tenant never fills every slot
 //! or thread; a render over its cap waits for a permit in the async runtime,
-//! not in a queue. The pool asks a plugin only whether it yields, never
+//! not in a queue, in a line as long as the queue (beyond it: `TenantBusy`,
+//! HTTP 503 at once). The pool asks a plugin only whether it yields, never
 //! which engine it is.
 //!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
@@ -41,11 +42,12 @@ mod worker;
 
 use std::cell::{OnceCell, RefCell};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
 use thiserror::Error;
-use tokio::sync::{OwnedSemaphorePermit, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::{EngineError, RenderRequest, RenderResponse};
 use crate::tenant::Tenant;
@@ -75,7 +77,9 @@ pub struct PoolOptions {
 pub enum PoolError {
     #[error("the render queue is full")]
     Saturated,
-    #[error("the tenant's renders in flight stayed at its concurrency cap until the deadline")]
+    #[error(
+        "the tenant is at its concurrency cap and its waiting line is full, or it stayed at its cap until the deadline"
+    )]
     TenantBusy,
     #[error("the request's deadline passed")]
     Timeout,
@@ -188,11 +192,11 @@ impl Pool {
         request: RenderRequest,
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {
-        let permit =
-            tokio::time::timeout_at(deadline.into(), tenant.permits.clone().acquire_owned())
-                .await
-                .map_err(|_| PoolError::TenantBusy)?
-                .map_err(|_| PoolError::Closed)?;
+        let permit = match tenant.permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
+            Err(TryAcquireError::NoPermits) => self.wait_for_permit(tenant, deadline).await?,
+        };
         let rx = self.submit(tenant.clone(), request, deadline, permit)?;
         // The worker stops the render at the deadline; this margin only
         // covers the hand-back.
@@ -202,6 +206,31 @@ impl Pool {
             Ok(Err(_)) => Err(PoolError::Closed),
             Ok(Ok(r)) => r,
         }
+    }
+
+    /// Waits in `tenant`'s line for one of its permits until `deadline`. The
+    /// line is as long as the shared queue, so a flood of requests for one
+    /// tenant at its cap is refused at once instead of holding connections
+    /// that other tenants' clients need.
+    async fn wait_for_permit(
+        &self,
+        tenant: &Tenant,
+        deadline: Instant,
+    ) -> Result<OwnedSemaphorePermit, PoolError> {
+        struct InLine<'a>(&'a AtomicUsize);
+        impl Drop for InLine<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+        let _in_line = InLine(&tenant.waiting);
+        if tenant.waiting.fetch_add(1, Ordering::Relaxed) >= self.capacity {
+            return Err(PoolError::TenantBusy);
+        }
+        tokio::time::timeout_at(deadline.into(), tenant.permits.clone().acquire_owned())
+            .await
+            .map_err(|_| PoolError::TenantBusy)?
+            .map_err(|_| PoolError::Closed)
     }
 
     /// Queues a render of `request` for `tenant`, to finish by `deadline`.

@@ -18,7 +18,7 @@ mod limits;
 mod store;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -138,6 +138,9 @@ pub struct Tenant {
     /// One per render in flight (`limits.concurrency` in all); a render
     /// holds its permit until it ends on its worker.
     pub permits: Arc<tokio::sync::Semaphore>,
+    /// Requests waiting for a permit; `Pool::render` keeps it at most the
+    /// pool's queue capacity.
+    pub waiting: AtomicUsize,
     pub stats: Arc<Stats>,
 }
 
@@ -153,6 +156,7 @@ impl Tenant {
             registration,
             plugin,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
+            waiting: AtomicUsize::new(0),
             limits,
             stats,
         }

@@ -82,7 +82,7 @@ for p in "${plugins[@]}"; do
     for cache in on off; do
       ttl=60; [ "$cache" = off ] && ttl=0
       target/release/ssr serve --no-demo --listen 127.0.0.1:$PORT --admin-token $TOKEN \
-        --workers "$WORKERS" --cache-ttl $ttl 2>"$work/serve.log" &
+        --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl 2>"$work/serve.log" &
       server=$!
       wait_ready "http://127.0.0.1:$PORT/healthz" "$work/serve.log"
       curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$name.wasm" \

@@ -6,7 +6,8 @@
 //! Fair sharing: each worker interleaves up to `renders_per_worker` renders
 //! in time slices (`worker.rs`), so a spinning Wasm render cannot hold a
 //! core hostage. A render that cannot yield (V8) goes to a second queue,
-//! served by unpinned blocking threads (more than cores, one render each),
+//! served by unpinned blocking threads (more than cores, one render each,
+//! the most recently idle first: `lifo.rs`),
 //! so the kernel time-slices a spinning V8 render with the rest, and it
 //! never stalls the Wasm renders interleaved on a worker. Each tenant has a
 //! concurrency cap (`Tenant::permits`), so one tenant never fills every slot
@@ -24,8 +25,9 @@
 //! 80 us at idle, nearly all of it waking the sleeping worker and then the
 //! waiting task. Under load workers find the queue non-empty and do not
 //! sleep. Contention on the one channel is not visible next to renders of
-//! 0.3-15 ms (`benches/engine.rs`). Warm instances are per worker, so a
-//! tenant gets one warm instance on each worker that has served it.
+//! 0.3-15 ms (`benches/engine.rs`). Warm Wasm instances are per worker, so a
+//! tenant gets one warm instance on each worker that has served it; the
+//! blocking threads share theirs (a V8 isolate per render at once).
 //!
 //! Invariants:
 //! - The queue is bounded: a full queue is `PoolError::Saturated` at once
@@ -35,14 +37,15 @@
 //!   (epoch interruption, or V8's watchdog), so a 504 never leaves a render
 //!   running.
 //! - A job holds one of its tenant's permits until its render ends.
-//! - Instances live and die on their worker thread; jobs come back on a
-//!   `oneshot`.
+//! - A Wasm instance lives and dies on its worker thread; a V8 isolate is
+//!   used by one blocking thread at a time. Jobs come back on a `oneshot`.
 
+mod lifo;
 mod worker;
 
-use std::cell::{OnceCell, RefCell};
-use std::sync::Arc;
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
@@ -51,6 +54,8 @@ use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::{EngineError, RenderRequest, RenderResponse};
 use crate::tenant::Tenant;
+use lifo::Lifo;
+use worker::{Instances, Jobs};
 
 /// Each worker thread's stack.
 const WORKER_STACK_BYTES: usize = 8 << 20;
@@ -99,7 +104,7 @@ pub struct Rendered {
 
 pub(crate) struct Job {
     /// Held until the render ends: one of the tenant's concurrency permits.
-    _permit: OwnedSemaphorePermit,
+    permit: OwnedSemaphorePermit,
     tenant: Arc<Tenant>,
     request: RenderRequest,
     deadline: Instant,
@@ -115,7 +120,7 @@ pub struct Pool {
     /// Renders that yield, for the pinned workers.
     queue: Sender<Job>,
     /// Renders that cannot yield, for the blocking threads.
-    blocking: Sender<Job>,
+    blocking: Arc<Lifo>,
     capacity: usize,
     options: PoolOptions,
     workers: Vec<std::thread::JoinHandle<()>>,
@@ -124,8 +129,8 @@ pub struct Pool {
 impl Drop for Pool {
     fn drop(&mut self) {
         let (closed, _) = crossbeam_channel::bounded(0);
-        drop(std::mem::replace(&mut self.queue, closed.clone()));
-        drop(std::mem::replace(&mut self.blocking, closed));
+        drop(std::mem::replace(&mut self.queue, closed));
+        self.blocking.close();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -134,45 +139,47 @@ impl Drop for Pool {
 
 thread_local! {
     /// Instances of the on-runtime comparison path, per async thread.
-    static HERE: OnceCell<RefCell<worker::Instances>> = const { OnceCell::new() };
+    static HERE: OnceCell<Mutex<Instances>> = const { OnceCell::new() };
 }
 
 impl Pool {
     pub fn start(options: PoolOptions) -> Pool {
         let (queue, jobs) = crossbeam_channel::bounded(options.queue_capacity);
-        let (blocking, blocking_jobs) = crossbeam_channel::bounded(options.queue_capacity);
+        let blocking = Arc::new(Lifo::new(options.queue_capacity));
         let cores = if options.pin {
             core_affinity::get_core_ids().unwrap_or_default()
         } else {
             Vec::new()
         };
-        let spawn = |name: String, core, jobs, opts| {
+        let spawn = |name: String, core, jobs, instances, opts| {
             std::thread::Builder::new()
                 .name(name)
                 // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm
                 // stacks are fibers Wasmtime allocates.
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || worker::run(core, jobs, opts))
+                .spawn(move || worker::run(core, jobs, instances, opts))
                 .expect("spawning a worker thread")
         };
         let mut workers = Vec::with_capacity(options.workers + options.blocking_threads);
         for i in 0..options.workers {
             let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
             let name = format!("ssr-worker-{i}");
-            workers.push(spawn(name, core, jobs.clone(), options.clone()));
+            let jobs = Jobs::Shared(jobs.clone());
+            let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
+            workers.push(spawn(name, core, jobs, instances, options.clone()));
         }
         let one_at_a_time = PoolOptions {
             renders_per_worker: 1,
             ..options.clone()
         };
+        // As many warm instances in all as the pinned workers keep together.
+        let shared = Instances::new(options.warm_instances * options.workers);
+        let shared = Arc::new(Mutex::new(shared));
         for i in 0..options.blocking_threads {
             let name = format!("ssr-blocking-{i}");
-            workers.push(spawn(
-                name,
-                None,
-                blocking_jobs.clone(),
-                one_at_a_time.clone(),
-            ));
+            let jobs = Jobs::Lifo(blocking.clone());
+            let instances = shared.clone();
+            workers.push(spawn(name, None, jobs, instances, one_at_a_time.clone()));
         }
         Pool {
             queue,
@@ -243,26 +250,23 @@ impl Pool {
     ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
         let (reply, rx) = oneshot::channel();
         let job = Job {
-            _permit: permit,
+            permit,
             tenant,
             request,
             deadline,
             enqueued: Instant::now(),
             reply,
         };
-        let queue = if job.tenant.plugin.yields() {
-            &self.queue
+        if job.tenant.plugin.yields() {
+            self.queue.try_send(job).map_err(|e| match e {
+                TrySendError::Full(_) => PoolError::Saturated,
+                TrySendError::Disconnected(_) => PoolError::Closed,
+            })?;
         } else {
-            &self.blocking
-        };
-        match queue.try_send(job) {
-            Ok(()) => {
-                metrics::gauge!("ssr_queue_depth").set(self.queue_depth() as f64);
-                Ok(rx)
-            }
-            Err(TrySendError::Full(_)) => Err(PoolError::Saturated),
-            Err(TrySendError::Disconnected(_)) => Err(PoolError::Closed),
+            self.blocking.submit(job)?;
         }
+        metrics::gauge!("ssr_queue_depth").set(self.queue_depth() as f64);
+        Ok(rx)
     }
 
     /// Renders on the calling thread instead of a worker: what rendering on
@@ -276,8 +280,8 @@ impl Pool {
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {
         HERE.with(|cell| {
-            let instances = cell
-                .get_or_init(|| RefCell::new(worker::Instances::new(self.options.warm_instances)));
+            let instances =
+                cell.get_or_init(|| Mutex::new(Instances::new(self.options.warm_instances)));
             let started = Instant::now();
             let (response, render_time) = crate::engine::run(worker::render(
                 instances, tenant, request, deadline, started,

@@ -191,6 +191,11 @@ pub fn console(tenant: &str, level: i32, message: &str) {
 /// The default render deadline: long enough for a heavy SSR page, short
 /// enough that a stuck renderer frees its worker quickly.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
+/// What making an instance may take: the adapter's and runtime's start code
+/// on Wasm (the bundle's top level ran at build time), the prelude and the
+/// bundle's top level on V8. Not a render's deadline: it runs once per
+/// instance, and a registration on a busy machine must not fail on it.
+pub const INSTANTIATE_DEADLINE: Duration = Duration::from_secs(10);
 /// The default cap on one instance's linear memory.
 pub const DEFAULT_MEMORY_LIMIT: usize = 256 << 20;
 

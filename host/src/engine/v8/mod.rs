@@ -89,11 +89,15 @@ impl V8Plugin {
             PRELUDE_NAME,
             BUNDLE_NAME,
             &self.bundle,
-            millis(super::DEFAULT_DEADLINE),
+            millis(super::INSTANTIATE_DEADLINE),
         );
         match outcome {
             ffi::Outcome::Ok { .. } => Ok(V8Instance { isolate }),
-            other => Err(error(other, super::DEFAULT_DEADLINE)),
+            ffi::Outcome::Timeout => Err(EngineError::Instantiate(format!(
+                "the bundle's top level did not finish within {:?}; move slow setup into `render`",
+                super::INSTANTIATE_DEADLINE
+            ))),
+            other => Err(error(other, super::INSTANTIATE_DEADLINE)),
         }
     }
 }

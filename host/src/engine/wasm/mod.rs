@@ -278,9 +278,8 @@ impl WasmPlugin {
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limits);
-        // Instantiation runs the adapter's and the runtime's start code; it
-        // gets the same budget as a render.
-        store.set_epoch_deadline(ticker::ticks(super::DEFAULT_DEADLINE));
+        // Instantiation runs the adapter's and the runtime's start code.
+        store.set_epoch_deadline(ticker::ticks(super::INSTANTIATE_DEADLINE));
         let bindings = self
             .pre
             .instantiate(&mut store)

@@ -195,16 +195,14 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
         metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)
             .increment(1);
     };
+    let rejected = |reason: &'static str| {
+        metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
+            .increment(1);
+        ApiError::Saturated
+    };
     match e {
-        PoolError::Saturated | PoolError::TenantBusy => {
-            let reason = match e {
-                PoolError::Saturated => "saturated",
-                _ => "tenant-busy",
-            };
-            metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
-                .increment(1);
-            ApiError::Saturated
-        }
+        PoolError::Saturated => rejected("saturated"),
+        PoolError::TenantBusy => rejected("tenant-busy"),
         PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
             render_error("timeout");
             tracing::warn!(tenant, "render timed out: {e}");

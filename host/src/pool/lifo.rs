@@ -26,7 +26,6 @@
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TryRecvError};

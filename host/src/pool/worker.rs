@@ -72,8 +72,10 @@ impl Instances {
 
     /// This tenant's most recently used warm instance (reuse mode), out of
     /// the warm set until [`Instances::check_in`]; `None` when the tenant is
-    /// in fresh mode or has none warm.
-    fn check_out(&mut self, tenant: &Tenant) -> Option<Box<dyn Instance>> {
+    /// in fresh mode or has none warm. Also returns the tenant's instances
+    /// of older versions, which leave the set, for the caller to drop after
+    /// the lock.
+    fn check_out(&mut self, tenant: &Tenant) -> (Option<Box<dyn Instance>>, Vec<Warm>) {
         self.tick += 1;
         let reused = match tenant.mode() {
             Mode::Reuse => self
@@ -87,9 +89,13 @@ impl Instances {
             Mode::Fresh => None,
         };
         // An older version of this tenant's instance is never used again.
-        self.warm
-            .retain(|w| w.tenant != tenant.id || w.version == tenant.version());
-        reused
+        let stale = self
+            .warm
+            .extract_if(.., |w| {
+                w.tenant == tenant.id && w.version != tenant.version()
+            })
+            .collect();
+        (reused, stale)
     }
 
     /// Keeps `instance` warm after a render that ended in `out`, unless the
@@ -242,7 +248,8 @@ pub(super) async fn render(
     );
     // The lock is not held across the instantiation or the render: other
     // tasks and threads check instances out meanwhile.
-    let reused = lock(instances).check_out(tenant);
+    let (reused, stale) = lock(instances).check_out(tenant);
+    drop(stale);
     let mut instance = match reused {
         Some(instance) => instance,
         None => tenant.plugin.instantiate(&tenant.id)?,

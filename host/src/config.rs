@@ -25,6 +25,10 @@ pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 pub const DEFAULT_WARM_INSTANCES: usize = 16;
 /// Renders one worker interleaves in time slices.
 pub const DEFAULT_RENDERS_PER_WORKER: usize = 8;
+/// Running time (time slices added up) after which a render finishes at low
+/// priority while others wait (`pool/demote.rs`): longer than a typical page render (hello 0.4 ms, React
+/// on Wasm 14 ms, `benches/engine.rs`), far shorter than the deadline.
+pub const DEFAULT_DEMOTE_AFTER: Duration = Duration::from_millis(20);
 pub const DEFAULT_MAX_WASM_STACK: usize = crate::engine::wasm::DEFAULT_MAX_WASM_STACK;
 /// The largest response body a render may produce.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 << 20;
@@ -40,7 +44,8 @@ pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request head (request line and headers).
 pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 << 10;
 /// Pooling-allocator slots are reserved up front (virtual memory); this caps
-/// `workers × (warm instances + renders per worker + 1)`.
+/// `workers × (warm instances + renders per worker + 1)` plus the renders in
+/// background lanes.
 pub const MAX_POOLED_INSTANCES: usize = 4_096;
 
 /// Everything `ssr serve` runs with.
@@ -65,6 +70,9 @@ pub struct Config {
     pub memory_limit: usize,
     pub warm_instances: usize,
     pub renders_per_worker: usize,
+    /// A render that has run this long finishes at low priority while other
+    /// renders wait (`pool/demote.rs`); `None`: never.
+    pub demote_after: Option<Duration>,
     /// Threads for renders that cannot yield (V8 tenants); `None`: four per
     /// worker ([`Config::v8_threads`]).
     pub v8_threads: Option<usize>,
@@ -113,6 +121,7 @@ impl Default for Config {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             warm_instances: DEFAULT_WARM_INSTANCES,
             renders_per_worker: DEFAULT_RENDERS_PER_WORKER,
+            demote_after: Some(DEFAULT_DEMOTE_AFTER),
             v8_threads: None,
             tenant_concurrency: None,
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
@@ -161,6 +170,8 @@ pub struct FileConfig {
     pub memory_limit_mib: Option<usize>,
     pub warm_instances: Option<usize>,
     pub renders_per_worker: Option<usize>,
+    /// 0 turns demotion off.
+    pub demote_after_ms: Option<u64>,
     pub v8_threads: Option<usize>,
     pub tenant_concurrency: Option<usize>,
     pub max_wasm_stack_kib: Option<usize>,
@@ -216,6 +227,7 @@ impl FileConfig {
         set!(memory_limit_mib => memory_limit, mib);
         set!(warm_instances);
         set!(renders_per_worker);
+        set!(demote_after_ms => demote_after, |ms| (ms > 0).then(|| Duration::from_millis(ms)));
         set!(v8_threads => v8_threads, Some);
         set!(tenant_concurrency => tenant_concurrency, Some);
         set!(max_wasm_stack_kib => max_wasm_stack, kib);
@@ -229,13 +241,24 @@ impl FileConfig {
 
 impl Config {
     /// Instances the pooling allocator must hold: each worker's warm
-    /// instances, plus one per render in flight and one being replaced.
+    /// instances, plus one per render in flight (on the worker and in its
+    /// background lane) and one being replaced.
     pub fn pooled_instances(&self) -> usize {
         let runtime_threads = match self.render_on {
             RenderOn::Pool => 0,
             RenderOn::Runtime => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
+            + self.workers * self.renders_in_lane()
+    }
+
+    /// Renders each worker's background lane may hold.
+    fn renders_in_lane(&self) -> usize {
+        if self.demote_after.is_some() {
+            self.renders_per_worker
+        } else {
+            0
+        }
     }
 
     /// Threads for renders that cannot yield.
@@ -307,10 +330,11 @@ impl Config {
         }
         if self.pooled_instances() > MAX_POOLED_INSTANCES {
             return bad(format!(
-                "--workers {} × (--warm-instances {} + --renders-per-worker {} + 1) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
+                "--workers {} × (--warm-instances {} + --renders-per-worker {} + 1 + {} in the background lane) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
                 self.workers,
                 self.warm_instances,
                 self.renders_per_worker,
+                self.renders_in_lane(),
                 self.pooled_instances()
             ));
         }
@@ -337,7 +361,7 @@ mod tests {
             ..Config::default()
         };
         let msg = c.validate().unwrap_err().to_string();
-        assert!(msg.contains("25000 instances"), "{msg}");
+        assert!(msg.contains("33000 instances"), "{msg}");
     }
 
     #[test]

@@ -34,8 +34,8 @@ fn settle() {
 #[test]
 fn a_spinning_wasm_render_does_not_hold_its_worker() {
     // One worker: without time slices the good tenant would wait for the
-    // spinner's 3 s deadline.
-    let s = server(&["--workers", "1"]);
+    // spinner's 3 s deadline. No background lane: slices alone.
+    let s = server(&["--workers", "1", "--demote-after", "0"]);
     assert_eq!(s.add("evil", "tests/plugins/hostile.js", "").0, 201);
     assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
     let spinner = spin(&s, "/t/evil/loop");
@@ -132,6 +132,169 @@ fn a_spinning_v8_render_does_not_stall_wasm_renders() {
         "the Wasm tenant was served only after the V8 spinner ended"
     );
     assert_eq!(spinner.join().unwrap(), 504);
+}
+
+/// A thread of process `pid`: its id and nice value, from `/proc`.
+#[derive(Debug)]
+struct Thread {
+    tid: u32,
+    nice: i32,
+}
+
+/// The threads of `pid` named `name`.
+fn threads(pid: u32, name: &str) -> Vec<Thread> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let (Ok(comm), Ok(stat)) = (
+            std::fs::read_to_string(dir.join("comm")),
+            std::fs::read_to_string(dir.join("stat")),
+        ) else {
+            continue; // It ended meanwhile.
+        };
+        if comm.trim() != name {
+            continue;
+        }
+        // Fields after the name, which ends at the last ')', from field 3;
+        // the nice value is field 19.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        found.push(Thread {
+            tid: dir.file_name().unwrap().to_str().unwrap().parse().unwrap(),
+            nice: fields[19 - 3].parse().unwrap(),
+        });
+    }
+    found
+}
+
+/// The one thread of `pid` named `name`.
+fn thread(pid: u32, name: &str) -> Thread {
+    let mut found = threads(pid, name);
+    assert_eq!(found.len(), 1, "threads named {name}: {found:?}");
+    found.pop().unwrap()
+}
+
+fn demoted(s: &Server) -> String {
+    let metrics = s.get("/metrics", &[]).text();
+    metrics
+        .lines()
+        .find(|l| l.starts_with("ssr_demoted_renders_total"))
+        .unwrap_or("ssr_demoted_renders_total (none)")
+        .to_string()
+}
+
+#[test]
+fn a_long_wasm_render_finishes_in_the_background_lane() {
+    // One worker: alone, the spinner keeps it; once another render arrives,
+    // the spinner moves to the worker's lane (low priority) and spins there.
+    let s = server(&["--workers", "1", "--demote-after", "20"]);
+    assert_eq!(s.add("evil", "tests/plugins/hostile.js", "").0, 201);
+    assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+    let spinner = spin(&s, "/t/evil/loop");
+    settle();
+    let pid = s.child.id();
+    assert_eq!(thread(pid, "ssr-lane-0").nice, 10);
+    assert_eq!(thread(pid, "ssr-worker-0").nice, 0);
+    assert!(demoted(&s).ends_with("(none)"), "{}", demoted(&s));
+    assert_eq!(s.get("/t/good/?during=spin", &[]).status, 200);
+    assert!(!spinner.is_finished());
+    assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
+    assert_eq!(spinner.join().unwrap(), 504);
+    // A short render is never moved.
+    assert_eq!(s.get("/t/good/?after=spin", &[]).status, 200);
+    assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
+}
+
+#[test]
+fn a_starved_long_render_does_not_hold_its_tenant() {
+    // Of two spinners on one worker, one moves to its lane (low priority),
+    // then this process keeps every core busy at normal priority, so the
+    // lane gets little time. Both tenants are served again soon after the
+    // deadline: nice 10 leaves the lane a floor of CPU to notice the
+    // deadline in, and the request takes its permit back at its deadline
+    // whatever the lane does (with `SCHED_IDLE` and without the latter, a
+    // starved lane kept the permit and the next request got 503).
+    let s = Server::start(&[
+        "--no-demo",
+        "--workers",
+        "1",
+        "--render-deadline",
+        "300",
+        "--request-timeout",
+        "300",
+    ]);
+    for id in ["evil", "evil2"] {
+        let (status, body) = s.add(id, "tests/plugins/hostile.js", "max_concurrency=1");
+        assert_eq!(status, 201, "{body}");
+    }
+    let spinners = [spin(&s, "/t/evil/loop"), spin(&s, "/t/evil2/loop")];
+    std::thread::sleep(Duration::from_millis(100));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let busy: Vec<_> = (0..2 * cores)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    for spinner in spinners {
+        assert_eq!(spinner.join().unwrap(), 504);
+    }
+    // One of them moved (then the other was alone on the worker); both
+    // tenants are served.
+    let next = ["evil", "evil2"].map(|id| s.get(&format!("/t/{id}/ok?after=starved"), &[]));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    busy.into_iter().for_each(|t| t.join().unwrap());
+    for r in next {
+        assert_eq!((r.status, r.text().as_str()), (200, "ok"));
+    }
+    assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn a_long_v8_render_is_lowered_and_its_thread_replaced() {
+    // One V8 thread: when a request waits for it, the spinning render's
+    // thread is lowered and a new thread at normal priority takes its place
+    // and serves the waiting request; the lowered one leaves after its
+    // render.
+    let s = server(&[
+        "--workers",
+        "1",
+        "--v8-threads",
+        "1",
+        "--demote-after",
+        "20",
+    ]);
+    assert_eq!(
+        s.add("evil", "tests/plugins/hostile.js", "engine=v8").0,
+        201
+    );
+    assert_eq!(s.add("good", "plugins/hello/render.js", "engine=v8").0, 201);
+    let pid = s.child.id();
+    let before = thread(pid, "ssr-blocking-0");
+    assert_eq!(before.nice, 0);
+    let spinner = spin(&s, "/t/evil/loop");
+    settle();
+    // Alone, it keeps its priority.
+    assert_eq!(thread(pid, "ssr-blocking-0").nice, 0);
+    assert!(demoted(&s).ends_with("(none)"), "{}", demoted(&s));
+    assert_eq!(s.get("/t/good/?during=spin", &[]).status, 200);
+    let during = threads(pid, "ssr-blocking-0");
+    assert!(
+        during.iter().any(|t| t.tid == before.tid && t.nice == 10),
+        "the spinning thread was not lowered: {during:?}"
+    );
+    assert!(
+        during.iter().any(|t| t.tid != before.tid && t.nice == 0),
+        "no thread took its place: {during:?}"
+    );
+    assert!(!spinner.is_finished());
+    assert_eq!(spinner.join().unwrap(), 504);
+    assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
 }
 
 #[test]

@@ -112,6 +112,13 @@ pub struct ServeArgs {
     /// [default: 8].
     #[arg(long, env = "SSR_RENDERS_PER_WORKER", value_name = "N")]
     renders_per_worker: Option<usize>,
+    /// While other renders wait for the same threads, a render that has run
+    /// this long (its time slices added up) finishes at low priority (nice
+    /// +10): a Wasm render in its worker's background lane; a V8 render's
+    /// thread is lowered, then replaced. Short renders and the HTTP threads
+    /// then get a core before it. 0: never [default: 20].
+    #[arg(long, env = "SSR_DEMOTE_AFTER", value_name = "MS")]
+    demote_after: Option<u64>,
     /// Threads for V8 renders, which cannot yield: one render each, unpinned,
     /// so the kernel shares the cores between a spinning render and the rest
     /// [default: 4 per core].
@@ -165,6 +172,7 @@ impl ServeArgs {
             memory_limit_mib: self.memory_limit_mib,
             warm_instances: self.warm_instances,
             renders_per_worker: self.renders_per_worker,
+            demote_after_ms: self.demote_after,
             v8_threads: self.v8_threads,
             tenant_concurrency: self.tenant_concurrency,
             max_wasm_stack_kib: self.max_wasm_stack_kib,
@@ -213,6 +221,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         warm_instances: config.warm_instances,
         renders_per_worker: config.renders_per_worker,
         blocking_threads: config.v8_threads(),
+        demote_after: config.demote_after,
     });
     let admin_token = config.admin_token.clone().unwrap_or_else(|| {
         let token = random_token();

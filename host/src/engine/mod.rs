@@ -55,7 +55,8 @@ pub trait Plugin: Send + Sync {
 /// poll it again without waiting for a wake-up (`pool::worker` runs renders
 /// round-robin that way), and [`run`] drives one to completion. A V8 render
 /// cannot yield: it finishes in its first poll.
-pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<RenderResponse, EngineError>> + 'a>>;
+pub type Rendering<'a> =
+    Pin<Box<dyn Future<Output = Result<RenderResponse, EngineError>> + Send + 'a>>;
 
 /// One instance: owned by one thread at a time, serving one tenant.
 pub trait Instance: Send {

@@ -13,8 +13,10 @@
 //! concurrency cap (`Tenant::permits`), so one tenant never fills every slot
 //! or thread; a render over its cap waits for a permit in the async runtime,
 //! not in a queue, in a line as long as the queue (beyond it: `TenantBusy`,
-//! HTTP 503 at once). The pool asks a plugin only whether it yields, never
-//! which engine it is.
+//! HTTP 503 at once). A render that has run past `demote_after` (20 ms)
+//! finishes at low priority while others wait, so that short renders and the HTTP
+//! threads get the cores first (`demote.rs`). The pool asks a plugin only
+//! whether it yields, never which engine it is.
 //!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
 //! that every worker pulls from. A shared queue never leaves a job waiting
@@ -37,15 +39,18 @@
 //!   (epoch interruption, or V8's watchdog), so a 504 never leaves a render
 //!   running.
 //! - A job holds one of its tenant's permits until its render ends.
-//! - A Wasm instance lives and dies on its worker thread; a V8 isolate is
-//!   used by one blocking thread at a time. Jobs come back on a `oneshot`.
+//! - A Wasm instance belongs to its worker, and is used by one thread at a
+//!   time: the worker, or its background lane for a long render. A V8
+//!   isolate is used by one blocking thread at a time. Jobs come back on a
+//!   `oneshot`.
 
+mod demote;
 mod lifo;
 mod worker;
 
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
@@ -54,8 +59,9 @@ use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::{EngineError, RenderRequest, RenderResponse};
 use crate::tenant::Tenant;
+use demote::{Lane, Watch};
 use lifo::Lifo;
-use worker::{Instances, Jobs};
+use worker::{Instances, Jobs, Setup};
 
 /// Each worker thread's stack.
 const WORKER_STACK_BYTES: usize = 8 << 20;
@@ -75,6 +81,9 @@ pub struct PoolOptions {
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
+    /// A render that has run this long (its polls added up) finishes at low
+    /// priority while other renders wait (`demote.rs`); `None`: never.
+    pub demote_after: Option<Duration>,
 }
 
 /// Why a job produced no response.
@@ -103,13 +112,26 @@ pub struct Rendered {
 }
 
 pub(crate) struct Job {
-    /// Held until the render ends: one of the tenant's concurrency permits.
-    permit: OwnedSemaphorePermit,
+    /// One of the tenant's concurrency permits, held until the render ends.
+    permit: Arc<Permit>,
     tenant: Arc<Tenant>,
     request: RenderRequest,
     deadline: Instant,
     enqueued: Instant,
     reply: oneshot::Sender<Result<Rendered, PoolError>>,
+}
+
+/// A job's concurrency permit. The thread that renders the job takes it
+/// when the render ends; the request takes it back once it stops waiting,
+/// at the latest at its deadline: a render that has not ended by then (one at
+/// low priority the kernel has not run since, `demote.rs`) no longer counts
+/// against its tenant's cap.
+pub(crate) struct Permit(Mutex<Option<OwnedSemaphorePermit>>);
+
+impl Permit {
+    fn take(&self) -> Option<OwnedSemaphorePermit> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
 }
 
 /// The pool of pinned render workers. Dropping it disconnects the queue:
@@ -123,7 +145,10 @@ pub struct Pool {
     blocking: Arc<Lifo>,
     capacity: usize,
     options: PoolOptions,
+    /// The pinned workers and their lanes.
     workers: Vec<std::thread::JoinHandle<()>>,
+    /// Keeps the blocking threads; its drop waits for them.
+    _watch: Watch,
 }
 
 impl Drop for Pool {
@@ -134,6 +159,7 @@ impl Drop for Pool {
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+        // Then `watch` drops, and waits for the blocking threads likewise.
     }
 }
 
@@ -151,39 +177,78 @@ impl Pool {
         } else {
             Vec::new()
         };
-        let spawn = |name: String, core, jobs, instances, opts| {
+        let spawn = |name: String, setup: Setup| {
             std::thread::Builder::new()
                 .name(name)
                 // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm
                 // stacks are fibers Wasmtime allocates.
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || worker::run(core, jobs, instances, opts))
+                .spawn(move || worker::run(setup))
                 .expect("spawning a worker thread")
         };
-        let mut workers = Vec::with_capacity(options.workers + options.blocking_threads);
+        let mut workers = Vec::with_capacity(2 * options.workers);
         for i in 0..options.workers {
-            let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
-            let name = format!("ssr-worker-{i}");
-            let jobs = Jobs::Shared(jobs.clone());
             let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
-            workers.push(spawn(name, core, jobs, instances, options.clone()));
+            let lane = options.demote_after.map(|after| {
+                let (tasks, rx) = crossbeam_channel::unbounded();
+                let lane = Setup {
+                    // Unpinned: the kernel runs it on whichever core is idle.
+                    core: None,
+                    jobs: Jobs::Lane(rx),
+                    instances: instances.clone(),
+                    renders: options.renders_per_worker,
+                    lane: None,
+                    watched: None,
+                };
+                workers.push(spawn(format!("ssr-lane-{i}"), lane));
+                Lane {
+                    after,
+                    tasks,
+                    len: Arc::new(AtomicUsize::new(0)),
+                    capacity: options.renders_per_worker,
+                }
+            });
+            let worker = Setup {
+                core: (!cores.is_empty()).then(|| cores[i % cores.len()]),
+                jobs: Jobs::Shared(jobs.clone()),
+                instances,
+                renders: options.renders_per_worker,
+                lane,
+                watched: None,
+            };
+            workers.push(spawn(format!("ssr-worker-{i}"), worker));
         }
-        let one_at_a_time = PoolOptions {
-            renders_per_worker: 1,
-            ..options.clone()
-        };
         // As many warm instances in all as the pinned workers keep together.
         let shared = Instances::new(options.warm_instances * options.workers);
         let shared = Arc::new(Mutex::new(shared));
-        for i in 0..options.blocking_threads {
-            let name = format!("ssr-blocking-{i}");
-            let jobs = Jobs::Lifo(blocking.clone());
-            let instances = shared.clone();
-            workers.push(spawn(name, None, jobs, instances, one_at_a_time.clone()));
-        }
+        let lifo = blocking.clone();
+        let watch = Watch::start(
+            options.blocking_threads,
+            options.demote_after,
+            blocking.clone(),
+            Box::new(move |i, watched, leaving| {
+                let setup = Setup {
+                    core: None,
+                    jobs: Jobs::Lifo(lifo.clone()),
+                    instances: shared.clone(),
+                    renders: 1,
+                    lane: None,
+                    watched: Some(watched),
+                };
+                std::thread::Builder::new()
+                    .name(format!("ssr-blocking-{i}"))
+                    .stack_size(WORKER_STACK_BYTES)
+                    .spawn(move || {
+                        let _leaving = leaving;
+                        worker::run(setup)
+                    })
+                    .expect("spawning a blocking thread")
+            }),
+        );
         Pool {
             queue,
             blocking,
+            _watch: watch,
             capacity: options.queue_capacity,
             options,
             workers,
@@ -204,11 +269,22 @@ impl Pool {
             Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
             Err(TryAcquireError::NoPermits) => self.wait_for_permit(tenant, deadline).await?,
         };
-        let rx = self.submit(tenant.clone(), request, deadline, permit)?;
+        /// Takes the permit back when the request stops waiting: with the
+        /// reply, at the deadline, or when the request is dropped.
+        struct TakeBack(Arc<Permit>);
+        impl Drop for TakeBack {
+            fn drop(&mut self) {
+                drop(self.0.take());
+            }
+        }
+        let permit = TakeBack(Arc::new(Permit(Mutex::new(Some(permit)))));
+        let rx = self.submit(tenant.clone(), request, deadline, permit.0.clone())?;
         // The worker stops the render at the deadline; this margin only
         // covers the hand-back.
         let margin = Duration::from_millis(100);
-        match tokio::time::timeout_at((deadline + margin).into(), rx).await {
+        let reply = tokio::time::timeout_at((deadline + margin).into(), rx).await;
+        drop(permit);
+        match reply {
             Err(_) => Err(PoolError::Timeout),
             Ok(Err(_)) => Err(PoolError::Closed),
             Ok(Ok(r)) => r,
@@ -246,7 +322,7 @@ impl Pool {
         tenant: Arc<Tenant>,
         request: RenderRequest,
         deadline: Instant,
-        permit: OwnedSemaphorePermit,
+        permit: Arc<Permit>,
     ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
         let (reply, rx) = oneshot::channel();
         let job = Job {

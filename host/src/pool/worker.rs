@@ -1,7 +1,8 @@
 //! One pinned worker: pulls jobs from the shared queue and renders them on
-//! instances it owns ([`Instances`]), several at a time in time slices. The
-//! blocking threads run the same loop, one render at a time, and share one
-//! set of instances.
+//! instances it owns ([`Instances`]), several at a time in time slices. Its
+//! background lane and the blocking threads run the same loop: the lane over
+//! the worker's long renders, the blocking threads one render at a time,
+//! sharing one set of instances.
 //!
 //! Scheduling: a worker runs up to `renders_per_worker` renders at once, as
 //! tasks polled round-robin on its one thread. A Wasm render yields at the
@@ -9,16 +10,18 @@
 //! it was polled (a slice of 1-2 ms), so a spinning render holds the core
 //! for one slice at a time, not until its deadline. A newly admitted
 //! render is polled first, so it starts within one slice of being admitted.
-//! A render that cannot yield (V8) would stall every render interleaved with
-//! it, so those run on the pool's blocking threads, one at a time each
-//! (`renders_per_worker` 1); the kernel time-slices those threads. They
+//! A render that has run `demote_after` moves to the worker's background
+//! lane when other renders wait, which runs the same loop at low priority
+//! (`demote.rs`). A render that cannot yield (V8) would stall every render
+//! interleaved with it, so those run on the pool's blocking threads, one at
+//! a time each; the kernel time-slices those threads. They
 //! share their instances (a V8 isolate may move between threads: every shim
 //! call takes its `Locker`), so a tenant has as many warm isolates as it has
 //! renders at once, not one per thread, and the most recently used is
 //! taken first.
 //!
 //! Invariant: tasks never wait on I/O (`engine::Rendering`), so `Pending`
-//! only ends a slice and the worker polls the next task at once; it sleeps
+//! only ends a slice and the thread polls the next task at once; it sleeps
 //! only when it has no task, in the blocking `recv`. The instance set's lock
 //! is held only to pick or return an instance: never across a render, an
 //! instantiation, or a drop.
@@ -41,8 +44,9 @@ use crossbeam_channel::Receiver;
 use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
+use super::demote::{InLane, Lane, Watched, lower_priority};
 use super::lifo::Lifo;
-use super::{Job, PoolError, PoolOptions, Rendered};
+use super::{Job, PoolError, Rendered};
 use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
 use crate::tenant::{Mode, Tenant};
 
@@ -142,79 +146,172 @@ fn lock(instances: &Mutex<Instances>) -> MutexGuard<'_, Instances> {
 
 /// A render in progress; it ends with its tenant's permit, which the loop
 /// gives back (see [`Jobs::next`]).
-type Task = Pin<Box<dyn Future<Output = OwnedSemaphorePermit>>>;
+pub(super) struct Task {
+    render: Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>,
+    /// How long it has run: its polls added up.
+    pub(super) ran: Duration,
+    /// Held while it is in a background lane: its place there.
+    pub(super) in_lane: Option<InLane>,
+}
 
-/// Where a thread takes its jobs from: the pinned workers share one queue;
-/// the blocking threads take theirs last in, first out (`lifo.rs`).
+/// Where a thread takes its work from: the pinned workers share one queue;
+/// the blocking threads take theirs last in, first out (`lifo.rs`); a
+/// background lane takes the long renders its worker hands it.
 pub(super) enum Jobs {
     Shared(Receiver<Job>),
     Lifo(Arc<Lifo>),
+    Lane(Receiver<Task>),
 }
 
 impl Jobs {
-    /// The next job, waiting for one; `None` once the pool is gone and every
-    /// job taken. `done` is the permit of the render this thread has just
-    /// finished: a blocking thread gives it back only once it is idle, so
-    /// the request waiting for that permit is handed to this thread (hot
+    /// The next task, waiting for work; `None` once the pool is gone and
+    /// every job taken. `done` is the permit of the render this thread has
+    /// just finished: a blocking thread gives it back only once it is idle,
+    /// so the request waiting for that permit is handed to this thread (hot
     /// caches, no wake-up) rather than to another idle one.
-    fn next(&self, done: Option<OwnedSemaphorePermit>) -> Option<Job> {
-        match self {
-            Jobs::Shared(rx) => {
-                drop(done);
-                rx.recv().ok()
+    fn next(
+        &self,
+        mut done: Option<OwnedSemaphorePermit>,
+        instances: &SharedInstances,
+    ) -> Option<Task> {
+        loop {
+            let job = match self {
+                Jobs::Lifo(lifo) => lifo.next(done.take())?,
+                Jobs::Shared(rx) => {
+                    drop(done.take());
+                    rx.recv().ok()?
+                }
+                Jobs::Lane(rx) => {
+                    drop(done.take());
+                    return rx.recv().ok();
+                }
+            };
+            if let Some(task) = admit(job, instances) {
+                return Some(task);
             }
-            Jobs::Lifo(lifo) => lifo.next(done),
         }
     }
 
-    fn try_next(&self) -> Option<Job> {
+    /// Whether work waits for a thread.
+    fn waiting(&self) -> bool {
         match self {
-            Jobs::Shared(rx) => rx.try_recv().ok(),
-            Jobs::Lifo(lifo) => lifo.try_next(),
+            Jobs::Shared(rx) => !rx.is_empty(),
+            Jobs::Lifo(lifo) => lifo.len() > 0,
+            Jobs::Lane(rx) => !rx.is_empty(),
+        }
+    }
+
+    /// The next task if one is there now.
+    fn try_next(&self, instances: &SharedInstances) -> Option<Task> {
+        loop {
+            let job = match self {
+                Jobs::Shared(rx) => rx.try_recv().ok()?,
+                Jobs::Lifo(lifo) => lifo.try_next()?,
+                Jobs::Lane(rx) => return rx.try_recv().ok(),
+            };
+            if let Some(task) = admit(job, instances) {
+                return Some(task);
+            }
         }
     }
 }
 
-pub(super) fn run(core: Option<CoreId>, jobs: Jobs, instances: SharedInstances, opts: PoolOptions) {
+/// A job as a task, unless its client went away while it waited.
+fn admit(job: Job, instances: &SharedInstances) -> Option<Task> {
+    if job.reply.is_closed() {
+        return None;
+    }
+    Some(Task {
+        render: Box::pin(serve(job, instances.clone())),
+        ran: Duration::ZERO,
+        in_lane: None,
+    })
+}
+
+/// What a pool thread runs with.
+pub(super) struct Setup {
+    /// The core to pin it to.
+    pub(super) core: Option<CoreId>,
+    pub(super) jobs: Jobs,
+    pub(super) instances: SharedInstances,
+    /// How many tasks it interleaves.
+    pub(super) renders: usize,
+    /// A pinned worker's background lane, for its long renders.
+    pub(super) lane: Option<Lane>,
+    /// A blocking thread's entry in the watch over long renders.
+    pub(super) watched: Option<Arc<Watched>>,
+}
+
+/// A pool thread's loop.
+pub(super) fn run(setup: Setup) {
+    let Setup {
+        core,
+        jobs,
+        instances,
+        renders,
+        lane,
+        watched,
+    } = setup;
     if let Some(core) = core
         && !core_affinity::set_for_current(core)
     {
         tracing::warn!(core = core.id, "could not pin the worker to its core");
     }
-    let mut tasks: VecDeque<Task> = VecDeque::with_capacity(opts.renders_per_worker);
+    if matches!(jobs, Jobs::Lane(_)) {
+        lower_priority();
+    }
+    let mut tasks: VecDeque<Task> = VecDeque::with_capacity(renders);
     let mut cx = Context::from_waker(Waker::noop());
     let mut done = None;
     loop {
-        while tasks.len() < opts.renders_per_worker {
-            let job = if tasks.is_empty() {
-                match jobs.next(done.take()) {
-                    Some(job) => job,
+        // A blocking thread lowered to low priority cannot raise itself
+        // again: it leaves, and the watch starts another in its place.
+        if tasks.is_empty() && watched.as_ref().is_some_and(|w| w.demoted()) {
+            return;
+        }
+        while tasks.len() < renders {
+            let task = if tasks.is_empty() {
+                match jobs.next(done.take(), &instances) {
+                    Some(task) => task,
                     None => return, // The pool is gone and every job done.
                 }
             } else {
-                match jobs.try_next() {
-                    Some(job) => job,
+                match jobs.try_next(&instances) {
+                    Some(task) => task,
                     None => break,
                 }
             };
-            if job.reply.is_closed() {
-                continue; // The client went away while the job waited.
-            }
-            tasks.push_front(Box::pin(serve(job, instances.clone())));
+            tasks.push_front(task);
         }
         if let Some(mut task) = tasks.pop_front() {
-            match task.as_mut().poll(&mut cx) {
-                Poll::Pending => tasks.push_back(task),
+            let polled = Instant::now();
+            let poll = match &watched {
+                Some(watched) => watched.during(|| task.render.as_mut().poll(&mut cx)),
+                None => task.render.as_mut().poll(&mut cx),
+            };
+            task.ran += polled.elapsed();
+            match poll {
+                // Only when other renders want this worker: alone, a long
+                // render keeps its priority.
+                Poll::Pending => match &lane {
+                    Some(lane) if !tasks.is_empty() || jobs.waiting() => {
+                        if let Err(task) = lane.demote(task) {
+                            tasks.push_back(task);
+                        }
+                    }
+                    _ => tasks.push_back(task),
+                },
                 // Given back now, unless this thread is about to wait.
-                Poll::Ready(permit) if tasks.is_empty() => done = Some(permit),
+                Poll::Ready(permit) if tasks.is_empty() => done = permit,
                 Poll::Ready(permit) => drop(permit),
             }
         }
     }
 }
 
-/// One job, from admission to its reply; returns the job's permit.
-async fn serve(job: Job, instances: SharedInstances) -> OwnedSemaphorePermit {
+/// One job, from admission to its reply; returns the job's permit, unless
+/// the request took it back at its deadline.
+async fn serve(job: Job, instances: SharedInstances) -> Option<OwnedSemaphorePermit> {
     let started = Instant::now();
     let queue_wait = started - job.enqueued;
     let reply = render(&instances, &job.tenant, &job.request, job.deadline, started)
@@ -224,8 +321,11 @@ async fn serve(job: Job, instances: SharedInstances) -> OwnedSemaphorePermit {
             queue_wait,
             render_time,
         });
+    // Taken before the reply goes, so that the request does not give the
+    // permit back before this thread is idle (`Jobs::next`).
+    let permit = job.permit.take();
     let _ = job.reply.send(reply);
-    job.permit
+    permit
 }
 
 /// One render by the deadline, with its time; shared by the workers and the

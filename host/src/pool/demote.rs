@@ -1,0 +1,310 @@
+//! Long renders step aside: when other renders want the same threads, a
+//! render that has run past `demote_after` (20 ms by default) finishes at
+//! low priority (nice +10, [`LOWER_BY`]), so short renders, the HTTP threads
+//! and the epoch ticker get a core before it. Time slices alone share a
+//! worker between renders, but on a machine whose cores are all busy
+//! spinning, every wake-up of another thread (the ticker that ends a slice,
+//! an HTTP thread with a new request) waited for the kernel to preempt a
+//! spinner: `benches/attack.sh` (2 workers, five hostile tenants spinning,
+//! 2 cores) measured a good tenant's p99 under attack at 33.13 ms (Wasm) and
+//! 24.17 ms (V8) without demotion, 8.38-12.42 ms and 12.80-17.92 ms with it
+//! (alone: 5-8 ms).
+//!
+//! - Wasm renders yield, so a pinned worker that has other renders or a
+//!   queue waiting hands a long one to its background lane ([`Lane`]): a
+//!   thread at low priority that runs the same loop over the tasks it is
+//!   given. A lane holds at most
+//!   `renders_per_worker` tasks; a worker keeps a long render when its lane
+//!   is full.
+//! - V8 renders cannot move mid-script, so while two or more blocking
+//!   threads render or a job waits for one, [`Watch`] lowers the blocking
+//!   thread that runs a long one, and starts another in its place. Linux lets a
+//!   thread raise its priority again only with `CAP_SYS_NICE`, so the
+//!   lowered thread leaves after its render.
+//!
+//! A thread at low priority gets little time while other threads keep every
+//! core busy, and a render that does not run cannot notice its deadline. So
+//! what such renders hold is bounded: the request answers 504 and takes its
+//! tenant's permit back at its deadline (`pool::Permit`), and the renders at
+//! low priority are at most `renders_per_worker` per lane and
+//! `blocking_threads` lowered threads (with their instances).
+//!
+//! Invariants: a thread at low priority only runs renders that have passed
+//! `demote_after`, except a blocking thread's next render when the watch
+//! lowered it just as its render ended (the thread then leaves after it).
+//! Every blocking thread is the watch's, and the watch joins them all before
+//! it ends.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{RecvTimeoutError, Sender};
+
+use super::lifo::Lifo;
+use super::worker::Task;
+
+/// How many nice levels a long render's thread goes down. At nice 10 a
+/// thread weighs 110 against a normal thread's 1024 in the kernel's fair
+/// scheduler: a long render gets about a tenth of a contended core, so it
+/// keeps making progress, notices its deadline, and lets go of a lock it
+/// was preempted in within tens of milliseconds. `SCHED_IDLE` (weight 3)
+/// gave slightly better attack figures but no such floor: with the cores
+/// busy it starved a 900 ms render past its deadline. `benches/attack.sh`,
+/// one session, two runs each, good tenant's p99 under attack in ms: nice
+/// 10: Wasm 12.42 / 8.38, V8 17.92 / 12.80; `SCHED_IDLE`: Wasm 11.23 /
+/// 7.93, V8 14.14 / 10.88; no demotion: Wasm 33.13, V8 24.17.
+const LOWER_BY: i32 = 10;
+
+/// The calling thread's kernel id.
+#[allow(unsafe_code)]
+fn gettid() -> libc::pid_t {
+    // SAFETY: no arguments, no preconditions.
+    unsafe { libc::gettid() }
+}
+
+/// Lowers thread `tid` of this process by [`LOWER_BY`] nice levels (at most
+/// to 19). The caller makes sure the thread does not end meanwhile (its id
+/// could then name another thread). Any thread may lower a thread of its
+/// own user; raising it again takes `CAP_SYS_NICE`.
+#[allow(unsafe_code)]
+fn lower(tid: libc::pid_t) {
+    let who = tid as libc::id_t;
+    // SAFETY: two system calls on plain integers.
+    let err = unsafe {
+        *libc::__errno_location() = 0;
+        let nice = libc::getpriority(libc::PRIO_PROCESS, who);
+        if nice == -1 && *libc::__errno_location() != 0 {
+            -1
+        } else {
+            libc::setpriority(libc::PRIO_PROCESS, who, (nice + LOWER_BY).min(19))
+        }
+    };
+    if err != 0 {
+        let e = std::io::Error::last_os_error();
+        tracing::warn!(error = %e, "could not lower a thread's priority");
+    }
+}
+
+/// Lowers the calling thread (a background lane).
+pub(super) fn lower_priority() {
+    lower(gettid());
+}
+
+/// A task's place in a background lane; gives it back when the task ends.
+pub(super) struct InLane(Arc<AtomicUsize>);
+
+impl Drop for InLane {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A pinned worker's background lane, as the worker sees it.
+pub(super) struct Lane {
+    /// A task that has run this long moves to the lane.
+    pub(super) after: Duration,
+    pub(super) tasks: Sender<Task>,
+    /// Tasks in the lane or on their way to it, at most `capacity`.
+    pub(super) len: Arc<AtomicUsize>,
+    pub(super) capacity: usize,
+}
+
+impl Lane {
+    /// Hands `task` to the lane if it has run long enough and the lane has
+    /// room; otherwise gives it back.
+    pub(super) fn demote(&self, mut task: Task) -> Result<(), Task> {
+        if task.ran < self.after {
+            return Err(task);
+        }
+        if self.len.fetch_add(1, Ordering::Relaxed) >= self.capacity {
+            self.len.fetch_sub(1, Ordering::Relaxed);
+            return Err(task);
+        }
+        task.in_lane = Some(InLane(self.len.clone()));
+        metrics::counter!("ssr_demoted_renders_total").increment(1);
+        self.tasks.send(task).map_err(|e| {
+            let mut task = e.into_inner();
+            task.in_lane = None;
+            task
+        })
+    }
+}
+
+/// One blocking thread, as the watch sees it.
+pub(super) struct Watched {
+    /// Its kernel id from its first render until it ends; the watch holds
+    /// the lock while it lowers the thread, so the thread cannot end then.
+    tid: Mutex<Option<libc::pid_t>>,
+    /// When its render started, in ns since `epoch` (at least 1); 0: idle.
+    since: AtomicU64,
+    demoted: AtomicBool,
+    epoch: Instant,
+}
+
+impl Watched {
+    /// Runs one poll of a render under the watch.
+    pub(super) fn during<T>(&self, poll: impl FnOnce() -> T) -> T {
+        lock(&self.tid).get_or_insert_with(gettid);
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        self.since.store(now.max(1), Ordering::Relaxed);
+        let out = poll();
+        self.since.store(0, Ordering::Relaxed);
+        out
+    }
+
+    /// Whether the watch lowered this thread.
+    pub(super) fn demoted(&self) -> bool {
+        self.demoted.load(Ordering::Relaxed)
+    }
+}
+
+/// Held by a blocking thread until it ends (a panic included): tells the
+/// watch.
+pub(super) struct Leaving {
+    id: u64,
+    entry: Arc<Watched>,
+    ended: Sender<u64>,
+}
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        *lock(&self.entry.tid) = None;
+        let _ = self.ended.send(self.id);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Starts blocking thread number `index` with its entry in the watch; the
+/// thread holds the `Leaving` until it ends.
+pub(super) type Spawn = Box<dyn Fn(usize, Arc<Watched>, Leaving) -> JoinHandle<()> + Send>;
+
+/// The blocking threads' keeper: spawns them, lowers one whose render has
+/// run past `after` and starts another in its place.
+pub(super) struct Watch {
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watch {
+    /// Starts `threads` blocking threads taking their jobs from `queued`.
+    pub(super) fn start(
+        threads: usize,
+        after: Option<Duration>,
+        queued: Arc<Lifo>,
+        spawn: Spawn,
+    ) -> Watch {
+        let thread = std::thread::Builder::new()
+            .name("ssr-watch".into())
+            .spawn(move || watch(threads, after, &queued, spawn))
+            .expect("spawning the watch thread");
+        Watch {
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Watch {
+    /// Waits for every blocking thread: they end once the pool has closed
+    /// their queue and it is empty.
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A blocking thread, as the watch keeps it.
+struct Kept {
+    id: u64,
+    index: usize,
+    handle: JoinHandle<()>,
+    entry: Arc<Watched>,
+}
+
+/// The watch's loop. `normal` holds `threads` threads at normal priority
+/// until the pool closes; `lowered`, at most as many again, the threads
+/// finishing a long render at low priority (a bound on what renders the
+/// kernel starves can hold: their isolates).
+fn watch(threads: usize, after: Option<Duration>, queued: &Lifo, spawn: Spawn) {
+    let epoch = Instant::now();
+    let (ended_tx, ended) = crossbeam_channel::unbounded();
+    let mut next_id = 0;
+    let mut start = |index: usize| {
+        let entry = Arc::new(Watched {
+            tid: Mutex::new(None),
+            since: AtomicU64::new(0),
+            demoted: AtomicBool::new(false),
+            epoch,
+        });
+        next_id += 1;
+        let leaving = Leaving {
+            id: next_id,
+            entry: entry.clone(),
+            ended: ended_tx.clone(),
+        };
+        Kept {
+            id: next_id,
+            index,
+            handle: spawn(index, entry.clone(), leaving),
+            entry,
+        }
+    };
+    let mut normal: Vec<Kept> = (0..threads).map(&mut start).collect();
+    let mut lowered: Vec<Kept> = Vec::new();
+    while !normal.is_empty() || !lowered.is_empty() {
+        let message = match after {
+            // A render is lowered between `after` and 1.5 × `after`.
+            Some(after) => ended.recv_timeout(after / 2),
+            None => ended.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match message {
+            Ok(id) => {
+                // A lowered thread after its render, or any once the pool
+                // is closed.
+                for kept in [&mut normal, &mut lowered] {
+                    if let Some(i) = kept.iter().position(|k| k.id == id) {
+                        let _ = kept.swap_remove(i).handle.join();
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let after = after.unwrap_or(Duration::MAX).as_nanos() as u64;
+                let now = epoch.elapsed().as_nanos() as u64;
+                // Only when other renders want the blocking threads: alone,
+                // a long render keeps its priority.
+                let busy = normal
+                    .iter()
+                    .filter(|k| k.entry.since.load(Ordering::Relaxed) != 0)
+                    .count();
+                if busy < 2 && queued.len() == 0 {
+                    continue;
+                }
+                let mut i = 0;
+                while i < normal.len() && lowered.len() < threads {
+                    let entry = &normal[i].entry;
+                    let since = entry.since.load(Ordering::Relaxed);
+                    let long = since != 0 && now.saturating_sub(since) >= after;
+                    if long {
+                        entry.demoted.store(true, Ordering::Relaxed);
+                        // Held while lowering: the thread cannot end meanwhile.
+                        let tid = lock(&entry.tid);
+                        if let Some(tid) = *tid {
+                            lower(tid);
+                        }
+                        drop(tid);
+                        metrics::counter!("ssr_demoted_renders_total").increment(1);
+                        let replacement = start(normal[i].index);
+                        lowered.push(std::mem::replace(&mut normal[i], replacement));
+                    }
+                    i += 1;
+                }
+            }
+            // The watch holds a sender: never.
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+}

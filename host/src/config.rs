@@ -25,7 +25,7 @@ pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 pub const DEFAULT_WARM_INSTANCES: usize = 16;
 /// Renders one worker interleaves in time slices.
 pub const DEFAULT_RENDERS_PER_WORKER: usize = 8;
-/// Running time (time slices added up) after which a render finishes at low
+/// Running time (Wasm: CPU time; V8: since it started) after which a render finishes at low
 /// priority while others wait (`pool/demote.rs`): longer than a typical page render (hello 0.4 ms, React
 /// on Wasm 14 ms, `benches/engine.rs`), far shorter than the deadline.
 pub const DEFAULT_DEMOTE_AFTER: Duration = Duration::from_millis(20);

@@ -1,5 +1,6 @@
 //! Long renders step aside: when other renders want the same threads, a
-//! render that has run past `demote_after` (20 ms by default) finishes at
+//! render that has run past `demote_after` (20 ms by default; Wasm: CPU
+//! time, V8: since it started) finishes at
 //! low priority (nice +10, [`LOWER_BY`]), so short renders, the HTTP threads
 //! and the epoch ticker get a core before it. Time slices alone share a
 //! worker between renders, but on a machine whose cores are all busy
@@ -7,8 +8,8 @@
 //! an HTTP thread with a new request) waited for the kernel to preempt a
 //! spinner: `benches/attack.sh` (2 workers, five hostile tenants spinning,
 //! 2 cores) measured a good tenant's p99 under attack at 33.13 ms (Wasm) and
-//! 24.17 ms (V8) without demotion, 8.38-12.42 ms and 12.80-17.92 ms with it
-//! (alone: 5-8 ms).
+//! 24.17 ms (V8) without demotion, 10.40-21.83 ms and 14.53-16.25 ms with it
+//! (alone: 5-8 ms; README, Reliability, has every run).
 //!
 //! - Wasm renders yield, so a pinned worker that has other renders or a
 //!   queue waiting hands a long one to its background lane ([`Lane`]): a
@@ -52,10 +53,30 @@ use super::worker::Task;
 /// was preempted in within tens of milliseconds. `SCHED_IDLE` (weight 3)
 /// gave slightly better attack figures but no such floor: with the cores
 /// busy it starved a 900 ms render past its deadline. `benches/attack.sh`,
-/// one session, two runs each, good tenant's p99 under attack in ms: nice
-/// 10: Wasm 12.42 / 8.38, V8 17.92 / 12.80; `SCHED_IDLE`: Wasm 11.23 /
-/// 7.93, V8 14.14 / 10.88; no demotion: Wasm 33.13, V8 24.17.
+/// one session, two runs each (renders counted in wall time then), good
+/// tenant's p99 under attack in ms: nice 10: Wasm 12.42 / 8.38, V8 17.92 /
+/// 12.80; `SCHED_IDLE`: Wasm 11.23 / 7.93, V8 14.14 / 10.88; no demotion:
+/// Wasm 33.13, V8 24.17.
 const LOWER_BY: i32 = 10;
+
+/// The CPU time the calling thread has used. A render's running time is
+/// counted in CPU time, not wall time: on a busy machine a slice's wall time
+/// also counts the time other threads had the core (a React page on Wasm,
+/// 14 ms of CPU, then passed 20 ms and was lowered in the soak:
+/// `benches/soak.sh`, its p99 239 -> 372 ms).
+#[allow(unsafe_code)]
+pub(super) fn thread_cpu_time() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the call.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    if !ok {
+        return Duration::ZERO;
+    }
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
 
 /// The calling thread's kernel id.
 #[allow(unsafe_code)]

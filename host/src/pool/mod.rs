@@ -81,7 +81,8 @@ pub struct PoolOptions {
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
-    /// A render that has run this long (its polls added up) finishes at low
+    /// A render that has run this long (Wasm: CPU time; V8: since it
+    /// started) finishes at low
     /// priority while other renders wait (`demote.rs`); `None`: never.
     pub demote_after: Option<Duration>,
 }

@@ -10,7 +10,7 @@
 //! it was polled (a slice of 1-2 ms), so a spinning render holds the core
 //! for one slice at a time, not until its deadline. A newly admitted
 //! render is polled first, so it starts within one slice of being admitted.
-//! A render that has run `demote_after` moves to the worker's background
+//! A render that has used `demote_after` of CPU moves to the worker's background
 //! lane when other renders wait, which runs the same loop at low priority
 //! (`demote.rs`). A render that cannot yield (V8) would stall every render
 //! interleaved with it, so those run on the pool's blocking threads, one at
@@ -44,7 +44,7 @@ use crossbeam_channel::Receiver;
 use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
-use super::demote::{InLane, Lane, Watched, lower_priority};
+use super::demote::{InLane, Lane, Watched, lower_priority, thread_cpu_time};
 use super::lifo::Lifo;
 use super::{Job, PoolError, Rendered};
 use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
@@ -148,7 +148,7 @@ fn lock(instances: &Mutex<Instances>) -> MutexGuard<'_, Instances> {
 /// gives back (see [`Jobs::next`]).
 pub(super) struct Task {
     render: Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>,
-    /// How long it has run: its polls added up.
+    /// The CPU time its polls on a worker with a lane have taken.
     pub(super) ran: Duration,
     /// Held while it is in a background lane: its place there.
     pub(super) in_lane: Option<InLane>,
@@ -284,12 +284,16 @@ pub(super) fn run(setup: Setup) {
             tasks.push_front(task);
         }
         if let Some(mut task) = tasks.pop_front() {
-            let polled = Instant::now();
             let poll = match &watched {
                 Some(watched) => watched.during(|| task.render.as_mut().poll(&mut cx)),
+                None if lane.is_some() => {
+                    let cpu = thread_cpu_time();
+                    let poll = task.render.as_mut().poll(&mut cx);
+                    task.ran += thread_cpu_time().saturating_sub(cpu);
+                    poll
+                }
                 None => task.render.as_mut().poll(&mut cx),
             };
-            task.ran += polled.elapsed();
             match poll {
                 // Only when other renders want this worker: alone, a long
                 // render keeps its priority.

@@ -37,13 +37,14 @@
 //! it ends.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{RecvTimeoutError, Sender};
 
 use super::lifo::Lifo;
+use super::lock;
 use super::worker::Task;
 
 /// How many nice levels a long render's thread goes down. At nice 10 a
@@ -113,6 +114,11 @@ pub(super) fn lower_priority() {
     lower(gettid());
 }
 
+/// Counts a render moved or lowered (`ssr_demoted_renders_total`).
+fn count_demotion() {
+    metrics::counter!("ssr_demoted_renders_total").increment(1);
+}
+
 /// A task's place in a background lane; gives it back when the task ends.
 pub(super) struct InLane(Arc<AtomicUsize>);
 
@@ -144,7 +150,7 @@ impl Lane {
             return Err(task);
         }
         task.in_lane = Some(InLane(self.len.clone()));
-        metrics::counter!("ssr_demoted_renders_total").increment(1);
+        count_demotion();
         self.tasks.send(task).map_err(|e| {
             let mut task = e.into_inner();
             task.in_lane = None;
@@ -194,10 +200,6 @@ impl Drop for Leaving {
         *lock(&self.entry.tid) = None;
         let _ = self.ended.send(self.id);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Starts blocking thread number `index` with its entry in the watch; the
@@ -304,24 +306,25 @@ fn watch(threads: usize, after: Option<Duration>, queued: &Lifo, spawn: Spawn) {
                 if busy < 2 && queued.len() == 0 {
                     continue;
                 }
-                let mut i = 0;
-                while i < normal.len() && lowered.len() < threads {
-                    let entry = &normal[i].entry;
-                    let since = entry.since.load(Ordering::Relaxed);
-                    let long = since != 0 && now.saturating_sub(since) >= after;
-                    if long {
-                        entry.demoted.store(true, Ordering::Relaxed);
-                        // Held while lowering: the thread cannot end meanwhile.
-                        let tid = lock(&entry.tid);
-                        if let Some(tid) = *tid {
-                            lower(tid);
-                        }
-                        drop(tid);
-                        metrics::counter!("ssr_demoted_renders_total").increment(1);
-                        let replacement = start(normal[i].index);
-                        lowered.push(std::mem::replace(&mut normal[i], replacement));
+                for kept in normal.iter_mut() {
+                    if lowered.len() >= threads {
+                        break;
                     }
-                    i += 1;
+                    let entry = &kept.entry;
+                    let since = entry.since.load(Ordering::Relaxed);
+                    if since == 0 || now.saturating_sub(since) < after {
+                        continue;
+                    }
+                    entry.demoted.store(true, Ordering::Relaxed);
+                    // Held while lowering: the thread cannot end meanwhile.
+                    let tid = lock(&entry.tid);
+                    if let Some(tid) = *tid {
+                        lower(tid);
+                    }
+                    drop(tid);
+                    count_demotion();
+                    let replacement = start(kept.index);
+                    lowered.push(std::mem::replace(kept, replacement));
                 }
             }
             // The watch holds a sender: never.

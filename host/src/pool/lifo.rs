@@ -25,13 +25,13 @@
 //! rendered.
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TryRecvError};
 use tokio::sync::OwnedSemaphorePermit;
 
-use super::{Job, PoolError};
+use super::{Job, PoolError, lock};
 
 /// How long a thread that has just finished looks for its next job before
 /// it sleeps.
@@ -62,9 +62,7 @@ impl Lifo {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        // Nothing panics while holding the lock; if something did, the state
-        // is still consistent (every change is one push or pop).
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// Gives `job` to the most recently idle thread, or puts it in line.

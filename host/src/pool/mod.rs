@@ -38,7 +38,9 @@
 //!   deadline has passed, and a render it starts is stopped at the deadline
 //!   (epoch interruption, or V8's watchdog), so a 504 never leaves a render
 //!   running.
-//! - A job holds one of its tenant's permits until its render ends.
+//! - A job holds one of its tenant's permits until its render ends, or
+//!   until its request stops waiting (at the latest at its deadline), when
+//!   the request takes it back (`Permit`).
 //! - A Wasm instance belongs to its worker, and is used by one thread at a
 //!   time: the worker, or its background lane for a long render. A V8
 //!   isolate is used by one blocking thread at a time. Jobs come back on a
@@ -50,7 +52,7 @@ mod worker;
 
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
@@ -131,8 +133,15 @@ pub(crate) struct Permit(Mutex<Option<OwnedSemaphorePermit>>);
 
 impl Permit {
     fn take(&self) -> Option<OwnedSemaphorePermit> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+        lock(&self.0).take()
     }
+}
+
+/// Locks one of the pool's mutexes. Nothing panics while holding one, and
+/// each change under them leaves the state consistent (one push, pop or
+/// take), so a poisoned lock is used as it is.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The pool of pinned render workers. Dropping it disconnects the queue:

@@ -35,7 +35,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,7 @@ use tracing::Instrument;
 
 use super::demote::{InLane, Lane, Watched, lower_priority, thread_cpu_time};
 use super::lifo::Lifo;
-use super::{Job, PoolError, Rendered};
+use super::{Job, PoolError, Rendered, lock};
 use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
 use crate::tenant::{Mode, Tenant};
 
@@ -139,11 +139,6 @@ impl Instances {
 /// A thread's (or the blocking threads') instances.
 pub(super) type SharedInstances = Arc<Mutex<Instances>>;
 
-fn lock(instances: &Mutex<Instances>) -> MutexGuard<'_, Instances> {
-    // Nothing panics under the lock; each change leaves the set consistent.
-    instances.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// A render in progress; it ends with its tenant's permit, which the loop
 /// gives back (see [`Jobs::next`]).
 pub(super) struct Task {
@@ -164,26 +159,37 @@ pub(super) enum Jobs {
 }
 
 impl Jobs {
-    /// The next task, waiting for work; `None` once the pool is gone and
-    /// every job taken. `done` is the permit of the render this thread has
-    /// just finished: a blocking thread gives it back only once it is idle,
-    /// so the request waiting for that permit is handed to this thread (hot
-    /// caches, no wake-up) rather than to another idle one.
+    /// The next task: waiting for work if `wait`, else only one that is
+    /// there now; `None` when there is none (or, waiting, once the pool is
+    /// gone and every job taken). `done` is the permit of the render this
+    /// thread has just finished: a blocking thread gives it back only once
+    /// it is idle, so the request waiting for that permit is handed to this
+    /// thread (hot caches, no wake-up) rather than to another idle one.
     fn next(
         &self,
+        wait: bool,
         mut done: Option<OwnedSemaphorePermit>,
         instances: &SharedInstances,
     ) -> Option<Task> {
         loop {
             let job = match self {
-                Jobs::Lifo(lifo) => lifo.next(done.take())?,
+                Jobs::Lifo(lifo) if wait => lifo.next(done.take())?,
+                Jobs::Lifo(lifo) => lifo.try_next()?,
                 Jobs::Shared(rx) => {
                     drop(done.take());
-                    rx.recv().ok()?
+                    if wait {
+                        rx.recv().ok()?
+                    } else {
+                        rx.try_recv().ok()?
+                    }
                 }
                 Jobs::Lane(rx) => {
                     drop(done.take());
-                    return rx.recv().ok();
+                    return if wait {
+                        rx.recv().ok()
+                    } else {
+                        rx.try_recv().ok()
+                    };
                 }
             };
             if let Some(task) = admit(job, instances) {
@@ -198,20 +204,6 @@ impl Jobs {
             Jobs::Shared(rx) => !rx.is_empty(),
             Jobs::Lifo(lifo) => lifo.len() > 0,
             Jobs::Lane(rx) => !rx.is_empty(),
-        }
-    }
-
-    /// The next task if one is there now.
-    fn try_next(&self, instances: &SharedInstances) -> Option<Task> {
-        loop {
-            let job = match self {
-                Jobs::Shared(rx) => rx.try_recv().ok()?,
-                Jobs::Lifo(lifo) => lifo.try_next()?,
-                Jobs::Lane(rx) => return rx.try_recv().ok(),
-            };
-            if let Some(task) = admit(job, instances) {
-                return Some(task);
-            }
         }
     }
 }
@@ -270,18 +262,13 @@ pub(super) fn run(setup: Setup) {
             return;
         }
         while tasks.len() < renders {
-            let task = if tasks.is_empty() {
-                match jobs.next(done.take(), &instances) {
-                    Some(task) => task,
-                    None => return, // The pool is gone and every job done.
-                }
-            } else {
-                match jobs.try_next(&instances) {
-                    Some(task) => task,
-                    None => break,
-                }
-            };
-            tasks.push_front(task);
+            // Waits only when it has nothing to poll.
+            let wait = tasks.is_empty();
+            match jobs.next(wait, done.take(), &instances) {
+                Some(task) => tasks.push_front(task),
+                None if wait => return, // The pool is gone and every job done.
+                None => break,
+            }
         }
         if let Some(mut task) = tasks.pop_front() {
             let poll = match &watched {

@@ -66,3 +66,16 @@ fn request_mapping_and_web_apis_match_node() {
         ],
     );
 }
+
+#[test]
+fn every_shape_of_body_string_reaches_the_host_as_the_same_utf8() {
+    for path in [
+        "/ascii",
+        "/ascii-two-byte",
+        "/latin1",
+        "/low-bytes-ascii",
+        "/beyond-latin1",
+    ] {
+        assert_same_as_node("tests/plugins/text.js", path, &[]);
+    }
+}

@@ -108,6 +108,8 @@ struct ssr_v8 {
   v8::ArrayBuffer::Allocator* allocator = nullptr;
   v8::Global<v8::Context> context;
   v8::Global<v8::Object> driver;   // the prelude's __ssr
+  // The driver's functions a render calls, looked up once at load.
+  v8::Global<v8::Function> call_fn, next_timer_fn, reset_fn;
   ssr_v8_log_fn log = nullptr;
   void* log_data = nullptr;
   size_t stack_bytes = 0;
@@ -184,6 +186,21 @@ v8::Local<v8::String> str(v8::Isolate* iso, const char* s, size_t len) {
 }
 
 v8::Local<v8::String> str(v8::Isolate* iso, const char* s) { return str(iso, s, strlen(s)); }
+
+// A property name: internalized, so a lookup compares it by address.
+v8::Local<v8::String> key(v8::Isolate* iso, const char* name) {
+  return v8::String::NewFromUtf8(iso, name, v8::NewStringType::kInternalized).ToLocalChecked();
+}
+
+// The driver's function `name`, or nothing (with an exception pending).
+bool driver_fn(v8::Local<v8::Context> ctx, v8::Local<v8::Object> driver, const char* name,
+               v8::Global<v8::Function>* out) {
+  v8::Isolate* iso = ctx->GetIsolate();
+  v8::Local<v8::Value> f;
+  if (!driver->Get(ctx, key(iso, name)).ToLocal(&f) || !f->IsFunction()) return false;
+  out->Reset(iso, f.As<v8::Function>());
+  return true;
+}
 
 bool ascii(const std::string& s) {
   unsigned char any = 0;
@@ -314,14 +331,13 @@ bool settle(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::Local<v8::Promise> pro
             bool* never_settled) {
   v8::Isolate* iso = inst->isolate;
   v8::Local<v8::Object> driver = inst->driver.Get(iso);
-  v8::Local<v8::Value> next_timer;
-  if (!driver->Get(ctx, str(iso, "runNextTimer")).ToLocal(&next_timer) || !next_timer->IsFunction()) return false;
+  v8::Local<v8::Function> next_timer = inst->next_timer_fn.Get(iso);
   for (;;) {
     iso->PerformMicrotaskCheckpoint();
     if (tc.HasCaught() || iso->IsExecutionTerminating() || inst->timed_out || inst->out_of_memory) return false;
     if (promise->State() != v8::Promise::kPending) return true;
     v8::Local<v8::Value> fired;
-    if (!next_timer.As<v8::Function>()->Call(ctx, driver, 0, nullptr).ToLocal(&fired)) return false;
+    if (!next_timer->Call(ctx, driver, 0, nullptr).ToLocal(&fired)) return false;
     if (!fired->BooleanValue(iso)) {
       *never_settled = true;
       return false;
@@ -331,13 +347,9 @@ bool settle(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::Local<v8::Promise> pro
 
 void reset_timers(ssr_v8* inst, v8::Local<v8::Context> ctx) {
   v8::Isolate* iso = inst->isolate;
-  if (inst->driver.IsEmpty() || iso->IsExecutionTerminating()) return;
+  if (inst->reset_fn.IsEmpty() || iso->IsExecutionTerminating()) return;
   v8::TryCatch tc(iso);
-  v8::Local<v8::Object> driver = inst->driver.Get(iso);
-  v8::Local<v8::Value> reset;
-  if (driver->Get(ctx, str(iso, "reset")).ToLocal(&reset) && reset->IsFunction()) {
-    (void)reset.As<v8::Function>()->Call(ctx, driver, 0, nullptr);
-  }
+  (void)inst->reset_fn.Get(iso)->Call(ctx, inst->driver.Get(iso), 0, nullptr);
 }
 
 const char* NEVER_SETTLED =
@@ -428,7 +440,10 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
       return failure(inst, ctx, tc, "the prelude failed");
     }
     v8::Local<v8::Value> driver;
-    if (!ctx->Global()->Get(ctx, str(iso, "__ssr")).ToLocal(&driver) || !driver->IsObject()) {
+    if (!ctx->Global()->Get(ctx, str(iso, "__ssr")).ToLocal(&driver) || !driver->IsObject() ||
+        !driver_fn(ctx, driver.As<v8::Object>(), "call", &inst->call_fn) ||
+        !driver_fn(ctx, driver.As<v8::Object>(), "runNextTimer", &inst->next_timer_fn) ||
+        !driver_fn(ctx, driver.As<v8::Object>(), "reset", &inst->reset_fn)) {
       return failure(inst, ctx, tc, "the prelude did not define __ssr");
     }
     inst->driver.Reset(iso, driver.As<v8::Object>());
@@ -475,17 +490,15 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
 int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uint32_t deadline_ms,
                       ssr_v8_result* out) {
   return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
-    if (inst->driver.IsEmpty()) {
+    if (inst->call_fn.IsEmpty()) {
       inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
       return SSR_V8_JS_ERROR;
     }
-    v8::Local<v8::Object> driver = inst->driver.Get(iso);
-    v8::Local<v8::Value> call;
     v8::Local<v8::Value> req;
     v8::Local<v8::Value> promise;
-    if (!driver->Get(ctx, str(iso, "call")).ToLocal(&call) || !call->IsFunction() ||
-        !v8::JSON::Parse(ctx, str(iso, request, request_len)).ToLocal(&req) ||
-        !call.As<v8::Function>()->Call(ctx, driver, 1, &req).ToLocal(&promise) || !promise->IsPromise()) {
+    if (!v8::JSON::Parse(ctx, str(iso, request, request_len)).ToLocal(&req) ||
+        !inst->call_fn.Get(iso)->Call(ctx, inst->driver.Get(iso), 1, &req).ToLocal(&promise) ||
+        !promise->IsPromise()) {
       return failure(inst, ctx, tc, "render could not be called");
     }
     v8::Local<v8::Promise> p = promise.As<v8::Promise>();
@@ -504,10 +517,10 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uin
     // The prelude's normalized response: {status, headers, body, ttl, vary}.
     v8::Local<v8::Object> res = p->Result().As<v8::Object>();
     v8::Local<v8::Value> status, ttl, body, headers, vary;
-    if (!res->Get(ctx, str(iso, "status")).ToLocal(&status) || !res->Get(ctx, str(iso, "ttl")).ToLocal(&ttl) ||
-        !res->Get(ctx, str(iso, "body")).ToLocal(&body) || !body->IsString() ||
-        !res->Get(ctx, str(iso, "headers")).ToLocal(&headers) ||
-        !res->Get(ctx, str(iso, "vary")).ToLocal(&vary)) {
+    if (!res->Get(ctx, key(iso, "status")).ToLocal(&status) || !res->Get(ctx, key(iso, "ttl")).ToLocal(&ttl) ||
+        !res->Get(ctx, key(iso, "body")).ToLocal(&body) || !body->IsString() ||
+        !res->Get(ctx, key(iso, "headers")).ToLocal(&headers) ||
+        !res->Get(ctx, key(iso, "vary")).ToLocal(&vary)) {
       return failure(inst, ctx, tc, "render returned an unreadable response");
     }
     out->status = status->Int32Value(ctx).FromMaybe(500);
@@ -536,6 +549,9 @@ void ssr_v8_free(ssr_v8* inst) {
     v8::Locker locker(inst->isolate);
     v8::Isolate::Scope scope(inst->isolate);
     inst->driver.Reset();
+    inst->call_fn.Reset();
+    inst->next_timer_fn.Reset();
+    inst->reset_fn.Reset();
     inst->context.Reset();
   }
   inst->isolate->Dispose();

@@ -4,7 +4,12 @@
 #
 # 1. Rendering, criterion (`cargo bench --bench engine -- render_warm`): a
 #    warm render of every example plugin on Wasm, V8 and native QuickJS, and
-#    Node (benches/node-render.mjs) on the same bundle.
+#    Node (benches/node-render.mjs) on the same bundle: the node on PATH, and
+#    Debian's Node 18, whose V8 (10.2) is the one libnode gives the V8 engine,
+#    so that `V8 / node 18` is the engine's own overhead, not V8's progress.
+#    Node 18 is unpacked into target/node18 (its builtins need Debian's
+#    node-acorn, node-cjs-module-lexer and node-undici, installed with apt);
+#    where that fails its column reads n/a.
 # 2. Serving, HTTP load against the real server: every example plugin x
 #    engine x cache on/off, `wrk -t1 -c$CONNS` for $SECS s after a 2 s
 #    warm-up, one fresh server per row (so its peak RSS is that row's).
@@ -40,6 +45,30 @@ if [ ! -d benches/piscina/node_modules ] || [ benches/piscina/package-lock.json 
 fi
 cargo build --release --bin ssr
 
+# Debian's Node 18 (the same version as target/libnode, which it runs on).
+node18=target/node18/usr/bin/node
+node18_ready() {
+  [ -x "$node18" ] && [ -e /usr/share/nodejs/cjs-module-lexer/lexer.js ] &&
+    LD_LIBRARY_PATH=target/libnode/usr/lib/x86_64-linux-gnu "$node18" -e 0 2>/dev/null
+}
+if ! node18_ready; then
+  echo "setup: unpacking Debian's Node 18 into target/node18 (the V8 of libnode)" >&2
+  (
+    version=$(apt-cache policy libnode108 | awk '/Candidate:/ {print $2}')
+    debs=$(mktemp -d)
+    cd "$debs" && apt-get download "nodejs=$version" >/dev/null 2>&1 && mkdir -p "$OLDPWD/target/node18" &&
+      dpkg -x nodejs_*.deb "$OLDPWD/target/node18"
+    rm -rf "$debs"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    builtins=(node-acorn node-cjs-module-lexer node-undici)
+    $sudo apt-get install -y -qq --no-install-recommends "${builtins[@]}" >/dev/null 2>&1 || {
+      $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${builtins[@]}" >/dev/null
+    }
+  ) || true
+  node18_ready || echo "warning: Debian's Node 18 could not be set up; its column will read n/a" >&2
+fi
+
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 plugins=(hello:plugins/hello/render.js react:plugins/react/app.jsx preact:plugins/preact/app.jsx
@@ -57,6 +86,10 @@ echo "== node: warm renders" >&2
 for p in "${plugins[@]}"; do
   name=${p%%:*}
   node benches/node-render.mjs "$work/$name.mjs" "$(url_of "$name")" > "$work/node-$name.json"
+  if node18_ready; then
+    LD_LIBRARY_PATH=target/libnode/usr/lib/x86_64-linux-gnu "$node18" benches/node-render.mjs \
+      "$work/$name.mjs" "$(url_of "$name")" > "$work/node18-$name.json"
+  fi
 done
 
 # ------------------------------------------------------------------ serving

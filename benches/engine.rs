@@ -153,7 +153,7 @@ criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(30)
-        .warm_up_time(Duration::from_secs(1))
+        .warm_up_time(Duration::from_secs(3))
         .measurement_time(Duration::from_secs(3));
     targets = engines
 }

@@ -285,7 +285,7 @@ fn a_long_v8_render_is_lowered_and_its_thread_replaced() {
     assert_eq!(s.get("/t/good/?during=spin", &[]).status, 200);
     let during = threads(pid, "ssr-blocking-0");
     assert!(
-        during.iter().any(|t| t.tid == before.tid && t.nice == 10),
+        during.iter().any(|t| t.tid == before.tid && t.nice == 19),
         "the spinning thread was not lowered: {during:?}"
     );
     assert!(

@@ -113,9 +113,9 @@ pub struct ServeArgs {
     #[arg(long, env = "SSR_RENDERS_PER_WORKER", value_name = "N")]
     renders_per_worker: Option<usize>,
     /// While other renders wait for the same threads, a render that has run
-    /// this long (Wasm: CPU time; V8: since it started) finishes at low priority (nice
-    /// +10): a Wasm render in its worker's background lane; a V8 render's
-    /// thread is lowered, then replaced. Short renders and the HTTP threads
+    /// this long (Wasm: CPU time; V8: since it started) finishes at low priority: a
+    /// Wasm render in its worker's background lane (nice +10); a V8 render's
+    /// thread is lowered (to nice 19), then replaced. Short renders and the HTTP threads
     /// then get a core before it. 0: never [default: 20].
     #[arg(long, env = "SSR_DEMOTE_AFTER", value_name = "MS")]
     demote_after: Option<u64>,

@@ -1,8 +1,8 @@
 //! Long renders step aside: when other renders want the same threads, a
 //! render that has run past `demote_after` (20 ms by default; Wasm: CPU
-//! time, V8: since it started) finishes at
-//! low priority (nice +10, [`LOWER_BY`]), so short renders, the HTTP threads
-//! and the epoch ticker get a core before it. Time slices alone share a
+//! time, V8: since it started) finishes at low priority (Wasm: nice +10,
+//! [`LOWER_BY`]; V8: nice 19, [`V8_NICE`]), so short renders, the HTTP
+//! threads and the epoch ticker get a core before it. Time slices alone share a
 //! worker between renders, but on a machine whose cores are all busy
 //! spinning, every wake-up of another thread (the ticker that ends a slice,
 //! an HTTP thread with a new request) waited for the kernel to preempt a
@@ -60,6 +60,16 @@ use super::worker::Task;
 /// Wasm 33.13, V8 24.17.
 const LOWER_BY: i32 = 10;
 
+/// The nice level of a blocking thread whose V8 render has run past
+/// `demote_after`: the lowest (weight 15). V8 renders a page 20-50x faster
+/// than QuickJS in Wasm (README, Choosing an engine), so a V8 render still
+/// running after 20 ms is nearly always a runaway, where a Wasm render that
+/// long is an ordinary large page (React on Wasm: 14 ms of CPU); and five
+/// lowered V8 threads at nice 10 still weighed about half a normal thread.
+/// `benches/attack.sh`, one session, V8 good tenant's p99 under attack in
+/// ms: nice 10: 16.25, 16.02; nice 19: 12.40, 11.19 (alone: 5.9-8.1).
+const V8_NICE: i32 = 19;
+
 /// The CPU time the calling thread has used. A render's running time is
 /// counted in CPU time, not wall time: on a busy machine a slice's wall time
 /// also counts the time other threads had the core (a React page on Wasm,
@@ -86,12 +96,11 @@ fn gettid() -> libc::pid_t {
     unsafe { libc::gettid() }
 }
 
-/// Lowers thread `tid` of this process by [`LOWER_BY`] nice levels (at most
-/// to 19). The caller makes sure the thread does not end meanwhile (its id
+/// Lowers thread `tid` of this process by `by` nice levels (at most to 19). The caller makes sure the thread does not end meanwhile (its id
 /// could then name another thread). Any thread may lower a thread of its
 /// own user; raising it again takes `CAP_SYS_NICE`.
 #[allow(unsafe_code)]
-fn lower(tid: libc::pid_t) {
+fn lower(tid: libc::pid_t, by: i32) {
     let who = tid as libc::id_t;
     // SAFETY: two system calls on plain integers.
     let err = unsafe {
@@ -100,7 +109,7 @@ fn lower(tid: libc::pid_t) {
         if nice == -1 && *libc::__errno_location() != 0 {
             -1
         } else {
-            libc::setpriority(libc::PRIO_PROCESS, who, (nice + LOWER_BY).min(19))
+            libc::setpriority(libc::PRIO_PROCESS, who, (nice + by).min(19))
         }
     };
     if err != 0 {
@@ -111,7 +120,7 @@ fn lower(tid: libc::pid_t) {
 
 /// Lowers the calling thread (a background lane).
 pub(super) fn lower_priority() {
-    lower(gettid());
+    lower(gettid(), LOWER_BY);
 }
 
 /// Counts a render moved or lowered (`ssr_demoted_renders_total`).
@@ -319,7 +328,7 @@ fn watch(threads: usize, after: Option<Duration>, queued: &Lifo, spawn: Spawn) {
                     // Held while lowering: the thread cannot end meanwhile.
                     let tid = lock(&entry.tid);
                     if let Some(tid) = *tid {
-                        lower(tid);
+                        lower(tid, V8_NICE);
                     }
                     drop(tid);
                     count_demotion();

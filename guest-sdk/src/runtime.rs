@@ -7,12 +7,15 @@
 //! Invariants:
 //! - The bundle's top level runs exactly once, in [`Renderer::new`]; a render
 //!   only calls the `render` function the module exported.
-//! - Every render ends with a cycle collection, so a reused instance keeps
-//!   the memory of its snapshot.
+//! - A reused instance's memory stays bounded: cycles are collected after
+//!   every few renders, and after every render once garbage no longer fits
+//!   in the memory its first render left ([`COLLECT_EVERY`]).
 //! - Every JavaScript failure becomes a [`RenderError`], never a panic.
 //!
 //! This code compiles both for wasm32-wasip1 (the plugin) and for the host
 //! (the "native QuickJS" baseline in the benchmarks).
+
+use std::cell::Cell;
 
 use javy::quickjs::{
     Array, Ctx, Error as JsError, Function, Object, Promise, context::EvalOptions, prelude::Func,
@@ -120,6 +123,39 @@ pub type LogSink = fn(LogLevel, &str);
 /// A QuickJS runtime with one bundle evaluated in it.
 pub struct Renderer {
     runtime: Runtime,
+    /// Renders since the last cycle collection.
+    uncollected: Cell<u32>,
+    /// The instance's memory size after its first render's collection
+    /// (Wasm only; `None` before it).
+    base: Cell<Option<usize>>,
+}
+
+/// A reused instance collects cycles after its first render and then after
+/// every `COLLECT_EVERY`th, as long as its memory stays the size the first
+/// render left; once the memory has grown past that, after every render.
+/// javy turns QuickJS's automatic cycle collection off; collecting after
+/// every render kept a React instance at its snapshot's size but cost 24 us
+/// even for a trivial render (the collector walks the whole heap, prelude
+/// included; `ssr render --repeat`), and QuickJS's own adaptive trigger grew
+/// React to 48 MiB. Reference counting frees everything acyclic at once, so
+/// only cyclic garbage waits, and only in room the instance already has:
+/// renders that leave more (8 MiB of cycles each, `tests/all/runtime.rs`)
+/// grow it by one render's worth, then are collected every time. By count
+/// alone they piled up five renders' worth (47 MiB).
+const COLLECT_EVERY: u32 = 4;
+
+/// The instance's linear memory, in bytes: it only grows, and grows only when
+/// the allocator has no room left. Not measured on the host (the native
+/// baseline collects by count alone).
+fn memory_size() -> usize {
+    #[cfg(target_family = "wasm")]
+    {
+        core::arch::wasm32::memory_size::<0>() << 16
+    }
+    #[cfg(not(target_family = "wasm"))]
+    {
+        0
+    }
 }
 
 impl Renderer {
@@ -169,7 +205,11 @@ impl Renderer {
             ctx.run_gc();
             Ok(())
         })?;
-        Ok(Renderer { runtime })
+        Ok(Renderer {
+            runtime,
+            uncollected: Cell::new(0),
+            base: Cell::new(None),
+        })
     }
 
     /// Renders one request: calls the exported `render`, drives microtasks
@@ -183,13 +223,17 @@ impl Renderer {
             {
                 let _ = reset.call::<_, ()>(());
             }
-            // javy turns QuickJS's automatic cycle collection off. Collecting
-            // after every render keeps a reused instance at its snapshot's
-            // size: React 200 cards, 1,000 renders, 5.1 MiB before and after
-            // (`ssr render --repeat 1000`). QuickJS's own adaptive trigger
-            // instead grew it to 48 MiB, for 2-10% less time per render
-            // (benches/engine.rs, `render_warm`).
-            ctx.run_gc();
+            let renders = self.uncollected.get() + 1;
+            let grown = self.base.get().is_none_or(|base| memory_size() > base);
+            if renders >= COLLECT_EVERY || grown {
+                ctx.run_gc();
+                self.uncollected.set(0);
+                if self.base.get().is_none() {
+                    self.base.set(Some(memory_size()));
+                }
+            } else {
+                self.uncollected.set(renders);
+            }
             result
         })
     }

@@ -183,3 +183,28 @@ fn render_errors_leave_the_instance_usable() {
         .unwrap();
     assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
 }
+
+#[test]
+fn renders_that_leave_cycles_do_not_grow_a_reused_instance() {
+    // Cycles are collected every few renders while they fit in the memory
+    // the first render left, and after every render once they did not: the
+    // instance grows by one render's garbage at most (collecting by count
+    // alone let five renders' worth pile up: 47 MiB).
+    let p = plugin("tests/plugins/cycles.js");
+    let engine = WasmEngine::new(WasmOptions::default()).unwrap();
+    let loaded = engine
+        .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
+        .unwrap();
+    let mut inst = loaded.instance("acme").unwrap();
+    let req = RenderRequest::get("acme", "/?mib=8");
+    inst.render_now(&req, Duration::from_secs(5)).unwrap();
+    let first = inst.memory_bytes();
+    for _ in 0..12 {
+        inst.render_now(&req, Duration::from_secs(5)).unwrap();
+    }
+    let after = inst.memory_bytes();
+    assert!(
+        after <= first + (16 << 20),
+        "memory grew from {first} to {after} bytes over 12 renders of 8 MiB of cycles each"
+    );
+}

@@ -132,23 +132,36 @@ fn math_random_is_not_replayed_from_the_snapshot() {
     assert_ne!(field(&a, "now"), field(&b, "now"), "{a} vs {b}");
 }
 
-#[test]
-fn reused_instance_keeps_bounded_memory() {
-    let p = plugin("plugins/react/app.jsx");
+/// Runs `f` on one Wasm instance of the plugin built from `entry`.
+fn with_instance(entry: &str, f: impl FnOnce(&mut dyn Instance)) {
+    let p = plugin(entry);
     let engine = WasmEngine::new(WasmOptions::default()).unwrap();
     let loaded = engine
         .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
         .unwrap();
-    let mut inst = loaded.instance("acme").unwrap();
-    let req = RenderRequest::get("acme", "/?count=200");
-    for _ in 0..20 {
-        inst.render_now(&req, Duration::from_secs(5)).unwrap();
-    }
-    let warm = inst.memory_bytes();
-    for _ in 0..300 {
-        inst.render_now(&req, Duration::from_secs(5)).unwrap();
-    }
-    let after = inst.memory_bytes();
+    f(&mut loaded.instance("acme").unwrap());
+}
+
+/// The instance's memory after `warm` renders of `url`, then after `more`.
+fn memory_over(entry: &str, url: &str, warm: usize, more: usize) -> (usize, usize) {
+    let mut sizes = (0, 0);
+    with_instance(entry, |inst| {
+        let req = RenderRequest::get("acme", url);
+        for _ in 0..warm {
+            inst.render_now(&req, Duration::from_secs(5)).unwrap();
+        }
+        sizes.0 = inst.memory_bytes();
+        for _ in 0..more {
+            inst.render_now(&req, Duration::from_secs(5)).unwrap();
+        }
+        sizes.1 = inst.memory_bytes();
+    });
+    sizes
+}
+
+#[test]
+fn reused_instance_keeps_bounded_memory() {
+    let (warm, after) = memory_over("plugins/react/app.jsx", "/?count=200", 20, 300);
     assert!(
         after <= warm + (1 << 20),
         "memory grew from {warm} to {after} bytes over 300 renders"
@@ -157,31 +170,27 @@ fn reused_instance_keeps_bounded_memory() {
 
 #[test]
 fn render_errors_leave_the_instance_usable() {
-    let p = plugin("tests/plugins/errors.js");
-    let engine = WasmEngine::new(WasmOptions::default()).unwrap();
-    let loaded = engine
-        .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
-        .unwrap();
-    let mut inst = loaded.instance("acme").unwrap();
-    let deadline = Duration::from_secs(5);
-    match inst.render_now(&RenderRequest::get("acme", "/throw"), deadline) {
-        Err(EngineError::Js {
-            kind: JsErrorKind::Exception,
-            ..
-        }) => {}
-        other => panic!("expected an exception, got {other:?}"),
-    }
-    match inst.render_now(&RenderRequest::get("acme", "/never"), deadline) {
-        Err(EngineError::Js {
-            kind: JsErrorKind::NeverSettled,
-            ..
-        }) => {}
-        other => panic!("expected never-settled, got {other:?}"),
-    }
-    let ok = inst
-        .render_now(&RenderRequest::get("acme", "/created"), deadline)
-        .unwrap();
-    assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
+    with_instance("tests/plugins/errors.js", |inst| {
+        let deadline = Duration::from_secs(5);
+        match inst.render_now(&RenderRequest::get("acme", "/throw"), deadline) {
+            Err(EngineError::Js {
+                kind: JsErrorKind::Exception,
+                ..
+            }) => {}
+            other => panic!("expected an exception, got {other:?}"),
+        }
+        match inst.render_now(&RenderRequest::get("acme", "/never"), deadline) {
+            Err(EngineError::Js {
+                kind: JsErrorKind::NeverSettled,
+                ..
+            }) => {}
+            other => panic!("expected never-settled, got {other:?}"),
+        }
+        let ok = inst
+            .render_now(&RenderRequest::get("acme", "/created"), deadline)
+            .unwrap();
+        assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
+    });
 }
 
 #[test]
@@ -190,19 +199,7 @@ fn renders_that_leave_cycles_do_not_grow_a_reused_instance() {
     // the first render left, and after every render once they did not: the
     // instance grows by one render's garbage at most (collecting by count
     // alone let five renders' worth pile up: 47 MiB).
-    let p = plugin("tests/plugins/cycles.js");
-    let engine = WasmEngine::new(WasmOptions::default()).unwrap();
-    let loaded = engine
-        .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
-        .unwrap();
-    let mut inst = loaded.instance("acme").unwrap();
-    let req = RenderRequest::get("acme", "/?mib=8");
-    inst.render_now(&req, Duration::from_secs(5)).unwrap();
-    let first = inst.memory_bytes();
-    for _ in 0..12 {
-        inst.render_now(&req, Duration::from_secs(5)).unwrap();
-    }
-    let after = inst.memory_bytes();
+    let (first, after) = memory_over("tests/plugins/cycles.js", "/?mib=8", 1, 12);
     assert!(
         after <= first + (16 << 20),
         "memory grew from {first} to {after} bytes over 12 renders of 8 MiB of cycles each"

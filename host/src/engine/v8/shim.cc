@@ -390,6 +390,15 @@ extern "C" {
 void ssr_v8_init(void) {
   static std::once_flag once;
   std::call_once(once, [] {
+    // No allocation-site pretenuring: V8 otherwise moves a site's objects
+    // straight to the old generation once enough of them survive a scavenge
+    // (as a page's objects do when a scavenge falls mid-render), and every
+    // later render then fills the old generation with garbage that only a
+    // full collection frees. Whether it happened varied by run: preact on V8 took 40 us a render in three runs of six and
+    // 103-111 us in the others; with this flag 37-50 us in eight of eight,
+    // the other examples unchanged (`cargo bench -p ssr --bench engine --
+    // render_warm/v8`).
+    v8::V8::SetFlagsFromString("--no-allocation-site-pretenuring");
     g_platform = v8::platform::NewDefaultPlatform();
     v8::V8::InitializePlatform(g_platform.get());
     v8::V8::Initialize();

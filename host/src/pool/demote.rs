@@ -1,15 +1,16 @@
 //! Long renders step aside: when other renders want the same threads, a
 //! render that has run past `demote_after` (20 ms by default; Wasm: CPU
 //! time, V8: since it started) finishes at low priority (Wasm: nice +10,
-//! [`LOWER_BY`]; V8: nice 19, [`V8_NICE`]), so short renders, the HTTP
-//! threads and the epoch ticker get a core before it. Time slices alone share a
-//! worker between renders, but on a machine whose cores are all busy
-//! spinning, every wake-up of another thread (the ticker that ends a slice,
-//! an HTTP thread with a new request) waited for the kernel to preempt a
-//! spinner: `benches/attack.sh` (2 workers, five hostile tenants spinning,
-//! 2 cores) measured a good tenant's p99 under attack at 33.13 ms (Wasm) and
-//! 24.17 ms (V8) without demotion, 10.40-21.83 ms and 14.53-16.25 ms with it
-//! (alone: 5-8 ms; README, Reliability, has every run).
+//! [`LOWER_BY`]; V8: +19, the lowest, [`LOWER_V8_BY`]), so short renders,
+//! the HTTP threads and the epoch ticker get a core before it. Time slices
+//! alone share a worker between renders, but on a machine whose cores are
+//! all busy spinning, every wake-up of another thread (the ticker that ends
+//! a slice, an HTTP thread with a new request) waited for the kernel to
+//! preempt a spinner: `benches/attack.sh` (2 workers, five hostile tenants
+//! spinning, 2 cores) measured a good tenant's p99 under attack at 33.13 ms
+//! (Wasm) and 24.17 ms (V8) without demotion, 7.62-21.83 ms and 11.06-13.70
+//! ms (V8 at +19; 14.53-16.25 at +10) with it (alone: 5-8 ms; README,
+//! Reliability, has every run).
 //!
 //! - Wasm renders yield, so a pinned worker that has other renders or a
 //!   queue waiting hands a long one to its background lane ([`Lane`]): a
@@ -60,15 +61,16 @@ use super::worker::Task;
 /// Wasm 33.13, V8 24.17.
 const LOWER_BY: i32 = 10;
 
-/// The nice level of a blocking thread whose V8 render has run past
-/// `demote_after`: the lowest (weight 15). V8 renders a page 20-50x faster
+/// How many nice levels a blocking thread whose V8 render has run past
+/// `demote_after` goes down: to the lowest, 19 (weight 15), from the
+/// default 0. V8 renders a page 20-50x faster
 /// than QuickJS in Wasm (README, Choosing an engine), so a V8 render still
 /// running after 20 ms is nearly always a runaway, where a Wasm render that
 /// long is an ordinary large page (React on Wasm: 14 ms of CPU); and five
 /// lowered V8 threads at nice 10 still weighed about half a normal thread.
 /// `benches/attack.sh`, one session, V8 good tenant's p99 under attack in
 /// ms: nice 10: 16.25, 16.02; nice 19: 12.40, 11.19 (alone: 5.9-8.1).
-const V8_NICE: i32 = 19;
+const LOWER_V8_BY: i32 = 19;
 
 /// The CPU time the calling thread has used. A render's running time is
 /// counted in CPU time, not wall time: on a busy machine a slice's wall time
@@ -96,8 +98,9 @@ fn gettid() -> libc::pid_t {
     unsafe { libc::gettid() }
 }
 
-/// Lowers thread `tid` of this process by `by` nice levels (at most to 19). The caller makes sure the thread does not end meanwhile (its id
-/// could then name another thread). Any thread may lower a thread of its
+/// Lowers thread `tid` of this process by `by` nice levels (at most to 19).
+/// The caller makes sure the thread does not end meanwhile (its id could
+/// then name another thread). Any thread may lower a thread of its
 /// own user; raising it again takes `CAP_SYS_NICE`.
 #[allow(unsafe_code)]
 fn lower(tid: libc::pid_t, by: i32) {
@@ -328,7 +331,7 @@ fn watch(threads: usize, after: Option<Duration>, queued: &Lifo, spawn: Spawn) {
                     // Held while lowering: the thread cannot end meanwhile.
                     let tid = lock(&entry.tid);
                     if let Some(tid) = *tid {
-                        lower(tid, V8_NICE);
+                        lower(tid, LOWER_V8_BY);
                     }
                     drop(tid);
                     count_demotion();

@@ -137,6 +137,17 @@ impl Permit {
     }
 }
 
+/// Starts one of the pool's threads (worker, lane or blocking thread).
+fn spawn(name: String, body: impl FnOnce() + Send + 'static) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name(name)
+        // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm stacks are
+        // fibers Wasmtime allocates.
+        .stack_size(WORKER_STACK_BYTES)
+        .spawn(body)
+        .expect("spawning a pool thread")
+}
+
 /// Locks one of the pool's mutexes. Nothing panics while holding one, and
 /// each change under them leaves the state consistent (one push, pop or
 /// take), so a poisoned lock is used as it is.
@@ -187,15 +198,6 @@ impl Pool {
         } else {
             Vec::new()
         };
-        let spawn = |name: String, setup: Setup| {
-            std::thread::Builder::new()
-                .name(name)
-                // V8 lets JavaScript use 1 MiB of it (`engine::v8`); Wasm
-                // stacks are fibers Wasmtime allocates.
-                .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || worker::run(setup))
-                .expect("spawning a worker thread")
-        };
         let mut workers = Vec::with_capacity(2 * options.workers);
         for i in 0..options.workers {
             let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
@@ -210,7 +212,7 @@ impl Pool {
                     lane: None,
                     watched: None,
                 };
-                workers.push(spawn(format!("ssr-lane-{i}"), lane));
+                workers.push(spawn(format!("ssr-lane-{i}"), move || worker::run(lane)));
                 Lane {
                     after,
                     tasks,
@@ -226,7 +228,9 @@ impl Pool {
                 lane,
                 watched: None,
             };
-            workers.push(spawn(format!("ssr-worker-{i}"), worker));
+            workers.push(spawn(format!("ssr-worker-{i}"), move || {
+                worker::run(worker)
+            }));
         }
         // As many warm instances in all as the pinned workers keep together.
         let shared = Instances::new(options.warm_instances * options.workers);
@@ -245,14 +249,10 @@ impl Pool {
                     lane: None,
                     watched: Some(watched),
                 };
-                std::thread::Builder::new()
-                    .name(format!("ssr-blocking-{i}"))
-                    .stack_size(WORKER_STACK_BYTES)
-                    .spawn(move || {
-                        let _leaving = leaving;
-                        worker::run(setup)
-                    })
-                    .expect("spawning a blocking thread")
+                spawn(format!("ssr-blocking-{i}"), move || {
+                    let _leaving = leaving;
+                    worker::run(setup)
+                })
             }),
         );
         Pool {

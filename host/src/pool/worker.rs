@@ -177,19 +177,11 @@ impl Jobs {
                 Jobs::Lifo(lifo) => lifo.try_next()?,
                 Jobs::Shared(rx) => {
                     drop(done.take());
-                    if wait {
-                        rx.recv().ok()?
-                    } else {
-                        rx.try_recv().ok()?
-                    }
+                    receive(rx, wait)?
                 }
                 Jobs::Lane(rx) => {
                     drop(done.take());
-                    return if wait {
-                        rx.recv().ok()
-                    } else {
-                        rx.try_recv().ok()
-                    };
+                    return receive(rx, wait);
                 }
             };
             if let Some(task) = admit(job, instances) {
@@ -205,6 +197,15 @@ impl Jobs {
             Jobs::Lifo(lifo) => lifo.len() > 0,
             Jobs::Lane(rx) => !rx.is_empty(),
         }
+    }
+}
+
+/// The next item on `rx`: waiting for one if `wait`, else only one there now.
+fn receive<T>(rx: &Receiver<T>, wait: bool) -> Option<T> {
+    if wait {
+        rx.recv().ok()
+    } else {
+        rx.try_recv().ok()
     }
 }
 

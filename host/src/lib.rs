@@ -11,6 +11,7 @@
 //!   response or `ApiError`.
 //! - [`config`] holds every setting and its default.
 
+pub mod activity;
 pub mod artifact;
 pub mod build;
 pub mod cache;

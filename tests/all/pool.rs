@@ -160,3 +160,45 @@ fn sigterm_drains_in_flight_requests_then_exits_0() {
     let status = s.stop("TERM");
     assert!(status.success(), "{status:?}");
 }
+
+/// Context switches so far of every thread of process `pid` (Linux).
+fn wake_ups(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+#[test]
+fn an_idle_server_sleeps_and_deadlines_hold_after() {
+    let s = Server::start(&["--no-demo", "--workers", "2"]);
+    for (id, query) in [
+        ("w", "render_deadline_ms=300"),
+        ("v", "render_deadline_ms=300&engine=v8"),
+    ] {
+        let (status, body) = s.add(id, "tests/plugins/hostile.js", query);
+        assert_eq!(status, 201, "{body}");
+        assert_eq!(s.get(&format!("/t/{id}/ok"), &[]).status, 200);
+    }
+    // Idle: the epoch ticker and the blocking threads' watch sleep (they
+    // woke about 1,300 times a second before).
+    std::thread::sleep(Duration::from_millis(500));
+    let before = wake_ups(s.child.id());
+    std::thread::sleep(Duration::from_secs(2));
+    let woke = wake_ups(s.child.id()) - before;
+    assert!(woke < 100, "{woke} wake-ups in 2 s of idle");
+    // The first render after the idle spell wakes them: a spinning render
+    // still ends at its deadline on both engines.
+    for id in ["w", "v"] {
+        let started = Instant::now();
+        assert_eq!(s.get(&format!("/t/{id}/loop"), &[]).status, 504);
+        assert!(started.elapsed() < Duration::from_secs(5), "{id}");
+    }
+}

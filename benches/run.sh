@@ -18,6 +18,8 @@
 # 3. The external baseline: Piscina's pooled React SSR server (fastify +
 #    fastify-piscina, benches/piscina/), with as many worker threads as ssr
 #    has render workers, serving the same React bundle under the same load.
+# 4. The machine's ceiling for that page: React rendered on V8 on every core
+#    at once, no HTTP (what no server of this bundle can exceed here).
 #
 # Needs: what scripts/setup.sh installs, plus wrk and gnuplot (installed here
 # with apt-get when missing). Takes about 10 minutes on 2 cores.
@@ -138,6 +140,21 @@ rss=$(peak_rss_mib $piscina)
 kill $piscina; wait $piscina 2>/dev/null || true
 printf 'react\tpiscina\toff\t%s\t%s\t%s\t%s\t%s\n' "$rps" "$p50" "$p99" "$errs" "$rss" >> "$work/http.tsv"
 echo "react piscina: $rps req/s, p50 $p50, p99 $p99, non-2xx $errs, peak RSS $rss MiB" >&2
+
+# ---------------------------------------------------------------- ceiling
+# What these cores can render with nothing else running: React on V8 on every
+# core at once (one `ssr render --repeat` per core, no HTTP, no load
+# generator). Its sum of 1 / mean render time bounds what any server of this
+# bundle (ssr or Piscina) can serve here.
+echo "== ceiling: React on V8 on every core at once" >&2
+renderers=()
+for i in $(seq 1 "$WORKERS"); do
+  target/release/ssr render "$work/react.wasm" "$(url_of react)" --engine v8 --repeat 5000 \
+    >/dev/null 2>"$work/ceiling-$i.txt" &
+  renderers+=($!)
+done
+wait "${renderers[@]}"
+cat "$work"/ceiling-*.txt >&2
 
 # ------------------------------------------------------------------ results
 python3 benches/report.py "$work" "$OUT" "$CHART" \

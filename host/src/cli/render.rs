@@ -105,8 +105,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `--repeat`: render `n` times on one instance; report the median and p99
-/// render time and the instance's memory before and after.
+/// `--repeat`: render `n` times on one instance; report the median, mean
+/// and p99 render time and the instance's memory before and after.
 fn repeat(
     instance: &mut dyn Instance,
     req: &RenderRequest,
@@ -120,11 +120,13 @@ fn repeat(
         instance.render_now(req, deadline)?;
         times.push(t.elapsed());
     }
+    let mean = times.iter().sum::<Duration>() / n.max(1);
     times.sort();
     let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
     eprintln!(
-        "{n} renders on one instance: median {:.2?}, p99 {:.2?}; memory {:.1} MiB before, {:.1} MiB after",
+        "{n} renders on one instance: median {:.2?}, mean {:.2?}, p99 {:.2?}; memory {:.1} MiB before, {:.1} MiB after",
         at(0.5),
+        mean,
         at(0.99),
         before as f64 / (1 << 20) as f64,
         instance.memory_bytes() as f64 / (1 << 20) as f64,

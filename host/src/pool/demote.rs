@@ -47,7 +47,7 @@ use crossbeam_channel::{RecvTimeoutError, Sender};
 use super::lifo::Lifo;
 use super::lock;
 use super::worker::Task;
-use crate::activity::Activity;
+use crate::activity;
 
 /// How many nice levels a long render's thread goes down. At nice 10 a
 /// thread weighs 110 against a normal thread's 1024 in the kernel's fair
@@ -174,8 +174,6 @@ impl Lane {
 
 /// One blocking thread, as the watch sees it.
 pub(super) struct Watched {
-    /// Held during each poll: the watch sleeps while no thread renders.
-    activity: Activity,
     /// Its kernel id from its first render until it ends; the watch holds
     /// the lock while it lowers the thread, so the thread cannot end then.
     tid: Mutex<Option<libc::pid_t>>,
@@ -189,7 +187,7 @@ impl Watched {
     /// Runs one poll of a render under the watch.
     pub(super) fn during<T>(&self, poll: impl FnOnce() -> T) -> T {
         lock(&self.tid).get_or_insert_with(gettid);
-        let _running = self.activity.begin();
+        let _running = activity::renders().begin();
         let now = self.epoch.elapsed().as_nanos() as u64;
         self.since.store(now.max(1), Ordering::Relaxed);
         let out = poll();
@@ -271,12 +269,12 @@ struct Kept {
 /// kernel starves can hold: their isolates).
 fn watch(threads: usize, after: Option<Duration>, queued: &Lifo, spawn: Spawn) {
     let epoch = Instant::now();
-    let activity = Activity::new();
+    let renders = activity::renders();
+    let woken = renders.subscribe();
     let (ended_tx, ended) = crossbeam_channel::unbounded();
     let mut next_id = 0;
     let mut start = |index: usize| {
         let entry = Arc::new(Watched {
-            activity: activity.clone(),
             tid: Mutex::new(None),
             since: AtomicU64::new(0),
             demoted: AtomicBool::new(false),
@@ -300,9 +298,9 @@ fn watch(threads: usize, after: Option<Duration>, queued: &Lifo, spawn: Spawn) {
     while !normal.is_empty() || !lowered.is_empty() {
         let message = match after {
             // No render to watch: sleep until one starts or a thread ends.
-            Some(_) if activity.idle() => crossbeam_channel::select! {
+            Some(_) if renders.idle() => crossbeam_channel::select! {
                 recv(ended) -> id => id.map_err(|_| RecvTimeoutError::Disconnected),
-                recv(activity.woken()) -> _ => continue,
+                recv(woken) -> _ => continue,
             },
             // A render is lowered between `after` and 1.5 × `after`.
             Some(after) => ended.recv_timeout(after / 2),

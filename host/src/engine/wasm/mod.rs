@@ -30,7 +30,7 @@ use super::{
     CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
     RenderResponse, Rendering,
 };
-use crate::activity::Activity;
+use crate::activity;
 use crate::artifact;
 
 /// The wasm stack of one render (Wasmtime's own default).
@@ -137,7 +137,7 @@ pub struct WasmEngine {
     engine: wasmtime::Engine,
     linker: Linker<HostState>,
     options: WasmOptions,
-    ticker: ticker::Ticker,
+    _ticker: ticker::Ticker,
 }
 
 impl WasmEngine {
@@ -180,7 +180,7 @@ impl WasmEngine {
         };
         link(&mut linker).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
         Ok(WasmEngine {
-            ticker: ticker::Ticker::start(engine.clone()),
+            _ticker: ticker::Ticker::start(engine.clone()),
             engine,
             linker,
             options,
@@ -215,7 +215,6 @@ impl WasmEngine {
         Ok(WasmPlugin {
             component,
             pre,
-            activity: self.ticker.activity().clone(),
             // A pooling-allocator slot holds no more than the engine's cap.
             memory_limit: limits.memory.min(self.options.memory_limit),
         })
@@ -262,8 +261,6 @@ impl Engine for WasmEngine {
 pub struct WasmPlugin {
     component: Component,
     pre: PluginPre<HostState>,
-    /// Held while its code runs: the epoch ticker's.
-    activity: Activity,
     memory_limit: usize,
 }
 
@@ -284,7 +281,7 @@ impl WasmPlugin {
         store.limiter(|s| &mut s.limits);
         // Instantiation runs the adapter's and the runtime's start code.
         store.set_epoch_deadline(ticker::ticks(super::INSTANTIATE_DEADLINE));
-        let _running = self.activity.begin();
+        let _running = activity::renders().begin();
         let bindings = self
             .pre
             .instantiate(&mut store)
@@ -309,7 +306,6 @@ impl WasmPlugin {
             store,
             bindings,
             slice,
-            activity: self.activity.clone(),
         })
     }
 }
@@ -329,7 +325,6 @@ pub struct WasmInstance {
     store: Store<HostState>,
     bindings: Bindings,
     slice: Arc<Slice>,
-    activity: Activity,
 }
 
 /// When the instance's render was last polled, for its epoch callback.
@@ -374,7 +369,7 @@ impl Instance for WasmInstance {
             self.store.data_mut().deadline = Instant::now() + deadline;
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
-            let _running = self.activity.begin();
+            let _running = activity::renders().begin();
             let slice = &self.slice;
             let mut call = std::pin::pin!(
                 self.bindings

@@ -2,10 +2,10 @@
 //! Wasmtime epoch ticks.
 //!
 //! Lifetime: one per `wasmtime::Engine` (so one per process in the server);
-//! the thread stops when the [`Ticker`] is dropped. It ticks only while
-//! plugin code runs (an instantiation or a render holds
-//! [`Ticker::activity`]'s `begin()`), and sleeps while none does: no epoch
-//! deadline can pass unnoticed, since only running code reads the epoch.
+//! the thread stops when the [`Ticker`] is dropped. It ticks only while a
+//! render runs (`crate::activity::renders`: an instantiation or a render
+//! holds it), and sleeps while none does: no epoch deadline can pass
+//! unnoticed, since only running code reads the epoch.
 //!
 //! A render's deadline is `ceil(deadline / TICK) + 1` ticks, so it is never
 //! cut short and overruns by at most one tick.
@@ -15,28 +15,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::activity::Activity;
+use crate::activity;
 
 /// How often the epoch advances.
 pub const TICK: Duration = Duration::from_millis(1);
 
 pub struct Ticker {
     stop: Arc<AtomicBool>,
-    activity: Activity,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Ticker {
     pub fn start(engine: wasmtime::Engine) -> Ticker {
         let stop = Arc::new(AtomicBool::new(false));
-        let activity = Activity::new();
-        let (flag, running) = (stop.clone(), activity.clone());
+        let flag = stop.clone();
+        let renders = activity::renders();
+        let woken = renders.subscribe();
         let thread = std::thread::Builder::new()
             .name("ssr-epoch".into())
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    if running.idle() {
-                        let _ = running.woken().recv();
+                    if renders.idle() {
+                        let _ = woken.recv();
                         continue;
                     }
                     std::thread::sleep(TICK);
@@ -46,21 +46,15 @@ impl Ticker {
             .expect("spawning the epoch ticker thread");
         Ticker {
             stop,
-            activity,
             thread: Some(thread),
         }
-    }
-
-    /// What plugin code holds while it runs, so that the epoch advances.
-    pub fn activity(&self) -> &Activity {
-        &self.activity
     }
 }
 
 impl Drop for Ticker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        self.activity.wake();
+        activity::renders().wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -13,7 +13,9 @@
 //   `TerminateExecution`; the render then reports a timeout and cancels the
 //   termination. Near the heap limit the isolate gets headroom to unwind, is
 //   terminated, and reports out-of-memory. Rust discards the instance after
-//   either (the context may hold half-done state).
+//   either (the context may hold half-done state). A render still running
+//   after 20 ms is interrupted every 1 ms to offer its core to the kernel
+//   (`sched_yield`), the only way a V8 render can step aside mid-script.
 // - Strings handed back (`ssr_v8_result`) stay valid until the next call on
 //   the same instance.
 // - The bundle cannot import anything: static imports fail to link and
@@ -28,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <sched.h>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -90,6 +93,8 @@ class Watchdog {
   struct Entry {
     ssr_v8* inst;
     Clock::time_point deadline;
+    // When the render next offers its core (see `YIELD_AFTER`).
+    Clock::time_point yield;
   };
   std::mutex mu_;
   std::condition_variable cv_;
@@ -123,12 +128,23 @@ struct ssr_v8 {
 
 namespace {
 
+// A render still running `YIELD_AFTER` after it started offers its core to
+// any waiting thread every `YIELD_EVERY` (an interrupt that calls
+// `sched_yield`): V8 cannot yield mid-script to our scheduler, but it can to
+// the kernel's. Shorter renders never yield: under contention a yield
+// stretches a render's wall time, and the pool lowers renders by it.
+constexpr auto YIELD_AFTER = std::chrono::milliseconds(20);
+constexpr auto YIELD_EVERY = std::chrono::milliseconds(1);
+
+void offer_core(v8::Isolate*, void*) { sched_yield(); }
+
 uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_++;
-  armed_.emplace(ticket, Entry{inst, deadline});
-  if (deadline < wake_) {
-    wake_ = deadline;
+  auto yield = std::min(deadline, Clock::now() + YIELD_AFTER);
+  armed_.emplace(ticket, Entry{inst, deadline, yield});
+  if (yield < wake_) {
+    wake_ = yield;
     cv_.notify_one();
   }
   return ticket;
@@ -157,7 +173,12 @@ void Watchdog::run() {
         it->second.inst->isolate->TerminateExecution();
         it = armed_.erase(it);
       } else {
-        earliest = std::min(earliest, it->second.deadline);
+        if (it->second.yield <= now) {
+          // Under the lock, like the termination above.
+          it->second.inst->isolate->RequestInterrupt(offer_core, nullptr);
+          it->second.yield = now + YIELD_EVERY;
+        }
+        earliest = std::min(earliest, std::min(it->second.deadline, it->second.yield));
         ++it;
       }
     }

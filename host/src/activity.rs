@@ -1,4 +1,5 @@
-//! Renders in flight in this process, for the threads that only have work
+//! Renders in flight in this process (each engine's render holds
+//! [`Activity::begin`] while it runs), for the threads that only have work
 //! while something renders: the epoch ticker (`engine::wasm::ticker`) and
 //! the pool's watch (`pool::demote`). Each sleeps while [`renders`] is idle,
 //! so an idle server takes no periodic wake-ups (it took about 1,300 a

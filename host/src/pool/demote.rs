@@ -187,7 +187,6 @@ impl Watched {
     /// Runs one poll of a render under the watch.
     pub(super) fn during<T>(&self, poll: impl FnOnce() -> T) -> T {
         lock(&self.tid).get_or_insert_with(gettid);
-        let _running = activity::renders().begin();
         let now = self.epoch.elapsed().as_nanos() as u64;
         self.since.store(now.max(1), Ordering::Relaxed);
         let out = poll();

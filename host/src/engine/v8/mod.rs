@@ -135,7 +135,10 @@ struct RawRequest<'a> {
 impl Instance for V8Instance {
     fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a> {
         // V8 cannot yield mid-script: the whole render is one slice.
-        Box::pin(async move { self.render_blocking(req, deadline) })
+        Box::pin(async move {
+            let _running = crate::activity::renders().begin();
+            self.render_blocking(req, deadline)
+        })
     }
 
     fn memory_bytes(&self) -> usize {

@@ -66,6 +66,26 @@ fn register_route_replace_and_delete() {
 }
 
 #[test]
+fn a_plugins_memory_image_is_made_at_registration_not_in_a_request() {
+    // Wasmtime makes a compiled plugin's memory image (a sealed memfd) the
+    // first time it is needed. Made at registration, a rare refusal from the
+    // kernel fails the registration, which says to retry, never a request.
+    let images = |s: &Server| {
+        std::fs::read_dir(format!("/proc/{}/fd", s.child.id()))
+            .unwrap()
+            .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+            .filter(|target| target.to_string_lossy().contains("wasm-memory-image"))
+            .count()
+    };
+    let s = Server::start(&["--no-demo"]);
+    assert_eq!(images(&s), 0);
+    let (status, body) = s.add("shop", HELLO, "");
+    assert_eq!(status, 201, "{body}");
+    assert!(images(&s) > 0, "no memory image after registration");
+    assert_eq!(s.get("/t/shop/", &[]).status, 200);
+}
+
+#[test]
 fn admin_requires_the_token() {
     let s = Server::start(&["--no-demo"]);
     let r = s.get("/admin/tenants", &[]);

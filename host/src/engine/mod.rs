@@ -337,6 +337,10 @@ pub enum EngineError {
     Compile(String),
     #[error("instantiating the plugin failed: {0}")]
     Instantiate(String),
+    /// The machine refused a resource for a while; the same call may succeed
+    /// if made again.
+    #[error("{0}; this is usually transient: try again")]
+    Transient(String),
     #[error("render failed ({kind}): {message}")]
     Js {
         kind: JsErrorKind,

@@ -10,6 +10,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use thiserror::Error;
 
+use crate::engine::EngineError;
 use crate::tenant::TenantError;
 
 #[derive(Clone, Debug, Error)]
@@ -24,6 +25,9 @@ pub enum ApiError {
     RenderFailed,
     #[error("the server is shutting down")]
     Unavailable,
+    /// The server could not do it now, but may if asked again.
+    #[error("{0}")]
+    TryAgain(String),
     #[error("missing or wrong admin token; send `Authorization: Bearer <token>`")]
     Unauthorized,
     #[error("{0}")]
@@ -45,7 +49,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::NoTenant(_) | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Saturated | ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Saturated | ApiError::Unavailable | ApiError::TryAgain(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Timeout => StatusCode::GATEWAY_TIMEOUT,
             ApiError::RenderFailed | ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
@@ -63,6 +69,7 @@ impl From<TenantError> for ApiError {
             TenantError::NotFound(_) => ApiError::NotFound(e.to_string()),
             TenantError::HostTaken { .. } => ApiError::Conflict(e.to_string()),
             TenantError::TooLarge { .. } => ApiError::TooLarge(e.to_string()),
+            TenantError::Plugin(EngineError::Transient(_)) => ApiError::TryAgain(e.to_string()),
             TenantError::InvalidId(_)
             | TenantError::InvalidHost(_)
             | TenantError::Empty

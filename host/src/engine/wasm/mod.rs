@@ -212,6 +212,7 @@ impl WasmEngine {
             .instantiate_pre(&component)
             .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
         let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+        make_memory_images(&component)?;
         Ok(WasmPlugin {
             component,
             pre,
@@ -248,6 +249,38 @@ impl WasmEngine {
         let component = unsafe { Component::deserialize_file(&self.engine, path) }
             .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
         self.prepare(component, limits)
+    }
+}
+
+/// Makes the component's copy-on-write memory images now, at load, rather
+/// than at its first instantiation, which would be inside a request.
+///
+/// A component compiled in memory gets each image as a sealed memfd, and
+/// Linux refuses the seal (`EBUSY`, after waiting about 150 ms) while any of
+/// the image's pages is briefly pinned elsewhere. That is rare but real on a
+/// loaded machine: it failed one CI run ("cannot add seals to the memfd"), and
+/// a C loop sealing 32 MiB memfds with both cores busy saw it once in 2,900.
+/// Wasmtime does not remember the failure, so another try makes a new memfd.
+fn make_memory_images(component: &Component) -> Result<(), EngineError> {
+    const TRIES: u64 = 5;
+    let mut tried = 1;
+    loop {
+        match component.initialize_copy_on_write_image() {
+            Ok(()) => return Ok(()),
+            Err(e) if tried < TRIES => {
+                tracing::warn!(
+                    tried,
+                    "making the plugin's memory image failed ({e:#}); trying again"
+                );
+                std::thread::sleep(Duration::from_millis(20 * tried));
+                tried += 1;
+            }
+            Err(e) => {
+                return Err(EngineError::Transient(format!(
+                    "the kernel refused the plugin's memory image {TRIES} times ({e:#})"
+                )));
+            }
+        }
     }
 }
 

@@ -24,7 +24,7 @@ use std::time::Duration;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineKind, Engines, Instance, Limits, Plugin, RenderRequest};
+use ssr::engine::{EngineKind, EngineOptions, Engines, Instance, Limits, Plugin, RenderRequest};
 
 /// name, entry, url, whether to time instantiation and fresh renders.
 const WORKLOADS: &[(&str, &str, &str, bool)] = &[
@@ -41,9 +41,12 @@ fn root() -> &'static Path {
 }
 
 fn engines(c: &mut Criterion) {
-    let engines = Engines::new(WasmOptions {
-        pooled_instances: Some(64),
-        ..WasmOptions::default()
+    let engines = Engines::new(EngineOptions {
+        wasm: WasmOptions {
+            pooled_instances: Some(64),
+            ..WasmOptions::default()
+        },
+        ..EngineOptions::default()
     })
     .unwrap();
     let deadline = Duration::from_secs(10);

@@ -14,15 +14,18 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{Engines, RenderRequest};
+use ssr::engine::{EngineOptions, Engines, RenderRequest};
 use ssr::pool::{Pool, PoolOptions};
 use ssr::tenant::{Defaults, Registry, Settings};
 
 fn pool(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let engines = Engines::new(WasmOptions {
-        pooled_instances: Some(16),
-        ..WasmOptions::default()
+    let engines = Engines::new(EngineOptions {
+        wasm: WasmOptions {
+            pooled_instances: Some(16),
+            ..WasmOptions::default()
+        },
+        ..EngineOptions::default()
     })
     .unwrap();
     let registry = Registry::open(engines, None, Defaults::default()).unwrap();

@@ -3,6 +3,8 @@
 //! concurrency cap, and limits set at registration apply, show in the admin
 //! API and persist.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -295,6 +297,42 @@ fn a_long_v8_render_is_lowered_and_its_thread_replaced() {
     assert!(!spinner.is_finished());
     assert_eq!(spinner.join().unwrap(), 504);
     assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
+}
+
+#[test]
+fn a_v8_render_offers_its_core_from_demote_after_on() {
+    // A V8 render still running after `--demote-after` offers its core every
+    // millisecond, never before: the 200 ms of a 300 ms render left after
+    // 100 ms hold at most 201 offers (from 20 ms on, there would be up to
+    // 281). With `--demote-after 0`, none. Busy threads want the cores
+    // meanwhile, so the yields take time: the render must still end, not
+    // yield until its 3 s deadline.
+    for (after, most) in [("100", 201), ("0", 0)] {
+        let s = server(&["--demote-after", after]);
+        assert_eq!(s.add("slow", "tests/plugins/slow.js", "engine=v8").0, 201);
+        let busy = Arc::new(AtomicBool::new(true));
+        let spinners: Vec<_> = (0..4)
+            .map(|_| {
+                let busy = busy.clone();
+                std::thread::spawn(move || while busy.load(Ordering::Relaxed) {})
+            })
+            .collect();
+        let status = s.get("/t/slow/?ms=300", &[]).status;
+        busy.store(false, Ordering::Relaxed);
+        spinners.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(status, 200, "--demote-after {after}");
+        let metrics = s.get("/metrics", &[]).text();
+        let offers: u64 = metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("ssr_v8_core_offers_total "))
+            .unwrap_or_else(|| panic!("no ssr_v8_core_offers_total in {metrics}"))
+            .parse()
+            .unwrap();
+        assert!(offers <= most, "--demote-after {after}: {offers} offers");
+        if most > 0 {
+            assert!(offers > 0, "--demote-after {after}: no offers");
+        }
+    }
 }
 
 #[test]

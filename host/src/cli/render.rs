@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ssr::engine::wasm::WasmOptions;
 use ssr::engine::{
-    DEFAULT_DEADLINE, EngineError, EngineKind, Engines, Instance, Limits, RenderRequest,
+    DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Instance, Limits,
+    RenderRequest,
 };
 
 #[derive(Debug, Args)]
@@ -66,7 +66,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             .push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
     }
 
-    let engines = Engines::new(WasmOptions::default())?;
+    let engines = Engines::new(EngineOptions::default())?;
     let plugin = engines
         .get(args.engine)?
         .load_plugin(&bytes, Limits::default())

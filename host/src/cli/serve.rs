@@ -15,7 +15,7 @@ use clap::Args;
 use ssr::cache::Cache;
 use ssr::config::{Config, FileConfig, RenderOn};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineKind, Engines};
+use ssr::engine::{EngineKind, EngineOptions, Engines};
 use ssr::http::AppState;
 use ssr::pool::{Pool, PoolOptions};
 use ssr::tenant::{Mode, Registry, Settings, Store};
@@ -116,7 +116,8 @@ pub struct ServeArgs {
     /// this long (Wasm: CPU time; V8: since it started) finishes at low priority: a
     /// Wasm render in its worker's background lane (nice +10); a V8 render's
     /// thread is lowered (to nice 19), then replaced. Short renders and the HTTP threads
-    /// then get a core before it. 0: never [default: 20].
+    /// then get a core before it. A V8 render past it also offers its core
+    /// every millisecond. 0: never [default: 20].
     #[arg(long, env = "SSR_DEMOTE_AFTER", value_name = "MS")]
     demote_after: Option<u64>,
     /// Threads for V8 renders, which cannot yield: one render each, unpinned,
@@ -201,10 +202,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 async fn serve(config: Config) -> anyhow::Result<()> {
     // First: metric handles made before the recorder exists would be no-ops.
     let metrics = ssr::http::prometheus();
-    let engines = Engines::new(WasmOptions {
-        pooled_instances: Some(config.pooled_instances() as u32),
-        memory_limit: config.memory_limit,
-        max_wasm_stack: config.max_wasm_stack,
+    let engines = Engines::new(EngineOptions {
+        wasm: WasmOptions {
+            pooled_instances: Some(config.pooled_instances() as u32),
+            memory_limit: config.memory_limit,
+            max_wasm_stack: config.max_wasm_stack,
+        },
+        // Never before the pool may lower a render (`EngineOptions`).
+        v8_offer_core_after: config.demote_after,
     })?;
     let store = match &config.data_dir {
         Some(dir) => Some(

@@ -143,6 +143,19 @@ impl Default for Limits {
     }
 }
 
+/// Settings for both engines, fixed for the life of the process.
+#[derive(Clone, Debug, Default)]
+pub struct EngineOptions {
+    pub wasm: wasm::WasmOptions,
+    /// A V8 render still running this long after it started offers its core
+    /// to other threads every millisecond (V8 cannot yield to our scheduler
+    /// mid-script, but it can to the kernel's); `None`: never. The server
+    /// passes `--demote-after`: a yield stretches a short render's wall time
+    /// under contention, so yields that began before the pool lowers renders
+    /// would get short renders lowered (`v8/shim.cc`, `YIELD_EVERY`).
+    pub v8_offer_core_after: Option<Duration>,
+}
+
 /// The engines this host has, by kind.
 #[derive(Clone)]
 pub struct Engines {
@@ -160,11 +173,13 @@ impl Engines {
     ];
 
     /// Both engines (V8 only when built with the `v8` feature).
-    pub fn new(wasm: wasm::WasmOptions) -> Result<Engines, EngineError> {
+    pub fn new(options: EngineOptions) -> Result<Engines, EngineError> {
         Ok(Engines {
             #[cfg(feature = "v8")]
-            v8: Arc::new(v8::V8Engine),
-            wasm: Arc::new(wasm::WasmEngine::new(wasm)?),
+            v8: Arc::new(v8::V8Engine {
+                offer_core_after: options.v8_offer_core_after,
+            }),
+            wasm: Arc::new(wasm::WasmEngine::new(options.wasm)?),
         })
     }
 

@@ -113,6 +113,8 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);
     metrics::gauge!("ssr_tenants").set(state.registry.list().len() as f64);
+    #[cfg(feature = "v8")]
+    metrics::counter!("ssr_v8_core_offers_total").absolute(crate::engine::v8::core_offers());
     state.metrics.render()
 }
 

@@ -42,6 +42,7 @@ unsafe extern "C" {
     fn ssr_v8_new(
         heap_limit: usize,
         stack_bytes: usize,
+        offer_core_after_ms: u32,
         log: LogFn,
         log_data: *mut c_void,
     ) -> *mut RawIsolate;
@@ -66,6 +67,7 @@ unsafe extern "C" {
         out: *mut RawResult,
     ) -> i32;
     fn ssr_v8_heap_used(inst: *mut RawIsolate) -> usize;
+    fn ssr_v8_core_offers() -> u64;
     fn ssr_v8_free(inst: *mut RawIsolate);
 }
 
@@ -113,9 +115,15 @@ extern "C" fn log_to_tracing(data: *mut c_void, level: i32, msg: *const c_char, 
 
 impl Isolate {
     /// A new isolate whose heap is capped at `heap_limit` bytes and whose
-    /// JavaScript may use `stack_bytes` of the calling thread's stack;
-    /// `console.*` is logged with the `tenant` tag.
-    pub fn new(heap_limit: usize, stack_bytes: usize, tenant: &str) -> Isolate {
+    /// JavaScript may use `stack_bytes` of the calling thread's stack; a call
+    /// still running after `offer_core_after_ms` (0: never) offers its core
+    /// every millisecond; `console.*` is logged with the `tenant` tag.
+    pub fn new(
+        heap_limit: usize,
+        stack_bytes: usize,
+        offer_core_after_ms: u32,
+        tenant: &str,
+    ) -> Isolate {
         let tenant = Box::into_raw(Box::new(Box::<str>::from(tenant)));
         // SAFETY: init is idempotent; `tenant` stays valid until `drop`,
         // after the isolate is freed.
@@ -124,6 +132,7 @@ impl Isolate {
             ssr_v8_new(
                 heap_limit,
                 stack_bytes,
+                offer_core_after_ms,
                 log_to_tracing,
                 tenant as *mut c_void,
             )
@@ -181,6 +190,12 @@ impl Isolate {
         // SAFETY: `raw` is live; the shim takes the locker.
         unsafe { ssr_v8_heap_used(self.raw) }
     }
+}
+
+/// How many times calls in this process offered their core.
+pub fn core_offers() -> u64 {
+    // SAFETY: reads an atomic counter; no isolate is needed.
+    unsafe { ssr_v8_core_offers() }
 }
 
 impl Drop for Isolate {

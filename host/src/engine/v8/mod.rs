@@ -13,9 +13,11 @@
 //!
 //! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
 //! the instance is then discarded) and a heap cap (V8's near-heap-limit
-//! callback terminates the script; the instance is discarded). Past 20 ms a
-//! render offers its core to other threads every 1 ms (the watchdog requests
-//! an interrupt that calls `sched_yield`): under five spinning V8 tenants a
+//! callback terminates the script; the instance is discarded). A render
+//! still running after [`V8Engine::offer_core_after`] (the server's
+//! `--demote-after`, 20 ms by default) offers its core to other threads every
+//! 1 ms (the watchdog requests an interrupt that calls `sched_yield`;
+//! [`core_offers`] counts them): under five spinning V8 tenants a
 //! well-behaved one's p99 went from 11.0-14.7 ms to 5.9-7.9 ms
 //! (`benches/attack.sh`, V8, nine rounds each).
 //!
@@ -56,7 +58,15 @@ const PRELUDE_NAME: &std::ffi::CStr = c"ssr:prelude";
 const BUNDLE_NAME: &str = "bundle.js";
 
 /// The V8 engine.
-pub struct V8Engine;
+pub struct V8Engine {
+    /// See [`super::EngineOptions::v8_offer_core_after`].
+    pub offer_core_after: Option<Duration>,
+}
+
+/// How many times V8 renders in this process offered their core.
+pub fn core_offers() -> u64 {
+    ffi::core_offers()
+}
 
 impl V8Engine {
     /// Reads the bundle out of `artifact` and checks that V8 can load it (its
@@ -66,6 +76,7 @@ impl V8Engine {
         let plugin = V8Plugin {
             bundle: bundle.into(),
             limits,
+            offer_core_after: self.offer_core_after,
         };
         plugin.instance("(load)")?;
         Ok(plugin)
@@ -82,12 +93,18 @@ impl Engine for V8Engine {
 pub struct V8Plugin {
     bundle: Arc<str>,
     limits: Limits,
+    offer_core_after: Option<Duration>,
 }
 
 impl V8Plugin {
     /// A new isolate with the prelude and the bundle evaluated.
     pub fn instance(&self, tenant: &str) -> Result<V8Instance, EngineError> {
-        let mut isolate = ffi::Isolate::new(self.limits.memory, STACK_BYTES, tenant);
+        let mut isolate = ffi::Isolate::new(
+            self.limits.memory,
+            STACK_BYTES,
+            self.offer_core_after.map_or(0, millis),
+            tenant,
+        );
         let outcome = isolate.load(
             PRELUDE,
             PRELUDE_NAME,

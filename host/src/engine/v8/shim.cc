@@ -14,7 +14,8 @@
 //   termination. Near the heap limit the isolate gets headroom to unwind, is
 //   terminated, and reports out-of-memory. Rust discards the instance after
 //   either (the context may hold half-done state). A render still running
-//   after 20 ms is interrupted every 1 ms to offer its core to the kernel
+//   after its instance's `offer_core_after` (the server's `--demote-after`)
+//   is interrupted every 1 ms to offer its core to the kernel
 //   (`sched_yield`), the only way a V8 render can step aside mid-script.
 // - Strings handed back (`ssr_v8_result`) stay valid until the next call on
 //   the same instance.
@@ -30,9 +31,9 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <sched.h>
 #include <memory>
 #include <mutex>
+#include <sched.h>
 #include <string>
 #include <thread>
 
@@ -93,7 +94,7 @@ class Watchdog {
   struct Entry {
     ssr_v8* inst;
     Clock::time_point deadline;
-    // When the render next offers its core (see `YIELD_AFTER`).
+    // When the render next offers its core (max: never; see `YIELD_EVERY`).
     Clock::time_point yield;
   };
   std::mutex mu_;
@@ -118,6 +119,14 @@ struct ssr_v8 {
   ssr_v8_log_fn log = nullptr;
   void* log_data = nullptr;
   size_t stack_bytes = 0;
+  // A call still running this long after it started offers its core (see
+  // `YIELD_EVERY`); zero: never.
+  Clock::duration offer_core_after{};
+  // An offer was requested and has not run yet, and when the last one ended
+  // (`Clock` ticks): the watchdog requests the next only once the render has
+  // had `YIELD_EVERY` back since.
+  std::atomic<bool> offer_pending{false};
+  std::atomic<Clock::rep> offer_ended{0};
   // Set by the watchdog (under its lock) and the heap callback.
   std::atomic<bool> timed_out{false};
   std::atomic<bool> out_of_memory{false};
@@ -128,23 +137,43 @@ struct ssr_v8 {
 
 namespace {
 
-// A render still running `YIELD_AFTER` after it started offers its core to
-// any waiting thread every `YIELD_EVERY` (an interrupt that calls
+// A call still running `offer_core_after` after it started offers its core
+// to any waiting thread every `YIELD_EVERY` (an interrupt that calls
 // `sched_yield`): V8 cannot yield mid-script to our scheduler, but it can to
-// the kernel's. Shorter renders never yield: under contention a yield
-// stretches a render's wall time, and the pool lowers renders by it.
-constexpr auto YIELD_AFTER = std::chrono::milliseconds(20);
+// the kernel's. Shorter calls never yield: under contention a yield
+// stretches a render's wall time, and the pool lowers renders by it, so the
+// host sets `offer_core_after` to the pool's threshold (`--demote-after`).
+// Yielding from the first millisecond stalled 2 rounds of 12 of
+// `benches/attack.sh` for about a deadline.
 constexpr auto YIELD_EVERY = std::chrono::milliseconds(1);
 
-void offer_core(v8::Isolate*, void*) { sched_yield(); }
+// Offers made in this process (`ssr_v8_core_offers`).
+std::atomic<uint64_t> g_core_offers{0};
+
+void offer_core(v8::Isolate*, void* data);
+
+// Asks `inst` to offer its core, unless an offer is still pending or the last
+// one ended less than `YIELD_EVERY` ago; returns when to look again.
+Clock::time_point request_offer(ssr_v8* inst, Clock::time_point now) {
+  if (inst->offer_pending.load(std::memory_order_acquire)) return now + YIELD_EVERY;
+  auto ended = Clock::time_point(Clock::duration(inst->offer_ended.load(std::memory_order_relaxed)));
+  if (now < ended + YIELD_EVERY) return ended + YIELD_EVERY;
+  inst->offer_pending.store(true, std::memory_order_relaxed);
+  inst->isolate->RequestInterrupt(offer_core, inst);
+  return now + YIELD_EVERY;
+}
+
 
 uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_++;
-  auto yield = std::min(deadline, Clock::now() + YIELD_AFTER);
+  auto yield = inst->offer_core_after == Clock::duration::zero()
+                   ? Clock::time_point::max()
+                   : std::min(deadline, Clock::now() + inst->offer_core_after);
   armed_.emplace(ticket, Entry{inst, deadline, yield});
-  if (yield < wake_) {
-    wake_ = yield;
+  auto first = std::min(deadline, yield);
+  if (first < wake_) {
+    wake_ = first;
     cv_.notify_one();
   }
   return ticket;
@@ -173,11 +202,8 @@ void Watchdog::run() {
         it->second.inst->isolate->TerminateExecution();
         it = armed_.erase(it);
       } else {
-        if (it->second.yield <= now) {
-          // Under the lock, like the termination above.
-          it->second.inst->isolate->RequestInterrupt(offer_core, nullptr);
-          it->second.yield = now + YIELD_EVERY;
-        }
+        // Under the lock, like the termination above.
+        if (it->second.yield <= now) it->second.yield = request_offer(it->second.inst, now);
         earliest = std::min(earliest, std::min(it->second.deadline, it->second.yield));
         ++it;
       }
@@ -185,6 +211,19 @@ void Watchdog::run() {
     wake_ = earliest;
     if (earliest != Clock::time_point::max()) cv_.wait_until(lock, earliest);
   }
+}
+
+// V8 runs every interrupt queued before it returns to the script, so if a
+// yield took longer than `YIELD_EVERY` (it may, when other threads want the
+// core) and the watchdog queued the next offer meanwhile, the render would
+// never run again until its deadline: it did, under three busy loops. Hence
+// one offer at a time, and `YIELD_EVERY` of the render's own between offers.
+void offer_core(v8::Isolate*, void* data) {
+  auto* inst = static_cast<ssr_v8*>(data);
+  g_core_offers.fetch_add(1, std::memory_order_relaxed);
+  sched_yield();
+  inst->offer_ended.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  inst->offer_pending.store(false, std::memory_order_release);
 }
 
 // Everything a call into the isolate needs, in the order V8 wants it.
@@ -427,11 +466,13 @@ void ssr_v8_init(void) {
 }
 
 // A new isolate and context with `__ssr_log` defined. Never null.
-ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, ssr_v8_log_fn log, void* log_data) {
+ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_after_ms,
+                   ssr_v8_log_fn log, void* log_data) {
   auto* inst = new ssr_v8();
   inst->log = log;
   inst->log_data = log_data;
   inst->stack_bytes = stack_bytes;
+  inst->offer_core_after = std::chrono::milliseconds(offer_core_after_ms);
   inst->allocator = v8::ArrayBuffer::Allocator::NewDefaultAllocator();
   v8::Isolate::CreateParams params;
   params.array_buffer_allocator = inst->allocator;
@@ -573,6 +614,9 @@ size_t ssr_v8_heap_used(ssr_v8* inst) {
   inst->isolate->GetHeapStatistics(&stats);
   return stats.used_heap_size();
 }
+
+// Times a call in this process offered its core.
+uint64_t ssr_v8_core_offers(void) { return g_core_offers.load(std::memory_order_relaxed); }
 
 void ssr_v8_free(ssr_v8* inst) {
   {

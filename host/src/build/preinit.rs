@@ -28,7 +28,13 @@ struct InitState {
 }
 
 pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, BuildError> {
-    let engine = wasmtime::Engine::default();
+    // One instance, once: copying the data segments costs less than a
+    // copy-on-write image, which on Linux is a sealed memfd that the kernel
+    // now and then refuses to seal (`engine::wasm::make_memory_images`).
+    let mut config = wasmtime::Config::new();
+    config.memory_init_cow(false);
+    let engine =
+        wasmtime::Engine::new(&config).map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
     let stdout = MemoryOutputPipe::new(1 << 20);
     let stderr = MemoryOutputPipe::new(1 << 20);
     let wasi = WasiCtxBuilder::new()

@@ -144,7 +144,8 @@ namespace {
 // stretches a render's wall time, and the pool lowers renders by it, so the
 // host sets `offer_core_after` to the pool's threshold (`--demote-after`).
 // Yielding from the first millisecond stalled 2 rounds of 12 of
-// `benches/attack.sh` for about a deadline.
+// `benches/attack.sh` for about a deadline (before offers were one at a
+// time: probably the livelock described at `offer_core`).
 constexpr auto YIELD_EVERY = std::chrono::milliseconds(1);
 
 // Offers made in this process (`ssr_v8_core_offers`).
@@ -162,7 +163,6 @@ Clock::time_point request_offer(ssr_v8* inst, Clock::time_point now) {
   inst->isolate->RequestInterrupt(offer_core, inst);
   return now + YIELD_EVERY;
 }
-
 
 uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -61,6 +61,10 @@ server_p99() { # before, after, metric -> ms
 }
 
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; } # of lines
+bound_of() { awk -v p="$1" -v s=$SLICE_MS 'BEGIN {printf "%.2f", 1.5 * p + s}'; } # p99 alone
+met() { # p99 attacked, bound, failed
+  awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN {print (a <= b && f == 0) ? "yes" : "no"}'
+}
 
 rows=()
 runs=()
@@ -74,7 +78,7 @@ for engine in wasm v8; do
 
   # Alone, then attacked, ROUNDS times over: each bound is judged against the
   # alone phase just before it, and the table gives the medians.
-  alone=() attacked=() queue=() render=() bounds=()
+  alone=() attacked=() queue=() render=()
   for round in $(seq 1 "$ROUNDS"); do
     alone+=("$(p99_ms)")
     spinners=()
@@ -94,21 +98,21 @@ for engine in wasm v8; do
     sleep 1.5
     read -r _ _ a_p99 _ <<<"${alone[-1]}"
     read -r _ _ t_p99 t_failed <<<"${attacked[-1]}"
-    bound=$(awk -v p="$a_p99" -v s=$SLICE_MS 'BEGIN {printf "%.2f", 1.5 * p + s}')
-    bounds+=("$bound")
-    met=$(awk -v a="$t_p99" -v b="$bound" -v f="$t_failed" 'BEGIN {print (a <= b && f == 0) ? "yes" : "no"}')
+    bound=$(bound_of "$a_p99")
+    met=$(met "$t_p99" "$bound" "$t_failed")
     runs+=("| $engine | $round | $a_p99 | $t_p99 | $t_failed | $bound | $met | <= ${queue[-1]} | <= ${render[-1]} |")
     echo "$engine round $round: alone p99 $a_p99 ms, under attack p99 $t_p99 ms (bound $bound ms): $met" >&2
   done
   kill "$server"; wait "$server" 2>/dev/null || true
 
   col() { printf '%s\n' "${@:2}" | awk -v c="$1" '{print $c}' | median; }
-  failed_alone=$(printf '%s\n' "${alone[@]}" | awk '{f += $4} END {print f}')
-  failed_attack=$(printf '%s\n' "${attacked[@]}" | awk '{f += $4} END {print f}')
+  failed() { printf '%s\n' "$@" | awk '{f += $4} END {print f}'; }
+  failed_alone=$(failed "${alone[@]}")
+  failed_attack=$(failed "${attacked[@]}")
   p99_alone=$(col 3 "${alone[@]}")
   p99_attack=$(col 3 "${attacked[@]}")
-  bound=$(awk -v p="$p99_alone" -v s=$SLICE_MS 'BEGIN {printf "%.2f", 1.5 * p + s}')
-  met=$(awk -v a="$p99_attack" -v b="$bound" -v f="$failed_attack" 'BEGIN {print (a <= b && f == 0) ? "yes" : "no"}')
+  bound=$(bound_of "$p99_alone")
+  met=$(met "$p99_attack" "$bound" "$failed_attack")
   rows+=("| $engine | $(col 1 "${alone[@]}") | $(col 2 "${alone[@]}") | $p99_alone | $failed_alone | $(col 1 "${attacked[@]}") | $(col 2 "${attacked[@]}") | $p99_attack | $failed_attack | $bound | $met |")
   echo "$engine: median alone p99 ${p99_alone} ms, under attack p99 ${p99_attack} ms (bound ${bound} ms): $met" >&2
 done

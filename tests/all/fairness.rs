@@ -175,13 +175,17 @@ fn thread(pid: u32, name: &str) -> Thread {
     found.pop().unwrap()
 }
 
-fn demoted(s: &Server) -> String {
+/// The server's `/metrics` line for `name`, or `"<name> (none)"`.
+fn metric(s: &Server, name: &str) -> String {
     let metrics = s.get("/metrics", &[]).text();
     metrics
         .lines()
-        .find(|l| l.starts_with("ssr_demoted_renders_total"))
-        .unwrap_or("ssr_demoted_renders_total (none)")
-        .to_string()
+        .find(|l| l.starts_with(name))
+        .map_or_else(|| format!("{name} (none)"), str::to_string)
+}
+
+fn demoted(s: &Server) -> String {
+    metric(s, "ssr_demoted_renders_total")
 }
 
 #[test]
@@ -321,13 +325,11 @@ fn a_v8_render_offers_its_core_from_demote_after_on() {
         busy.store(false, Ordering::Relaxed);
         spinners.into_iter().for_each(|t| t.join().unwrap());
         assert_eq!(status, 200, "--demote-after {after}");
-        let metrics = s.get("/metrics", &[]).text();
-        let offers: u64 = metrics
-            .lines()
-            .find_map(|l| l.strip_prefix("ssr_v8_core_offers_total "))
-            .unwrap_or_else(|| panic!("no ssr_v8_core_offers_total in {metrics}"))
-            .parse()
-            .unwrap();
+        let line = metric(&s, "ssr_v8_core_offers_total");
+        let offers: u64 = line
+            .strip_prefix("ssr_v8_core_offers_total ")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no offer count: {line}"));
         assert!(offers <= most, "--demote-after {after}: {offers} offers");
         if most > 0 {
             assert!(offers > 0, "--demote-after {after}: no offers");

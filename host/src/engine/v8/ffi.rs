@@ -192,7 +192,7 @@ impl Isolate {
     }
 }
 
-/// How many times calls in this process offered their core.
+/// How many times V8 renders in this process offered their core.
 pub fn core_offers() -> u64 {
     // SAFETY: reads an atomic counter; no isolate is needed.
     unsafe { ssr_v8_core_offers() }

@@ -32,6 +32,8 @@
 
 mod ffi;
 
+pub use self::ffi::core_offers;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -61,11 +63,6 @@ const BUNDLE_NAME: &str = "bundle.js";
 pub struct V8Engine {
     /// See [`super::EngineOptions::v8_offer_core_after`].
     pub offer_core_after: Option<Duration>,
-}
-
-/// How many times V8 renders in this process offered their core.
-pub fn core_offers() -> u64 {
-    ffi::core_offers()
 }
 
 impl V8Engine {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP load benchmark against the real server: one command regenerates the
 # table in benches/RESULTS-http.md and in README.md (between the
-# `load:start`/`load:end` markers).
+# `load:start`/`load:end` markers of each).
 #
 # Scenarios, all in one run, each `wrk -t1 -c$CONNS -d$SECS --latency` after a
 # 2 s warm-up:
@@ -27,7 +27,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 
 start_ssr() { # args: extra serve flags
-  target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --cache-capacity 100000 "$@" 2>"$work/serve.log" &
+  target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --cache-mib 1024 --cache-tenant-mib 1024 "$@" 2>"$work/serve.log" &
   server=$!
   for _ in $(seq 1 240); do
     curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
@@ -96,12 +96,14 @@ table=$(
   echo "|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 )
-printf '# HTTP load results\n\n%s\n' "$table" > "$OUT"
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$table" <<'PY'
 import sys, re
-table = open(sys.argv[1]).read().split('\n', 2)[2]
-readme = open('README.md').read()
-new = re.sub(r'(<!-- load:start -->\n).*?(<!-- load:end -->)', lambda m: m.group(1) + table + m.group(2), readme, flags=re.S)
-open('README.md', 'w').write(new)
+# The same table between the `load:start`/`load:end` markers of both files
+# (benches/hits.sh owns another section of RESULTS-http.md).
+table = sys.argv[2] + '\n'
+for path in (sys.argv[1], 'README.md'):
+    text = open(path).read()
+    new = re.sub(r'(<!-- load:start -->\n).*?(<!-- load:end -->)', lambda m: m.group(1) + table + m.group(2), text, flags=re.S)
+    open(path, 'w').write(new)
 PY
 echo "wrote $OUT and the README table" >&2

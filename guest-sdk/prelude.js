@@ -16,7 +16,8 @@
 // - `__ssr.call(raw)` shapes the engine's raw request (below) into the
 //   renderer's `request`, and returns a promise of a normalized response
 //   `{status, headers: [[name, value]], body, ttl, vary}` (ttl: -1 host
-//   default, -2 no-store, else seconds), or rejects; `__ssr.describe(reason)`
+//   default, -2 no-store, else seconds; vary: the headers declared and the
+//   headers read, '*' for all), or rejects; `__ssr.describe(reason)`
 //   turns a rejection into `{kind, message, stack}`.
 (function (g) {
   'use strict';
@@ -661,8 +662,27 @@
     return { kind: 'exception', message: `Uncaught ${inspect(reason, 1, [])}`, stack: '' };
   }
 
-  function shapeRequest(raw) {
-    const own = Object.prototype.hasOwnProperty;
+  // The request headers a render reads become part of its cache key (the
+  // host keys the page on their values): `headers` is a proxy that records
+  // each name read, tested (`in`) or described, and that listing the names
+  // (`Object.keys`, spread, `JSON.stringify`) reads them all ('*'). Names of
+  // Object.prototype and the `toJSON`/`then` probes are not header reads
+  // unless the request has such a header.
+  const notHeaders = new Set(['toJSON', 'then', ...Object.getOwnPropertyNames(Object.prototype)]);
+  function recordingHeaders(target, reads) {
+    const note = (t, k) => {
+      if (typeof k === 'string' && (own.call(t, k) || !notHeaders.has(k))) reads.add(k.toLowerCase());
+    };
+    return new Proxy(target, {
+      get(t, k, r) { note(t, k); return Reflect.get(t, k, r); },
+      has(t, k) { note(t, k); return Reflect.has(t, k); },
+      getOwnPropertyDescriptor(t, k) { note(t, k); return Reflect.getOwnPropertyDescriptor(t, k); },
+      ownKeys(t) { reads.add('*'); return Reflect.ownKeys(t); },
+    });
+  }
+
+  const own = Object.prototype.hasOwnProperty;
+  function shapeRequest(raw, reads) {
     const query = {};
     for (const [k, v] of raw.query) if (!own.call(query, k)) query[k] = v;
     const headers = {};
@@ -670,7 +690,7 @@
       const name = k.toLowerCase();
       headers[name] = own.call(headers, name) ? `${headers[name]}, ${v}` : v;
     }
-    return { method: raw.method, url: raw.url, path: raw.path, query, headers, tenant: raw.tenant };
+    return { method: raw.method, url: raw.url, path: raw.path, query, headers: recordingHeaders(headers, reads), tenant: raw.tenant };
   }
 
   let render = null;
@@ -690,8 +710,15 @@
     // [[name, value]], tenant}, as every engine passes it; the renderer sees
     // `query` with each name's first value and `headers` with lower-case
     // names, repeated ones joined with ", ".
+    // The response's `vary` lists the headers the renderer declared and
+    // those it read.
     call(raw) {
-      return new Promise((ok) => ok(render(shapeRequest(raw)))).then(normalize);
+      const reads = new Set();
+      return new Promise((ok) => ok(render(shapeRequest(raw, reads)))).then((out) => {
+        const res = normalize(out);
+        for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
+        return res;
+      });
     },
     describe,
     runNextTimer,

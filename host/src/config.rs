@@ -18,7 +18,14 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_QUEUE_CAPACITY: usize = 512;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 pub const DEFAULT_RENDER_DEADLINE: Duration = crate::engine::DEFAULT_DEADLINE;
-pub const DEFAULT_CACHE_CAPACITY: usize = 10_000;
+/// The page cache's byte budget, over every tenant (bodies, their
+/// compressed copies, headers and keys).
+pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+/// One tenant's share of the page cache, at most.
+pub const DEFAULT_CACHE_TENANT_BYTES: usize = 64 << 20;
+/// The largest body the cache stores or compresses; a larger one is served
+/// as rendered, uncompressed, and not kept.
+pub const DEFAULT_CACHE_ENTRY_BYTES: usize = 2 << 20;
 pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
 pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
 /// Warm (reuse-mode) instances each worker keeps, across tenants.
@@ -61,7 +68,9 @@ pub struct Config {
     pub queue_capacity: usize,
     pub request_timeout: Duration,
     pub render_deadline: Duration,
-    pub cache_capacity: usize,
+    pub cache_bytes: usize,
+    pub cache_tenant_bytes: usize,
+    pub cache_entry_bytes: usize,
     pub cache_ttl: Duration,
     pub admin_token: Option<String>,
     pub max_connections: usize,
@@ -112,7 +121,9 @@ impl Default for Config {
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             render_deadline: DEFAULT_RENDER_DEADLINE,
-            cache_capacity: DEFAULT_CACHE_CAPACITY,
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            cache_tenant_bytes: DEFAULT_CACHE_TENANT_BYTES,
+            cache_entry_bytes: DEFAULT_CACHE_ENTRY_BYTES,
             cache_ttl: DEFAULT_CACHE_TTL,
             admin_token: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
@@ -161,7 +172,9 @@ pub struct FileConfig {
     pub queue_capacity: Option<usize>,
     pub request_timeout_ms: Option<u64>,
     pub render_deadline_ms: Option<u64>,
-    pub cache_capacity: Option<usize>,
+    pub cache_mib: Option<usize>,
+    pub cache_tenant_mib: Option<usize>,
+    pub cache_entry_kib: Option<usize>,
     pub cache_ttl_secs: Option<u64>,
     pub admin_token: Option<String>,
     pub max_connections: Option<usize>,
@@ -218,7 +231,9 @@ impl FileConfig {
         set!(queue_capacity);
         set!(request_timeout_ms => request_timeout, Duration::from_millis);
         set!(render_deadline_ms => render_deadline, Duration::from_millis);
-        set!(cache_capacity);
+        set!(cache_mib => cache_bytes, mib);
+        set!(cache_tenant_mib => cache_tenant_bytes, mib);
+        set!(cache_entry_kib => cache_entry_bytes, kib);
         set!(cache_ttl_secs => cache_ttl, Duration::from_secs);
         set!(admin_token => admin_token, Some);
         set!(max_connections);
@@ -273,6 +288,17 @@ impl Config {
             header_timeout: self.header_timeout,
             max_header_bytes: self.max_header_bytes,
             grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+
+    /// The page cache's budgets.
+    pub fn cache_limits(&self) -> crate::cache::CacheLimits {
+        crate::cache::CacheLimits {
+            bytes: self.cache_bytes,
+            tenant_bytes: self.cache_tenant_bytes,
+            entry_bytes: self.cache_entry_bytes,
+            default_ttl: self.cache_ttl,
+            compressions: self.workers,
         }
     }
 
@@ -336,6 +362,25 @@ impl Config {
                 self.renders_per_worker,
                 self.renders_in_lane(),
                 self.pooled_instances()
+            ));
+        }
+        if self.cache_bytes == 0 || self.cache_tenant_bytes == 0 || self.cache_entry_bytes == 0 {
+            return bad(
+                "--cache-mib, --cache-tenant-mib and --cache-entry-kib must be more than 0".into(),
+            );
+        }
+        if self.cache_tenant_bytes > self.cache_bytes {
+            return bad(format!(
+                "--cache-tenant-mib {} is over --cache-mib {}; a tenant's share cannot exceed the whole cache",
+                self.cache_tenant_bytes >> 20,
+                self.cache_bytes >> 20
+            ));
+        }
+        if self.cache_entry_bytes > self.cache_tenant_bytes {
+            return bad(format!(
+                "--cache-entry-kib {} is over --cache-tenant-mib {}; one page cannot exceed a tenant's share",
+                self.cache_entry_bytes >> 10,
+                self.cache_tenant_bytes >> 20
             ));
         }
         if self.memory_limit < (16 << 20) {

@@ -1,9 +1,14 @@
 //! The page cache through a real server: hit, miss, TTL, purge, compressed
-//! variants, conditional requests, vary.
+//! variants, conditional requests, vary; and what a shared cache must never
+//! do (issue 14): serve one visitor's page or cookie to another, share a
+//! render across keys, key without the host, or grow without bound. Tests
+//! that involve the renderer run on every engine.
 
 use std::io::Read;
 
-use crate::support::Server;
+use ssr::engine::Engines;
+
+use crate::support::{Reply, Server};
 
 const SLOW: &str = "tests/plugins/slow.js";
 
@@ -26,13 +31,13 @@ fn cache_hit_skips_the_render() {
     );
     // The body carries a random number: equal bodies mean one render.
     assert_eq!(a.body, b.body);
-    // By host, the same page is the same entry.
+    // Another host is another entry (the renderer sees the host).
     assert_eq!(
         s.get("/page", &[("host", "c.test")]).header("x-cache"),
-        Some("hit")
+        Some("miss")
     );
     let (_, shown) = s.admin("GET", "/admin/tenants/c");
-    assert!(shown.contains("\"renders\":1"), "{shown}");
+    assert!(shown.contains("\"renders\":2"), "{shown}");
 }
 
 #[test]
@@ -153,4 +158,321 @@ fn concurrent_misses_render_once() {
     assert!(bodies.windows(2).all(|w| w[0] == w[1]));
     let (_, shown) = s.admin("GET", "/admin/tenants/c");
     assert!(shown.contains("\"renders\":1"), "{shown}");
+}
+
+const VISITOR: &str = "tests/plugins/visitor.js";
+
+/// A server with the visitor plugin registered once per engine, as tenants
+/// `v-<engine>` on host `v-<engine>.test`.
+fn visitors(args: &[&str]) -> (Server, Vec<String>) {
+    let mut all = vec!["--no-demo"];
+    all.extend_from_slice(args);
+    let s = Server::start(&all);
+    let ids: Vec<String> = Engines::KINDS
+        .iter()
+        .map(|engine| {
+            let id = format!("v-{engine}");
+            let query = format!("engine={engine}&host={id}.test");
+            assert_eq!(s.add(&id, VISITOR, &query).0, 201);
+            id
+        })
+        .collect();
+    (s, ids)
+}
+
+fn cached(r: &Reply) -> &str {
+    r.header("x-cache").unwrap_or("-")
+}
+
+#[test]
+fn issue_14_a_page_that_sets_a_cookie_is_never_stored() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        let url = format!("/t/{id}/login");
+        let alice = s.get(&url, &[("cookie", "alice")]);
+        assert!(alice.text().contains("hello alice"), "{}", alice.text());
+        for who in [
+            vec![],
+            vec![("authorization", "Bearer bob")],
+            vec![("cookie", "bob")],
+        ] {
+            let other = s.get(&url, &who);
+            assert_eq!(cached(&other), "miss", "{id}: {who:?}");
+            assert!(!other.text().contains("alice"), "{id}: {}", other.text());
+            assert!(
+                !other.header("set-cookie").unwrap_or("").contains("alice"),
+                "{id}: alice's session went to {who:?}"
+            );
+        }
+        let refused = format!(r#"ssr_cache_not_stored_total{{tenant="{id}",reason="set-cookie"}}"#);
+        assert_eq!(s.metric(&refused), 4.0, "{id}");
+    }
+}
+
+#[test]
+fn issue_14_a_page_that_reads_the_cookie_is_kept_per_cookie() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        let url = format!("/t/{id}/me");
+        let alice = s.get(&url, &[("cookie", "alice")]);
+        assert_eq!(cached(&alice), "miss");
+        assert!(alice.header("vary").unwrap().contains("cookie"), "{id}");
+        let again = s.get(&url, &[("cookie", "alice")]);
+        assert_eq!((cached(&again), &again.body), ("hit", &alice.body), "{id}");
+        for (who, expect) in [(vec![("cookie", "bob")], "user=bob"), (vec![], "user=-")] {
+            let other = s.get(&url, &who);
+            assert_eq!(cached(&other), "miss", "{id}: {who:?}");
+            assert!(other.text().contains(expect), "{id}: {}", other.text());
+        }
+    }
+}
+
+#[test]
+fn issue_14_requests_with_credentials_are_not_answered_from_cache() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        let url = format!("/t/{id}/plain");
+        let anonymous = s.get(&url, &[]);
+        assert_eq!(cached(&s.get(&url, &[])), "hit");
+        let auth = [("authorization", "Bearer alice")];
+        let alice = s.get(&url, &auth);
+        assert_eq!(cached(&alice), "miss", "{id}");
+        assert_ne!(alice.body, anonymous.body, "{id}: a render of its own");
+        assert_eq!(cached(&s.get(&url, &auth)), "miss", "{id}: and not kept");
+        assert_eq!(s.get(&url, &[]).body, anonymous.body, "{id}");
+        // A TTL the renderer gave makes a page shareable.
+        let public = format!("/t/{id}/public");
+        s.get(&public, &auth);
+        assert_eq!(cached(&s.get(&public, &auth)), "hit", "{id}");
+        assert_eq!(cached(&s.get(&public, &[])), "hit", "{id}");
+        let refused =
+            format!(r#"ssr_cache_not_stored_total{{tenant="{id}",reason="authorization"}}"#);
+        assert_eq!(s.metric(&refused), 2.0, "{id}");
+    }
+}
+
+#[test]
+fn issue_14_single_flight_never_shares_a_render_across_cookies() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        // A new URL each round: the first renders, whose vary is not known
+        // yet; then the same URL again, once it is.
+        for round in 0..12 {
+            for path in ["me", "declared"] {
+                let urls = [
+                    format!("/t/{id}/{path}?ms=150&round={round}"),
+                    format!("/t/{id}/{path}?ms=150&round={round}"),
+                ];
+                let pages: Vec<Reply> = std::thread::scope(|scope| {
+                    let s = &s;
+                    let handles: Vec<_> = ["alice", "bob", "alice", "bob"]
+                        .iter()
+                        .zip(urls.iter().cycle())
+                        .map(|(who, url)| {
+                            scope.spawn(move || (who, s.get(url, &[("cookie", who)])))
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            let (who, page) = h.join().unwrap();
+                            assert!(
+                                page.text().contains(&format!("user={who}")),
+                                "{id} {path} round {round}: {who} got {}",
+                                page.text()
+                            );
+                            page
+                        })
+                        .collect()
+                });
+                assert_eq!(pages.len(), 4);
+            }
+        }
+    }
+}
+
+#[test]
+fn issue_14_pages_that_vary_on_different_headers_keep_their_own_entries() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        let public = format!("/t/{id}/maybe");
+        let first = s.get(&public, &[("cookie", "alice")]);
+        assert!(first.text().contains("public"));
+        // Another page of the tenant varies on the cookie...
+        let personal = format!("/t/{id}/maybe?personal=1");
+        assert!(
+            s.get(&personal, &[("cookie", "alice")])
+                .text()
+                .contains("user=alice")
+        );
+        assert!(
+            s.get(&personal, &[("cookie", "bob")])
+                .text()
+                .contains("user=bob")
+        );
+        // ...which does not split the public page's entry.
+        for who in ["bob", "carol"] {
+            let again = s.get(&public, &[("cookie", who)]);
+            assert_eq!((cached(&again), &again.body), ("hit", &first.body), "{id}");
+        }
+        // A presence test varies on the header too.
+        let stable = s.get(&format!("/t/{id}/has"), &[]);
+        assert!(stable.text().contains("stable"));
+        let beta = s.get(&format!("/t/{id}/has"), &[("x-beta", "1")]);
+        assert!(beta.text().contains("beta"), "{id}: {}", beta.text());
+        // A render that lists the headers varies on all of them.
+        let all = s.get(&format!("/t/{id}/all"), &[]);
+        assert_eq!(all.header("vary"), Some("*"), "{id}");
+        assert_eq!(cached(&s.get(&format!("/t/{id}/all"), &[])), "miss", "{id}");
+    }
+}
+
+#[test]
+fn issue_14_the_host_is_part_of_the_key() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        let evil = s.get(&format!("/t/{id}/canon"), &[("host", "evil.example")]);
+        assert!(evil.text().contains("//evil.example/app.js"));
+        let real = s.get("/canon", &[("host", &format!("{id}.test"))]);
+        assert_eq!(cached(&real), "miss", "{id}");
+        assert!(!real.text().contains("evil"), "{id}: {}", real.text());
+        let two = s.raw(&format!(
+            "GET /t/{id}/canon HTTP/1.1\nhost: {id}.test\nhost: evil.example"
+        ));
+        assert_eq!(two.status, 400, "{id}");
+        assert!(
+            two.text().contains("more than one Host header"),
+            "{}",
+            two.text()
+        );
+    }
+}
+
+#[test]
+fn issue_14_a_repeated_header_is_keyed_as_the_renderer_sees_it() {
+    let (s, ids) = visitors(&[]);
+    for id in &ids {
+        let host = format!("host: {id}.test");
+        let both = s.raw(&format!(
+            "GET /lang HTTP/1.1\n{host}\naccept-language: en\naccept-language: <script>"
+        ));
+        assert!(
+            both.text().contains("lang=en, <script>"),
+            "{id}: {}",
+            both.text()
+        );
+        let en = s.raw(&format!("GET /lang HTTP/1.1\n{host}\naccept-language: en"));
+        assert_eq!(cached(&en), "miss", "{id}");
+        assert!(en.text().contains("lang=en "), "{id}: {}", en.text());
+        assert!(!en.text().contains("script"), "{id}");
+    }
+}
+
+#[test]
+fn issue_14_the_cache_is_bounded_by_bytes_and_purge_gives_them_back() {
+    let (s, ids) = visitors(&[
+        "--cache-mib",
+        "8",
+        "--cache-tenant-mib",
+        "3",
+        "--cache-entry-kib",
+        "512",
+    ]);
+    let id = &ids[0];
+    let bytes = format!(r#"ssr_cache_tenant_bytes{{tenant="{id}"}}"#);
+    for i in 0..30 {
+        let page = s.get(&format!("/t/{id}/p{i}?kib=256"), &[]);
+        assert_eq!(page.body.len() / 1024, 256);
+        assert!(s.metric(&bytes) <= (3 << 20) as f64, "{}", s.metric(&bytes));
+    }
+    assert!(s.metric(&bytes) > (1 << 20) as f64, "{}", s.metric(&bytes));
+    assert_eq!(cached(&s.get(&format!("/t/{id}/p29?kib=256"), &[])), "hit");
+    assert_eq!(cached(&s.get(&format!("/t/{id}/p0?kib=256"), &[])), "miss");
+    // Over the entry limit: served whole, uncompressed, not kept.
+    let url = format!("/t/{id}/big?kib=600");
+    let big = s.get(&url, &[("accept-encoding", "gzip")]);
+    assert_eq!(
+        (big.body.len() / 1024, big.header("content-encoding")),
+        (600, None)
+    );
+    assert_eq!(cached(&s.get(&url, &[])), "miss");
+    let refused = format!(r#"ssr_cache_not_stored_total{{tenant="{id}",reason="too-large"}}"#);
+    assert_eq!(s.metric(&refused), 2.0);
+    s.admin("POST", &format!("/admin/tenants/{id}/purge"));
+    assert_eq!(s.metric(&bytes), 0.0);
+    assert_eq!(s.metric("ssr_cache_bytes"), 0.0);
+}
+
+#[test]
+fn issue_14_purge_returns_the_memory() {
+    let (s, ids) = visitors(&[
+        "--cache-mib",
+        "1024",
+        "--cache-tenant-mib",
+        "1024",
+        "--cache-entry-kib",
+        "8192",
+    ]);
+    let id = &ids[0];
+    // Instances grow to render a large page once; that memory is theirs,
+    // not the cache's: measure from there.
+    for i in 0..4 {
+        s.get(&format!("/t/{id}/warm{i}?kib=4096"), &[]);
+    }
+    s.admin("POST", &format!("/admin/tenants/{id}/purge"));
+    let before = s.rss();
+    for i in 0..40 {
+        s.get(&format!("/t/{id}/p{i}?kib=4096"), &[]);
+    }
+    let full = s.rss();
+    assert!(full > before + (120 << 20), "{before} -> {full}");
+    s.admin("POST", &format!("/admin/tenants/{id}/purge"));
+    // Every thread's L1 empties itself at its next lookup.
+    for _ in 0..8 {
+        s.get(&format!("/t/{id}/warm"), &[]);
+    }
+    let after = s.rss();
+    assert!(
+        after < before + (full - before) / 4,
+        "resident memory {before} -> {full} -> {after} after the purge"
+    );
+}
+
+#[test]
+fn issue_14_only_a_get_or_head_of_a_stored_page_gets_304() {
+    let (s, ids) = visitors(&[]);
+    let id = &ids[0];
+    let url = format!("/t/{id}/plain");
+    let etag = s.get(&url, &[]).header("etag").unwrap().to_string();
+    assert_eq!(s.get(&url, &[("if-none-match", &etag)]).status, 304);
+    let post = Server::agent()
+        .post(s.url(&url))
+        .header("if-none-match", &etag)
+        .send_empty()
+        .unwrap();
+    assert_eq!(post.status(), 200);
+    // A page not kept has no validator to match.
+    let login = s.get(&format!("/t/{id}/login"), &[]);
+    assert_eq!(login.header("etag"), None);
+    assert_eq!(
+        s.get(&format!("/t/{id}/login"), &[("if-none-match", "*")])
+            .status,
+        200
+    );
+}
+
+#[test]
+fn issue_14_accept_encoding_follows_rfc_9110() {
+    let (s, ids) = visitors(&[]);
+    let url = format!("/t/{}/text?kib=4", ids[0]);
+    for (accept, expect) in [
+        ("gzip, br", Some("br")),
+        ("br;q=0, *", Some("gzip")),
+        ("gzip;q=0, br;q=0", None),
+        ("*;q=0, identity", None),
+        ("br;q=0.5, gzip", Some("gzip")),
+    ] {
+        let r = s.get(&url, &[("accept-encoding", accept)]);
+        assert_eq!(r.header("content-encoding"), expect, "{accept}");
+    }
 }

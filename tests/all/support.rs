@@ -366,3 +366,64 @@ pub fn tempdir(tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+impl Server {
+    /// Sends `head` (request line and headers, without the blank line) as
+    /// it is, over a new connection, for requests an HTTP client would
+    /// refuse to make (a repeated `Host`, say); the server closes after.
+    pub fn raw(&self, head: &str) -> Reply {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(&self.addr).unwrap();
+        let request = format!(
+            "{}\r\nconnection: close\r\n\r\n",
+            head.replace('\n', "\r\n")
+        );
+        conn.write_all(request.as_bytes()).unwrap();
+        let mut all = Vec::new();
+        conn.read_to_end(&mut all).unwrap();
+        let split = all
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a response head");
+        let head = String::from_utf8_lossy(&all[..split]).into_owned();
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect();
+        Reply {
+            status,
+            headers,
+            body: all[split + 4..].to_vec(),
+        }
+    }
+
+    /// The server's resident memory, bytes.
+    pub fn rss(&self) -> usize {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: usize = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap();
+        kib << 10
+    }
+
+    /// The value of one `/metrics` line, by its name and labels as printed
+    /// (`ssr_cache_bytes`, `ssr_x{tenant="a"}`); 0 when absent.
+    pub fn metric(&self, series: &str) -> f64 {
+        let text = self.get("/metrics", &[]).text();
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+            .map_or(0.0, |v| v.trim().parse().unwrap())
+    }
+}

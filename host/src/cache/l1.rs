@@ -2,43 +2,50 @@
 //! runtime's threads), so a hot page is found without touching a shared
 //! lock.
 //!
-//! Shape: an ultra-hot array of [`HOT`] entries kept in recency order (a hit
-//! moves to the front), in front of a map of up to [`WARM`] entries; a map
-//! hit is promoted into the array, and the array's last entry falls back
-//! into the map.
+//! Shape: an ultra-hot array of [`HOT`] slots kept in recency order (a hit
+//! moves to the front), in front of a map of up to [`WARM`] slots; a map hit
+//! is promoted into the array, and the array's last slot falls back into the
+//! map.
 //!
 //! Invariants:
-//! - An L1 belongs to one `Cache` and one generation of it. Any invalidation
-//!   anywhere bumps the process-wide [`GENERATION`]; an L1 that sees another
-//!   generation (or another cache) empties itself before answering. So no
-//!   thread can serve an entry that was purged.
-//! - Expired entries are never returned.
+//! - An L1 belongs to one `Cache` and one generation of it. A purge or clear
+//!   bumps the process-wide [`GENERATION`]; an L1 that sees another
+//!   generation (or another cache) empties itself before answering.
+//! - A slot that L2 no longer holds (replaced, evicted, expired) is never
+//!   returned: [`get`] checks [`Slot::is_gone`] and drops it.
+//! - An L1 holds at most [`MAX_BYTES`] of slots, each at most
+//!   [`MAX_SLOT_BYTES`], so what idle threads keep alive after L2 lets go is
+//!   bounded.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
-use super::{CacheEntry, CacheKey};
+use super::CacheKey;
+use super::l2::Slot;
 
 pub const HOT: usize = 8;
 pub const WARM: usize = 128;
+pub const MAX_SLOT_BYTES: usize = 512 << 10;
+pub const MAX_BYTES: usize = 8 << 20;
 
-/// Bumped by every invalidation of every cache.
+/// Bumped by every purge and clear of every cache.
 pub static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 struct L1 {
     owner: u64,
     generation: u64,
-    hot: Vec<(CacheKey, Arc<CacheEntry>)>,
-    warm: HashMap<CacheKey, Arc<CacheEntry>>,
+    bytes: usize,
+    hot: Vec<(CacheKey, Arc<Slot>)>,
+    warm: HashMap<CacheKey, Arc<Slot>>,
 }
 
 thread_local! {
     static L1_CACHE: RefCell<L1> = RefCell::new(L1 {
         owner: u64::MAX,
         generation: u64::MAX,
+        bytes: 0,
         hot: Vec::with_capacity(HOT),
         warm: HashMap::new(),
     });
@@ -50,64 +57,86 @@ impl L1 {
         if self.owner != owner || self.generation != generation {
             self.hot.clear();
             self.warm.clear();
+            self.bytes = 0;
             self.owner = owner;
             self.generation = generation;
         }
     }
 
-    fn promote(&mut self, key: CacheKey, entry: Arc<CacheEntry>) {
+    fn promote(&mut self, key: CacheKey, slot: Arc<Slot>) {
         if self.hot.len() == HOT
-            && let Some((k, e)) = self.hot.pop()
+            && let Some((k, s)) = self.hot.pop()
         {
-            self.demote(k, e);
+            self.demote(k, s);
         }
-        self.hot.insert(0, (key, entry));
+        self.hot.insert(0, (key, slot));
     }
 
-    fn demote(&mut self, key: CacheKey, entry: Arc<CacheEntry>) {
-        if self.warm.len() >= WARM && !self.warm.contains_key(&key) {
-            // Drop an arbitrary warm entry; L2 still has it.
-            if let Some(k) = self.warm.keys().next().cloned() {
-                self.warm.remove(&k);
-            }
+    fn demote(&mut self, key: CacheKey, slot: Arc<Slot>) {
+        self.bytes += slot.bytes;
+        if let Some(old) = self.warm.insert(key, slot) {
+            self.bytes -= old.bytes;
         }
-        self.warm.insert(key, entry);
+        while self.warm.len() > WARM || self.bytes > MAX_BYTES {
+            // Drop an arbitrary warm slot; L2 still has it.
+            let Some(k) = self.warm.keys().next().cloned() else {
+                break;
+            };
+            self.forget(&k);
+        }
+    }
+
+    fn forget(&mut self, key: &CacheKey) {
+        if let Some(old) = self.warm.remove(key) {
+            self.bytes -= old.bytes;
+        }
     }
 }
 
-/// Whether the hit came from the hot array or the map.
+/// Whether the slot came from the hot array or the map.
 pub enum Hit {
-    Hot(Arc<CacheEntry>),
-    Warm(Arc<CacheEntry>),
+    Hot(Arc<Slot>),
+    Warm(Arc<Slot>),
 }
 
-pub fn get(owner: u64, key: &CacheKey, now: Instant) -> Option<Hit> {
+pub fn get(owner: u64, key: &CacheKey) -> Option<Hit> {
     L1_CACHE.with(|l1| {
         let mut l1 = l1.borrow_mut();
         l1.sync(owner);
         if let Some(i) = l1.hot.iter().position(|(k, _)| k == key) {
-            let (k, e) = l1.hot.remove(i);
-            if e.expires <= now {
+            if l1.hot[i].1.is_gone() {
+                l1.hot.remove(i);
                 return None;
             }
-            l1.hot.insert(0, (k, e.clone()));
-            return Some(Hit::Hot(e));
+            if i > 0 {
+                let kv = l1.hot.remove(i);
+                l1.hot.insert(0, kv);
+            }
+            return Some(Hit::Hot(l1.hot[0].1.clone()));
         }
-        let (k, e) = l1.warm.remove_entry(key)?;
-        if e.expires <= now {
+        let slot = l1.warm.get(key)?.clone();
+        l1.forget(key);
+        if slot.is_gone() {
             return None;
         }
-        l1.promote(k, e.clone());
-        Some(Hit::Warm(e))
+        l1.promote(key.clone(), slot.clone());
+        Some(Hit::Warm(slot))
     })
 }
 
-/// Remembers an entry found in L2 (or just rendered) on this thread.
-pub fn put(owner: u64, key: CacheKey, entry: Arc<CacheEntry>) {
+/// Remembers a slot found in L2 (or just made) on this thread.
+pub fn put(owner: u64, key: CacheKey, slot: Arc<Slot>) {
+    if slot.bytes > MAX_SLOT_BYTES {
+        return;
+    }
     L1_CACHE.with(|l1| {
         let mut l1 = l1.borrow_mut();
         l1.sync(owner);
-        l1.demote(key, entry);
+        if let Some(i) = l1.hot.iter().position(|(k, _)| *k == key) {
+            l1.hot[i].1 = slot;
+            return;
+        }
+        l1.demote(key, slot);
     })
 }
 

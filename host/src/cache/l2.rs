@@ -1,115 +1,252 @@
-//! L2: the shared tier, a `DashMap` with 128 shards.
+//! L2: the shared tier, a `DashMap` with 128 shards from [`CacheKey`] to a
+//! [`Slot`]: the variants of one URL.
 //!
 //! Invariants:
-//! - At most `capacity` entries after an insert returns: when an insert goes
-//!   over, expired entries go first, then the oldest, in one batch of
-//!   `capacity / 64` (at least 1), so the O(n) scan is paid once per batch,
-//!   not once per insert.
-//! - Expired entries are never returned, and are dropped at the latest one
-//!   batch of inserts after they expire (a sweep every `capacity / 64`
-//!   inserts): a cache that never fills up does not keep its expired pages
-//!   (the soak in `benches/soak.sh` held 8,500 expired React pages, 330 MiB,
-//!   before this).
+//! - A slot is immutable; an insert replaces it whole, under the shard's
+//!   lock, and marks the old one gone ([`Slot::is_gone`]) so that thread-local
+//!   copies (`l1.rs`) stop serving it. Every removal marks it too.
+//! - A slot's `vary` is the union of every header its variants' responses
+//!   depend on; each variant is keyed by the values of all of them. When a
+//!   response brings a header the slot did not vary on, the slot starts again
+//!   with that response alone (the older variants have no value for it).
+//! - Bytes are counted per tenant and in total on every insert and removal
+//!   ([`L2::release`] is the one place that subtracts). After an insert that
+//!   goes over the tenant's or the total budget, expired slots go first, then
+//!   the oldest, down to 15/16 of the budget, so the O(n) scan is paid once
+//!   per sixteenth of the budget, not once per insert.
+//! - Expired slots are never returned, and are dropped at the latest one
+//!   sweep after they expire (a sweep every [`SWEEP_EVERY`] inserts): a cache
+//!   that never fills up does not keep its expired pages (the soak in
+//!   `benches/soak.sh` held 8,500 expired React pages, 330 MiB, before
+//!   sweeping).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use axum::http::HeaderMap;
 use dashmap::DashMap;
+use dashmap::mapref::entry::Entry;
 
-use super::{CacheEntry, CacheKey};
+use super::CacheEntry;
+use super::key::{CacheKey, Varied, matches, varied};
 
 pub const SHARDS: usize = 128;
+/// Variants one URL keeps (say, one per language); past it the oldest goes.
+pub const MAX_VARIANTS: usize = 32;
+const SWEEP_EVERY: u64 = 64;
+
+/// The variants of one URL.
+#[derive(Debug)]
+pub struct Slot {
+    pub vary: Arc<[String]>,
+    variants: Vec<(Varied, Arc<CacheEntry>)>,
+    pub bytes: usize,
+    expires: Instant,
+    seq: u64,
+    gone: AtomicBool,
+}
+
+impl Slot {
+    /// The live variant for a request with these headers; one that may
+    /// answer a request carrying `Authorization` when `authorized`.
+    pub fn find(
+        &self,
+        headers: &HeaderMap,
+        now: Instant,
+        authorized: bool,
+    ) -> Option<&Arc<CacheEntry>> {
+        self.variants
+            .iter()
+            .find(|(values, _)| matches(headers, &self.vary, values))
+            .map(|(_, e)| e)
+            .filter(|e| e.expires > now && (!authorized || e.explicit))
+    }
+
+    /// Removed from L2 (replaced, purged, evicted or expired).
+    pub fn is_gone(&self) -> bool {
+        self.gone.load(Ordering::Relaxed)
+    }
+}
 
 pub struct L2 {
-    map: DashMap<CacheKey, Arc<CacheEntry>>,
-    capacity: usize,
+    map: DashMap<CacheKey, Arc<Slot>>,
+    limit: usize,
+    tenant_limit: usize,
+    bytes: AtomicUsize,
+    tenants: DashMap<Arc<str>, AtomicUsize>,
     seq: AtomicU64,
     /// Inserts since the last sweep of expired entries.
     unswept: AtomicU64,
+    /// One eviction scan at a time.
+    evicting: Mutex<()>,
 }
 
 impl L2 {
-    pub fn new(capacity: usize) -> L2 {
+    pub fn new(limit: usize, tenant_limit: usize) -> L2 {
         L2 {
-            map: DashMap::with_capacity_and_shard_amount(capacity.min(1 << 20), SHARDS),
-            capacity: capacity.max(1),
+            map: DashMap::with_shard_amount(SHARDS),
+            limit: limit.max(1),
+            tenant_limit: tenant_limit.max(1),
+            bytes: AtomicUsize::new(0),
+            tenants: DashMap::new(),
             seq: AtomicU64::new(0),
             unswept: AtomicU64::new(0),
+            evicting: Mutex::new(()),
         }
     }
 
-    pub fn get(&self, key: &CacheKey, now: Instant) -> Option<Arc<CacheEntry>> {
-        let entry = self.map.get(key)?.clone();
-        if entry.expires <= now {
-            self.map.remove_if(key, |_, e| Arc::ptr_eq(e, &entry));
+    pub fn get(&self, key: &CacheKey, now: Instant) -> Option<Arc<Slot>> {
+        let slot = self.map.get(key)?.clone();
+        if slot.expires <= now {
+            if let Some((k, s)) = self.map.remove_if(key, |_, s| Arc::ptr_eq(s, &slot)) {
+                self.release(&k, &s);
+            }
             return None;
         }
-        Some(entry)
+        Some(slot)
     }
 
-    /// Inserts, then evicts a batch if over capacity; returns how many
-    /// entries were evicted.
-    pub fn insert(&self, key: CacheKey, entry: Arc<CacheEntry>) -> usize {
-        entry
-            .seq
-            .store(self.seq.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
-        self.map.insert(key, entry);
-        let swept = if self.unswept.fetch_add(1, Ordering::Relaxed) + 1 >= self.batch() as u64 {
-            self.unswept.store(0, Ordering::Relaxed);
-            self.sweep_expired()
-        } else {
-            0
+    /// Adds `entry` as the variant of `key` for a request with `headers`;
+    /// returns the new slot and how many slots were evicted to make room.
+    pub fn insert(
+        &self,
+        key: CacheKey,
+        entry: Arc<CacheEntry>,
+        headers: &HeaderMap,
+    ) -> (Arc<Slot>, usize) {
+        let now = Instant::now();
+        let tenant = key.tenant.clone();
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let slot = match self.map.entry(key) {
+            Entry::Occupied(mut o) => {
+                let old = o.get().clone();
+                let slot = Arc::new(Slot::with(Some(&old), entry, headers, now, seq));
+                self.charge(&tenant, slot.bytes);
+                o.insert(slot.clone());
+                self.release(o.key(), &old);
+                slot
+            }
+            Entry::Vacant(v) => {
+                let slot = Arc::new(Slot::with(None, entry, headers, now, seq));
+                self.charge(&tenant, slot.bytes);
+                v.insert(slot.clone());
+                slot
+            }
         };
-        if self.map.len() <= self.capacity {
-            return swept;
+        let mut evicted = 0;
+        if self.unswept.fetch_add(1, Ordering::Relaxed) + 1 >= SWEEP_EVERY {
+            self.unswept.store(0, Ordering::Relaxed);
+            evicted += self.sweep_expired();
         }
-        swept + self.evict_batch()
+        if self.bytes() > self.limit || self.tenant_bytes(&tenant) > self.tenant_limit {
+            evicted += self.evict(&tenant);
+        }
+        (slot, evicted)
     }
 
-    fn batch(&self) -> usize {
-        (self.capacity / 64).max(1)
+    fn charge(&self, tenant: &Arc<str>, bytes: usize) {
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        self.tenants
+            .entry(tenant.clone())
+            .or_default()
+            .fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Accounts for a slot taken out of the map.
+    fn release(&self, key: &CacheKey, slot: &Slot) {
+        slot.gone.store(true, Ordering::Relaxed);
+        self.bytes.fetch_sub(slot.bytes, Ordering::Relaxed);
+        if let Some(t) = self.tenants.get(&key.tenant) {
+            t.fetch_sub(slot.bytes, Ordering::Relaxed);
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    pub fn tenant_bytes(&self, tenant: &str) -> usize {
+        self.tenants
+            .get(tenant)
+            .map_or(0, |t| t.load(Ordering::Relaxed))
+    }
+
+    /// Bytes held by each tenant that holds any.
+    pub fn bytes_by_tenant(&self) -> Vec<(Arc<str>, usize)> {
+        self.tenants
+            .iter()
+            .map(|t| (t.key().clone(), t.value().load(Ordering::Relaxed)))
+            .collect()
     }
 
     fn sweep_expired(&self) -> usize {
-        let now = Instant::now();
-        let before = self.map.len();
-        self.map.retain(|_, e| e.expires > now);
-        before - self.map.len()
+        self.remove_where(|_, s| s.expires <= Instant::now())
     }
 
-    fn evict_batch(&self) -> usize {
-        let batch = self.batch();
+    /// Brings `tenant` and the total back under 15/16 of their budgets.
+    fn evict(&self, tenant: &str) -> usize {
+        let _one = self.evicting.lock().unwrap_or_else(|e| e.into_inner());
         let mut evicted = self.sweep_expired();
-        if evicted < batch {
-            let mut ages: Vec<(u64, CacheKey)> = self
-                .map
-                .iter()
-                .map(|kv| (kv.value().seq.load(Ordering::Relaxed), kv.key().clone()))
-                .collect();
-            let n = (batch - evicted).min(ages.len());
-            ages.select_nth_unstable_by_key(n.saturating_sub(1), |(s, _)| *s);
-            for (_, key) in ages.into_iter().take(n) {
-                if self.map.remove(&key).is_some() {
-                    evicted += 1;
-                }
+        let over = |used: usize, limit: usize| used.saturating_sub(limit - limit / 16);
+        if self.tenant_bytes(tenant) > self.tenant_limit {
+            let need = over(self.tenant_bytes(tenant), self.tenant_limit);
+            evicted += self.evict_oldest(Some(tenant), need);
+        }
+        if self.bytes() > self.limit {
+            evicted += self.evict_oldest(None, over(self.bytes(), self.limit));
+        }
+        evicted
+    }
+
+    /// Removes the oldest slots (of `tenant` only, if given) until `need`
+    /// bytes are freed.
+    fn evict_oldest(&self, tenant: Option<&str>, mut need: usize) -> usize {
+        let mut ages: Vec<(u64, CacheKey)> = self
+            .map
+            .iter()
+            .filter(|kv| tenant.is_none_or(|t| *kv.key().tenant == *t))
+            .map(|kv| (kv.value().seq, kv.key().clone()))
+            .collect();
+        ages.sort_unstable_by_key(|(seq, _)| *seq);
+        let mut evicted = 0;
+        for (_, key) in ages {
+            if need == 0 {
+                break;
+            }
+            if let Some((k, s)) = self.map.remove(&key) {
+                self.release(&k, &s);
+                need = need.saturating_sub(s.bytes);
+                evicted += 1;
             }
         }
         evicted
     }
 
-    /// Removes a tenant's entries (optionally only paths under `prefix`);
-    /// returns how many.
-    pub fn purge(&self, tenant: &str, prefix: Option<&str>) -> usize {
-        let before = self.map.len();
-        self.map.retain(|k, _| {
-            &*k.tenant != tenant || prefix.is_some_and(|p| !k.target.starts_with(p))
+    fn remove_where(&self, mut gone: impl FnMut(&CacheKey, &Slot) -> bool) -> usize {
+        let mut removed = 0;
+        self.map.retain(|k, s| {
+            if gone(k, s) {
+                self.release(k, s);
+                removed += 1;
+                false
+            } else {
+                true
+            }
         });
-        before - self.map.len()
+        removed
+    }
+
+    /// Removes a tenant's entries (optionally only paths under `prefix`);
+    /// returns how many URLs.
+    pub fn purge(&self, tenant: &str, prefix: Option<&str>) -> usize {
+        self.remove_where(|k, _| {
+            *k.tenant == *tenant && prefix.is_none_or(|p| k.target.starts_with(p))
+        })
     }
 
     pub fn clear(&self) {
-        self.map.clear();
+        self.remove_where(|_, _| true);
     }
 
     pub fn len(&self) -> usize {
@@ -118,5 +255,42 @@ impl L2 {
 
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
+    }
+}
+
+impl Slot {
+    /// `old`'s variants with `entry` added (see the module's invariants).
+    fn with(
+        old: Option<&Slot>,
+        entry: Arc<CacheEntry>,
+        headers: &HeaderMap,
+        now: Instant,
+        seq: u64,
+    ) -> Slot {
+        let same = |old: &&Slot| entry.vary.iter().all(|v| old.vary.contains(v));
+        let (vary, mut variants): (Arc<[String]>, Vec<_>) = match old.filter(same) {
+            Some(old) => (old.vary.clone(), old.variants.clone()),
+            None => {
+                let mut vary: Vec<String> = old.map_or(&[][..], |o| &o.vary[..]).to_vec();
+                vary.extend(entry.vary.iter().cloned());
+                vary.sort();
+                vary.dedup();
+                (vary.into(), Vec::new())
+            }
+        };
+        let values = varied(headers, &vary);
+        variants.retain(|(v, e)| *v != values && e.expires > now);
+        if variants.len() >= MAX_VARIANTS {
+            variants.remove(0);
+        }
+        variants.push((values, entry));
+        Slot {
+            bytes: variants.iter().map(|(_, e)| e.bytes).sum(),
+            expires: variants.iter().map(|(_, e)| e.expires).max().unwrap_or(now),
+            vary,
+            variants,
+            seq,
+            gone: AtomicBool::new(false),
+        }
     }
 }

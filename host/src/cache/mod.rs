@@ -1,233 +1,59 @@
 //! The page cache (request steps 3, [`Cache::lookup`], and 6,
 //! [`Cache::insert`]): a thread-local L1 (`l1.rs`) over a sharded L2
-//! (`l2.rs`). Entries are `Arc<CacheEntry>`; a hit clones the `Arc` and the
-//! body is a `Bytes` (a reference-counted buffer), so a hit copies nothing.
+//! (`l2.rs`), holding per URL ([`CacheKey`]) the variants of its page
+//! (`l2::Slot`), each an `Arc<CacheEntry>` (`entry.rs`). A hit clones the
+//! `Arc` and the body is a `Bytes` (a reference-counted buffer), so a hit
+//! copies nothing. `docs/cache.md` says what is stored and how it is keyed.
 //!
 //! Invariants:
-//! - What is cached follows the renderer's policy: `no-store` never, an
-//!   explicit TTL for any status, the host default TTL for 200 only.
-//! - Each entry keeps its brotli and gzip encodings once made
-//!   ([`CacheEntry::body`]); a hit never compresses again.
-//! - [`Cache::purge`] and [`Cache::clear`] also invalidate every thread's L1.
-//! - [`Cache::single_flight`]: concurrent misses on one key render once.
+//! - What is kept follows the renderer's policy (`no-store` never, an
+//!   explicit TTL for any status, the host default TTL for 200 only), and
+//!   never: a response that sets a cookie, one that varies on every header,
+//!   one whose body is over the entry limit, or one to a request carrying
+//!   `Authorization` unless the renderer gave the TTL ([`Cache::entry`]).
+//! - An entry is only served to a request whose values of every header the
+//!   URL's responses read or declared equal the values it was rendered for;
+//!   a request with `Authorization` only gets an entry with an explicit TTL.
+//! - [`Cache::single_flight`] shares one render only among requests whose
+//!   full key is equal: a waiter whose headers differ from what the finished
+//!   render depended on renders on its own.
+//! - Bodies are compressed once, before the entry exists, off the async
+//!   threads and at most [`CacheLimits::compressions`] at a time; a hit
+//!   never compresses.
+//! - Bytes are bounded in total and per tenant (`l2.rs`); [`Cache::purge`]
+//!   and [`Cache::clear`] drop the entries and invalidate every thread's L1.
 
+mod entry;
 mod key;
 mod l1;
 mod l2;
 
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
-use bytes::Bytes;
+use axum::http::{HeaderMap, header};
 use dashmap::DashMap;
 
-pub use key::CacheKey;
+pub use entry::{CacheEntry, Decision, Encoding};
+pub use key::{CacheKey, Varied};
 
-use crate::engine::{CachePolicy, RenderResponse};
+use crate::engine::RenderResponse;
 
-/// One response, as served (and maybe stored).
-#[derive(Debug)]
-pub struct CacheEntry {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    /// The response headers every hit sends (the renderer's, `etag` and
-    /// `vary`), made once; a hit clones them and adds only its encoding and
-    /// length.
-    pub head: HeaderMap,
-    pub body: Bytes,
-    /// A weak validator: the same for every encoding of the body.
-    pub etag: String,
-    pub expires: Instant,
-    /// Whether this entry was stored (false: served once, not kept).
-    pub stored: bool,
-    /// Request headers (lower-case) the response varies on: the renderer's
-    /// `vary` list and its `vary` header together.
-    pub vary: Vec<String>,
-    seq: AtomicU64,
-    gzip: OnceLock<Option<Bytes>>,
-    br: OnceLock<Option<Bytes>>,
-}
-
-/// A content coding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    Identity,
-    Gzip,
-    Br,
-}
-
-impl Encoding {
-    pub fn name(self) -> Option<&'static str> {
-        match self {
-            Encoding::Identity => None,
-            Encoding::Gzip => Some("gzip"),
-            Encoding::Br => Some("br"),
-        }
-    }
-
-    /// Picks brotli, then gzip, then identity, among what `accept` (an
-    /// `Accept-Encoding` value) allows with a non-zero q.
-    pub fn negotiate(accept: &str) -> Encoding {
-        let allows = |want: &str| {
-            accept.split(',').any(|part| {
-                let mut it = part.split(';');
-                let name = it.next().unwrap_or("").trim();
-                let q = it
-                    .find_map(|p| p.trim().strip_prefix("q="))
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .unwrap_or(1.0);
-                (name.eq_ignore_ascii_case(want) || name == "*") && q > 0.0
-            })
-        };
-        if allows("br") {
-            Encoding::Br
-        } else if allows("gzip") {
-            Encoding::Gzip
-        } else {
-            Encoding::Identity
-        }
-    }
-}
-
-/// Below this many bytes compression is not worth its header.
-const MIN_COMPRESS: usize = 256;
-
-impl CacheEntry {
-    pub fn new(response: RenderResponse, ttl: Option<Duration>) -> Arc<CacheEntry> {
-        let mut vary = response.vary;
-        for (k, v) in &response.headers {
-            if k == "vary" {
-                vary.extend(v.split(',').map(|s| s.trim().to_ascii_lowercase()));
-            }
-        }
-        vary.retain(|s| !s.is_empty() && s != "accept-encoding");
-        vary.sort();
-        vary.dedup();
-        let body = Bytes::from(response.body);
-        let etag = format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body));
-        let head = head(&response.headers, &vary, &etag);
-        Arc::new(CacheEntry {
-            head,
-            status: response.status,
-            headers: response.headers,
-            etag,
-            expires: Instant::now() + ttl.unwrap_or(Duration::ZERO),
-            stored: ttl.is_some(),
-            vary,
-            body,
-            seq: AtomicU64::new(0),
-            gzip: OnceLock::new(),
-            br: OnceLock::new(),
-        })
-    }
-
-    fn compressible(&self) -> bool {
-        if self.body.len() < MIN_COMPRESS {
-            return false;
-        }
-        let ct = self
-            .headers
-            .iter()
-            .find(|(k, _)| k == "content-type")
-            .map_or("", |(_, v)| v.as_str());
-        ct.starts_with("text/")
-            || ct.contains("json")
-            || ct.contains("javascript")
-            || ct.contains("xml")
-    }
-
-    /// The body in `wanted` encoding, made once and kept; falls back to
-    /// identity for small or binary bodies. Returns the encoding used.
-    pub fn body(&self, wanted: Encoding) -> (Encoding, Bytes) {
-        if wanted == Encoding::Identity || !self.compressible() {
-            return (Encoding::Identity, self.body.clone());
-        }
-        let made = match wanted {
-            Encoding::Br => self.br.get_or_init(|| compress_br(&self.body)),
-            Encoding::Gzip => self.gzip.get_or_init(|| compress_gzip(&self.body)),
-            Encoding::Identity => unreachable!(),
-        };
-        match made {
-            Some(b) => (wanted, b.clone()),
-            None => (Encoding::Identity, self.body.clone()),
-        }
-    }
-
-    /// Whether `if_none_match` (an `If-None-Match` value) matches this
-    /// entry (weak comparison, as RFC 9110 asks for this header).
-    pub fn matches(&self, if_none_match: &str) -> bool {
-        let ours = self.etag.trim_start_matches("W/");
-        if_none_match
-            .split(',')
-            .map(str::trim)
-            .any(|t| t == "*" || t.trim_start_matches("W/") == ours)
-    }
-}
-
-/// The headers of every response made from one entry. Headers that describe
-/// the bytes on the wire (length, encoding) are set per response instead;
-/// a header that is not valid HTTP is dropped.
-fn head(headers: &[(String, String)], vary: &[String], etag: &str) -> HeaderMap {
-    let mut h = HeaderMap::with_capacity(headers.len() + 3);
-    for (k, v) in headers {
-        if matches!(
-            k.as_str(),
-            "content-length"
-                | "content-encoding"
-                | "etag"
-                | "transfer-encoding"
-                | "connection"
-                | "vary"
-        ) {
-            continue;
-        }
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::try_from(k.as_str()),
-            HeaderValue::try_from(v.as_str()),
-        ) {
-            h.append(name, value);
-        }
-    }
-    let mut v = vary.join(", ");
-    v.push_str(if v.is_empty() {
-        "accept-encoding"
-    } else {
-        ", accept-encoding"
-    });
-    h.insert(
-        header::VARY,
-        HeaderValue::try_from(v).unwrap_or(HeaderValue::from_static("accept-encoding")),
-    );
-    h.insert(
-        header::ETAG,
-        HeaderValue::try_from(etag).expect("an etag is ASCII"),
-    );
-    h
-}
-
-fn compress_br(body: &[u8]) -> Option<Bytes> {
-    let mut out = Vec::with_capacity(body.len() / 4);
-    let params = brotli::enc::BrotliEncoderParams {
-        // Quality 5: most of brotli's gain at a small part of quality 11's
-        // time; it is paid once per cache entry.
-        quality: 5,
-        ..Default::default()
-    };
-    brotli::BrotliCompress(&mut &body[..], &mut out, &params).ok()?;
-    Some(Bytes::from(out))
-}
-
-fn compress_gzip(body: &[u8]) -> Option<Bytes> {
-    use std::io::Write;
-    let mut enc = flate2::write::GzEncoder::new(
-        Vec::with_capacity(body.len() / 3),
-        flate2::Compression::new(6),
-    );
-    enc.write_all(body).ok()?;
-    enc.finish().ok().map(Bytes::from)
+/// The cache's budgets and policy defaults (from `Config::cache_limits`).
+#[derive(Clone, Copy, Debug)]
+pub struct CacheLimits {
+    /// Bytes over all tenants.
+    pub bytes: usize,
+    /// Bytes one tenant may hold.
+    pub tenant_bytes: usize,
+    /// The largest body stored or compressed.
+    pub entry_bytes: usize,
+    /// The TTL of a 200 whose renderer did not give one.
+    pub default_ttl: Duration,
+    /// Compressions that may run at once.
+    pub compressions: usize,
 }
 
 /// Where a lookup was answered.
@@ -237,6 +63,13 @@ pub enum Hit {
     Hot,
     /// The thread-local map or the shared L2.
     Cold,
+}
+
+/// What a lookup found.
+pub enum Lookup {
+    Hit(Arc<CacheEntry>, Hit),
+    /// Nothing to serve; the URL's responses so far vary on these headers.
+    Miss(Arc<[String]>),
 }
 
 /// Counters, for `/metrics`.
@@ -254,10 +87,10 @@ pub struct CacheStats {
 pub struct Cache {
     id: u64,
     l2: l2::L2,
-    default_ttl: Duration,
+    limits: CacheLimits,
     pub stats: CacheStats,
-    inflight: DashMap<CacheKey, Arc<Flight>>,
-    vary: DashMap<Arc<str>, Arc<Vec<String>>>,
+    inflight: DashMap<(CacheKey, Varied), Arc<Flight>>,
+    compressing: Arc<tokio::sync::Semaphore>,
 }
 
 /// A failure shared by every waiter of one single-flight render.
@@ -266,94 +99,195 @@ pub type FlightError = Arc<dyn std::error::Error + Send + Sync>;
 /// One render in flight, and its result once there is one.
 type Flight = tokio::sync::OnceCell<Result<Arc<CacheEntry>, FlightError>>;
 
+/// Whether a request carries credentials (RFC 9111 3.5).
+pub fn authorized(headers: &HeaderMap) -> bool {
+    headers.contains_key(header::AUTHORIZATION)
+}
+
 impl Cache {
-    pub fn new(capacity: usize, default_ttl: Duration) -> Cache {
+    pub fn new(limits: CacheLimits) -> Cache {
         static IDS: AtomicU64 = AtomicU64::new(0);
         Cache {
             id: IDS.fetch_add(1, Ordering::Relaxed),
-            l2: l2::L2::new(capacity),
-            default_ttl,
+            l2: l2::L2::new(limits.bytes, limits.tenant_bytes),
+            limits,
             stats: CacheStats::default(),
             inflight: DashMap::new(),
-            vary: DashMap::new(),
+            compressing: Arc::new(tokio::sync::Semaphore::new(limits.compressions.max(1))),
         }
     }
 
-    /// The request headers `tenant`'s responses have declared they vary on.
-    pub fn vary_for(&self, tenant: &Arc<str>) -> Arc<Vec<String>> {
-        self.vary.get(tenant).map(|v| v.clone()).unwrap_or_default()
-    }
-
-    /// How long to keep `response`, or `None` not to store it.
-    pub fn ttl_for(&self, response: &RenderResponse) -> Option<Duration> {
-        let ttl = match response.cache {
-            CachePolicy::NoStore => return None,
-            CachePolicy::Ttl(s) => Duration::from_secs(s.into()),
-            CachePolicy::HostDefault if response.status == 200 => self.default_ttl,
-            CachePolicy::HostDefault => return None,
-        };
-        (!ttl.is_zero()).then_some(ttl)
-    }
-
-    pub fn lookup(&self, key: &CacheKey) -> Option<(Arc<CacheEntry>, Hit)> {
+    /// Step 3: the entry for a request with `headers` under `key`.
+    pub fn lookup(&self, key: &CacheKey, headers: &HeaderMap) -> Lookup {
         let now = Instant::now();
+        let authorized = authorized(headers);
         self.stats.lookups.fetch_add(1, Ordering::Relaxed);
-        let found = match l1::get(self.id, key, now) {
-            Some(l1::Hit::Hot(e)) => Some((e, Hit::Hot)),
-            Some(l1::Hit::Warm(e)) => Some((e, Hit::Cold)),
-            None => self.l2.get(key, now).map(|e| {
-                l1::put(self.id, key.clone(), e.clone());
-                (e, Hit::Cold)
-            }),
+        let (slot, hit) = match l1::get(self.id, key) {
+            Some(l1::Hit::Hot(s)) => (s, Hit::Hot),
+            Some(l1::Hit::Warm(s)) => (s, Hit::Cold),
+            None => match self.l2.get(key, now) {
+                Some(s) => {
+                    l1::put(self.id, key.clone(), s.clone());
+                    (s, Hit::Cold)
+                }
+                None => {
+                    self.stats.misses.fetch_add(1, Ordering::Relaxed);
+                    return Lookup::Miss(Arc::from([]));
+                }
+            },
         };
-        match &found {
-            Some((_, Hit::Hot)) => self.stats.hot_hits.fetch_add(1, Ordering::Relaxed),
-            Some((_, Hit::Cold)) => self.stats.cold_hits.fetch_add(1, Ordering::Relaxed),
-            None => self.stats.misses.fetch_add(1, Ordering::Relaxed),
-        };
-        found
+        match slot.find(headers, now, authorized) {
+            Some(e) => {
+                let counter = match hit {
+                    Hit::Hot => &self.stats.hot_hits,
+                    Hit::Cold => &self.stats.cold_hits,
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+                Lookup::Hit(e.clone(), hit)
+            }
+            None => {
+                self.stats.misses.fetch_add(1, Ordering::Relaxed);
+                Lookup::Miss(slot.vary.clone())
+            }
+        }
     }
 
-    /// Stores a rendered entry (if it is meant to be stored) and learns the
-    /// headers its tenant varies on.
-    pub fn insert(&self, key: CacheKey, entry: &Arc<CacheEntry>, vary: &[String]) {
-        if !vary.is_empty() && self.vary_for(&key.tenant).as_slice() != vary {
-            self.vary
-                .insert(key.tenant.clone(), Arc::new(vary.to_vec()));
+    /// What to do with `response`, rendered for a request with `headers`.
+    /// A response that is not `cacheable` (to a POST, say) is never kept.
+    pub fn decide(
+        &self,
+        tenant: &str,
+        response: &RenderResponse,
+        headers: &HeaderMap,
+        cacheable: bool,
+    ) -> Decision {
+        let (ttl, explicit) = match cacheable {
+            true => entry::policy_ttl(response, self.limits.default_ttl),
+            false => (None, false),
+        };
+        let vary = entry::vary_of(response);
+        let refused = if ttl.is_none() {
+            None
+        } else if response.headers.iter().any(|(k, _)| k == "set-cookie") {
+            Some("set-cookie")
+        } else if vary.first().is_some_and(|v| v == "*") {
+            Some("vary-all")
+        } else if authorized(headers) && !explicit {
+            Some("authorization")
+        } else if response.body.len() > self.limits.entry_bytes {
+            Some("too-large")
+        } else {
+            None
+        };
+        if let Some(reason) = refused {
+            metrics::counter!("ssr_cache_not_stored_total", "tenant" => tenant.to_string(), "reason" => reason)
+                .increment(1);
         }
+        Decision {
+            ttl: ttl.filter(|_| refused.is_none()),
+            explicit,
+            vary,
+            refused,
+        }
+    }
+
+    /// Makes the entry for `response`, rendered for a request with `headers`
+    /// that accepts `wanted`: a kept entry gets both compressed copies, one
+    /// served once gets the one it needs if a compression slot is free now
+    /// (else it goes uncompressed). Compression runs on the blocking pool.
+    pub async fn entry(
+        &self,
+        tenant: &str,
+        response: RenderResponse,
+        headers: &HeaderMap,
+        wanted: Encoding,
+        cacheable: bool,
+    ) -> Result<Arc<CacheEntry>, tokio::task::JoinError> {
+        let decision = self.decide(tenant, &response, headers, cacheable);
+        let rendered_for = if decision.vary.first().is_some_and(|v| v == "*") {
+            Varied::default()
+        } else {
+            key::varied(headers, &decision.vary)
+        };
+        let compressible = entry::compressible(&response, self.limits.entry_bytes);
+        let (permit, encodings): (_, &'static [Encoding]) = if !compressible {
+            (None, &[])
+        } else if decision.ttl.is_some() {
+            let permit = self.compressing.clone().acquire_owned().await.ok();
+            (permit, &[Encoding::Br, Encoding::Gzip])
+        } else {
+            match (wanted, self.compressing.clone().try_acquire_owned()) {
+                (Encoding::Br, Ok(p)) => (Some(p), &[Encoding::Br]),
+                (Encoding::Gzip, Ok(p)) => (Some(p), &[Encoding::Gzip]),
+                _ => (None, &[]),
+            }
+        };
+        if encodings.is_empty() {
+            return Ok(Arc::new(CacheEntry::new(
+                response,
+                decision,
+                rendered_for,
+                &[],
+            )));
+        }
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            Arc::new(CacheEntry::new(response, decision, rendered_for, encodings))
+        })
+        .await
+    }
+
+    /// Step 6: keeps `entry` (if it is to be kept) as `key`'s variant for a
+    /// request with `headers`.
+    pub fn insert(&self, key: CacheKey, entry: &Arc<CacheEntry>, headers: &HeaderMap) {
         if !entry.stored {
             return;
         }
-        let evicted = self.l2.insert(key.clone(), entry.clone());
-        l1::put(self.id, key, entry.clone());
+        if entry.bytes > self.limits.tenant_bytes {
+            metrics::counter!("ssr_cache_not_stored_total", "tenant" => key.tenant.to_string(), "reason" => "too-large")
+                .increment(1);
+            return;
+        }
+        let (slot, evicted) = self.l2.insert(key.clone(), entry.clone(), headers);
+        l1::put(self.id, key, slot);
         self.stats.insertions.fetch_add(1, Ordering::Relaxed);
         self.stats
             .evictions
             .fetch_add(evicted as u64, Ordering::Relaxed);
     }
 
-    /// Runs `render` once for all concurrent callers with the same key.
-    /// A caller that joined another's render of a response that was not
-    /// stored (no-store, an error page) renders for itself: only what may
-    /// be cached is shared.
+    /// Runs `render` once for all concurrent callers with the same key and
+    /// the same values of the headers the URL is known to vary on (`vary`,
+    /// from [`Cache::lookup`]). A caller that joined another's render renders
+    /// for itself when the result was not kept (no-store, an error page) or
+    /// depends on a header whose value differs in its own request: only what
+    /// its own key would find is shared.
     pub async fn single_flight<F, Fut>(
         &self,
         key: &CacheKey,
+        vary: &[String],
+        headers: &HeaderMap,
         render: F,
     ) -> Result<Arc<CacheEntry>, FlightError>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Arc<CacheEntry>, FlightError>>,
     {
-        let cell = self.inflight.entry(key.clone()).or_default().clone();
+        let flight = (key.clone(), key::varied(headers, vary));
+        let cell = self.inflight.entry(flight.clone()).or_default().clone();
         let mut render = Some(render);
         let out = cell
             .get_or_init(|| (render.take().expect("called once"))())
             .await
             .clone();
-        self.inflight.remove_if(key, |_, c| Arc::ptr_eq(c, &cell));
+        self.inflight
+            .remove_if(&flight, |_, c| Arc::ptr_eq(c, &cell));
         match (render, &out) {
-            (Some(own), Ok(entry)) if !entry.stored => own().await,
+            (Some(own), Ok(entry))
+                if !entry.stored || !key::matches(headers, &entry.vary, &entry.rendered_for) =>
+            {
+                own().await
+            }
             _ => out,
         }
     }
@@ -370,6 +304,7 @@ impl Cache {
         l1::invalidate_all();
     }
 
+    /// URLs with a stored page.
     pub fn len(&self) -> usize {
         self.l2.len()
     }
@@ -377,11 +312,32 @@ impl Cache {
     pub fn is_empty(&self) -> bool {
         self.l2.is_empty()
     }
+
+    /// Bytes held, in total.
+    pub fn bytes(&self) -> usize {
+        self.l2.bytes()
+    }
+
+    /// Bytes held by each tenant.
+    pub fn bytes_by_tenant(&self) -> Vec<(Arc<str>, usize)> {
+        self.l2.bytes_by_tenant()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::CachePolicy;
+
+    fn limits(bytes: usize, tenant_bytes: usize) -> CacheLimits {
+        CacheLimits {
+            bytes,
+            tenant_bytes,
+            entry_bytes: 64 << 10,
+            default_ttl: Duration::from_secs(60),
+            compressions: 1,
+        }
+    }
 
     fn response(body: &str, cache: CachePolicy, status: u16) -> RenderResponse {
         RenderResponse {
@@ -393,109 +349,120 @@ mod tests {
         }
     }
 
-    fn key(target: &str) -> CacheKey {
-        CacheKey::new(&"t".into(), 1, target, &[], |_| None)
+    fn key(tenant: &str, target: &str) -> CacheKey {
+        CacheKey::new(&tenant.into(), 1, &HeaderMap::new(), target)
     }
 
-    #[test]
-    fn negotiation_prefers_br_then_gzip() {
-        assert_eq!(Encoding::negotiate("gzip, deflate, br"), Encoding::Br);
-        assert_eq!(Encoding::negotiate("gzip, br;q=0"), Encoding::Gzip);
-        assert_eq!(Encoding::negotiate("identity"), Encoding::Identity);
-        assert_eq!(Encoding::negotiate(""), Encoding::Identity);
+    fn entry(c: &Cache, body: &str, cache: CachePolicy) -> Arc<CacheEntry> {
+        let r = response(body, cache, 200);
+        let d = c.decide("t", &r, &HeaderMap::new(), true);
+        Arc::new(CacheEntry::new(r, d, Varied::default(), &[]))
+    }
+
+    fn hit(c: &Cache, key: &CacheKey) -> Option<Hit> {
+        match c.lookup(key, &HeaderMap::new()) {
+            Lookup::Hit(_, h) => Some(h),
+            Lookup::Miss(_) => None,
+        }
     }
 
     #[test]
     fn policy_is_honoured() {
-        let c = Cache::new(10, Duration::from_secs(60));
+        let c = Cache::new(limits(1 << 20, 1 << 20));
+        let ttl = |r: RenderResponse| c.decide("t", &r, &HeaderMap::new(), true).ttl;
         assert_eq!(
-            c.ttl_for(&response("x", CachePolicy::HostDefault, 200)),
+            ttl(response("x", CachePolicy::HostDefault, 200)),
             Some(Duration::from_secs(60))
         );
+        assert_eq!(ttl(response("x", CachePolicy::HostDefault, 404)), None);
         assert_eq!(
-            c.ttl_for(&response("x", CachePolicy::HostDefault, 404)),
-            None
-        );
-        assert_eq!(
-            c.ttl_for(&response("x", CachePolicy::Ttl(5), 404)),
+            ttl(response("x", CachePolicy::Ttl(5), 404)),
             Some(Duration::from_secs(5))
         );
-        assert_eq!(c.ttl_for(&response("x", CachePolicy::NoStore, 200)), None);
+        assert_eq!(ttl(response("x", CachePolicy::NoStore, 200)), None);
+        let mut cookie = response("x", CachePolicy::Ttl(5), 200);
+        cookie.headers.push(("set-cookie".into(), "a=b".into()));
+        assert_eq!(ttl(cookie), None, "a cookie is never stored");
     }
 
     #[test]
     fn second_lookup_on_a_thread_is_a_hot_hit() {
-        let c = Cache::new(10, Duration::from_secs(60));
-        let e = CacheEntry::new(
-            response("x", CachePolicy::HostDefault, 200),
-            Some(Duration::from_secs(60)),
-        );
-        c.insert(key("/"), &e, &[]);
-        assert_eq!(c.lookup(&key("/")).unwrap().1, Hit::Cold);
-        assert_eq!(c.lookup(&key("/")).unwrap().1, Hit::Hot);
+        let c = Cache::new(limits(1 << 20, 1 << 20));
+        let e = entry(&c, "x", CachePolicy::HostDefault);
+        c.insert(key("t", "/"), &e, &HeaderMap::new());
+        assert!(hit(&c, &key("t", "/")).is_some());
+        assert_eq!(hit(&c, &key("t", "/")), Some(Hit::Hot));
         c.purge("t", None);
         assert!(
-            c.lookup(&key("/")).is_none(),
+            hit(&c, &key("t", "/")).is_none(),
             "purge must reach this thread's L1"
         );
+        assert_eq!(c.bytes(), 0, "purge gives the bytes back");
     }
 
     #[test]
     fn expired_entries_are_swept_before_the_cache_fills() {
-        let c = Cache::new(640, Duration::from_secs(60));
-        let e = CacheEntry::new(
-            response("x", CachePolicy::Ttl(0), 200),
-            Some(Duration::ZERO),
-        );
-        for i in 0..5 {
-            c.insert(key(&format!("/{i}")), &e, &[]);
+        let c = Cache::new(limits(1 << 30, 1 << 30));
+        let e = entry(&c, "x", CachePolicy::Ttl(1));
+        std::thread::sleep(Duration::from_millis(1100));
+        for i in 0..(l2::MAX_VARIANTS * 3) {
+            c.insert(key("t", &format!("/{i}")), &e, &HeaderMap::new());
         }
-        assert_eq!(c.len(), 5, "kept until the next sweep");
-        for i in 5..25 {
-            c.insert(key(&format!("/{i}")), &e, &[]);
-        }
-        // A sweep every 10 inserts: at most the 5 since the last one remain.
-        assert!(c.len() <= 5, "{} expired entries kept", c.len());
+        // A sweep every 64 inserts: at most the ones since the last remain.
+        assert!(c.len() < 64, "{} expired entries kept", c.len());
     }
 
     #[test]
-    fn capacity_is_kept_by_evicting_the_oldest() {
-        let c = Cache::new(64, Duration::from_secs(60));
-        for i in 0..100 {
-            let e = CacheEntry::new(
-                response("x", CachePolicy::HostDefault, 200),
-                Some(Duration::from_secs(60)),
-            );
-            c.insert(key(&format!("/{i}")), &e, &[]);
+    fn bytes_are_bounded_in_total_and_per_tenant() {
+        let c = Cache::new(limits(64 << 10, 32 << 10));
+        let body = "x".repeat(1000);
+        for i in 0..200 {
+            for t in ["a", "b", "c"] {
+                let e = entry(&c, &body, CachePolicy::HostDefault);
+                c.insert(key(t, &format!("/{i}")), &e, &HeaderMap::new());
+                assert!(c.bytes() <= 64 << 10, "{} bytes", c.bytes());
+                for (_, used) in c.bytes_by_tenant() {
+                    assert!(used <= 32 << 10, "{used} bytes for one tenant");
+                }
+            }
         }
-        assert!(c.len() <= 64);
-        assert!(c.stats.evictions.load(Ordering::Relaxed) >= 36);
+        assert!(c.stats.evictions.load(Ordering::Relaxed) > 500);
+        assert!(hit(&c, &key("c", "/199")).is_some(), "the newest stays");
+        assert!(hit(&c, &key("a", "/0")).is_none(), "the oldest went");
         c.clear();
-        assert!(c.lookup(&key("/99")).is_none());
+        assert_eq!(c.bytes(), 0);
     }
 
     #[test]
-    fn encodings_are_made_once_and_kept() {
+    fn a_kept_entry_has_both_encodings_before_it_is_served() {
+        let c = Cache::new(limits(1 << 20, 1 << 20));
         let body = "<p>hello</p>".repeat(100);
-        let e = CacheEntry::new(response(&body, CachePolicy::HostDefault, 200), None);
-        let (enc, br1) = e.body(Encoding::Br);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let e = rt
+            .block_on(c.entry(
+                "t",
+                response(&body, CachePolicy::HostDefault, 200),
+                &HeaderMap::new(),
+                Encoding::Identity,
+                true,
+            ))
+            .unwrap();
+        let (enc, br) = e.body(Encoding::Br);
         assert_eq!(enc, Encoding::Br);
-        let (_, br2) = e.body(Encoding::Br);
-        assert_eq!(
-            br1.as_ptr(),
-            br2.as_ptr(),
-            "the second hit must reuse the encoding"
-        );
-        assert!(br1.len() < body.len() / 4);
-        let (enc, _) = e.body(Encoding::Gzip);
-        assert_eq!(enc, Encoding::Gzip);
+        assert!(br.len() < body.len() / 4);
+        assert_eq!(e.body(Encoding::Gzip).0, Encoding::Gzip);
+        assert_eq!(e.body(Encoding::Identity).1.len(), body.len());
     }
 
     #[test]
     fn etag_matching_is_weak_and_accepts_lists() {
-        let e = CacheEntry::new(response("x", CachePolicy::HostDefault, 200), None);
-        assert!(e.matches(&e.etag));
-        assert!(e.matches(&format!("\"other\", {}", e.etag.trim_start_matches("W/"))));
+        let c = Cache::new(limits(1 << 20, 1 << 20));
+        let e = entry(&c, "x", CachePolicy::HostDefault);
+        let etag = e.etag.clone().unwrap();
+        assert!(e.matches(&etag));
+        assert!(e.matches(&format!("\"other\", {}", etag.trim_start_matches("W/"))));
         assert!(e.matches("*"));
         assert!(!e.matches("\"nope\""));
     }

@@ -71,9 +71,18 @@ pub struct ServeArgs {
     /// Milliseconds one render may run [default: 1000].
     #[arg(long, env = "SSR_RENDER_DEADLINE", value_name = "MS")]
     render_deadline: Option<u64>,
-    /// Cached pages kept, in entries [default: 10000].
-    #[arg(long, env = "SSR_CACHE_CAPACITY", value_name = "ENTRIES")]
-    cache_capacity: Option<usize>,
+    /// The page cache's memory budget over all tenants, MiB: bodies, their
+    /// compressed copies, headers and keys; the oldest pages go first
+    /// [default: 256].
+    #[arg(long, env = "SSR_CACHE_MIB", value_name = "MIB")]
+    cache_mib: Option<usize>,
+    /// One tenant's share of the page cache at most, MiB [default: 64].
+    #[arg(long, env = "SSR_CACHE_TENANT_MIB", value_name = "MIB")]
+    cache_tenant_mib: Option<usize>,
+    /// The largest body the cache stores or compresses, KiB; a larger one is
+    /// served as rendered, uncompressed, and not kept [default: 2048].
+    #[arg(long, env = "SSR_CACHE_ENTRY_KIB", value_name = "KIB")]
+    cache_entry_kib: Option<usize>,
     /// Seconds a page is cached when its renderer does not say [default: 60].
     #[arg(long, env = "SSR_CACHE_TTL", value_name = "SECS")]
     cache_ttl: Option<u64>,
@@ -164,7 +173,9 @@ impl ServeArgs {
             queue_capacity: self.queue_capacity,
             request_timeout_ms: self.request_timeout,
             render_deadline_ms: self.render_deadline,
-            cache_capacity: self.cache_capacity,
+            cache_mib: self.cache_mib,
+            cache_tenant_mib: self.cache_tenant_mib,
+            cache_entry_kib: self.cache_entry_kib,
             cache_ttl_secs: self.cache_ttl,
             admin_token: self.admin_token.clone(),
             max_connections: self.max_connections,
@@ -250,7 +261,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let demo = config.demo && registry.list().is_empty();
     let state = Arc::new(AppState {
-        cache: Cache::new(config.cache_capacity, config.cache_ttl),
+        cache: Cache::new(config.cache_limits()),
         config,
         registry: registry.clone(),
         pool,

@@ -110,6 +110,10 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     metrics::gauge!("ssr_cache_hit_ratio")
         .set((load(&s.hot_hits) + load(&s.cold_hits)) as f64 / lookups);
     metrics::gauge!("ssr_cache_entries").set(state.cache.len() as f64);
+    metrics::gauge!("ssr_cache_bytes").set(state.cache.bytes() as f64);
+    for (tenant, bytes) in state.cache.bytes_by_tenant() {
+        metrics::gauge!("ssr_cache_tenant_bytes", "tenant" => tenant.to_string()).set(bytes as f64);
+    }
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);
     metrics::gauge!("ssr_tenants").set(state.registry.list().len() as f64);

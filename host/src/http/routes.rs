@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::cache::{CacheEntry, CacheKey, Encoding, FlightError};
+use crate::cache::{CacheEntry, CacheKey, Encoding, FlightError, Lookup};
 use crate::config::RenderOn;
 use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
@@ -43,40 +43,49 @@ async fn serve(
     uri: &Uri,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Err(ApiError::BadRequest(
+            "the request has more than one Host header; send exactly one".into(),
+        ));
+    }
     let (tenant, target) = resolve(state, uri, headers)?;
     tenant.stats.requests.fetch_add(1, Ordering::Relaxed);
     tenant.stats.requests_total.increment(1);
-    let head = method == Method::HEAD;
-    if method != Method::GET && !head {
+    let wanted = Encoding::negotiate(headers);
+    if method != Method::GET && method != Method::HEAD {
         let request = request(&tenant, &method, &target, headers);
-        let entry = submit(state, &tenant, request).await?;
-        return Ok(respond(&entry, headers, "bypass", false));
+        let entry = submit(state, &tenant, request, headers, wanted, false).await?;
+        return Ok(respond(&entry, headers, "bypass", &method, wanted));
     }
-    let vary = state.cache.vary_for(&tenant.id);
-    let key = CacheKey::new(&tenant.id, tenant.version(), &target, &vary, |n| {
-        header_str(headers, n)
-    });
-    if let Some(entry) = lookup(state, &tenant, &key) {
-        return Ok(respond(&entry, headers, "hit", head));
-    }
+    let key = CacheKey::new(&tenant.id, tenant.version(), headers, &target);
+    let vary = match lookup(state, &tenant, &key, headers) {
+        Lookup::Hit(entry, _) => return Ok(respond(&entry, headers, "hit", &method, wanted)),
+        Lookup::Miss(vary) => vary,
+    };
     // Only a miss pays for mapping the request.
     let request = request(&tenant, &method, &target, headers);
-    let entry = state
-        .cache
-        .single_flight(&key, || async {
-            let entry = submit(state, &tenant, request)
-                .await
-                .map_err(|e| Arc::new(e) as FlightError)?;
-            insert(state, &tenant, &target, headers, &entry);
-            Ok(entry)
-        })
-        .await
-        .map_err(|e| {
-            e.downcast_ref::<ApiError>()
-                .cloned()
-                .unwrap_or(ApiError::Internal)
-        })?;
-    Ok(respond(&entry, headers, "miss", head))
+    let render = || async {
+        let entry = submit(state, &tenant, request, headers, wanted, true)
+            .await
+            .map_err(|e| Arc::new(e) as FlightError)?;
+        state.cache.insert(key.clone(), &entry, headers);
+        Ok(entry)
+    };
+    // A request with credentials never shares a render (RFC 9111 3.5).
+    let rendered = if crate::cache::authorized(headers) {
+        render().await
+    } else {
+        state
+            .cache
+            .single_flight(&key, &vary, headers, render)
+            .await
+    };
+    let entry = rendered.map_err(|e| {
+        e.downcast_ref::<ApiError>()
+            .cloned()
+            .unwrap_or(ApiError::Internal)
+    })?;
+    Ok(respond(&entry, headers, "miss", &method, wanted))
 }
 
 /// Step 2: which tenant, and the target (path and query) its renderer sees.
@@ -126,17 +135,24 @@ fn request(tenant: &Tenant, method: &Method, target: &str, headers: &HeaderMap) 
 }
 
 /// Step 3.
-fn lookup(state: &AppState, tenant: &Tenant, key: &CacheKey) -> Option<Arc<CacheEntry>> {
-    let (entry, _) = state.cache.lookup(key)?;
-    tenant.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
-    Some(entry)
+fn lookup(state: &AppState, tenant: &Tenant, key: &CacheKey, headers: &HeaderMap) -> Lookup {
+    let found = state.cache.lookup(key, headers);
+    if let Lookup::Hit(..) = found {
+        tenant.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+    }
+    found
 }
 
-/// Steps 4 and 5: render on the pool, within the request timeout.
+/// Steps 4 and 5: render on the pool, within the request timeout, and make
+/// the response's entry (kept later only if `cacheable` and the cache's
+/// rules allow).
 async fn submit(
     state: &AppState,
     tenant: &Arc<Tenant>,
     request: RenderRequest,
+    headers: &HeaderMap,
+    wanted: Encoding,
+    cacheable: bool,
 ) -> Result<Arc<CacheEntry>, ApiError> {
     let deadline = Instant::now() + state.config.request_timeout;
     let outcome = if state.config.render_on == RenderOn::Runtime {
@@ -157,8 +173,14 @@ async fn submit(
                 .stats
                 .render_seconds
                 .record(r.render_time.as_secs_f64());
-            let ttl = state.cache.ttl_for(&r.response);
-            Ok(CacheEntry::new(r.response, ttl))
+            state
+                .cache
+                .entry(&tenant.id, r.response, headers, wanted, cacheable)
+                .await
+                .map_err(|e| {
+                    tracing::error!(tenant = %tenant.id, "making a cache entry failed: {e}");
+                    ApiError::Internal
+                })
         }
         Err(e) => {
             tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
@@ -234,39 +256,35 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
     }
 }
 
-/// Step 6: store the entry under the key its declared vary headers give.
-fn insert(
-    state: &AppState,
-    tenant: &Tenant,
-    target: &str,
-    headers: &HeaderMap,
-    entry: &Arc<CacheEntry>,
-) {
-    let key = CacheKey::new(&tenant.id, tenant.version(), target, &entry.vary, |n| {
-        header_str(headers, n)
-    });
-    state.cache.insert(key, entry, &entry.vary);
-}
-
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Turns an entry into a response: 304 for a matching `If-None-Match`, else
-/// the body in the negotiated encoding. The entry's headers were made once,
-/// when it was created.
-fn respond(entry: &CacheEntry, req: &HeaderMap, cache: &'static str, head: bool) -> Response {
+/// Turns an entry into a response: 304 for a GET or HEAD whose
+/// `If-None-Match` matches a stored 2xx entry, else the body in the
+/// negotiated encoding (if the entry has it). The entry's headers were made
+/// once, when it was created.
+fn respond(
+    entry: &CacheEntry,
+    req: &HeaderMap,
+    cache: &'static str,
+    method: &Method,
+    wanted: Encoding,
+) -> Response {
     let mut resp = Response::new(Body::empty());
     let h = resp.headers_mut();
     *h = entry.head.clone();
     h.insert("x-cache", HeaderValue::from_static(cache));
-    if let Some(inm) = header_str(req, "if-none-match")
+    let conditional = (*method == Method::GET || *method == Method::HEAD)
+        && entry.stored
+        && (200..300).contains(&entry.status);
+    if conditional
+        && let Some(inm) = header_str(req, "if-none-match")
         && entry.matches(inm)
     {
         *resp.status_mut() = StatusCode::NOT_MODIFIED;
         return resp;
     }
-    let wanted = header_str(req, "accept-encoding").map_or(Encoding::Identity, Encoding::negotiate);
     let (used, body) = entry.body(wanted);
     let h = resp.headers_mut();
     if let Some(name) = used.name() {
@@ -274,8 +292,8 @@ fn respond(entry: &CacheEntry, req: &HeaderMap, cache: &'static str, head: bool)
     }
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
     *resp.status_mut() = StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK);
-    if !head {
-        *resp.body_mut() = Body::from(body);
+    if *method != Method::HEAD {
+        *resp.body_mut() = Body::from(body.clone());
     }
     resp
 }

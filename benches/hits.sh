@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Serving from cache against bare axum, at three page sizes: one command
+# rewrites the "Cache hits by page size" section of benches/RESULTS-http.md.
+#
+# For each size (1, 28 and 100 KiB of HTML, from tests/plugins/visitor.js),
+# ROUNDS rounds, each `wrk -t1 -c$CONNS -d${SECS}s` after a 1 s warm-up
+# against, in turn: bare axum answering every request with the page's bytes
+# (host/examples/bare_axum.rs), ssr answering it from cache routed by Host,
+# and ssr routed by path (/t/<id>/...). The table gives each side's median
+# req/s and the ratio of medians; every round's figures follow it. On a
+# 2-core machine wrk shares the cores with the server, and single runs move
+# by ±10%: alternating and taking medians keeps drift from favouring a side.
+# Needs: wrk (apt-get install wrk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${SECS:-5}
+CONNS=${CONNS:-50}
+ROUNDS=${ROUNDS:-5}
+SIZES=${SIZES:-"1 28 100"}
+PORT=18191
+TOKEN=bench-token-0123456789
+OUT=benches/RESULTS-http.md
+command -v wrk >/dev/null || { echo "hits.sh needs wrk: apt-get install wrk" >&2; exit 1; }
+scripts/setup.sh
+cargo build --release --bin ssr --example bare_axum
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+
+target/release/ssr serve --no-demo --listen 127.0.0.1:$PORT --admin-token $TOKEN 2>"$work/serve.log" &
+for _ in $(seq 1 120); do
+  curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+target/release/ssr build -q tests/plugins/visitor.js -o "$work/visitor.wasm"
+curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/visitor.wasm" \
+  "http://127.0.0.1:$PORT/admin/tenants/page?host=page.test" >/dev/null
+
+rps() { # url, [host] -> req/s of one run after a warm-up
+  local args=(-t1 -c"$CONNS")
+  [ -n "${2:-}" ] && args+=(-H "Host: $2")
+  wrk "${args[@]}" -d1s "$1" >/dev/null
+  wrk "${args[@]}" -d"${SECS}s" "$1" | awk '/Requests\/sec/ {printf "%d\n", $2}'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+rows=() runs=()
+for kib in $SIZES; do
+  # 1 KiB is the page's own markup; larger pages add `kib` KiB of text.
+  query=$([ "$kib" -gt 1 ] && echo "?kib=$((kib - 1))" || echo "")
+  path="/page$query"
+  curl -fs -H "Host: page.test" "http://127.0.0.1:$PORT$path" -o "$work/page.html"
+  curl -fs "http://127.0.0.1:$PORT/t/page$path" >/dev/null
+  bytes=$(stat -c %s "$work/page.html")
+  target/release/examples/bare_axum "$work/page.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &
+  bare=$!
+  sleep 0.5
+  b=() h=() p=()
+  for r in $(seq 1 "$ROUNDS"); do
+    b+=("$(rps "http://127.0.0.1:$((PORT + 1))/")")
+    h+=("$(rps "http://127.0.0.1:$PORT$path" page.test)")
+    p+=("$(rps "http://127.0.0.1:$PORT/t/page$path")")
+    echo "$kib KiB round $r: bare ${b[-1]}, host ${h[-1]}, path ${p[-1]} req/s" >&2
+  done
+  kill "$bare"; wait "$bare" 2>/dev/null || true
+  mb=$(printf '%s\n' "${b[@]}" | median)
+  mh=$(printf '%s\n' "${h[@]}" | median)
+  mp=$(printf '%s\n' "${p[@]}" | median)
+  rows+=("| $kib KiB ($bytes B) | $mb | $mh | $(awk -v a="$mh" -v b="$mb" 'BEGIN {printf "%.2fx", a / b}') | $mp | $(awk -v a="$mp" -v b="$mb" 'BEGIN {printf "%.2fx", a / b}') |")
+  runs+=("- $kib KiB: bare ${b[*]}; by host ${h[*]}; by path ${p[*]}")
+done
+
+section=$(
+  echo "## Cache hits by page size"
+  echo
+  echo "Measures serving from cache (no rendering), against bare axum serving the same bytes."
+  echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD)."
+  echo "Command: \`benches/hits.sh\` (ROUNDS=$ROUNDS, \`wrk -t1 -c$CONNS -d${SECS}s\` after a 1 s warm-up, the three servers in turn each round, on the same machine as wrk); medians of req/s."
+  echo
+  echo "| page | bare axum | ssr hit, by Host | ratio | ssr hit, by /t/ path | ratio |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "Every round (req/s):"
+  echo
+  printf '%s\n' "${runs[@]}"
+)
+python3 - "$OUT" "$section" <<'PY'
+import re, sys
+path, section = sys.argv[1], sys.argv[2]
+text = open(path).read()
+block = '<!-- hits:start -->\n' + section + '\n<!-- hits:end -->'
+if '<!-- hits:start -->' in text:
+    text = re.sub(r'<!-- hits:start -->.*?<!-- hits:end -->', lambda m: block, text, flags=re.S)
+else:
+    text = text.rstrip('\n') + '\n\n' + block + '\n'
+open(path, 'w').write(text)
+PY
+echo "wrote the cache-hit section of $OUT" >&2

@@ -1,0 +1,381 @@
+//! One rendered response as the cache holds it ([`CacheEntry`]), what the
+//! cache decides about a response before keeping it ([`Decision`]), and
+//! content-coding negotiation ([`Encoding`]).
+//!
+//! Invariants:
+//! - An entry is immutable once made: its compressed copies are made before
+//!   it exists (off the async threads, `Cache::entry`), so serving it never
+//!   compresses.
+//! - `vary` holds the request headers the response depends on: those the
+//!   renderer declared (its `vary` list and `Vary` header) and those it read
+//!   (the prelude records reads). `["*"]` means every header: such a response
+//!   is never stored nor shared.
+//! - `rendered_for` holds the rendering request's values of `vary`.
+
+use std::time::{Duration, Instant};
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use bytes::Bytes;
+
+use super::key::Varied;
+use crate::engine::{CachePolicy, RenderResponse};
+
+/// A content coding the cache can serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Identity,
+    Gzip,
+    Br,
+}
+
+impl Encoding {
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Encoding::Identity => None,
+            Encoding::Gzip => Some("gzip"),
+            Encoding::Br => Some("br"),
+        }
+    }
+
+    /// The coding to send for a request's `Accept-Encoding`, as RFC 9110
+    /// (12.5.3) says: a coding's own q-value if named, else the q-value of
+    /// `*` if present; `q=0` excludes; identity is acceptable unless excluded
+    /// (and, unnamed, preferred least).
+    /// Among acceptable codings the highest q wins, ties going to brotli,
+    /// then gzip, then identity. No header, or one that does not parse,
+    /// gets identity. Parsing is `fly-accept-encoding`'s.
+    pub fn negotiate(headers: &HeaderMap) -> Encoding {
+        use fly_accept_encoding::Encoding as E;
+        if !headers.contains_key(header::ACCEPT_ENCODING) {
+            return Encoding::Identity;
+        }
+        let (mut br, mut gzip, mut identity, mut star) = (None, None, None, None);
+        for item in fly_accept_encoding::encodings_iter(headers) {
+            let Ok((coding, q)) = item else {
+                return Encoding::Identity;
+            };
+            let slot = match coding {
+                Some(E::Brotli) => &mut br,
+                Some(E::Gzip) => &mut gzip,
+                Some(E::Identity) => &mut identity,
+                Some(_) => continue,
+                None => &mut star,
+            };
+            *slot = Some(q);
+        }
+        let br = br.or(star).unwrap_or(0.0);
+        let gzip = gzip.or(star).unwrap_or(0.0);
+        // Unnamed, identity is acceptable but the least preferred.
+        let identity = identity.or(star).unwrap_or(f32::MIN_POSITIVE);
+        if br > 0.0 && br >= gzip && br >= identity {
+            Encoding::Br
+        } else if gzip > 0.0 && gzip >= identity {
+            Encoding::Gzip
+        } else {
+            Encoding::Identity
+        }
+    }
+}
+
+/// What the cache does with one rendered response.
+#[derive(Debug)]
+pub struct Decision {
+    /// How long to keep it; `None`: serve it once, keep nothing.
+    pub ttl: Option<Duration>,
+    /// The renderer gave a TTL itself (may answer requests that carry
+    /// `Authorization`).
+    pub explicit: bool,
+    /// Request headers the response depends on, sorted; see the module doc.
+    pub vary: Vec<String>,
+    /// Why a response the policy would keep is not kept, for metrics.
+    pub refused: Option<&'static str>,
+}
+
+/// The request headers a response depends on: the renderer's `vary` list and
+/// `Vary` header together, lower-case, sorted; `accept-encoding` (the host
+/// negotiates it) and `host` (always in the key) left out; `["*"]` if any
+/// says `*`.
+pub fn vary_of(response: &RenderResponse) -> Vec<String> {
+    let declared = response
+        .headers
+        .iter()
+        .filter(|(k, _)| k == "vary")
+        .flat_map(|(_, v)| v.split(','));
+    let mut vary: Vec<String> = response
+        .vary
+        .iter()
+        .map(String::as_str)
+        .chain(declared)
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty() && s != "accept-encoding" && s != "host")
+        .collect();
+    if vary.iter().any(|s| s == "*") {
+        return vec!["*".into()];
+    }
+    vary.sort();
+    vary.dedup();
+    vary
+}
+
+/// Below this many bytes compression is not worth its header.
+const MIN_COMPRESS: usize = 256;
+/// What an entry costs beyond its bytes (the `Arc`, the map slot, the
+/// `HeaderMap`'s tables), so that many tiny entries still count.
+const ENTRY_OVERHEAD: usize = 512;
+
+/// One response, as served (and maybe stored).
+#[derive(Debug)]
+pub struct CacheEntry {
+    pub status: u16,
+    /// The response headers every use of the entry sends (the renderer's,
+    /// `etag` and `vary`), made once; a hit clones them and adds only its
+    /// encoding and length.
+    pub head: HeaderMap,
+    pub body: Bytes,
+    gzip: Option<Bytes>,
+    br: Option<Bytes>,
+    /// A weak validator, the same for every encoding; stored entries only.
+    pub etag: Option<String>,
+    pub expires: Instant,
+    /// Whether this entry is kept (false: served once).
+    pub stored: bool,
+    /// See [`Decision::explicit`].
+    pub explicit: bool,
+    pub vary: Vec<String>,
+    pub rendered_for: Varied,
+    /// What keeping it costs the cache, in bytes.
+    pub bytes: usize,
+}
+
+impl CacheEntry {
+    /// Makes an entry, with the body compressed in each of `encodings`
+    /// (CPU-heavy for a large body: call it off the async threads then).
+    pub fn new(
+        response: RenderResponse,
+        decision: Decision,
+        rendered_for: Varied,
+        encodings: &[Encoding],
+    ) -> CacheEntry {
+        let body = Bytes::from(response.body);
+        let stored = decision.ttl.is_some();
+        let etag = stored.then(|| format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body)));
+        let head = head(&response.headers, &decision.vary, etag.as_deref());
+        let made = |e: Encoding| {
+            encodings
+                .contains(&e)
+                .then(|| compress(e, &body))
+                .flatten()
+                .filter(|c| c.len() < body.len())
+        };
+        let (gzip, br) = (made(Encoding::Gzip), made(Encoding::Br));
+        let bytes = ENTRY_OVERHEAD
+            + body.len()
+            + gzip.as_ref().map_or(0, Bytes::len)
+            + br.as_ref().map_or(0, Bytes::len)
+            + head
+                .iter()
+                .map(|(k, v)| k.as_str().len() + v.len())
+                .sum::<usize>()
+            + rendered_for
+                .iter()
+                .map(|v| v.as_ref().map_or(0, |v| v.len()))
+                .sum::<usize>();
+        CacheEntry {
+            status: response.status,
+            head,
+            body,
+            gzip,
+            br,
+            etag,
+            expires: Instant::now() + decision.ttl.unwrap_or(Duration::ZERO),
+            stored,
+            explicit: decision.explicit,
+            vary: decision.vary,
+            rendered_for,
+            bytes,
+        }
+    }
+
+    /// The body in `wanted` encoding if the entry has it, else as rendered.
+    /// Returns the encoding used.
+    pub fn body(&self, wanted: Encoding) -> (Encoding, &Bytes) {
+        let made = match wanted {
+            Encoding::Br => self.br.as_ref(),
+            Encoding::Gzip => self.gzip.as_ref(),
+            Encoding::Identity => None,
+        };
+        match made {
+            Some(b) => (wanted, b),
+            None => (Encoding::Identity, &self.body),
+        }
+    }
+
+    /// Whether `if_none_match` (an `If-None-Match` value) matches this
+    /// entry (weak comparison, as RFC 9110 asks for this header).
+    pub fn matches(&self, if_none_match: &str) -> bool {
+        let Some(etag) = &self.etag else {
+            return false;
+        };
+        let ours = etag.trim_start_matches("W/");
+        if_none_match
+            .split(',')
+            .map(str::trim)
+            .any(|t| t == "*" || t.trim_start_matches("W/") == ours)
+    }
+}
+
+/// Whether a body of this type and size is worth compressing.
+pub fn compressible(response: &RenderResponse, max: usize) -> bool {
+    if response.body.len() < MIN_COMPRESS || response.body.len() > max {
+        return false;
+    }
+    let ct = response
+        .headers
+        .iter()
+        .find(|(k, _)| k == "content-type")
+        .map_or("", |(_, v)| v.as_str());
+    ct.starts_with("text/")
+        || ct.contains("json")
+        || ct.contains("javascript")
+        || ct.contains("xml")
+        || ct.contains("svg")
+}
+
+/// The headers of every response made from one entry. Headers that describe
+/// the bytes on the wire (length, encoding) are set per response instead;
+/// a header that is not valid HTTP is dropped.
+fn head(headers: &[(String, String)], vary: &[String], etag: Option<&str>) -> HeaderMap {
+    let mut h = HeaderMap::with_capacity(headers.len() + 3);
+    for (k, v) in headers {
+        if matches!(
+            k.as_str(),
+            "content-length"
+                | "content-encoding"
+                | "etag"
+                | "transfer-encoding"
+                | "connection"
+                | "vary"
+        ) {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::try_from(k.as_str()),
+            HeaderValue::try_from(v.as_str()),
+        ) {
+            h.append(name, value);
+        }
+    }
+    let vary = if vary.first().is_some_and(|v| v == "*") {
+        "*".to_string()
+    } else {
+        let mut v = vary.join(", ");
+        v.push_str(if v.is_empty() { "" } else { ", " });
+        v.push_str("accept-encoding");
+        v
+    };
+    h.insert(
+        header::VARY,
+        HeaderValue::try_from(vary).unwrap_or(HeaderValue::from_static("*")),
+    );
+    if let Some(etag) = etag {
+        h.insert(
+            header::ETAG,
+            HeaderValue::try_from(etag).expect("an etag is ASCII"),
+        );
+    }
+    h
+}
+
+fn compress(encoding: Encoding, body: &[u8]) -> Option<Bytes> {
+    use std::io::Write;
+    match encoding {
+        Encoding::Br => {
+            let mut out = Vec::with_capacity(body.len() / 4);
+            let params = brotli::enc::BrotliEncoderParams {
+                // Quality 5: most of brotli's gain at a small part of
+                // quality 11's time; it is paid once per cache entry.
+                quality: 5,
+                ..Default::default()
+            };
+            brotli::BrotliCompress(&mut &body[..], &mut out, &params).ok()?;
+            out.shrink_to_fit();
+            Some(Bytes::from(out))
+        }
+        Encoding::Gzip => {
+            let mut enc = flate2::write::GzEncoder::new(
+                Vec::with_capacity(body.len() / 3),
+                flate2::Compression::new(6),
+            );
+            enc.write_all(body).ok()?;
+            let mut out = enc.finish().ok()?;
+            // A kept copy must not keep the spare capacity it was made in.
+            out.shrink_to_fit();
+            Some(Bytes::from(out))
+        }
+        Encoding::Identity => None,
+    }
+}
+
+/// The policy's TTL for `response`, and whether the renderer chose it.
+pub fn policy_ttl(response: &RenderResponse, default_ttl: Duration) -> (Option<Duration>, bool) {
+    let (ttl, explicit) = match response.cache {
+        CachePolicy::NoStore => return (None, false),
+        CachePolicy::Ttl(s) => (Duration::from_secs(s.into()), true),
+        CachePolicy::HostDefault if response.status == 200 => (default_ttl, false),
+        CachePolicy::HostDefault => return (None, false),
+    };
+    ((!ttl.is_zero()).then_some(ttl), explicit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(v: &str) -> Encoding {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT_ENCODING, v.parse().unwrap());
+        Encoding::negotiate(&h)
+    }
+
+    #[test]
+    fn negotiation_follows_rfc_9110() {
+        assert_eq!(accept("gzip, deflate, br"), Encoding::Br);
+        assert_eq!(accept("gzip, br;q=0"), Encoding::Gzip);
+        assert_eq!(accept("identity"), Encoding::Identity);
+        assert_eq!(accept(""), Encoding::Identity);
+        assert_eq!(Encoding::negotiate(&HeaderMap::new()), Encoding::Identity);
+        // `*` covers only what is not named.
+        assert_eq!(accept("br;q=0, *"), Encoding::Gzip);
+        assert_eq!(accept("*;q=0, identity"), Encoding::Identity);
+        assert_eq!(accept("*"), Encoding::Br);
+        // The highest q wins.
+        assert_eq!(accept("br;q=0.5, gzip;q=0.9"), Encoding::Gzip);
+        assert_eq!(accept("gzip;q=0.5, identity;q=0.9"), Encoding::Identity);
+        // Unparsable q-values get identity.
+        assert_eq!(accept("br;q=2"), Encoding::Identity);
+    }
+
+    fn response(vary: &[&str], headers: &[(&str, &str)]) -> RenderResponse {
+        RenderResponse {
+            status: 200,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            body: String::new(),
+            cache: CachePolicy::HostDefault,
+            vary: vary.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn vary_joins_the_list_and_the_header() {
+        let r = response(
+            &["Cookie"],
+            &[("vary", "Accept-Language, accept-encoding, host")],
+        );
+        assert_eq!(vary_of(&r), vec!["accept-language", "cookie"]);
+        let r = response(&["cookie", "*"], &[]);
+        assert_eq!(vary_of(&r), vec!["*"]);
+    }
+}

@@ -39,8 +39,12 @@ export function render(request) {
     // A TTL of its own: may be shared with requests carrying credentials.
     case '/public':
       return { body: `<p>public ${rand}</p>`, cache: 60 };
-    // `?kib=N` of text, for the byte budget and compression.
+    // `?kib=N` of text, for the byte budget and compression; `?nostore=1`
+    // is never kept.
     default:
-      return `<p>${request.path} ${rand}</p>` + 'x'.repeat(Number(request.query.kib ?? 0) * 1024);
+      return {
+        body: `<p>${request.path} ${rand}</p>` + 'x'.repeat(Number(request.query.kib ?? 0) * 1024),
+        cache: request.query.nostore ? 'no-store' : undefined,
+      };
   }
 }

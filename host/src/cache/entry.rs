@@ -23,9 +23,9 @@ use crate::engine::{CachePolicy, RenderResponse};
 /// A content coding the cache can serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
-    Identity,
-    Gzip,
-    Br,
+    Identity = 0,
+    Gzip = 1,
+    Br = 2,
 }
 
 impl Encoding {
@@ -134,6 +134,8 @@ pub struct CacheEntry {
     pub body: Bytes,
     gzip: Option<Bytes>,
     br: Option<Bytes>,
+    /// `Content-Length` of each encoding, by `Encoding as usize`.
+    lengths: [HeaderValue; 3],
     /// A weak validator, the same for every encoding; stored entries only.
     pub etag: Option<String>,
     pub expires: Instant,
@@ -168,6 +170,10 @@ impl CacheEntry {
                 .filter(|c| c.len() < body.len())
         };
         let (gzip, br) = (made(Encoding::Gzip), made(Encoding::Br));
+        let (body, gzip, br) = match stored {
+            true => (own_pages(body), gzip.map(own_pages), br.map(own_pages)),
+            false => (body, gzip, br),
+        };
         let bytes = ENTRY_OVERHEAD
             + body.len()
             + gzip.as_ref().map_or(0, Bytes::len)
@@ -180,9 +186,15 @@ impl CacheEntry {
                 .iter()
                 .map(|v| v.as_ref().map_or(0, |v| v.len()))
                 .sum::<usize>();
+        let length = |b: Option<&Bytes>| HeaderValue::from(b.map_or(0, Bytes::len));
         CacheEntry {
             status: response.status,
             head,
+            lengths: [
+                length(Some(&body)),
+                length(gzip.as_ref()),
+                length(br.as_ref()),
+            ],
             body,
             gzip,
             br,
@@ -199,14 +211,20 @@ impl CacheEntry {
     /// The body in `wanted` encoding if the entry has it, else as rendered.
     /// Returns the encoding used.
     pub fn body(&self, wanted: Encoding) -> (Encoding, &Bytes) {
+        let (used, body, _) = self.encoded(wanted);
+        (used, body)
+    }
+
+    /// [`CacheEntry::body`], with its `Content-Length` value (made once).
+    pub fn encoded(&self, wanted: Encoding) -> (Encoding, &Bytes, &HeaderValue) {
         let made = match wanted {
             Encoding::Br => self.br.as_ref(),
             Encoding::Gzip => self.gzip.as_ref(),
             Encoding::Identity => None,
         };
         match made {
-            Some(b) => (wanted, b),
-            None => (Encoding::Identity, &self.body),
+            Some(b) => (wanted, b, &self.lengths[wanted as usize]),
+            None => (Encoding::Identity, &self.body, &self.lengths[0]),
         }
     }
 
@@ -221,6 +239,30 @@ impl CacheEntry {
             .split(',')
             .map(str::trim)
             .any(|t| t == "*" || t.trim_start_matches("W/") == ours)
+    }
+}
+
+/// Bodies this large are kept in pages of their own.
+const OWN_PAGES: usize = 64 << 10;
+
+/// `bytes` moved into an anonymous mapping of its own when it is large, so
+/// that dropping the entry (purge, eviction, expiry) gives the memory back to
+/// the kernel at once. In the heap it would often stay resident: glibc raises
+/// its mmap threshold after the first large free and serves later large
+/// bodies from heaps it rarely trims (a purge of 160 MiB of 4 MiB pages
+/// released nothing; `cache::issue_14_purge_returns_the_memory`). Costs one
+/// copy per kept body; a mapping that fails keeps the heap copy.
+fn own_pages(bytes: Bytes) -> Bytes {
+    if bytes.len() < OWN_PAGES {
+        return bytes;
+    }
+    let Ok(mut map) = memmap2::MmapMut::map_anon(bytes.len()) else {
+        return bytes;
+    };
+    map.copy_from_slice(&bytes);
+    match map.make_read_only() {
+        Ok(map) => Bytes::from_owner(map),
+        Err(_) => bytes,
     }
 }
 

@@ -1,7 +1,8 @@
 //! The cache key, and the request header values a response varies on.
 //!
 //! A [`CacheKey`] names one URL of one tenant version as the renderer saw it:
-//! tenant id and version, the `Host` header, and the path and query. Under a
+//! tenant id and version, the `Host` header (one: a request with two is
+//! refused before it gets here), and the path and query. Under a
 //! key the cache keeps variants, one per combination of the values of the
 //! request headers the URL's responses read or declared ([`Varied`]).
 //!
@@ -14,31 +15,88 @@
 //! - The tenant's version is part of the key, so a replaced plugin's pages
 //!   can never be served for the new one, even before the purge completes.
 
-use std::borrow::Cow;
-use std::sync::Arc;
+use std::borrow::{Borrow, Cow};
+use std::cell::RefCell;
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, header};
 
+/// One URL of one tenant version, as one string (`tenant NUL version NUL
+/// host NUL target`), so that a lookup probes the maps with a `&str` built in
+/// a reused buffer ([`Url::probe`]) and allocates nothing. None of the parts
+/// can hold a NUL: tenant ids are checked at registration, and header values
+/// and request targets with control characters never reach here.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CacheKey {
-    pub tenant: Arc<str>,
-    pub version: u64,
-    /// The `Host` header, as the renderer saw it ("" when absent).
-    pub host: String,
-    /// Path and query as received.
-    pub target: String,
+pub struct CacheKey(Box<str>);
+
+impl Borrow<str> for CacheKey {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
 }
 
 impl CacheKey {
-    pub fn new(tenant: &Arc<str>, version: u64, headers: &HeaderMap, target: &str) -> CacheKey {
-        CacheKey {
-            tenant: tenant.clone(),
+    pub fn tenant(&self) -> &str {
+        self.0.split('\0').next().unwrap_or("")
+    }
+
+    /// Path and query.
+    pub fn target(&self) -> &str {
+        self.0.splitn(4, '\0').nth(3).unwrap_or("")
+    }
+}
+
+/// The parts of a [`CacheKey`], borrowed from the request.
+#[derive(Clone, Copy, Debug)]
+pub struct Url<'a> {
+    pub tenant: &'a str,
+    pub version: u64,
+    /// The `Host` header, as the renderer saw it ("" when absent).
+    pub host: &'a str,
+    /// Path and query as received.
+    pub target: &'a str,
+}
+
+thread_local! {
+    static PROBE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+impl<'a> Url<'a> {
+    pub fn new(tenant: &'a str, version: u64, headers: &'a HeaderMap, target: &'a str) -> Self {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        Url {
+            tenant,
             version,
-            host: seen(headers, "host")
-                .map(Cow::into_owned)
-                .unwrap_or_default(),
-            target: target.to_string(),
+            host,
+            target,
         }
+    }
+
+    fn write(&self, out: &mut String) {
+        use std::fmt::Write;
+        out.clear();
+        let _ = write!(
+            out,
+            "{}\0{:x}\0{}\0{}",
+            self.tenant, self.version, self.host, self.target
+        );
+    }
+
+    pub fn key(&self) -> CacheKey {
+        let mut s = String::new();
+        self.write(&mut s);
+        CacheKey(s.into())
+    }
+
+    /// Runs `f` with this URL's key as a `&str`, made in a thread-local
+    /// buffer.
+    pub fn probe<T>(&self, f: impl FnOnce(&str) -> T) -> T {
+        PROBE.with_borrow_mut(|buf| {
+            self.write(buf);
+            f(buf)
+        })
     }
 }
 
@@ -83,6 +141,16 @@ pub fn matches(headers: &HeaderMap, names: &[String], values: &[Option<Box<str>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_keeps_its_parts() {
+        let mut h = HeaderMap::new();
+        h.insert("host", "a.test:8080".parse().unwrap());
+        let url = Url::new("shop", 7, &h, "/blog/1?x=1");
+        let key = url.key();
+        assert_eq!((key.tenant(), key.target()), ("shop", "/blog/1?x=1"));
+        url.probe(|probe| assert_eq!(probe, Borrow::<str>::borrow(&key)));
+    }
 
     #[test]
     fn repeated_headers_are_joined_as_the_renderer_sees_them() {

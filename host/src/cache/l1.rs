@@ -17,6 +17,7 @@
 //!   [`MAX_SLOT_BYTES`], so what idle threads keep alive after L2 lets go is
 //!   bounded.
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -99,11 +100,16 @@ pub enum Hit {
     Warm(Arc<Slot>),
 }
 
-pub fn get(owner: u64, key: &CacheKey) -> Option<Hit> {
+/// The slot under `key` (a [`CacheKey`] as a `&str`), if this thread has it.
+pub fn get(owner: u64, key: &str) -> Option<Hit> {
     L1_CACHE.with(|l1| {
         let mut l1 = l1.borrow_mut();
         l1.sync(owner);
-        if let Some(i) = l1.hot.iter().position(|(k, _)| k == key) {
+        if let Some(i) = l1
+            .hot
+            .iter()
+            .position(|(k, _)| Borrow::<str>::borrow(k) == key)
+        {
             if l1.hot[i].1.is_gone() {
                 l1.hot.remove(i);
                 return None;
@@ -114,12 +120,12 @@ pub fn get(owner: u64, key: &CacheKey) -> Option<Hit> {
             }
             return Some(Hit::Hot(l1.hot[0].1.clone()));
         }
-        let slot = l1.warm.get(key)?.clone();
-        l1.forget(key);
+        let (k, slot) = l1.warm.remove_entry(key)?;
+        l1.bytes -= slot.bytes;
         if slot.is_gone() {
             return None;
         }
-        l1.promote(key.clone(), slot.clone());
+        l1.promote(k, slot.clone());
         Some(Hit::Warm(slot))
     })
 }

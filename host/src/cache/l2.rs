@@ -96,7 +96,7 @@ impl L2 {
         }
     }
 
-    pub fn get(&self, key: &CacheKey, now: Instant) -> Option<Arc<Slot>> {
+    pub fn get(&self, key: &str, now: Instant) -> Option<Arc<Slot>> {
         let slot = self.map.get(key)?.clone();
         if slot.expires <= now {
             if let Some((k, s)) = self.map.remove_if(key, |_, s| Arc::ptr_eq(s, &slot)) {
@@ -116,7 +116,7 @@ impl L2 {
         headers: &HeaderMap,
     ) -> (Arc<Slot>, usize) {
         let now = Instant::now();
-        let tenant = key.tenant.clone();
+        let tenant: Arc<str> = key.tenant().into();
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         let slot = match self.map.entry(key) {
             Entry::Occupied(mut o) => {
@@ -157,7 +157,7 @@ impl L2 {
     fn release(&self, key: &CacheKey, slot: &Slot) {
         slot.gone.store(true, Ordering::Relaxed);
         self.bytes.fetch_sub(slot.bytes, Ordering::Relaxed);
-        if let Some(t) = self.tenants.get(&key.tenant) {
+        if let Some(t) = self.tenants.get(key.tenant()) {
             t.fetch_sub(slot.bytes, Ordering::Relaxed);
         }
     }
@@ -205,7 +205,7 @@ impl L2 {
         let mut ages: Vec<(u64, CacheKey)> = self
             .map
             .iter()
-            .filter(|kv| tenant.is_none_or(|t| *kv.key().tenant == *t))
+            .filter(|kv| tenant.is_none_or(|t| kv.key().tenant() == t))
             .map(|kv| (kv.value().seq, kv.key().clone()))
             .collect();
         ages.sort_unstable_by_key(|(seq, _)| *seq);
@@ -241,7 +241,7 @@ impl L2 {
     /// returns how many URLs.
     pub fn purge(&self, tenant: &str, prefix: Option<&str>) -> usize {
         self.remove_where(|k, _| {
-            *k.tenant == *tenant && prefix.is_none_or(|p| k.target.starts_with(p))
+            k.tenant() == tenant && prefix.is_none_or(|p| k.target().starts_with(p))
         })
     }
 

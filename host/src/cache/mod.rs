@@ -37,7 +37,7 @@ use axum::http::{HeaderMap, header};
 use dashmap::DashMap;
 
 pub use entry::{CacheEntry, Decision, Encoding};
-pub use key::{CacheKey, Varied};
+pub use key::{CacheKey, Url, Varied};
 
 use crate::engine::RenderResponse;
 
@@ -117,25 +117,24 @@ impl Cache {
         }
     }
 
-    /// Step 3: the entry for a request with `headers` under `key`.
-    pub fn lookup(&self, key: &CacheKey, headers: &HeaderMap) -> Lookup {
+    /// Step 3: the entry for a request with `headers` for `url`. Allocates
+    /// nothing on a hit from this thread's L1.
+    pub fn lookup(&self, url: &Url, headers: &HeaderMap) -> Lookup {
         let now = Instant::now();
         let authorized = authorized(headers);
         self.stats.lookups.fetch_add(1, Ordering::Relaxed);
-        let (slot, hit) = match l1::get(self.id, key) {
-            Some(l1::Hit::Hot(s)) => (s, Hit::Hot),
-            Some(l1::Hit::Warm(s)) => (s, Hit::Cold),
-            None => match self.l2.get(key, now) {
-                Some(s) => {
-                    l1::put(self.id, key.clone(), s.clone());
-                    (s, Hit::Cold)
-                }
-                None => {
-                    self.stats.misses.fetch_add(1, Ordering::Relaxed);
-                    return Lookup::Miss(Arc::from([]));
-                }
-            },
+        let found = url.probe(|key| match l1::get(self.id, key) {
+            Some(l1::Hit::Hot(s)) => Some((s, Hit::Hot, false)),
+            Some(l1::Hit::Warm(s)) => Some((s, Hit::Cold, false)),
+            None => self.l2.get(key, now).map(|s| (s, Hit::Cold, true)),
+        });
+        let Some((slot, hit, from_l2)) = found else {
+            self.stats.misses.fetch_add(1, Ordering::Relaxed);
+            return Lookup::Miss(Arc::from([]));
         };
+        if from_l2 {
+            l1::put(self.id, url.key(), slot.clone());
+        }
         match slot.find(headers, now, authorized) {
             Some(e) => {
                 let counter = match hit {
@@ -244,7 +243,7 @@ impl Cache {
             return;
         }
         if entry.bytes > self.limits.tenant_bytes {
-            metrics::counter!("ssr_cache_not_stored_total", "tenant" => key.tenant.to_string(), "reason" => "too-large")
+            metrics::counter!("ssr_cache_not_stored_total", "tenant" => key.tenant().to_string(), "reason" => "too-large")
                 .increment(1);
             return;
         }
@@ -349,8 +348,14 @@ mod tests {
         }
     }
 
+    static NONE: std::sync::LazyLock<HeaderMap> = std::sync::LazyLock::new(HeaderMap::new);
+
+    fn url<'a>(tenant: &'a str, target: &'a str) -> Url<'a> {
+        Url::new(tenant, 1, &NONE, target)
+    }
+
     fn key(tenant: &str, target: &str) -> CacheKey {
-        CacheKey::new(&tenant.into(), 1, &HeaderMap::new(), target)
+        url(tenant, target).key()
     }
 
     fn entry(c: &Cache, body: &str, cache: CachePolicy) -> Arc<CacheEntry> {
@@ -359,8 +364,8 @@ mod tests {
         Arc::new(CacheEntry::new(r, d, Varied::default(), &[]))
     }
 
-    fn hit(c: &Cache, key: &CacheKey) -> Option<Hit> {
-        match c.lookup(key, &HeaderMap::new()) {
+    fn hit(c: &Cache, url: Url) -> Option<Hit> {
+        match c.lookup(&url, &NONE) {
             Lookup::Hit(_, h) => Some(h),
             Lookup::Miss(_) => None,
         }
@@ -390,11 +395,11 @@ mod tests {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let e = entry(&c, "x", CachePolicy::HostDefault);
         c.insert(key("t", "/"), &e, &HeaderMap::new());
-        assert!(hit(&c, &key("t", "/")).is_some());
-        assert_eq!(hit(&c, &key("t", "/")), Some(Hit::Hot));
+        assert!(hit(&c, url("t", "/")).is_some());
+        assert_eq!(hit(&c, url("t", "/")), Some(Hit::Hot));
         c.purge("t", None);
         assert!(
-            hit(&c, &key("t", "/")).is_none(),
+            hit(&c, url("t", "/")).is_none(),
             "purge must reach this thread's L1"
         );
         assert_eq!(c.bytes(), 0, "purge gives the bytes back");
@@ -427,8 +432,8 @@ mod tests {
             }
         }
         assert!(c.stats.evictions.load(Ordering::Relaxed) > 500);
-        assert!(hit(&c, &key("c", "/199")).is_some(), "the newest stays");
-        assert!(hit(&c, &key("a", "/0")).is_none(), "the oldest went");
+        assert!(hit(&c, url("c", "/199")).is_some(), "the newest stays");
+        assert!(hit(&c, url("a", "/0")).is_none(), "the oldest went");
         c.clear();
         assert_eq!(c.bytes(), 0);
     }

@@ -7,31 +7,29 @@
 //! without the prefix; otherwise the `Host` header picks the tenant among
 //! registered hostnames.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::cache::{CacheEntry, CacheKey, Encoding, FlightError, Lookup};
+use crate::cache::{CacheEntry, Encoding, FlightError, Lookup, Url};
 use crate::config::RenderOn;
 use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
 use crate::tenant::Tenant;
 
-/// Serves one public request.
-pub async fn page(
-    State(state): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    match serve(&state, method, &uri, &headers).await {
+/// Serves one public request. It takes the request whole: axum's
+/// `HeaderMap` extractor would clone every header of every request.
+pub async fn page(State(state): State<Arc<AppState>>, req: Request) -> Response {
+    let (parts, _body) = req.into_parts();
+    match serve(&state, parts.method, &parts.uri, &parts.headers).await {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
     }
@@ -57,12 +55,13 @@ async fn serve(
         let entry = submit(state, &tenant, request, headers, wanted, false).await?;
         return Ok(respond(&entry, headers, "bypass", &method, wanted));
     }
-    let key = CacheKey::new(&tenant.id, tenant.version(), headers, &target);
-    let vary = match lookup(state, &tenant, &key, headers) {
+    let url = Url::new(&tenant.id, tenant.version(), headers, &target);
+    let vary = match lookup(state, &tenant, &url, headers) {
         Lookup::Hit(entry, _) => return Ok(respond(&entry, headers, "hit", &method, wanted)),
         Lookup::Miss(vary) => vary,
     };
-    // Only a miss pays for mapping the request.
+    // Only a miss pays for mapping the request and owning its key.
+    let key = url.key();
     let request = request(&tenant, &method, &target, headers);
     let render = || async {
         let entry = submit(state, &tenant, request, headers, wanted, true)
@@ -89,11 +88,11 @@ async fn serve(
 }
 
 /// Step 2: which tenant, and the target (path and query) its renderer sees.
-fn resolve(
+fn resolve<'a>(
     state: &AppState,
-    uri: &Uri,
+    uri: &'a Uri,
     headers: &HeaderMap,
-) -> Result<(Arc<Tenant>, String), ApiError> {
+) -> Result<(Arc<Tenant>, Cow<'a, str>), ApiError> {
     let target = uri.path_and_query().map_or("/", |pq| pq.as_str());
     if let Some(rest) = target.strip_prefix("/t/") {
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
@@ -104,9 +103,9 @@ fn resolve(
             .ok_or_else(|| ApiError::NoTenant(format!("no tenant `{id}` is registered")))?;
         let inner = &rest[end..];
         let inner = if inner.starts_with('/') {
-            inner.to_string()
+            Cow::Borrowed(inner)
         } else {
-            format!("/{inner}")
+            Cow::Owned(format!("/{inner}"))
         };
         return Ok((tenant, inner));
     }
@@ -116,7 +115,7 @@ fn resolve(
             "no tenant serves host `{host}`; register one with `ssr tenant add <id> <plugin.wasm> --host {host}`, or use /t/<id>/ paths"
         ))
     })?;
-    Ok((tenant, target.to_string()))
+    Ok((tenant, Cow::Borrowed(target)))
 }
 
 fn request(tenant: &Tenant, method: &Method, target: &str, headers: &HeaderMap) -> RenderRequest {
@@ -135,8 +134,8 @@ fn request(tenant: &Tenant, method: &Method, target: &str, headers: &HeaderMap) 
 }
 
 /// Step 3.
-fn lookup(state: &AppState, tenant: &Tenant, key: &CacheKey, headers: &HeaderMap) -> Lookup {
-    let found = state.cache.lookup(key, headers);
+fn lookup(state: &AppState, tenant: &Tenant, url: &Url, headers: &HeaderMap) -> Lookup {
+    let found = state.cache.lookup(url, headers);
     if let Lookup::Hit(..) = found {
         tenant.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
     }
@@ -285,12 +284,12 @@ fn respond(
         *resp.status_mut() = StatusCode::NOT_MODIFIED;
         return resp;
     }
-    let (used, body) = entry.body(wanted);
+    let (used, body, length) = entry.encoded(wanted);
     let h = resp.headers_mut();
     if let Some(name) = used.name() {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
     }
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    h.insert(header::CONTENT_LENGTH, length.clone());
     *resp.status_mut() = StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK);
     if *method != Method::HEAD {
         *resp.body_mut() = Body::from(body.clone());

@@ -270,8 +270,12 @@ impl Registry {
                 host
             }
         });
+        let name = match name.bytes().any(|b| b.is_ascii_uppercase()) {
+            true => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
+            false => std::borrow::Cow::Borrowed(name),
+        };
         let table = self.table.read().unwrap();
-        let id = table.by_host.get(&name.to_ascii_lowercase())?;
+        let id = table.by_host.get(&*name)?;
         table.by_id.get(id).cloned()
     }
 

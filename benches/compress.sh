@@ -15,14 +15,7 @@ command -v wrk >/dev/null || { echo "compress.sh needs wrk: apt-get install wrk"
 cargo build --release --bin ssr
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-target/release/ssr serve --no-demo --listen 127.0.0.1:$PORT --admin-token $TOKEN 2>"$work/serve.log" &
-for _ in $(seq 1 120); do
-  curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-target/release/ssr build -q tests/plugins/visitor.js -o "$work/visitor.wasm"
-curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/visitor.wasm" \
-  "http://127.0.0.1:$PORT/admin/tenants/page" >/dev/null
+. benches/visitor.sh
 big="http://127.0.0.1:$PORT/t/page/big?kib=$KIB&nostore=1"
 size=$(curl -fs -H 'accept-encoding: gzip' "$big" | wc -c)
 echo "page: $KIB KiB, $size bytes gzipped" >&2

@@ -38,9 +38,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 rows=() runs=()
 for kib in $SIZES; do
-  # 1 KiB is the page's own markup; larger pages add `kib` KiB of text.
-  query=$([ "$kib" -gt 1 ] && echo "?kib=$((kib - 1))" || echo "")
-  path="/page$query"
+  # The page's own markup is about 30 bytes; `kib` adds text up to the size.
+  path="/page?kib=$(awk -v k="$kib" 'BEGIN {printf "%.2f", k - 0.03}')"
   curl -fs -H "Host: page.test" "http://127.0.0.1:$PORT$path" -o "$work/page.html"
   curl -fs "http://127.0.0.1:$PORT/t/page$path" >/dev/null
   bytes=$(stat -c %s "$work/page.html")

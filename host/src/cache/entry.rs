@@ -117,6 +117,10 @@ pub fn vary_of(response: &RenderResponse) -> Vec<String> {
     vary
 }
 
+/// Whether a response came from the cache (`hit`), was rendered for this
+/// request (`miss`), or could not be cached (`bypass`).
+pub const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
+
 /// Below this many bytes compression is not worth its header.
 const MIN_COMPRESS: usize = 256;
 /// What an entry costs beyond its bytes (the `Arc`, the map slot, the
@@ -127,15 +131,14 @@ const ENTRY_OVERHEAD: usize = 512;
 #[derive(Debug)]
 pub struct CacheEntry {
     pub status: u16,
-    /// The response headers every use of the entry sends (the renderer's,
-    /// `etag` and `vary`), made once; a hit clones them and adds only its
-    /// encoding and length.
-    pub head: HeaderMap,
     pub body: Bytes,
     gzip: Option<Bytes>,
     br: Option<Bytes>,
-    /// `Content-Length` of each encoding, by `Encoding as usize`.
-    lengths: [HeaderValue; 3],
+    /// The whole response head of a hit in each encoding, by `Encoding as
+    /// usize` (the renderer's headers, `etag`, `vary`, `content-length`,
+    /// `content-encoding` and `x-cache: hit`), made once: serving clones one
+    /// and inserts nothing (`benches/hits.sh`).
+    heads: [HeaderMap; 3],
     /// A weak validator, the same for every encoding; stored entries only.
     pub etag: Option<String>,
     pub expires: Instant,
@@ -161,7 +164,6 @@ impl CacheEntry {
         let body = Bytes::from(response.body);
         let stored = decision.ttl.is_some();
         let etag = stored.then(|| format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body)));
-        let head = head(&response.headers, &decision.vary, etag.as_deref());
         let made = |e: Encoding| {
             encodings
                 .contains(&e)
@@ -178,22 +180,36 @@ impl CacheEntry {
             + body.len()
             + gzip.as_ref().map_or(0, Bytes::len)
             + br.as_ref().map_or(0, Bytes::len)
-            + head
+            // The head, in each of the three encodings' copies.
+            + 3 * response
+                .headers
                 .iter()
-                .map(|(k, v)| k.as_str().len() + v.len())
+                .map(|(k, v)| k.len() + v.len())
                 .sum::<usize>()
             + rendered_for
                 .iter()
                 .map(|v| v.as_ref().map_or(0, |v| v.len()))
                 .sum::<usize>();
-        let length = |b: Option<&Bytes>| HeaderValue::from(b.map_or(0, Bytes::len));
+        let head = head(&response.headers, &decision.vary, etag.as_deref());
+        let head_for = |encoding: Encoding, b: Option<&Bytes>| {
+            let mut h = head.clone();
+            h.reserve(3);
+            if let Some(name) = encoding.name() {
+                h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
+            }
+            h.insert(
+                header::CONTENT_LENGTH,
+                HeaderValue::from(b.map_or(0, Bytes::len)),
+            );
+            h.insert(X_CACHE, HeaderValue::from_static("hit"));
+            h
+        };
         CacheEntry {
             status: response.status,
-            head,
-            lengths: [
-                length(Some(&body)),
-                length(gzip.as_ref()),
-                length(br.as_ref()),
+            heads: [
+                head_for(Encoding::Identity, Some(&body)),
+                head_for(Encoding::Gzip, gzip.as_ref()),
+                head_for(Encoding::Br, br.as_ref()),
             ],
             body,
             gzip,
@@ -215,16 +231,16 @@ impl CacheEntry {
         (used, body)
     }
 
-    /// [`CacheEntry::body`], with its `Content-Length` value (made once).
-    pub fn encoded(&self, wanted: Encoding) -> (Encoding, &Bytes, &HeaderValue) {
+    /// [`CacheEntry::body`], with the head of a hit in that encoding.
+    pub fn encoded(&self, wanted: Encoding) -> (Encoding, &Bytes, &HeaderMap) {
         let made = match wanted {
             Encoding::Br => self.br.as_ref(),
             Encoding::Gzip => self.gzip.as_ref(),
             Encoding::Identity => None,
         };
         match made {
-            Some(b) => (wanted, b, &self.lengths[wanted as usize]),
-            None => (Encoding::Identity, &self.body, &self.lengths[0]),
+            Some(b) => (wanted, b, &self.heads[wanted as usize]),
+            None => (Encoding::Identity, &self.body, &self.heads[0]),
         }
     }
 

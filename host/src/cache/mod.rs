@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use axum::http::{HeaderMap, header};
 use dashmap::DashMap;
 
-pub use entry::{CacheEntry, Decision, Encoding};
+pub use entry::{CacheEntry, Decision, Encoding, X_CACHE};
 pub use key::{CacheKey, Url, Varied};
 
 use crate::engine::RenderResponse;

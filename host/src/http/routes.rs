@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::cache::{CacheEntry, Encoding, FlightError, Lookup, Url};
+use crate::cache::{CacheEntry, Encoding, FlightError, Lookup, Url, X_CACHE};
 use crate::config::RenderOn;
 use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
@@ -109,7 +109,7 @@ fn resolve<'a>(
         };
         return Ok((tenant, inner));
     }
-    let host = header_str(headers, "host").unwrap_or("");
+    let host = header_str(headers, header::HOST).unwrap_or("");
     let tenant = state.registry.resolve_host(host).ok_or_else(|| {
         ApiError::NoTenant(format!(
             "no tenant serves host `{host}`; register one with `ssr tenant add <id> <plugin.wasm> --host {host}`, or use /t/<id>/ paths"
@@ -255,7 +255,7 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
     }
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -270,26 +270,25 @@ fn respond(
     method: &Method,
     wanted: Encoding,
 ) -> Response {
+    let (_, body, head) = entry.encoded(wanted);
     let mut resp = Response::new(Body::empty());
     let h = resp.headers_mut();
-    *h = entry.head.clone();
-    h.insert("x-cache", HeaderValue::from_static(cache));
+    *h = head.clone();
+    if cache != "hit" {
+        h.insert(X_CACHE, HeaderValue::from_static(cache));
+    }
     let conditional = (*method == Method::GET || *method == Method::HEAD)
         && entry.stored
         && (200..300).contains(&entry.status);
     if conditional
-        && let Some(inm) = header_str(req, "if-none-match")
+        && let Some(inm) = header_str(req, header::IF_NONE_MATCH)
         && entry.matches(inm)
     {
+        h.remove(header::CONTENT_LENGTH);
+        h.remove(header::CONTENT_ENCODING);
         *resp.status_mut() = StatusCode::NOT_MODIFIED;
         return resp;
     }
-    let (used, body, length) = entry.encoded(wanted);
-    let h = resp.headers_mut();
-    if let Some(name) = used.name() {
-        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
-    }
-    h.insert(header::CONTENT_LENGTH, length.clone());
     *resp.status_mut() = StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK);
     if *method != Method::HEAD {
         *resp.body_mut() = Body::from(body.clone());

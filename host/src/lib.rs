@@ -16,6 +16,7 @@ pub mod artifact;
 pub mod build;
 pub mod cache;
 pub mod config;
+pub mod counter;
 pub mod engine;
 pub mod fs;
 pub mod http;

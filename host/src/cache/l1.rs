@@ -94,14 +94,11 @@ impl L1 {
     }
 }
 
-/// Whether the slot came from the hot array or the map.
-pub enum Hit {
-    Hot(Arc<Slot>),
-    Warm(Arc<Slot>),
-}
-
-/// The slot under `key` (a [`CacheKey`] as a `&str`), if this thread has it.
-pub fn get(owner: u64, key: &str) -> Option<Hit> {
+/// Runs `f` on the slot under `key` (a [`CacheKey`] as a `&str`) if this
+/// thread has it, with whether it was in the hot array; `f` borrows the slot
+/// where it lies (cloning its `Arc` would bounce the count's cache line
+/// between the serving threads) and must not use L1.
+pub fn with<R>(owner: u64, key: &str, f: impl FnOnce(&Slot, bool) -> R) -> Option<R> {
     L1_CACHE.with(|l1| {
         let mut l1 = l1.borrow_mut();
         l1.sync(owner);
@@ -118,15 +115,15 @@ pub fn get(owner: u64, key: &str) -> Option<Hit> {
                 let kv = l1.hot.remove(i);
                 l1.hot.insert(0, kv);
             }
-            return Some(Hit::Hot(l1.hot[0].1.clone()));
+            return Some(f(&l1.hot[0].1, true));
         }
         let (k, slot) = l1.warm.remove_entry(key)?;
         l1.bytes -= slot.bytes;
         if slot.is_gone() {
             return None;
         }
-        l1.promote(k, slot.clone());
-        Some(Hit::Warm(slot))
+        l1.promote(k, slot);
+        Some(f(&l1.hot[0].1, false))
     })
 }
 

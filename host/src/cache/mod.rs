@@ -28,6 +28,8 @@ mod key;
 mod l1;
 mod l2;
 
+use l2::Slot;
+
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,6 +41,7 @@ use dashmap::DashMap;
 pub use entry::{CacheEntry, Decision, Encoding, X_CACHE};
 pub use key::{CacheKey, Url, Varied};
 
+use crate::counter::Striped;
 use crate::engine::RenderResponse;
 
 /// The cache's budgets and policy defaults (from `Config::cache_limits`).
@@ -65,19 +68,16 @@ pub enum Hit {
     Cold,
 }
 
-/// What a lookup found.
-pub enum Lookup {
-    Hit(Arc<CacheEntry>, Hit),
-    /// Nothing to serve; the URL's responses so far vary on these headers.
-    Miss(Arc<[String]>),
-}
+/// A lookup that found nothing to serve: the headers the URL's responses
+/// so far vary on.
+pub type Miss = Arc<[String]>;
 
 /// Counters, for `/metrics`.
 #[derive(Debug, Default)]
 pub struct CacheStats {
-    pub lookups: AtomicU64,
-    pub hot_hits: AtomicU64,
-    pub cold_hits: AtomicU64,
+    /// Hits are counted on every request by every thread: striped.
+    pub hot_hits: Striped,
+    pub cold_hits: Striped,
     pub misses: AtomicU64,
     pub insertions: AtomicU64,
     pub evictions: AtomicU64,
@@ -117,38 +117,45 @@ impl Cache {
         }
     }
 
-    /// Step 3: the entry for a request with `headers` for `url`. Allocates
-    /// nothing on a hit from this thread's L1.
-    pub fn lookup(&self, url: &Url, headers: &HeaderMap) -> Lookup {
+    /// Step 3: `serve`s the entry for a request with `headers` for `url`,
+    /// where it lies. Allocates nothing, and touches no shared count, on a
+    /// hit from this thread's L1.
+    pub fn lookup<R>(
+        &self,
+        url: &Url,
+        headers: &HeaderMap,
+        serve: impl FnOnce(&CacheEntry, Hit) -> R,
+    ) -> Result<R, Miss> {
         let now = Instant::now();
         let authorized = authorized(headers);
-        self.stats.lookups.fetch_add(1, Ordering::Relaxed);
-        let found = url.probe(|key| match l1::get(self.id, key) {
-            Some(l1::Hit::Hot(s)) => Some((s, Hit::Hot, false)),
-            Some(l1::Hit::Warm(s)) => Some((s, Hit::Cold, false)),
-            None => self.l2.get(key, now).map(|s| (s, Hit::Cold, true)),
-        });
-        let Some((slot, hit, from_l2)) = found else {
-            self.stats.misses.fetch_add(1, Ordering::Relaxed);
-            return Lookup::Miss(Arc::from([]));
-        };
-        if from_l2 {
-            l1::put(self.id, url.key(), slot.clone());
-        }
-        match slot.find(headers, now, authorized) {
+        let mut serve = Some(serve);
+        let mut answer = |slot: &Slot, hit: Hit| match slot.find(headers, now, authorized) {
             Some(e) => {
-                let counter = match hit {
-                    Hit::Hot => &self.stats.hot_hits,
-                    Hit::Cold => &self.stats.cold_hits,
-                };
-                counter.fetch_add(1, Ordering::Relaxed);
-                Lookup::Hit(e.clone(), hit)
+                match hit {
+                    Hit::Hot => self.stats.hot_hits.add(1),
+                    Hit::Cold => self.stats.cold_hits.add(1),
+                }
+                Ok((serve.take().expect("served once"))(e, hit))
             }
             None => {
                 self.stats.misses.fetch_add(1, Ordering::Relaxed);
-                Lookup::Miss(slot.vary.clone())
+                Err(slot.vary.clone())
             }
+        };
+        let from_l1 = url.probe(|key| {
+            l1::with(self.id, key, |slot, hot| {
+                answer(slot, if hot { Hit::Hot } else { Hit::Cold })
+            })
+        });
+        if let Some(answered) = from_l1 {
+            return answered;
         }
+        let Some(slot) = url.probe(|key| self.l2.get(key, now)) else {
+            self.stats.misses.fetch_add(1, Ordering::Relaxed);
+            return Err(Arc::from([]));
+        };
+        l1::put(self.id, url.key(), slot.clone());
+        answer(&slot, Hit::Cold)
     }
 
     /// What to do with `response`, rendered for a request with `headers`.
@@ -365,10 +372,7 @@ mod tests {
     }
 
     fn hit(c: &Cache, url: Url) -> Option<Hit> {
-        match c.lookup(&url, &NONE) {
-            Lookup::Hit(_, h) => Some(h),
-            Lookup::Miss(_) => None,
-        }
+        c.lookup(&url, &NONE, |_, hit| hit).ok()
     }
 
     #[test]

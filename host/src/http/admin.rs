@@ -83,9 +83,9 @@ impl From<&Tenant> for TenantView {
                 max_concurrency: t.limits.concurrency,
             },
             stats: StatsView {
-                requests: load(&t.stats.requests),
+                requests: t.stats.requests.get(),
                 renders: load(&t.stats.renders),
-                cache_hits: load(&t.stats.cache_hits),
+                cache_hits: t.stats.cache_hits.get(),
                 errors: load(&t.stats.errors),
             },
         }

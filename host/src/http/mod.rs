@@ -100,15 +100,15 @@ async fn readyz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
 async fn metrics(State(state): State<Arc<AppState>>) -> String {
     let s = &state.cache.stats;
     let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
-    metrics::counter!("ssr_cache_lookups_total").absolute(load(&s.lookups));
-    metrics::counter!("ssr_cache_hot_hits_total").absolute(load(&s.hot_hits));
-    metrics::counter!("ssr_cache_cold_hits_total").absolute(load(&s.cold_hits));
+    let hits = s.hot_hits.get() + s.cold_hits.get();
+    let lookups = hits + load(&s.misses);
+    metrics::counter!("ssr_cache_lookups_total").absolute(lookups);
+    metrics::counter!("ssr_cache_hot_hits_total").absolute(s.hot_hits.get());
+    metrics::counter!("ssr_cache_cold_hits_total").absolute(s.cold_hits.get());
     metrics::counter!("ssr_cache_misses_total").absolute(load(&s.misses));
     metrics::counter!("ssr_cache_insertions_total").absolute(load(&s.insertions));
     metrics::counter!("ssr_cache_evictions_total").absolute(load(&s.evictions));
-    let lookups = load(&s.lookups).max(1) as f64;
-    metrics::gauge!("ssr_cache_hit_ratio")
-        .set((load(&s.hot_hits) + load(&s.cold_hits)) as f64 / lookups);
+    metrics::gauge!("ssr_cache_hit_ratio").set(hits as f64 / lookups.max(1) as f64);
     metrics::gauge!("ssr_cache_entries").set(state.cache.len() as f64);
     metrics::gauge!("ssr_cache_bytes").set(state.cache.bytes() as f64);
     for (tenant, bytes) in state.cache.bytes_by_tenant() {
@@ -116,7 +116,12 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     }
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);
-    metrics::gauge!("ssr_tenants").set(state.registry.list().len() as f64);
+    let tenants = state.registry.list();
+    metrics::gauge!("ssr_tenants").set(tenants.len() as f64);
+    for t in &tenants {
+        metrics::counter!("ssr_requests_total", "tenant" => t.id.to_string())
+            .absolute(t.stats.requests.get());
+    }
     #[cfg(feature = "v8")]
     metrics::counter!("ssr_v8_core_offers_total").absolute(crate::engine::v8::core_offers());
     state.metrics.render()

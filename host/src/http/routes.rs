@@ -1,6 +1,6 @@
 //! Public pages (request step 1): an HTTP request becomes a
-//! `RenderRequest`, then goes through [`resolve`] (tenant), [`lookup`]
-//! (cache), [`submit`] (pool) and [`insert`] (cache), and [`respond`] turns
+//! `RenderRequest`, then goes through [`resolve`] (tenant), the cache's
+//! lookup, [`submit`] (pool) and the cache's insert, and [`respond`] turns
 //! the entry into a response (encoding, ETag, 304).
 //!
 //! Routing: `/t/{id}/...` picks tenant `id` and the renderer sees the path
@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::cache::{CacheEntry, Encoding, FlightError, Lookup, Url, X_CACHE};
+use crate::cache::{CacheEntry, Encoding, FlightError, Url, X_CACHE};
 use crate::config::RenderOn;
 use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
@@ -47,8 +47,7 @@ async fn serve(
         ));
     }
     let (tenant, target) = resolve(state, uri, headers)?;
-    tenant.stats.requests.fetch_add(1, Ordering::Relaxed);
-    tenant.stats.requests_total.increment(1);
+    tenant.stats.requests.add(1);
     let wanted = Encoding::negotiate(headers);
     if method != Method::GET && method != Method::HEAD {
         let request = request(&tenant, &method, &target, headers);
@@ -56,9 +55,15 @@ async fn serve(
         return Ok(respond(&entry, headers, "bypass", &method, wanted));
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, &target);
-    let vary = match lookup(state, &tenant, &url, headers) {
-        Lookup::Hit(entry, _) => return Ok(respond(&entry, headers, "hit", &method, wanted)),
-        Lookup::Miss(vary) => vary,
+    let hit = state.cache.lookup(&url, headers, |entry, _| {
+        respond(entry, headers, "hit", &method, wanted)
+    });
+    let vary = match hit {
+        Ok(resp) => {
+            tenant.stats.cache_hits.add(1);
+            return Ok(resp);
+        }
+        Err(vary) => vary,
     };
     // Only a miss pays for mapping the request and owning its key.
     let key = url.key();
@@ -131,15 +136,6 @@ fn request(tenant: &Tenant, method: &Method, target: &str, headers: &HeaderMap) 
             .collect(),
         tenant: tenant.id.to_string(),
     }
-}
-
-/// Step 3.
-fn lookup(state: &AppState, tenant: &Tenant, url: &Url, headers: &HeaderMap) -> Lookup {
-    let found = state.cache.lookup(url, headers);
-    if let Lookup::Hit(..) = found {
-        tenant.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
-    }
-    found
 }
 
 /// Steps 4 and 5: render on the pool, within the request timeout, and make

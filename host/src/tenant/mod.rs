@@ -25,6 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::counter::Striped;
 use crate::engine::{EngineError, EngineKind, Engines, Plugin};
 pub use limits::{Defaults, Limits, TenantLimits};
 pub use store::Store;
@@ -79,11 +80,12 @@ pub struct Settings {
 /// handles (made once: a labelled `counter!` per request would hash its
 /// labels every time).
 pub struct Stats {
-    pub requests: AtomicU64,
+    /// Bumped on every request: striped (`counter.rs`); `/metrics` reports
+    /// it as `ssr_requests_total`.
+    pub requests: Striped,
     pub renders: AtomicU64,
-    pub cache_hits: AtomicU64,
+    pub cache_hits: Striped,
     pub errors: AtomicU64,
-    pub requests_total: metrics::Counter,
     pub render_seconds: metrics::Histogram,
     pub queue_wait_seconds: metrics::Histogram,
 }
@@ -92,11 +94,10 @@ impl Stats {
     pub fn new(id: &str) -> Stats {
         let tenant = id.to_string();
         Stats {
-            requests: AtomicU64::new(0),
+            requests: Striped::default(),
             renders: AtomicU64::new(0),
-            cache_hits: AtomicU64::new(0),
+            cache_hits: Striped::default(),
             errors: AtomicU64::new(0),
-            requests_total: metrics::counter!("ssr_requests_total", "tenant" => tenant.clone()),
             render_seconds: metrics::histogram!("ssr_render_seconds", "tenant" => tenant.clone()),
             queue_wait_seconds: metrics::histogram!("ssr_queue_wait_seconds", "tenant" => tenant),
         }

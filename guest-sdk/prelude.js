@@ -633,8 +633,8 @@
       throw new BadResult(`render() returned an object whose body is ${kindOf(out.body)}; body must be a string`);
     }
     const status = out.status === undefined ? 200 : out.status;
-    if (!Number.isInteger(status) || status < 100 || status > 599) {
-      throw new BadResult(`render() returned status ${JSON.stringify(status)}; use an integer from 100 to 599`);
+    if (!Number.isInteger(status) || status < 200 || status > 599) {
+      throw new BadResult(`render() returned status ${JSON.stringify(status)}; use an integer from 200 to 599`);
     }
     const headers = normalizeHeaders(out.headers);
     if (!headers.some(([k]) => k === 'content-type')) headers.push(['content-type', 'text/html; charset=utf-8']);

@@ -16,7 +16,12 @@ export interface RenderRequest {
   path: string;
   /** Each query name mapped to its first value, percent-decoded. */
   query: Record<string, string>;
-  /** Request headers, names lower-cased; repeated headers joined with ", ". */
+  /**
+   * Request headers, names lower-cased; repeated headers joined with ", ".
+   * Every name read (or tested with `in`) joins the page's cache key; listing
+   * the names (`Object.keys`, spread, `JSON.stringify`) makes the page vary on
+   * every header, so it is never cached.
+   */
   headers: Record<string, string>;
   /** The id of the tenant the request was routed to. */
   tenant: string;
@@ -32,7 +37,7 @@ export type CachePolicy =
 
 /** A full response. */
 export interface RenderResponse {
-  /** 100-599; default 200. Only 200 responses are cached unless `cache` says otherwise. */
+  /** 200-599; default 200; a 204 or 304 is sent without a body. Only 200 responses are cached unless `cache` says otherwise. */
   status?: number;
   /** Header names are lower-cased; `content-type` defaults to `text/html; charset=utf-8`. */
   headers?: Record<string, string | string[]> | Array<[string, string]>;
@@ -40,7 +45,7 @@ export interface RenderResponse {
   body: string;
   /** The renderer's caching wish; the host's default applies when absent. */
   cache?: CachePolicy;
-  /** Request header names the response varies on (they join the cache key). */
+  /** Request header names the response varies on besides those it read (they join the cache key). */
   vary?: string[];
 }
 

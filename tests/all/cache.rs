@@ -164,7 +164,7 @@ const VISITOR: &str = "tests/plugins/visitor.js";
 
 /// A server with the visitor plugin registered once per engine, as tenants
 /// `v-<engine>` on host `v-<engine>.test`.
-fn visitors(args: &[&str]) -> (Server, Vec<String>) {
+pub fn visitors(args: &[&str]) -> (Server, Vec<String>) {
     let mut all = vec!["--no-demo"];
     all.extend_from_slice(args);
     let s = Server::start(&all);

@@ -75,3 +75,22 @@ fn connections_over_the_limit_wait_for_a_free_one() {
     drop(held);
     assert_eq!(s.get("/healthz", &[]).status, 200);
 }
+
+#[test]
+fn issue_15_a_renderer_status_is_a_final_one_and_204_or_304_has_no_body() {
+    let (s, ids) = crate::cache::visitors(&[]);
+    for id in &ids {
+        for code in ["101", "199", "600"] {
+            let r = s.get(&format!("/t/{id}/status?code={code}"), &[]);
+            assert_eq!(r.status, 500, "{id}: status {code}");
+        }
+        assert!(s.log_contains("use an integer from 200 to 599"), "{id}");
+        for code in [204, 304] {
+            let r = s.raw(&format!("GET /t/{id}/status?code={code} HTTP/1.1\nhost: x"));
+            assert_eq!(r.status, code, "{id}");
+            assert!(r.body.is_empty(), "{id}: {code} sent {:?}", r.text());
+            assert_eq!(r.header("content-length"), None, "{id}: {code}");
+        }
+        assert_eq!(s.get(&format!("/t/{id}/status?code=599"), &[]).status, 599);
+    }
+}

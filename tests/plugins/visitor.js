@@ -36,6 +36,9 @@ export function render(request) {
     // Tests for a header's presence.
     case '/has':
       return `<p>${'x-beta' in h ? 'beta' : 'stable'} ${rand}</p>`;
+    // `?code=N` as its status, with a body.
+    case '/status':
+      return { status: Number(request.query.code), body: `<p>status ${request.query.code}</p>` };
     // A TTL of its own: may be shared with requests carrying credentials.
     case '/public':
       return { body: `<p>public ${rand}</p>`, cache: 60 };

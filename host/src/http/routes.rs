@@ -21,7 +21,7 @@ use super::AppState;
 use super::error::ApiError;
 use crate::cache::{CacheEntry, Encoding, FlightError, Url, X_CACHE};
 use crate::config::RenderOn;
-use crate::engine::{EngineError, RenderRequest, form_urlencoded_pairs};
+use crate::engine::{EngineError, JsErrorKind, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
 use crate::tenant::Tenant;
 
@@ -157,7 +157,7 @@ async fn submit(
     } else {
         state.pool.render(tenant, request, deadline).await
     };
-    match outcome {
+    match outcome.and_then(|r| checked_status(r.response.status).map(|()| r)) {
         Ok(r) => {
             tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
             tenant
@@ -187,6 +187,20 @@ async fn submit(
             })
         }
     }
+}
+
+/// A renderer's status must be a final one the host can send: 1xx would
+/// switch or confuse the connection (the prelude refuses them too, but a
+/// plugin need not use the prelude).
+fn checked_status(status: u16) -> Result<(), PoolError> {
+    if (200..=599).contains(&status) {
+        return Ok(());
+    }
+    Err(PoolError::Engine(EngineError::Js {
+        kind: JsErrorKind::BadResult,
+        message: format!("the renderer returned status {status}; use an integer from 200 to 599"),
+        stack: None,
+    }))
 }
 
 /// What a tenant registered with `debug=true` sees of its own failure: the
@@ -273,6 +287,12 @@ fn respond(
     if cache != "hit" {
         h.insert(X_CACHE, HeaderValue::from_static(cache));
     }
+    // 204 and 304 have no content (RFC 9110 6.4.1), whatever was rendered.
+    let bodiless = matches!(entry.status, 204 | 304);
+    if bodiless {
+        h.remove(header::CONTENT_LENGTH);
+        h.remove(header::CONTENT_ENCODING);
+    }
     let conditional = (*method == Method::GET || *method == Method::HEAD)
         && entry.stored
         && (200..300).contains(&entry.status);
@@ -286,7 +306,7 @@ fn respond(
         return resp;
     }
     *resp.status_mut() = StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK);
-    if *method != Method::HEAD {
+    if *method != Method::HEAD && !bodiless {
         *resp.body_mut() = Body::from(body.clone());
     }
     resp

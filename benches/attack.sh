@@ -21,7 +21,7 @@ SECS=${SECS:-5}
 CONNS=${CONNS:-4}
 ROUNDS=${ROUNDS:-3}
 PORT=18191
-TOKEN=bench-token
+TOKEN=bench-token-0123456789
 SLICE_MS=2
 OUT=benches/RESULTS-attack.md
 command -v wrk >/dev/null || { echo "attack.sh needs wrk: apt-get install wrk" >&2; exit 1; }

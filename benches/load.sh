@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 SECS=${SECS:-5}
 CONNS=${CONNS:-32}
 PORT=18181
-TOKEN=bench-token
+TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-http.md
 command -v wrk >/dev/null || { echo "load.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh

@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 SECS=${SECS:-5}
 CONNS=${CONNS:-32}
 PORT=18191
-TOKEN=bench-token
+TOKEN=bench-token-0123456789
 WORKERS=$(nproc)
 OUT=benches/RESULTS.md
 CHART=benches/results.png

@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${MINUTES:-5}
 PORT=18201
-TOKEN=soak-token
+TOKEN=soak-token-0123456789
 OUT=benches/RESULTS-soak.md
 command -v wrk >/dev/null || { echo "soak.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh

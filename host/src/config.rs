@@ -50,6 +50,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 4_096;
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request head (request line and headers).
 pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 << 10;
+/// The shortest admin token accepted: an empty or short one would leave the
+/// admin API open to guessing.
+pub const MIN_ADMIN_TOKEN_BYTES: usize = 16;
 /// Pooling-allocator slots are reserved up front (virtual memory); this caps
 /// `workers × (warm instances + renders per worker + 1)` plus the renders in
 /// background lanes.
@@ -320,6 +323,14 @@ impl Config {
         let bad = |m: String| Err(ConfigError::Invalid(m));
         if self.workers == 0 {
             return bad("--workers must be at least 1".into());
+        }
+        if let Some(token) = &self.admin_token
+            && token.len() < MIN_ADMIN_TOKEN_BYTES
+        {
+            return bad(format!(
+                "the admin token (--admin-token or SSR_ADMIN_TOKEN) is {} bytes; use at least {MIN_ADMIN_TOKEN_BYTES} (a long random string), or leave it unset to have one made",
+                token.len()
+            ));
         }
         if self.queue_capacity == 0 {
             return bad("--queue-capacity must be at least 1".into());

@@ -10,6 +10,11 @@ use std::path::Path;
 /// Writes `bytes` to a temporary file beside `path`, syncs it, renames it
 /// over `path`, and syncs the directory so the rename itself is durable.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, bytes, 0o644)
+}
+
+fn write_with(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -23,7 +28,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.tmp-{}-{seq}", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
@@ -33,6 +42,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// [`write_atomically`] for a secret: the file is created readable and
+/// writable by its owner only (mode 0600) before anything is written.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, bytes, 0o600)
 }
 
 /// Makes renames and removals in `dir` durable.

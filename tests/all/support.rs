@@ -192,7 +192,7 @@ impl Server {
     /// until it listens (and, with the demo, until it is ready).
     pub fn start(args: &[&str]) -> Server {
         use std::io::BufRead;
-        let token = "test-token".to_string();
+        let token = "test-token-0123456789".to_string();
         let mut child = ssr()
             .arg("serve")
             .args(["--listen", "127.0.0.1:0", "--admin-token", &token])

@@ -86,7 +86,9 @@ pub struct ServeArgs {
     /// Seconds a page is cached when its renderer does not say [default: 60].
     #[arg(long, env = "SSR_CACHE_TTL", value_name = "SECS")]
     cache_ttl: Option<u64>,
-    /// Bearer token for /admin [default: a random one, printed at start].
+    /// Bearer token for /admin, at least 16 bytes [default: one made once and
+    /// kept in <data-dir>/admin-token (mode 0600); without --data-dir, a new
+    /// one printed at start].
     #[arg(
         long,
         env = "SSR_ADMIN_TOKEN",
@@ -239,11 +241,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         blocking_threads: config.v8_threads(),
         demote_after: config.demote_after,
     });
-    let admin_token = config.admin_token.clone().unwrap_or_else(|| {
-        let token = random_token();
-        tracing::warn!("no --admin-token given; this run's admin token is {token}");
-        token
-    });
+    let admin_token = match config.admin_token.clone() {
+        Some(token) => token,
+        None => generated_token(config.data_dir.as_deref())?,
+    };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -359,6 +360,44 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
             });
         }
     });
+}
+
+/// The admin token when none is given: with a data directory, the one kept
+/// in `<data-dir>/admin-token` (mode 0600), made on the first start, so it is
+/// never printed or logged; without one, a new token for this run, printed
+/// once on stderr.
+fn generated_token(data_dir: Option<&Path>) -> anyhow::Result<String> {
+    let Some(dir) = data_dir else {
+        let token = random_token();
+        eprintln!("no --admin-token given; this run's admin token is {token}");
+        return Ok(token);
+    };
+    let path = dir.join("admin-token");
+    match std::fs::read_to_string(&path) {
+        Ok(token) if token.trim().len() >= ssr::config::MIN_ADMIN_TOKEN_BYTES => {
+            eprintln!(
+                "no --admin-token given; using the one in {}",
+                path.display()
+            );
+            return Ok(token.trim().to_string());
+        }
+        Ok(_) => anyhow::bail!(
+            "{} holds no token of at least {} bytes; delete it to have a new one made, or pass --admin-token",
+            path.display(),
+            ssr::config::MIN_ADMIN_TOKEN_BYTES
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+    let token = random_token();
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    ssr::fs::write_private(&path, token.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!(
+        "no --admin-token given; made one, readable only by this user, in {}",
+        path.display()
+    );
+    Ok(token)
 }
 
 fn random_token() -> String {

@@ -422,6 +422,23 @@ fn bad_limits_are_refused_with_their_name() {
             "over the server's --memory-limit-mib 64",
         ),
         ("colour=red", "the limits `render_deadline_ms`"),
+        // Issue 15: values that once panicked, wrapped or were accepted.
+        (
+            "max_concurrency=2305843009213693952",
+            "`max_concurrency` 2305843009213693952 is out of range; use 1 to 4096",
+        ),
+        (
+            "memory_limit_mib=17592186044416",
+            "`memory_limit_mib` 17592186044416 is out of range",
+        ),
+        (
+            "max_response_kib=100000000",
+            "`max_response_kib` 100000000 is out of range",
+        ),
+        (
+            "max_response_kib=100000",
+            "over the server's --max-response-kib 8192",
+        ),
     ] {
         let (status, body) = s.add("t", "plugins/hello/render.js", query);
         assert_eq!(status, 400, "{query}: {body}");

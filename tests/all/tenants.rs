@@ -357,3 +357,27 @@ fn admin_api_can_listen_on_its_own_address() {
         .unwrap();
     assert_eq!(r.status(), 401, "the token is still required there");
 }
+
+#[test]
+fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serve() {
+    let dir = tempdir("bad-record");
+    let data = dir.to_str().unwrap();
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    assert_eq!(s.add("bad", HELLO, "max_concurrency=2").0, 201);
+    assert_eq!(s.add("good", HELLO, "").0, 201);
+    assert!(s.stop("TERM").success());
+    // A record written by an older build, or by hand, with a limit no
+    // server can apply.
+    let record = dir.join("tenants/bad.json");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let set = "\"max_concurrency\": 2";
+    assert!(text.contains(set), "{text}");
+    let huge = "\"max_concurrency\": 2305843009213693952";
+    std::fs::write(&record, text.replace(set, huge)).unwrap();
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    assert_eq!(s.get("/t/good/", &[]).status, 200);
+    assert_eq!(s.get("/t/bad/", &[]).status, 404);
+    assert!(s.log_contains("skipping a stored tenant"));
+    assert!(s.log_contains("`max_concurrency` 2305843009213693952 is out of range"));
+    assert_eq!(s.metric("ssr_tenants_skipped_total"), 1.0);
+}

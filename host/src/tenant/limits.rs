@@ -15,6 +15,16 @@ use serde::{Deserialize, Serialize};
 use super::{Mode, TenantError};
 use crate::engine::{self, EngineKind};
 
+/// Each limit's name and largest value (the smallest is 1): bounds that keep
+/// every stored value usable (no overflow in a unit conversion, no
+/// semaphore beyond what tokio allows).
+pub const RANGES: [(&str, u64); 4] = [
+    ("render_deadline_ms", 600_000),
+    ("memory_limit_mib", 1 << 20),
+    ("max_response_kib", 1 << 22),
+    ("max_concurrency", 4_096),
+];
+
 /// Limits a registration may set; each one not set is the server's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TenantLimits {
@@ -57,19 +67,41 @@ impl TenantLimits {
     pub const NAMES: &'static str =
         "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`";
 
-    /// Checks what was set against the server's defaults.
-    pub fn validate(&self, d: &Defaults) -> Result<(), TenantError> {
-        let zero = [
-            ("render_deadline_ms", self.render_deadline_ms == Some(0)),
-            ("memory_limit_mib", self.memory_limit_mib == Some(0)),
-            ("max_response_kib", self.max_response_kib == Some(0)),
-            ("max_concurrency", self.max_concurrency == Some(0)),
+    /// Checks that each limit set is within its range ([`RANGES`]): what a
+    /// stored registration must pass to be applied at all.
+    pub fn check_ranges(&self) -> Result<(), TenantError> {
+        let set = [
+            self.render_deadline_ms,
+            self.memory_limit_mib.map(|v| v as u64),
+            self.max_response_kib.map(|v| v as u64),
+            self.max_concurrency.map(|v| v as u64),
         ];
-        if let Some((name, _)) = zero.iter().find(|(_, z)| *z) {
-            return Err(TenantError::Limit(format!("`{name}` must be above 0")));
+        for ((name, max), value) in RANGES.iter().zip(set) {
+            if let Some(v) = value
+                && (v == 0 || v > *max)
+            {
+                return Err(TenantError::Limit(format!(
+                    "`{name}` {v} is out of range; use 1 to {max}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks what was set: its range, then the server's caps (a tenant may
+    /// lower its memory and response caps, not raise them).
+    pub fn validate(&self, d: &Defaults) -> Result<(), TenantError> {
+        self.check_ranges()?;
+        if let Some(kib) = self.max_response_kib
+            && kib > d.max_response_bytes >> 10
+        {
+            return Err(TenantError::Limit(format!(
+                "`max_response_kib` {kib} is over the server's --max-response-kib {}; a tenant may lower it, not raise it",
+                d.max_response_bytes >> 10
+            )));
         }
         if let Some(mib) = self.memory_limit_mib
-            && mib << 20 > d.memory_limit
+            && mib > d.memory_limit >> 20
         {
             return Err(TenantError::Limit(format!(
                 "`memory_limit_mib` {mib} is over the server's --memory-limit-mib {}; a tenant may lower its memory cap, not raise it",
@@ -91,7 +123,8 @@ impl TenantLimits {
                 .min(d.memory_limit),
             max_response_bytes: self
                 .max_response_kib
-                .map_or(d.max_response_bytes, |k| k << 10),
+                .map_or(d.max_response_bytes, |k| k << 10)
+                .min(d.max_response_bytes),
             concurrency: self
                 .max_concurrency
                 .unwrap_or_else(|| d.concurrency(engine)),
@@ -202,5 +235,9 @@ mod tests {
         t.memory_limit_mib = Some(100_000);
         let e = t.validate(&defaults()).unwrap_err().to_string();
         assert!(e.contains("memory_limit_mib"), "{e}");
+        // 2^44 MiB once wrapped to 0 bytes when shifted.
+        t.memory_limit_mib = Some(1 << 44);
+        let e = t.check_ranges().unwrap_err().to_string();
+        assert!(e.contains("out of range; use 1 to 1048576"), "{e}");
     }
 }

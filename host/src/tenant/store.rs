@@ -104,7 +104,10 @@ impl Store {
             }
             match self.load_one(&path, engines, defaults) {
                 Ok(s) => saved.push(s),
-                Err(e) => tracing::error!(file = %path.display(), "skipping a stored tenant: {e}"),
+                Err(e) => {
+                    metrics::counter!("ssr_tenants_skipped_total").increment(1);
+                    tracing::error!(file = %path.display(), "skipping a stored tenant: {e}")
+                }
             }
         }
         let live: HashSet<&str> = saved
@@ -132,6 +135,7 @@ impl Store {
         let text = std::fs::read(path).map_err(|e| e.to_string())?;
         let record: Registration = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
         super::validate_id(&record.id).map_err(|e| e.to_string())?;
+        record.limits.check_ranges().map_err(|e| e.to_string())?;
         let limits = record.limits.resolve(record.engine, defaults).engine();
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
         let read_wasm = || std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"));

@@ -61,7 +61,7 @@ enum TenantCommand {
 pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
     let Some(token) = args.token.clone() else {
         bail!(
-            "no admin token: pass --token or set SSR_ADMIN_TOKEN (`ssr serve` prints the one it uses)"
+            "no admin token: pass --token or set SSR_ADMIN_TOKEN (a server run with --data-dir and no token keeps the one it made in <data-dir>/admin-token; without a data dir it prints it at start)"
         );
     };
     let base = args.server.trim_end_matches('/');

@@ -114,67 +114,34 @@ fn issue_15_an_empty_or_short_admin_token_is_refused() {
 
 #[test]
 fn issue_15_a_generated_admin_token_is_kept_private_in_the_data_dir() {
-    use std::io::BufRead;
     use std::os::unix::fs::PermissionsExt;
     let dir = crate::support::tempdir("token");
-    // Starts a server on `dir` without a token; returns it, its address and
-    // what it printed before listening.
-    let start = || {
-        let mut child = crate::support::ssr()
-            .args([
-                "serve",
-                "--no-demo",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-            ])
-            .arg(&dir)
-            .env_remove("SSR_ADMIN_TOKEN")
-            .env("RUST_LOG", "info")
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut printed = String::new();
-        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        let addr = loop {
-            let line = lines.next().expect("ssr serve stopped").unwrap();
-            printed.push_str(&line);
-            printed.push('\n');
-            if let Some(rest) = line.strip_prefix("ssr listening on http://") {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        // Keep reading, so the server never writes to a closed pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        (child, addr, printed)
-    };
-    let (mut first, addr, printed) = start();
-    let path = dir.join("admin-token");
-    let token = std::fs::read_to_string(&path).unwrap();
-    assert!(token.len() >= 16);
-    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600);
-    assert!(
-        !printed.contains(&token),
-        "the token was printed:\n{printed}"
-    );
-    let admin = |addr: &str, auth: &str| {
+    let args = ["--no-demo", "--data-dir", dir.to_str().unwrap()];
+    let admin = |s: &Server, auth: &str| {
         Server::agent()
-            .get(format!("http://{addr}/admin/tenants"))
+            .get(s.url("/admin/tenants"))
             .header("Authorization", auth)
             .call()
             .unwrap()
             .status()
             .as_u16()
     };
-    assert_eq!(admin(&addr, &format!("Bearer {token}")), 200);
-    assert_eq!(admin(&addr, "Bearer "), 401);
-    first.kill().unwrap();
-    first.wait().unwrap();
+    let first = Server::launch(&args);
+    let path = dir.join("admin-token");
+    let token = std::fs::read_to_string(&path).unwrap();
+    assert!(token.len() >= 16);
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let printed = first.log.lock().unwrap().clone();
+    assert!(
+        !printed.contains(&token),
+        "the token was printed:\n{printed}"
+    );
+    assert_eq!(admin(&first, &format!("Bearer {token}")), 200);
+    assert_eq!(admin(&first, "Bearer "), 401);
+    drop(first);
     // A restart keeps the same token.
-    let (mut second, addr, printed) = start();
-    assert!(!printed.contains(&token));
-    assert_eq!(admin(&addr, &format!("Bearer {token}")), 200);
-    second.kill().unwrap();
-    second.wait().unwrap();
+    let second = Server::launch(&args);
+    assert!(!second.log.lock().unwrap().contains(&token));
+    assert_eq!(admin(&second, &format!("Bearer {token}")), 200);
 }

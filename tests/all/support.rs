@@ -191,12 +191,23 @@ impl Server {
     /// Starts `ssr serve` on a free loopback port with `args`, and waits
     /// until it listens (and, with the demo, until it is ready).
     pub fn start(args: &[&str]) -> Server {
+        let token = "test-token-0123456789";
+        let mut all = vec!["--admin-token", token];
+        all.extend_from_slice(args);
+        let mut s = Server::launch(&all);
+        s.token = token.to_string();
+        s
+    }
+
+    /// [`Server::start`] without an admin token of the test's own (`token`
+    /// is empty): the server makes or finds one.
+    pub fn launch(args: &[&str]) -> Server {
         use std::io::BufRead;
-        let token = "test-token-0123456789".to_string();
         let mut child = ssr()
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--admin-token", &token])
+            .args(["--listen", "127.0.0.1:0"])
             .args(args)
+            .env_remove("SSR_ADMIN_TOKEN")
             // Defaults for tests that do not set them (flags override).
             .env("SSR_WORKERS", "2")
             .env("SSR_WARM_INSTANCES", "4")
@@ -228,7 +239,7 @@ impl Server {
         Server {
             child,
             addr,
-            token,
+            token: String::new(),
             log,
         }
     }

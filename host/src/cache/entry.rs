@@ -87,8 +87,11 @@ pub struct Decision {
     pub explicit: bool,
     /// Request headers the response depends on, sorted; see the module doc.
     pub vary: Vec<String>,
-    /// Why a response the policy would keep is not kept, for metrics.
-    pub refused: Option<&'static str>,
+}
+
+/// Whether a `vary` list (as [`vary_of`] makes it) means every header.
+pub fn varies_on_all(vary: &[String]) -> bool {
+    vary.first().is_some_and(|v| v == "*")
 }
 
 /// The request headers a response depends on: the renderer's `vary` list and
@@ -191,16 +194,18 @@ impl CacheEntry {
                 .map(|v| v.as_ref().map_or(0, |v| v.len()))
                 .sum::<usize>();
         let head = head(&response.headers, &decision.vary, etag.as_deref());
+        // The head of each encoding the entry has; one it lacks is never
+        // served (`encoded` falls back to identity) and stays empty.
         let head_for = |encoding: Encoding, b: Option<&Bytes>| {
+            let Some(b) = b else {
+                return HeaderMap::new();
+            };
             let mut h = head.clone();
             h.reserve(3);
             if let Some(name) = encoding.name() {
                 h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
             }
-            h.insert(
-                header::CONTENT_LENGTH,
-                HeaderValue::from(b.map_or(0, Bytes::len)),
-            );
+            h.insert(header::CONTENT_LENGTH, HeaderValue::from(b.len()));
             h.insert(X_CACHE, HeaderValue::from_static("hit"));
             h
         };
@@ -224,14 +229,8 @@ impl CacheEntry {
         }
     }
 
-    /// The body in `wanted` encoding if the entry has it, else as rendered.
-    /// Returns the encoding used.
-    pub fn body(&self, wanted: Encoding) -> (Encoding, &Bytes) {
-        let (used, body, _) = self.encoded(wanted);
-        (used, body)
-    }
-
-    /// [`CacheEntry::body`], with the head of a hit in that encoding.
+    /// The body in `wanted` encoding if the entry has it, else as rendered,
+    /// with the encoding used and the head of a hit in it.
     pub fn encoded(&self, wanted: Encoding) -> (Encoding, &Bytes, &HeaderMap) {
         let made = match wanted {
             Encoding::Br => self.br.as_ref(),
@@ -326,7 +325,7 @@ fn head(headers: &[(String, String)], vary: &[String], etag: Option<&str>) -> He
             h.append(name, value);
         }
     }
-    let vary = if vary.first().is_some_and(|v| v == "*") {
+    let vary = if varies_on_all(vary) {
         "*".to_string()
     } else {
         let mut v = vary.join(", ");

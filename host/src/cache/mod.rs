@@ -99,6 +99,12 @@ pub type FlightError = Arc<dyn std::error::Error + Send + Sync>;
 /// One render in flight, and its result once there is one.
 type Flight = tokio::sync::OnceCell<Result<Arc<CacheEntry>, FlightError>>;
 
+/// Counts a response the policy would keep that the cache refused.
+fn not_stored(tenant: &str, reason: &'static str) {
+    metrics::counter!("ssr_cache_not_stored_total", "tenant" => tenant.to_string(), "reason" => reason)
+        .increment(1);
+}
+
 /// Whether a request carries credentials (RFC 9111 3.5).
 pub fn authorized(headers: &HeaderMap) -> bool {
     headers.contains_key(header::AUTHORIZATION)
@@ -176,7 +182,7 @@ impl Cache {
             None
         } else if response.headers.iter().any(|(k, _)| k == "set-cookie") {
             Some("set-cookie")
-        } else if vary.first().is_some_and(|v| v == "*") {
+        } else if entry::varies_on_all(&vary) {
             Some("vary-all")
         } else if authorized(headers) && !explicit {
             Some("authorization")
@@ -186,14 +192,12 @@ impl Cache {
             None
         };
         if let Some(reason) = refused {
-            metrics::counter!("ssr_cache_not_stored_total", "tenant" => tenant.to_string(), "reason" => reason)
-                .increment(1);
+            not_stored(tenant, reason);
         }
         Decision {
             ttl: ttl.filter(|_| refused.is_none()),
             explicit,
             vary,
-            refused,
         }
     }
 
@@ -210,11 +214,8 @@ impl Cache {
         cacheable: bool,
     ) -> Result<Arc<CacheEntry>, tokio::task::JoinError> {
         let decision = self.decide(tenant, &response, headers, cacheable);
-        let rendered_for = if decision.vary.first().is_some_and(|v| v == "*") {
-            Varied::default()
-        } else {
-            key::varied(headers, &decision.vary)
-        };
+        // For `*`, one absent value: such an entry is never kept or shared.
+        let rendered_for = key::varied(headers, &decision.vary);
         let compressible = entry::compressible(&response, self.limits.entry_bytes);
         let (permit, encodings): (_, &'static [Encoding]) = if !compressible {
             (None, &[])
@@ -250,8 +251,7 @@ impl Cache {
             return;
         }
         if entry.bytes > self.limits.tenant_bytes {
-            metrics::counter!("ssr_cache_not_stored_total", "tenant" => key.tenant().to_string(), "reason" => "too-large")
-                .increment(1);
+            not_stored(key.tenant(), "too-large");
             return;
         }
         let (slot, evicted) = self.l2.insert(key.clone(), entry.clone(), headers);
@@ -458,11 +458,11 @@ mod tests {
                 true,
             ))
             .unwrap();
-        let (enc, br) = e.body(Encoding::Br);
+        let (enc, br, _) = e.encoded(Encoding::Br);
         assert_eq!(enc, Encoding::Br);
         assert!(br.len() < body.len() / 4);
-        assert_eq!(e.body(Encoding::Gzip).0, Encoding::Gzip);
-        assert_eq!(e.body(Encoding::Identity).1.len(), body.len());
+        assert_eq!(e.encoded(Encoding::Gzip).0, Encoding::Gzip);
+        assert_eq!(e.encoded(Encoding::Identity).1.len(), body.len());
     }
 
     #[test]

@@ -287,25 +287,19 @@ fn respond(
     if cache != "hit" {
         h.insert(X_CACHE, HeaderValue::from_static(cache));
     }
+    let conditional = (*method == Method::GET || *method == Method::HEAD)
+        && entry.stored
+        && (200..300).contains(&entry.status);
+    let not_modified =
+        conditional && header_str(req, header::IF_NONE_MATCH).is_some_and(|inm| entry.matches(inm));
+    let status = if not_modified { 304 } else { entry.status };
     // 204 and 304 have no content (RFC 9110 6.4.1), whatever was rendered.
-    let bodiless = matches!(entry.status, 204 | 304);
+    let bodiless = matches!(status, 204 | 304);
     if bodiless {
         h.remove(header::CONTENT_LENGTH);
         h.remove(header::CONTENT_ENCODING);
     }
-    let conditional = (*method == Method::GET || *method == Method::HEAD)
-        && entry.stored
-        && (200..300).contains(&entry.status);
-    if conditional
-        && let Some(inm) = header_str(req, header::IF_NONE_MATCH)
-        && entry.matches(inm)
-    {
-        h.remove(header::CONTENT_LENGTH);
-        h.remove(header::CONTENT_ENCODING);
-        *resp.status_mut() = StatusCode::NOT_MODIFIED;
-        return resp;
-    }
-    *resp.status_mut() = StatusCode::from_u16(entry.status).unwrap_or(StatusCode::OK);
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     if *method != Method::HEAD && !bodiless {
         *resp.body_mut() = Body::from(body.clone());
     }

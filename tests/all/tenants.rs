@@ -381,3 +381,55 @@ fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serv
     assert!(s.log_contains("`max_concurrency` 2305843009213693952 is out of range"));
     assert_eq!(s.metric("ssr_tenants_skipped_total"), 1.0);
 }
+
+#[test]
+fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
+    use sha2::Digest;
+    let dir = tempdir("sha256");
+    let data = dir.to_str().unwrap();
+    let plugins = dir.join("plugins");
+    let sha = |entry: &str| {
+        let bytes = std::fs::read(crate::support::plugin(entry).plugin).unwrap();
+        sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    assert_eq!(s.add("a", HELLO, "").0, 201);
+    assert_eq!(s.add("b", PREACT, "engine=v8").0, 201);
+    let (hello, preact) = (sha(HELLO), sha(PREACT));
+    for name in [
+        format!("{hello}.wasm"),
+        format!("{hello}.cwasm"),
+        format!("{preact}.wasm"),
+    ] {
+        assert!(plugins.join(&name).is_file(), "{name} is stored");
+    }
+    let (_, shown) = s.admin("GET", "/admin/tenants/a");
+    assert!(
+        shown.contains(&format!("\"digest\":\"{hello}\"")),
+        "{shown}"
+    );
+    // Registering the same bytes again leaves the compiled file alone.
+    let compiled = plugins.join(format!("{hello}.cwasm"));
+    let before = std::fs::metadata(&compiled).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(s.add("a", HELLO, "").0, 200);
+    assert_eq!(s.add("c", HELLO, "").0, 201);
+    let after = std::fs::metadata(&compiled).unwrap().modified().unwrap();
+    assert_eq!(before, after, "a content-addressed file is written once");
+    assert!(s.stop("TERM").success());
+
+    // Another plugin's bytes under b's name: b is skipped, never run.
+    std::fs::copy(
+        crate::support::plugin(HELLO).plugin,
+        plugins.join(format!("{preact}.wasm")),
+    )
+    .unwrap();
+    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    assert_eq!(s.get("/t/a/", &[]).status, 200);
+    assert_eq!(s.get("/t/b/", &[]).status, 404);
+    assert!(s.log_contains("does not hash to its name"));
+    assert_eq!(s.metric("ssr_tenants_skipped_total"), 1.0);
+}

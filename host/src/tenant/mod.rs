@@ -122,7 +122,7 @@ pub struct Registration {
     /// Error pages carry the failure's detail (`Settings::debug`).
     #[serde(default)]
     pub debug: bool,
-    /// Content hash of the plugin bytes.
+    /// The plugin bytes' SHA-256 ([`digest`]); names its stored files.
     pub digest: String,
     pub plugin_bytes: usize,
     pub updated_unix: u64,
@@ -433,9 +433,15 @@ fn validate_host(host: &str) -> Result<String, TenantError> {
     }
 }
 
-/// A content digest (xxh3-128, hex) of plugin bytes.
+/// The content digest of plugin bytes: SHA-256, lower-case hex. Stored
+/// files are named by it, so it must resist crafted collisions: a tenant
+/// whose plugin collided with another's would load that one's code.
 pub fn digest(bytes: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 //!
 //! Layout:
 //! ```text
-//! <data-dir>/plugins/<digest>.wasm    the plugin as registered (immutable)
+//! <data-dir>/plugins/<digest>.wasm    the plugin as registered (immutable;
+//!                                     <digest> is its SHA-256)
 //! <data-dir>/plugins/<digest>.cwasm   the same, compiled for this host
-//!                                     (Wasm tenants only)
+//!                                     (Wasm tenants only; written once)
 //! <data-dir>/tenants/<id>.json        the registration, naming a digest
 //! ```
 //!
@@ -15,6 +16,9 @@
 //!   after a crash at any moment a tenant has its old registration or its
 //!   new one.
 //! - Plugin files no registration names are garbage, removed at start-up.
+//! - Files are content-addressed by SHA-256 and never rewritten while a
+//!   registration names them; a `.wasm` read back whose SHA-256 is not its
+//!   name is refused (that tenant is skipped), never run.
 //! - Loading a Wasm tenant prefers the compiled `.cwasm` (`deserialize_file`, no
 //!   compilation); if it cannot be used (another wasmtime version, say) the
 //!   `.wasm` is compiled again and the `.cwasm` rewritten.
@@ -62,13 +66,14 @@ impl Store {
         wasm: &[u8],
         compiled: Option<&[u8]>,
     ) -> std::io::Result<()> {
-        let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
-        if !wasm_path.exists() {
-            write_atomically(&wasm_path, wasm)?;
-        }
+        let write_once = |path: PathBuf, bytes: &[u8]| match path.exists() {
+            true => Ok(()),
+            false => write_atomically(&path, bytes),
+        };
+        write_once(self.plugins.join(format!("{}.wasm", record.digest)), wasm)?;
         if let Some(compiled) = compiled {
-            write_atomically(
-                &self.plugins.join(format!("{}.cwasm", record.digest)),
+            write_once(
+                self.plugins.join(format!("{}.cwasm", record.digest)),
                 compiled,
             )?;
         }
@@ -138,7 +143,18 @@ impl Store {
         record.limits.check_ranges().map_err(|e| e.to_string())?;
         let limits = record.limits.resolve(record.engine, defaults).engine();
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
-        let read_wasm = || std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"));
+        let read_wasm = || {
+            let bytes = std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"))?;
+            // Records written before digests were SHA-256 (32 hex digits of
+            // xxh3) name their file by that; they load until re-registered.
+            if record.digest.len() == 64 && super::digest(&bytes) != record.digest {
+                return Err(format!(
+                    "{} does not hash to its name; register the tenant again",
+                    wasm_path.display()
+                ));
+            }
+            Ok(bytes)
+        };
         if record.engine != EngineKind::Wasm {
             let engine = engines.get(record.engine).map_err(|e| e.to_string())?;
             let plugin = engine

@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cargo build --release
-exec target/release/ssr serve "$@"
+exec target/release/ssr serve --demo "$@"

@@ -95,8 +95,13 @@ pub struct Config {
     pub max_plugin_bytes: usize,
     pub max_response_bytes: usize,
     pub default_mode: Mode,
-    /// Serve the example plugins from `plugins/` when no tenant is registered.
-    pub demo: bool,
+    /// Register the example plugins from `plugins/` as demo tenants, in
+    /// memory only; `None`: when the server runs in memory ([`Config::demo`]).
+    pub demo: Option<bool>,
+    /// Route `/t/{id}/...` to tenant `id`, which puts every tenant on one
+    /// web origin; `None`: when the server runs in memory
+    /// ([`Config::path_routing`]).
+    pub path_routing: Option<bool>,
     /// Where renders run; `Runtime` exists to measure what the pool buys.
     pub render_on: RenderOn,
 }
@@ -142,7 +147,8 @@ impl Default for Config {
             max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             default_mode: Mode::Reuse,
-            demo: true,
+            demo: None,
+            path_routing: None,
             render_on: RenderOn::Pool,
         }
     }
@@ -195,6 +201,7 @@ pub struct FileConfig {
     pub max_response_kib: Option<usize>,
     pub default_mode: Option<Mode>,
     pub demo: Option<bool>,
+    pub path_routing: Option<bool>,
     pub render_on: Option<RenderOn>,
 }
 
@@ -252,12 +259,27 @@ impl FileConfig {
         set!(max_plugin_mib => max_plugin_bytes, mib);
         set!(max_response_kib => max_response_bytes, kib);
         set!(default_mode);
-        set!(demo);
+        set!(demo => demo, Some);
+        set!(path_routing => path_routing, Some);
         set!(render_on);
     }
 }
 
 impl Config {
+    /// Whether demo tenants are registered: when asked, else when the
+    /// server runs in memory (the README's run command). They are never
+    /// persisted and never replace a registered tenant.
+    pub fn demo(&self) -> bool {
+        self.demo.unwrap_or(self.data_dir.is_none())
+    }
+
+    /// Whether `/t/{id}/` routes by path: when asked, else when the server
+    /// runs in memory (the demo, development). Off by default with a data
+    /// dir: every tenant under `/t/` shares one web origin (cookies, scripts).
+    pub fn path_routing(&self) -> bool {
+        self.path_routing.unwrap_or(self.data_dir.is_none())
+    }
+
     /// Instances the pooling allocator must hold: each worker's warm
     /// instances, plus one per render in flight (on the worker and in its
     /// background lane) and one being replaced.

@@ -202,6 +202,11 @@ impl Server {
     /// [`Server::start`] without an admin token of the test's own (`token`
     /// is empty): the server makes or finds one.
     pub fn launch(args: &[&str]) -> Server {
+        Server::launch_env(args, &[])
+    }
+
+    /// [`Server::launch`] with more environment variables.
+    pub fn launch_env(args: &[&str], env: &[(&str, &str)]) -> Server {
         use std::io::BufRead;
         let mut child = ssr()
             .arg("serve")
@@ -212,6 +217,7 @@ impl Server {
             .env("SSR_WORKERS", "2")
             .env("SSR_WARM_INSTANCES", "4")
             .env("RUST_LOG", "warn,ssr=info,ssr::console=info")
+            .envs(env.iter().copied())
             .stderr(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .spawn()

@@ -433,3 +433,75 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
     assert!(s.log_contains("does not hash to its name"));
     assert_eq!(s.metric("ssr_tenants_skipped_total"), 1.0);
 }
+
+/// Waits (up to 60 s) until the server says it is ready.
+fn wait_ready(s: &Server) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while s.get("/readyz", &[]).status != 200 {
+        assert!(std::time::Instant::now() < until, "never ready");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
+    // One example plugin, so that the demo is quick.
+    let examples = tempdir("demo-plugins");
+    std::fs::create_dir_all(examples.join("hello")).unwrap();
+    std::fs::copy(
+        crate::support::root().join(HELLO),
+        examples.join("hello/render.js"),
+    )
+    .unwrap();
+    let env = [("SSR_PLUGINS_DIR", examples.to_str().unwrap())];
+    let dir = tempdir("demo-data");
+    let data = dir.to_str().unwrap();
+    let token = "test-token-0123456789";
+    let start = |args: &[&str]| {
+        let all = [&["--admin-token", token, "--path-routing"], args].concat();
+        let mut s = Server::launch_env(&all, &env);
+        s.token = token.to_string();
+        s
+    };
+
+    // The operator's `hello`, registered before the demo starts (or while
+    // it registers, below) is never replaced by the demo's.
+    let s = start(&["--data-dir", data]);
+    assert_eq!(s.add("hello", PREACT, "").0, 201);
+    drop(s);
+    let s = start(&["--demo", "--data-dir", data]);
+    assert!(matches!(s.add("hello", PREACT, "").0, 200 | 201));
+    wait_ready(&s);
+    assert!(s.log_contains("demo tenant hello skipped"));
+    assert!(s.get("/t/hello/", &[]).text().contains("tasks</h1>"));
+    let demo = s.get("/t/hello-v8/?name=Ada", &[]);
+    assert!(
+        demo.text().contains("Hello, Ada!"),
+        "the demo serves the rest"
+    );
+    let (_, list) = s.admin("GET", "/admin/tenants");
+    assert!(list.contains("\"demo\":true"), "{list}");
+    let stored: Vec<_> = std::fs::read_dir(dir.join("tenants"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(stored, ["hello.json"], "demo tenants are never stored");
+    assert!(s.stop("TERM").success());
+
+    // Without --demo, a data dir serves what the operator registered only.
+    let s = start(&["--data-dir", data]);
+    wait_ready(&s);
+    assert!(s.get("/t/hello/", &[]).text().contains("tasks</h1>"));
+    assert_eq!(s.get("/t/hello-v8/", &[]).status, 404);
+    drop(s);
+
+    // In memory, the demo is on by default.
+    let s = start(&[]);
+    wait_ready(&s);
+    assert!(
+        s.get("/t/hello/?name=Ada", &[])
+            .text()
+            .contains("Hello, Ada!")
+    );
+}

@@ -1,5 +1,7 @@
-//! `ssr serve`: the server. With no arguments it serves the example plugins
-//! from `plugins/` as demo tenants (`hello.localhost`, `/t/hello/`, ...).
+//! `ssr serve`: the server. With no arguments (in memory) it serves the
+//! example plugins from `plugins/` as demo tenants (`hello.localhost`,
+//! `/t/hello/`, ...); with `--data-dir`, only when given `--demo`, and then
+//! in memory only (`Registry::put_demo`).
 //!
 //! Settings come from flags, else `SSR_*` environment variables, else the
 //! `--config` TOML file, else the defaults in `config.rs`.
@@ -152,9 +154,22 @@ pub struct ServeArgs {
     /// buys) the async runtime's threads [default: pool].
     #[arg(long, env = "SSR_RENDER_ON", value_enum)]
     render_on: Option<RenderOn>,
-    /// Do not register the example plugins when no tenant is registered.
-    #[arg(long, env = "SSR_NO_DEMO")]
+    /// Register the example plugins from `plugins/` as demo tenants, in
+    /// memory only (never stored, never replacing a registered tenant)
+    /// [default: only without --data-dir].
+    #[arg(long, env = "SSR_DEMO", overrides_with = "no_demo")]
+    demo: bool,
+    /// Do not register the demo tenants.
+    #[arg(long, env = "SSR_NO_DEMO", overrides_with = "demo")]
     no_demo: bool,
+    /// Route /t/<id>/... to tenant <id>. Every tenant under /t/ then shares
+    /// one web origin (a cookie or script of one reaches the others): for
+    /// the demo and development [default: only without --data-dir].
+    #[arg(long, env = "SSR_PATH_ROUTING", overrides_with = "no_path_routing")]
+    path_routing: bool,
+    /// Route by hostname only.
+    #[arg(long, env = "SSR_NO_PATH_ROUTING", overrides_with = "path_routing")]
+    no_path_routing: bool,
 }
 
 impl ServeArgs {
@@ -193,12 +208,22 @@ impl ServeArgs {
             max_plugin_mib: None,
             max_response_kib: self.max_response_kib,
             default_mode: self.mode,
-            demo: self.no_demo.then_some(false),
+            demo: flag(self.demo, self.no_demo),
+            path_routing: flag(self.path_routing, self.no_path_routing),
             render_on: self.render_on,
         }
         .apply(&mut c);
         c.validate()?;
         Ok(c)
+    }
+}
+
+/// A `--x`/`--no-x` pair: `None` when neither was given.
+fn flag(on: bool, off: bool) -> Option<bool> {
+    match (on, off) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
     }
 }
 
@@ -260,7 +285,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     if let Some(l) = &admin_listener {
         eprintln!("ssr admin API listening on http://{}", l.local_addr()?);
     }
-    let demo = config.demo && registry.list().is_empty();
+    let demo = config.demo();
     let state = Arc::new(AppState {
         cache: Cache::new(config.cache_limits()),
         config,
@@ -340,8 +365,12 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
                                 engine: Some(*engine),
                                 ..Settings::default()
                             };
-                            registry.put(&id, &built.plugin, settings)?;
-                            ids.push(id);
+                            match registry.put_demo(&id, &built.plugin, settings)? {
+                                Some(_) => ids.push(id),
+                                None => eprintln!(
+                                    "demo tenant {id} skipped: a tenant of that id is registered"
+                                ),
+                            }
                         }
                         Ok(ids)
                     });

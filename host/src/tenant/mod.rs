@@ -13,6 +13,9 @@
 //! - With a data dir, a registration is persisted (see `store.rs`) before it
 //!   is published, so what a client was told is stored survives a crash.
 //! - A hostname routes to at most one tenant.
+//! - A demo tenant ([`Registry::put_demo`]) lives in memory only and takes
+//!   an id only while it is free: it never replaces, removes or is stored
+//!   over a registration made through the admin API.
 
 mod limits;
 mod store;
@@ -122,6 +125,10 @@ pub struct Registration {
     /// Error pages carry the failure's detail (`Settings::debug`).
     #[serde(default)]
     pub debug: bool,
+    /// An example plugin the server registered itself (`--demo`): in memory
+    /// only, and any registration of the id replaces it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub demo: bool,
     /// The plugin bytes' SHA-256 ([`digest`]); names its stored files.
     pub digest: String,
     pub plugin_bytes: usize,
@@ -293,6 +300,28 @@ impl Registry {
     /// Registers or replaces tenant `id`. Compiles the plugin (CPU-heavy:
     /// call it off the async runtime's threads).
     pub fn put(&self, id: &str, bytes: &[u8], settings: Settings) -> Result<Put, TenantError> {
+        self.put_as(id, bytes, settings, false)
+            .map(|put| put.expect("a registration always publishes"))
+    }
+
+    /// Registers demo tenant `id` in memory, unless `id` is taken (then
+    /// `None`): the demo never replaces what an operator registered.
+    pub fn put_demo(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        settings: Settings,
+    ) -> Result<Option<Put>, TenantError> {
+        self.put_as(id, bytes, settings, true)
+    }
+
+    fn put_as(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        settings: Settings,
+        demo: bool,
+    ) -> Result<Option<Put>, TenantError> {
         validate_id(id)?;
         if bytes.is_empty() {
             return Err(TenantError::Empty);
@@ -312,7 +341,8 @@ impl Registry {
         self.check_hosts_free(id, &hosts)?;
         let engine = settings.engine.unwrap_or_default();
         let limits = settings.limits.resolve(engine, &self.defaults);
-        let (plugin, compiled) = match (engine, &self.store) {
+        let store = self.store.as_ref().filter(|_| !demo);
+        let (plugin, compiled) = match (engine, store) {
             // A Wasm plugin is stored compiled too, so a restart need not
             // compile it again.
             (EngineKind::Wasm, Some(_)) => {
@@ -328,6 +358,9 @@ impl Registry {
             ),
         };
         let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+        if demo && self.get(id).is_some() {
+            return Ok(None);
+        }
         // Checked again: another registration may have taken a host since.
         self.check_hosts_free(id, &hosts)?;
         let registration = Registration {
@@ -338,13 +371,14 @@ impl Registry {
             engine,
             limits: settings.limits,
             debug: settings.debug,
+            demo,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),
             updated_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
         };
-        if let Some(store) = &self.store {
+        if let Some(store) = store {
             store.save(&registration, bytes, compiled.as_deref())?;
         }
         let stats = self
@@ -353,7 +387,7 @@ impl Registry {
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
         let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats));
         let created = self.publish(tenant.clone());
-        Ok(Put { tenant, created })
+        Ok(Some(Put { tenant, created }))
     }
 
     /// Removes tenant `id`.

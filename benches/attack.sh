@@ -35,7 +35,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 add() { # id, plugin, engine
   curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary "@$2" \
-    "http://127.0.0.1:$PORT/admin/tenants/$1?engine=$3" >/dev/null
+    "http://127.0.0.1:$PORT/_ssr/admin/tenants/$1?engine=$3" >/dev/null
 }
 p99_ms() { # -> "rps p50 p99 failed" with latencies in ms; failed: non-2xx + timeouts
   wrk -t1 -c"$CONNS" --latency -s benches/miss.lua -d2s "http://127.0.0.1:$PORT/t/good/" >/dev/null
@@ -49,7 +49,7 @@ p99_ms() { # -> "rps p50 p99 failed" with latencies in ms; failed: non-2xx + tim
 # The server's own view of the good tenant during one phase: the p99 of its
 # queue wait and of its render time (the upper bound of the histogram bucket
 # that holds the 99th percentile, in ms), from two /metrics snapshots.
-snapshot() { curl -fs "http://127.0.0.1:$PORT/metrics" | grep 'tenant="good"' | grep _bucket > "$1"; }
+snapshot() { curl -fs -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/_ssr/metrics" | grep 'tenant="good"' | grep _bucket > "$1"; }
 server_p99() { # before, after, metric -> ms
   join <(grep "^$3" "$1" | sed 's/ /\t/' | sort) <(grep "^$3" "$2" | sed 's/ /\t/' | sort) -t $'\t' |
     awk -F'\t' '{ match($1, /le="[^"]+"/); le = substr($1, RSTART + 4, RLENGTH - 5);
@@ -72,7 +72,7 @@ for engine in wasm v8; do
   target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --no-demo \
     --workers 2 2>"$work/serve.log" &
   server=$!
-  until curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do sleep 0.2; done
+  until curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1; do sleep 0.2; done
   add good target/plugins/hello.wasm "$engine"
   for i in 1 2 3 4 5; do add "evil$i" target/plugins/hostile.wasm "$engine"; done
 

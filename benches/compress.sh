@@ -20,7 +20,7 @@ big="http://127.0.0.1:$PORT/t/page/big?kib=$KIB&nostore=1"
 size=$(curl -fs -H 'accept-encoding: gzip' "$big" | wc -c)
 echo "page: $KIB KiB, $size bytes gzipped" >&2
 healthz() {
-  wrk -t1 -c10 -d"${SECS}s" --latency "http://127.0.0.1:$PORT/healthz" |
+  wrk -t1 -c10 -d"${SECS}s" --latency "http://127.0.0.1:$PORT/_ssr/healthz" |
     awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {printf "%s req/s, p50 %s, p99 %s\n", r, p50, p99}'
 }
 echo "healthz alone: $(healthz)"

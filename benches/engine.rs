@@ -79,6 +79,8 @@ fn engines(c: &mut Criterion) {
         let native_req = ssr_guest::Request {
             method: req.method.clone(),
             url: req.url.clone(),
+            href: req.href.clone(),
+            base: req.base.clone(),
             path: req.path.clone(),
             query: req.query.clone(),
             headers: req.headers.clone(),

@@ -30,7 +30,7 @@ start_ssr() { # args: extra serve flags
   target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --cache-mib 1024 --cache-tenant-mib 1024 "$@" 2>"$work/serve.log" &
   server=$!
   for _ in $(seq 1 240); do
-    curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
+    curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1 && return 0
     sleep 0.5
   done
   echo "the server did not become ready:" >&2; cat "$work/serve.log" >&2; exit 1
@@ -73,7 +73,7 @@ row "bare axum, same bytes as hello (median of 3)" "$(printf '%s\n' "${bare_runs
 row "cache hit, hello (median of 3, interleaved with bare axum)" "$(printf '%s\n' "${hit_runs[@]}" | median)"
 target/release/ssr build -q plugins/react/app.jsx -o "$work/react.wasm"
 curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/react.wasm" \
-  "http://127.0.0.1:$PORT/admin/tenants/react-fresh?mode=fresh" >/dev/null
+  "http://127.0.0.1:$PORT/_ssr/admin/tenants/react-fresh?mode=fresh" >/dev/null
 measure "cache hit, react" "http://127.0.0.1:$PORT/t/react/"
 measure "cache miss, hello (reuse)" "http://127.0.0.1:$PORT/t/hello/" benches/miss.lua
 measure "cache miss, react (reuse)" "http://127.0.0.1:$PORT/t/react/" benches/miss.lua

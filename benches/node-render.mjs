@@ -16,7 +16,7 @@ const render =
 const [path, qs = ''] = url.split('?');
 const query = {};
 for (const [k, v] of new URLSearchParams(qs)) if (!(k in query)) query[k] = v;
-const request = { method: 'GET', url, path, query, headers: {}, tenant: 'bench' };
+const request = { method: 'GET', url, href: `http://localhost${url}`, base: '', path, query, headers: {}, tenant: 'bench' };
 for (const k of ['log', 'info', 'debug', 'warn', 'error']) console[k] = () => {};
 
 // Ends with the body as UTF-8 bytes, as the engines hand it to the host (a

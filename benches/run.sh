@@ -119,9 +119,9 @@ for p in "${plugins[@]}"; do
       target/release/ssr serve --no-demo --listen 127.0.0.1:$PORT --admin-token $TOKEN \
         --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl 2>"$work/serve.log" &
       server=$!
-      wait_ready "http://127.0.0.1:$PORT/healthz" "$work/serve.log"
+      wait_ready "http://127.0.0.1:$PORT/_ssr/healthz" "$work/serve.log"
       curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$name.wasm" \
-        "http://127.0.0.1:$PORT/admin/tenants/$name?engine=$engine" >/dev/null
+        "http://127.0.0.1:$PORT/_ssr/admin/tenants/$name?engine=$engine" >/dev/null
       read -r rps p50 p99 errs <<<"$(run_wrk "http://127.0.0.1:$PORT/t/$name$(url_of "$name")")"
       rss=$(peak_rss_mib $server)
       kill $server; wait $server 2>/dev/null || true

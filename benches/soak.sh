@@ -35,10 +35,10 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --no-demo \
   --workers 2 --max-response-kib 4096 2>"$work/serve.log" &
 server=$!
-until curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do sleep 0.2; done
+until curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1; do sleep 0.2; done
 add() { # id, plugin, query
   curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary "@$2" \
-    "http://127.0.0.1:$PORT/admin/tenants/$1?$3" >/dev/null
+    "http://127.0.0.1:$PORT/_ssr/admin/tenants/$1?$3" >/dev/null
 }
 add hello target/plugins/hello.wasm ""
 add react target/plugins/react.wasm ""
@@ -74,7 +74,7 @@ for _ in $(seq 1 "$MINUTES"); do
 done
 wait "$hello" "$react"
 rss_end=$(rss_kib)
-metrics=$(curl -s --max-time 30 "http://127.0.0.1:$PORT/metrics" || true)
+metrics=$(curl -s --max-time 30 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/_ssr/metrics" || true)
 printf '%s\n' "$metrics" >target/soak-metrics.txt # the whole scrape, for a closer look
 kill "$server"; wait "$server" 2>/dev/null || true
 

@@ -3,9 +3,9 @@
 # tests/plugins/visitor.js as tenant `page` on host page.test.
 target/release/ssr serve --no-demo --listen 127.0.0.1:$PORT --admin-token $TOKEN 2>"$work/serve.log" &
 for _ in $(seq 1 120); do
-  curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
+  curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1 && break
   sleep 0.5
 done
 target/release/ssr build -q tests/plugins/visitor.js -o "$work/visitor.wasm"
 curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/visitor.wasm" \
-  "http://127.0.0.1:$PORT/admin/tenants/page?host=page.test" >/dev/null
+  "http://127.0.0.1:$PORT/_ssr/admin/tenants/page?host=page.test" >/dev/null

@@ -690,7 +690,7 @@
       const name = k.toLowerCase();
       headers[name] = own.call(headers, name) ? `${headers[name]}, ${v}` : v;
     }
-    return { method: raw.method, url: raw.url, path: raw.path, query, headers: recordingHeaders(headers, reads), tenant: raw.tenant };
+    return { method: raw.method, url: raw.url, href: raw.href, base: raw.base, path: raw.path, query, headers: recordingHeaders(headers, reads), tenant: raw.tenant };
   }
 
   let render = null;
@@ -706,7 +706,7 @@
         throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export function render(request) { ... }\` or \`export default\``);
       }
     },
-    // `raw` is {method, url, path, query: [[name, value]], headers:
+    // `raw` is {method, url, href, base, path, query: [[name, value]], headers:
     // [[name, value]], tenant}, as every engine passes it; the renderer sees
     // `query` with each name's first value and `headers` with lower-case
     // names, repeated ones joined with ", ".

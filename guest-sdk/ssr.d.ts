@@ -10,8 +10,18 @@
 export interface RenderRequest {
   /** Upper-case method: "GET", "HEAD", ... */
   method: string;
-  /** Path and query exactly as received: "/blog/1?draft=1". */
+  /** Path and query exactly as received, after `base`: "/blog/1?draft=1". */
   url: string;
+  /**
+   * The absolute URL as received: scheme, Host (port included), base, path
+   * and query: "http://shop.example:8080/blog/1?draft=1".
+   */
+  href: string;
+  /**
+   * The path prefix the host routed by ("/t/shop" under path routing), or "".
+   * Links the page makes start with it: `${req.base}/blog/2`.
+   */
+  base: string;
   /** The path alone, percent-encoding kept: "/blog/1". */
   path: string;
   /** Each query name mapped to its first value, percent-decoded. */

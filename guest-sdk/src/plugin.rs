@@ -93,6 +93,8 @@ impl Guest for Plugin {
         let req = runtime::Request {
             method: req.method,
             url: req.url,
+            href: req.href,
+            base: req.base,
             path: req.path,
             query: req.query,
             headers: req.headers,

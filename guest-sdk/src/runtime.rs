@@ -34,6 +34,8 @@ pub const PRELUDE_NAME: &str = "ssr:prelude";
 pub struct Request {
     pub method: String,
     pub url: String,
+    pub href: String,
+    pub base: String,
     pub path: String,
     pub query: Vec<(String, String)>,
     pub headers: Vec<(String, String)>,
@@ -336,6 +338,8 @@ fn to_js<'js>(ctx: &Ctx<'js>, req: &Request) -> javy::quickjs::Result<Object<'js
     let o = Object::new(ctx.clone())?;
     o.set("method", req.method.as_str())?;
     o.set("url", req.url.as_str())?;
+    o.set("href", req.href.as_str())?;
+    o.set("base", req.base.as_str())?;
     o.set("path", req.path.as_str())?;
     o.set("query", pairs(&req.query)?)?;
     o.set("headers", pairs(&req.headers)?)?;

@@ -17,7 +17,7 @@
 use thiserror::Error;
 
 /// Version of the `ssr:plugin` WIT package this host speaks.
-pub const CONTRACT_VERSION: &str = "0.1.0";
+pub const CONTRACT_VERSION: &str = "0.2.0";
 /// Name of the exported interface that carries `render`.
 pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
 /// Custom section holding the JavaScript bundle.

@@ -36,7 +36,7 @@ fn cache_hit_skips_the_render() {
         s.get("/page", &[("host", "c.test")]).header("x-cache"),
         Some("miss")
     );
-    let (_, shown) = s.admin("GET", "/admin/tenants/c");
+    let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/c");
     assert!(shown.contains("\"renders\":2"), "{shown}");
 }
 
@@ -72,12 +72,12 @@ fn purge_empties_a_tenant_or_a_prefix() {
     let s = server(&[]);
     s.get("/t/c/blog/1", &[]);
     s.get("/t/c/shop/1", &[]);
-    let (status, body) = s.admin("POST", "/admin/tenants/c/purge?prefix=/blog");
+    let (status, body) = s.admin("POST", "/_ssr/admin/tenants/c/purge?prefix=/blog");
     assert_eq!(status, 200);
     assert!(body.contains("\"purged\":1"), "{body}");
     assert_eq!(s.get("/t/c/blog/1", &[]).header("x-cache"), Some("miss"));
     assert_eq!(s.get("/t/c/shop/1", &[]).header("x-cache"), Some("hit"));
-    s.admin("POST", "/admin/tenants/c/purge");
+    s.admin("POST", "/_ssr/admin/tenants/c/purge");
     assert_eq!(s.get("/t/c/shop/1", &[]).header("x-cache"), Some("miss"));
 }
 
@@ -156,7 +156,7 @@ fn concurrent_misses_render_once() {
     });
     // Each render draws a new random number: one body means one render.
     assert!(bodies.windows(2).all(|w| w[0] == w[1]));
-    let (_, shown) = s.admin("GET", "/admin/tenants/c");
+    let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/c");
     assert!(shown.contains("\"renders\":1"), "{shown}");
 }
 
@@ -398,7 +398,7 @@ fn issue_14_the_cache_is_bounded_by_bytes_and_purge_gives_them_back() {
     assert_eq!(cached(&s.get(&url, &[])), "miss");
     let refused = format!(r#"ssr_cache_not_stored_total{{tenant="{id}",reason="too-large"}}"#);
     assert_eq!(s.metric(&refused), 2.0);
-    s.admin("POST", &format!("/admin/tenants/{id}/purge"));
+    s.admin("POST", &format!("/_ssr/admin/tenants/{id}/purge"));
     assert_eq!(s.metric(&bytes), 0.0);
     assert_eq!(s.metric("ssr_cache_bytes"), 0.0);
 }
@@ -419,14 +419,14 @@ fn issue_14_purge_returns_the_memory() {
     for i in 0..4 {
         s.get(&format!("/t/{id}/warm{i}?kib=4096"), &[]);
     }
-    s.admin("POST", &format!("/admin/tenants/{id}/purge"));
+    s.admin("POST", &format!("/_ssr/admin/tenants/{id}/purge"));
     let before = s.rss();
     for i in 0..40 {
         s.get(&format!("/t/{id}/p{i}?kib=4096"), &[]);
     }
     let full = s.rss();
     assert!(full > before + (120 << 20), "{before} -> {full}");
-    s.admin("POST", &format!("/admin/tenants/{id}/purge"));
+    s.admin("POST", &format!("/_ssr/admin/tenants/{id}/purge"));
     // Every thread's L1 empties itself at its next lookup.
     for _ in 0..8 {
         s.get(&format!("/t/{id}/warm"), &[]);

@@ -103,7 +103,7 @@ fn a_tenant_at_its_cap_waits_in_a_bounded_line() {
     );
     assert!(refused.header("retry-after").is_some());
     assert_eq!(s.get("/t/good/?during=line", &[]).status, 200);
-    let metrics = s.get("/metrics", &[]).text();
+    let metrics = s.metrics_text();
     assert!(
         metrics.contains(r#"ssr_rejections_total{tenant="evil",reason="tenant-busy"} 1"#),
         "{metrics}"
@@ -177,7 +177,7 @@ fn thread(pid: u32, name: &str) -> Thread {
 
 /// The server's `/metrics` line for `name`, or `"<name> (none)"`.
 fn metric(s: &Server, name: &str) -> String {
-    let metrics = s.get("/metrics", &[]).text();
+    let metrics = s.metrics_text();
     metrics
         .lines()
         .find(|l| l.starts_with(name))
@@ -354,6 +354,7 @@ fn limits_set_at_registration_apply_and_persist() {
     let dir = tempdir("limits");
     let args = [
         "--no-demo",
+        "--path-routing",
         "--data-dir",
         dir.to_str().unwrap(),
         "--render-deadline",
@@ -395,9 +396,9 @@ fn limits_set_at_registration_apply_and_persist() {
 
     // After a restart the stored registrations carry the same limits.
     let s = Server::start(&args);
-    let (_, view) = s.admin("GET", "/admin/tenants/hasty");
+    let (_, view) = s.admin("GET", "/_ssr/admin/tenants/hasty");
     assert!(view.contains("\"render_deadline_ms\":200"), "{view}");
-    let (_, view) = s.admin("GET", "/admin/tenants/evil");
+    let (_, view) = s.admin("GET", "/_ssr/admin/tenants/evil");
     for field in ["\"max_response_kib\":1024", "\"memory_limit_mib\":32"] {
         assert!(view.contains(field), "{field} in {view}");
     }

@@ -40,7 +40,7 @@ fn a_slow_client_is_cut_off_and_others_are_served() {
     assert!(!said.contains("200 OK"), "{said}");
     // An idle kept-alive connection is closed after the same time.
     let mut idle = connect(&s);
-    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    idle.write_all(b"GET /_ssr/healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();
     let said = read_to_close(idle);
     assert!(said.starts_with("HTTP/1.1 200"), "{said}");
@@ -51,11 +51,13 @@ fn an_oversized_head_is_refused_with_431() {
     let s = Server::start(&["--no-demo", "--max-header-kib", "8"]);
     let mut c = connect(&s);
     let big = "a".repeat(16 << 10);
-    c.write_all(format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {big}\r\n\r\n").as_bytes())
-        .unwrap();
+    c.write_all(
+        format!("GET /_ssr/healthz HTTP/1.1\r\nHost: x\r\nX-Big: {big}\r\n\r\n").as_bytes(),
+    )
+    .unwrap();
     let said = read_to_close(c);
     assert!(said.starts_with("HTTP/1.1 431"), "{said}");
-    assert_eq!(s.get("/healthz", &[]).status, 200);
+    assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
 }
 
 #[test]
@@ -69,11 +71,11 @@ fn connections_over_the_limit_wait_for_a_free_one() {
         .build()
         .into();
     assert!(
-        hasty.get(s.url("/healthz")).call().is_err(),
+        hasty.get(s.url("/_ssr/healthz")).call().is_err(),
         "a third connection was served while two were open"
     );
     drop(held);
-    assert_eq!(s.get("/healthz", &[]).status, 200);
+    assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
 }
 
 #[test]
@@ -116,10 +118,15 @@ fn issue_15_an_empty_or_short_admin_token_is_refused() {
 fn issue_15_a_generated_admin_token_is_kept_private_in_the_data_dir() {
     use std::os::unix::fs::PermissionsExt;
     let dir = crate::support::tempdir("token");
-    let args = ["--no-demo", "--data-dir", dir.to_str().unwrap()];
+    let args = [
+        "--no-demo",
+        "--path-routing",
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ];
     let admin = |s: &Server, auth: &str| {
         Server::agent()
-            .get(s.url("/admin/tenants"))
+            .get(s.url("/_ssr/admin/tenants"))
             .header("Authorization", auth)
             .call()
             .unwrap()

@@ -127,3 +127,70 @@ fn no_ambient_authority_on(s: &Server, evil: &str) {
     }
     assert!(body.contains("\"imported\":\"refused\""), "{body}");
 }
+
+#[test]
+fn issue_15_console_output_is_bounded_and_cannot_forge_a_log_line() {
+    use ssr::engine::console::{RENDER_BYTES, RENDER_LINES};
+    // Writing 100 MiB takes a while, wherever it goes.
+    let s = Server::patient();
+    let logged = |s: &Server| {
+        // What the server wrote so far (its log is read on another thread).
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        s.log.lock().unwrap().clone()
+    };
+    for engine in Engines::KINDS {
+        let id = format!("chatty-{engine}");
+        let (status, body) = s.add(&id, "tests/plugins/chatty.js", &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        let get = |path: &str| s.get(&format!("/t/{id}{path}"), &[]);
+
+        // Control characters are escaped: the forged lines stay inside the
+        // tenant's own.
+        assert_eq!(get("/forge").text(), "forged");
+        assert!(s.log_contains(r"innocent\n2026-01-01T00:00:00.000000Z ERROR ssr: FORGED by a tenant\r\u{1b}[31m\u{2028}"));
+        assert_eq!(get("/throw").status, 500);
+        assert!(s.log_contains(r"boom\n2026-01-01T00:00:00.000000Z  INFO ssr: FORGED"));
+        let log = logged(&s);
+        assert!(
+            !log.lines().any(|l| l.starts_with("2026-01-01")),
+            "{engine}: a forged line:\n{log}"
+        );
+
+        // One render writing 1 MiB 100 times logs its budget, and no more.
+        let before = logged(&s).len();
+        assert_eq!(get("/flood?kib=1024&times=100").text(), "flooded");
+        assert!(s.log_contains("console output over its budget"));
+        let grew = logged(&s).len() - before;
+        assert!(
+            grew < RENDER_BYTES + (16 << 10),
+            "{engine}: {grew} bytes of log"
+        );
+        let dropped = format!("ssr_console_dropped_bytes_total{{tenant=\"{id}\"}}");
+        assert!(s.metric(&dropped) > (99 << 20) as f64, "{engine}");
+
+        // Lines are bounded too.
+        let before = logged(&s).len();
+        assert_eq!(get("/many").text(), "many");
+        let lines = logged(&s)[before..]
+            .lines()
+            .filter(|l| l.contains("line "))
+            .count();
+        assert!(lines <= RENDER_LINES, "{engine}: {lines} lines");
+        let dropped = format!("ssr_console_dropped_lines_total{{tenant=\"{id}\"}}");
+        assert!(
+            s.metric(&dropped) >= (10_000 - RENDER_LINES) as f64,
+            "{engine}"
+        );
+
+        // And a tenant over many renders: 40 renders of 64 KiB each.
+        let before = logged(&s).len();
+        for _ in 0..40 {
+            assert_eq!(get("/flood?kib=16&times=4").text(), "flooded");
+        }
+        let grew = logged(&s).len() - before;
+        assert!(
+            grew < 1 << 20,
+            "{engine}: {grew} bytes of log from 2.5 MiB written"
+        );
+    }
+}

@@ -39,7 +39,7 @@ fn full_queue_answers_503_with_retry_after() {
     );
     assert!(busy.iter().all(|r| r.header("retry-after") == Some("1")));
     assert!(replies.iter().any(|r| r.status == 200));
-    let metrics = s.get("/metrics", &[]).text();
+    let metrics = s.metrics_text();
     assert!(
         metrics.contains("ssr_rejections_total{tenant=\"q\",reason=\"saturated\"}"),
         "{metrics}"
@@ -126,7 +126,7 @@ fn metrics_report_requests_cache_and_queue() {
     assert_eq!(s.add("m", SLOW, "").0, 201);
     s.get("/t/m/", &[]);
     s.get("/t/m/", &[]);
-    let m = s.get("/metrics", &[]).text();
+    let m = s.metrics_text();
     for needle in [
         "ssr_requests_total{tenant=\"m\"} 2",
         "ssr_render_seconds_bucket{tenant=\"m\"",
@@ -138,8 +138,8 @@ fn metrics_report_requests_cache_and_queue() {
     ] {
         assert!(m.contains(needle), "missing {needle} in:\n{m}");
     }
-    assert_eq!(s.get("/healthz", &[]).status, 200);
-    assert_eq!(s.get("/readyz", &[]).status, 200);
+    assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
+    assert_eq!(s.get("/_ssr/readyz", &[]).status, 200);
 }
 
 #[test]
@@ -200,5 +200,46 @@ fn an_idle_server_sleeps_and_deadlines_hold_after() {
         let started = Instant::now();
         assert_eq!(s.get(&format!("/t/{id}/loop"), &[]).status, 504);
         assert!(started.elapsed() < Duration::from_secs(5), "{id}");
+    }
+}
+
+#[test]
+fn issue_15_a_removed_or_replaced_tenants_instances_and_memory_go_at_once() {
+    const MIB: usize = 1 << 20;
+    let hostile = "tests/plugins/hostile.js";
+    let s = Server::patient();
+    let warm = |s: &Server| s.metric("ssr_warm_instances");
+    // Hoards in a warm instance; returns how much RSS grew.
+    let hoard = |s: &Server| {
+        let before = s.rss();
+        let r = s.get("/t/fat/hoard?mib=128", &[]);
+        assert!(r.text().starts_with("hoarding"), "{}", r.text());
+        let grown = s.rss().saturating_sub(before);
+        assert!(grown > 80 * MIB, "grew {grown}");
+        assert!(warm(s) >= 1.0);
+        grown
+    };
+    // What is given back must be most of what the instance took.
+    let gave_back = |s: &Server, full: usize, grown: usize, what: &str| {
+        assert_eq!(warm(s), 0.0, "{what}");
+        let now = s.rss();
+        assert!(
+            now + grown * 3 / 4 < full,
+            "{what}: {full} -> {now} (grew {grown})"
+        );
+    };
+    for engine in ["wasm", "v8"] {
+        assert_eq!(s.add("fat", hostile, &format!("engine={engine}")).0, 201);
+        let grown = hoard(&s);
+        let full = s.rss();
+        // Replaced: the old version's instances go; the new one starts empty.
+        assert_eq!(s.add("fat", hostile, &format!("engine={engine}")).0, 200);
+        gave_back(&s, full, grown, &format!("{engine}, replaced"));
+        assert_eq!(s.get("/t/fat/hoard?mib=1", &[]).text(), "hoarding 1 MiB");
+        let grown = hoard(&s);
+        let full = s.rss();
+        // Removed: likewise.
+        assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/fat").0, 204);
+        gave_back(&s, full, grown, &format!("{engine}, removed"));
     }
 }

@@ -111,9 +111,14 @@ pub fn request_json(url: &str, headers: &[(&str, &str)]) -> String {
         .iter()
         .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
         .collect();
+    let host = h
+        .iter()
+        .find(|(k, _)| k == "host")
+        .map_or("localhost", |(_, v)| v);
     format!(
-        "{{\"method\":\"GET\",\"url\":{},\"path\":{},\"query\":{},\"headers\":{},\"tenant\":\"acme\"}}",
+        "{{\"method\":\"GET\",\"url\":{},\"href\":{},\"base\":\"\",\"path\":{},\"query\":{},\"headers\":{},\"tenant\":\"acme\"}}",
         json(url),
+        json(&format!("http://{host}{url}")),
         json(path),
         obj(&q),
         obj(&h)
@@ -199,6 +204,18 @@ impl Server {
         s
     }
 
+    /// A server whose renders may run 10 s: for renders that do heavy work on
+    /// purpose, which a loaded machine slows down past the default deadline.
+    pub fn patient() -> Server {
+        Server::start(&[
+            "--no-demo",
+            "--render-deadline",
+            "10000",
+            "--request-timeout",
+            "15000",
+        ])
+    }
+
     /// [`Server::start`] without an admin token of the test's own (`token`
     /// is empty): the server makes or finds one.
     pub fn launch(args: &[&str]) -> Server {
@@ -274,7 +291,7 @@ impl Server {
             .into()
     }
 
-    /// `PUT /admin/tenants/{id}` with a plugin built from `entry`.
+    /// `PUT /_ssr/admin/tenants/{id}` with a plugin built from `entry`.
     pub fn add(&self, id: &str, entry: &str, query: &str) -> (u16, String) {
         let bytes = std::fs::read(plugin(entry).plugin).unwrap();
         self.put_bytes(id, &bytes, query)
@@ -282,7 +299,7 @@ impl Server {
 
     pub fn put_bytes(&self, id: &str, bytes: &[u8], query: &str) -> (u16, String) {
         let mut r = Self::agent()
-            .put(self.url(&format!("/admin/tenants/{id}?{query}")))
+            .put(self.url(&format!("/_ssr/admin/tenants/{id}?{query}")))
             .header("Authorization", &format!("Bearer {}", self.token))
             .send(bytes)
             .unwrap();
@@ -435,10 +452,17 @@ impl Server {
         kib << 10
     }
 
-    /// The value of one `/metrics` line, by its name and labels as printed
+    /// The Prometheus text of `/_ssr/metrics` (with the admin token).
+    pub fn metrics_text(&self) -> String {
+        let auth = format!("Bearer {}", self.token);
+        self.get("/_ssr/metrics", &[("authorization", &auth)])
+            .text()
+    }
+
+    /// The value of one `/_ssr/metrics` line, by its name and labels as printed
     /// (`ssr_cache_bytes`, `ssr_x{tenant="a"}`); 0 when absent.
     pub fn metric(&self, series: &str) -> f64 {
-        let text = self.get("/metrics", &[]).text();
+        let text = self.metrics_text();
         text.lines()
             .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
             .map_or(0.0, |v| v.trim().parse().unwrap())

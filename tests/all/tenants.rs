@@ -53,22 +53,25 @@ fn register_route_replace_and_delete() {
     // The replaced registration's other hostname is released.
     assert_eq!(s.get("/", &[("host", "www.shop.test")]).status, 404);
 
-    let (status, list) = s.admin("GET", "/admin/tenants");
+    let (status, list) = s.admin("GET", "/_ssr/admin/tenants");
     assert_eq!(status, 200);
     assert!(list.contains("\"id\":\"shop\""), "{list}");
 
-    assert_eq!(s.admin("DELETE", "/admin/tenants/shop").0, 204);
+    assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/shop").0, 204);
+    // A plain 404 that tells a visitor nothing; the log has the detail.
     let r = s.get("/t/shop/", &[]);
-    assert_eq!(r.status, 404);
-    assert!(r.text().contains("no tenant `shop`"), "{}", r.text());
-    let r = s.get("/", &[("host", "shop.test")]);
-    assert_eq!(r.status, 404);
-    assert!(
-        r.text().contains("no tenant serves host `shop.test`"),
-        "{}",
-        r.text()
+    assert_eq!(
+        (r.status, r.text().as_str()),
+        (404, "404 Not Found: not found\n")
     );
-    assert_eq!(s.admin("DELETE", "/admin/tenants/shop").0, 404);
+    let r = s.get("/", &[("host", "shop.test")]);
+    assert_eq!(
+        (r.status, r.text().as_str()),
+        (404, "404 Not Found: not found\n")
+    );
+    assert!(s.log_contains(r#"host="shop.test""#));
+    assert!(s.log_contains("no tenant serves this host"));
+    assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/shop").0, 404);
 }
 
 #[test]
@@ -94,11 +97,14 @@ fn a_plugins_memory_image_is_made_at_registration_not_in_a_request() {
 #[test]
 fn admin_requires_the_token() {
     let s = Server::start(&["--no-demo"]);
-    let r = s.get("/admin/tenants", &[]);
+    let r = s.get("/_ssr/admin/tenants", &[]);
     assert_eq!(r.status, 401);
-    let r = s.get("/admin/tenants", &[("authorization", "Bearer wrong-token")]);
+    let r = s.get(
+        "/_ssr/admin/tenants",
+        &[("authorization", "Bearer wrong-token")],
+    );
     assert_eq!(r.status, 401);
-    assert_eq!(s.admin("GET", "/admin/tenants").0, 200);
+    assert_eq!(s.admin("GET", "/_ssr/admin/tenants").0, 200);
 }
 
 #[test]
@@ -124,7 +130,7 @@ fn bad_registrations_get_4xx_naming_the_problem() {
     assert_eq!(status, 409);
     assert!(body.contains("already routes to tenant `one`"), "{body}");
     // Nothing was registered by the failures.
-    let (_, list) = s.admin("GET", "/admin/tenants");
+    let (_, list) = s.admin("GET", "/_ssr/admin/tenants");
     assert!(
         !list.contains("\"ok\"") && !list.contains("\"two\""),
         "{list}"
@@ -135,10 +141,10 @@ fn bad_registrations_get_4xx_naming_the_problem() {
 fn tenants_survive_a_restart_without_recompiling() {
     let dir = tempdir("restart");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     assert_eq!(s.add("keep", HELLO, "host=keep.test&mode=fresh").0, 201);
     assert_eq!(s.add("gone", HELLO, "").0, 201);
-    assert_eq!(s.admin("DELETE", "/admin/tenants/gone").0, 204);
+    assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/gone").0, 204);
     // SIGTERM: graceful, exit 0.
     let status = s.stop("TERM");
     assert!(status.success(), "{status:?}");
@@ -150,11 +156,11 @@ fn tenants_survive_a_restart_without_recompiling() {
         .collect();
     assert_eq!(compiled.len(), 1, "one compiled plugin is stored");
 
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     let r = s.get("/?name=again", &[("host", "keep.test")]);
     assert_eq!(r.status, 200);
     assert!(r.text().contains("Hello, again!"));
-    let (_, shown) = s.admin("GET", "/admin/tenants/keep");
+    let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/keep");
     assert!(shown.contains("\"mode\":\"fresh\""), "{shown}");
     assert_eq!(s.get("/t/gone/", &[]).status, 404);
     assert!(
@@ -172,7 +178,7 @@ fn registration_is_never_half_written_after_a_crash() {
         std::fs::read(crate::support::plugin(PREACT).plugin).unwrap(),
     ];
     for round in 0..3 {
-        let s = Server::start(&["--no-demo", "--data-dir", data]);
+        let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
         if round == 0 {
             for (t, plugin) in plugins.iter().enumerate() {
                 assert_eq!(s.put_bytes(&format!("t{t}"), plugin, "").0, 201);
@@ -188,7 +194,7 @@ fn registration_is_never_half_written_after_a_crash() {
                     let mut i = t;
                     while !stop.load(Ordering::Relaxed) {
                         let Ok(r) = Server::agent()
-                            .put(s.url(&format!("/admin/tenants/t{t}")))
+                            .put(s.url(&format!("/_ssr/admin/tenants/t{t}")))
                             .header("Authorization", &format!("Bearer {}", s.token))
                             .send(&plugins[i % 2][..])
                         else {
@@ -213,7 +219,7 @@ fn registration_is_never_half_written_after_a_crash() {
             "round {round}: {} replacements finished before the kill",
             puts.load(Ordering::Relaxed)
         );
-        let s = Server::start(&["--no-demo", "--data-dir", data]);
+        let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
         for t in 0..2 {
             let r = s.get(&format!("/t/t{t}/"), &[]);
             assert_eq!(
@@ -329,30 +335,34 @@ fn cli_adds_lists_and_removes_tenants() {
     assert!(crate::support::text(&out.stderr).contains("SSR_ADMIN_TOKEN"));
 }
 
-#[test]
-fn admin_api_can_listen_on_its_own_address() {
-    let s = Server::start(&["--no-demo", "--admin-listen", "127.0.0.1:0"]);
-    let admin = s
-        .log
+/// The address `--admin-listen 127.0.0.1:0` got, as the server printed it.
+fn admin_addr(s: &Server) -> String {
+    s.log
         .lock()
         .unwrap()
         .lines()
         .find_map(|l| l.strip_prefix("ssr admin API listening on http://"))
         .expect("the admin address is printed")
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn admin_api_can_listen_on_its_own_address() {
+    let s = Server::start(&["--no-demo", "--admin-listen", "127.0.0.1:0"]);
+    let admin = admin_addr(&s);
     // Not on the public address...
     assert_eq!(s.put_bytes("x", b"not read", "").0, 404);
     // ...only on its own.
     let bytes = std::fs::read(crate::support::plugin(HELLO).plugin).unwrap();
     let r = Server::agent()
-        .put(format!("http://{admin}/admin/tenants/x"))
+        .put(format!("http://{admin}/_ssr/admin/tenants/x"))
         .header("Authorization", &format!("Bearer {}", s.token))
         .send(&bytes[..])
         .unwrap();
     assert_eq!(r.status(), 201);
     assert_eq!(s.get("/t/x/", &[]).status, 200);
     let r = Server::agent()
-        .get(format!("http://{admin}/admin/tenants"))
+        .get(format!("http://{admin}/_ssr/admin/tenants"))
         .call()
         .unwrap();
     assert_eq!(r.status(), 401, "the token is still required there");
@@ -362,7 +372,7 @@ fn admin_api_can_listen_on_its_own_address() {
 fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serve() {
     let dir = tempdir("bad-record");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     assert_eq!(s.add("bad", HELLO, "max_concurrency=2").0, 201);
     assert_eq!(s.add("good", HELLO, "").0, 201);
     assert!(s.stop("TERM").success());
@@ -374,7 +384,7 @@ fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serv
     assert!(text.contains(set), "{text}");
     let huge = "\"max_concurrency\": 2305843009213693952";
     std::fs::write(&record, text.replace(set, huge)).unwrap();
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     assert_eq!(s.get("/t/good/", &[]).status, 200);
     assert_eq!(s.get("/t/bad/", &[]).status, 404);
     assert!(s.log_contains("skipping a stored tenant"));
@@ -395,7 +405,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     };
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     assert_eq!(s.add("a", HELLO, "").0, 201);
     assert_eq!(s.add("b", PREACT, "engine=v8").0, 201);
     let (hello, preact) = (sha(HELLO), sha(PREACT));
@@ -406,7 +416,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
     ] {
         assert!(plugins.join(&name).is_file(), "{name} is stored");
     }
-    let (_, shown) = s.admin("GET", "/admin/tenants/a");
+    let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/a");
     assert!(
         shown.contains(&format!("\"digest\":\"{hello}\"")),
         "{shown}"
@@ -427,7 +437,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
         plugins.join(format!("{preact}.wasm")),
     )
     .unwrap();
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     assert_eq!(s.get("/t/a/", &[]).status, 200);
     assert_eq!(s.get("/t/b/", &[]).status, 404);
     assert!(s.log_contains("does not hash to its name"));
@@ -437,7 +447,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
 /// Waits (up to 60 s) until the server says it is ready.
 fn wait_ready(s: &Server) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while s.get("/readyz", &[]).status != 200 {
+    while s.get("/_ssr/readyz", &[]).status != 200 {
         assert!(std::time::Instant::now() < until, "never ready");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -479,7 +489,7 @@ fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
         demo.text().contains("Hello, Ada!"),
         "the demo serves the rest"
     );
-    let (_, list) = s.admin("GET", "/admin/tenants");
+    let (_, list) = s.admin("GET", "/_ssr/admin/tenants");
     assert!(list.contains("\"demo\":true"), "{list}");
     let stored: Vec<_> = std::fs::read_dir(dir.join("tenants"))
         .unwrap()
@@ -504,4 +514,102 @@ fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
             .text()
             .contains("Hello, Ada!")
     );
+}
+
+#[test]
+fn issue_15_the_hosts_endpoints_are_out_of_the_tenants_url_space() {
+    let echo = "tests/plugins/echo.js";
+    let rendered = |r: &crate::support::Reply| r.status == 200 && r.header("x-echo") == Some("GET");
+    let site = [("host", "site.test")];
+    let s = Server::start(&["--no-demo"]);
+    assert_eq!(s.add("site", echo, "host=site.test").0, 201);
+    // The paths the host used to answer on every tenant hostname are the
+    // tenant's.
+    for path in ["/metrics", "/healthz", "/readyz", "/admin/tenants"] {
+        assert!(rendered(&s.get(path, &site)), "{path} is the tenant's");
+    }
+    // The host's own are under /_ssr: health for anyone, the rest with the
+    // token.
+    assert_eq!(s.get("/_ssr/healthz", &site).text(), "ok\n");
+    assert_eq!(s.get("/_ssr/readyz", &site).status, 200);
+    assert_eq!(s.get("/_ssr/metrics", &site).status, 401);
+    let wrong = [("authorization", "Bearer wrong-token-0123456789")];
+    assert_eq!(s.get("/_ssr/metrics", &wrong).status, 401);
+    assert!(
+        s.metrics_text()
+            .contains(r#"ssr_requests_total{tenant="site"}"#)
+    );
+    assert_eq!(s.get("/_ssr/admin/tenants", &site).status, 401);
+    assert_eq!(s.get("/_ssr/nothing", &site).status, 404);
+    drop(s);
+
+    // With an admin listener, the public one is the tenants' alone.
+    let s = Server::start(&["--no-demo", "--admin-listen", "127.0.0.1:0"]);
+    let admin = admin_addr(&s);
+    let bytes = std::fs::read(crate::support::plugin(echo).plugin).unwrap();
+    let auth = format!("Bearer {}", s.token);
+    let r = Server::agent()
+        .put(format!(
+            "http://{admin}/_ssr/admin/tenants/site?host=site.test"
+        ))
+        .header("Authorization", &auth)
+        .send(&bytes[..])
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    for path in ["/_ssr/healthz", "/_ssr/metrics", "/_ssr/admin/tenants"] {
+        assert!(rendered(&s.get(path, &site)), "{path} is the tenant's");
+    }
+    let status = |path: &str, auth: Option<&str>| {
+        let mut req = Server::agent().get(format!("http://{admin}{path}"));
+        if let Some(a) = auth {
+            req = req.header("Authorization", a);
+        }
+        req.call().unwrap().status().as_u16()
+    };
+    assert_eq!(status("/_ssr/healthz", None), 200);
+    assert_eq!(status("/_ssr/metrics", None), 401);
+    assert_eq!(status("/_ssr/metrics", Some(&auth)), 200);
+}
+
+#[test]
+fn issue_15_path_routing_is_opt_in_and_the_renderer_gets_its_base_and_absolute_url() {
+    let links = "tests/plugins/links.js";
+    let s = Server::start(&["--no-demo"]);
+    for (id, engine) in [("a", "wasm"), ("b", "v8")] {
+        let query = format!("host={id}.test&engine={engine}");
+        assert_eq!(s.add(id, links, &query).0, 201);
+        // In memory, path routing is on: the renderer learns its base, and
+        // the URL as received.
+        let host = [("host", "dev.test:8080")];
+        let r = s.get(&format!("/t/{id}/page?x=1"), &host);
+        let want = format!(
+            r#"<a href="/t/{id}/next">next</a> <link rel="canonical" href="http://dev.test:8080/t/{id}/page?x=1"> url=/page?x=1"#
+        );
+        assert_eq!(r.text(), want, "{engine}");
+        // By hostname, no base. The same tenant, Host and path under /t/
+        // are another cache entry: the links differ.
+        let host = format!("{id}.test");
+        let r = s.get("/page?x=1", &[("host", &host)]);
+        assert_eq!(r.header("x-cache"), Some("miss"));
+        let want = format!(
+            r#"<a href="/next">next</a> <link rel="canonical" href="http://{id}.test/page?x=1"> url=/page?x=1"#
+        );
+        assert_eq!(r.text(), want, "{engine}");
+        let r = s.get(&format!("/t/{id}/page?x=1"), &[("host", &host)]);
+        assert_eq!(r.header("x-cache"), Some("miss"));
+        assert!(r.text().contains(&format!("/t/{id}/next")), "{engine}");
+    }
+    drop(s);
+
+    // Off by default with a data dir (and when asked): /t/ is a path of the
+    // host-routed tenant like any other, so tenants never share an origin.
+    let dir = tempdir("path-routing");
+    let data = dir.to_str().unwrap();
+    for args in [&["--data-dir", data][..], &["--no-path-routing"][..]] {
+        let s = Server::start(&[&["--no-demo"], args].concat());
+        assert_eq!(s.add("a", links, "host=a.test").0, 201);
+        assert_eq!(s.get("/t/a/page", &[]).status, 404, "{args:?}");
+        let r = s.get("/t/a/page", &[("host", "a.test")]);
+        assert!(r.text().ends_with("url=/t/a/page"), "{}", r.text());
+    }
 }

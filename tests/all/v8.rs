@@ -102,7 +102,7 @@ fn v8_heap_cap_ends_a_memory_bomb() {
 fn engine_is_chosen_per_tenant_and_persisted() {
     let dir = tempdir("v8-persist");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
     let (status, body) = s.add("fast", "plugins/react/app.jsx", "engine=v8");
     assert_eq!(status, 201, "{body}");
     assert_eq!(s.add("safe", "plugins/react/app.jsx", "").0, 201);
@@ -117,17 +117,17 @@ fn engine_is_chosen_per_tenant_and_persisted() {
     let safe = s.get("/t/safe/?count=3", &[]);
     assert_eq!((fast.status, safe.status), (200, 200));
     assert_eq!(fast.text(), safe.text());
-    let (_, view) = s.admin("GET", "/admin/tenants/fast");
+    let (_, view) = s.admin("GET", "/_ssr/admin/tenants/fast");
     assert!(view.contains("\"engine\":\"v8\""), "{view}");
-    let (_, view) = s.admin("GET", "/admin/tenants/safe");
+    let (_, view) = s.admin("GET", "/_ssr/admin/tenants/safe");
     assert!(view.contains("\"engine\":\"wasm\""), "{view}");
     let log = s.log.clone();
     let status = s.stop("TERM");
     assert!(status.success(), "{status}:\n{}", log.lock().unwrap());
 
     // After a restart the tenant still runs on V8.
-    let s = Server::start(&["--no-demo", "--data-dir", data]);
-    let (_, view) = s.admin("GET", "/admin/tenants/fast");
+    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let (_, view) = s.admin("GET", "/_ssr/admin/tenants/fast");
     assert!(view.contains("\"engine\":\"v8\""), "{view}");
     let again = s.get("/t/fast/?count=3", &[]);
     assert_eq!((again.status, again.text()), (200, fast.text()));

@@ -16,6 +16,13 @@ export async function render(request) {
       for (let i = 0; i < Number(request.query.mib); i++) keep.push(new Array(131072).fill(i + 0.5));
       return 'allocated';
     }
+    case '/hoard': {
+      // Keeps `mib` more MiB in a global: a reused instance holds it after
+      // the render.
+      globalThis.hoard ??= [];
+      for (let i = 0; i < Number(request.query.mib); i++) globalThis.hoard.push(new Array(131072).fill(i + 0.5));
+      return `hoarding ${globalThis.hoard.length} MiB`;
+    }
     case '/ambient': {
       // No files, environment, network or modules to load: report what exists.
       const found = {

@@ -2,7 +2,8 @@
 //!
 //! A [`CacheKey`] names one URL of one tenant version as the renderer saw it:
 //! tenant id and version, the `Host` header (one: a request with two is
-//! refused before it gets here), and the path and query. Under a
+//! refused before it gets here), the base path it was routed by (`/t/<id>`
+//! or none), and the path and query. Under a
 //! key the cache keeps variants, one per combination of the values of the
 //! request headers the URL's responses read or declared ([`Varied`]).
 //!
@@ -21,7 +22,7 @@ use std::cell::RefCell;
 use axum::http::{HeaderMap, header};
 
 /// One URL of one tenant version, as one string (`tenant NUL version NUL
-/// host NUL target`), so that a lookup probes the maps with a `&str` built in
+/// host NUL base NUL target`), so that a lookup probes the maps with a `&str` built in
 /// a reused buffer ([`Url::probe`]) and allocates nothing. None of the parts
 /// can hold a NUL: tenant ids are checked at registration, and header values
 /// and request targets with control characters never reach here.
@@ -39,9 +40,9 @@ impl CacheKey {
         self.0.split('\0').next().unwrap_or("")
     }
 
-    /// Path and query.
+    /// Path and query, after the base.
     pub fn target(&self) -> &str {
-        self.0.splitn(4, '\0').nth(3).unwrap_or("")
+        self.0.splitn(5, '\0').nth(4).unwrap_or("")
     }
 }
 
@@ -52,7 +53,10 @@ pub struct Url<'a> {
     pub version: u64,
     /// The `Host` header, as the renderer saw it ("" when absent).
     pub host: &'a str,
-    /// Path and query as received.
+    /// The path prefix the request was routed by (`/t/<id>`), or "": the
+    /// renderer's links depend on it.
+    pub base: &'a str,
+    /// Path and query as received, after the base.
     pub target: &'a str,
 }
 
@@ -61,7 +65,13 @@ thread_local! {
 }
 
 impl<'a> Url<'a> {
-    pub fn new(tenant: &'a str, version: u64, headers: &'a HeaderMap, target: &'a str) -> Self {
+    pub fn new(
+        tenant: &'a str,
+        version: u64,
+        headers: &'a HeaderMap,
+        base: &'a str,
+        target: &'a str,
+    ) -> Self {
         let host = headers
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
@@ -70,6 +80,7 @@ impl<'a> Url<'a> {
             tenant,
             version,
             host,
+            base,
             target,
         }
     }
@@ -79,8 +90,8 @@ impl<'a> Url<'a> {
         out.clear();
         let _ = write!(
             out,
-            "{}\0{:x}\0{}\0{}",
-            self.tenant, self.version, self.host, self.target
+            "{}\0{:x}\0{}\0{}\0{}",
+            self.tenant, self.version, self.host, self.base, self.target
         );
     }
 
@@ -146,7 +157,7 @@ mod tests {
     fn a_key_keeps_its_parts() {
         let mut h = HeaderMap::new();
         h.insert("host", "a.test:8080".parse().unwrap());
-        let url = Url::new("shop", 7, &h, "/blog/1?x=1");
+        let url = Url::new("shop", 7, &h, "/t/shop", "/blog/1?x=1");
         let key = url.key();
         assert_eq!((key.tenant(), key.target()), ("shop", "/blog/1?x=1"));
         url.probe(|probe| assert_eq!(probe, Borrow::<str>::borrow(&key)));

@@ -72,7 +72,7 @@ pub enum Hit {
 /// so far vary on.
 pub type Miss = Arc<[String]>;
 
-/// Counters, for `/metrics`.
+/// Counters, for `/_ssr/metrics`.
 #[derive(Debug, Default)]
 pub struct CacheStats {
     /// Hits are counted on every request by every thread: striped.
@@ -358,7 +358,7 @@ mod tests {
     static NONE: std::sync::LazyLock<HeaderMap> = std::sync::LazyLock::new(HeaderMap::new);
 
     fn url<'a>(tenant: &'a str, target: &'a str) -> Url<'a> {
-        Url::new(tenant, 1, &NONE, target)
+        Url::new(tenant, 1, &NONE, "", target)
     }
 
     fn key(tenant: &str, target: &str) -> CacheKey {

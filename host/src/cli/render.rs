@@ -65,6 +65,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         req.headers
             .push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
     }
+    if let Some((_, host)) = req.headers.iter().find(|(n, _)| n == "host") {
+        req.href = format!("http://{host}{url}");
+    }
 
     let engines = Engines::new(EngineOptions::default())?;
     let plugin = engines

@@ -106,7 +106,7 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             }
             agent
                 .put(format!(
-                    "{base}/admin/tenants/{}?{}",
+                    "{base}/_ssr/admin/tenants/{}?{}",
                     enc(id),
                     query.join("&")
                 ))
@@ -114,11 +114,11 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
                 .send(&bytes[..])
         }
         TenantCommand::Ls => agent
-            .get(format!("{base}/admin/tenants"))
+            .get(format!("{base}/_ssr/admin/tenants"))
             .header("Authorization", &auth)
             .call(),
         TenantCommand::Rm { id } => agent
-            .delete(format!("{base}/admin/tenants/{}", enc(id)))
+            .delete(format!("{base}/_ssr/admin/tenants/{}", enc(id)))
             .header("Authorization", &auth)
             .call(),
         TenantCommand::Purge { id, prefix } => {
@@ -127,7 +127,7 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
                 .map(|p| format!("?prefix={}", enc(p)))
                 .unwrap_or_default();
             agent
-                .post(format!("{base}/admin/tenants/{}/purge{q}", enc(id)))
+                .post(format!("{base}/_ssr/admin/tenants/{}/purge{q}", enc(id)))
                 .header("Authorization", &auth)
                 .send_empty()
         }

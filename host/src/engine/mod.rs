@@ -16,6 +16,7 @@
 //! the JavaScript or of the sandbox is an [`EngineError`].
 
 #[cfg(feature = "v8")]
+pub mod console;
 pub mod v8;
 pub mod wasm;
 
@@ -194,16 +195,6 @@ impl Engines {
     }
 }
 
-/// Severity of a `console.*` line, as the prelude numbers them.
-pub fn console(tenant: &str, level: i32, message: &str) {
-    match level {
-        0 => tracing::debug!(target: "ssr::console", tenant, "{message}"),
-        2 => tracing::warn!(target: "ssr::console", tenant, "{message}"),
-        3 => tracing::error!(target: "ssr::console", tenant, "{message}"),
-        _ => tracing::info!(target: "ssr::console", tenant, "{message}"),
-    }
-}
-
 /// The default render deadline: long enough for a heavy SSR page, short
 /// enough that a stuck renderer frees its worker quickly.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
@@ -219,8 +210,12 @@ pub const DEFAULT_MEMORY_LIMIT: usize = 256 << 20;
 #[derive(Clone, Debug, Default)]
 pub struct RenderRequest {
     pub method: String,
-    /// Path and query as received.
+    /// Path and query as received, after `base`.
     pub url: String,
+    /// The absolute URL as received (scheme, host and port, base, url).
+    pub href: String,
+    /// The path prefix the request was routed by (`/t/<id>`), or "".
+    pub base: String,
     pub path: String,
     pub query: Vec<(String, String)>,
     /// Names lower-cased.
@@ -229,13 +224,15 @@ pub struct RenderRequest {
 }
 
 impl RenderRequest {
-    /// A request for `url` (path and optional query), with the query split
-    /// into percent-decoded pairs.
+    /// A request for `url` (path and optional query) on `http://localhost`,
+    /// with the query split into percent-decoded pairs.
     pub fn get(tenant: &str, url: &str) -> Self {
         let (path, query) = url.split_once('?').unwrap_or((url, ""));
         RenderRequest {
             method: "GET".into(),
             url: url.into(),
+            href: format!("http://localhost{url}"),
+            base: String::new(),
             path: path.into(),
             query: form_urlencoded_pairs(query),
             headers: Vec::new(),

@@ -2,11 +2,11 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `PUT /admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::TenantLimits`; `debug` puts failures' detail in its error pages |
-//! | `GET /admin/tenants` | list tenants |
-//! | `GET /admin/tenants/{id}` | one tenant, with its version and stats |
-//! | `DELETE /admin/tenants/{id}` | remove a tenant |
-//! | `POST /admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache |
+//! | `PUT /_ssr/admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::TenantLimits`; `debug` puts failures' detail in its error pages |
+//! | `GET /_ssr/admin/tenants` | list tenants |
+//! | `GET /_ssr/admin/tenants/{id}` | one tenant, with its version and stats |
+//! | `DELETE /_ssr/admin/tenants/{id}` | remove a tenant |
+//! | `POST /_ssr/admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache |
 //!
 //! Invariants: the token is compared in constant time; a plugin is fully
 //! validated and compiled (off the async threads) before anything is stored
@@ -129,10 +129,15 @@ pub async fn put(
             }
         }
     }
-    let registry = state.registry.clone();
-    let put = tokio::task::spawn_blocking(move || registry.put(&id, &body, settings))
-        .await
-        .map_err(|_| ApiError::Internal)??;
+    let app = state.clone();
+    let put = tokio::task::spawn_blocking(move || {
+        let put = app.registry.put(&id, &body, settings)?;
+        // The old version's warm instances, and their memory, go now.
+        app.pool.forget(&id, Some(put.tenant.version()));
+        Ok::<_, crate::tenant::TenantError>(put)
+    })
+    .await
+    .map_err(|_| ApiError::Internal)??;
     // Old pages carry the old version in their keys; drop them now.
     state.cache.purge(&put.tenant.id, None);
     tracing::info!(
@@ -175,11 +180,15 @@ pub async fn remove(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let registry = state.registry.clone();
+    let app = state.clone();
     let rid = id.clone();
-    tokio::task::spawn_blocking(move || registry.remove(&rid))
-        .await
-        .map_err(|_| ApiError::Internal)??;
+    tokio::task::spawn_blocking(move || {
+        app.registry.remove(&rid)?;
+        app.pool.forget(&rid, None);
+        Ok::<_, crate::tenant::TenantError>(())
+    })
+    .await
+    .map_err(|_| ApiError::Internal)??;
     state.cache.purge(&id, None);
     tracing::info!(tenant = id, "tenant removed");
     Ok(StatusCode::NO_CONTENT)

@@ -15,8 +15,10 @@ use crate::tenant::TenantError;
 
 #[derive(Clone, Debug, Error)]
 pub enum ApiError {
-    #[error("{0}")]
-    NoTenant(String),
+    /// No tenant serves the request's host (or `/t/<id>`): a plain 404,
+    /// which tells a visitor nothing about the host (the log has the detail).
+    #[error("not found")]
+    NoTenant,
     #[error("the server is busy; retry shortly")]
     Saturated,
     #[error("the page took too long to render")]
@@ -48,7 +50,7 @@ pub enum ApiError {
 impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::NoTenant(_) | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::NoTenant | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Saturated | ApiError::Unavailable | ApiError::TryAgain(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }

@@ -1,8 +1,14 @@
 //! The HTTP server: [`app`] builds the router with every layer, [`serve`]
 //! runs it with graceful shutdown.
 //!
-//! Routes: `/healthz`, `/readyz`, `/metrics`, `/admin/...` (see
-//! `admin.rs`), and every other path renders a page (see `routes.rs`).
+//! Routes: tenants own their URL space. The host's own endpoints live
+//! under [`HOST_PREFIX`] (`/_ssr/healthz`, `/_ssr/readyz`, `/_ssr/metrics`,
+//! `/_ssr/admin/...`, see `admin.rs`): on the public listener when there is no
+//! `--admin-listen`, else on the admin listener only, and then every path
+//! of the public listener renders a page (see `routes.rs`).
+//!
+//! Invariant: only `healthz` and `readyz` answer without the admin token;
+//! `metrics` (it names every tenant) and `admin` need it.
 //!
 //! Shutdown: on SIGTERM or SIGINT the listener stops accepting, in-flight
 //! requests finish (up to a grace period), the pool drains, and the process
@@ -27,6 +33,7 @@ use crate::cache::Cache;
 use crate::config::Config;
 use crate::pool::Pool;
 use crate::tenant::Registry;
+use error::ApiError;
 
 /// What every handler shares.
 pub struct AppState {
@@ -40,51 +47,56 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
 }
 
-/// The router. Layers: body limits on the admin API only (1 MiB, the plugin
-/// size on its PUT); pages never read a body, and the limit's layer costs an
-/// allocation per request (`benches/hits.sh`). Renders answer 504 on their own deadline (`routes::submit`).
-/// No per-request tracing or timeout layer on purpose: each costs a clock
-/// read or a timer per request, which the cache-hit path cannot afford
-/// (`benches/load.sh`); failures are logged where they happen, with the
-/// tenant.
+/// The prefix of the host's own endpoints. A tenant's site cannot use it
+/// while the public listener carries them (no `--admin-listen`).
+pub const HOST_PREFIX: &str = "/_ssr";
+
+/// The public listener's router: pages, plus [`host_app`] when the admin API
+/// has no listener of its own. Layers: body limits on the admin API only (1
+/// MiB, the plugin size on its PUT); pages never read a body, and the
+/// limit's layer costs an allocation per request (`benches/hits.sh`). Renders
+/// answer 504 on their own deadline (`routes::submit`). No per-request
+/// tracing or timeout layer on purpose: each costs a clock read or a timer
+/// per request, which the cache-hit path cannot afford (`benches/load.sh`);
+/// failures are logged where they happen, with the tenant.
 pub fn app(state: Arc<AppState>) -> Router {
-    let public = public(state.clone());
+    let pages = Router::new()
+        .fallback(routes::page)
+        .with_state(state.clone());
     if state.config.admin_listen.is_some() {
-        public
+        pages
     } else {
-        public.merge(admin_app(state))
+        host_app(state).merge(pages)
     }
 }
 
-/// Pages, health and metrics.
-fn public(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
-        .fallback(routes::page)
-        .with_state(state)
-}
-
-/// The admin API under `/admin`, behind the bearer token. Merged into
+/// The host's endpoints under [`HOST_PREFIX`]: health and readiness for
+/// anyone; metrics and the admin API behind the bearer token. Merged into
 /// [`app`], or served alone on `--admin-listen`.
-pub fn admin_app(state: Arc<AppState>) -> Router {
-    let admin = Router::new()
-        .route("/tenants", get(admin::list))
+pub fn host_app(state: Arc<AppState>) -> Router {
+    let guarded = Router::new()
+        .route("/metrics", get(metrics))
+        .route("/admin/tenants", get(admin::list))
         .route(
-            "/tenants/{id}",
+            "/admin/tenants/{id}",
             put(admin::put)
                 .get(admin::show)
                 .delete(admin::remove)
                 .layer(DefaultBodyLimit::max(state.config.max_plugin_bytes)),
         )
-        .route("/tenants/{id}/purge", post(admin::purge))
+        .route("/admin/tenants/{id}/purge", post(admin::purge))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             admin::authorize,
         ));
+    let open = Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz));
+    let host = open
+        .merge(guarded)
+        .fallback(|| async { ApiError::NotFound("no such endpoint of the host".into()) });
     Router::new()
-        .nest("/admin", admin)
+        .nest(HOST_PREFIX, host)
         .layer(DefaultBodyLimit::max(1 << 20))
         .with_state(state)
 }
@@ -115,6 +127,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
         metrics::gauge!("ssr_cache_tenant_bytes", "tenant" => tenant.to_string()).set(bytes as f64);
     }
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
+    metrics::gauge!("ssr_warm_instances").set(state.pool.warm_instances() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);
     let tenants = state.registry.list();
     metrics::gauge!("ssr_tenants").set(tenants.len() as f64);
@@ -166,7 +179,7 @@ pub async fn serve(
     let pages = listen::serve(listener, app(state.clone()), limits, stop.subscribe());
     match admin {
         Some(admin) => {
-            let admin = listen::serve(admin, admin_app(state), limits, stop.subscribe());
+            let admin = listen::serve(admin, host_app(state), limits, stop.subscribe());
             tokio::join!(pages, admin, signalled);
         }
         None => {

@@ -3,9 +3,11 @@
 //! lookup, [`submit`] (pool) and the cache's insert, and [`respond`] turns
 //! the entry into a response (encoding, ETag, 304).
 //!
-//! Routing: `/t/{id}/...` picks tenant `id` and the renderer sees the path
-//! without the prefix; otherwise the `Host` header picks the tenant among
-//! registered hostnames.
+//! Routing: the `Host` header picks the tenant among registered hostnames.
+//! Under path routing (`Config::path_routing`), `/t/{id}/...` picks tenant
+//! `id` first, and the renderer sees the path without that base (and the
+//! base, to make links with). Every tenant under `/t/` shares one web origin,
+//! which is why it is off by default with a data dir.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use super::AppState;
 use super::error::ApiError;
 use crate::cache::{CacheEntry, Encoding, FlightError, Url, X_CACHE};
 use crate::config::RenderOn;
+use crate::engine::console::loggable;
 use crate::engine::{EngineError, JsErrorKind, RenderRequest, form_urlencoded_pairs};
 use crate::pool::PoolError;
 use crate::tenant::Tenant;
@@ -46,15 +49,15 @@ async fn serve(
             "the request has more than one Host header; send exactly one".into(),
         ));
     }
-    let (tenant, target) = resolve(state, uri, headers)?;
+    let (tenant, base, target) = resolve(state, uri, headers)?;
     tenant.stats.requests.add(1);
     let wanted = Encoding::negotiate(headers);
     if method != Method::GET && method != Method::HEAD {
-        let request = request(&tenant, &method, &target, headers);
+        let request = request(&tenant, &method, uri, base, &target, headers);
         let entry = submit(state, &tenant, request, headers, wanted, false).await?;
         return Ok(respond(&entry, headers, "bypass", &method, wanted));
     }
-    let url = Url::new(&tenant.id, tenant.version(), headers, &target);
+    let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
     let hit = state.cache.lookup(&url, headers, |entry, _| {
         respond(entry, headers, "hit", &method, wanted)
     });
@@ -67,7 +70,7 @@ async fn serve(
     };
     // Only a miss pays for mapping the request and owning its key.
     let key = url.key();
-    let request = request(&tenant, &method, &target, headers);
+    let request = request(&tenant, &method, uri, base, &target, headers);
     let render = || async {
         let entry = submit(state, &tenant, request, headers, wanted, true)
             .await
@@ -92,42 +95,59 @@ async fn serve(
     Ok(respond(&entry, headers, "miss", &method, wanted))
 }
 
-/// Step 2: which tenant, and the target (path and query) its renderer sees.
+/// Step 2: which tenant, the base path it was routed by (`/t/<id>` or ""),
+/// and the target (path and query) its renderer sees after the base.
 fn resolve<'a>(
     state: &AppState,
     uri: &'a Uri,
     headers: &HeaderMap,
-) -> Result<(Arc<Tenant>, Cow<'a, str>), ApiError> {
+) -> Result<(Arc<Tenant>, &'a str, Cow<'a, str>), ApiError> {
     let target = uri.path_and_query().map_or("/", |pq| pq.as_str());
-    if let Some(rest) = target.strip_prefix("/t/") {
+    if state.config.path_routing()
+        && let Some(rest) = target.strip_prefix("/t/")
+    {
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let id = &rest[..end];
-        let tenant = state
-            .registry
-            .get(id)
-            .ok_or_else(|| ApiError::NoTenant(format!("no tenant `{id}` is registered")))?;
+        let Some(tenant) = state.registry.get(id) else {
+            tracing::info!(tenant = ?id, "404: no tenant of this id (path routing)");
+            return Err(ApiError::NoTenant);
+        };
         let inner = &rest[end..];
         let inner = if inner.starts_with('/') {
             Cow::Borrowed(inner)
         } else {
             Cow::Owned(format!("/{inner}"))
         };
-        return Ok((tenant, inner));
+        return Ok((tenant, &target[..3 + end], inner));
     }
     let host = header_str(headers, header::HOST).unwrap_or("");
-    let tenant = state.registry.resolve_host(host).ok_or_else(|| {
-        ApiError::NoTenant(format!(
-            "no tenant serves host `{host}`; register one with `ssr tenant add <id> <plugin.wasm> --host {host}`, or use /t/<id>/ paths"
-        ))
-    })?;
-    Ok((tenant, Cow::Borrowed(target)))
+    let Some(tenant) = state.registry.resolve_host(host) else {
+        tracing::info!(
+            host = ?host,
+            "404: no tenant serves this host; register one with `ssr tenant add <id> <plugin.wasm> --host <host>`"
+        );
+        return Err(ApiError::NoTenant);
+    };
+    Ok((tenant, "", Cow::Borrowed(target)))
 }
 
-fn request(tenant: &Tenant, method: &Method, target: &str, headers: &HeaderMap) -> RenderRequest {
+fn request(
+    tenant: &Tenant,
+    method: &Method,
+    uri: &Uri,
+    base: &str,
+    target: &str,
+    headers: &HeaderMap,
+) -> RenderRequest {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    // As received: plain HTTP (TLS ends in front of ssr), the Host header.
+    let host = header_str(headers, header::HOST).unwrap_or("localhost");
+    let received = uri.path_and_query().map_or("/", |pq| pq.as_str());
     RenderRequest {
         method: method.as_str().to_string(),
         url: target.to_string(),
+        href: format!("http://{host}{received}"),
+        base: base.to_string(),
         path: path.to_string(),
         query: form_urlencoded_pairs(query),
         headers: headers
@@ -249,7 +269,8 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
             stack,
         }) => {
             render_error("script");
-            tracing::warn!(tenant, %kind, stack = stack.as_deref().unwrap_or(""), "render failed: {message}");
+            let stack = loggable(stack.as_deref().unwrap_or(""));
+            tracing::warn!(tenant, %kind, %stack, "render failed: {}", loggable(&message));
             ApiError::RenderFailed
         }
         PoolError::Engine(other) => {
@@ -259,7 +280,7 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
                 EngineError::ResponseTooLarge { .. } => "too-large",
                 _ => "other",
             });
-            tracing::warn!(tenant, "render failed: {other}");
+            tracing::warn!(tenant, "render failed: {}", loggable(&other.to_string()));
             ApiError::RenderFailed
         }
     }

@@ -168,6 +168,8 @@ pub struct Pool {
     options: PoolOptions,
     /// The pinned workers and their lanes.
     workers: Vec<std::thread::JoinHandle<()>>,
+    /// Every worker's warm instances, and the blocking threads' ([`Pool::forget`]).
+    instances: Vec<worker::SharedInstances>,
     /// Keeps the blocking threads; its drop waits for them.
     _watch: Watch,
 }
@@ -199,8 +201,10 @@ impl Pool {
             Vec::new()
         };
         let mut workers = Vec::with_capacity(2 * options.workers);
+        let mut sets = Vec::with_capacity(options.workers + 1);
         for i in 0..options.workers {
             let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
+            sets.push(instances.clone());
             let lane = options.demote_after.map(|after| {
                 let (tasks, rx) = crossbeam_channel::unbounded();
                 let lane = Setup {
@@ -235,6 +239,7 @@ impl Pool {
         // As many warm instances in all as the pinned workers keep together.
         let shared = Instances::new(options.warm_instances * options.workers);
         let shared = Arc::new(Mutex::new(shared));
+        sets.push(shared.clone());
         let lifo = blocking.clone();
         let watch = Watch::start(
             options.blocking_threads,
@@ -262,6 +267,7 @@ impl Pool {
             capacity: options.queue_capacity,
             options,
             workers,
+            instances: sets,
         }
     }
 
@@ -378,6 +384,25 @@ impl Pool {
                 render_time,
             })
         })
+    }
+
+    /// Drops tenant `id`'s warm instances, but those of version `keep`:
+    /// after a replace (`keep` the new version) or a removal (`None`), so
+    /// their memory (a Wasm linear memory, a V8 isolate's heap) is given
+    /// back now, not when they would be evicted. Blocks while it drops them.
+    pub fn forget(&self, id: &str, keep: Option<u64>) -> usize {
+        let mut dropped = 0;
+        for set in &self.instances {
+            let gone = lock(set).forget(id, keep);
+            dropped += gone.len();
+            drop(gone);
+        }
+        dropped
+    }
+
+    /// Instances kept warm, on every thread.
+    pub fn warm_instances(&self) -> usize {
+        self.instances.iter().map(|set| lock(set).len()).sum()
     }
 
     /// Jobs waiting for a worker.

@@ -28,13 +28,15 @@
 //!
 //! Lifetime: the thread lives as long as the pool. Warm instances live until
 //! evicted (least recently used, beyond `warm_instances`), until their
-//! tenant is replaced (a new version), or until an error poisons them (a
-//! trap, a timeout, memory exhausted): the next request then gets a fresh
-//! instance.
+//! tenant is replaced or removed (`Pool::forget` drops the warm ones at
+//! once; one rendering then is dropped when its render ends, as its
+//! `Tenant::retired` says), or until an error poisons them (a trap, a
+//! timeout, memory exhausted): the next request then gets a fresh instance.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -50,7 +52,7 @@ use super::{Job, PoolError, Rendered, lock};
 use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
 use crate::tenant::{Mode, Tenant};
 
-struct Warm {
+pub(super) struct Warm {
     tenant: Arc<str>,
     version: u64,
     instance: Box<dyn Instance>,
@@ -112,7 +114,9 @@ impl Instances {
         instance: Box<dyn Instance>,
         out: &Result<RenderResponse, EngineError>,
     ) -> Option<Box<dyn Instance>> {
-        let keep = tenant.mode() == Mode::Reuse && !matches!(out, Err(e) if e.poisons_instance());
+        let keep = tenant.mode() == Mode::Reuse
+            && !matches!(out, Err(e) if e.poisons_instance())
+            && !tenant.retired.load(Ordering::Acquire);
         if !keep {
             return Some(instance);
         }
@@ -133,6 +137,18 @@ impl Instances {
             last_used: self.tick,
         });
         evicted
+    }
+
+    /// Takes tenant `id`'s warm instances out of the set, but those of
+    /// version `keep`, for the caller to drop after the lock.
+    pub(super) fn forget(&mut self, id: &str, keep: Option<u64>) -> Vec<Warm> {
+        self.warm
+            .extract_if(.., |w| &*w.tenant == id && Some(w.version) != keep)
+            .collect()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.warm.len()
     }
 }
 

@@ -21,7 +21,7 @@ mod limits;
 mod store;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -83,7 +83,7 @@ pub struct Settings {
 /// handles (made once: a labelled `counter!` per request would hash its
 /// labels every time).
 pub struct Stats {
-    /// Bumped on every request: striped (`counter.rs`); `/metrics` reports
+    /// Bumped on every request: striped (`counter.rs`); `/_ssr/metrics` reports
     /// it as `ssr_requests_total`.
     pub requests: Striped,
     pub renders: AtomicU64,
@@ -150,6 +150,9 @@ pub struct Tenant {
     /// pool's queue capacity.
     pub waiting: AtomicUsize,
     pub stats: Arc<Stats>,
+    /// Set when this version stops being current (replaced or removed): its
+    /// instances are dropped when their render ends, never kept warm.
+    pub retired: AtomicBool,
 }
 
 impl Tenant {
@@ -167,6 +170,7 @@ impl Tenant {
             waiting: AtomicUsize::new(0),
             limits,
             stats,
+            retired: AtomicBool::new(false),
         }
     }
 
@@ -402,6 +406,7 @@ impl Registry {
         let mut table = self.table.write().unwrap();
         table.by_host.retain(|_, owner| &**owner != id);
         table.by_id.remove(id);
+        existing.retired.store(true, Ordering::Release);
         Ok(existing)
     }
 
@@ -428,7 +433,13 @@ impl Registry {
         for h in &tenant.registration.hosts {
             table.by_host.insert(h.clone(), id.clone());
         }
-        table.by_id.insert(id, tenant).is_none()
+        match table.by_id.insert(id, tenant) {
+            Some(old) => {
+                old.retired.store(true, Ordering::Release);
+                false
+            }
+            None => true,
+        }
     }
 }
 

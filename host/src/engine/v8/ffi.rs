@@ -8,11 +8,13 @@
 //!   sent to another thread; `&mut self` keeps two calls from overlapping.
 //! - Strings in an `ssr_v8_result` live until the next call on the same
 //!   isolate: [`Isolate`] copies them out before returning.
-//! - The log callback's data pointer is the `Box<str>` tenant tag the
-//!   `Isolate` owns, freed only after the isolate.
+//! - The log callback's data pointer is the boxed [`Console`] the `Isolate`
+//!   owns, freed only after the isolate.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_char, c_void};
+
+use crate::engine::console::Console;
 
 // `shim.cc`'s outcome codes.
 const OUTCOME_OK: i32 = 0;
@@ -91,8 +93,8 @@ pub enum Outcome {
 /// One V8 isolate with one context.
 pub struct Isolate {
     raw: *mut RawIsolate,
-    /// The tenant tag the log callback receives; outlives `raw`.
-    tenant: *mut Box<str>,
+    /// The console the log callback writes to; outlives `raw`.
+    console: *mut Console,
 }
 
 // SAFETY: every shim entry point takes the isolate's `v8::Locker` and sets
@@ -101,16 +103,16 @@ pub struct Isolate {
 unsafe impl Send for Isolate {}
 
 extern "C" fn log_to_tracing(data: *mut c_void, level: i32, msg: *const c_char, len: usize) {
-    // SAFETY: `data` is the `Box<str>` this isolate's `Isolate` owns and frees
+    // SAFETY: `data` is the `Console` this isolate's `Isolate` owns and frees
     // only after `ssr_v8_free`; `msg`/`len` is a UTF-8 buffer the shim keeps
     // alive for this call.
-    let (tenant, msg) = unsafe {
+    let (console, msg) = unsafe {
         (
-            &**(data as *const Box<str>),
+            &*(data as *const Console),
             std::slice::from_raw_parts(msg as *const u8, len),
         )
     };
-    super::super::console(tenant, level, &String::from_utf8_lossy(msg));
+    console.write(level, &String::from_utf8_lossy(msg));
 }
 
 impl Isolate {
@@ -124,8 +126,8 @@ impl Isolate {
         offer_core_after_ms: u32,
         tenant: &str,
     ) -> Isolate {
-        let tenant = Box::into_raw(Box::new(Box::<str>::from(tenant)));
-        // SAFETY: init is idempotent; `tenant` stays valid until `drop`,
+        let console = Box::into_raw(Box::new(Console::new(tenant)));
+        // SAFETY: init is idempotent; `console` stays valid until `drop`,
         // after the isolate is freed.
         let raw = unsafe {
             ssr_v8_init();
@@ -134,10 +136,10 @@ impl Isolate {
                 stack_bytes,
                 offer_core_after_ms,
                 log_to_tracing,
-                tenant as *mut c_void,
+                console as *mut c_void,
             )
         };
-        Isolate { raw, tenant }
+        Isolate { raw, console }
     }
 
     /// Evaluates the prelude (a classic script) and the bundle (an ES module).
@@ -190,6 +192,13 @@ impl Isolate {
         // SAFETY: `raw` is live; the shim takes the locker.
         unsafe { ssr_v8_heap_used(self.raw) }
     }
+
+    /// Where this isolate's `console.*` goes.
+    pub fn console(&self) -> &Console {
+        // SAFETY: `console` is live until `drop`; it is only read through
+        // `&` (its counters are atomics).
+        unsafe { &*self.console }
+    }
 }
 
 /// How many times V8 renders in this process offered their core.
@@ -200,11 +209,11 @@ pub fn core_offers() -> u64 {
 
 impl Drop for Isolate {
     fn drop(&mut self) {
-        // SAFETY: `raw` came from `ssr_v8_new` and is freed once; the tenant
-        // tag is freed after the isolate that could log with it.
+        // SAFETY: `raw` came from `ssr_v8_new` and is freed once; the
+        // console is freed after the isolate that could log to it.
         unsafe {
             ssr_v8_free(self.raw);
-            drop(Box::from_raw(self.tenant));
+            drop(Box::from_raw(self.console));
         }
     }
 }

@@ -140,6 +140,8 @@ pub struct V8Instance {
 struct RawRequest<'a> {
     method: &'a str,
     url: &'a str,
+    href: &'a str,
+    base: &'a str,
     path: &'a str,
     query: &'a [(String, String)],
     headers: &'a [(String, String)],
@@ -166,9 +168,12 @@ impl V8Instance {
         req: &RenderRequest,
         deadline: Duration,
     ) -> Result<RenderResponse, EngineError> {
+        self.isolate.console().start_render();
         let json = serde_json::to_string(&RawRequest {
             method: &req.method,
             url: &req.url,
+            href: &req.href,
+            base: &req.base,
             path: &req.path,
             query: &req.query,
             headers: &req.headers,

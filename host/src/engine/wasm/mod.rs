@@ -26,6 +26,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use self::bindings::ssr::plugin::{log, types};
 use self::bindings::{Plugin as Bindings, PluginPre};
+use super::console::Console;
 use super::{
     CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
     RenderResponse, Rendering,
@@ -59,12 +60,12 @@ impl Default for WasmOptions {
     }
 }
 
-/// Per-store state: the empty WASI context, limits, and the tenant tag.
+/// Per-store state: the empty WASI context, limits, and the tenant's console.
 pub struct HostState {
     wasi: WasiCtx,
     table: ResourceTable,
     limits: StoreLimits,
-    tenant: Arc<str>,
+    console: Console,
     /// When the render in progress must stop.
     deadline: Instant,
 }
@@ -128,7 +129,7 @@ impl log::Host for HostState {
             log::Level::Warn => 2,
             log::Level::Error => 3,
         };
-        super::console(&self.tenant, level, &message);
+        self.console.write(level, &message);
     }
 }
 
@@ -307,7 +308,7 @@ impl WasmPlugin {
                 memory_limit: self.memory_limit,
                 memories: Vec::new(),
             },
-            tenant: tenant.into(),
+            console: Console::new(tenant),
             deadline: Instant::now(),
         };
         let mut store = Store::new(self.pre.engine(), state);
@@ -392,6 +393,8 @@ impl Instance for WasmInstance {
             let req = types::Request {
                 method: req.method.clone(),
                 url: req.url.clone(),
+                href: req.href.clone(),
+                base: req.base.clone(),
                 path: req.path.clone(),
                 query: req.query.clone(),
                 headers: req.headers.clone(),
@@ -400,6 +403,7 @@ impl Instance for WasmInstance {
             // The callback installed by `WasmPlugin::instance` reads the
             // deadline, and `slice` to end a slice one tick after each poll.
             self.store.data_mut().deadline = Instant::now() + deadline;
+            self.store.data().console.start_render();
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();

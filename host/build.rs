@@ -70,6 +70,9 @@ fn build_v8_shim(root: &Path, manifest: &Path) {
         // V8's headers are noisy under -Wall; the shim's own code is small.
         .warnings(false)
         .flag_if_supported("-Wno-deprecated-declarations")
+        // libnode's V8 is built without RTTI, so a subclass of one of its
+        // classes (the shim's ArrayBuffer allocator) must be too.
+        .flag("-fno-rtti")
         .compile("ssr_v8_shim");
     println!("cargo:rustc-link-search=native={}", lib.display());
     println!("cargo:rustc-link-lib=dylib:+verbatim=libnode.so.108");

@@ -194,3 +194,29 @@ fn issue_15_console_output_is_bounded_and_cannot_forge_a_log_line() {
         );
     }
 }
+
+#[test]
+fn issue_15_memory_outside_the_js_heap_is_capped_and_webassembly_is_off() {
+    const MIB: usize = 1 << 20;
+    let s = Server::patient();
+    for engine in Engines::KINDS {
+        let id = format!("buffers-{engine}");
+        let query = format!("engine={engine}&memory_limit_mib=64");
+        let (status, body) = s.add(&id, "tests/plugins/hostile.js", &query);
+        assert_eq!(status, 201, "{body}");
+        let get = |path: &str| s.get(&format!("/t/{id}{path}"), &[]);
+        assert_eq!(get("/buffers?mib=16").text(), "buffers 16 MiB");
+        // Five renders each keeping 512 MiB of ArrayBuffers (outside V8's
+        // heap): each fails at the tenant's 64 MiB, and the process does
+        // not grow by what they asked for.
+        let before = s.rss();
+        for _ in 0..5 {
+            assert_eq!(get("/buffers?mib=512").status, 500, "{engine}");
+        }
+        let grew = s.rss().saturating_sub(before);
+        assert!(grew < 256 * MIB, "{engine}: grew {grew}");
+        // No WebAssembly, so no WebAssembly.Memory either.
+        assert_eq!(get("/wasm-memory").text(), "no WebAssembly", "{engine}");
+        assert_eq!(get("/ok").text(), "ok");
+    }
+}

@@ -23,6 +23,19 @@ export async function render(request) {
       for (let i = 0; i < Number(request.query.mib); i++) globalThis.hoard.push(new Array(131072).fill(i + 0.5));
       return `hoarding ${globalThis.hoard.length} MiB`;
     }
+    case '/buffers': {
+      // Keeps `mib` MiB of ArrayBuffers, written so that they are resident.
+      const keep = [];
+      for (let i = 0; i < Number(request.query.mib); i++) keep.push(new Uint8Array(1 << 20).fill(i + 1));
+      return `buffers ${keep.length} MiB`;
+    }
+    case '/wasm-memory': {
+      // 512 MiB of WebAssembly memory, where WebAssembly exists.
+      if (typeof WebAssembly === 'undefined') return 'no WebAssembly';
+      const m = new WebAssembly.Memory({ initial: 8192 });
+      new Uint8Array(m.buffer).fill(1);
+      return 'wasm memory';
+    }
     case '/ambient': {
       // No files, environment, network or modules to load: report what exists.
       const found = {

@@ -8,7 +8,8 @@ use clap::{Args, Subcommand};
 
 #[derive(Debug, Args)]
 pub struct TenantArgs {
-    /// The server's base URL.
+    /// The server's base URL: its --admin-listen address when it has one,
+    /// else its --listen address (the admin API is under /_ssr/admin there).
     #[arg(
         long,
         global = true,

@@ -21,6 +21,12 @@
 //   the same instance.
 // - The bundle cannot import anything: static imports fail to link and
 //   `import()` rejects, both with a message saying to bundle.
+// - Memory outside the V8 heap is capped too: every `ArrayBuffer` (and
+//   typed array, `SharedArrayBuffer`) backing store comes from the
+//   instance's `QuotaAllocator`, which refuses past the heap limit (V8 then
+//   throws a `RangeError` in the script). WebAssembly is off (no
+//   `WebAssembly` global, no code generation): renderers do not need it,
+//   and its memories would be one more kind of memory to account.
 
 #include <v8.h>
 #include <libplatform/libplatform.h>
@@ -42,6 +48,55 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<v8::Platform> g_platform;
+
+// An ArrayBuffer allocator with a quota, over V8's default one. Buffers live
+// outside the V8 heap, so its limit does not bound them: without a quota,
+// five renders each keeping 512 MB of buffers grew the process by 2.6 GB
+// against a 256 MiB cap. Allocations past the quota return null; V8 then
+// throws a `RangeError` ("Array buffer allocation failed").
+class QuotaAllocator : public v8::ArrayBuffer::Allocator {
+ public:
+  explicit QuotaAllocator(size_t quota)
+      : quota_(quota), inner_(v8::ArrayBuffer::Allocator::NewDefaultAllocator()) {}
+  ~QuotaAllocator() override { delete inner_; }
+
+  void* Allocate(size_t n) override { return granted(n) ? kept(inner_->Allocate(n), n) : nullptr; }
+  void* AllocateUninitialized(size_t n) override {
+    return granted(n) ? kept(inner_->AllocateUninitialized(n), n) : nullptr;
+  }
+  void Free(void* data, size_t n) override {
+    inner_->Free(data, n);
+    used_.fetch_sub(n);
+  }
+  void* Reallocate(void* data, size_t old_n, size_t new_n) override {
+    if (new_n > old_n && !granted(new_n - old_n)) return nullptr;
+    void* moved = inner_->Reallocate(data, old_n, new_n);
+    if (new_n > old_n && moved == nullptr) used_.fetch_sub(new_n - old_n);
+    if (new_n < old_n && moved != nullptr) used_.fetch_sub(old_n - new_n);
+    return moved;
+  }
+
+ private:
+  // Takes `n` bytes of the quota, or nothing when they do not fit.
+  bool granted(size_t n) {
+    size_t now = used_.load();
+    do {
+      if (n > quota_ || now > quota_ - n) return false;
+    } while (!used_.compare_exchange_weak(now, now + n));
+    return true;
+  }
+  // Gives the bytes back when the inner allocator failed.
+  void* kept(void* data, size_t n) {
+    if (data == nullptr) used_.fetch_sub(n);
+    return data;
+  }
+
+  const size_t quota_;
+  std::atomic<size_t> used_{0};
+  v8::ArrayBuffer::Allocator* inner_;
+};
+
+bool refuse_wasm_codegen(v8::Local<v8::Context>, v8::Local<v8::String>) { return false; }
 
 }  // namespace
 
@@ -459,6 +514,8 @@ void ssr_v8_init(void) {
     // the other examples unchanged (`cargo bench -p ssr --bench engine --
     // render_warm/v8`).
     v8::V8::SetFlagsFromString("--no-allocation-site-pretenuring");
+    // No `WebAssembly` global (see the invariants).
+    v8::V8::SetFlagsFromString("--no-expose-wasm");
     g_platform = v8::platform::NewDefaultPlatform();
     v8::V8::InitializePlatform(g_platform.get());
     v8::V8::Initialize();
@@ -473,7 +530,8 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
   inst->log_data = log_data;
   inst->stack_bytes = stack_bytes;
   inst->offer_core_after = std::chrono::milliseconds(offer_core_after_ms);
-  inst->allocator = v8::ArrayBuffer::Allocator::NewDefaultAllocator();
+  // Buffers may take as much again as the heap: the tenant's memory limit.
+  inst->allocator = new QuotaAllocator(heap_limit);
   v8::Isolate::CreateParams params;
   params.array_buffer_allocator = inst->allocator;
   // Only the old generation is capped; the young generation keeps V8's
@@ -484,6 +542,7 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
   inst->isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
   inst->isolate->SetHostImportModuleDynamicallyCallback(refuse_dynamic_import);
   inst->isolate->AddNearHeapLimitCallback(near_heap_limit, inst);
+  inst->isolate->SetAllowWasmCodeGenerationCallback(refuse_wasm_codegen);
   {
     Enter enter(inst);
     v8::Isolate* iso = inst->isolate;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP load benchmark against the real server: one command regenerates the
-# table in benches/RESULTS-http.md and in README.md (between the
-# `load:start`/`load:end` markers of each).
+# table in benches/RESULTS-http.md and benches/RESULTS-server.md (between
+# the `load:start`/`load:end` markers of each).
 #
 # Scenarios, all in one run, each `wrk -t1 -c$CONNS -d$SECS --latency` after a
 # 2 s warm-up:
@@ -101,9 +101,9 @@ import sys, re
 # The same table between the `load:start`/`load:end` markers of both files
 # (benches/hits.sh owns another section of RESULTS-http.md).
 table = sys.argv[2] + '\n'
-for path in (sys.argv[1], 'README.md'):
+for path in (sys.argv[1], 'benches/RESULTS-server.md'):
     text = open(path).read()
     new = re.sub(r'(<!-- load:start -->\n).*?(<!-- load:end -->)', lambda m: m.group(1) + table + m.group(2), text, flags=re.S)
     open(path, 'w').write(new)
 PY
-echo "wrote $OUT and the README table" >&2
+echo "wrote $OUT and benches/RESULTS-server.md" >&2

@@ -7,13 +7,15 @@
 #   V8 10.2), unpacked into target/libnode (apt cannot install libnode-dev
 #   beside a newer nodejs from another repository), and the shared libraries
 #   libnode needs at run time;
+# - curl (the README tutorial and the benches use it);
 # - the Rust target wasm32-wasip1;
 # - the example plugins' npm packages (esbuild, React, Preact, Vue, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
-  libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g)
+  libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
+  curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command (README "Development"; CI runs this too): installs what is
+# The test command (README "Quick start"; CI runs this too): installs what is
 # missing, then runs every test in release mode (Wasmtime compiles plugins
 # much faster in a release build).
 set -euo pipefail

@@ -9,7 +9,7 @@
 //! - `plugin` (wasm only): the WIT export glue and the `wizer-initialize`
 //!   entry point that reads the bundle from stdin.
 //!
-//! The JavaScript contract is documented in `guest-sdk/README.md` and typed in
+//! The JavaScript contract is documented in `docs/renderers.md` and typed in
 //! `guest-sdk/ssr.d.ts`.
 
 pub mod runtime;

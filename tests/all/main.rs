@@ -15,5 +15,6 @@ mod render;
 mod runtime;
 mod support;
 mod tenants;
+mod tutorial;
 #[cfg(feature = "v8")]
 mod v8;

@@ -9,8 +9,8 @@
 //! preempt a spinner: `benches/attack.sh` (2 workers, five hostile tenants
 //! spinning, 2 cores) measured a good tenant's p99 under attack at 33.13 ms
 //! (Wasm) and 24.17 ms (V8) without demotion, 7.62-21.83 ms and 11.06-13.70
-//! ms (V8 at +19; 14.53-16.25 at +10) with it (alone: 5-8 ms; README,
-//! Reliability, has every run).
+//! ms (V8 at +19; 14.53-16.25 at +10) with it (alone: 5-8 ms;
+//! docs/reliability.md has every run).
 //!
 //! - Wasm renders yield, so a pinned worker that has other renders or a
 //!   queue waiting hands a long one to its background lane ([`Lane`]): a
@@ -65,7 +65,7 @@ const LOWER_BY: i32 = 10;
 /// How many nice levels a blocking thread whose V8 render has run past
 /// `demote_after` goes down: to the lowest, 19 (weight 15), from the
 /// default 0. V8 renders a page 20-50x faster
-/// than QuickJS in Wasm (README, Choosing an engine), so a V8 render still
+/// than QuickJS in Wasm (docs/engines.md), so a V8 render still
 /// running after 20 ms is nearly always a runaway, where a Wasm render that
 /// long is an ordinary large page (React on Wasm: 14 ms of CPU); and five
 /// lowered V8 threads at nice 10 still weighed about half a normal thread.

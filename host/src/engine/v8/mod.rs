@@ -25,8 +25,8 @@
 //! C++ builtin cannot be satisfied: `new Array(5e8).fill(1.5)` (a 4 GB
 //! backing store) ends `ssr` with SIGTRAP, whatever the heap cap. Growth from
 //! JavaScript code (`new Array(2e8).fill(1.5)`, or a loop of pushes) is caught
-//! by the heap cap. Only process isolation contains the former: README,
-//! "Choosing an engine", and `ssr serve --help`.
+//! by the heap cap. Only process isolation contains the former: docs/engines.md
+//! and `ssr serve --help`.
 //!
 //! The only unsafe code is in `ffi.rs`.
 

@@ -150,7 +150,7 @@ impl WasmEngine {
         config.max_wasm_stack(options.max_wasm_stack);
         config.async_stack_size(options.max_wasm_stack + (1 << 20));
         // `SSR_PERFMAP=1`: write /tmp/perf-<pid>.map so `perf record` names
-        // the plugin's functions (README, Development).
+        // the plugin's functions (docs/development.md).
         if std::env::var_os("SSR_PERFMAP").is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }

@@ -1,0 +1,68 @@
+//! The README's tutorial, run as written: its shell blocks, in an empty
+//! directory, with the `ssr` of this build first on `PATH`. Only the address
+//! changes (a free port for 127.0.0.1:8080), and the test waits for the
+//! server it starts in the background, as a reader would.
+
+use std::process::Command;
+
+use crate::support::{root, tempdir, text};
+
+/// The `sh` blocks of the README section that starts with `heading`.
+fn blocks(heading: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme.split(heading).nth(1).expect("the section exists");
+    let section = section.split("\n## ").next().unwrap();
+    section
+        .split("```sh\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().to_string())
+        .collect()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn the_readme_tutorial_works_as_written() {
+    let steps = blocks("## Five minutes");
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    let dir = tempdir("tutorial");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ssr"))
+        .parent()
+        .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let started = "ssr serve --data-dir ./data &";
+    assert!(steps[1].contains(started), "{}", steps[1]);
+    // A reader starts typing once the server is up; the script waits for it.
+    let wait = format!(
+        "{started}\ntrap 'kill $!' EXIT\nuntil curl -fs http://{addr}/_ssr/healthz >/dev/null; do sleep 0.1; done"
+    );
+    let script = format!("set -e\n{}\n{}", steps[0], steps[1].replace(started, &wait))
+        .replace("127.0.0.1:8080", &addr);
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("SSR_LISTEN", &addr)
+        .env("SSR_SERVER", format!("http://{addr}"))
+        .env_remove("SSR_ADMIN_TOKEN")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{script}\n{stdout}\n{stderr}");
+    // `ssr render`, then the served page, then `ssr tenant ls`.
+    assert_eq!(
+        stdout.matches("<h1>Hello, Ada!</h1>").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(stdout.contains(r#""id":"shop""#), "{stdout}");
+    assert!(dir.join("shop/data/admin-token").is_file());
+}

@@ -58,7 +58,7 @@ fn engines(c: &mut Criterion) {
         {
             continue;
         }
-        let built = build::build(&root().join(entry), &mut Quiet).unwrap();
+        let built = build::build(&root().join(entry), &Default::default(), &mut Quiet).unwrap();
         let req = RenderRequest::get("bench", url);
         let plugins: Vec<(EngineKind, std::sync::Arc<dyn Plugin>)> = Engines::KINDS
             .iter()

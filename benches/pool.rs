@@ -29,7 +29,12 @@ fn pool(c: &mut Criterion) {
     })
     .unwrap();
     let registry = Registry::open(engines, None, Defaults::default()).unwrap();
-    let built = build::build(&root.join("plugins/hello/render.js"), &mut Quiet).unwrap();
+    let built = build::build(
+        &root.join("plugins/hello/render.js"),
+        &Default::default(),
+        &mut Quiet,
+    )
+    .unwrap();
     let tenant = registry
         .put("bench", &built.plugin, Settings::default())
         .unwrap()

@@ -106,7 +106,11 @@ fn bundler_error_is_reported_with_location() {
     let dir = root().join("target/test-plugins/broken-jsx");
     std::fs::create_dir_all(&dir).unwrap();
     let entry = dir.join("app.jsx");
-    std::fs::write(&entry, "export function render() {\n  return <div>;\n}\n").unwrap();
+    std::fs::write(
+        &entry,
+        "/** @jsxImportSource preact */\nexport function render() {\n  return <div>;\n}\n",
+    )
+    .unwrap();
     let out = ssr()
         .arg("build")
         .arg(&entry)
@@ -119,7 +123,55 @@ fn bundler_error_is_reported_with_location() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("esbuild failed"), "{err}");
     assert!(
-        err.contains("app.jsx:2:") || err.contains("app.jsx:3:"),
+        err.contains("app.jsx:3:") || err.contains("app.jsx:4:"),
         "{err}"
     );
+}
+
+#[test]
+fn jsx_that_says_not_its_runtime_is_refused_with_what_to_add() {
+    // A Preact page as a new user writes it: no pragma, no config.
+    let dir = tempdir("jsx-runtime");
+    std::os::unix::fs::symlink(
+        root().join("plugins/node_modules"),
+        dir.join("node_modules"),
+    )
+    .unwrap();
+    let entry = dir.join("app.jsx");
+    std::fs::write(
+        &entry,
+        "import { renderToString } from 'preact-render-to-string';\n\
+         export function render() { return renderToString(<h1>hi</h1>); }\n",
+    )
+    .unwrap();
+    let build = |extra: &[&str]| {
+        ssr()
+            .arg("build")
+            .arg(&entry)
+            .arg("-o")
+            .arg(dir.join("out.wasm"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = build(&[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("React is not defined"), "{err}");
+    assert!(err.contains("/** @jsxImportSource preact */"), "{err}");
+    assert!(err.contains("--jsx-import-source preact"), "{err}");
+    assert!(!dir.join("out.wasm").exists());
+    let renders = |out: std::process::Output| {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let page = crate::support::render(&dir.join("out.wasm"), "/", &[]);
+        assert_eq!(text(&page.stdout), "<h1>hi</h1>", "{}", text(&page.stderr));
+    };
+    // Any of the three ways it names works.
+    renders(build(&["--jsx-import-source", "preact"]));
+    std::fs::write(
+        dir.join("jsconfig.json"),
+        r#"{ "compilerOptions": { "jsx": "react-jsx", "jsxImportSource": "preact" } }"#,
+    )
+    .unwrap();
+    renders(build(&[]));
 }

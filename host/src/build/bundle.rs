@@ -4,6 +4,13 @@
 //! other modules (JSX, npm packages) is bundled with the esbuild found in the
 //! nearest `node_modules/.bin` above the entry (or the working directory);
 //! without one, the error says exactly how to install it or bundle by hand.
+//!
+//! JSX: esbuild compiles it as the nearest `tsconfig.json` or
+//! `jsconfig.json` says, or as a `@jsxImportSource` pragma in the file says,
+//! or to `React.createElement` by default. `--jsx-import-source` sets the
+//! runtime. An entry that gives none of these and does not import React would
+//! build and then fail at render time (`React is not defined`), so it is
+//! refused here with what to add.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +38,15 @@ pub const ESBUILD_FLAGS: &[&str] = &[
     "--define:process.env.NODE_ENV=\"production\"",
 ];
 
-pub fn bundle(entry: &Path) -> Result<Bundle, BuildError> {
+/// How to bundle, beyond the entry.
+#[derive(Clone, Debug, Default)]
+pub struct BundleOptions {
+    /// The package JSX compiles to (`preact`, `react`, `vue`...), with its
+    /// automatic runtime (`<pkg>/jsx-runtime`).
+    pub jsx_import_source: Option<String>,
+}
+
+pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildError> {
     let source = std::fs::read_to_string(entry).map_err(|source| BuildError::ReadEntry {
         path: entry.to_path_buf(),
         source,
@@ -46,6 +61,28 @@ pub fn bundle(entry: &Path) -> Result<Bundle, BuildError> {
     );
     if is_plain_js && !has_imports(&source) {
         return Ok(Bundle { name, source });
+    }
+    let is_jsx = matches!(
+        entry.extension().and_then(|e| e.to_str()),
+        Some("jsx" | "tsx")
+    );
+    let mut jsx = Vec::new();
+    if let Some(source) = &options.jsx_import_source {
+        jsx.push("--jsx=automatic".to_string());
+        jsx.push(format!("--jsx-import-source={source}"));
+    } else if is_jsx && !says_jsx_runtime(entry, &source) && !imports(&source, "react") {
+        let runtime = ["preact", "vue", "solid-js", "hono"]
+            .into_iter()
+            .find(|pkg| imports(&source, pkg))
+            .unwrap_or("preact");
+        return Err(BuildError::JsxRuntime(format!(
+            "{} uses JSX but does not say what it compiles to, and does not import React: esbuild would compile it to React.createElement, and rendering would fail with `React is not defined`.\n\
+             Add at its top:  /** @jsxImportSource {runtime} */\n\
+             or build with:   ssr build {} --jsx-import-source {runtime} ...\n\
+             or set \"jsx\": \"react-jsx\" and \"jsxImportSource\": \"{runtime}\" in the compilerOptions of a tsconfig.json or jsconfig.json beside it",
+            entry.display(),
+            entry.display(),
+        )));
     }
     let Some(esbuild) = find_esbuild(entry) else {
         let dir = entry
@@ -73,6 +110,7 @@ pub fn bundle(entry: &Path) -> Result<Bundle, BuildError> {
     let out = Command::new(&esbuild)
         .arg(entry)
         .args(ESBUILD_FLAGS)
+        .args(&jsx)
         .output()
         .map_err(|source| BuildError::RunBundler {
             path: esbuild.clone(),
@@ -103,6 +141,34 @@ fn has_imports(source: &str) -> bool {
     })
 }
 
+/// Whether the module imports package `pkg` (or a path inside it).
+fn imports(source: &str, pkg: &str) -> bool {
+    ['\'', '"']
+        .iter()
+        .any(|q| source.contains(&format!("{q}{pkg}{q}")) || source.contains(&format!("{q}{pkg}/")))
+}
+
+/// Whether the entry, or the `tsconfig.json`/`jsconfig.json` esbuild will
+/// read for it (the nearest above it), says how to compile JSX.
+fn says_jsx_runtime(entry: &Path, source: &str) -> bool {
+    if source.contains("@jsx") {
+        return true;
+    }
+    let Some(dir) = std::fs::canonicalize(entry)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+    else {
+        return false;
+    };
+    dir.ancestors()
+        .find_map(|d| {
+            ["tsconfig.json", "jsconfig.json"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(d.join(f)).ok())
+        })
+        .is_some_and(|config| config.contains("\"jsx"))
+}
+
 /// The nearest `node_modules/.bin/esbuild` above the entry, then above the
 /// working directory.
 fn find_esbuild(entry: &Path) -> Option<PathBuf> {
@@ -120,7 +186,7 @@ fn find_esbuild(entry: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::has_imports;
+    use super::{has_imports, imports};
 
     #[test]
     fn detects_imports() {
@@ -128,5 +194,12 @@ mod tests {
         assert!(has_imports("export { x } from './x.js';"));
         assert!(!has_imports("export function render() { return 'hi' }"));
         assert!(!has_imports("const u = import.meta.url;"));
+    }
+
+    #[test]
+    fn names_imported_packages() {
+        let src = "import { h } from 'preact';\nimport x from \"react-dom/server\";";
+        assert!(imports(src, "preact") && imports(src, "react-dom"));
+        assert!(!imports(src, "react") && !imports(src, "vue"));
     }
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
-pub use bundle::Bundle;
+pub use bundle::{Bundle, BundleOptions};
 
 /// The guest runtime (guest-sdk for wasm32-wasip1), built by `host/build.rs`.
 pub const GUEST_RUNTIME: &[u8] = include_bytes!(env!("SSR_GUEST_WASM"));
@@ -37,6 +37,9 @@ pub enum BuildError {
     },
     #[error("{0}")]
     NeedsBundler(String),
+    /// A JSX entry that says not what its JSX compiles to (`bundle.rs`).
+    #[error("{0}")]
+    JsxRuntime(String),
     #[error("esbuild failed to bundle {path}:\n{stderr}")]
     Bundler { path: PathBuf, stderr: String },
     #[error("could not run esbuild at {path}")]
@@ -115,8 +118,12 @@ fn step<T>(
 }
 
 /// Builds a plugin from the entry module at `entry`.
-pub fn build(entry: &Path, progress: &mut dyn Progress) -> Result<Built, BuildError> {
-    let bundle = step(progress, Step::Bundle, || bundle::bundle(entry))?;
+pub fn build(
+    entry: &Path,
+    options: &BundleOptions,
+    progress: &mut dyn Progress,
+) -> Result<Built, BuildError> {
+    let bundle = step(progress, Step::Bundle, || bundle::bundle(entry, options))?;
     let plugin = build_bundle(&bundle, progress)?;
     Ok(Built { plugin, bundle })
 }

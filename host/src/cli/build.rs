@@ -21,6 +21,11 @@ pub struct BuildArgs {
     /// Also write the bundled JavaScript here (what both engines run).
     #[arg(long, value_name = "FILE")]
     emit_bundle: Option<PathBuf>,
+    /// The package JSX compiles to, with its automatic runtime (`preact`,
+    /// `react`, ...) [default: as the nearest tsconfig.json or jsconfig.json,
+    /// or a `@jsxImportSource` pragma, says].
+    #[arg(long, value_name = "PACKAGE")]
+    jsx_import_source: Option<String>,
     /// Print no progress.
     #[arg(short, long)]
     quiet: bool,
@@ -57,7 +62,10 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         bar: None,
         quiet: args.quiet,
     };
-    let built = build::build(&args.entry, &mut steps)?;
+    let options = build::BundleOptions {
+        jsx_import_source: args.jsx_import_source.clone(),
+    };
+    let built = build::build(&args.entry, &options, &mut steps)?;
     if let Some(path) = &args.emit_bundle {
         write_atomically(path, built.bundle.source.as_bytes())
             .with_context(|| format!("writing the bundle to {}", path.display()))?;

@@ -348,7 +348,7 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
         for (name, entry) in &found {
             s.spawn(move || {
                 let started = std::time::Instant::now();
-                let result = ssr::build::build(entry, &mut ssr::build::Quiet)
+                let result = ssr::build::build(entry, &Default::default(), &mut ssr::build::Quiet)
                     .map_err(anyhow::Error::from)
                     .and_then(|built| {
                         // Each example on every engine this host has:

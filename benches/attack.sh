@@ -69,7 +69,7 @@ met() { # p99 attacked, bound, failed
 rows=()
 runs=()
 for engine in wasm v8; do
-  target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --no-demo \
+  target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --demo=false \
     --workers 2 2>"$work/serve.log" &
   server=$!
   until curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1; do sleep 0.2; done

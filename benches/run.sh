@@ -116,7 +116,7 @@ for p in "${plugins[@]}"; do
   for engine in wasm v8; do
     for cache in on off; do
       ttl=60; [ "$cache" = off ] && ttl=0
-      target/release/ssr serve --no-demo --listen 127.0.0.1:$PORT --admin-token $TOKEN \
+      target/release/ssr serve --demo=false --listen 127.0.0.1:$PORT --admin-token $TOKEN \
         --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl 2>"$work/serve.log" &
       server=$!
       wait_ready "http://127.0.0.1:$PORT/_ssr/healthz" "$work/serve.log"

@@ -32,7 +32,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 
-target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --no-demo \
+target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --demo=false \
   --workers 2 --max-response-kib 4096 2>"$work/serve.log" &
 server=$!
 until curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1; do sleep 0.2; done

@@ -1,9 +1,15 @@
-//! Server configuration: [`Config`], its defaults (every `DEFAULT_*`), and
+//! Server configuration: every setting of `ssr serve`, defined once in
+//! [`settings!`] below (name, type with its unit, default, doc line), and
 //! [`Config::validate`].
 //!
-//! Sources, lowest precedence first: these defaults, a TOML file
-//! (`--config`), environment variables (`SSR_*`), command-line flags. The
-//! command line (`cli/serve.rs`) only overrides fields; it holds no defaults.
+//! From that one definition come the resolved [`Config`], its defaults,
+//! [`Given`] (what one source sets: the flags with their `SSR_*` variables
+//! through clap, or the `--config` TOML file through serde, whose keys are
+//! the flags' names), and [`reference`], the table in
+//! `docs/configuration.md` (a test keeps the two equal) and the defaults
+//! `ssr serve --help` shows. Sources, lowest precedence first: the defaults,
+//! the TOML file, environment variables, flags. Why clap plus serde on one
+//! struct and no layering crate: docs/configuration.md.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -14,42 +20,226 @@ use thiserror::Error;
 
 use crate::tenant::Mode;
 
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
-pub const DEFAULT_QUEUE_CAPACITY: usize = 512;
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
-pub const DEFAULT_RENDER_DEADLINE: Duration = crate::engine::DEFAULT_DEADLINE;
-/// The page cache's byte budget, over every tenant (bodies, their
-/// compressed copies, headers and keys).
-pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
-/// One tenant's share of the page cache, at most.
-pub const DEFAULT_CACHE_TENANT_BYTES: usize = 64 << 20;
-/// The largest body the cache stores or compresses; a larger one is served
-/// as rendered, uncompressed, and not kept.
-pub const DEFAULT_CACHE_ENTRY_BYTES: usize = 2 << 20;
-pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
-pub const DEFAULT_MEMORY_LIMIT: usize = crate::engine::DEFAULT_MEMORY_LIMIT;
-/// Warm (reuse-mode) instances each worker keeps, across tenants.
-pub const DEFAULT_WARM_INSTANCES: usize = 16;
-/// Renders one worker interleaves in time slices.
-pub const DEFAULT_RENDERS_PER_WORKER: usize = 8;
-/// Running time (Wasm: CPU time; V8: since it started) after which a render finishes at low
-/// priority while others wait (`pool/demote.rs`): longer than a typical page render (hello 0.4 ms, React
-/// on Wasm 14 ms, `benches/engine.rs`), far shorter than the deadline.
-pub const DEFAULT_DEMOTE_AFTER: Duration = Duration::from_millis(20);
-pub const DEFAULT_MAX_WASM_STACK: usize = crate::engine::wasm::DEFAULT_MAX_WASM_STACK;
-/// The largest response body a render may produce.
-pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 << 20;
-/// The largest plugin the admin API accepts.
-pub const DEFAULT_MAX_PLUGIN_BYTES: usize = 64 << 20;
+/// Declares a unit: the number a setting is written in, and what the code
+/// reads it as.
+macro_rules! unit {
+    ($(#[$meta:meta])* $name:ident($inner:ty), $suffix:literal, $get:ident -> $out:ty, $convert:expr) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub $inner);
+
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.parse().map($name)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{} {}", self.0, $suffix)
+            }
+        }
+
+        impl $name {
+            pub fn $get(self) -> $out {
+                ($convert)(self.0)
+            }
+        }
+    };
+}
+
+unit!(/// Milliseconds.
+    Millis(u64), "ms", duration -> Duration, Duration::from_millis);
+unit!(/// Seconds.
+    Secs(u64), "s", duration -> Duration, Duration::from_secs);
+unit!(/// KiB.
+    Kib(usize), "KiB", bytes -> usize, |v: usize| v << 10);
+unit!(/// MiB.
+    Mib(usize), "MiB", bytes -> usize, |v: usize| v << 20);
+
+/// One setting as the reference shows it.
+#[derive(Clone, Debug)]
+pub struct SettingDoc {
+    /// The flag's name without `--`, which is also the TOML key.
+    pub flag: String,
+    pub env: &'static str,
+    pub default: String,
+    pub doc: String,
+}
+
+// The field type of a setting in `Config`: its own with a default, an
+// `Option` without one.
+macro_rules! setting_type {
+    ($ty:ty) => { Option<$ty> };
+    ($ty:ty, $default:expr) => { $ty };
+}
+macro_rules! setting_default {
+    () => {
+        None
+    };
+    ($default:expr) => {
+        $default
+    };
+}
+macro_rules! setting_value {
+    ($v:ident) => {
+        Some($v)
+    };
+    ($v:ident, $default:expr) => {
+        $v
+    };
+}
+macro_rules! setting_shown {
+    ($v:expr, [$($default:expr)?], [$shown:literal]) => {
+        $shown.to_string()
+    };
+    ($v:expr, [$default:expr], []) => {
+        $v.to_string()
+    };
+    ($v:expr, [], []) => {
+        "none".to_string()
+    };
+}
+
+/// Defines every setting once:
+/// `/// doc` `name: Type [= default], "SSR_ENV" [(shown default)] [{ more clap #[arg] }];`
+/// A setting without a default is an `Option` in `Config`.
+macro_rules! settings {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident: $ty:ty $(= $default:expr)?, $env:literal $(($shown:literal))? $({ $($arg:tt)* })?;
+    )*) => {
+        /// Everything `ssr serve` runs with, resolved.
+        #[derive(Clone, Debug)]
+        pub struct Config {
+            $( $(#[doc = $doc])* pub $name: setting_type!($ty $(, $default)?), )*
+        }
+
+        impl Default for Config {
+            fn default() -> Self {
+                Config { $( $name: setting_default!($($default)?), )* }
+            }
+        }
+
+        /// The settings one source gives, each optional: the flags (and their
+        /// `SSR_*` variables), or the `--config` TOML file, whose keys are the
+        /// flags' names.
+        #[derive(Clone, Debug, Default, clap::Args, Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+        pub struct Given {
+            $(
+                $(#[doc = $doc])*
+                #[arg(long, env = $env $(, $($arg)*)?)]
+                pub $name: Option<$ty>,
+            )*
+        }
+
+        impl Given {
+            /// Sets the fields of `c` this source gives.
+            pub fn apply(self, c: &mut Config) {
+                $( if let Some(v) = self.$name { c.$name = setting_value!(v $(, $default)?); } )*
+            }
+        }
+
+        /// Every setting with its flag, variable, default and doc line.
+        pub fn reference() -> Vec<SettingDoc> {
+            let d = Config::default();
+            vec![$(
+                SettingDoc {
+                    flag: stringify!($name).replace('_', "-"),
+                    env: $env,
+                    default: setting_shown!(d.$name, [$($default)?], [$($shown)?]),
+                    doc: [$($doc),*].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "),
+                },
+            )*]
+        }
+    };
+}
+
+settings! {
+    /// Address to listen on.
+    listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 8080)), "SSR_LISTEN" { value_name = "ADDR" };
+    /// Serve the host's endpoints (`/_ssr/...`) on this address only; the
+    /// public listener is then all the tenants'.
+    admin_listen: SocketAddr, "SSR_ADMIN_LISTEN" ("on --listen") { value_name = "ADDR" };
+    /// Where tenants persist; without one, they live in memory.
+    data_dir: PathBuf, "SSR_DATA_DIR" ("in memory") { value_name = "DIR" };
+    /// Render worker threads.
+    workers: usize = std::thread::available_parallelism().map_or(1, |n| n.get()), "SSR_WORKERS" ("one per core") { value_name = "N" };
+    /// Pin each worker to a core.
+    pin: bool = true, "SSR_PIN" { value_name = "BOOL" };
+    /// Renders that may wait for a worker, and requests that may wait for one
+    /// tenant at its concurrency cap; past either, 503 + `Retry-After`.
+    queue_capacity: usize = 512, "SSR_QUEUE_CAPACITY" { value_name = "N" };
+    /// A request end to end; past it, 504 and the render is stopped.
+    request_timeout: Millis = Millis(2000), "SSR_REQUEST_TIMEOUT" { value_name = "MS" };
+    /// One render's deadline.
+    render_deadline: Millis = Millis(crate::engine::DEFAULT_DEADLINE.as_millis() as u64), "SSR_RENDER_DEADLINE" { value_name = "MS" };
+    /// The page cache's memory over all tenants: bodies, compressed copies,
+    /// headers and keys; the oldest pages go first.
+    cache_mib: Mib = Mib(256), "SSR_CACHE_MIB" { value_name = "MIB" };
+    /// One tenant's share of the page cache at most.
+    cache_tenant_mib: Mib = Mib(64), "SSR_CACHE_TENANT_MIB" { value_name = "MIB" };
+    /// The largest body the cache stores or compresses; a larger one is
+    /// served as rendered, uncompressed, and not kept.
+    cache_entry_kib: Kib = Kib(2048), "SSR_CACHE_ENTRY_KIB" { value_name = "KIB" };
+    /// How long a page is cached when its renderer does not say (200s only).
+    cache_ttl: Secs = Secs(60), "SSR_CACHE_TTL" { value_name = "SECS" };
+    /// Bearer token for `/_ssr/admin` and `/_ssr/metrics`, at least 16 bytes.
+    admin_token: String, "SSR_ADMIN_TOKEN" ("made once, kept in `<data-dir>/admin-token` (0600); in memory, printed once") { value_name = "TOKEN", hide_env_values = true };
+    /// Open connections per listener; at the limit, new clients wait in the
+    /// kernel's backlog.
+    max_connections: usize = 4096, "SSR_MAX_CONNECTIONS" { value_name = "N" };
+    /// How long a client may take to send a request's head, or to start the
+    /// next one on an idle connection; then it is closed (slowloris).
+    header_timeout: Millis = Millis(10_000), "SSR_HEADER_TIMEOUT" { value_name = "MS" };
+    /// The largest request head (request line and headers); larger is 431.
+    max_header_kib: Kib = Kib(32), "SSR_MAX_HEADER_KIB" { value_name = "KIB" };
+    /// Memory per instance: Wasm linear memory, or a V8 isolate's heap and as
+    /// much again for its `ArrayBuffer`s; a tenant may set a lower one.
+    memory_limit_mib: Mib = Mib(crate::engine::DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
+    /// The largest response body a render may produce; past it, 500.
+    max_response_kib: Kib = Kib(8192), "SSR_MAX_RESPONSE_KIB" { value_name = "KIB" };
+    /// The largest plugin the admin API accepts.
+    max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
+    /// Warm instances each worker keeps, across tenants.
+    warm_instances: usize = 16, "SSR_WARM_INSTANCES" { value_name = "N" };
+    /// Wasm renders one worker interleaves in time slices of 1-2 ms.
+    renders_per_worker: usize = 8, "SSR_RENDERS_PER_WORKER" { value_name = "N" };
+    /// While other renders wait, a render that has run this long (Wasm: CPU
+    /// time; V8: since it started) finishes at low priority (Wasm: in its
+    /// worker's background lane, nice +10; V8: its thread is lowered to nice
+    /// 19, then replaced); a V8 render past it also offers its core every
+    /// millisecond. 0: never.
+    // Longer than a typical page render (hello 0.4 ms, React on Wasm 14 ms,
+    // `benches/engine.rs`), far shorter than the deadline.
+    demote_after: Millis = Millis(20), "SSR_DEMOTE_AFTER" { value_name = "MS" };
+    /// Threads for V8 renders, which cannot yield: one render each, unpinned,
+    /// so the kernel shares the cores between a spinning render and the rest.
+    v8_threads: usize, "SSR_V8_THREADS" ("4 per worker") { value_name = "N" };
+    /// Renders one tenant may have in flight; a tenant may set its own at
+    /// registration.
+    tenant_concurrency: usize, "SSR_TENANT_CONCURRENCY" ("Wasm: one per worker; V8: half the workers, at least 1") { value_name = "N" };
+    /// The wasm stack one render may use; deeper recursion traps.
+    max_wasm_stack_kib: Kib = Kib(crate::engine::wasm::DEFAULT_MAX_WASM_STACK >> 10), "SSR_MAX_WASM_STACK_KIB" { value_name = "KIB" };
+    /// Isolation mode for tenants registered without one.
+    mode: Mode = Mode::Reuse, "SSR_MODE" { value_name = "reuse|fresh" };
+    /// Register the example plugins from `plugins/` as demo tenants, in memory
+    /// only: never stored, never replacing a registered tenant.
+    demo: bool, "SSR_DEMO" ("on without --data-dir, else off") { value_name = "BOOL", num_args = 0..=1, default_missing_value = "true" };
+    /// Route `/t/<id>/...` to tenant `<id>`. Every tenant under `/t/` then
+    /// shares one web origin (a cookie or script of one reaches the others):
+    /// for the demo and development.
+    path_routing: bool, "SSR_PATH_ROUTING" ("on without --data-dir, else off") { value_name = "BOOL", num_args = 0..=1, default_missing_value = "true" };
+    /// Where renders run: the worker pool, or, to measure what the pool buys,
+    /// the async runtime's threads.
+    render_on: RenderOn = RenderOn::Pool, "SSR_RENDER_ON" { value_enum, hide = true };
+}
+
 /// How long shutdown waits for in-flight requests.
-pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-/// Open connections per listener; more wait in the kernel's backlog.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 4_096;
-/// How long a client may take to send a request's head (slowloris), and to
-/// start the next one on a kept-alive connection.
-pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// The largest request head (request line and headers).
-pub const DEFAULT_MAX_HEADER_BYTES: usize = 32 << 10;
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// The shortest admin token accepted: an empty or short one would leave the
 /// admin API open to guessing.
 pub const MIN_ADMIN_TOKEN_BYTES: usize = 16;
@@ -57,54 +247,6 @@ pub const MIN_ADMIN_TOKEN_BYTES: usize = 16;
 /// `workers × (warm instances + renders per worker + 1)` plus the renders in
 /// background lanes.
 pub const MAX_POOLED_INSTANCES: usize = 4_096;
-
-/// Everything `ssr serve` runs with.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub listen: SocketAddr,
-    /// Serve the admin API here only (not on `listen`).
-    pub admin_listen: Option<SocketAddr>,
-    /// Where tenants persist; `None` keeps them in memory only.
-    pub data_dir: Option<PathBuf>,
-    pub workers: usize,
-    pub pin: bool,
-    pub queue_capacity: usize,
-    pub request_timeout: Duration,
-    pub render_deadline: Duration,
-    pub cache_bytes: usize,
-    pub cache_tenant_bytes: usize,
-    pub cache_entry_bytes: usize,
-    pub cache_ttl: Duration,
-    pub admin_token: Option<String>,
-    pub max_connections: usize,
-    pub header_timeout: Duration,
-    pub max_header_bytes: usize,
-    pub memory_limit: usize,
-    pub warm_instances: usize,
-    pub renders_per_worker: usize,
-    /// A render that has run this long finishes at low priority while other
-    /// renders wait (`pool/demote.rs`); `None`: never.
-    pub demote_after: Option<Duration>,
-    /// Threads for renders that cannot yield (V8 tenants); `None`: four per
-    /// worker ([`Config::v8_threads`]).
-    pub v8_threads: Option<usize>,
-    /// Renders one tenant may have in flight; `None`: one per worker for
-    /// Wasm, half the workers for V8 (`tenant::Defaults::concurrency`).
-    pub tenant_concurrency: Option<usize>,
-    pub max_wasm_stack: usize,
-    pub max_plugin_bytes: usize,
-    pub max_response_bytes: usize,
-    pub default_mode: Mode,
-    /// Register the example plugins from `plugins/` as demo tenants, in
-    /// memory only; `None`: when the server runs in memory ([`Config::demo`]).
-    pub demo: Option<bool>,
-    /// Route `/t/{id}/...` to tenant `id`, which puts every tenant on one
-    /// web origin; `None`: when the server runs in memory
-    /// ([`Config::path_routing`]).
-    pub path_routing: Option<bool>,
-    /// Where renders run; `Runtime` exists to measure what the pool buys.
-    pub render_on: RenderOn,
-}
 
 /// Where renders run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
@@ -117,40 +259,12 @@ pub enum RenderOn {
     Runtime,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Config {
-            listen: DEFAULT_LISTEN.parse().unwrap(),
-            admin_listen: None,
-            data_dir: None,
-            workers,
-            pin: true,
-            queue_capacity: DEFAULT_QUEUE_CAPACITY,
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-            render_deadline: DEFAULT_RENDER_DEADLINE,
-            cache_bytes: DEFAULT_CACHE_BYTES,
-            cache_tenant_bytes: DEFAULT_CACHE_TENANT_BYTES,
-            cache_entry_bytes: DEFAULT_CACHE_ENTRY_BYTES,
-            cache_ttl: DEFAULT_CACHE_TTL,
-            admin_token: None,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            header_timeout: DEFAULT_HEADER_TIMEOUT,
-            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
-            memory_limit: DEFAULT_MEMORY_LIMIT,
-            warm_instances: DEFAULT_WARM_INSTANCES,
-            renders_per_worker: DEFAULT_RENDERS_PER_WORKER,
-            demote_after: Some(DEFAULT_DEMOTE_AFTER),
-            v8_threads: None,
-            tenant_concurrency: None,
-            max_wasm_stack: DEFAULT_MAX_WASM_STACK,
-            max_plugin_bytes: DEFAULT_MAX_PLUGIN_BYTES,
-            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
-            default_mode: Mode::Reuse,
-            demo: None,
-            path_routing: None,
-            render_on: RenderOn::Pool,
-        }
+impl std::fmt::Display for RenderOn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RenderOn::Pool => "pool",
+            RenderOn::Runtime => "runtime",
+        })
     }
 }
 
@@ -168,45 +282,9 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// The TOML file's shape: every field optional, durations in milliseconds or
-/// seconds as named.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    pub listen: Option<SocketAddr>,
-    pub admin_listen: Option<SocketAddr>,
-    pub data_dir: Option<PathBuf>,
-    pub workers: Option<usize>,
-    pub pin: Option<bool>,
-    pub queue_capacity: Option<usize>,
-    pub request_timeout_ms: Option<u64>,
-    pub render_deadline_ms: Option<u64>,
-    pub cache_mib: Option<usize>,
-    pub cache_tenant_mib: Option<usize>,
-    pub cache_entry_kib: Option<usize>,
-    pub cache_ttl_secs: Option<u64>,
-    pub admin_token: Option<String>,
-    pub max_connections: Option<usize>,
-    pub header_timeout_ms: Option<u64>,
-    pub max_header_kib: Option<usize>,
-    pub memory_limit_mib: Option<usize>,
-    pub warm_instances: Option<usize>,
-    pub renders_per_worker: Option<usize>,
-    /// 0 turns demotion off.
-    pub demote_after_ms: Option<u64>,
-    pub v8_threads: Option<usize>,
-    pub tenant_concurrency: Option<usize>,
-    pub max_wasm_stack_kib: Option<usize>,
-    pub max_plugin_mib: Option<usize>,
-    pub max_response_kib: Option<usize>,
-    pub default_mode: Option<Mode>,
-    pub demo: Option<bool>,
-    pub path_routing: Option<bool>,
-    pub render_on: Option<RenderOn>,
-}
-
-impl FileConfig {
-    pub fn load(path: &std::path::Path) -> Result<FileConfig, ConfigError> {
+impl Given {
+    /// The `--config` TOML file.
+    pub fn load(path: &std::path::Path) -> Result<Given, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
@@ -216,53 +294,18 @@ impl FileConfig {
             message: e.to_string(),
         })
     }
+}
 
-    /// Overrides the fields of `c` this file sets.
-    pub fn apply(self, c: &mut Config) {
-        // `set!(field)` copies a field of the same name and type;
-        // `set!(field => target, convert)` converts it on the way.
-        macro_rules! set {
-            ($field:ident) => {
-                set!($field => $field, |v| v)
-            };
-            ($field:ident => $target:ident, $convert:expr) => {
-                if let Some(v) = self.$field {
-                    c.$target = ($convert)(v);
-                }
-            };
-        }
-        let kib = |v: usize| v << 10;
-        let mib = |v: usize| v << 20;
-        set!(listen);
-        set!(admin_listen => admin_listen, Some);
-        set!(data_dir => data_dir, Some);
-        set!(workers);
-        set!(pin);
-        set!(queue_capacity);
-        set!(request_timeout_ms => request_timeout, Duration::from_millis);
-        set!(render_deadline_ms => render_deadline, Duration::from_millis);
-        set!(cache_mib => cache_bytes, mib);
-        set!(cache_tenant_mib => cache_tenant_bytes, mib);
-        set!(cache_entry_kib => cache_entry_bytes, kib);
-        set!(cache_ttl_secs => cache_ttl, Duration::from_secs);
-        set!(admin_token => admin_token, Some);
-        set!(max_connections);
-        set!(header_timeout_ms => header_timeout, Duration::from_millis);
-        set!(max_header_kib => max_header_bytes, kib);
-        set!(memory_limit_mib => memory_limit, mib);
-        set!(warm_instances);
-        set!(renders_per_worker);
-        set!(demote_after_ms => demote_after, |ms| (ms > 0).then(|| Duration::from_millis(ms)));
-        set!(v8_threads => v8_threads, Some);
-        set!(tenant_concurrency => tenant_concurrency, Some);
-        set!(max_wasm_stack_kib => max_wasm_stack, kib);
-        set!(max_plugin_mib => max_plugin_bytes, mib);
-        set!(max_response_kib => max_response_bytes, kib);
-        set!(default_mode);
-        set!(demo => demo, Some);
-        set!(path_routing => path_routing, Some);
-        set!(render_on);
+/// [`reference`] as the Markdown table of `docs/configuration.md`.
+pub fn reference_table() -> String {
+    let mut out = String::from("| flag and TOML key | variable | default | |\n|---|---|---|---|\n");
+    for s in reference() {
+        out.push_str(&format!(
+            "| `--{}` | `{}` | {} | {} |\n",
+            s.flag, s.env, s.default, s.doc
+        ));
     }
+    out
 }
 
 impl Config {
@@ -292,9 +335,15 @@ impl Config {
             + self.workers * self.renders_in_lane()
     }
 
+    /// When a long render finishes at low priority (`pool/demote.rs`); `None`:
+    /// never.
+    pub fn demote_after(&self) -> Option<Duration> {
+        (self.demote_after.0 > 0).then(|| self.demote_after.duration())
+    }
+
     /// Renders each worker's background lane may hold.
     fn renders_in_lane(&self) -> usize {
-        if self.demote_after.is_some() {
+        if self.demote_after().is_some() {
             self.renders_per_worker
         } else {
             0
@@ -310,19 +359,19 @@ impl Config {
     pub fn conn_limits(&self) -> crate::http::listen::ConnLimits {
         crate::http::listen::ConnLimits {
             max_connections: self.max_connections,
-            header_timeout: self.header_timeout,
-            max_header_bytes: self.max_header_bytes,
-            grace: DEFAULT_SHUTDOWN_GRACE,
+            header_timeout: self.header_timeout.duration(),
+            max_header_bytes: self.max_header_kib.bytes(),
+            grace: SHUTDOWN_GRACE,
         }
     }
 
     /// The page cache's budgets.
     pub fn cache_limits(&self) -> crate::cache::CacheLimits {
         crate::cache::CacheLimits {
-            bytes: self.cache_bytes,
-            tenant_bytes: self.cache_tenant_bytes,
-            entry_bytes: self.cache_entry_bytes,
-            default_ttl: self.cache_ttl,
+            bytes: self.cache_mib.bytes(),
+            tenant_bytes: self.cache_tenant_mib.bytes(),
+            entry_bytes: self.cache_entry_kib.bytes(),
+            default_ttl: self.cache_ttl.duration(),
             compressions: self.workers,
         }
     }
@@ -330,11 +379,11 @@ impl Config {
     /// What tenants get for the limits they do not set.
     pub fn tenant_defaults(&self) -> crate::tenant::Defaults {
         crate::tenant::Defaults {
-            mode: self.default_mode,
-            max_plugin_bytes: self.max_plugin_bytes,
-            render_deadline: self.render_deadline,
-            memory_limit: self.memory_limit,
-            max_response_bytes: self.max_response_bytes,
+            mode: self.mode,
+            max_plugin_bytes: self.max_plugin_mib.bytes(),
+            render_deadline: self.render_deadline.duration(),
+            memory_limit: self.memory_limit_mib.bytes(),
+            max_response_bytes: self.max_response_kib.bytes(),
             concurrency: self.tenant_concurrency,
             workers: self.workers,
             renders_per_worker: self.renders_per_worker,
@@ -357,10 +406,10 @@ impl Config {
         if self.queue_capacity == 0 {
             return bad("--queue-capacity must be at least 1".into());
         }
-        if self.request_timeout.is_zero() {
+        if self.request_timeout.0 == 0 {
             return bad("--request-timeout must be more than 0 ms".into());
         }
-        if self.render_deadline.is_zero() {
+        if self.render_deadline.0 == 0 {
             return bad("--render-deadline must be more than 0 ms".into());
         }
         if self.warm_instances == 0 {
@@ -369,10 +418,10 @@ impl Config {
         if self.max_connections == 0 {
             return bad("--max-connections must be at least 1".into());
         }
-        if self.header_timeout.is_zero() {
+        if self.header_timeout.0 == 0 {
             return bad("--header-timeout must be more than 0 ms".into());
         }
-        if self.max_header_bytes < (1 << 10) {
+        if self.max_header_kib.0 == 0 {
             return bad("--max-header-kib must be at least 1".into());
         }
         if self.v8_threads == Some(0) {
@@ -384,7 +433,7 @@ impl Config {
         if self.tenant_concurrency == Some(0) {
             return bad("--tenant-concurrency must be at least 1".into());
         }
-        if self.max_wasm_stack < (64 << 10) || self.max_wasm_stack > (64 << 20) {
+        if !(64..=65536).contains(&self.max_wasm_stack_kib.0) {
             return bad("--max-wasm-stack-kib must be between 64 and 65536".into());
         }
         if self.pooled_instances() > MAX_POOLED_INSTANCES {
@@ -397,26 +446,27 @@ impl Config {
                 self.pooled_instances()
             ));
         }
-        if self.cache_bytes == 0 || self.cache_tenant_bytes == 0 || self.cache_entry_bytes == 0 {
+        if self.cache_mib.0 == 0 || self.cache_tenant_mib.0 == 0 || self.cache_entry_kib.0 == 0 {
             return bad(
                 "--cache-mib, --cache-tenant-mib and --cache-entry-kib must be more than 0".into(),
             );
         }
-        if self.cache_tenant_bytes > self.cache_bytes {
+        if self.cache_tenant_mib.0 > self.cache_mib.0 {
             return bad(format!(
                 "--cache-tenant-mib {} is over --cache-mib {}; a tenant's share cannot exceed the whole cache",
-                self.cache_tenant_bytes >> 20,
-                self.cache_bytes >> 20
+                self.cache_tenant_mib.0, self.cache_mib.0
             ));
         }
-        if self.cache_entry_bytes > self.cache_tenant_bytes {
+        if self.cache_entry_kib.bytes() > self.cache_tenant_mib.bytes() {
             return bad(format!(
                 "--cache-entry-kib {} is over --cache-tenant-mib {}; one page cannot exceed a tenant's share",
-                self.cache_entry_bytes >> 10,
-                self.cache_tenant_bytes >> 20
+                self.cache_entry_kib.0, self.cache_tenant_mib.0
             ));
         }
-        if self.memory_limit < (16 << 20) {
+        if self.max_plugin_mib.0 == 0 {
+            return bad("--max-plugin-mib must be at least 1".into());
+        }
+        if self.memory_limit_mib.0 < 16 {
             return bad("--memory-limit-mib must be at least 16 (a plugin's snapshot alone can take several MiB)".into());
         }
         Ok(())
@@ -444,18 +494,42 @@ mod tests {
 
     #[test]
     fn file_overrides_only_what_it_sets() {
-        let f: FileConfig =
-            toml::from_str("workers = 3\ncache_ttl_secs = 5\ndefault_mode = \"fresh\"").unwrap();
+        let f: Given = toml::from_str(
+            "workers = 3\ncache-ttl = 5\nmode = \"fresh\"\nadmin-listen = \"127.0.0.1:9\"",
+        )
+        .unwrap();
         let mut c = Config::default();
         f.apply(&mut c);
         assert_eq!(c.workers, 3);
-        assert_eq!(c.cache_ttl, Duration::from_secs(5));
-        assert_eq!(c.default_mode, Mode::Fresh);
-        assert_eq!(c.queue_capacity, DEFAULT_QUEUE_CAPACITY);
+        assert_eq!(c.cache_ttl.duration(), Duration::from_secs(5));
+        assert_eq!(c.mode, Mode::Fresh);
+        assert_eq!(c.admin_listen, Some("127.0.0.1:9".parse().unwrap()));
+        assert_eq!(c.queue_capacity, Config::default().queue_capacity);
     }
 
     #[test]
     fn unknown_file_keys_are_refused() {
-        assert!(toml::from_str::<FileConfig>("wrokers = 3").is_err());
+        assert!(toml::from_str::<Given>("wrokers = 3").is_err());
+    }
+
+    /// `docs/configuration.md`'s table is [`reference`]; `SSR_BLESS=1` writes
+    /// it there.
+    #[test]
+    fn the_configuration_reference_matches_the_settings() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/configuration.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (start, end) = ("<!-- settings:start -->\n", "<!-- settings:end -->");
+        let (before, rest) = text.split_once(start).expect("the start marker");
+        let (table, after) = rest.split_once(end).expect("the end marker");
+        let want = reference_table();
+        if std::env::var_os("SSR_BLESS").is_some() {
+            std::fs::write(&path, format!("{before}{start}{want}{end}{after}")).unwrap();
+        } else {
+            assert_eq!(
+                table, want,
+                "docs/configuration.md is out of date: run `SSR_BLESS=1 cargo test -p ssr --lib config`"
+            );
+        }
     }
 }

@@ -5,10 +5,8 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = cli::parse();
     cli::init_logging();
     match cli::run(args) {
         Ok(code) => code,

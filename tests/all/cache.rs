@@ -13,7 +13,7 @@ use crate::support::{Reply, Server};
 const SLOW: &str = "tests/plugins/slow.js";
 
 fn server(args: &[&str]) -> Server {
-    let mut all = vec!["--no-demo"];
+    let mut all = vec!["--demo=false"];
     all.extend_from_slice(args);
     let s = Server::start(&all);
     assert_eq!(s.add("c", SLOW, "host=c.test").0, 201);
@@ -165,7 +165,7 @@ const VISITOR: &str = "tests/plugins/visitor.js";
 /// A server with the visitor plugin registered once per engine, as tenants
 /// `v-<engine>` on host `v-<engine>.test`.
 pub fn visitors(args: &[&str]) -> (Server, Vec<String>) {
-    let mut all = vec!["--no-demo"];
+    let mut all = vec!["--demo=false"];
     all.extend_from_slice(args);
     let s = Server::start(&all);
     let ids: Vec<String> = Engines::KINDS

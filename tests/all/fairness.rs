@@ -19,7 +19,7 @@ fn spin(s: &Server, path: &str) -> JoinHandle<u16> {
 /// A server where a spinning render lasts 3 s, with `args` added.
 fn server(args: &[&str]) -> Server {
     let base = [
-        "--no-demo",
+        "--demo=false",
         "--render-deadline",
         "3000",
         "--request-timeout",
@@ -220,7 +220,7 @@ fn a_starved_long_render_does_not_hold_its_tenant() {
     // whatever the lane does (with `SCHED_IDLE` and without the latter, a
     // starved lane kept the permit and the next request got 503).
     let s = Server::start(&[
-        "--no-demo",
+        "--demo=false",
         "--workers",
         "1",
         "--render-deadline",
@@ -339,7 +339,7 @@ fn a_v8_render_offers_its_core_from_demote_after_on() {
 
 #[test]
 fn default_concurrency_is_per_engine() {
-    let s = Server::start(&["--no-demo", "--workers", "4"]);
+    let s = Server::start(&["--demo=false", "--workers", "4"]);
     let (_, body) = s.add("w", "plugins/hello/render.js", "");
     assert!(body.contains("\"max_concurrency\":4"), "{body}");
     #[cfg(feature = "v8")]
@@ -353,7 +353,7 @@ fn default_concurrency_is_per_engine() {
 fn limits_set_at_registration_apply_and_persist() {
     let dir = tempdir("limits");
     let args = [
-        "--no-demo",
+        "--demo=false",
         "--path-routing",
         "--data-dir",
         dir.to_str().unwrap(),
@@ -408,7 +408,7 @@ fn limits_set_at_registration_apply_and_persist() {
 
 #[test]
 fn bad_limits_are_refused_with_their_name() {
-    let s = Server::start(&["--no-demo", "--memory-limit-mib", "64"]);
+    let s = Server::start(&["--demo=false", "--memory-limit-mib", "64"]);
     for (query, says) in [
         (
             "max_concurrency=0",

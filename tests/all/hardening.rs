@@ -24,7 +24,7 @@ fn read_to_close(mut stream: TcpStream) -> String {
 
 #[test]
 fn a_slow_client_is_cut_off_and_others_are_served() {
-    let s = Server::start(&["--no-demo", "--header-timeout", "300"]);
+    let s = Server::start(&["--demo=false", "--header-timeout", "300"]);
     assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
     // Half a request head, then nothing more.
     let mut slow = connect(&s);
@@ -48,7 +48,7 @@ fn a_slow_client_is_cut_off_and_others_are_served() {
 
 #[test]
 fn an_oversized_head_is_refused_with_431() {
-    let s = Server::start(&["--no-demo", "--max-header-kib", "8"]);
+    let s = Server::start(&["--demo=false", "--max-header-kib", "8"]);
     let mut c = connect(&s);
     let big = "a".repeat(16 << 10);
     c.write_all(
@@ -62,7 +62,7 @@ fn an_oversized_head_is_refused_with_431() {
 
 #[test]
 fn connections_over_the_limit_wait_for_a_free_one() {
-    let s = Server::start(&["--no-demo", "--max-connections", "2"]);
+    let s = Server::start(&["--demo=false", "--max-connections", "2"]);
     let held: Vec<TcpStream> = (0..2).map(|_| connect(&s)).collect();
     std::thread::sleep(Duration::from_millis(200));
     let hasty: ureq::Agent = ureq::Agent::config_builder()
@@ -101,7 +101,7 @@ fn issue_15_a_renderer_status_is_a_final_one_and_204_or_304_has_no_body() {
 fn issue_15_an_empty_or_short_admin_token_is_refused() {
     for token in ["", "short-token"] {
         let out = crate::support::ssr()
-            .args(["serve", "--no-demo", "--listen", "127.0.0.1:0"])
+            .args(["serve", "--demo=false", "--listen", "127.0.0.1:0"])
             .env("SSR_ADMIN_TOKEN", token)
             .output()
             .unwrap();
@@ -119,7 +119,7 @@ fn issue_15_a_generated_admin_token_is_kept_private_in_the_data_dir() {
     use std::os::unix::fs::PermissionsExt;
     let dir = crate::support::tempdir("token");
     let args = [
-        "--no-demo",
+        "--demo=false",
         "--path-routing",
         "--data-dir",
         dir.to_str().unwrap(),
@@ -151,4 +151,61 @@ fn issue_15_a_generated_admin_token_is_kept_private_in_the_data_dir() {
     let second = Server::launch(&args);
     assert!(!second.log.lock().unwrap().contains(&token));
     assert_eq!(admin(&second, &format!("Bearer {token}")), 200);
+}
+
+#[test]
+fn settings_come_from_the_file_then_the_environment_then_the_flags() {
+    let dir = crate::support::tempdir("config-file");
+    let file = dir.join("ssr.toml");
+    let serve = |file_text: &str, env: &[(&str, &str)], flags: &[&str]| {
+        std::fs::write(&file, file_text).unwrap();
+        let mut cmd = crate::support::ssr();
+        cmd.args([
+            "serve",
+            "--demo=false",
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+        ])
+        .arg(&file)
+        .args(flags)
+        .env_remove("SSR_ADMIN_TOKEN")
+        .envs(env.iter().copied());
+        cmd
+    };
+    let refused = |mut cmd: std::process::Command, needle: &str| {
+        let out = cmd.output().unwrap();
+        let err = crate::support::text(&out.stderr);
+        assert!(!out.status.success() && err.contains(needle), "{err}");
+    };
+    // A file key is the flag's name; an unknown one is named.
+    refused(serve("wrokers = 2\n", &[], &[]), "unknown field `wrokers`");
+    // The file applies ...
+    refused(serve("admin-token = \"short\"\n", &[], &[]), "at least 16");
+    // ... the environment overrides it, and a flag overrides both.
+    let good = "test-token-0123456789";
+    refused(
+        serve(
+            "admin-token = \"short\"\n",
+            &[("SSR_ADMIN_TOKEN", "short-too")],
+            &[],
+        ),
+        "is 9 bytes",
+    );
+    let mut child = serve(
+        "admin-token = \"short\"\n",
+        &[("SSR_ADMIN_TOKEN", "short-too")],
+        &["--admin-token", good],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut line = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.starts_with("ssr listening on"), "{line}");
 }

@@ -14,7 +14,7 @@ fn server() -> Server {
     // A 64 MiB memory cap: the memory bomb reaches it well within the 1 s
     // deadline even on a loaded machine.
     let s = Server::start(&[
-        "--no-demo",
+        "--demo=false",
         "--workers",
         "2",
         "--max-response-kib",

@@ -208,7 +208,7 @@ impl Server {
     /// purpose, which a loaded machine slows down past the default deadline.
     pub fn patient() -> Server {
         Server::start(&[
-            "--no-demo",
+            "--demo=false",
             "--render-deadline",
             "10000",
             "--request-timeout",

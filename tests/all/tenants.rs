@@ -12,7 +12,7 @@ const PREACT: &str = "plugins/preact/app.jsx";
 
 #[test]
 fn register_route_replace_and_delete() {
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     let (status, body) = s.add("shop", HELLO, "host=shop.test&host=www.shop.test");
     assert_eq!(status, 201, "{body}");
     assert!(
@@ -86,7 +86,7 @@ fn a_plugins_memory_image_is_made_at_registration_not_in_a_request() {
             .filter(|target| target.to_string_lossy().contains("wasm-memory-image"))
             .count()
     };
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     assert_eq!(images(&s), 0);
     let (status, body) = s.add("shop", HELLO, "");
     assert_eq!(status, 201, "{body}");
@@ -96,7 +96,7 @@ fn a_plugins_memory_image_is_made_at_registration_not_in_a_request() {
 
 #[test]
 fn admin_requires_the_token() {
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     let r = s.get("/_ssr/admin/tenants", &[]);
     assert_eq!(r.status, 401);
     let r = s.get(
@@ -109,7 +109,7 @@ fn admin_requires_the_token() {
 
 #[test]
 fn bad_registrations_get_4xx_naming_the_problem() {
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     let (status, body) = s.put_bytes("Bad_Id", b"x", "");
     assert_eq!(status, 400);
     assert!(body.contains("invalid tenant id `Bad_Id`"), "{body}");
@@ -141,7 +141,7 @@ fn bad_registrations_get_4xx_naming_the_problem() {
 fn tenants_survive_a_restart_without_recompiling() {
     let dir = tempdir("restart");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     assert_eq!(s.add("keep", HELLO, "host=keep.test&mode=fresh").0, 201);
     assert_eq!(s.add("gone", HELLO, "").0, 201);
     assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/gone").0, 204);
@@ -156,7 +156,7 @@ fn tenants_survive_a_restart_without_recompiling() {
         .collect();
     assert_eq!(compiled.len(), 1, "one compiled plugin is stored");
 
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     let r = s.get("/?name=again", &[("host", "keep.test")]);
     assert_eq!(r.status, 200);
     assert!(r.text().contains("Hello, again!"));
@@ -178,7 +178,7 @@ fn registration_is_never_half_written_after_a_crash() {
         std::fs::read(crate::support::plugin(PREACT).plugin).unwrap(),
     ];
     for round in 0..3 {
-        let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+        let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
         if round == 0 {
             for (t, plugin) in plugins.iter().enumerate() {
                 assert_eq!(s.put_bytes(&format!("t{t}"), plugin, "").0, 201);
@@ -219,7 +219,7 @@ fn registration_is_never_half_written_after_a_crash() {
             "round {round}: {} replacements finished before the kill",
             puts.load(Ordering::Relaxed)
         );
-        let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+        let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
         for t in 0..2 {
             let r = s.get(&format!("/t/t{t}/"), &[]);
             assert_eq!(
@@ -239,7 +239,7 @@ fn registration_is_never_half_written_after_a_crash() {
 
 #[test]
 fn hot_swap_under_load_fails_no_request() {
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     assert_eq!(s.add("swap", HELLO, "").0, 201);
     let stop = AtomicBool::new(false);
     let served = AtomicUsize::new(0);
@@ -280,7 +280,7 @@ fn hot_swap_under_load_fails_no_request() {
 
 #[test]
 fn cli_adds_lists_and_removes_tenants() {
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     let plugin = crate::support::plugin(HELLO).plugin;
     let cli = |args: &[&str]| {
         crate::support::ssr()
@@ -348,7 +348,7 @@ fn admin_addr(s: &Server) -> String {
 
 #[test]
 fn admin_api_can_listen_on_its_own_address() {
-    let s = Server::start(&["--no-demo", "--admin-listen", "127.0.0.1:0"]);
+    let s = Server::start(&["--demo=false", "--admin-listen", "127.0.0.1:0"]);
     let admin = admin_addr(&s);
     // Not on the public address...
     assert_eq!(s.put_bytes("x", b"not read", "").0, 404);
@@ -372,7 +372,7 @@ fn admin_api_can_listen_on_its_own_address() {
 fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serve() {
     let dir = tempdir("bad-record");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     assert_eq!(s.add("bad", HELLO, "max_concurrency=2").0, 201);
     assert_eq!(s.add("good", HELLO, "").0, 201);
     assert!(s.stop("TERM").success());
@@ -384,7 +384,7 @@ fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serv
     assert!(text.contains(set), "{text}");
     let huge = "\"max_concurrency\": 2305843009213693952";
     std::fs::write(&record, text.replace(set, huge)).unwrap();
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     assert_eq!(s.get("/t/good/", &[]).status, 200);
     assert_eq!(s.get("/t/bad/", &[]).status, 404);
     assert!(s.log_contains("skipping a stored tenant"));
@@ -405,7 +405,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     };
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     assert_eq!(s.add("a", HELLO, "").0, 201);
     assert_eq!(s.add("b", PREACT, "engine=v8").0, 201);
     let (hello, preact) = (sha(HELLO), sha(PREACT));
@@ -437,7 +437,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
         plugins.join(format!("{preact}.wasm")),
     )
     .unwrap();
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     assert_eq!(s.get("/t/a/", &[]).status, 200);
     assert_eq!(s.get("/t/b/", &[]).status, 404);
     assert!(s.log_contains("does not hash to its name"));
@@ -521,7 +521,7 @@ fn issue_15_the_hosts_endpoints_are_out_of_the_tenants_url_space() {
     let echo = "tests/plugins/echo.js";
     let rendered = |r: &crate::support::Reply| r.status == 200 && r.header("x-echo") == Some("GET");
     let site = [("host", "site.test")];
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     assert_eq!(s.add("site", echo, "host=site.test").0, 201);
     // The paths the host used to answer on every tenant hostname are the
     // tenant's.
@@ -544,7 +544,7 @@ fn issue_15_the_hosts_endpoints_are_out_of_the_tenants_url_space() {
     drop(s);
 
     // With an admin listener, the public one is the tenants' alone.
-    let s = Server::start(&["--no-demo", "--admin-listen", "127.0.0.1:0"]);
+    let s = Server::start(&["--demo=false", "--admin-listen", "127.0.0.1:0"]);
     let admin = admin_addr(&s);
     let bytes = std::fs::read(crate::support::plugin(echo).plugin).unwrap();
     let auth = format!("Bearer {}", s.token);
@@ -574,7 +574,7 @@ fn issue_15_the_hosts_endpoints_are_out_of_the_tenants_url_space() {
 #[test]
 fn issue_15_path_routing_is_opt_in_and_the_renderer_gets_its_base_and_absolute_url() {
     let links = "tests/plugins/links.js";
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     for (id, engine) in [("a", "wasm"), ("b", "v8")] {
         let query = format!("host={id}.test&engine={engine}");
         assert_eq!(s.add(id, links, &query).0, 201);
@@ -605,8 +605,8 @@ fn issue_15_path_routing_is_opt_in_and_the_renderer_gets_its_base_and_absolute_u
     // host-routed tenant like any other, so tenants never share an origin.
     let dir = tempdir("path-routing");
     let data = dir.to_str().unwrap();
-    for args in [&["--data-dir", data][..], &["--no-path-routing"][..]] {
-        let s = Server::start(&[&["--no-demo"], args].concat());
+    for args in [&["--data-dir", data][..], &["--path-routing=false"][..]] {
+        let s = Server::start(&[&["--demo=false"], args].concat());
         assert_eq!(s.add("a", links, "host=a.test").0, 201);
         assert_eq!(s.get("/t/a/page", &[]).status, 404, "{args:?}");
         let r = s.get("/t/a/page", &[("host", "a.test")]);

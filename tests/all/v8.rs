@@ -102,7 +102,7 @@ fn v8_heap_cap_ends_a_memory_bomb() {
 fn engine_is_chosen_per_tenant_and_persisted() {
     let dir = tempdir("v8-persist");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     let (status, body) = s.add("fast", "plugins/react/app.jsx", "engine=v8");
     assert_eq!(status, 201, "{body}");
     assert_eq!(s.add("safe", "plugins/react/app.jsx", "").0, 201);
@@ -126,7 +126,7 @@ fn engine_is_chosen_per_tenant_and_persisted() {
     assert!(status.success(), "{status}:\n{}", log.lock().unwrap());
 
     // After a restart the tenant still runs on V8.
-    let s = Server::start(&["--no-demo", "--path-routing", "--data-dir", data]);
+    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
     let (_, view) = s.admin("GET", "/_ssr/admin/tenants/fast");
     assert!(view.contains("\"engine\":\"v8\""), "{view}");
     let again = s.get("/t/fast/?count=3", &[]);
@@ -135,7 +135,7 @@ fn engine_is_chosen_per_tenant_and_persisted() {
 
 #[test]
 fn a_bundle_v8_cannot_load_is_refused_at_registration() {
-    let s = Server::start(&["--no-demo"]);
+    let s = Server::start(&["--demo=false"]);
     assert_eq!(s.add("probe", "tests/plugins/engine-probe.js", "").0, 201);
     let (status, body) = s.add("probe-v8", "tests/plugins/engine-probe.js", "engine=v8");
     assert_eq!(status, 400, "{body}");

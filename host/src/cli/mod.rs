@@ -7,7 +7,7 @@ mod tenant;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// A sandboxed, multi-tenant server-side-rendering host: JavaScript site
 /// renderers compiled to WebAssembly plugins.
@@ -28,6 +28,22 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Manage a running server's tenants through its admin API.
     Tenant(tenant::TenantArgs),
+}
+
+/// The command line, parsed; `ssr serve --help` shows each setting's default
+/// from its one definition (`config.rs`).
+pub fn parse() -> Cli {
+    let command = Cli::command().mut_subcommand("serve", |serve| {
+        ssr::config::reference()
+            .into_iter()
+            .fold(serve, |serve, s| {
+                serve.mut_arg(s.flag.replace('-', "_"), |arg| {
+                    let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    arg.help(format!("{help} [default: {}]", s.default))
+                })
+            })
+    });
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

@@ -82,7 +82,7 @@ pub fn host_app(state: Arc<AppState>) -> Router {
             put(admin::put)
                 .get(admin::show)
                 .delete(admin::remove)
-                .layer(DefaultBodyLimit::max(state.config.max_plugin_bytes)),
+                .layer(DefaultBodyLimit::max(state.config.max_plugin_mib.bytes())),
         )
         .route("/admin/tenants/{id}/purge", post(admin::purge))
         .layer(axum::middleware::from_fn_with_state(

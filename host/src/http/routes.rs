@@ -169,7 +169,7 @@ async fn submit(
     wanted: Encoding,
     cacheable: bool,
 ) -> Result<Arc<CacheEntry>, ApiError> {
-    let deadline = Instant::now() + state.config.request_timeout;
+    let deadline = Instant::now() + state.config.request_timeout.duration();
     let outcome = if state.config.render_on == RenderOn::Runtime {
         // Deliberately blocks this async thread for the whole render, as
         // rendering on an event loop does: the comparison the pool is for.

@@ -45,6 +45,15 @@ pub enum Mode {
     Fresh,
 }
 
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Reuse => "reuse",
+            Mode::Fresh => "fresh",
+        })
+    }
+}
+
 impl std::str::FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -24,7 +24,9 @@ use std::time::Duration;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineKind, EngineOptions, Engines, Instance, Limits, Plugin, RenderRequest};
+use ssr::engine::{
+    EngineKind, EngineOptions, Engines, Instance, InstanceCaps, Plugin, RenderRequest,
+};
 
 /// name, entry, url, whether to time instantiation and fresh renders.
 const WORKLOADS: &[(&str, &str, &str, bool)] = &[
@@ -68,7 +70,7 @@ fn engines(c: &mut Criterion) {
                     engines
                         .get(k)
                         .unwrap()
-                        .load_plugin(&built.plugin, Limits::default())
+                        .load_plugin(&built.plugin, InstanceCaps::default())
                         .unwrap(),
                 )
             })

@@ -45,7 +45,7 @@ fn pool(c: &mut Criterion) {
         queue_capacity: 16,
         warm_instances: 4,
         renders_per_worker: 1,
-        blocking_threads: 1,
+        v8_threads: 1,
         demote_after: None,
     });
     let rt = tokio::runtime::Builder::new_current_thread()

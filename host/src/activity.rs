@@ -19,7 +19,7 @@
 //! one-slot channel, or one is already there.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
@@ -72,7 +72,7 @@ impl Activity {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Sender<()>>> {
-        self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::sync::lock(&self.waiters)
     }
 }
 

@@ -356,8 +356,8 @@ impl Config {
     }
 
     /// What each listener allows its clients.
-    pub fn conn_limits(&self) -> crate::http::listen::ConnLimits {
-        crate::http::listen::ConnLimits {
+    pub fn connection_policy(&self) -> crate::http::listen::ConnectionPolicy {
+        crate::http::listen::ConnectionPolicy {
             max_connections: self.max_connections,
             header_timeout: self.header_timeout.duration(),
             max_header_bytes: self.max_header_kib.bytes(),
@@ -366,8 +366,8 @@ impl Config {
     }
 
     /// The page cache's budgets.
-    pub fn cache_limits(&self) -> crate::cache::CacheLimits {
-        crate::cache::CacheLimits {
+    pub fn cache_budget(&self) -> crate::cache::CacheBudget {
+        crate::cache::CacheBudget {
             bytes: self.cache_mib.bytes(),
             tenant_bytes: self.cache_tenant_mib.bytes(),
             entry_bytes: self.cache_entry_kib.bytes(),

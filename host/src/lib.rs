@@ -9,7 +9,8 @@
 //! - [`http`] serves requests: (1) route → (2) tenant → (3) [`cache`] lookup
 //!   → (4) [`pool`] submit → (5) [`engine`] render → (6) cache insert → (7)
 //!   response or `ApiError`.
-//! - [`config`] holds every setting and its default.
+//! - [`config`] holds every setting and its default; [`sync`] the one
+//!   policy for poisoned locks.
 
 pub mod activity;
 pub mod artifact;
@@ -21,4 +22,5 @@ pub mod engine;
 pub mod fs;
 pub mod http;
 pub mod pool;
+pub mod sync;
 pub mod tenant;

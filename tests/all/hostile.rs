@@ -89,6 +89,11 @@ fn never_settling_promise_is_an_error() {
 fn memory_bomb_and_deep_recursion_are_contained() {
     let s = server();
     contained(&s, "/memory-bomb", 500, "memory limit");
+    // Counted as memory, not as some other trap.
+    for engine in Engines::KINDS {
+        let series = format!("ssr_render_errors_total{{tenant=\"evil-{engine}\",kind=\"memory\"}}");
+        assert_eq!(s.metric(&series), 1.0, "{engine}");
+    }
     contained(&s, "/recursion", 500, "render failed");
 }
 

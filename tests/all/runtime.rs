@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use ssr::engine::wasm::{WasmEngine, WasmOptions};
-use ssr::engine::{EngineError, Instance, JsErrorKind, Limits, RenderRequest};
+use ssr::engine::{EngineError, Instance, InstanceCaps, JsErrorKind, RenderRequest};
 
 use crate::support::{plugin, render, text};
 
@@ -137,7 +137,7 @@ fn with_instance(entry: &str, f: impl FnOnce(&mut dyn Instance)) {
     let p = plugin(entry);
     let engine = WasmEngine::new(WasmOptions::default()).unwrap();
     let loaded = engine
-        .load(&std::fs::read(&p.plugin).unwrap(), Limits::default())
+        .load(&std::fs::read(&p.plugin).unwrap(), InstanceCaps::default())
         .unwrap();
     f(&mut loaded.instance("acme").unwrap());
 }

@@ -186,7 +186,7 @@ impl L2 {
 
     /// Brings `tenant` and the total back under 15/16 of their budgets.
     fn evict(&self, tenant: &str) -> usize {
-        let _one = self.evicting.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = crate::sync::lock(&self.evicting);
         let mut evicted = self.sweep_expired();
         let over = |used: usize, limit: usize| used.saturating_sub(limit - limit / 16);
         if self.tenant_bytes(tenant) > self.tenant_limit {

@@ -14,39 +14,39 @@
 //! - An entry is only served to a request whose values of every header the
 //!   URL's responses read or declared equal the values it was rendered for;
 //!   a request with `Authorization` only gets an entry with an explicit TTL.
-//! - [`Cache::single_flight`] shares one render only among requests whose
+//! - [`Flights::run`] shares one render only among requests whose
 //!   full key is equal: a waiter whose headers differ from what the finished
 //!   render depended on renders on its own.
 //! - Bodies are compressed once, before the entry exists, off the async
-//!   threads and at most [`CacheLimits::compressions`] at a time; a hit
+//!   threads and at most [`CacheBudget::compressions`] at a time; a hit
 //!   never compresses.
 //! - Bytes are bounded in total and per tenant (`l2.rs`); [`Cache::purge`]
 //!   and [`Cache::clear`] drop the entries and invalidate every thread's L1.
 
 mod entry;
+mod flight;
 mod key;
 mod l1;
 mod l2;
 
 use l2::Slot;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
-use dashmap::DashMap;
 
 pub use entry::{CacheEntry, Decision, Encoding, X_CACHE};
+pub use flight::Flights;
 pub use key::{CacheKey, Url, Varied};
 
 use crate::counter::Striped;
 use crate::engine::RenderResponse;
 
-/// The cache's budgets and policy defaults (from `Config::cache_limits`).
+/// The cache's budgets and policy defaults (from `Config::cache_budget`).
 #[derive(Clone, Copy, Debug)]
-pub struct CacheLimits {
+pub struct CacheBudget {
     /// Bytes over all tenants.
     pub bytes: usize,
     /// Bytes one tenant may hold.
@@ -87,17 +87,10 @@ pub struct CacheStats {
 pub struct Cache {
     id: u64,
     l2: l2::L2,
-    limits: CacheLimits,
+    limits: CacheBudget,
     pub stats: CacheStats,
-    inflight: DashMap<(CacheKey, Varied), Arc<Flight>>,
     compressing: Arc<tokio::sync::Semaphore>,
 }
-
-/// A failure shared by every waiter of one single-flight render.
-pub type FlightError = Arc<dyn std::error::Error + Send + Sync>;
-
-/// One render in flight, and its result once there is one.
-type Flight = tokio::sync::OnceCell<Result<Arc<CacheEntry>, FlightError>>;
 
 /// Counts a response the policy would keep that the cache refused.
 fn not_stored(tenant: &str, reason: &'static str) {
@@ -111,14 +104,13 @@ pub fn authorized(headers: &HeaderMap) -> bool {
 }
 
 impl Cache {
-    pub fn new(limits: CacheLimits) -> Cache {
+    pub fn new(limits: CacheBudget) -> Cache {
         static IDS: AtomicU64 = AtomicU64::new(0);
         Cache {
             id: IDS.fetch_add(1, Ordering::Relaxed),
             l2: l2::L2::new(limits.bytes, limits.tenant_bytes),
             limits,
             stats: CacheStats::default(),
-            inflight: DashMap::new(),
             compressing: Arc::new(tokio::sync::Semaphore::new(limits.compressions.max(1))),
         }
     }
@@ -262,42 +254,6 @@ impl Cache {
             .fetch_add(evicted as u64, Ordering::Relaxed);
     }
 
-    /// Runs `render` once for all concurrent callers with the same key and
-    /// the same values of the headers the URL is known to vary on (`vary`,
-    /// from [`Cache::lookup`]). A caller that joined another's render renders
-    /// for itself when the result was not kept (no-store, an error page) or
-    /// depends on a header whose value differs in its own request: only what
-    /// its own key would find is shared.
-    pub async fn single_flight<F, Fut>(
-        &self,
-        key: &CacheKey,
-        vary: &[String],
-        headers: &HeaderMap,
-        render: F,
-    ) -> Result<Arc<CacheEntry>, FlightError>
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Arc<CacheEntry>, FlightError>>,
-    {
-        let flight = (key.clone(), key::varied(headers, vary));
-        let cell = self.inflight.entry(flight.clone()).or_default().clone();
-        let mut render = Some(render);
-        let out = cell
-            .get_or_init(|| (render.take().expect("called once"))())
-            .await
-            .clone();
-        self.inflight
-            .remove_if(&flight, |_, c| Arc::ptr_eq(c, &cell));
-        match (render, &out) {
-            (Some(own), Ok(entry))
-                if !entry.stored || !key::matches(headers, &entry.vary, &entry.rendered_for) =>
-            {
-                own().await
-            }
-            _ => out,
-        }
-    }
-
     /// Drops `tenant`'s entries (those under `prefix` only, if given).
     pub fn purge(&self, tenant: &str, prefix: Option<&str>) -> usize {
         let n = self.l2.purge(tenant, prefix);
@@ -335,8 +291,8 @@ mod tests {
     use super::*;
     use crate::engine::CachePolicy;
 
-    fn limits(bytes: usize, tenant_bytes: usize) -> CacheLimits {
-        CacheLimits {
+    fn limits(bytes: usize, tenant_bytes: usize) -> CacheBudget {
+        CacheBudget {
             bytes,
             tenant_bytes,
             entry_bytes: 64 << 10,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use ssr::engine::{
-    DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Instance, Limits,
+    DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Instance, InstanceCaps,
     RenderRequest,
 };
 
@@ -72,7 +72,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     let engines = Engines::new(EngineOptions::default())?;
     let plugin = engines
         .get(args.engine)?
-        .load_plugin(&bytes, Limits::default())
+        .load_plugin(&bytes, InstanceCaps::default())
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
     let mut instance = plugin.instantiate(&args.tenant)?;
     let deadline = Duration::from_millis(args.timeout_ms);

@@ -84,7 +84,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             max_wasm_stack: config.max_wasm_stack_kib.bytes(),
         },
         // Never before the pool may lower a render (`EngineOptions`).
-        v8_offer_core_after: config.demote_after(),
+        demote_after: config.demote_after(),
     })?;
     let store = match &config.data_dir {
         Some(dir) => Some(
@@ -100,7 +100,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         queue_capacity: config.queue_capacity,
         warm_instances: config.warm_instances,
         renders_per_worker: config.renders_per_worker,
-        blocking_threads: config.v8_threads(),
+        v8_threads: config.v8_threads(),
         demote_after: config.demote_after(),
     });
     let admin_token = match config.admin_token.clone() {
@@ -124,7 +124,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let demo = config.demo();
     let state = Arc::new(AppState {
-        cache: Cache::new(config.cache_limits()),
+        cache: Cache::new(config.cache_budget()),
+        flights: Default::default(),
         config,
         registry: registry.clone(),
         pool,

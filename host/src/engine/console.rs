@@ -125,7 +125,7 @@ static BUCKETS: LazyLock<Mutex<HashMap<Arc<str>, Bucket>>> = LazyLock::new(Defau
 /// Takes one line of up to `want` bytes from `tenant`'s bucket; returns the
 /// bytes it may write (0: none).
 fn tenant_budget(tenant: &Arc<str>, want: usize) -> usize {
-    let mut buckets = BUCKETS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut buckets = crate::sync::lock(&BUCKETS);
     let now = Instant::now();
     let b = buckets.entry(tenant.clone()).or_insert(Bucket {
         bytes: TENANT_BYTES_PER_SEC * TENANT_BURST_SECS,

@@ -35,7 +35,11 @@ use crate::artifact::ArtifactError;
 pub trait Engine: Send + Sync {
     /// Checks an artifact built by `ssr build` and prepares it to run, its
     /// instances held to `limits`.
-    fn load_plugin(&self, artifact: &[u8], limits: Limits) -> Result<Arc<dyn Plugin>, EngineError>;
+    fn load_plugin(
+        &self,
+        artifact: &[u8],
+        limits: InstanceCaps,
+    ) -> Result<Arc<dyn Plugin>, EngineError>;
 }
 
 /// One loaded plugin (one tenant version).
@@ -129,16 +133,16 @@ impl std::str::FromStr for EngineKind {
     }
 }
 
-/// Limits an engine applies to each instance of a plugin.
+/// The caps an engine puts on each instance of a plugin.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub struct InstanceCaps {
     /// Cap on an instance's memory: Wasm linear memory, or the V8 heap.
     pub memory: usize,
 }
 
-impl Default for Limits {
+impl Default for InstanceCaps {
     fn default() -> Self {
-        Limits {
+        InstanceCaps {
             memory: DEFAULT_MEMORY_LIMIT,
         }
     }
@@ -154,7 +158,7 @@ pub struct EngineOptions {
     /// passes `--demote-after`: a yield stretches a short render's wall time
     /// under contention, so yields that began before the pool lowers renders
     /// would get short renders lowered (`v8/shim.cc`, `YIELD_EVERY`).
-    pub v8_offer_core_after: Option<Duration>,
+    pub demote_after: Option<Duration>,
 }
 
 /// The engines this host has, by kind.
@@ -178,7 +182,7 @@ impl Engines {
         Ok(Engines {
             #[cfg(feature = "v8")]
             v8: Arc::new(v8::V8Engine {
-                offer_core_after: options.v8_offer_core_after,
+                demote_after: options.demote_after,
             }),
             wasm: Arc::new(wasm::WasmEngine::new(options.wasm)?),
         })

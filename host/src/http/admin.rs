@@ -2,7 +2,7 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `PUT /_ssr/admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::TenantLimits`; `debug` puts failures' detail in its error pages |
+//! | `PUT /_ssr/admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::LimitOverrides`; `debug` puts failures' detail in its error pages |
 //! | `GET /_ssr/admin/tenants` | list tenants |
 //! | `GET /_ssr/admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /_ssr/admin/tenants/{id}` | remove a tenant |
@@ -27,7 +27,7 @@ use subtle::ConstantTimeEq;
 use super::AppState;
 use super::error::ApiError;
 use crate::engine::form_urlencoded_pairs;
-use crate::tenant::{Registration, Settings, Tenant, TenantLimits};
+use crate::tenant::{LimitOverrides, Registration, Settings, Tenant};
 
 /// Rejects requests without the admin bearer token.
 pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -51,12 +51,12 @@ pub struct TenantView {
     #[serde(flatten)]
     registration: Registration,
     /// The limits in force: those the registration set, else the server's.
-    applied_limits: LimitsView,
+    applied_limits: AppliedLimitsView,
     stats: StatsView,
 }
 
 #[derive(Serialize)]
-struct LimitsView {
+struct AppliedLimitsView {
     render_deadline_ms: u128,
     memory_limit_mib: usize,
     max_response_kib: usize,
@@ -76,7 +76,7 @@ impl From<&Tenant> for TenantView {
         let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
         TenantView {
             registration: t.registration.clone(),
-            applied_limits: LimitsView {
+            applied_limits: AppliedLimitsView {
                 render_deadline_ms: t.limits.render_deadline.as_millis(),
                 memory_limit_mib: t.limits.memory >> 20,
                 max_response_kib: t.limits.max_response_bytes >> 10,
@@ -123,7 +123,7 @@ pub async fn put(
                 {
                     return Err(ApiError::BadRequest(format!(
                         "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
-                        TenantLimits::NAMES
+                        LimitOverrides::NAMES
                     )));
                 }
             }

@@ -29,7 +29,7 @@ use tokio::sync::{Semaphore, watch};
 
 /// What one listener allows its clients.
 #[derive(Clone, Copy, Debug)]
-pub struct ConnLimits {
+pub struct ConnectionPolicy {
     pub max_connections: usize,
     pub header_timeout: Duration,
     pub max_header_bytes: usize,
@@ -41,7 +41,7 @@ pub struct ConnLimits {
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    limits: ConnLimits,
+    limits: ConnectionPolicy,
     mut stop: watch::Receiver<()>,
 ) {
     let open = Arc::new(Semaphore::new(limits.max_connections));

@@ -29,7 +29,7 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post, put};
 use metrics_exporter_prometheus::PrometheusHandle;
 
-use crate::cache::Cache;
+use crate::cache::{Cache, Flights};
 use crate::config::Config;
 use crate::pool::Pool;
 use crate::tenant::Registry;
@@ -41,6 +41,8 @@ pub struct AppState {
     pub registry: Arc<Registry>,
     pub pool: Pool,
     pub cache: Cache,
+    /// Concurrent misses for one URL share one render (`cache/flight.rs`).
+    pub flights: Flights<ApiError>,
     pub admin_token: String,
     /// Set once start-up work (demo tenants) is done.
     pub ready: AtomicBool,
@@ -175,7 +177,7 @@ pub async fn serve(
             let _ = stop.send(());
         }
     };
-    let limits = state.config.conn_limits();
+    let limits = state.config.connection_policy();
     let pages = listen::serve(listener, app(state.clone()), limits, stop.subscribe());
     match admin {
         Some(admin) => {

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::cache::{CacheEntry, Encoding, FlightError, Url, X_CACHE};
+use crate::cache::{CacheEntry, Encoding, Url, X_CACHE};
 use crate::config::RenderOn;
 use crate::engine::console::loggable;
 use crate::engine::{EngineError, JsErrorKind, RenderRequest, form_urlencoded_pairs};
@@ -72,9 +72,7 @@ async fn serve(
     let key = url.key();
     let request = request(&tenant, &method, uri, base, &target, headers);
     let render = || async {
-        let entry = submit(state, &tenant, request, headers, wanted, true)
-            .await
-            .map_err(|e| Arc::new(e) as FlightError)?;
+        let entry = submit(state, &tenant, request, headers, wanted, true).await?;
         state.cache.insert(key.clone(), &entry, headers);
         Ok(entry)
     };
@@ -82,16 +80,9 @@ async fn serve(
     let rendered = if crate::cache::authorized(headers) {
         render().await
     } else {
-        state
-            .cache
-            .single_flight(&key, &vary, headers, render)
-            .await
+        state.flights.run(&key, &vary, headers, render).await
     };
-    let entry = rendered.map_err(|e| {
-        e.downcast_ref::<ApiError>()
-            .cloned()
-            .unwrap_or(ApiError::Internal)
-    })?;
+    let entry = rendered?;
     Ok(respond(&entry, headers, "miss", &method, wanted))
 }
 

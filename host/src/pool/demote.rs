@@ -29,7 +29,7 @@
 //! what such renders hold is bounded: the request answers 504 and takes its
 //! tenant's permit back at its deadline (`pool::Permit`), and the renders at
 //! low priority are at most `renders_per_worker` per lane and
-//! `blocking_threads` lowered threads (with their instances).
+//! `v8_threads` lowered threads (with their instances).
 //!
 //! Invariants: a thread at low priority only runs renders that have passed
 //! `demote_after`, except a blocking thread's next render when the watch
@@ -144,7 +144,7 @@ impl Drop for InLane {
 /// A pinned worker's background lane, as the worker sees it.
 pub(super) struct Lane {
     /// A task that has run this long moves to the lane.
-    pub(super) after: Duration,
+    pub(super) demote_after: Duration,
     pub(super) tasks: Sender<Task>,
     /// Tasks in the lane or on their way to it, at most `capacity`.
     pub(super) len: Arc<AtomicUsize>,
@@ -155,7 +155,7 @@ impl Lane {
     /// Hands `task` to the lane if it has run long enough and the lane has
     /// room; otherwise gives it back.
     pub(super) fn demote(&self, mut task: Task) -> Result<(), Task> {
-        if task.ran < self.after {
+        if task.ran < self.demote_after {
             return Err(task);
         }
         if self.len.fetch_add(1, Ordering::Relaxed) >= self.capacity {

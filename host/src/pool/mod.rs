@@ -52,7 +52,7 @@ mod worker;
 
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
@@ -79,7 +79,7 @@ pub struct PoolOptions {
     /// Unpinned threads for renders that cannot yield (V8), one render at a
     /// time each. More of them than cores, so that the kernel time-slices a
     /// spinning render with the others instead of it holding a core.
-    pub blocking_threads: usize,
+    pub v8_threads: usize,
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
@@ -148,12 +148,7 @@ fn spawn(name: String, body: impl FnOnce() + Send + 'static) -> std::thread::Joi
         .expect("spawning a pool thread")
 }
 
-/// Locks one of the pool's mutexes. Nothing panics while holding one, and
-/// each change under them leaves the state consistent (one push, pop or
-/// take), so a poisoned lock is used as it is.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sync::lock;
 
 /// The pool of pinned render workers. Dropping it disconnects the queue:
 /// workers finish the jobs already queued, then exit, and the drop waits for
@@ -205,7 +200,7 @@ impl Pool {
         for i in 0..options.workers {
             let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
             sets.push(instances.clone());
-            let lane = options.demote_after.map(|after| {
+            let lane = options.demote_after.map(|demote_after| {
                 let (tasks, rx) = crossbeam_channel::unbounded();
                 let lane = Setup {
                     // Unpinned: the kernel runs it on whichever core is idle.
@@ -218,7 +213,7 @@ impl Pool {
                 };
                 workers.push(spawn(format!("ssr-lane-{i}"), move || worker::run(lane)));
                 Lane {
-                    after,
+                    demote_after,
                     tasks,
                     len: Arc::new(AtomicUsize::new(0)),
                     capacity: options.renders_per_worker,
@@ -242,13 +237,13 @@ impl Pool {
         sets.push(shared.clone());
         let lifo = blocking.clone();
         let watch = Watch::start(
-            options.blocking_threads,
+            options.v8_threads,
             options.demote_after,
             blocking.clone(),
             Box::new(move |i, watched, leaving| {
                 let setup = Setup {
                     core: None,
-                    jobs: Jobs::Lifo(lifo.clone()),
+                    jobs: Jobs::V8(lifo.clone()),
                     instances: shared.clone(),
                     renders: 1,
                     lane: None,

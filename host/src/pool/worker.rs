@@ -166,11 +166,12 @@ pub(super) struct Task {
 }
 
 /// Where a thread takes its work from: the pinned workers share one queue;
-/// the blocking threads take theirs last in, first out (`lifo.rs`); a
-/// background lane takes the long renders its worker hands it.
+/// the V8 threads (`--v8-threads`) take theirs last in, first out
+/// (`lifo.rs`); a background lane takes the long renders its worker hands
+/// it.
 pub(super) enum Jobs {
     Shared(Receiver<Job>),
-    Lifo(Arc<Lifo>),
+    V8(Arc<Lifo>),
     Lane(Receiver<Task>),
 }
 
@@ -189,8 +190,8 @@ impl Jobs {
     ) -> Option<Task> {
         loop {
             let job = match self {
-                Jobs::Lifo(lifo) if wait => lifo.next(done.take())?,
-                Jobs::Lifo(lifo) => lifo.try_next()?,
+                Jobs::V8(lifo) if wait => lifo.next(done.take())?,
+                Jobs::V8(lifo) => lifo.try_next()?,
                 Jobs::Shared(rx) => {
                     drop(done.take());
                     receive(rx, wait)?
@@ -210,7 +211,7 @@ impl Jobs {
     fn waiting(&self) -> bool {
         match self {
             Jobs::Shared(rx) => !rx.is_empty(),
-            Jobs::Lifo(lifo) => lifo.len() > 0,
+            Jobs::V8(lifo) => lifo.len() > 0,
             Jobs::Lane(rx) => !rx.is_empty(),
         }
     }

@@ -1,6 +1,6 @@
-//! Per-tenant limits: what a registration may set ([`TenantLimits`], stored
+//! Per-tenant limits: what a registration may set ([`LimitOverrides`], stored
 //! with it), the server's defaults for them ([`Defaults`], from `Config`),
-//! and what then applies to the tenant's renders ([`Limits`]).
+//! and what then applies to the tenant's renders ([`AppliedLimits`]).
 //!
 //! Invariants: a registration stores only what it set, so a tenant that set
 //! nothing follows the server's defaults across restarts with new flags; a
@@ -25,9 +25,9 @@ pub const RANGES: [(&str, u64); 4] = [
     ("max_concurrency", 4_096),
 ];
 
-/// Limits a registration may set; each one not set is the server's default.
+/// The limits a registration may set; each one not set is the server's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TenantLimits {
+pub struct LimitOverrides {
     /// The longest one render may run, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub render_deadline_ms: Option<u64>,
@@ -44,7 +44,7 @@ pub struct TenantLimits {
     pub max_concurrency: Option<usize>,
 }
 
-impl TenantLimits {
+impl LimitOverrides {
     /// Sets `name` (as in the admin API's query) from its text.
     pub fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
         let n =
@@ -63,7 +63,7 @@ impl TenantLimits {
         Ok(true)
     }
 
-    /// The names [`TenantLimits::set`] knows, for error messages.
+    /// The names [`LimitOverrides::set`] knows, for error messages.
     pub const NAMES: &'static str =
         "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`";
 
@@ -112,8 +112,8 @@ impl TenantLimits {
     }
 
     /// The limits that apply to a tenant on `engine`.
-    pub fn resolve(&self, engine: EngineKind, d: &Defaults) -> Limits {
-        Limits {
+    pub fn resolve(&self, engine: EngineKind, d: &Defaults) -> AppliedLimits {
+        AppliedLimits {
             render_deadline: self
                 .render_deadline_ms
                 .map_or(d.render_deadline, Duration::from_millis),
@@ -172,17 +172,17 @@ impl Default for Defaults {
 
 /// The limits that apply to one tenant version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct AppliedLimits {
     pub render_deadline: Duration,
     pub memory: usize,
     pub max_response_bytes: usize,
     pub concurrency: usize,
 }
 
-impl Limits {
+impl AppliedLimits {
     /// What the engine enforces itself.
-    pub fn engine(&self) -> engine::Limits {
-        engine::Limits {
+    pub fn engine(&self) -> engine::InstanceCaps {
+        engine::InstanceCaps {
             memory: self.memory,
         }
     }
@@ -203,12 +203,12 @@ mod tests {
     #[test]
     fn unset_limits_follow_the_defaults() {
         let d = defaults();
-        let l = TenantLimits::default().resolve(EngineKind::Wasm, &d);
+        let l = LimitOverrides::default().resolve(EngineKind::Wasm, &d);
         assert_eq!(l.render_deadline, d.render_deadline);
         assert_eq!(l.memory, d.memory_limit);
         assert_eq!(l.concurrency, 4);
         assert_eq!(
-            TenantLimits::default()
+            LimitOverrides::default()
                 .resolve(EngineKind::V8, &d)
                 .concurrency,
             2
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn set_limits_obeyed() {
-        let mut t = TenantLimits::default();
+        let mut t = LimitOverrides::default();
         assert!(t.set("render_deadline_ms", "250").unwrap());
         assert!(t.set("max_concurrency", "1").unwrap());
         assert!(!t.set("colour", "red").unwrap());
@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn bad_limits_violated() {
-        let mut t = TenantLimits::default();
+        let mut t = LimitOverrides::default();
         assert!(t.set("max_concurrency", "0").is_err());
         assert!(t.set("render_deadline_ms", "soon").is_err());
         t.memory_limit_mib = Some(100_000);

@@ -30,7 +30,7 @@ use thiserror::Error;
 
 use crate::counter::Striped;
 use crate::engine::{EngineError, EngineKind, Engines, Plugin};
-pub use limits::{Defaults, Limits, TenantLimits};
+pub use limits::{AppliedLimits, Defaults, LimitOverrides};
 pub use store::Store;
 
 /// How a tenant's instances are used.
@@ -79,9 +79,9 @@ pub struct Settings {
     /// The engine that runs the plugin; `wasm` when absent.
     #[serde(default)]
     pub engine: Option<EngineKind>,
-    /// Limits this tenant sets; the server's defaults for the rest.
+    /// The limits this tenant sets; the server's defaults for the rest.
     #[serde(default)]
-    pub limits: TenantLimits,
+    pub limits: LimitOverrides,
     /// Show render failures' detail (JS message and stack, limit hit) in
     /// this tenant's error pages, for its developers; off by default.
     #[serde(default)]
@@ -130,7 +130,7 @@ pub struct Registration {
     pub engine: EngineKind,
     /// The limits this registration set (the rest follow the server).
     #[serde(default)]
-    pub limits: TenantLimits,
+    pub limits: LimitOverrides,
     /// Error pages carry the failure's detail (`Settings::debug`).
     #[serde(default)]
     pub debug: bool,
@@ -151,7 +151,7 @@ pub struct Tenant {
     pub id: Arc<str>,
     pub registration: Registration,
     pub plugin: Arc<dyn Plugin>,
-    pub limits: Limits,
+    pub limits: AppliedLimits,
     /// One per render in flight (`limits.concurrency` in all); a render
     /// holds its permit until it ends on its worker.
     pub permits: Arc<tokio::sync::Semaphore>,
@@ -168,7 +168,7 @@ impl Tenant {
     fn new(
         registration: Registration,
         plugin: Arc<dyn Plugin>,
-        limits: Limits,
+        limits: AppliedLimits,
         stats: Arc<Stats>,
     ) -> Tenant {
         Tenant {
@@ -295,17 +295,21 @@ impl Registry {
             true => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
             false => std::borrow::Cow::Borrowed(name),
         };
-        let table = self.table.read().unwrap();
+        let table = crate::sync::read(&self.table);
         let id = table.by_host.get(&*name)?;
         table.by_id.get(id).cloned()
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Tenant>> {
-        self.table.read().unwrap().by_id.get(id).cloned()
+        crate::sync::read(&self.table).by_id.get(id).cloned()
     }
 
     pub fn list(&self) -> Vec<Arc<Tenant>> {
-        let mut all: Vec<_> = self.table.read().unwrap().by_id.values().cloned().collect();
+        let mut all: Vec<_> = crate::sync::read(&self.table)
+            .by_id
+            .values()
+            .cloned()
+            .collect();
         all.sort_by(|a, b| a.id.cmp(&b.id));
         all
     }
@@ -370,7 +374,7 @@ impl Registry {
                 None,
             ),
         };
-        let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+        let _writing = crate::sync::lock(&self.writes);
         if demo && self.get(id).is_some() {
             return Ok(None);
         }
@@ -405,14 +409,14 @@ impl Registry {
 
     /// Removes tenant `id`.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
-        let _writing = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+        let _writing = crate::sync::lock(&self.writes);
         let existing = self
             .get(id)
             .ok_or_else(|| TenantError::NotFound(id.to_string()))?;
         if let Some(store) = &self.store {
             store.remove(id)?;
         }
-        let mut table = self.table.write().unwrap();
+        let mut table = crate::sync::write(&self.table);
         table.by_host.retain(|_, owner| &**owner != id);
         table.by_id.remove(id);
         existing.retired.store(true, Ordering::Release);
@@ -420,7 +424,7 @@ impl Registry {
     }
 
     fn check_hosts_free(&self, id: &str, hosts: &[String]) -> Result<(), TenantError> {
-        let table = self.table.read().unwrap();
+        let table = crate::sync::read(&self.table);
         for h in hosts {
             if let Some(owner) = table.by_host.get(h)
                 && &**owner != id
@@ -436,7 +440,7 @@ impl Registry {
 
     /// Makes `tenant` the current version; returns whether the id is new.
     fn publish(&self, tenant: Arc<Tenant>) -> bool {
-        let mut table = self.table.write().unwrap();
+        let mut table = crate::sync::write(&self.table);
         let id = tenant.id.clone();
         table.by_host.retain(|_, owner| *owner != id);
         for h in &tenant.registration.hosts {

@@ -14,7 +14,7 @@
 //! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
 //! the instance is then discarded) and a heap cap (V8's near-heap-limit
 //! callback terminates the script; the instance is discarded). A render
-//! still running after [`V8Engine::offer_core_after`] (the server's
+//! still running after [`V8Engine::demote_after`] (the server's
 //! `--demote-after`, 20 ms by default) offers its core to other threads every
 //! 1 ms (the watchdog requests an interrupt that calls `sched_yield`;
 //! [`core_offers`] counts them): under five spinning V8 tenants a
@@ -40,7 +40,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::{
-    CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
+    CachePolicy, Engine, EngineError, Instance, InstanceCaps, JsErrorKind, Plugin, RenderRequest,
     RenderResponse, Rendering,
 };
 use crate::artifact;
@@ -61,19 +61,19 @@ const BUNDLE_NAME: &str = "bundle.js";
 
 /// The V8 engine.
 pub struct V8Engine {
-    /// See [`super::EngineOptions::v8_offer_core_after`].
-    pub offer_core_after: Option<Duration>,
+    /// See [`super::EngineOptions::demote_after`].
+    pub demote_after: Option<Duration>,
 }
 
 impl V8Engine {
     /// Reads the bundle out of `artifact` and checks that V8 can load it (its
     /// top level runs once, in a throwaway isolate).
-    pub fn load(&self, artifact: &[u8], limits: Limits) -> Result<V8Plugin, EngineError> {
+    pub fn load(&self, artifact: &[u8], limits: InstanceCaps) -> Result<V8Plugin, EngineError> {
         let bundle = artifact::bundle(artifact)?;
         let plugin = V8Plugin {
             bundle: bundle.into(),
             limits,
-            offer_core_after: self.offer_core_after,
+            demote_after: self.demote_after,
         };
         plugin.instance("(load)")?;
         Ok(plugin)
@@ -81,7 +81,11 @@ impl V8Engine {
 }
 
 impl Engine for V8Engine {
-    fn load_plugin(&self, artifact: &[u8], limits: Limits) -> Result<Arc<dyn Plugin>, EngineError> {
+    fn load_plugin(
+        &self,
+        artifact: &[u8],
+        limits: InstanceCaps,
+    ) -> Result<Arc<dyn Plugin>, EngineError> {
         Ok(Arc::new(self.load(artifact, limits)?))
     }
 }
@@ -89,8 +93,8 @@ impl Engine for V8Engine {
 /// A plugin's bundle, ready to make isolates.
 pub struct V8Plugin {
     bundle: Arc<str>,
-    limits: Limits,
-    offer_core_after: Option<Duration>,
+    limits: InstanceCaps,
+    demote_after: Option<Duration>,
 }
 
 impl V8Plugin {
@@ -99,7 +103,7 @@ impl V8Plugin {
         let mut isolate = ffi::Isolate::new(
             self.limits.memory,
             STACK_BYTES,
-            self.offer_core_after.map_or(0, millis),
+            self.demote_after.map_or(0, millis),
             tenant,
         );
         let outcome = isolate.load(

@@ -28,7 +28,7 @@ use self::bindings::ssr::plugin::{log, types};
 use self::bindings::{Plugin as Bindings, PluginPre};
 use super::console::Console;
 use super::{
-    CachePolicy, Engine, EngineError, Instance, JsErrorKind, Limits, Plugin, RenderRequest,
+    CachePolicy, Engine, EngineError, Instance, InstanceCaps, JsErrorKind, Plugin, RenderRequest,
     RenderResponse, Rendering,
 };
 use crate::activity;
@@ -64,7 +64,7 @@ impl Default for WasmOptions {
 pub struct HostState {
     wasi: WasiCtx,
     table: ResourceTable,
-    limits: StoreLimits,
+    limits: MemoryLimiter,
     console: Console,
     /// When the render in progress must stop.
     deadline: Instant,
@@ -72,13 +72,13 @@ pub struct HostState {
 
 /// The store's resource limiter: caps linear memory, and remembers how large
 /// the memories have grown (what [`WasmInstance::memory_bytes`] reports).
-struct StoreLimits {
+struct MemoryLimiter {
     memory_limit: usize,
     /// Current size of each memory seen, by first-seen order.
     memories: Vec<usize>,
 }
 
-impl ResourceLimiter for StoreLimits {
+impl ResourceLimiter for MemoryLimiter {
     fn memory_growing(
         &mut self,
         current: usize,
@@ -106,9 +106,15 @@ impl ResourceLimiter for StoreLimits {
     }
 
     fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
-        Err(wasmtime::Error::msg("linear memory limit reached"))
+        Err(wasmtime::Error::new(MemoryLimitReached))
     }
 }
+
+/// A render's linear memory could not grow past its cap: the trap
+/// [`MemoryLimiter`] raises, which [`response`] reads as out of memory.
+#[derive(Debug, thiserror::Error)]
+#[error("linear memory limit reached")]
+struct MemoryLimitReached;
 
 impl WasiView for HostState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
@@ -189,14 +195,18 @@ impl WasmEngine {
     }
 
     /// Checks, compiles and pre-instantiates a plugin.
-    pub fn load(&self, bytes: &[u8], limits: Limits) -> Result<WasmPlugin, EngineError> {
+    pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         artifact::check_is_component(bytes)?;
         let component = Component::new(&self.engine, bytes)
             .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
         self.prepare(component, limits)
     }
 
-    fn prepare(&self, component: Component, limits: Limits) -> Result<WasmPlugin, EngineError> {
+    fn prepare(
+        &self,
+        component: Component,
+        limits: InstanceCaps,
+    ) -> Result<WasmPlugin, EngineError> {
         let ty = component.component_type();
         let names: Vec<String> = ty
             .exports(&self.engine)
@@ -242,7 +252,7 @@ impl WasmEngine {
     pub fn load_precompiled(
         &self,
         path: &std::path::Path,
-        limits: Limits,
+        limits: InstanceCaps,
     ) -> Result<WasmPlugin, EngineError> {
         // SAFETY: `path` is a `.cwasm` this process's `Store` wrote with
         // `precompile` (`Component::serialize`) into the data dir, which only
@@ -286,7 +296,11 @@ fn make_memory_images(component: &Component) -> Result<(), EngineError> {
 }
 
 impl Engine for WasmEngine {
-    fn load_plugin(&self, artifact: &[u8], limits: Limits) -> Result<Arc<dyn Plugin>, EngineError> {
+    fn load_plugin(
+        &self,
+        artifact: &[u8],
+        limits: InstanceCaps,
+    ) -> Result<Arc<dyn Plugin>, EngineError> {
         Ok(Arc::new(self.load(artifact, limits)?))
     }
 }
@@ -304,7 +318,7 @@ impl WasmPlugin {
         let state = HostState {
             wasi: WasiCtxBuilder::new().build(),
             table: ResourceTable::new(),
-            limits: StoreLimits {
+            limits: MemoryLimiter {
                 memory_limit: self.memory_limit,
                 memories: Vec::new(),
             },
@@ -464,12 +478,8 @@ fn response(
         Err(trap) => Err(match trap.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => EngineError::Timeout(deadline),
             Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),
-            _ if is_oom(&trap) => EngineError::OutOfMemory,
+            _ if trap.downcast_ref::<MemoryLimitReached>().is_some() => EngineError::OutOfMemory,
             _ => EngineError::Trap(format!("{trap:#}")),
         }),
     }
-}
-
-fn is_oom(err: &wasmtime::Error) -> bool {
-    format!("{err:#}").contains("linear memory limit reached")
 }

@@ -10,6 +10,10 @@
 //! `ssr serve --help` shows. Sources, lowest precedence first: the defaults,
 //! the TOML file, environment variables, flags. Why clap plus serde on one
 //! struct and no layering crate: docs/configuration.md.
+//!
+//! Invariant: this module depends on nothing of the host but `engine`'s
+//! defaults; each consumer makes its own settings from a `&Config`
+//! (`ConnectionPolicy`, `CacheBudget`, `tenant::Defaults`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -18,7 +22,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::tenant::Mode;
+use crate::engine::Mode;
 
 /// Declares a unit: the number a setting is written in, and what the code
 /// reads it as.
@@ -353,41 +357,6 @@ impl Config {
     /// Threads for renders that cannot yield.
     pub fn v8_threads(&self) -> usize {
         self.v8_threads.unwrap_or(4 * self.workers)
-    }
-
-    /// What each listener allows its clients.
-    pub fn connection_policy(&self) -> crate::http::listen::ConnectionPolicy {
-        crate::http::listen::ConnectionPolicy {
-            max_connections: self.max_connections,
-            header_timeout: self.header_timeout.duration(),
-            max_header_bytes: self.max_header_kib.bytes(),
-            grace: SHUTDOWN_GRACE,
-        }
-    }
-
-    /// The page cache's budgets.
-    pub fn cache_budget(&self) -> crate::cache::CacheBudget {
-        crate::cache::CacheBudget {
-            bytes: self.cache_mib.bytes(),
-            tenant_bytes: self.cache_tenant_mib.bytes(),
-            entry_bytes: self.cache_entry_kib.bytes(),
-            default_ttl: self.cache_ttl.duration(),
-            compressions: self.workers,
-        }
-    }
-
-    /// What tenants get for the limits they do not set.
-    pub fn tenant_defaults(&self) -> crate::tenant::Defaults {
-        crate::tenant::Defaults {
-            mode: self.mode,
-            max_plugin_bytes: self.max_plugin_mib.bytes(),
-            render_deadline: self.render_deadline.duration(),
-            memory_limit: self.memory_limit_mib.bytes(),
-            max_response_bytes: self.max_response_kib.bytes(),
-            concurrency: self.tenant_concurrency,
-            workers: self.workers,
-            renders_per_worker: self.renders_per_worker,
-        }
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {

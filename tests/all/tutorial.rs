@@ -66,3 +66,34 @@ fn the_readme_tutorial_works_as_written() {
     assert!(stdout.contains(r#""id":"shop""#), "{stdout}");
     assert!(dir.join("shop/data/admin-token").is_file());
 }
+
+#[test]
+fn the_readmes_jsx_example_builds_and_renders() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let jsx = readme
+        .split("```jsx\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the README has a JSX example");
+    // The example plugins' packages stand for the reader's `npm install`.
+    let dir = tempdir("tutorial-jsx");
+    std::os::unix::fs::symlink(
+        root().join("plugins/node_modules"),
+        dir.join("node_modules"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("app.jsx"), jsx).unwrap();
+    let out = crate::support::ssr()
+        .args(["build", "app.jsx", "-o", "app.wasm"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = crate::support::render(&dir.join("app.wasm"), "/?name=Ada", &[]);
+    assert_eq!(
+        text(&page.stdout),
+        "<h1>Hello, Ada!</h1>",
+        "{}",
+        text(&page.stderr)
+    );
+}

@@ -59,6 +59,18 @@ pub struct CacheBudget {
     pub compressions: usize,
 }
 
+impl From<&crate::config::Config> for CacheBudget {
+    fn from(c: &crate::config::Config) -> Self {
+        CacheBudget {
+            bytes: c.cache_mib.bytes(),
+            tenant_bytes: c.cache_tenant_mib.bytes(),
+            entry_bytes: c.cache_entry_kib.bytes(),
+            default_ttl: c.cache_ttl.duration(),
+            compressions: c.workers,
+        }
+    }
+}
+
 /// Where a lookup was answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hit {

@@ -93,7 +93,11 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let registry = Arc::new(Registry::open(engines, store, config.tenant_defaults())?);
+    let registry = Arc::new(Registry::open(
+        engines,
+        store,
+        ssr::tenant::Defaults::from(&config),
+    )?);
     let pool = Pool::start(PoolOptions {
         workers: config.workers,
         pin: config.pin,
@@ -124,7 +128,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let demo = config.demo();
     let state = Arc::new(AppState {
-        cache: Cache::new(config.cache_budget()),
+        cache: Cache::new(ssr::cache::CacheBudget::from(&config)),
         flights: Default::default(),
         config,
         registry: registry.clone(),

@@ -37,6 +37,17 @@ pub struct ConnectionPolicy {
     pub grace: Duration,
 }
 
+impl From<&crate::config::Config> for ConnectionPolicy {
+    fn from(c: &crate::config::Config) -> Self {
+        ConnectionPolicy {
+            max_connections: c.max_connections,
+            header_timeout: c.header_timeout.duration(),
+            max_header_bytes: c.max_header_kib.bytes(),
+            grace: crate::config::SHUTDOWN_GRACE,
+        }
+    }
+}
+
 /// Serves `router` on `listener` until `stop` changes, then drains.
 pub async fn serve(
     listener: TcpListener,

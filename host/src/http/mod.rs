@@ -177,7 +177,7 @@ pub async fn serve(
             let _ = stop.send(());
         }
     };
-    let limits = state.config.connection_policy();
+    let limits = listen::ConnectionPolicy::from(&state.config);
     let pages = listen::serve(listener, app(state.clone()), limits, stop.subscribe());
     match admin {
         Some(admin) => {

@@ -44,9 +44,9 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{RecvTimeoutError, Sender};
 
+use super::Task;
 use super::lifo::Lifo;
 use super::lock;
-use super::worker::Task;
 use crate::activity;
 
 /// How many nice levels a long render's thread goes down. At nice 10 a

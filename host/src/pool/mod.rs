@@ -60,6 +60,7 @@ use thiserror::Error;
 use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::{EngineError, RenderRequest, RenderResponse};
+use crate::sync::lock;
 use crate::tenant::Tenant;
 use demote::{Lane, Watch};
 use lifo::Lifo;
@@ -148,7 +149,18 @@ fn spawn(name: String, body: impl FnOnce() + Send + 'static) -> std::thread::Joi
         .expect("spawning a pool thread")
 }
 
-use crate::sync::lock;
+/// A render in progress on a worker or in its lane; it ends with its
+/// tenant's permit, which the loop gives back (`worker::Jobs::next`). Here,
+/// not in `worker.rs`, so that `worker.rs` and `demote.rs` both use it and
+/// neither imports the other's.
+pub(in crate::pool) struct Task {
+    pub(in crate::pool) render:
+        std::pin::Pin<Box<dyn std::future::Future<Output = Option<OwnedSemaphorePermit>> + Send>>,
+    /// The CPU time its polls on a worker with a lane have taken.
+    pub(in crate::pool) ran: Duration,
+    /// Held while it is in a background lane: its place there.
+    pub(in crate::pool) in_lane: Option<demote::InLane>,
+}
 
 /// The pool of pinned render workers. Dropping it disconnects the queue:
 /// workers finish the jobs already queued, then exit, and the drop waits for

@@ -34,8 +34,6 @@
 //! timeout, memory exhausted): the next request then gets a fresh instance.
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
@@ -46,9 +44,9 @@ use crossbeam_channel::Receiver;
 use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
-use super::demote::{InLane, Lane, Watched, lower_priority, thread_cpu_time};
+use super::demote::{Lane, Watched, lower_priority, thread_cpu_time};
 use super::lifo::Lifo;
-use super::{Job, PoolError, Rendered, lock};
+use super::{Job, PoolError, Rendered, Task, lock};
 use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
 use crate::tenant::{Mode, Tenant};
 
@@ -154,16 +152,6 @@ impl Instances {
 
 /// A thread's (or the blocking threads') instances.
 pub(super) type SharedInstances = Arc<Mutex<Instances>>;
-
-/// A render in progress; it ends with its tenant's permit, which the loop
-/// gives back (see [`Jobs::next`]).
-pub(super) struct Task {
-    render: Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>,
-    /// The CPU time its polls on a worker with a lane have taken.
-    pub(super) ran: Duration,
-    /// Held while it is in a background lane: its place there.
-    pub(super) in_lane: Option<InLane>,
-}
 
 /// Where a thread takes its work from: the pinned workers share one queue;
 /// the V8 threads (`--v8-threads`) take theirs last in, first out

@@ -166,7 +166,23 @@ impl Defaults {
 impl Default for Defaults {
     /// What `ssr serve` gives tenants with no flags set.
     fn default() -> Self {
-        crate::config::Config::default().tenant_defaults()
+        Defaults::from(&crate::config::Config::default())
+    }
+}
+
+impl From<&crate::config::Config> for Defaults {
+    /// What tenants get for the limits they do not set.
+    fn from(c: &crate::config::Config) -> Self {
+        Defaults {
+            mode: c.mode,
+            max_plugin_bytes: c.max_plugin_mib.bytes(),
+            render_deadline: c.render_deadline.duration(),
+            memory_limit: c.memory_limit_mib.bytes(),
+            max_response_bytes: c.max_response_kib.bytes(),
+            concurrency: c.tenant_concurrency,
+            workers: c.workers,
+            renders_per_worker: c.renders_per_worker,
+        }
     }
 }
 

@@ -29,43 +29,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::counter::Striped;
+pub use crate::engine::Mode;
 use crate::engine::{EngineError, EngineKind, Engines, Plugin};
 pub use limits::{AppliedLimits, Defaults, LimitOverrides};
 pub use store::Store;
-
-/// How a tenant's instances are used.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// A warm instance serves many requests of this tenant (state may
-    /// survive between requests of the same tenant).
-    #[default]
-    Reuse,
-    /// A new instance per request: no state survives a request.
-    Fresh,
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mode::Reuse => "reuse",
-            Mode::Fresh => "fresh",
-        })
-    }
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "reuse" => Ok(Mode::Reuse),
-            "fresh" => Ok(Mode::Fresh),
-            _ => Err(format!(
-                "unknown isolation mode `{s}`; use `reuse` or `fresh`"
-            )),
-        }
-    }
-}
 
 /// Settings given at registration.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -204,6 +204,12 @@ impl Server {
         s
     }
 
+    /// A server that keeps its tenants in `data`, routing `/t/<id>/` too
+    /// (the tests reach tenants by path).
+    pub fn stored(data: &str) -> Server {
+        Server::start(&["--demo=false", "--path-routing", "--data-dir", data])
+    }
+
     /// A server whose renders may run 10 s: for renders that do heavy work on
     /// purpose, which a loaded machine slows down past the default deadline.
     pub fn patient() -> Server {

@@ -141,7 +141,7 @@ fn bad_registrations_get_4xx_naming_the_problem() {
 fn tenants_survive_a_restart_without_recompiling() {
     let dir = tempdir("restart");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     assert_eq!(s.add("keep", HELLO, "host=keep.test&mode=fresh").0, 201);
     assert_eq!(s.add("gone", HELLO, "").0, 201);
     assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/gone").0, 204);
@@ -156,7 +156,7 @@ fn tenants_survive_a_restart_without_recompiling() {
         .collect();
     assert_eq!(compiled.len(), 1, "one compiled plugin is stored");
 
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     let r = s.get("/?name=again", &[("host", "keep.test")]);
     assert_eq!(r.status, 200);
     assert!(r.text().contains("Hello, again!"));
@@ -178,7 +178,7 @@ fn registration_is_never_half_written_after_a_crash() {
         std::fs::read(crate::support::plugin(PREACT).plugin).unwrap(),
     ];
     for round in 0..3 {
-        let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+        let s = Server::stored(data);
         if round == 0 {
             for (t, plugin) in plugins.iter().enumerate() {
                 assert_eq!(s.put_bytes(&format!("t{t}"), plugin, "").0, 201);
@@ -219,7 +219,7 @@ fn registration_is_never_half_written_after_a_crash() {
             "round {round}: {} replacements finished before the kill",
             puts.load(Ordering::Relaxed)
         );
-        let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+        let s = Server::stored(data);
         for t in 0..2 {
             let r = s.get(&format!("/t/t{t}/"), &[]);
             assert_eq!(
@@ -372,7 +372,7 @@ fn admin_api_can_listen_on_its_own_address() {
 fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serve() {
     let dir = tempdir("bad-record");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     assert_eq!(s.add("bad", HELLO, "max_concurrency=2").0, 201);
     assert_eq!(s.add("good", HELLO, "").0, 201);
     assert!(s.stop("TERM").success());
@@ -384,7 +384,7 @@ fn issue_15_a_stored_registration_that_cannot_apply_is_skipped_and_the_rest_serv
     assert!(text.contains(set), "{text}");
     let huge = "\"max_concurrency\": 2305843009213693952";
     std::fs::write(&record, text.replace(set, huge)).unwrap();
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     assert_eq!(s.get("/t/good/", &[]).status, 200);
     assert_eq!(s.get("/t/bad/", &[]).status, 404);
     assert!(s.log_contains("skipping a stored tenant"));
@@ -405,7 +405,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     };
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     assert_eq!(s.add("a", HELLO, "").0, 201);
     assert_eq!(s.add("b", PREACT, "engine=v8").0, 201);
     let (hello, preact) = (sha(HELLO), sha(PREACT));
@@ -437,7 +437,7 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
         plugins.join(format!("{preact}.wasm")),
     )
     .unwrap();
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     assert_eq!(s.get("/t/a/", &[]).status, 200);
     assert_eq!(s.get("/t/b/", &[]).status, 404);
     assert!(s.log_contains("does not hash to its name"));

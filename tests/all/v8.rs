@@ -102,7 +102,7 @@ fn v8_heap_cap_ends_a_memory_bomb() {
 fn engine_is_chosen_per_tenant_and_persisted() {
     let dir = tempdir("v8-persist");
     let data = dir.to_str().unwrap();
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     let (status, body) = s.add("fast", "plugins/react/app.jsx", "engine=v8");
     assert_eq!(status, 201, "{body}");
     assert_eq!(s.add("safe", "plugins/react/app.jsx", "").0, 201);
@@ -126,7 +126,7 @@ fn engine_is_chosen_per_tenant_and_persisted() {
     assert!(status.success(), "{status}:\n{}", log.lock().unwrap());
 
     // After a restart the tenant still runs on V8.
-    let s = Server::start(&["--demo=false", "--path-routing", "--data-dir", data]);
+    let s = Server::stored(data);
     let (_, view) = s.admin("GET", "/_ssr/admin/tenants/fast");
     assert!(view.contains("\"engine\":\"v8\""), "{view}");
     let again = s.get("/t/fast/?count=3", &[]);

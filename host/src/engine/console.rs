@@ -53,10 +53,6 @@ impl Console {
         }
     }
 
-    pub fn tenant(&self) -> &str {
-        &self.tenant
-    }
-
     /// A new render starts with the whole per-render budget.
     pub fn start_render(&self) {
         self.bytes.store(0, Ordering::Relaxed);

@@ -396,15 +396,13 @@ impl Pool {
     /// Drops tenant `id`'s warm instances, but those of version `keep`:
     /// after a replace (`keep` the new version) or a removal (`None`), so
     /// their memory (a Wasm linear memory, a V8 isolate's heap) is given
-    /// back now, not when they would be evicted. Blocks while it drops them.
-    pub fn forget(&self, id: &str, keep: Option<u64>) -> usize {
-        let mut dropped = 0;
+    /// back now, not when they would be evicted. Blocks while it drops them
+    /// (after each lock).
+    pub fn forget(&self, id: &str, keep: Option<u64>) {
         for set in &self.instances {
             let gone = lock(set).forget(id, keep);
-            dropped += gone.len();
             drop(gone);
         }
-        dropped
     }
 
     /// Instances kept warm, on every thread.

@@ -93,12 +93,7 @@ impl Instances {
             Mode::Fresh => None,
         };
         // An older version of this tenant's instance is never used again.
-        let stale = self
-            .warm
-            .extract_if(.., |w| {
-                w.tenant == tenant.id && w.version != tenant.version()
-            })
-            .collect();
+        let stale = self.forget(&tenant.id, Some(tenant.version()));
         (reused, stale)
     }
 

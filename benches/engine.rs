@@ -24,9 +24,7 @@ use std::time::Duration;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{
-    EngineKind, EngineOptions, Engines, Instance, InstanceCaps, Plugin, RenderRequest,
-};
+use ssr::engine::{EngineKind, EngineOptions, Engines, Instance, InstanceCaps, Plugin};
 
 /// name, entry, url, whether to time instantiation and fresh renders.
 const WORKLOADS: &[(&str, &str, &str, bool)] = &[
@@ -61,7 +59,7 @@ fn engines(c: &mut Criterion) {
             continue;
         }
         let built = build::build(&root().join(entry), &Default::default(), &mut Quiet).unwrap();
-        let req = RenderRequest::get("bench", url);
+        let req = contract::Request::get("bench", url);
         let plugins: Vec<(EngineKind, std::sync::Arc<dyn Plugin>)> = Engines::KINDS
             .iter()
             .map(|&k| {
@@ -78,17 +76,7 @@ fn engines(c: &mut Criterion) {
 
         let native =
             ssr_guest::Renderer::new(&built.bundle.name, &built.bundle.source, |_, _| {}).unwrap();
-        let native_req = ssr_guest::Request {
-            method: req.method.clone(),
-            url: req.url.clone(),
-            href: req.href.clone(),
-            base: req.base.clone(),
-            path: req.path.clone(),
-            query: req.query.clone(),
-            headers: req.headers.clone(),
-            tenant: req.tenant.clone(),
-        };
-        let expected = native.render(&native_req).unwrap().body;
+        let expected = native.render(&req).unwrap().body;
 
         let mut warm: Vec<(EngineKind, Box<dyn Instance>)> = Vec::new();
         for (kind, plugin) in &plugins {
@@ -137,7 +125,7 @@ fn engines(c: &mut Criterion) {
             });
         }
         group.bench_function(BenchmarkId::new("native-quickjs", name), |b| {
-            b.iter(|| native.render(&native_req).unwrap())
+            b.iter(|| native.render(&req).unwrap())
         });
         group.finish();
 

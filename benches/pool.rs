@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineOptions, Engines, RenderRequest};
+use ssr::engine::{EngineOptions, Engines};
 use ssr::pool::{Pool, PoolOptions};
 use ssr::tenant::{Defaults, Registry, Settings};
 
@@ -52,7 +52,7 @@ fn pool(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let req = RenderRequest::get("bench", "/?name=bench");
+    let req = contract::Request::get("bench", "/?name=bench");
     let deadline = || Instant::now() + Duration::from_secs(5);
 
     let mut group = c.benchmark_group("pool");

@@ -81,12 +81,7 @@ fn build_v8_shim(root: &Path, manifest: &Path) {
 }
 
 fn build_guest(root: &Path) {
-    for p in [
-        "guest-sdk/src",
-        "guest-sdk/prelude.js",
-        "guest-sdk/Cargo.toml",
-        "wit",
-    ] {
+    for p in ["guest-sdk/src", "guest-sdk/Cargo.toml", "wit"] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
     println!("cargo:rerun-if-env-changed=SSR_GUEST_WASM");

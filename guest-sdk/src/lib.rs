@@ -4,10 +4,12 @@
 //! bundle evaluated into it at build time (Wizer) and encoded as a component
 //! implementing `wit/plugin.wit`.
 //!
-//! - [`runtime`]: QuickJS through javy, the web-API prelude (`prelude.js`,
-//!   shared with the V8 engine), and the render loop. Target-independent.
-//! - `plugin` (wasm only): the WIT export glue and the `wizer-initialize`
-//!   entry point that reads the bundle from stdin.
+//! - [`runtime`]: QuickJS through javy, the contract's web-API prelude
+//!   (`wit/prelude.js`, which the V8 engine evaluates too), and the render
+//!   loop. Target-independent.
+//! - `plugin` (wasm only): the `render` export and the `wizer-initialize`
+//!   entry point that reads the bundle from stdin. The contract's types,
+//!   bindings and conversions are the `ssr-contract` crate's (`wit/`).
 //!
 //! The JavaScript contract is documented in `docs/renderers.md` and typed in
 //! `guest-sdk/ssr.d.ts`.
@@ -17,6 +19,4 @@ pub mod runtime;
 #[cfg(target_family = "wasm")]
 mod plugin;
 
-pub use runtime::{
-    CachePolicy, ErrorKind, LogLevel, PRELUDE, RenderError, Renderer, Request, Response,
-};
+pub use runtime::Renderer;

@@ -1,5 +1,6 @@
-//! The plugin's export glue: WIT bindings, the `render` export, and the
-//! `wizer-initialize` entry point.
+//! The plugin's export glue: the `render` export and the `wizer-initialize`
+//! entry point. The bindings and their conversions are the contract
+//! crate's (`contract::guest`).
 //!
 //! Lifetime: `wizer-initialize` runs once, at build time, under Wizer; the
 //! `Renderer` it creates lives in linear memory and so in the snapshot. Every
@@ -14,23 +15,19 @@
 //!   entropy (see `runtime::reseed_random`).
 //!
 //! # Safety
-//! This is the only module of the guest allowed `unsafe`: the code generated
-//! by `wit_bindgen` and the `export_name` attribute of the Wizer entry need it.
+//! This is the only module of the guest allowed `unsafe`: the `export_name`
+//! attribute of the Wizer entry and the code `contract::guest::export!` expands to
+//! need it.
 #![allow(unsafe_code)]
 
 use std::cell::{Cell, RefCell};
 use std::io::{Read, Write};
 
-use crate::runtime::{self, ErrorKind, LogLevel, RenderError, Renderer};
+use contract::guest::exports::ssr::plugin::renderer::Guest;
+use contract::guest::ssr::plugin::{log, types};
+use contract::{ErrorKind, LogLevel, RenderError};
 
-wit_bindgen::generate!({
-    path: "../wit",
-    world: "plugin",
-});
-
-use exports::ssr::plugin::renderer::Guest;
-use ssr::plugin::log;
-use ssr::plugin::types;
+use crate::runtime::{self, Renderer};
 
 thread_local! {
     static RENDERER: RefCell<Option<Renderer>> = const { RefCell::new(None) };
@@ -38,25 +35,17 @@ thread_local! {
 }
 
 fn log_to_host(level: LogLevel, message: &str) {
-    let level = match level {
-        LogLevel::Debug => log::Level::Debug,
-        LogLevel::Info => log::Level::Info,
-        LogLevel::Warn => log::Level::Warn,
-        LogLevel::Error => log::Level::Error,
-    };
-    log::write(level, message);
+    log::write(level.into(), message);
 }
-
 /// Pre-initialization: evaluate the bundle given on stdin.
 #[unsafe(export_name = "wizer-initialize")]
 pub extern "C" fn wizer_initialize() {
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
-        fail(&RenderError {
-            kind: ErrorKind::NotInitialized,
-            message: format!("reading the bundle from stdin: {e}"),
-            stack: None,
-        });
+        fail(&RenderError::new(
+            ErrorKind::NotInitialized,
+            format!("reading the bundle from stdin: {e}"),
+        ));
     }
     // The first line names the module (for stack traces); the rest is the bundle.
     let (name, bundle) = input.split_once('\n').unwrap_or(("bundle.js", &input));
@@ -90,54 +79,21 @@ impl Guest for Plugin {
             }
             SEEDED.set(true);
         }
-        let req = runtime::Request {
-            method: req.method,
-            url: req.url,
-            href: req.href,
-            base: req.base,
-            path: req.path,
-            query: req.query,
-            headers: req.headers,
-            tenant: req.tenant,
-        };
         RENDERER.with(|cell| {
             let renderer = cell.borrow();
             let Some(renderer) = renderer.as_ref() else {
-                return Err(to_wit_error(RenderError {
-                    kind: ErrorKind::NotInitialized,
-                    message: "this plugin holds no bundle: build it with `ssr build`".into(),
-                    stack: None,
-                }));
+                return Err(RenderError::new(
+                    ErrorKind::NotInitialized,
+                    "this plugin holds no bundle: build it with `ssr build`",
+                )
+                .into());
             };
             renderer
-                .render(&req)
-                .map(|r| types::Response {
-                    status: r.status,
-                    headers: r.headers,
-                    body: r.body,
-                    cache: match r.cache {
-                        runtime::CachePolicy::HostDefault => types::CachePolicy::HostDefault,
-                        runtime::CachePolicy::NoStore => types::CachePolicy::NoStore,
-                        runtime::CachePolicy::Ttl(t) => types::CachePolicy::Ttl(t),
-                    },
-                    vary: r.vary,
-                })
-                .map_err(to_wit_error)
+                .render(&req.into())
+                .map(Into::into)
+                .map_err(Into::into)
         })
     }
 }
 
-fn to_wit_error(e: RenderError) -> types::RenderError {
-    types::RenderError {
-        kind: match e.kind {
-            ErrorKind::Exception => types::ErrorKind::Exception,
-            ErrorKind::BadResult => types::ErrorKind::BadResult,
-            ErrorKind::NeverSettled => types::ErrorKind::NeverSettled,
-            ErrorKind::NotInitialized => types::ErrorKind::NotInitialized,
-        },
-        message: e.message,
-        stack: e.stack,
-    }
-}
-
-export!(Plugin);
+contract::guest::export!(Plugin with_types_in contract::guest);

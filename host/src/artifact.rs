@@ -2,11 +2,10 @@
 //! plus a custom section holding the original JavaScript bundle.
 //!
 //! Invariants:
-//! - [`CONTRACT_VERSION`] is the version of `wit/plugin.wit`'s package; a
-//!   plugin exporting another version's `renderer` is refused by
+//! - A plugin exporting another version's `renderer` is refused by
 //!   [`check_contract`], with a message telling the user to rebuild.
 //! - A plugin imports only the contract and the WASI interfaces the
-//!   preview1 adapter uses ([`ALLOWED_IMPORTS`]); the host grants those with an
+//!   preview1 adapter uses ([`CONTRACT_PACKAGE`], [`ALLOWED_IMPORTS`]); the host grants those with an
 //!   empty context (no preopens, environment, arguments or sockets). A
 //!   component asking for anything else (sockets, HTTP, ...) is refused by
 //!   [`check_imports`] before it is stored.
@@ -14,19 +13,20 @@
 //!   bytes the snapshot was made from, so the V8 engine can run the same
 //!   artifact.
 
+use contract::VERSION as CONTRACT_VERSION;
 use thiserror::Error;
 
-/// Version of the `ssr:plugin` WIT package this host speaks.
-pub const CONTRACT_VERSION: &str = "0.2.0";
 /// Name of the exported interface that carries `render`.
 pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
 /// Custom section holding the JavaScript bundle.
 pub const BUNDLE_SECTION: &str = "ssr-bundle";
 
-/// Interfaces (without their `@version`) a plugin may import.
+/// A plugin may import any interface of the contract's package (the
+/// contract version is checked apart); the host implements every one.
+pub const CONTRACT_PACKAGE: &str = "ssr:plugin/";
+
+/// WASI interfaces (without their `@version`) a plugin may import besides.
 pub const ALLOWED_IMPORTS: &[&str] = &[
-    "ssr:plugin/log",
-    "ssr:plugin/types",
     "wasi:cli/environment",
     "wasi:cli/exit",
     "wasi:cli/stdin",
@@ -119,13 +119,13 @@ pub fn check_contract<'a>(exports: impl IntoIterator<Item = &'a str>) -> Result<
     })
 }
 
-/// Refuses imports outside [`ALLOWED_IMPORTS`].
+/// Refuses imports outside the contract and [`ALLOWED_IMPORTS`].
 pub fn check_imports<'a>(imports: impl IntoIterator<Item = &'a str>) -> Result<(), ArtifactError> {
     let forbidden: Vec<&str> = imports
         .into_iter()
         .filter(|name| {
             let interface = name.split('@').next().unwrap_or(name);
-            !ALLOWED_IMPORTS.contains(&interface)
+            !interface.starts_with(CONTRACT_PACKAGE) && !ALLOWED_IMPORTS.contains(&interface)
         })
         .collect();
     if forbidden.is_empty() {
@@ -220,11 +220,5 @@ mod tests {
             err.contains("wasi:sockets/tcp@0.2.12, wasi:http/outgoing-handler@0.2.0"),
             "{err}"
         );
-    }
-
-    #[test]
-    fn contract_version_matches_the_wit_package() {
-        let wit = include_str!("../../wit/plugin.wit");
-        assert!(wit.contains(&format!("package ssr:plugin@{CONTRACT_VERSION};")));
     }
 }

@@ -1,9 +1,8 @@
 //! The host refuses what is not a plugin for its contract version, with a
 //! message that says what to do.
 
-use ssr::artifact::CONTRACT_VERSION;
-
 use crate::support::{plugin, ssr, text};
+use contract::VERSION as CONTRACT_VERSION;
 
 fn render_bytes(bytes: &[u8], name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("ssr-contract-{}", std::process::id()));

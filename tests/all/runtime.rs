@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use ssr::engine::wasm::{WasmEngine, WasmOptions};
-use ssr::engine::{EngineError, Instance, InstanceCaps, JsErrorKind, RenderRequest};
+use ssr::engine::{EngineError, Instance, InstanceCaps};
 
 use crate::support::{plugin, render, text};
 
@@ -146,7 +146,7 @@ fn with_instance(entry: &str, f: impl FnOnce(&mut dyn Instance)) {
 fn memory_over(entry: &str, url: &str, warm: usize, more: usize) -> (usize, usize) {
     let mut sizes = (0, 0);
     with_instance(entry, |inst| {
-        let req = RenderRequest::get("acme", url);
+        let req = contract::Request::get("acme", url);
         for _ in 0..warm {
             inst.render_now(&req, Duration::from_secs(5)).unwrap();
         }
@@ -172,22 +172,22 @@ fn reused_instance_keeps_bounded_memory() {
 fn render_errors_leave_the_instance_usable() {
     with_instance("tests/plugins/errors.js", |inst| {
         let deadline = Duration::from_secs(5);
-        match inst.render_now(&RenderRequest::get("acme", "/throw"), deadline) {
-            Err(EngineError::Js {
-                kind: JsErrorKind::Exception,
+        match inst.render_now(&contract::Request::get("acme", "/throw"), deadline) {
+            Err(EngineError::Js(contract::RenderError {
+                kind: contract::ErrorKind::Exception,
                 ..
-            }) => {}
+            })) => {}
             other => panic!("expected an exception, got {other:?}"),
         }
-        match inst.render_now(&RenderRequest::get("acme", "/never"), deadline) {
-            Err(EngineError::Js {
-                kind: JsErrorKind::NeverSettled,
+        match inst.render_now(&contract::Request::get("acme", "/never"), deadline) {
+            Err(EngineError::Js(contract::RenderError {
+                kind: contract::ErrorKind::NeverSettled,
                 ..
-            }) => {}
+            })) => {}
             other => panic!("expected never-settled, got {other:?}"),
         }
         let ok = inst
-            .render_now(&RenderRequest::get("acme", "/created"), deadline)
+            .render_now(&contract::Request::get("acme", "/created"), deadline)
             .unwrap();
         assert_eq!((ok.status, ok.body.as_str()), (201, "created"));
     });

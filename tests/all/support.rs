@@ -93,7 +93,7 @@ pub fn render_on(engine: EngineKind, plugin: &Path, url: &str, headers: &[(&str,
 /// The request object `ssr render` hands to a renderer, as JSON, for Node.
 pub fn request_json(url: &str, headers: &[(&str, &str)]) -> String {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
-    let pairs: Vec<(String, String)> = ssr::engine::form_urlencoded_pairs(query);
+    let pairs: Vec<(String, String)> = contract::query_pairs(query);
     let mut q = Vec::new();
     for (k, v) in &pairs {
         if !q.iter().any(|(n, _): &(String, String)| n == k) {

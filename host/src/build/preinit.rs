@@ -14,6 +14,7 @@
 //! - A JavaScript failure comes back as `BuildError::Javascript`, read from
 //!   the `kind\x1fmessage\x1fstack` frame the guest writes before exiting.
 
+use contract::{LogLevel, VERSION as CONTRACT_VERSION};
 use wasmtime::{Caller, Extern, Linker, Store};
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::p1::WasiP1Ctx;
@@ -21,7 +22,6 @@ use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wizer::Wizer;
 
 use super::BuildError;
-use crate::artifact::CONTRACT_VERSION;
 
 struct InitState {
     wasi: WasiP1Ctx,
@@ -59,6 +59,9 @@ pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, 
         .build()
         .map_err(|e| BuildError::Preinit(e.to_string()))?;
     let result = rt.block_on(Wizer::new().run(&mut store, guest, async |store, module| {
+        // Any other import of the contract: a bundle's top level that calls
+        // one fails with a trap that names it, instead of linking failing.
+        linker.define_unknown_imports_as_traps(module)?;
         linker.instantiate_async(store, module).await
     }));
     match result {
@@ -97,10 +100,10 @@ fn log_during_init(mut caller: Caller<'_, InitState>, level: i32, ptr: i32, len:
         return;
     };
     let message = String::from_utf8_lossy(bytes);
-    match level {
-        0 => tracing::debug!(target: "ssr::build", "console: {message}"),
-        2 => tracing::warn!(target: "ssr::build", "console: {message}"),
-        3 => tracing::error!(target: "ssr::build", "console: {message}"),
-        _ => tracing::info!(target: "ssr::build", "console: {message}"),
+    match LogLevel::from_code(level) {
+        LogLevel::Debug => tracing::debug!(target: "ssr::build", "console: {message}"),
+        LogLevel::Info => tracing::info!(target: "ssr::build", "console: {message}"),
+        LogLevel::Warn => tracing::warn!(target: "ssr::build", "console: {message}"),
+        LogLevel::Error => tracing::error!(target: "ssr::build", "console: {message}"),
     }
 }

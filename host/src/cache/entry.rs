@@ -18,7 +18,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use bytes::Bytes;
 
 use super::key::Varied;
-use crate::engine::{CachePolicy, RenderResponse};
+use contract::CachePolicy;
 
 /// A content coding the cache can serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub fn varies_on_all(vary: &[String]) -> bool {
 /// `Vary` header together, lower-case, sorted; `accept-encoding` (the host
 /// negotiates it) and `host` (always in the key) left out; `["*"]` if any
 /// says `*`.
-pub fn vary_of(response: &RenderResponse) -> Vec<String> {
+pub fn vary_of(response: &contract::Response) -> Vec<String> {
     let declared = response
         .headers
         .iter()
@@ -159,7 +159,7 @@ impl CacheEntry {
     /// Makes an entry, with the body compressed in each of `encodings`
     /// (CPU-heavy for a large body: call it off the async threads then).
     pub fn new(
-        response: RenderResponse,
+        response: contract::Response,
         decision: Decision,
         rendered_for: Varied,
         encodings: &[Encoding],
@@ -285,7 +285,7 @@ fn own_pages(bytes: Bytes) -> Bytes {
 }
 
 /// Whether a body of this type and size is worth compressing.
-pub fn compressible(response: &RenderResponse, max: usize) -> bool {
+pub fn compressible(response: &contract::Response, max: usize) -> bool {
     if response.body.len() < MIN_COMPRESS || response.body.len() > max {
         return false;
     }
@@ -377,7 +377,10 @@ fn compress(encoding: Encoding, body: &[u8]) -> Option<Bytes> {
 }
 
 /// The policy's TTL for `response`, and whether the renderer chose it.
-pub fn policy_ttl(response: &RenderResponse, default_ttl: Duration) -> (Option<Duration>, bool) {
+pub fn policy_ttl(
+    response: &contract::Response,
+    default_ttl: Duration,
+) -> (Option<Duration>, bool) {
     let (ttl, explicit) = match response.cache {
         CachePolicy::NoStore => return (None, false),
         CachePolicy::Ttl(s) => (Duration::from_secs(s.into()), true),
@@ -415,8 +418,8 @@ mod tests {
         assert_eq!(accept("br;q=2"), Encoding::Identity);
     }
 
-    fn response(vary: &[&str], headers: &[(&str, &str)]) -> RenderResponse {
-        RenderResponse {
+    fn response(vary: &[&str], headers: &[(&str, &str)]) -> contract::Response {
+        contract::Response {
             status: 200,
             headers: headers
                 .iter()

@@ -42,7 +42,6 @@ pub use flight::Flights;
 pub use key::{CacheKey, Url, Varied};
 
 use crate::counter::Striped;
-use crate::engine::RenderResponse;
 
 /// The cache's budgets and policy defaults (from `Config::cache_budget`).
 #[derive(Clone, Copy, Debug)]
@@ -173,7 +172,7 @@ impl Cache {
     pub fn decide(
         &self,
         tenant: &str,
-        response: &RenderResponse,
+        response: &contract::Response,
         headers: &HeaderMap,
         cacheable: bool,
     ) -> Decision {
@@ -212,7 +211,7 @@ impl Cache {
     pub async fn entry(
         &self,
         tenant: &str,
-        response: RenderResponse,
+        response: contract::Response,
         headers: &HeaderMap,
         wanted: Encoding,
         cacheable: bool,
@@ -301,7 +300,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::CachePolicy;
+    use contract::CachePolicy;
 
     fn limits(bytes: usize, tenant_bytes: usize) -> CacheBudget {
         CacheBudget {
@@ -313,8 +312,8 @@ mod tests {
         }
     }
 
-    fn response(body: &str, cache: CachePolicy, status: u16) -> RenderResponse {
-        RenderResponse {
+    fn response(body: &str, cache: CachePolicy, status: u16) -> contract::Response {
+        contract::Response {
             status,
             headers: vec![("content-type".into(), "text/html; charset=utf-8".into())],
             body: body.into(),
@@ -346,7 +345,7 @@ mod tests {
     #[test]
     fn policy_is_honoured() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
-        let ttl = |r: RenderResponse| c.decide("t", &r, &HeaderMap::new(), true).ttl;
+        let ttl = |r: contract::Response| c.decide("t", &r, &HeaderMap::new(), true).ttl;
         assert_eq!(
             ttl(response("x", CachePolicy::HostDefault, 200)),
             Some(Duration::from_secs(60))

@@ -12,7 +12,6 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ssr::engine::{
     DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Instance, InstanceCaps,
-    RenderRequest,
 };
 
 #[derive(Debug, Args)]
@@ -56,7 +55,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             args.url
         );
     };
-    let mut req = RenderRequest::get(&args.tenant, &url);
+    let mut req = contract::Request::get(&args.tenant, &url);
     req.method = args.method.to_ascii_uppercase();
     for h in &args.headers {
         let Some((name, value)) = h.split_once(':') else {
@@ -93,11 +92,11 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(EngineError::Js {
+        Err(EngineError::Js(contract::RenderError {
             kind,
             message,
             stack,
-        }) => {
+        })) => {
             eprintln!("render error ({kind}): {message}");
             if let Some(stack) = stack {
                 eprintln!("{}", stack.trim_end());
@@ -112,7 +111,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
 /// and p99 render time and the instance's memory before and after.
 fn repeat(
     instance: &mut dyn Instance,
-    req: &RenderRequest,
+    req: &contract::Request,
     deadline: Duration,
     n: u32,
 ) -> anyhow::Result<()> {

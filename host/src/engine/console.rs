@@ -23,6 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Instant;
 
+use contract::LogLevel;
+
 /// What one render may write: enough for a page's diagnostics, far from
 /// the 1 MB x 1000 lines one V8 render once wrote (349 MB of log).
 pub const RENDER_BYTES: usize = 64 << 10;
@@ -60,9 +62,8 @@ impl Console {
         self.said.store(false, Ordering::Relaxed);
     }
 
-    /// Logs one `console.*` line at `level` (0 debug, 1 info, 2 warn, 3
-    /// error), within the budgets.
-    pub fn write(&self, level: i32, message: &str) {
+    /// Logs one `console.*` line at `level`, within the budgets.
+    pub fn write(&self, level: LogLevel, message: &str) {
         let lines = self.lines.fetch_add(1, Ordering::Relaxed);
         let used = self.bytes.load(Ordering::Relaxed);
         let room = RENDER_BYTES.saturating_sub(used);
@@ -86,10 +87,10 @@ impl Console {
         let more = if cut < message.len() { " [cut]" } else { "" };
         let tenant = &*self.tenant;
         match level {
-            0 => tracing::debug!(target: "ssr::console", tenant, "{text}{more}"),
-            2 => tracing::warn!(target: "ssr::console", tenant, "{text}{more}"),
-            3 => tracing::error!(target: "ssr::console", tenant, "{text}{more}"),
-            _ => tracing::info!(target: "ssr::console", tenant, "{text}{more}"),
+            LogLevel::Debug => tracing::debug!(target: "ssr::console", tenant, "{text}{more}"),
+            LogLevel::Info => tracing::info!(target: "ssr::console", tenant, "{text}{more}"),
+            LogLevel::Warn => tracing::warn!(target: "ssr::console", tenant, "{text}{more}"),
+            LogLevel::Error => tracing::error!(target: "ssr::console", tenant, "{text}{more}"),
         }
     }
 

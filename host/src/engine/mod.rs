@@ -1,5 +1,5 @@
-//! Rendering engines: what turns a [`RenderRequest`] into a
-//! [`RenderResponse`] by running a tenant's JavaScript.
+//! Rendering engines: what turns a contract [`Request`] into a [`Response`]
+//! by running a tenant's JavaScript.
 //!
 //! Two engines share one shape, three lifetimes deep:
 //! - [`Engine`] (process): loads a plugin artifact;
@@ -8,8 +8,9 @@
 //!
 //! [`wasm::WasmEngine`] runs the artifact's component (QuickJS in Wasmtime);
 //! `v8::V8Engine` (feature `v8`) runs the JavaScript bundle the same
-//! artifact carries, in V8. Both evaluate the same prelude (`guest-sdk`), so
-//! request shaping, response normalization and error kinds are the same code.
+//! artifact carries, in V8. Both evaluate the contract's prelude
+//! (`wit/prelude.js`), so request shaping, response normalization and error
+//! kinds are the same code, and both take and give the contract's types.
 //! The pool, the cache, HTTP and metrics see only these traits.
 //!
 //! Invariant: an engine never panics on what a plugin does; every failure of
@@ -26,6 +27,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use contract::{RenderError, Request, Response};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -60,22 +62,17 @@ pub trait Plugin: Send + Sync {
 /// poll it again without waiting for a wake-up (`pool::worker` runs renders
 /// round-robin that way), and [`run`] drives one to completion. A V8 render
 /// cannot yield: it finishes in its first poll.
-pub type Rendering<'a> =
-    Pin<Box<dyn Future<Output = Result<RenderResponse, EngineError>> + Send + 'a>>;
+pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<Response, EngineError>> + Send + 'a>>;
 
 /// One instance: owned by one thread at a time, serving one tenant.
 pub trait Instance: Send {
     /// Renders one request within `deadline` (wall-clock time from the first
     /// poll, slices given to other renders included). After an error for
     /// which [`EngineError::poisons_instance`] holds, drop the instance.
-    fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a>;
+    fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a>;
 
     /// [`Instance::render`] to completion on the calling thread.
-    fn render_now(
-        &mut self,
-        req: &RenderRequest,
-        deadline: Duration,
-    ) -> Result<RenderResponse, EngineError> {
+    fn render_now(&mut self, req: &Request, deadline: Duration) -> Result<Response, EngineError> {
         run(self.render(req, deadline))
     }
 
@@ -244,140 +241,6 @@ pub const INSTANTIATE_DEADLINE: Duration = Duration::from_secs(10);
 /// The default cap on one instance's linear memory.
 pub const DEFAULT_MEMORY_LIMIT: usize = 256 << 20;
 
-/// One request, as handed to a renderer.
-#[derive(Clone, Debug, Default)]
-pub struct RenderRequest {
-    pub method: String,
-    /// Path and query as received, after `base`.
-    pub url: String,
-    /// The absolute URL as received (scheme, host and port, base, url).
-    pub href: String,
-    /// The path prefix the request was routed by (`/t/<id>`), or "".
-    pub base: String,
-    pub path: String,
-    pub query: Vec<(String, String)>,
-    /// Names lower-cased.
-    pub headers: Vec<(String, String)>,
-    pub tenant: String,
-}
-
-impl RenderRequest {
-    /// A request for `url` (path and optional query) on `http://localhost`,
-    /// with the query split into percent-decoded pairs.
-    pub fn get(tenant: &str, url: &str) -> Self {
-        let (path, query) = url.split_once('?').unwrap_or((url, ""));
-        RenderRequest {
-            method: "GET".into(),
-            url: url.into(),
-            href: format!("http://localhost{url}"),
-            base: String::new(),
-            path: path.into(),
-            query: form_urlencoded_pairs(query),
-            headers: Vec::new(),
-            tenant: tenant.into(),
-        }
-    }
-}
-
-/// Splits `a=1&b=x+y` into decoded pairs, as `URLSearchParams` would.
-pub fn form_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'+', _) => out.push(b' '),
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 2;
-            }
-            (b, _) => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The renderer's caching wish.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CachePolicy {
-    HostDefault,
-    NoStore,
-    Ttl(u32),
-}
-
-impl CachePolicy {
-    /// The prelude's encoding: -2 no-store, -1 (any negative) host default,
-    /// else seconds.
-    pub fn from_prelude_ttl(ttl: f64) -> CachePolicy {
-        if ttl == -2.0 {
-            CachePolicy::NoStore
-        } else if ttl < 0.0 {
-            CachePolicy::HostDefault
-        } else {
-            CachePolicy::Ttl(ttl as u32)
-        }
-    }
-}
-
-/// A rendered response.
-#[derive(Clone, Debug)]
-pub struct RenderResponse {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-    pub cache: CachePolicy,
-    pub vary: Vec<String>,
-}
-
-/// The kinds of JavaScript failure, as in the WIT `error-kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JsErrorKind {
-    Exception,
-    BadResult,
-    NeverSettled,
-    NotInitialized,
-}
-
-impl JsErrorKind {
-    /// From the prelude's and the WIT contract's names; unknown names are
-    /// exceptions.
-    pub fn parse(s: &str) -> JsErrorKind {
-        match s {
-            "bad-result" => JsErrorKind::BadResult,
-            "never-settled" => JsErrorKind::NeverSettled,
-            "not-initialized" => JsErrorKind::NotInitialized,
-            _ => JsErrorKind::Exception,
-        }
-    }
-}
-
-impl fmt::Display for JsErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            JsErrorKind::Exception => "exception",
-            JsErrorKind::BadResult => "bad result",
-            JsErrorKind::NeverSettled => "promise never settled",
-            JsErrorKind::NotInitialized => "not initialized",
-        })
-    }
-}
-
 /// Why an engine could not load a plugin or render a request.
 #[derive(Debug, Error)]
 pub enum EngineError {
@@ -391,12 +254,9 @@ pub enum EngineError {
     /// if made again.
     #[error("{0}; this is usually transient: try again")]
     Transient(String),
-    #[error("render failed ({kind}): {message}")]
-    Js {
-        kind: JsErrorKind,
-        message: String,
-        stack: Option<String>,
-    },
+    /// The JavaScript failed; what it said, as the contract carries it.
+    #[error(transparent)]
+    Js(#[from] RenderError),
     #[error("render exceeded its deadline of {0:?}")]
     Timeout(Duration),
     #[error("render exceeded its memory limit")]

@@ -26,7 +26,6 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::engine::form_urlencoded_pairs;
 use crate::tenant::{LimitOverrides, Registration, Settings, Tenant};
 
 /// Rejects requests without the admin bearer token.
@@ -99,7 +98,7 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let mut settings = Settings::default();
-    for (k, v) in form_urlencoded_pairs(query.as_deref().unwrap_or("")) {
+    for (k, v) in contract::query_pairs(query.as_deref().unwrap_or("")) {
         match k.as_str() {
             "host" => settings.hosts.push(v),
             "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
@@ -207,7 +206,7 @@ pub async fn purge(
     if state.registry.get(&id).is_none() {
         return Err(ApiError::NotFound(format!("no tenant `{id}`")));
     }
-    let prefix = form_urlencoded_pairs(query.as_deref().unwrap_or(""))
+    let prefix = contract::query_pairs(query.as_deref().unwrap_or(""))
         .into_iter()
         .find(|(k, _)| k == "prefix")
         .map(|(_, v)| v);

@@ -1,5 +1,5 @@
 //! Public pages (request step 1): an HTTP request becomes a
-//! `RenderRequest`, then goes through [`resolve`] (tenant), the cache's
+//! `contract::Request`, then goes through [`resolve`] (tenant), the cache's
 //! lookup, [`submit`] (pool) and the cache's insert, and [`respond`] turns
 //! the entry into a response (encoding, ETag, 304).
 //!
@@ -24,7 +24,9 @@ use super::error::ApiError;
 use crate::cache::{CacheEntry, Encoding, Url, X_CACHE};
 use crate::config::RenderOn;
 use crate::engine::console::loggable;
-use crate::engine::{EngineError, JsErrorKind, RenderRequest, form_urlencoded_pairs};
+use contract::{ErrorKind, RenderError};
+
+use crate::engine::EngineError;
 use crate::pool::PoolError;
 use crate::tenant::Tenant;
 
@@ -129,18 +131,18 @@ fn request(
     base: &str,
     target: &str,
     headers: &HeaderMap,
-) -> RenderRequest {
+) -> contract::Request {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     // As received: plain HTTP (TLS ends in front of ssr), the Host header.
     let host = header_str(headers, header::HOST).unwrap_or("localhost");
     let received = uri.path_and_query().map_or("/", |pq| pq.as_str());
-    RenderRequest {
+    contract::Request {
         method: method.as_str().to_string(),
         url: target.to_string(),
         href: format!("http://{host}{received}"),
         base: base.to_string(),
         path: path.to_string(),
-        query: form_urlencoded_pairs(query),
+        query: contract::query_pairs(query),
         headers: headers
             .iter()
             .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
@@ -155,7 +157,7 @@ fn request(
 async fn submit(
     state: &AppState,
     tenant: &Arc<Tenant>,
-    request: RenderRequest,
+    request: contract::Request,
     headers: &HeaderMap,
     wanted: Encoding,
     cacheable: bool,
@@ -207,25 +209,19 @@ fn checked_status(status: u16) -> Result<(), PoolError> {
     if (200..=599).contains(&status) {
         return Ok(());
     }
-    Err(PoolError::Engine(EngineError::Js {
-        kind: JsErrorKind::BadResult,
-        message: format!("the renderer returned status {status}; use an integer from 200 to 599"),
-        stack: None,
-    }))
+    Err(PoolError::Engine(EngineError::Js(RenderError::new(
+        ErrorKind::BadResult,
+        format!("the renderer returned status {status}; use an integer from 200 to 599"),
+    ))))
 }
 
 /// What a tenant registered with `debug=true` sees of its own failure: the
 /// JS message and stack, or the limit it hit.
 fn debug_detail(e: &PoolError) -> String {
     match e {
-        PoolError::Engine(EngineError::Js {
-            kind,
-            message,
-            stack,
-        }) => format!(
-            "render failed ({kind}): {message}\n{}",
-            stack.as_deref().unwrap_or("")
-        ),
+        PoolError::Engine(EngineError::Js(e)) => {
+            format!("{e}\n{}", e.stack.as_deref().unwrap_or(""))
+        }
         other => other.to_string(),
     }
 }
@@ -254,11 +250,11 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
             render_error("other");
             ApiError::Unavailable
         }
-        PoolError::Engine(EngineError::Js {
+        PoolError::Engine(EngineError::Js(RenderError {
             kind,
             message,
             stack,
-        }) => {
+        })) => {
             render_error("script");
             let stack = loggable(stack.as_deref().unwrap_or(""));
             tracing::warn!(tenant, %kind, %stack, "render failed: {}", loggable(&message));

@@ -31,6 +31,13 @@
 //! low priority are at most `renders_per_worker` per lane and
 //! `v8_threads` lowered threads (with their instances).
 //!
+//! The operating system's part goes through `rustix` (safe wrappers): CPU
+//! time by `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, priorities by
+//! `getpriority`/`setpriority` on a thread id, which Linux applies to that
+//! thread alone. The V8 renders' core offers (`engine::v8`) and the epoch
+//! ticker (`engine::wasm::ticker`), the other two scheduling points, live
+//! with their engines, since each is a part of how its engine runs.
+//!
 //! Invariants: a thread at low priority only runs renders that have passed
 //! `demote_after`, except a blocking thread's next render when the watch
 //! lowered it just as its render ended (the thread then leaves after it).
@@ -43,6 +50,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{RecvTimeoutError, Sender};
+use rustix::process::{Pid, getpriority_process, setpriority_process};
+use rustix::thread::gettid;
+use rustix::time::ClockId;
 
 use super::Task;
 use super::lifo::Lifo;
@@ -78,46 +88,19 @@ const LOWER_V8_BY: i32 = 19;
 /// also counts the time other threads had the core (a React page on Wasm,
 /// 14 ms of CPU, then passed 20 ms and was lowered in the soak:
 /// `benches/soak.sh`, its p99 239 -> 372 ms).
-#[allow(unsafe_code)]
 pub(super) fn thread_cpu_time() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the call.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    if !ok {
-        return Duration::ZERO;
-    }
+    let t = rustix::time::clock_gettime(ClockId::ThreadCPUTime);
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
-/// The calling thread's kernel id.
-#[allow(unsafe_code)]
-fn gettid() -> libc::pid_t {
-    // SAFETY: no arguments, no preconditions.
-    unsafe { libc::gettid() }
 }
 
 /// Lowers thread `tid` of this process by `by` nice levels (at most to 19).
 /// The caller makes sure the thread does not end meanwhile (its id could
 /// then name another thread). Any thread may lower a thread of its
 /// own user; raising it again takes `CAP_SYS_NICE`.
-#[allow(unsafe_code)]
-fn lower(tid: libc::pid_t, by: i32) {
-    let who = tid as libc::id_t;
-    // SAFETY: two system calls on plain integers.
-    let err = unsafe {
-        *libc::__errno_location() = 0;
-        let nice = libc::getpriority(libc::PRIO_PROCESS, who);
-        if nice == -1 && *libc::__errno_location() != 0 {
-            -1
-        } else {
-            libc::setpriority(libc::PRIO_PROCESS, who, (nice + by).min(19))
-        }
-    };
-    if err != 0 {
-        let e = std::io::Error::last_os_error();
+fn lower(tid: Pid, by: i32) {
+    let lowered = getpriority_process(Some(tid))
+        .and_then(|nice| setpriority_process(Some(tid), (nice + by).min(19)));
+    if let Err(e) = lowered {
         tracing::warn!(error = %e, "could not lower a thread's priority");
     }
 }
@@ -176,7 +159,7 @@ impl Lane {
 pub(super) struct Watched {
     /// Its kernel id from its first render until it ends; the watch holds
     /// the lock while it lowers the thread, so the thread cannot end then.
-    tid: Mutex<Option<libc::pid_t>>,
+    tid: Mutex<Option<Pid>>,
     /// When its render started, in ns since `epoch` (at least 1); 0: idle.
     since: AtomicU64,
     demoted: AtomicBool,

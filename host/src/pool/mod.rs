@@ -59,12 +59,12 @@ use crossbeam_channel::{Sender, TrySendError};
 use thiserror::Error;
 use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
-use crate::engine::{EngineError, RenderRequest, RenderResponse};
+use crate::engine::EngineError;
 use crate::sync::lock;
 use crate::tenant::Tenant;
 use demote::{Lane, Watch};
 use lifo::Lifo;
-use worker::{Instances, Jobs, Setup};
+use worker::{Instances, Role, Setup};
 
 /// Each worker thread's stack.
 const WORKER_STACK_BYTES: usize = 8 << 20;
@@ -110,7 +110,7 @@ pub enum PoolError {
 /// A finished render with its timings.
 #[derive(Debug)]
 pub struct Rendered {
-    pub response: RenderResponse,
+    pub response: contract::Response,
     pub queue_wait: Duration,
     pub render_time: Duration,
 }
@@ -119,7 +119,7 @@ pub(crate) struct Job {
     /// One of the tenant's concurrency permits, held until the render ends.
     permit: Arc<Permit>,
     tenant: Arc<Tenant>,
-    request: RenderRequest,
+    request: contract::Request,
     deadline: Instant,
     enqueued: Instant,
     reply: oneshot::Sender<Result<Rendered, PoolError>>,
@@ -150,7 +150,7 @@ fn spawn(name: String, body: impl FnOnce() + Send + 'static) -> std::thread::Joi
 }
 
 /// A render in progress on a worker or in its lane; it ends with its
-/// tenant's permit, which the loop gives back (`worker::Jobs::next`). Here,
+/// tenant's permit, which the loop gives back (`worker::Role::next`). Here,
 /// not in `worker.rs`, so that `worker.rs` and `demote.rs` both use it and
 /// neither imports the other's.
 pub(in crate::pool) struct Task {
@@ -215,13 +215,9 @@ impl Pool {
             let lane = options.demote_after.map(|demote_after| {
                 let (tasks, rx) = crossbeam_channel::unbounded();
                 let lane = Setup {
-                    // Unpinned: the kernel runs it on whichever core is idle.
-                    core: None,
-                    jobs: Jobs::Lane(rx),
+                    role: Role::Lane { tasks: rx },
                     instances: instances.clone(),
                     renders: options.renders_per_worker,
-                    lane: None,
-                    watched: None,
                 };
                 workers.push(spawn(format!("ssr-lane-{i}"), move || worker::run(lane)));
                 Lane {
@@ -232,12 +228,13 @@ impl Pool {
                 }
             });
             let worker = Setup {
-                core: (!cores.is_empty()).then(|| cores[i % cores.len()]),
-                jobs: Jobs::Shared(jobs.clone()),
+                role: Role::Worker {
+                    jobs: jobs.clone(),
+                    core: (!cores.is_empty()).then(|| cores[i % cores.len()]),
+                    lane,
+                },
                 instances,
                 renders: options.renders_per_worker,
-                lane,
-                watched: None,
             };
             workers.push(spawn(format!("ssr-worker-{i}"), move || {
                 worker::run(worker)
@@ -254,12 +251,12 @@ impl Pool {
             blocking.clone(),
             Box::new(move |i, watched, leaving| {
                 let setup = Setup {
-                    core: None,
-                    jobs: Jobs::V8(lifo.clone()),
+                    role: Role::V8 {
+                        lifo: lifo.clone(),
+                        watched,
+                    },
                     instances: shared.clone(),
                     renders: 1,
-                    lane: None,
-                    watched: Some(watched),
                 };
                 spawn(format!("ssr-blocking-{i}"), move || {
                     let _leaving = leaving;
@@ -284,7 +281,7 @@ impl Pool {
     pub async fn render(
         &self,
         tenant: &Arc<Tenant>,
-        request: RenderRequest,
+        request: contract::Request,
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {
         let permit = match tenant.permits.clone().try_acquire_owned() {
@@ -343,7 +340,7 @@ impl Pool {
     fn submit(
         &self,
         tenant: Arc<Tenant>,
-        request: RenderRequest,
+        request: contract::Request,
         deadline: Instant,
         permit: Arc<Permit>,
     ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
@@ -375,7 +372,7 @@ impl Pool {
     pub fn render_here(
         &self,
         tenant: &Tenant,
-        request: &RenderRequest,
+        request: &contract::Request,
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {
         HERE.with(|cell| {

@@ -47,7 +47,7 @@ use tracing::Instrument;
 use super::demote::{Lane, Watched, lower_priority, thread_cpu_time};
 use super::lifo::Lifo;
 use super::{Job, PoolError, Rendered, Task, lock};
-use crate::engine::{EngineError, Instance, RenderRequest, RenderResponse};
+use crate::engine::{EngineError, Instance};
 use crate::tenant::{Mode, Tenant};
 
 pub(super) struct Warm {
@@ -105,7 +105,7 @@ impl Instances {
         &mut self,
         tenant: &Tenant,
         instance: Box<dyn Instance>,
-        out: &Result<RenderResponse, EngineError>,
+        out: &Result<contract::Response, EngineError>,
     ) -> Option<Box<dyn Instance>> {
         let keep = tenant.mode() == Mode::Reuse
             && !matches!(out, Err(e) if e.poisons_instance())
@@ -148,22 +148,33 @@ impl Instances {
 /// A thread's (or the blocking threads') instances.
 pub(super) type SharedInstances = Arc<Mutex<Instances>>;
 
-/// Where a thread takes its work from: the pinned workers share one queue;
-/// the V8 threads (`--v8-threads`) take theirs last in, first out
-/// (`lifo.rs`); a background lane takes the long renders its worker hands
-/// it.
-pub(super) enum Jobs {
-    Shared(Receiver<Job>),
-    V8(Arc<Lifo>),
-    Lane(Receiver<Task>),
+/// What a pool thread is, with what only that kind of thread has.
+pub(super) enum Role {
+    /// A pinned worker: takes jobs from the queue every worker shares, and
+    /// hands its long renders to its background lane, when it has one.
+    Worker {
+        jobs: Receiver<Job>,
+        core: Option<CoreId>,
+        lane: Option<Lane>,
+    },
+    /// A worker's background lane: at low priority, unpinned, it runs the
+    /// long renders its worker hands it.
+    Lane { tasks: Receiver<Task> },
+    /// A V8 thread (`--v8-threads`): takes its jobs last in, first out
+    /// (`lifo.rs`), one at a time, under the watch that lowers long renders
+    /// (`demote.rs`).
+    V8 {
+        lifo: Arc<Lifo>,
+        watched: Arc<Watched>,
+    },
 }
 
-impl Jobs {
+impl Role {
     /// The next task: waiting for work if `wait`, else only one that is
     /// there now; `None` when there is none (or, waiting, once the pool is
     /// gone and every job taken). `done` is the permit of the render this
-    /// thread has just finished: a blocking thread gives it back only once
-    /// it is idle, so the request waiting for that permit is handed to this
+    /// thread has just finished: a V8 thread gives it back only once it is
+    /// idle, so the request waiting for that permit is handed to this
     /// thread (hot caches, no wake-up) rather than to another idle one.
     fn next(
         &self,
@@ -173,15 +184,15 @@ impl Jobs {
     ) -> Option<Task> {
         loop {
             let job = match self {
-                Jobs::V8(lifo) if wait => lifo.next(done.take())?,
-                Jobs::V8(lifo) => lifo.try_next()?,
-                Jobs::Shared(rx) => {
+                Role::V8 { lifo, .. } if wait => lifo.next(done.take())?,
+                Role::V8 { lifo, .. } => lifo.try_next()?,
+                Role::Worker { jobs, .. } => {
                     drop(done.take());
-                    receive(rx, wait)?
+                    receive(jobs, wait)?
                 }
-                Jobs::Lane(rx) => {
+                Role::Lane { tasks } => {
                     drop(done.take());
-                    return receive(rx, wait);
+                    return receive(tasks, wait);
                 }
             };
             if let Some(task) = admit(job, instances) {
@@ -193,9 +204,24 @@ impl Jobs {
     /// Whether work waits for a thread.
     fn waiting(&self) -> bool {
         match self {
-            Jobs::Shared(rx) => !rx.is_empty(),
-            Jobs::V8(lifo) => lifo.len() > 0,
-            Jobs::Lane(rx) => !rx.is_empty(),
+            Role::Worker { jobs, .. } => !jobs.is_empty(),
+            Role::V8 { lifo, .. } => lifo.len() > 0,
+            Role::Lane { tasks } => !tasks.is_empty(),
+        }
+    }
+
+    /// Runs one slice of `task`, counting its CPU time where a lane may
+    /// take it (`Lane::demote`), or under the watch on a V8 thread.
+    fn poll(&self, task: &mut Task, cx: &mut Context<'_>) -> Poll<Option<OwnedSemaphorePermit>> {
+        match self {
+            Role::V8 { watched, .. } => watched.during(|| task.render.as_mut().poll(cx)),
+            Role::Worker { lane: Some(_), .. } => {
+                let cpu = thread_cpu_time();
+                let poll = task.render.as_mut().poll(cx);
+                task.ran += thread_cpu_time().saturating_sub(cpu);
+                poll
+            }
+            _ => task.render.as_mut().poll(cx),
         }
     }
 }
@@ -223,70 +249,58 @@ fn admit(job: Job, instances: &SharedInstances) -> Option<Task> {
 
 /// What a pool thread runs with.
 pub(super) struct Setup {
-    /// The core to pin it to.
-    pub(super) core: Option<CoreId>,
-    pub(super) jobs: Jobs,
+    pub(super) role: Role,
     pub(super) instances: SharedInstances,
     /// How many tasks it interleaves.
     pub(super) renders: usize,
-    /// A pinned worker's background lane, for its long renders.
-    pub(super) lane: Option<Lane>,
-    /// A blocking thread's entry in the watch over long renders.
-    pub(super) watched: Option<Arc<Watched>>,
 }
 
 /// A pool thread's loop.
 pub(super) fn run(setup: Setup) {
     let Setup {
-        core,
-        jobs,
+        role,
         instances,
         renders,
-        lane,
-        watched,
     } = setup;
-    if let Some(core) = core
-        && !core_affinity::set_for_current(core)
+    if let Role::Worker {
+        core: Some(core), ..
+    } = &role
+        && !core_affinity::set_for_current(*core)
     {
         tracing::warn!(core = core.id, "could not pin the worker to its core");
     }
-    if matches!(jobs, Jobs::Lane(_)) {
+    if let Role::Lane { .. } = role {
         lower_priority();
     }
     let mut tasks: VecDeque<Task> = VecDeque::with_capacity(renders);
     let mut cx = Context::from_waker(Waker::noop());
     let mut done = None;
     loop {
-        // A blocking thread lowered to low priority cannot raise itself
-        // again: it leaves, and the watch starts another in its place.
-        if tasks.is_empty() && watched.as_ref().is_some_and(|w| w.demoted()) {
+        // A V8 thread lowered to low priority cannot raise itself again: it
+        // leaves, and the watch starts another in its place.
+        if let Role::V8 { watched, .. } = &role
+            && tasks.is_empty()
+            && watched.demoted()
+        {
             return;
         }
         while tasks.len() < renders {
             // Waits only when it has nothing to poll.
             let wait = tasks.is_empty();
-            match jobs.next(wait, done.take(), &instances) {
+            match role.next(wait, done.take(), &instances) {
                 Some(task) => tasks.push_front(task),
                 None if wait => return, // The pool is gone and every job done.
                 None => break,
             }
         }
         if let Some(mut task) = tasks.pop_front() {
-            let poll = match &watched {
-                Some(watched) => watched.during(|| task.render.as_mut().poll(&mut cx)),
-                None if lane.is_some() => {
-                    let cpu = thread_cpu_time();
-                    let poll = task.render.as_mut().poll(&mut cx);
-                    task.ran += thread_cpu_time().saturating_sub(cpu);
-                    poll
-                }
-                None => task.render.as_mut().poll(&mut cx),
-            };
-            match poll {
+            match role.poll(&mut task, &mut cx) {
                 // Only when other renders want this worker: alone, a long
                 // render keeps its priority.
-                Poll::Pending => match &lane {
-                    Some(lane) if !tasks.is_empty() || jobs.waiting() => {
+                Poll::Pending => match &role {
+                    Role::Worker {
+                        lane: Some(lane), ..
+                    } if !tasks.is_empty() || role.waiting() => {
                         if let Err(task) = lane.demote(task) {
                             tasks.push_back(task);
                         }
@@ -314,7 +328,7 @@ async fn serve(job: Job, instances: SharedInstances) -> Option<OwnedSemaphorePer
             render_time,
         });
     // Taken before the reply goes, so that the request does not give the
-    // permit back before this thread is idle (`Jobs::next`).
+    // permit back before this thread is idle (`Role::next`).
     let permit = job.permit.take();
     let _ = job.reply.send(reply);
     permit
@@ -325,10 +339,10 @@ async fn serve(job: Job, instances: SharedInstances) -> Option<OwnedSemaphorePer
 pub(super) async fn render(
     instances: &Mutex<Instances>,
     tenant: &Tenant,
-    request: &RenderRequest,
+    request: &contract::Request,
     deadline: Instant,
     started: Instant,
-) -> Result<(RenderResponse, Duration), PoolError> {
+) -> Result<(contract::Response, Duration), PoolError> {
     let remaining = deadline.saturating_duration_since(started);
     if remaining.is_zero() {
         return Err(PoolError::Timeout);

@@ -24,8 +24,6 @@ const OUTCOME_OOM: i32 = 3;
 #[repr(C)]
 struct RawResult {
     outcome: i32,
-    status: i32,
-    ttl: f64,
     body: *const c_char,
     body_len: usize,
     meta: *const c_char,
@@ -76,11 +74,9 @@ unsafe extern "C" {
 /// How a call into the isolate ended.
 #[derive(Debug)]
 pub enum Outcome {
-    /// `status`, `ttl` (the prelude's encoding), the body, and
-    /// `[headers, vary]` as JSON.
+    /// The body, and the rest of the response as JSON (the contract's
+    /// `Response` in its serde form, without its body).
     Ok {
-        status: i32,
-        ttl: f64,
         body: String,
         meta: String,
     },
@@ -112,7 +108,10 @@ extern "C" fn log_to_tracing(data: *mut c_void, level: i32, msg: *const c_char, 
             std::slice::from_raw_parts(msg as *const u8, len),
         )
     };
-    console.write(level, &String::from_utf8_lossy(msg));
+    console.write(
+        contract::LogLevel::from_code(level),
+        &String::from_utf8_lossy(msg),
+    );
 }
 
 impl Isolate {
@@ -146,12 +145,13 @@ impl Isolate {
     pub fn load(
         &mut self,
         prelude: &str,
-        prelude_name: &std::ffi::CStr,
+        prelude_name: &str,
         name: &str,
         bundle: &str,
         deadline_ms: u32,
     ) -> Outcome {
         let mut out = empty_result();
+        let prelude_name = std::ffi::CString::new(prelude_name).unwrap_or_default();
         // SAFETY: all pointers are valid for the call; `out` is read only by
         // `outcome`, before any other call on this isolate.
         unsafe {
@@ -221,8 +221,6 @@ impl Drop for Isolate {
 fn empty_result() -> RawResult {
     RawResult {
         outcome: OUTCOME_OK,
-        status: 0,
-        ttl: -1.0,
         body: std::ptr::null(),
         body_len: 0,
         meta: std::ptr::null(),
@@ -249,8 +247,6 @@ unsafe fn outcome(out: &RawResult) -> Outcome {
     };
     match out.outcome {
         OUTCOME_OK => Outcome::Ok {
-            status: out.status,
-            ttl: out.ttl,
             body: text(out.body, out.body_len),
             meta: text(out.meta, out.meta_len),
         },

@@ -37,24 +37,14 @@ pub use self::ffi::core_offers;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use contract::{ErrorKind, RenderError, Request, Response};
 
-use super::{
-    CachePolicy, Engine, EngineError, Instance, InstanceCaps, JsErrorKind, Plugin, RenderRequest,
-    RenderResponse, Rendering,
-};
+use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
 
 /// JavaScript may use this much of the stack of the thread rendering
 /// (V8's own default is 984 KiB; the pool's workers have 8 MiB stacks).
 const STACK_BYTES: usize = 1 << 20;
-
-/// The prelude both engines evaluate (the Wasm plugin embeds the same file).
-const PRELUDE: &str = include_str!("../../../../guest-sdk/prelude.js");
-
-/// The prelude's file name in stack traces (as in the guest runtime); the
-/// prelude's `describe` cuts its frames off at it.
-const PRELUDE_NAME: &std::ffi::CStr = c"ssr:prelude";
 
 /// The module name the bundle has in stack traces.
 const BUNDLE_NAME: &str = "bundle.js";
@@ -107,8 +97,8 @@ impl V8Plugin {
             tenant,
         );
         let outcome = isolate.load(
-            PRELUDE,
-            PRELUDE_NAME,
+            contract::PRELUDE,
+            contract::PRELUDE_NAME,
             BUNDLE_NAME,
             &self.bundle,
             millis(super::INSTANTIATE_DEADLINE),
@@ -139,21 +129,8 @@ pub struct V8Instance {
     isolate: ffi::Isolate,
 }
 
-/// The raw request the prelude's `__ssr.call` takes.
-#[derive(Serialize)]
-struct RawRequest<'a> {
-    method: &'a str,
-    url: &'a str,
-    href: &'a str,
-    base: &'a str,
-    path: &'a str,
-    query: &'a [(String, String)],
-    headers: &'a [(String, String)],
-    tenant: &'a str,
-}
-
 impl Instance for V8Instance {
-    fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a> {
+    fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a> {
         // V8 cannot yield mid-script: the whole render is one slice.
         Box::pin(async move {
             let _running = crate::activity::renders().begin();
@@ -169,70 +146,35 @@ impl Instance for V8Instance {
 impl V8Instance {
     fn render_blocking(
         &mut self,
-        req: &RenderRequest,
+        req: &Request,
         deadline: Duration,
-    ) -> Result<RenderResponse, EngineError> {
+    ) -> Result<Response, EngineError> {
         self.isolate.console().start_render();
-        let json = serde_json::to_string(&RawRequest {
-            method: &req.method,
-            url: &req.url,
-            href: &req.href,
-            base: &req.base,
-            path: &req.path,
-            query: &req.query,
-            headers: &req.headers,
-            tenant: &req.tenant,
-        })
-        .map_err(|e| EngineError::Trap(format!("encoding the request: {e}")))?;
+        // The prelude's raw request and normalized response are the
+        // contract's serde form; the body travels beside the JSON.
+        let json = serde_json::to_string(req)
+            .map_err(|e| EngineError::Trap(format!("encoding the request: {e}")))?;
         match self.isolate.render(&json, millis(deadline)) {
-            ffi::Outcome::Ok {
-                status,
-                ttl,
-                body,
-                meta,
-            } => {
-                let (headers, vary): (Vec<(String, String)>, Vec<String>) =
-                    serde_json::from_str(&meta).map_err(|e| {
-                        EngineError::Trap(format!("reading the response headers: {e}"))
-                    })?;
-                Ok(RenderResponse {
-                    status: u16::try_from(status).unwrap_or(500),
-                    headers,
-                    body,
-                    cache: CachePolicy::from_prelude_ttl(ttl),
-                    vary,
-                })
+            ffi::Outcome::Ok { body, meta } => {
+                let mut response: Response = serde_json::from_str(&meta)
+                    .map_err(|e| EngineError::Trap(format!("reading the response: {e}")))?;
+                response.body = body;
+                Ok(response)
             }
             other => Err(error(other, deadline)),
         }
     }
 }
 
-/// The prelude's `describe()` output.
-#[derive(serde::Deserialize)]
-struct Described {
-    kind: String,
-    message: String,
-    #[serde(default)]
-    stack: Option<String>,
-}
-
 fn error(outcome: ffi::Outcome, deadline: Duration) -> EngineError {
     match outcome {
         ffi::Outcome::Timeout => EngineError::Timeout(deadline),
         ffi::Outcome::OutOfMemory => EngineError::OutOfMemory,
-        ffi::Outcome::JsError(json) => match serde_json::from_str::<Described>(&json) {
-            Ok(d) => EngineError::Js {
-                kind: JsErrorKind::parse(&d.kind),
-                message: d.message,
-                stack: d.stack.filter(|s| !s.is_empty()),
-            },
-            Err(_) => EngineError::Js {
-                kind: JsErrorKind::Exception,
-                message: json,
-                stack: None,
-            },
-        },
+        // The prelude's `describe()`, or the shim's own message in that form.
+        ffi::Outcome::JsError(json) => EngineError::Js(
+            serde_json::from_str(&json)
+                .unwrap_or_else(|_| RenderError::new(ErrorKind::Exception, json)),
+        ),
         ffi::Outcome::Ok { .. } => EngineError::Trap("an unexpected success".into()),
     }
 }

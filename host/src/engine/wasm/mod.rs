@@ -12,7 +12,6 @@
 //! reaches the host only through the contract's `log` import, tagged with the
 //! tenant. Each store has a linear-memory cap and an epoch deadline.
 
-mod bindings;
 pub mod ticker;
 
 use std::future::Future;
@@ -20,17 +19,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use contract::host::ssr::plugin::{log, types};
+use contract::host::{Plugin as Bindings, PluginPre};
+use contract::{Request, Response};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use self::bindings::ssr::plugin::{log, types};
-use self::bindings::{Plugin as Bindings, PluginPre};
 use super::console::Console;
-use super::{
-    CachePolicy, Engine, EngineError, Instance, InstanceCaps, JsErrorKind, Plugin, RenderRequest,
-    RenderResponse, Rendering,
-};
+use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::activity;
 use crate::artifact;
 
@@ -129,13 +126,7 @@ impl types::Host for HostState {}
 
 impl log::Host for HostState {
     fn write(&mut self, level: log::Level, message: String) {
-        let level = match level {
-            log::Level::Debug => 0,
-            log::Level::Info => 1,
-            log::Level::Warn => 2,
-            log::Level::Error => 3,
-        };
-        self.console.write(level, &message);
+        self.console.write(level.into(), &message);
     }
 }
 
@@ -402,18 +393,9 @@ impl Slice {
 }
 
 impl Instance for WasmInstance {
-    fn render<'a>(&'a mut self, req: &'a RenderRequest, deadline: Duration) -> Rendering<'a> {
+    fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a> {
         Box::pin(async move {
-            let req = types::Request {
-                method: req.method.clone(),
-                url: req.url.clone(),
-                href: req.href.clone(),
-                base: req.base.clone(),
-                path: req.path.clone(),
-                query: req.query.clone(),
-                headers: req.headers.clone(),
-                tenant: req.tenant.clone(),
-            };
+            let req = types::Request::from(req);
             // The callback installed by `WasmPlugin::instance` reads the
             // deadline, and `slice` to end a slice one tick after each poll.
             self.store.data_mut().deadline = Instant::now() + deadline;
@@ -446,35 +428,16 @@ impl Instance for WasmInstance {
 fn response(
     out: wasmtime::Result<Result<types::Response, types::RenderError>>,
     deadline: Duration,
-) -> Result<RenderResponse, EngineError> {
+) -> Result<Response, EngineError> {
     match out {
-        Ok(Ok(r)) => Ok(RenderResponse {
-            status: r.status,
-            headers: r.headers,
-            body: r.body,
-            cache: match r.cache {
-                types::CachePolicy::HostDefault => CachePolicy::HostDefault,
-                types::CachePolicy::NoStore => CachePolicy::NoStore,
-                types::CachePolicy::Ttl(t) => CachePolicy::Ttl(t),
-            },
-            vary: r.vary,
-        }),
+        Ok(Ok(r)) => Ok(r.into()),
         // QuickJS turns a failed allocation (the memory cap) into an
         // exception, but an instance whose heap filled its linear memory
         // keeps that memory for good: discard it like a trap.
         Ok(Err(e)) if e.message.starts_with("InternalError: out of memory") => {
             Err(EngineError::OutOfMemory)
         }
-        Ok(Err(e)) => Err(EngineError::Js {
-            kind: match e.kind {
-                types::ErrorKind::Exception => JsErrorKind::Exception,
-                types::ErrorKind::BadResult => JsErrorKind::BadResult,
-                types::ErrorKind::NeverSettled => JsErrorKind::NeverSettled,
-                types::ErrorKind::NotInitialized => JsErrorKind::NotInitialized,
-            },
-            message: e.message,
-            stack: e.stack,
-        }),
+        Ok(Err(e)) => Err(EngineError::Js(e.into())),
         Err(trap) => Err(match trap.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => EngineError::Timeout(deadline),
             Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),

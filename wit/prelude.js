@@ -18,7 +18,9 @@
 //   `{status, headers: [[name, value]], body, ttl, vary}` (ttl: -1 host
 //   default, -2 no-store, else seconds; vary: the headers declared and the
 //   headers read, '*' for all), or rejects; `__ssr.describe(reason)`
-//   turns a rejection into `{kind, message, stack}`.
+//   turns a rejection into `{kind, message, stack}`. These three shapes are
+//   the serde forms of the contract crate's `Request`, `Response` and
+//   `RenderError` (`wit/src/lib.rs`): change them there too.
 (function (g) {
   'use strict';
 

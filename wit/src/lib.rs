@@ -1,0 +1,322 @@
+//! The contract between the `ssr` host and its plugins, in Rust: the types of
+//! `plugin.wit`, the JavaScript prelude every engine evaluates, and every
+//! conversion between the shapes these take.
+//!
+//! A request and a response exist once, here. They travel three ways:
+//! - through the component model, as the records both bindgen outputs make
+//!   of `plugin.wit` ([`host`] for Wasmtime, `guest` inside the plugin); the
+//!   `From` impls between those records and these types live beside the
+//!   bindings and nowhere else;
+//! - into JavaScript and back, as their serde form (the prelude's raw
+//!   request and normalized response): V8 as JSON (the response in serde's
+//!   sequence form, its body beside); QuickJS field by field in the guest's
+//!   `runtime.rs`, the one other place that knows the shape, kept by hand
+//!   because serde there cost 10 us a render (it says how that was measured);
+//! - between the host's parts, as these types themselves.
+//!
+//! Invariants:
+//! - The serde form is the prelude's: field names as in `plugin.wit`, pairs
+//!   as two-element arrays, [`CachePolicy`] as the prelude's `ttl` number,
+//!   [`ErrorKind`] by its WIT name, [`LogLevel`] by the prelude's code.
+//! - Decoding never fails on a value the prelude can produce: an unknown
+//!   error kind is an exception, an unknown log level is info, an empty
+//!   stack is none.
+//! - [`VERSION`] is `plugin.wit`'s package version (a test keeps them equal).
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[cfg(feature = "host")]
+pub mod host;
+
+#[cfg(target_family = "wasm")]
+pub mod guest;
+
+/// The version of the `ssr:plugin` package a plugin must be built against.
+pub const VERSION: &str = "0.2.0";
+
+/// The web-API prelude every engine evaluates before a renderer's bundle.
+pub const PRELUDE: &str = include_str!("../prelude.js");
+
+/// The prelude's file name in stack traces; its `describe` cuts the
+/// renderer's stack at the first frame of this file.
+pub const PRELUDE_NAME: &str = "ssr:prelude";
+
+/// One HTTP request, as a renderer sees it (WIT `request`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// Upper-case (`GET`, `HEAD`, ...).
+    pub method: String,
+    /// Path and query as received, after `base`.
+    pub url: String,
+    /// The absolute URL as received: scheme, host and port, base, url.
+    pub href: String,
+    /// The path prefix the request was routed by (`/t/<id>`), or "".
+    pub base: String,
+    /// The path alone, percent-encoding kept.
+    pub path: String,
+    /// Query pairs in order, percent-decoded.
+    pub query: Vec<(String, String)>,
+    /// Names lower-cased, in order of appearance.
+    pub headers: Vec<(String, String)>,
+    /// The tenant the request was routed to.
+    pub tenant: String,
+}
+
+impl Request {
+    /// A `GET` of `url` (path and optional query) on `http://localhost`,
+    /// with no headers and no base.
+    pub fn get(tenant: &str, url: &str) -> Self {
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
+        Request {
+            method: "GET".into(),
+            url: url.into(),
+            href: format!("http://localhost{url}"),
+            base: String::new(),
+            path: path.into(),
+            query: query_pairs(query),
+            headers: Vec::new(),
+            tenant: tenant.into(),
+        }
+    }
+}
+
+/// Splits `a=1&b=x+y` into percent-decoded pairs, as `URLSearchParams` does.
+pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// How long the host may cache a response (WIT `cache-policy`).
+///
+/// Its serde form is the prelude's `ttl` number: -2 no-store, -1 (any
+/// negative) the host's default, else seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "f64", into = "f64")]
+pub enum CachePolicy {
+    HostDefault,
+    NoStore,
+    Ttl(u32),
+}
+
+impl From<f64> for CachePolicy {
+    fn from(ttl: f64) -> Self {
+        if ttl == -2.0 {
+            CachePolicy::NoStore
+        } else if ttl < 0.0 {
+            CachePolicy::HostDefault
+        } else {
+            CachePolicy::Ttl(ttl as u32)
+        }
+    }
+}
+
+impl From<CachePolicy> for f64 {
+    fn from(policy: CachePolicy) -> f64 {
+        match policy {
+            CachePolicy::HostDefault => -1.0,
+            CachePolicy::NoStore => -2.0,
+            CachePolicy::Ttl(seconds) => f64::from(seconds),
+        }
+    }
+}
+
+/// What a renderer produced (WIT `response`).
+///
+/// Its fields are in the order of serde's sequence form, in which the V8
+/// engine passes it (`[status, headers, ttl, vary]`, the body beside).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Response {
+    /// 200 to 599 (the prelude refuses others).
+    pub status: u16,
+    /// Names lower-cased.
+    pub headers: Vec<(String, String)>,
+    #[serde(rename = "ttl")]
+    pub cache: CachePolicy,
+    /// Request header names (lower-case) the response varies on.
+    pub vary: Vec<String>,
+    /// UTF-8. Absent from V8's JSON, which carries it beside.
+    #[serde(default)]
+    pub body: String,
+}
+
+/// Why a render failed (WIT `error-kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The renderer returned something that is not a response.
+    BadResult,
+    /// The returned promise can never settle.
+    NeverSettled,
+    /// The plugin holds no bundle.
+    NotInitialized,
+    /// The renderer threw, or its promise rejected; also any kind this
+    /// version does not know.
+    #[serde(other)]
+    Exception,
+}
+
+impl ErrorKind {
+    /// The WIT name (`bad-result`), also the serde form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Exception => "exception",
+            ErrorKind::BadResult => "bad-result",
+            ErrorKind::NeverSettled => "never-settled",
+            ErrorKind::NotInitialized => "not-initialized",
+        }
+    }
+
+    /// The inverse of [`ErrorKind::as_str`]; unknown names are exceptions.
+    pub fn parse(name: &str) -> Self {
+        [
+            ErrorKind::BadResult,
+            ErrorKind::NeverSettled,
+            ErrorKind::NotInitialized,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+        .unwrap_or(ErrorKind::Exception)
+    }
+}
+
+/// In words, for messages (`bad result`).
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ErrorKind::Exception => "exception",
+            ErrorKind::BadResult => "bad result",
+            ErrorKind::NeverSettled => "promise never settled",
+            ErrorKind::NotInitialized => "not initialized",
+        })
+    }
+}
+
+/// A failed render or initialization, with what JavaScript said about it
+/// (WIT `render-error`; the prelude's `describe()`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderError {
+    pub kind: ErrorKind,
+    /// `error.message`, or a description of the bad result.
+    pub message: String,
+    /// The renderer's frames of the JavaScript stack, when there are any.
+    #[serde(default, deserialize_with = "non_empty")]
+    pub stack: Option<String>,
+}
+
+impl RenderError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        RenderError {
+            kind,
+            message: message.into(),
+            stack: None,
+        }
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "render failed ({}): {}", self.kind, self.message)
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+fn non_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
+}
+
+/// Severity of a `console.*` line (WIT `log.level`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    /// From the code the prelude passes to the engine's `__ssr_log(level,
+    /// message)`, which is also the WIT enum's index in the canonical ABI: 0
+    /// debug, 1 info, 2 warn, 3 error; anything else is info.
+    pub fn from_code(code: i32) -> Self {
+        match code {
+            0 => LogLevel::Debug,
+            2 => LogLevel::Warn,
+            3 => LogLevel::Error,
+            _ => LogLevel::Info,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_matches_the_wit_package() {
+        let wit = include_str!("../plugin.wit");
+        assert!(wit.contains(&format!("package ssr:plugin@{VERSION};")));
+    }
+
+    #[test]
+    fn the_response_reads_the_preludes_form() {
+        let json = r#"{"status":201,"headers":[["a","1"]],"ttl":-2,"vary":["cookie"]}"#;
+        let r: Response = serde_json::from_str(json).unwrap();
+        assert_eq!(r.status, 201);
+        assert_eq!(r.headers, [("a".to_string(), "1".to_string())]);
+        assert_eq!(r.body, "");
+        assert_eq!(r.cache, CachePolicy::NoStore);
+        assert_eq!(r.vary, ["cookie"]);
+        let seq: Response = serde_json::from_str(r#"[201,[["a","1"]],-2,["cookie"]]"#).unwrap();
+        assert_eq!(seq, r);
+        for (ttl, policy) in [
+            ("-1", CachePolicy::HostDefault),
+            ("-7", CachePolicy::HostDefault),
+            ("0", CachePolicy::Ttl(0)),
+            ("60", CachePolicy::Ttl(60)),
+        ] {
+            let json = format!(r#"{{"status":200,"headers":[],"ttl":{ttl},"vary":[]}}"#);
+            let r: Response = serde_json::from_str(&json).unwrap();
+            assert_eq!(r.cache, policy, "ttl {ttl}");
+            assert_eq!(CachePolicy::from(f64::from(policy)), policy);
+        }
+    }
+
+    #[test]
+    fn errors_read_the_preludes_describe() {
+        let e: RenderError =
+            serde_json::from_str(r#"{"kind":"bad-result","message":"m","stack":""}"#).unwrap();
+        assert_eq!(e, RenderError::new(ErrorKind::BadResult, "m"));
+        let e: RenderError =
+            serde_json::from_str(r#"{"kind":"from-the-future","message":"m","stack":"at f"}"#)
+                .unwrap();
+        assert_eq!(e.kind, ErrorKind::Exception);
+        assert_eq!(e.stack.as_deref(), Some("at f"));
+        for kind in [
+            ErrorKind::Exception,
+            ErrorKind::BadResult,
+            ErrorKind::NeverSettled,
+            ErrorKind::NotInitialized,
+        ] {
+            assert_eq!(ErrorKind::parse(kind.as_str()), kind);
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+        }
+    }
+
+    #[test]
+    fn a_get_splits_and_decodes_its_query() {
+        let r = Request::get("t", "/a%20b?x=1+2&y=%C3%A9&x=3&flag");
+        assert_eq!(r.path, "/a%20b");
+        assert_eq!(r.href, "http://localhost/a%20b?x=1+2&y=%C3%A9&x=3&flag");
+        let pairs: Vec<(&str, &str)> = r
+            .query
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(pairs, [("x", "1 2"), ("y", "é"), ("x", "3"), ("flag", "")]);
+    }
+}

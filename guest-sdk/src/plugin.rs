@@ -37,6 +37,7 @@ thread_local! {
 fn log_to_host(level: LogLevel, message: &str) {
     log::write(level.into(), message);
 }
+
 /// Pre-initialization: evaluate the bundle given on stdin.
 #[unsafe(export_name = "wizer-initialize")]
 pub extern "C" fn wizer_initialize() {

@@ -105,6 +105,9 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    pub const ALL: [EngineKind; 2] = [EngineKind::Wasm, EngineKind::V8];
+
+    /// Its name in flags, records and the admin API (as serde writes it).
     pub fn as_str(self) -> &'static str {
         match self {
             EngineKind::Wasm => "wasm",
@@ -122,11 +125,7 @@ impl fmt::Display for EngineKind {
 impl std::str::FromStr for EngineKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "wasm" => Ok(EngineKind::Wasm),
-            "v8" => Ok(EngineKind::V8),
-            _ => Err(format!("unknown engine `{s}`; use `wasm` or `v8`")),
-        }
+        by_name(s, EngineKind::ALL, EngineKind::as_str, "engine")
     }
 }
 
@@ -142,26 +141,44 @@ pub enum Mode {
     Fresh,
 }
 
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Reuse, Mode::Fresh];
+
+    /// Its name in flags, records and the admin API (as serde writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
             Mode::Reuse => "reuse",
             Mode::Fresh => "fresh",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
 impl std::str::FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "reuse" => Ok(Mode::Reuse),
-            "fresh" => Ok(Mode::Fresh),
-            _ => Err(format!(
-                "unknown isolation mode `{s}`; use `reuse` or `fresh`"
-            )),
-        }
+        by_name(s, Mode::ALL, Mode::as_str, "isolation mode")
     }
+}
+
+/// The one of `all` named `name`, or an error that lists their names.
+fn by_name<T: Copy, const N: usize>(
+    name: &str,
+    all: [T; N],
+    name_of: fn(T) -> &'static str,
+    what: &str,
+) -> Result<T, String> {
+    all.into_iter()
+        .find(|&t| name_of(t) == name)
+        .ok_or_else(|| {
+            let names: Vec<String> = all.iter().map(|&t| format!("`{}`", name_of(t))).collect();
+            format!("unknown {what} `{name}`; use {}", names.join(" or "))
+        })
 }
 
 /// The caps an engine puts on each instance of a plugin.
@@ -283,5 +300,32 @@ impl EngineError {
                 | EngineError::Trap(_)
                 | EngineError::ResponseTooLarge { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_unknown_ones_are_listed() {
+        for kind in EngineKind::ALL {
+            assert_eq!(kind.as_str().parse::<EngineKind>(), Ok(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{kind}\""));
+        }
+        for mode in Mode::ALL {
+            assert_eq!(mode.as_str().parse::<Mode>(), Ok(mode));
+            let json = serde_json::to_string(&mode).unwrap();
+            assert_eq!(json, format!("\"{mode}\""));
+        }
+        assert_eq!(
+            "x".parse::<EngineKind>(),
+            Err("unknown engine `x`; use `wasm` or `v8`".to_string())
+        );
+        assert_eq!(
+            "x".parse::<Mode>(),
+            Err("unknown isolation mode `x`; use `reuse` or `fresh`".to_string())
+        );
     }
 }

@@ -3,36 +3,49 @@
 # rewrites the "Cache hits by page size" section of benches/RESULTS-http.md.
 #
 # For each size (1, 28 and 100 KiB of HTML, from tests/plugins/visitor.js),
-# ROUNDS rounds, each `wrk -t1 -c$CONNS -d${SECS}s` after a 1 s warm-up
+# ROUNDS rounds, each `wrk -t$THREADS -c$CONNS -d${SECS}s` after a 1 s warm-up
 # against, in turn: bare axum answering every request with the page's bytes
 # (host/examples/bare_axum.rs), ssr answering it from cache routed by Host,
 # and ssr routed by path (/t/<id>/...). The table gives each side's median
 # req/s and the ratio of medians; every round's figures follow it. On a
 # 2-core machine wrk shares the cores with the server, and single runs move
 # by ±10%: alternating and taking medians keeps drift from favouring a side.
+# On a larger machine, keep the load generator off the servers' cores:
+# SERVER_CPUS=0-3 WRK_CPUS=4-15 THREADS=8 pins both servers and wrk with
+# taskset (each tokio runtime then starts one thread per core it may use).
+# PREBUILT=1 skips the build: target/release/ssr and bare_axum exist.
 # Needs: wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${SECS:-5}
 CONNS=${CONNS:-50}
 ROUNDS=${ROUNDS:-5}
+THREADS=${THREADS:-1}
+SERVER_CPUS=${SERVER_CPUS:-}
+WRK_CPUS=${WRK_CPUS:-}
 SIZES=${SIZES:-"1 28 100"}
 PORT=18191
 TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-http.md
 command -v wrk >/dev/null || { echo "hits.sh needs wrk: apt-get install wrk" >&2; exit 1; }
-scripts/setup.sh
-cargo build --release --bin ssr --example bare_axum
+if [ -z "${PREBUILT:-}" ]; then
+  scripts/setup.sh
+  cargo build --release --bin ssr --example bare_axum
+fi
+pin() { # cpu list, command...: the command, on those cores when a list is given
+  local cpus=$1; shift
+  if [ -n "$cpus" ]; then taskset -c "$cpus" "$@"; else "$@"; fi
+}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 . benches/visitor.sh
 
 rps() { # url, [host] -> req/s of one run after a warm-up
-  local args=(-t1 -c"$CONNS")
+  local args=(-t"$THREADS" -c"$CONNS")
   [ -n "${2:-}" ] && args+=(-H "Host: $2")
-  wrk "${args[@]}" -d1s "$1" >/dev/null
-  wrk "${args[@]}" -d"${SECS}s" "$1" | awk '/Requests\/sec/ {printf "%d\n", $2}'
+  pin "$WRK_CPUS" wrk "${args[@]}" -d1s "$1" >/dev/null
+  pin "$WRK_CPUS" wrk "${args[@]}" -d"${SECS}s" "$1" | awk '/Requests\/sec/ {printf "%d\n", $2}'
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -43,7 +56,7 @@ for kib in $SIZES; do
   curl -fs -H "Host: page.test" "http://127.0.0.1:$PORT$path" -o "$work/page.html"
   curl -fs "http://127.0.0.1:$PORT/t/page$path" >/dev/null
   bytes=$(stat -c %s "$work/page.html")
-  target/release/examples/bare_axum "$work/page.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &
+  pin "$SERVER_CPUS" target/release/examples/bare_axum "$work/page.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &
   bare=$!
   sleep 0.5
   b=() h=() p=()
@@ -62,11 +75,16 @@ for kib in $SIZES; do
 done
 
 section=$(
-  echo "## Cache hits by page size"
+  echo "## Cache hits by page size, $(nproc) cores"
   echo
   echo "Measures serving from cache (no rendering), against bare axum serving the same bytes."
-  echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD)."
-  echo "Command: \`benches/hits.sh\` (ROUNDS=$ROUNDS, \`wrk -t1 -c$CONNS -d${SECS}s\` after a 1 s warm-up, the three servers in turn each round, on the same machine as wrk); medians of req/s."
+  echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-unknown}")."
+  if [ -n "$SERVER_CPUS$WRK_CPUS" ]; then
+    where="servers on cores $SERVER_CPUS and wrk on cores $WRK_CPUS (taskset)"
+  else
+    where="on the same cores as wrk"
+  fi
+  echo "Command: \`${SERVER_CPUS:+SERVER_CPUS=$SERVER_CPUS }${WRK_CPUS:+WRK_CPUS=$WRK_CPUS }benches/hits.sh\` (ROUNDS=$ROUNDS, \`wrk -t$THREADS -c$CONNS -d${SECS}s\` after a 1 s warm-up, the three servers in turn each round, $where); medians of req/s."
   echo
   echo "| page | bare axum | ssr hit, by Host | ratio | ssr hit, by /t/ path | ratio |"
   echo "|---|---|---|---|---|---|"
@@ -76,13 +94,15 @@ section=$(
   echo
   printf '%s\n' "${runs[@]}"
 )
-python3 - "$OUT" "$section" <<'PY'
+# One section per machine size: a run on 16 cores keeps the 2-core figures.
+python3 - "$OUT" "$section" "hits-$(nproc)" <<'PY'
 import re, sys
-path, section = sys.argv[1], sys.argv[2]
+path, section, tag = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(path).read()
-block = '<!-- hits:start -->\n' + section + '\n<!-- hits:end -->'
-if '<!-- hits:start -->' in text:
-    text = re.sub(r'<!-- hits:start -->.*?<!-- hits:end -->', lambda m: block, text, flags=re.S)
+start, end = f'<!-- {tag}:start -->', f'<!-- {tag}:end -->'
+block = start + '\n' + section + '\n' + end
+if start in text:
+    text = re.sub(re.escape(start) + '.*?' + re.escape(end), lambda m: block, text, flags=re.S)
 else:
     text = text.rstrip('\n') + '\n\n' + block + '\n'
 open(path, 'w').write(text)

@@ -32,10 +32,8 @@ if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
   cargo build --release --bin ssr --example bare_axum
 fi
-pin() { # cpu list, command...: the command, on those cores when a list is given
-  local cpus=$1; shift
-  if [ -n "$cpus" ]; then taskset -c "$cpus" "$@"; else "$@"; fi
-}
+wrk_pin=()
+[ -n "$WRK_CPUS" ] && wrk_pin=(taskset -c "$WRK_CPUS")
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -44,8 +42,8 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 rps() { # url, [host] -> req/s of one run after a warm-up
   local args=(-t"$THREADS" -c"$CONNS")
   [ -n "${2:-}" ] && args+=(-H "Host: $2")
-  pin "$WRK_CPUS" wrk "${args[@]}" -d1s "$1" >/dev/null
-  pin "$WRK_CPUS" wrk "${args[@]}" -d"${SECS}s" "$1" | awk '/Requests\/sec/ {printf "%d\n", $2}'
+  "${wrk_pin[@]}" wrk "${args[@]}" -d1s "$1" >/dev/null
+  "${wrk_pin[@]}" wrk "${args[@]}" -d"${SECS}s" "$1" | awk '/Requests\/sec/ {printf "%d\n", $2}'
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -56,9 +54,11 @@ for kib in $SIZES; do
   curl -fs -H "Host: page.test" "http://127.0.0.1:$PORT$path" -o "$work/page.html"
   curl -fs "http://127.0.0.1:$PORT/t/page$path" >/dev/null
   bytes=$(stat -c %s "$work/page.html")
-  pin "$SERVER_CPUS" target/release/examples/bare_axum "$work/page.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &
+  "${server_pin[@]}" target/release/examples/bare_axum "$work/page.html" 127.0.0.1:$((PORT + 1)) 2>/dev/null &
   bare=$!
   sleep 0.5
+  curl -fs "http://127.0.0.1:$((PORT + 1))/" | cmp -s - "$work/page.html" ||
+    { echo "bare axum on port $((PORT + 1)) does not serve this page: is the port taken?" >&2; exit 1; }
   b=() h=() p=()
   for r in $(seq 1 "$ROUNDS"); do
     b+=("$(rps "http://127.0.0.1:$((PORT + 1))/")")
@@ -84,7 +84,7 @@ section=$(
   else
     where="on the same cores as wrk"
   fi
-  echo "Command: \`${SERVER_CPUS:+SERVER_CPUS=$SERVER_CPUS }${WRK_CPUS:+WRK_CPUS=$WRK_CPUS }benches/hits.sh\` (ROUNDS=$ROUNDS, \`wrk -t$THREADS -c$CONNS -d${SECS}s\` after a 1 s warm-up, the three servers in turn each round, $where); medians of req/s."
+  echo "Command: \`${SERVER_CPUS:+SERVER_CPUS=$SERVER_CPUS }${WRK_CPUS:+WRK_CPUS=$WRK_CPUS }THREADS=$THREADS CONNS=$CONNS ROUNDS=$ROUNDS SECS=$SECS benches/hits.sh\` (\`wrk -t$THREADS -c$CONNS -d${SECS}s\` after a 1 s warm-up, the three servers in turn each round, $where); medians of req/s."
   echo
   echo "| page | bare axum | ssr hit, by Host | ratio | ssr hit, by /t/ path | ratio |"
   echo "|---|---|---|---|---|---|"

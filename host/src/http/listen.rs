@@ -17,13 +17,15 @@
 //! Shutdown: when `stop` fires the loop stops accepting, every connection
 //! finishes its request in flight and closes, up to `grace`.
 
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
+use axum::response::Response;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
@@ -48,10 +50,17 @@ impl From<&crate::config::Config> for ConnectionPolicy {
     }
 }
 
-/// Serves `router` on `listener` until `stop` changes, then drains.
+/// A request as hyper reads it.
+pub type Request = hyper::Request<hyper::body::Incoming>;
+
+/// What a listener serves: every request of every connection.
+pub type Service =
+    Arc<dyn Fn(Request) -> Pin<Box<dyn Future<Output = Response> + Send>> + Send + Sync>;
+
+/// Serves `service` on `listener` until `stop` changes, then drains.
 pub async fn serve(
     listener: TcpListener,
-    router: Router,
+    service: Service,
     limits: ConnectionPolicy,
     mut stop: watch::Receiver<()>,
 ) {
@@ -80,7 +89,11 @@ pub async fn serve(
             _ = stop.changed() => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        let service = service.clone();
+        let service = hyper::service::service_fn(move |req| {
+            let answer = service(req);
+            async move { Ok::<_, Infallible>(answer.await) }
+        });
         let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             let _ = conn.await;

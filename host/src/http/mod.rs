@@ -25,9 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use metrics_exporter_prometheus::PrometheusHandle;
+use tower::ServiceExt;
 
 use crate::cache::{Cache, Flights};
 use crate::config::Config;
@@ -53,23 +54,48 @@ pub struct AppState {
 /// while the public listener carries them (no `--admin-listen`).
 pub const HOST_PREFIX: &str = "/_ssr";
 
-/// The public listener's router: pages, plus [`host_app`] when the admin API
-/// has no listener of its own. Layers: body limits on the admin API only (1
-/// MiB, the plugin size on its PUT); pages never read a body, and the
-/// limit's layer costs an allocation per request (`benches/hits.sh`). Renders
-/// answer 504 on their own deadline (`routes::submit`). No per-request
-/// tracing or timeout layer on purpose: each costs a clock read or a timer
-/// per request, which the cache-hit path cannot afford (`benches/load.sh`);
-/// failures are logged where they happen, with the tenant.
-pub fn app(state: Arc<AppState>) -> Router {
-    let pages = Router::new()
-        .fallback(routes::page)
-        .with_state(state.clone());
-    if state.config.admin_listen.is_some() {
-        pages
-    } else {
-        host_app(state).merge(pages)
-    }
+/// The public listener's service: pages, plus [`host_app`] when the admin
+/// API has no listener of its own. Only paths under [`HOST_PREFIX`] go
+/// through axum's router; every other request goes straight to
+/// `routes::page`, because routing a page through axum (a boxed future, a
+/// map of path parameters, the method router) cost about 10% of a 1 KiB
+/// cache hit (`benches/hits.sh`, profiled with perf). Layers: body limits on
+/// the admin API only (1 MiB, the plugin size on its PUT); pages never read
+/// a body. Renders answer 504 on their own deadline (`routes::submit`). No
+/// per-request tracing or timeout layer on purpose: each costs a clock read
+/// or a timer per request, which the cache-hit path cannot afford
+/// (`benches/load.sh`); failures are logged where they happen, with the
+/// tenant.
+pub fn app(state: Arc<AppState>) -> listen::Service {
+    let host = state
+        .config
+        .admin_listen
+        .is_none()
+        .then(|| host_app(state.clone()));
+    Arc::new(move |req: listen::Request| {
+        if let Some(host) = host.as_ref().filter(|_| is_host_path(req.uri().path())) {
+            return Box::pin(routed(host.clone(), req));
+        }
+        let (parts, _body) = req.into_parts();
+        match routes::answer(&state, &parts) {
+            routes::Step::Done(resp) => Box::pin(std::future::ready(resp)),
+            routes::Step::Render(pending) => {
+                Box::pin(routes::render(state.clone(), parts, pending))
+            }
+        }
+    })
+}
+
+/// `req` through axum's `router`.
+async fn routed(router: Router, req: listen::Request) -> Response {
+    let req = req.map(axum::body::Body::new);
+    router.oneshot(req).await.unwrap_or_else(|e| match e {})
+}
+
+/// Whether `path` is one of the host's own ([`HOST_PREFIX`] or below it).
+fn is_host_path(path: &str) -> bool {
+    path.strip_prefix(HOST_PREFIX)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The host's endpoints under [`HOST_PREFIX`]: health and readiness for
@@ -181,7 +207,10 @@ pub async fn serve(
     let pages = listen::serve(listener, app(state.clone()), limits, stop.subscribe());
     match admin {
         Some(admin) => {
-            let admin = listen::serve(admin, host_app(state), limits, stop.subscribe());
+            let host = host_app(state);
+            let host: listen::Service =
+                Arc::new(move |req: listen::Request| Box::pin(routed(host.clone(), req)));
+            let admin = listen::serve(admin, host, limits, stop.subscribe());
             tokio::join!(pages, admin, signalled);
         }
         None => {
@@ -208,4 +237,25 @@ async fn shutdown_signal() {
         _ = term => {},
     }
     tracing::info!("shutting down: no new connections, draining in-flight requests");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_host_path;
+
+    #[test]
+    fn host_paths_are_the_prefix_and_below_it_only() {
+        for path in ["/_ssr", "/_ssr/", "/_ssr/healthz", "/_ssr/admin/tenants/a"] {
+            assert!(is_host_path(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/_ssrx",
+            "/_ssr-admin",
+            "/t/_ssr/healthz",
+            "/_SSR/healthz",
+        ] {
+            assert!(!is_host_path(path), "{path}");
+        }
+    }
 }

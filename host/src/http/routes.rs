@@ -1,7 +1,8 @@
-//! Public pages (request step 1): an HTTP request becomes a
-//! `contract::Request`, then goes through [`resolve`] (tenant), the cache's
-//! lookup, [`submit`] (pool) and the cache's insert, and [`respond`] turns
-//! the entry into a response (encoding, ETag, 304).
+//! Public pages (request step 1), in two steps. [`answer`], synchronous,
+//! routes the request ([`resolve`]: tenant) and looks it up in the cache;
+//! a hit ends there. [`render`] finishes the rest: the request becomes a
+//! `contract::Request`, goes to [`submit`] (pool) and the cache's insert,
+//! and [`respond`] turns the entry into a response (encoding, ETag, 304).
 //!
 //! Routing: the `Host` header picks the tenant among registered hostnames.
 //! Under path routing (`Config::path_routing`), `/t/{id}/...` picks tenant
@@ -15,93 +16,146 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::cache::{CacheEntry, Encoding, Url, X_CACHE};
+use crate::cache::{CacheEntry, CacheKey, Encoding, Miss, Url, X_CACHE};
 use crate::config::RenderOn;
 use crate::engine::console::loggable;
 use contract::{ErrorKind, RenderError};
 
 use crate::engine::EngineError;
 use crate::pool::PoolError;
-use crate::tenant::Tenant;
+use crate::tenant::{Routes, Tenant};
 
-/// Serves one public request. It takes the request whole: axum's
-/// `HeaderMap` extractor would clone every header of every request.
-pub async fn page(State(state): State<Arc<AppState>>, req: Request) -> Response {
-    let (parts, _body) = req.into_parts();
-    match serve(&state, parts.method, &parts.uri, &parts.headers).await {
-        Ok(resp) => resp,
-        Err(e) => e.into_response(),
+/// What [`answer`] decided.
+pub enum Step {
+    /// The response: a cache hit, or an error.
+    Done(Response),
+    /// A render: [`render`] finishes the request.
+    Render(Pending),
+}
+
+/// A request that needs a render, with what [`answer`] found out.
+pub struct Pending {
+    tenant: Arc<Tenant>,
+    /// The base path it was routed by, and the target its renderer sees.
+    base: String,
+    target: String,
+    wanted: Encoding,
+    /// The URL's key and the headers its responses vary on; `None` for a
+    /// method whose responses are never cached.
+    cache: Option<(CacheKey, Miss)>,
+}
+
+/// The synchronous step of a public request (its head: pages never read a
+/// body): routes it and answers it from cache when it can. A hit counts no
+/// reference that every core shares (not the state's, not the tenant's):
+/// on 4 cores those cost a cache line moved per request (`benches/hits.sh`).
+pub fn answer(state: &AppState, parts: &Parts) -> Step {
+    match lookup(state, parts) {
+        Ok(step) => step,
+        Err(e) => Step::Done(e.into_response()),
     }
 }
 
-async fn serve(
-    state: &AppState,
-    method: Method,
-    uri: &Uri,
-    headers: &HeaderMap,
-) -> Result<Response, ApiError> {
+fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
+    let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
     if headers.get_all(header::HOST).iter().nth(1).is_some() {
         return Err(ApiError::BadRequest(
             "the request has more than one Host header; send exactly one".into(),
         ));
     }
-    let (tenant, base, target) = resolve(state, uri, headers)?;
+    let routes = state.registry.routes();
+    let (tenant, base, target) = resolve(state, &routes, uri, headers)?;
     tenant.stats.requests.add(1);
     let wanted = Encoding::negotiate(headers);
+    let pending = |cache| Pending {
+        tenant: tenant.clone(),
+        base: base.to_string(),
+        target: target.to_string(),
+        wanted,
+        cache,
+    };
     if method != Method::GET && method != Method::HEAD {
-        let request = request(&tenant, &method, uri, base, &target, headers);
-        let entry = submit(state, &tenant, request, headers, wanted, false).await?;
-        return Ok(respond(&entry, headers, "bypass", &method, wanted));
+        return Ok(Step::Render(pending(None)));
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
     let hit = state.cache.lookup(&url, headers, |entry, _| {
-        respond(entry, headers, "hit", &method, wanted)
+        respond(entry, headers, "hit", method, wanted)
     });
-    let vary = match hit {
+    match hit {
         Ok(resp) => {
             tenant.stats.cache_hits.add(1);
-            return Ok(resp);
+            Ok(Step::Done(resp))
         }
-        Err(vary) => vary,
+        // Only a miss pays for owning its key and its request's parts.
+        Err(vary) => Ok(Step::Render(pending(Some((url.key(), vary))))),
+    }
+}
+
+/// Finishes a request [`answer`] could not: renders it (sharing the render
+/// with concurrent requests of the same full key), stores what may be
+/// stored, and responds.
+pub async fn render(state: Arc<AppState>, parts: Parts, pending: Pending) -> Response {
+    let Pending {
+        tenant,
+        base,
+        target,
+        wanted,
+        cache,
+    } = pending;
+    let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
+    let request = request(&tenant, method, uri, &base, &target, headers);
+    let state = &*state;
+    let rendered = match cache {
+        None => submit(state, &tenant, request, headers, wanted, false).await,
+        Some((key, vary)) => {
+            let render = || async {
+                let entry = submit(state, &tenant, request, headers, wanted, true).await?;
+                state.cache.insert(key.clone(), &entry, headers);
+                Ok(entry)
+            };
+            // A request with credentials never shares a render (RFC 9111 3.5).
+            if crate::cache::authorized(headers) {
+                render().await
+            } else {
+                state.flights.run(&key, &vary, headers, render).await
+            }
+        }
     };
-    // Only a miss pays for mapping the request and owning its key.
-    let key = url.key();
-    let request = request(&tenant, &method, uri, base, &target, headers);
-    let render = || async {
-        let entry = submit(state, &tenant, request, headers, wanted, true).await?;
-        state.cache.insert(key.clone(), &entry, headers);
-        Ok(entry)
-    };
-    // A request with credentials never shares a render (RFC 9111 3.5).
-    let rendered = if crate::cache::authorized(headers) {
-        render().await
-    } else {
-        state.flights.run(&key, &vary, headers, render).await
-    };
-    let entry = rendered?;
-    Ok(respond(&entry, headers, "miss", &method, wanted))
+    match rendered {
+        Ok(entry) => {
+            let how = if cache_of(method) { "miss" } else { "bypass" };
+            respond(&entry, headers, how, method, wanted)
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Whether responses to `method` may come from and go to the cache.
+fn cache_of(method: &Method) -> bool {
+    *method == Method::GET || *method == Method::HEAD
 }
 
 /// Step 2: which tenant, the base path it was routed by (`/t/<id>` or ""),
 /// and the target (path and query) its renderer sees after the base.
-fn resolve<'a>(
+fn resolve<'a, 'r>(
     state: &AppState,
+    routes: &'r Routes,
     uri: &'a Uri,
     headers: &HeaderMap,
-) -> Result<(Arc<Tenant>, &'a str, Cow<'a, str>), ApiError> {
+) -> Result<(&'r Arc<Tenant>, &'a str, Cow<'a, str>), ApiError> {
     let target = uri.path_and_query().map_or("/", |pq| pq.as_str());
     if state.config.path_routing()
         && let Some(rest) = target.strip_prefix("/t/")
     {
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let id = &rest[..end];
-        let Some(tenant) = state.registry.get(id) else {
+        let Some(tenant) = routes.id(id) else {
             tracing::info!(tenant = ?id, "404: no tenant of this id (path routing)");
             return Err(ApiError::NoTenant);
         };
@@ -114,7 +168,7 @@ fn resolve<'a>(
         return Ok((tenant, &target[..3 + end], inner));
     }
     let host = header_str(headers, header::HOST).unwrap_or("");
-    let Some(tenant) = state.registry.resolve_host(host) else {
+    let Some(tenant) = routes.host(host) else {
         tracing::info!(
             host = ?host,
             "404: no tenant serves this host; register one with `ssr tenant add <id> <plugin.wasm> --host <host>`"
@@ -295,9 +349,7 @@ fn respond(
     if cache != "hit" {
         h.insert(X_CACHE, HeaderValue::from_static(cache));
     }
-    let conditional = (*method == Method::GET || *method == Method::HEAD)
-        && entry.stored
-        && (200..300).contains(&entry.status);
+    let conditional = cache_of(method) && entry.stored && (200..300).contains(&entry.status);
     let not_modified =
         conditional && header_str(req, header::IF_NONE_MATCH).is_some_and(|inm| entry.matches(inm));
     let status = if not_modified { 304 } else { entry.status };

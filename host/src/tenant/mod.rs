@@ -1,5 +1,6 @@
 //! Tenants: who owns which plugin, and which hostnames route to them
-//! (request step 2, [`Registry::resolve_host`] / [`Registry::get`]).
+//! (request step 2, [`Registry::routes`], then [`Routes::host`] or
+//! [`Routes::id`]).
 //!
 //! Lifetimes: the [`Registry`] lives for the process. A [`Tenant`] value is
 //! one *version* of a tenant and is immutable; replacing a plugin makes a new
@@ -13,6 +14,9 @@
 //! - With a data dir, a registration is persisted (see `store.rs`) before it
 //!   is published, so what a client was told is stored survives a crash.
 //! - A hostname routes to at most one tenant.
+//! - Routing reads a snapshot ([`Routes`]) and writes nothing shared: a
+//!   change makes a new snapshot, so a cache hit bumps no count that every
+//!   core shares (`benches/hits.sh`).
 //! - A demo tenant ([`Registry::put_demo`]) lives in memory only and takes
 //!   an id only while it is free: it never replaces, removes or is stored
 //!   over a registration made through the admin API.
@@ -22,7 +26,7 @@ mod store;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -198,19 +202,47 @@ pub struct Put {
     pub created: bool,
 }
 
-#[derive(Default)]
-struct Table {
-    by_id: HashMap<Arc<str>, Arc<Tenant>>,
-    by_host: HashMap<String, Arc<str>>,
+/// A snapshot of the routing table: every tenant, by id and by hostname.
+/// Keys are hashed with foldhash, seeded per process: routing hashes a key
+/// on every request, and SipHash (std's) was the larger part of routing by
+/// `Host` (`benches/hits.sh`).
+#[derive(Clone, Default)]
+pub struct Routes {
+    by_id: HashMap<Arc<str>, Arc<Tenant>, foldhash::fast::RandomState>,
+    by_host: HashMap<String, Arc<Tenant>, foldhash::fast::RandomState>,
+}
+
+impl Routes {
+    /// The tenant a `Host` header routes to (port ignored).
+    pub fn host(&self, host: &str) -> Option<&Arc<Tenant>> {
+        let name = host.rsplit_once(':').map_or(host, |(h, p)| {
+            if p.bytes().all(|b| b.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        });
+        let name = match name.bytes().any(|b| b.is_ascii_uppercase()) {
+            true => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
+            false => std::borrow::Cow::Borrowed(name),
+        };
+        self.by_host.get(&*name)
+    }
+
+    pub fn id(&self, id: &str) -> Option<&Arc<Tenant>> {
+        self.by_id.get(id)
+    }
 }
 
 /// All tenants, by id and by hostname.
 pub struct Registry {
-    table: RwLock<Table>,
+    table: arc_swap::ArcSwap<Routes>,
+    /// Serializes changes to `table` (each copies it).
+    table_writes: Mutex<()>,
     /// Serializes version assignment, storing and publishing, so that of two
     /// concurrent registrations of one id the later version is the one that
     /// is stored and served. Compilation happens outside it.
-    writes: std::sync::Mutex<()>,
+    writes: Mutex<()>,
     engines: Engines,
     store: Option<Store>,
     next_version: AtomicU64,
@@ -225,8 +257,9 @@ impl Registry {
         defaults: Defaults,
     ) -> Result<Registry, TenantError> {
         let reg = Registry {
-            table: RwLock::default(),
-            writes: std::sync::Mutex::default(),
+            table: Default::default(),
+            table_writes: Mutex::default(),
+            writes: Mutex::default(),
             engines,
             store,
             next_version: AtomicU64::new(1),
@@ -249,34 +282,27 @@ impl Registry {
         &self.defaults
     }
 
-    /// The tenant a `Host` header routes to (port ignored).
-    pub fn resolve_host(&self, host: &str) -> Option<Arc<Tenant>> {
-        let name = host.rsplit_once(':').map_or(host, |(h, p)| {
-            if p.bytes().all(|b| b.is_ascii_digit()) {
-                h
-            } else {
-                host
-            }
-        });
-        let name = match name.bytes().any(|b| b.is_ascii_uppercase()) {
-            true => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
-            false => std::borrow::Cow::Borrowed(name),
-        };
-        let table = crate::sync::read(&self.table);
-        let id = table.by_host.get(&*name)?;
-        table.by_id.get(id).cloned()
+    /// The routing table as it is now: hold it briefly (a request's
+    /// synchronous step); it keeps every tenant in it alive.
+    pub fn routes(&self) -> arc_swap::Guard<Arc<Routes>> {
+        self.table.load()
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Tenant>> {
-        crate::sync::read(&self.table).by_id.get(id).cloned()
+        self.routes().id(id).cloned()
+    }
+
+    /// Changes the routing table: readers see the old table or the new one.
+    fn update<R>(&self, change: impl FnOnce(&mut Routes) -> R) -> R {
+        let _one = crate::sync::lock(&self.table_writes);
+        let mut table = Routes::clone(&self.table.load());
+        let r = change(&mut table);
+        self.table.store(Arc::new(table));
+        r
     }
 
     pub fn list(&self) -> Vec<Arc<Tenant>> {
-        let mut all: Vec<_> = crate::sync::read(&self.table)
-            .by_id
-            .values()
-            .cloned()
-            .collect();
+        let mut all: Vec<_> = self.routes().by_id.values().cloned().collect();
         all.sort_by(|a, b| a.id.cmp(&b.id));
         all
     }
@@ -383,22 +409,23 @@ impl Registry {
         if let Some(store) = &self.store {
             store.remove(id)?;
         }
-        let mut table = crate::sync::write(&self.table);
-        table.by_host.retain(|_, owner| &**owner != id);
-        table.by_id.remove(id);
+        self.update(|table| {
+            table.by_host.retain(|_, owner| &*owner.id != id);
+            table.by_id.remove(id);
+        });
         existing.retired.store(true, Ordering::Release);
         Ok(existing)
     }
 
     fn check_hosts_free(&self, id: &str, hosts: &[String]) -> Result<(), TenantError> {
-        let table = crate::sync::read(&self.table);
+        let table = self.routes();
         for h in hosts {
             if let Some(owner) = table.by_host.get(h)
-                && &**owner != id
+                && &*owner.id != id
             {
                 return Err(TenantError::HostTaken {
                     host: h.clone(),
-                    owner: owner.to_string(),
+                    owner: owner.id.to_string(),
                 });
             }
         }
@@ -407,13 +434,15 @@ impl Registry {
 
     /// Makes `tenant` the current version; returns whether the id is new.
     fn publish(&self, tenant: Arc<Tenant>) -> bool {
-        let mut table = crate::sync::write(&self.table);
-        let id = tenant.id.clone();
-        table.by_host.retain(|_, owner| *owner != id);
-        for h in &tenant.registration.hosts {
-            table.by_host.insert(h.clone(), id.clone());
-        }
-        match table.by_id.insert(id, tenant) {
+        let old = self.update(|table| {
+            let id = tenant.id.clone();
+            table.by_host.retain(|_, owner| owner.id != id);
+            for h in &tenant.registration.hosts {
+                table.by_host.insert(h.clone(), tenant.clone());
+            }
+            table.by_id.insert(id, tenant)
+        });
+        match old {
             Some(old) => {
                 old.retired.store(true, Ordering::Release);
                 false

@@ -2,7 +2,7 @@
 //! answered with a generic 500 or 504, the details go to the log, the
 //! attacking instance (store or isolate) is replaced, and another tenant
 //! keeps serving throughout. Time slices, concurrency caps and per-tenant
-//! limits are in `fairness.rs`.
+//! limits are in `fairness.rs`; each limit obeyed and violated, in `limits.rs`.
 
 use ssr::engine::Engines;
 

@@ -10,6 +10,7 @@ mod contract;
 mod fairness;
 mod hardening;
 mod hostile;
+mod limits;
 mod pool;
 mod render;
 mod runtime;

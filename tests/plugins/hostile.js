@@ -10,6 +10,7 @@ export async function render(request) {
     case '/memory-bomb': { const keep = []; for (;;) keep.push(new Array(100000).fill(1.5)); }
     case '/recursion': { const f = (n) => f(n + 1) + 1; return String(f(0)); }
     case '/big-output': return 'x'.repeat((Number(request.query.mib) || 16) << 20);
+    case '/output': return 'x'.repeat(Number(request.query.bytes));
     case '/allocate': {
       // Holds `mib` MiB of doubles at once, 1 MiB at a time.
       const keep = [];

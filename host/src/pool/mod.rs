@@ -50,6 +50,9 @@ mod demote;
 mod lifo;
 mod worker;
 
+#[cfg(test)]
+mod tests;
+
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -30,9 +30,9 @@ fn plugin() -> &'static [u8] {
 }
 
 /// A pool of one worker that interleaves one render, never lowers one, and
-/// queues `queue` jobs; and a tenant `t` on it with `limits`, and the
-/// registry that holds it (its engines tick the deadlines: keep it).
-fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>, Registry) {
+/// queues `queue` jobs; and a tenant `t` on it with `limits`. The registry
+/// is dropped: the tenant's plugin keeps what its deadlines need.
+fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>) {
     let config = Config::default();
     let engines = Engines::new(EngineOptions::default()).expect("engines");
     let registry = Registry::open(engines, None, Defaults::from(&config)).expect("registry");
@@ -59,7 +59,7 @@ fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>, Registry) {
         warm_instances: 4,
         demote_after: None,
     });
-    (pool, tenant, registry)
+    (pool, tenant)
 }
 
 fn get(path: &str) -> contract::Request {
@@ -80,7 +80,7 @@ fn body(r: Result<super::Rendered, PoolError>) -> String {
 
 #[test]
 fn renders_reuse_a_warm_instance_until_the_tenant_is_forgotten() {
-    let (pool, tenant, _registry) = pool(4, LimitOverrides::default());
+    let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
     let soon = || Instant::now() + Duration::from_secs(5);
     assert_eq!(
@@ -103,7 +103,7 @@ fn renders_reuse_a_warm_instance_until_the_tenant_is_forgotten() {
 
 #[test]
 fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
-    let (pool, tenant, _registry) = pool(4, LimitOverrides::default());
+    let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
     let started = Instant::now();
     let spun =
@@ -127,7 +127,7 @@ fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
 
 #[test]
 fn a_job_whose_deadline_has_passed_is_not_started() {
-    let (pool, tenant, _registry) = pool(4, LimitOverrides::default());
+    let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
     let late = rt.block_on(pool.render(&tenant, get("/a"), Instant::now()));
     assert!(matches!(late, Err(PoolError::Timeout)), "{late:?}");
@@ -165,7 +165,7 @@ fn a_full_queue_refuses_at_once() {
         max_concurrency: Some(100),
         ..LimitOverrides::default()
     };
-    let (pool, tenant, _registry) = pool(1, uncapped);
+    let (pool, tenant) = pool(1, uncapped);
     let pool = Arc::new(pool);
     let rt = runtime();
     let deadline = Instant::now() + SPIN;
@@ -188,7 +188,7 @@ fn a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue() {
         max_concurrency: Some(1),
         ..LimitOverrides::default()
     };
-    let (pool, tenant, _registry) = pool(1, cap);
+    let (pool, tenant) = pool(1, cap);
     let pool = Arc::new(pool);
     let rt = runtime();
     let deadline = Instant::now() + SPIN;

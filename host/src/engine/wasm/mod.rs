@@ -2,7 +2,8 @@
 //!
 //! Lifetimes (see `STYLE.md`):
 //! - process: [`WasmEngine`] (a `wasmtime::Engine`, its `Linker` and the epoch
-//!   [`ticker::Ticker`]);
+//!   [`ticker::Ticker`], which every plugin shares: it stops only when the
+//!   engine and all its plugins are gone);
 //! - tenant bundle: [`WasmPlugin`] (the compiled `Component` and its
 //!   `InstancePre`, so instantiation never compiles or resolves imports);
 //! - instance: [`WasmInstance`] (one `Store`, serving one tenant only).
@@ -135,7 +136,9 @@ pub struct WasmEngine {
     engine: wasmtime::Engine,
     linker: Linker<HostState>,
     options: WasmOptions,
-    _ticker: ticker::Ticker,
+    /// Shared with every plugin: a plugin's renders need the ticker for
+    /// their deadlines however long the engine is kept.
+    ticker: Arc<ticker::Ticker>,
 }
 
 impl WasmEngine {
@@ -178,7 +181,7 @@ impl WasmEngine {
         };
         link(&mut linker).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
         Ok(WasmEngine {
-            _ticker: ticker::Ticker::start(engine.clone()),
+            ticker: Arc::new(ticker::Ticker::start(engine.clone())),
             engine,
             linker,
             options,
@@ -220,6 +223,7 @@ impl WasmEngine {
             pre,
             // A pooling-allocator slot holds no more than the engine's cap.
             memory_limit: limits.memory.min(self.options.memory_limit),
+            _ticker: self.ticker.clone(),
         })
     }
 
@@ -301,6 +305,7 @@ pub struct WasmPlugin {
     component: Component,
     pre: PluginPre<HostState>,
     memory_limit: usize,
+    _ticker: Arc<ticker::Ticker>,
 }
 
 impl WasmPlugin {

@@ -2,7 +2,8 @@
 //! Wasmtime epoch ticks.
 //!
 //! Lifetime: one per `wasmtime::Engine` (so one per process in the server);
-//! the thread stops when the [`Ticker`] is dropped. It ticks only while a
+//! the thread stops when the [`Ticker`] is dropped, after the engine and
+//! every plugin compiled by it (each holds it). It ticks only while a
 //! render runs (`crate::activity::renders`: an instantiation or a render
 //! holds it), and sleeps while none does: no epoch deadline can pass
 //! unnoticed, since only running code reads the epoch.

@@ -62,6 +62,16 @@ fn the_memory_limit_obeyed_and_violated() {
         assert_eq!(past.status, 500, "{engine}: {}", past.text());
         let series = format!("ssr_render_errors_total{{tenant=\"evil-{engine}\",kind=\"memory\"}}");
         assert_eq!(s.metric(&series), 1.0, "{engine}");
+        // Out of memory is what the engine saw, not what a message says.
+        let lookalike = s.get(&format!("/t/evil-{engine}/says-out-of-memory"), &[]);
+        assert_eq!(lookalike.status, 500, "{engine}");
+        assert_eq!(
+            s.metric(&series),
+            1.0,
+            "{engine}: a thrown message is not the cap"
+        );
+        let script = format!("ssr_render_errors_total{{tenant=\"evil-{engine}\",kind=\"script\"}}");
+        assert_eq!(s.metric(&script), 1.0, "{engine}");
     }
 }
 

@@ -11,6 +11,13 @@ export async function render(request) {
     case '/recursion': { const f = (n) => f(n + 1) + 1; return String(f(0)); }
     case '/big-output': return 'x'.repeat((Number(request.query.mib) || 16) << 20);
     case '/output': return 'x'.repeat(Number(request.query.bytes));
+    case '/says-out-of-memory': {
+      // An ordinary exception that reads like QuickJS's own when an
+      // allocation fails: it is a script error, not the memory cap.
+      const e = new Error('out of memory');
+      e.name = 'InternalError';
+      throw e;
+    }
     case '/allocate': {
       // Holds `mib` MiB of doubles at once, 1 MiB at a time.
       const keep = [];

@@ -74,6 +74,10 @@ struct MemoryLimiter {
     memory_limit: usize,
     /// Current size of each memory seen, by first-seen order.
     memories: Vec<usize>,
+    /// Whether a memory was refused growth during the render in progress:
+    /// how [`response`] knows that an exception was the allocator failing
+    /// at the cap (QuickJS throws an ordinary `InternalError`).
+    refused: bool,
 }
 
 impl ResourceLimiter for MemoryLimiter {
@@ -84,6 +88,7 @@ impl ResourceLimiter for MemoryLimiter {
         _max: Option<usize>,
     ) -> wasmtime::Result<bool> {
         if desired > self.memory_limit {
+            self.refused = true;
             return Ok(false);
         }
         // Memories grow one at a time; match the one at `current` bytes.
@@ -317,6 +322,7 @@ impl WasmPlugin {
             limits: MemoryLimiter {
                 memory_limit: self.memory_limit,
                 memories: Vec::new(),
+                refused: false,
             },
             console: Console::new(tenant),
             deadline: Instant::now(),
@@ -404,22 +410,25 @@ impl Instance for WasmInstance {
             // The callback installed by `WasmPlugin::instance` reads the
             // deadline, and `slice` to end a slice one tick after each poll.
             self.store.data_mut().deadline = Instant::now() + deadline;
+            self.store.data_mut().limits.refused = false;
             self.store.data().console.start_render();
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();
             let slice = &self.slice;
-            let mut call = std::pin::pin!(
-                self.bindings
-                    .ssr_plugin_renderer()
-                    .call_render(&mut self.store, &req)
-            );
-            let out = std::future::poll_fn(|cx| {
-                slice.mark();
-                call.as_mut().poll(cx)
-            })
-            .await;
-            response(out, deadline)
+            let out = {
+                let mut call = std::pin::pin!(
+                    self.bindings
+                        .ssr_plugin_renderer()
+                        .call_render(&mut self.store, &req)
+                );
+                std::future::poll_fn(|cx| {
+                    slice.mark();
+                    call.as_mut().poll(cx)
+                })
+                .await
+            };
+            response(out, deadline, self.store.data().limits.refused)
         })
     }
 
@@ -433,15 +442,14 @@ impl Instance for WasmInstance {
 fn response(
     out: wasmtime::Result<Result<types::Response, types::RenderError>>,
     deadline: Duration,
+    refused_memory: bool,
 ) -> Result<Response, EngineError> {
     match out {
         Ok(Ok(r)) => Ok(r.into()),
         // QuickJS turns a failed allocation (the memory cap) into an
         // exception, but an instance whose heap filled its linear memory
         // keeps that memory for good: discard it like a trap.
-        Ok(Err(e)) if e.message.starts_with("InternalError: out of memory") => {
-            Err(EngineError::OutOfMemory)
-        }
+        Ok(Err(_)) if refused_memory => Err(EngineError::OutOfMemory),
         Ok(Err(e)) => Err(EngineError::Js(e.into())),
         Err(trap) => Err(match trap.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => EngineError::Timeout(deadline),

@@ -57,7 +57,7 @@ pub const HOST_PREFIX: &str = "/_ssr";
 /// The public listener's service: pages, plus [`host_app`] when the admin
 /// API has no listener of its own. Only paths under [`HOST_PREFIX`] go
 /// through axum's router; every other request goes straight to
-/// `routes::page`, because routing a page through axum (a boxed future, a
+/// `routes::answer` (then `routes::render` on a miss), because routing a page through axum (a boxed future, a
 /// map of path parameters, the method router) cost about 10% of a 1 KiB
 /// cache hit (`benches/hits.sh`, profiled with perf). Layers: body limits on
 /// the admin API only (1 MiB, the plugin size on its PUT); pages never read

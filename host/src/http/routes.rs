@@ -80,7 +80,7 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
         wanted,
         cache,
     };
-    if method != Method::GET && method != Method::HEAD {
+    if !cache_of(method) {
         return Ok(Step::Render(pending(None)));
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
@@ -111,6 +111,7 @@ pub async fn render(state: Arc<AppState>, parts: Parts, pending: Pending) -> Res
     let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
     let request = request(&tenant, method, uri, &base, &target, headers);
     let state = &*state;
+    let how = if cache.is_some() { "miss" } else { "bypass" };
     let rendered = match cache {
         None => submit(state, &tenant, request, headers, wanted, false).await,
         Some((key, vary)) => {
@@ -128,10 +129,7 @@ pub async fn render(state: Arc<AppState>, parts: Parts, pending: Pending) -> Res
         }
     };
     match rendered {
-        Ok(entry) => {
-            let how = if cache_of(method) { "miss" } else { "bypass" };
-            respond(&entry, headers, how, method, wanted)
-        }
+        Ok(entry) => respond(&entry, headers, how, method, wanted),
         Err(e) => e.into_response(),
     }
 }

@@ -74,8 +74,12 @@ fn engines(c: &mut Criterion) {
             })
             .collect();
 
+        let imports = ssr_guest::Imports {
+            log: |_, _| {},
+            call: |name, _, _| Err(format!("{name}: no host in the native baseline")),
+        };
         let native =
-            ssr_guest::Renderer::new(&built.bundle.name, &built.bundle.source, |_, _| {}).unwrap();
+            ssr_guest::Renderer::new(&built.bundle.name, &built.bundle.source, imports).unwrap();
         let expected = native.render(&req).unwrap().body;
 
         let mut warm: Vec<(EngineKind, Box<dyn Instance>)> = Vec::new();

@@ -12,7 +12,12 @@
 //   dropped (`__ssr.reset()`), so nothing scheduled by one request runs during
 //   the next.
 // - The engine provides `__ssr_log(level, message)` before this runs
-//   (levels: 0 debug, 1 info, 2 warn, 3 error); the prelude hides it.
+//   (levels: 0 debug, 1 info, 2 warn, 3 error), and `__ssr_host(name, args,
+//   bytes?)`, the contract's `host.call`, which returns `[true, value,
+//   Uint8Array]` or `[false, message]`; the prelude hides both. Host
+//   capabilities (named in the contract crate's `calls`) are reached only
+//   through `host()` below, and only once the bundle's top level has run:
+//   what it drew at build time would be frozen into every instance.
 // - `__ssr.call(raw)` shapes the engine's raw request (below) into the
 //   renderer's `request`, and returns a promise of a normalized response
 //   `{status, headers: [[name, value]], body, ttl, vary}` (ttl: -1 host
@@ -31,7 +36,21 @@
   }
 
   const hostLog = g.__ssr_log;
+  const hostCall = g.__ssr_host;
   delete g.__ssr_log;
+  delete g.__ssr_host;
+
+  // Calls the host capability `name` with `args` (JSON-able) and optional
+  // bytes: `{ value, data }`, or a TypeError saying why the host refused.
+  // `render` is set once the bundle's top level has run (the driver below).
+  function host(name, args, bytes) {
+    if (render === null) {
+      throw new TypeError(`${name}: the host's capabilities are not available while the bundle's top level runs (at build time, its results would be the same in every instance); call it from render()`);
+    }
+    const [ok, text, data] = hostCall(name, JSON.stringify(args), bytes);
+    if (!ok) throw new TypeError(text);
+    return { value: text === '' ? undefined : JSON.parse(text), data };
+  }
 
   // ---------------------------------------------------------------- timers
   let clock = 0;
@@ -181,6 +200,35 @@
   // Always ours: console output must reach the host's log, tagged with the
   // tenant, never the process's stdout.
   Object.defineProperty(g, 'console', { value: consoleImpl, writable: true, configurable: true, enumerable: false });
+
+  // ----------------------------------------------------------------- crypto
+  // Web Crypto's random half, from the host's generator (`calls::RANDOM`).
+  function domError(name, message) {
+    const e = new Error(message);
+    e.name = name;
+    return e;
+  }
+  const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
+    'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  function getRandomValues(array) {
+    const type = ArrayBuffer.isView(array) && Object.prototype.toString.call(array).slice(8, -1);
+    if (!integerArrays.includes(type)) {
+      throw domError('TypeMismatchError', 'The data argument must be an integer-type TypedArray');
+    }
+    if (array.byteLength > 65536) {
+      throw domError('QuotaExceededError', `The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`);
+    }
+    new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(host('random', array.byteLength).data);
+    return array;
+  }
+  function randomUUID() {
+    const b = host('random', 16).data;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+  defineMissing('crypto', { getRandomValues, randomUUID });
 
   // ------------------------------------------------------- TextEncoder/Decoder
   class TextEncoderImpl {

@@ -19,4 +19,4 @@ pub mod runtime;
 #[cfg(target_family = "wasm")]
 mod plugin;
 
-pub use runtime::Renderer;
+pub use runtime::{Imports, Renderer};

@@ -24,19 +24,21 @@ use std::cell::{Cell, RefCell};
 use std::io::{Read, Write};
 
 use contract::guest::exports::ssr::plugin::renderer::Guest;
-use contract::guest::ssr::plugin::{log, types};
-use contract::{ErrorKind, LogLevel, RenderError};
+use contract::guest::ssr::plugin::{host, log, types};
+use contract::{ErrorKind, LogLevel, RenderError, Reply};
 
-use crate::runtime::{self, Renderer};
+use crate::runtime::{self, Imports, Renderer};
 
 thread_local! {
     static RENDERER: RefCell<Option<Renderer>> = const { RefCell::new(None) };
     static SEEDED: Cell<bool> = const { Cell::new(false) };
 }
 
-fn log_to_host(level: LogLevel, message: &str) {
-    log::write(level.into(), message);
-}
+/// The runtime's way out: the contract's imports.
+const IMPORTS: Imports = Imports {
+    log: |level: LogLevel, message: &str| log::write(level.into(), message),
+    call: |name: &str, args: &str, data: &[u8]| host::call(name, args, data).map(Reply::from),
+};
 
 /// Pre-initialization: evaluate the bundle given on stdin.
 #[unsafe(export_name = "wizer-initialize")]
@@ -50,7 +52,7 @@ pub extern "C" fn wizer_initialize() {
     }
     // The first line names the module (for stack traces); the rest is the bundle.
     let (name, bundle) = input.split_once('\n').unwrap_or(("bundle.js", &input));
-    match Renderer::new(name, bundle, log_to_host) {
+    match Renderer::new(name, bundle, IMPORTS) {
         Ok(r) => RENDERER.with(|cell| *cell.borrow_mut() = Some(r)),
         Err(e) => fail(&e),
     }

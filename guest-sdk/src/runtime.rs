@@ -17,16 +17,23 @@
 
 use std::cell::Cell;
 
-use contract::{CachePolicy, ErrorKind, LogLevel, RenderError, Request, Response};
+use contract::{CachePolicy, ErrorKind, LogLevel, RenderError, Reply, Request, Response};
 use javy::quickjs::{
-    Array, Ctx, Error as JsError, Function, Object, Promise, context::EvalOptions, prelude::Func,
-    promise::PromiseState,
+    Array, Ctx, Error as JsError, Function, Object, Promise, TypedArray, context::EvalOptions,
+    function::Opt, prelude::Func, promise::PromiseState,
 };
 use javy::{Config, Runtime};
 
-/// Where `console.*` output goes: the WIT log import in the plugin, stderr
-/// (or a test's sink) on the host.
-pub type LogSink = fn(LogLevel, &str);
+/// What the runtime reaches outside itself: the WIT imports in the plugin,
+/// stand-ins on the host (the native baseline of the benchmarks).
+#[derive(Clone, Copy)]
+pub struct Imports {
+    /// Where `console.*` lines go (WIT `log.write`).
+    pub log: fn(LogLevel, &str),
+    /// The host's capabilities (WIT `host.call`): name, JSON arguments and
+    /// bytes.
+    pub call: fn(&str, &str, &[u8]) -> Result<Reply, String>,
+}
 
 /// A QuickJS runtime with one bundle evaluated in it.
 pub struct Renderer {
@@ -72,17 +79,25 @@ impl Renderer {
     ///
     /// Fails when the bundle does not parse, its top level throws, or it
     /// exports no render function.
-    pub fn new(name: &str, bundle: &str, log: LogSink) -> Result<Self, RenderError> {
+    pub fn new(name: &str, bundle: &str, imports: Imports) -> Result<Self, RenderError> {
         let mut config = Config::default();
         config.text_encoding(true);
         let runtime = Runtime::new(config)
             .map_err(|e| RenderError::new(ErrorKind::Exception, e.to_string()))?;
         runtime.context().with(|ctx| -> Result<(), RenderError> {
-            let sink = Func::from(move |level: i32, message: String| {
-                log(LogLevel::from_code(level), &message);
+            let log = Func::from(move |level: i32, message: String| {
+                (imports.log)(LogLevel::from_code(level), &message);
             });
             ctx.globals()
-                .set("__ssr_log", sink)
+                .set("__ssr_log", log)
+                .map_err(|e| caught(&ctx, e))?;
+            ctx.globals()
+                .set(
+                    "__ssr_host",
+                    Func::from(move |ctx, name, args, data| {
+                        call_host(ctx, imports.call, name, args, data)
+                    }),
+                )
                 .map_err(|e| caught(&ctx, e))?;
             let mut opts = EvalOptions::default();
             opts.global = true;
@@ -148,6 +163,35 @@ fn render_in(ctx: &Ctx<'_>, req: &Request) -> Result<Response, RenderError> {
     let promise: Promise = call.call((request,)).map_err(|e| caught(ctx, e))?;
     let out: Object = settle(ctx, promise)?;
     from_js(&out).map_err(|e| caught(ctx, e))
+}
+
+/// The prelude's `__ssr_host(name, args, data?)` (`data` a `Uint8Array`):
+/// `[true, value, bytes]`, or `[false, message]` when the host refused.
+fn call_host<'js>(
+    ctx: Ctx<'js>,
+    call: fn(&str, &str, &[u8]) -> Result<Reply, String>,
+    name: String,
+    args: String,
+    data: Opt<Option<TypedArray<'js, u8>>>,
+) -> javy::quickjs::Result<Array<'js>> {
+    let bytes = data.0.flatten();
+    let bytes = bytes
+        .as_ref()
+        .and_then(|d| d.as_bytes())
+        .unwrap_or_default();
+    let out = Array::new(ctx.clone())?;
+    match call(&name, &args, bytes) {
+        Ok(reply) => {
+            out.set(0, true)?;
+            out.set(1, reply.value)?;
+            out.set(2, TypedArray::<u8>::new(ctx, reply.data)?)?;
+        }
+        Err(message) => {
+            out.set(0, false)?;
+            out.set(1, message)?;
+        }
+    }
+    Ok(out)
 }
 
 /// The prelude's hidden `__ssr` object.

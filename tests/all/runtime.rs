@@ -1,12 +1,13 @@
-//! Runtime behaviour of a plugin: render errors, async driving, randomness,
-//! console routing and bounded memory on a reused instance.
+//! Runtime behaviour of a plugin: render errors, async driving, randomness
+//! (`Math.random`, and `crypto` through the host), console routing and
+//! bounded memory on a reused instance.
 
 use std::time::Duration;
 
 use ssr::engine::wasm::{WasmEngine, WasmOptions};
-use ssr::engine::{EngineError, Instance, InstanceCaps};
+use ssr::engine::{EngineError, EngineKind, Instance, InstanceCaps};
 
-use crate::support::{plugin, render, text};
+use crate::support::{plugin, render, render_on, text};
 
 fn render_error(url: &str) -> String {
     let p = plugin("tests/plugins/errors.js");
@@ -204,4 +205,50 @@ fn renders_that_leave_cycles_do_not_grow_a_reused_instance() {
         after <= first + (16 << 20),
         "memory grew from {first} to {after} bytes over 12 renders of 8 MiB of cycles each"
     );
+}
+
+#[test]
+fn crypto_draws_from_the_host_on_both_engines() {
+    let p = plugin("tests/plugins/crypto.js");
+    for engine in EngineKind::ALL {
+        let draw = |url: &str| -> serde_json::Value {
+            let out = render_on(engine, &p.plugin, url, &[]);
+            assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let (a, b) = (draw("/draw"), draw("/draw"));
+        for d in [&a, &b] {
+            let uuid = d["uuid"].as_str().unwrap();
+            let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+            assert_eq!(groups, [8, 4, 4, 4, 12], "{engine}: {uuid}");
+            assert!(uuid.as_bytes()[14] == b'4', "{engine}: version 4: {uuid}");
+            assert!(b"89ab".contains(&uuid.as_bytes()[19]), "{engine}: {uuid}");
+            assert_eq!(d["same"], true, "{engine}: returns its argument");
+            assert_eq!(d["full"], true, "{engine}: 64 KiB drawn at once");
+        }
+        assert_ne!(a["uuid"], b["uuid"], "{engine}");
+        assert_ne!(a["words"], b["words"], "{engine}");
+        assert_ne!(a["big"], b["big"], "{engine}");
+
+        // Web Crypto's errors, by name (Node's).
+        assert_eq!(
+            draw("/errors"),
+            serde_json::json!({
+                "float": "TypeMismatchError",
+                "view": "TypeMismatchError",
+                "plain": "TypeMismatchError",
+                "quota": "QuotaExceededError",
+            }),
+            "{engine}"
+        );
+
+        // The top level runs at build time (Wasm) or load (V8): whatever it
+        // drew would repeat in every instance, so the host refuses.
+        let out = render_on(engine, &p.plugin, "/top-level", &[]);
+        let said = text(&out.stdout);
+        assert!(
+            said.starts_with("TypeError: random: the host's capabilities are not available while the bundle's top level runs"),
+            "{engine}: {said}"
+        );
+    }
 }

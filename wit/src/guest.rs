@@ -10,7 +10,7 @@ wit_bindgen::generate!({
     pub_export_macro: true,
 });
 
-use self::ssr::plugin::{log, types};
+use self::ssr::plugin::{host, log, types};
 
 impl From<types::Request> for crate::Request {
     fn from(r: types::Request) -> Self {
@@ -65,6 +65,15 @@ impl From<crate::LogLevel> for log::Level {
             crate::LogLevel::Info => log::Level::Info,
             crate::LogLevel::Warn => log::Level::Warn,
             crate::LogLevel::Error => log::Level::Error,
+        }
+    }
+}
+
+impl From<host::Reply> for crate::Reply {
+    fn from(r: host::Reply) -> Self {
+        crate::Reply {
+            value: r.value,
+            data: r.data,
         }
     }
 }

@@ -10,7 +10,7 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-use self::ssr::plugin::{log, types};
+use self::ssr::plugin::{host, log, types};
 
 impl From<&crate::Request> for types::Request {
     fn from(r: &crate::Request) -> Self {
@@ -65,6 +65,15 @@ impl From<log::Level> for crate::LogLevel {
             log::Level::Info => crate::LogLevel::Info,
             log::Level::Warn => crate::LogLevel::Warn,
             log::Level::Error => crate::LogLevel::Error,
+        }
+    }
+}
+
+impl From<crate::Reply> for host::Reply {
+    fn from(r: crate::Reply) -> Self {
+        host::Reply {
+            value: r.value,
+            data: r.data,
         }
     }
 }

@@ -34,7 +34,7 @@ pub mod host;
 pub mod guest;
 
 /// The version of the `ssr:plugin` package a plugin must be built against.
-pub const VERSION: &str = "0.2.0";
+pub const VERSION: &str = "0.3.0";
 
 /// The web-API prelude every engine evaluates before a renderer's bundle.
 pub const PRELUDE: &str = include_str!("../prelude.js");
@@ -226,6 +226,30 @@ impl std::error::Error for RenderError {}
 
 fn non_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
+}
+
+/// What a host capability returned (WIT `host.reply`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// The result as JSON, or empty when it has none.
+    pub value: String,
+    /// The bytes the result carries, or empty.
+    pub data: Vec<u8>,
+}
+
+/// The capabilities a renderer reaches through WIT `host.call`, by name,
+/// each with the JSON form of its arguments and of its reply. The
+/// prelude's `host(name, args, data)` calls them; the host's
+/// `engine::imports` answers them, the same for both engines.
+pub mod calls {
+    /// `crypto.getRandomValues()` and `crypto.randomUUID()`. Arguments: the
+    /// number of bytes, at most [`RANDOM_MAX_BYTES`]; reply: no value, that
+    /// many bytes from the host's cryptographically secure generator.
+    pub const RANDOM: &str = "random";
+
+    /// The most bytes one [`RANDOM`] call returns (the Web Crypto limit of
+    /// `getRandomValues`).
+    pub const RANDOM_MAX_BYTES: usize = 65536;
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).

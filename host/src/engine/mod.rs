@@ -16,8 +16,8 @@
 //! Invariant: an engine never panics on what a plugin does; every failure of
 //! the JavaScript or of the sandbox is an [`EngineError`].
 
-#[cfg(feature = "v8")]
 pub mod console;
+pub mod imports;
 pub mod v8;
 pub mod wasm;
 

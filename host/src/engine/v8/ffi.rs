@@ -8,13 +8,16 @@
 //!   sent to another thread; `&mut self` keeps two calls from overlapping.
 //! - Strings in an `ssr_v8_result` live until the next call on the same
 //!   isolate: [`Isolate`] copies them out before returning.
-//! - The log callback's data pointer is the boxed [`Console`] the `Isolate`
-//!   owns, freed only after the isolate.
+//! - The log and call callbacks' data pointer is the boxed [`Host`] the
+//!   `Isolate` owns, freed only after the isolate; a reply's buffers live
+//!   in it until the next call.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_char, c_void};
 
-use crate::engine::console::Console;
+use contract::Reply;
+
+use crate::engine::imports::Imports;
 
 // `shim.cc`'s outcome codes.
 const OUTCOME_OK: i32 = 0;
@@ -35,7 +38,26 @@ struct RawIsolate {
     _private: [u8; 0],
 }
 
+#[repr(C)]
+struct RawReply {
+    value: *const c_char,
+    value_len: usize,
+    data: *const u8,
+    data_len: usize,
+}
+
 type LogFn = extern "C" fn(data: *mut c_void, level: i32, msg: *const c_char, len: usize);
+
+type CallFn = extern "C" fn(
+    data: *mut c_void,
+    name: *const c_char,
+    name_len: usize,
+    args: *const c_char,
+    args_len: usize,
+    bytes: *const u8,
+    bytes_len: usize,
+    out: *mut RawReply,
+) -> i32;
 
 unsafe extern "C" {
     fn ssr_v8_init();
@@ -44,7 +66,8 @@ unsafe extern "C" {
         stack_bytes: usize,
         offer_core_after_ms: u32,
         log: LogFn,
-        log_data: *mut c_void,
+        call: CallFn,
+        host_data: *mut c_void,
     ) -> *mut RawIsolate;
     #[allow(clippy::too_many_arguments)]
     fn ssr_v8_load(
@@ -89,8 +112,15 @@ pub enum Outcome {
 /// One V8 isolate with one context.
 pub struct Isolate {
     raw: *mut RawIsolate,
-    /// The console the log callback writes to; outlives `raw`.
-    console: *mut Console,
+    /// What the callbacks reach; outlives `raw`.
+    host: *mut Host,
+}
+
+/// The callbacks' data: the instance's imports, and the last reply, which
+/// the shim copies out before the next call.
+struct Host {
+    imports: Imports,
+    reply: Result<Reply, String>,
 }
 
 // SAFETY: every shim entry point takes the isolate's `v8::Locker` and sets
@@ -98,20 +128,66 @@ pub struct Isolate {
 // one thread at a time; `&mut self` on every call enforces "one at a time".
 unsafe impl Send for Isolate {}
 
-extern "C" fn log_to_tracing(data: *mut c_void, level: i32, msg: *const c_char, len: usize) {
-    // SAFETY: `data` is the `Console` this isolate's `Isolate` owns and frees
+/// A buffer the shim passes for the duration of a callback.
+///
+/// SAFETY (caller): `ptr` is null or points to `len` readable bytes that
+/// outlive the returned slice.
+unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if ptr.is_null() || len == 0 {
+        return &[];
+    }
+    // SAFETY: as the caller promised.
+    unsafe { std::slice::from_raw_parts(ptr, len) }
+}
+
+extern "C" fn log(data: *mut c_void, level: i32, msg: *const c_char, len: usize) {
+    // SAFETY: `data` is the `Host` this isolate's `Isolate` owns and frees
     // only after `ssr_v8_free`; `msg`/`len` is a UTF-8 buffer the shim keeps
     // alive for this call.
-    let (console, msg) = unsafe {
-        (
-            &*(data as *const Console),
-            std::slice::from_raw_parts(msg as *const u8, len),
-        )
-    };
-    console.write(
+    let (host, msg) = unsafe { (&*(data as *const Host), bytes(msg.cast(), len)) };
+    host.imports.log(
         contract::LogLevel::from_code(level),
         &String::from_utf8_lossy(msg),
     );
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn call(
+    data: *mut c_void,
+    name: *const c_char,
+    name_len: usize,
+    args: *const c_char,
+    args_len: usize,
+    data_ptr: *const u8,
+    data_len: usize,
+    out: *mut RawReply,
+) -> i32 {
+    // SAFETY: `data` is the `Host` this isolate's `Isolate` owns (see `log`);
+    // the shim runs one callback at a time per isolate and no other
+    // reference to the `Host` is live during a shim call. The buffers are
+    // the shim's, alive for this call; `out` is its reply, written here.
+    let (host, name, args, input, out) = unsafe {
+        (
+            &mut *(data as *mut Host),
+            bytes(name.cast(), name_len),
+            bytes(args.cast(), args_len),
+            bytes(data_ptr, data_len),
+            &mut *out,
+        )
+    };
+    let (name, args) = (String::from_utf8_lossy(name), String::from_utf8_lossy(args));
+    host.reply = host.imports.call(&name, &args, input);
+    let (ok, value, data): (i32, &str, &[u8]) = match &host.reply {
+        Ok(reply) => (1, &reply.value, &reply.data),
+        Err(message) => (0, message, &[]),
+    };
+    *out = RawReply {
+        value: value.as_ptr().cast(),
+        value_len: value.len(),
+        data: data.as_ptr(),
+        data_len: data.len(),
+    };
+    ok
 }
 
 impl Isolate {
@@ -125,8 +201,11 @@ impl Isolate {
         offer_core_after_ms: u32,
         tenant: &str,
     ) -> Isolate {
-        let console = Box::into_raw(Box::new(Console::new(tenant)));
-        // SAFETY: init is idempotent; `console` stays valid until `drop`,
+        let host = Box::into_raw(Box::new(Host {
+            imports: Imports::new(tenant),
+            reply: Ok(Reply::default()),
+        }));
+        // SAFETY: init is idempotent; `host` stays valid until `drop`,
         // after the isolate is freed.
         let raw = unsafe {
             ssr_v8_init();
@@ -134,11 +213,12 @@ impl Isolate {
                 heap_limit,
                 stack_bytes,
                 offer_core_after_ms,
-                log_to_tracing,
-                console as *mut c_void,
+                log,
+                call,
+                host as *mut c_void,
             )
         };
-        Isolate { raw, console }
+        Isolate { raw, host }
     }
 
     /// Evaluates the prelude (a classic script) and the bundle (an ES module).
@@ -193,11 +273,11 @@ impl Isolate {
         unsafe { ssr_v8_heap_used(self.raw) }
     }
 
-    /// Where this isolate's `console.*` goes.
-    pub fn console(&self) -> &Console {
-        // SAFETY: `console` is live until `drop`; it is only read through
-        // `&` (its counters are atomics).
-        unsafe { &*self.console }
+    /// What this isolate's JavaScript reaches in the host.
+    pub fn imports(&self) -> &Imports {
+        // SAFETY: `host` is live until `drop`; the callbacks (its only other
+        // user) run only inside `load` and `render`, which take `&mut self`.
+        unsafe { &(*self.host).imports }
     }
 }
 
@@ -210,10 +290,10 @@ pub fn core_offers() -> u64 {
 impl Drop for Isolate {
     fn drop(&mut self) {
         // SAFETY: `raw` came from `ssr_v8_new` and is freed once; the
-        // console is freed after the isolate that could log to it.
+        // host is freed after the isolate that could call it.
         unsafe {
             ssr_v8_free(self.raw);
-            drop(Box::from_raw(self.console));
+            drop(Box::from_raw(self.host));
         }
     }
 }

@@ -149,7 +149,7 @@ impl V8Instance {
         req: &Request,
         deadline: Duration,
     ) -> Result<Response, EngineError> {
-        self.isolate.console().start_render();
+        self.isolate.imports().start_render();
         // The prelude's raw request and normalized response are the
         // contract's serde form; the body travels beside the JSON.
         let json = serde_json::to_string(req)

@@ -104,6 +104,21 @@ extern "C" {
 
 typedef void (*ssr_v8_log_fn)(void* data, int32_t level, const char* msg, size_t len);
 
+// What a host capability returned; the buffers are the host's, valid until
+// its next call.
+struct ssr_v8_reply {
+  const char* value;
+  size_t value_len;
+  const uint8_t* data;
+  size_t data_len;
+};
+
+// Calls the host capability `name` (the contract's `host.call`): returns 1
+// with the reply in `out`, or 0 with the refusal's message in `out->value`.
+typedef int32_t (*ssr_v8_call_fn)(void* data, const char* name, size_t name_len, const char* args,
+                                  size_t args_len, const uint8_t* bytes, size_t bytes_len,
+                                  ssr_v8_reply* out);
+
 // Outcome codes, mirrored in ffi.rs.
 enum {
   SSR_V8_OK = 0,         // `body` holds the body; `meta` the rest of the response as JSON
@@ -169,8 +184,10 @@ struct ssr_v8 {
   v8::Global<v8::Object> driver;   // the prelude's __ssr
   // The driver's functions a render calls, looked up once at load.
   v8::Global<v8::Function> call_fn, next_timer_fn, reset_fn;
+  // The host's side of `__ssr_log` and `__ssr_host`, and their data.
   ssr_v8_log_fn log = nullptr;
-  void* log_data = nullptr;
+  ssr_v8_call_fn call = nullptr;
+  void* host_data = nullptr;
   size_t stack_bytes = 0;
   // A call still running this long after it started offers its core (see
   // `YIELD_EVERY`); zero: never.
@@ -402,7 +419,49 @@ void log_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
   std::string msg;
   v8::Local<v8::String> s;
   if (args.Length() > 1 && args[1]->ToString(iso->GetCurrentContext()).ToLocal(&s)) utf8(iso, s, &msg);
-  if (inst->log) inst->log(inst->log_data, level, msg.data(), msg.size());
+  if (inst->log) inst->log(inst->host_data, level, msg.data(), msg.size());
+}
+
+void free_reply_bytes(void* data, size_t n, void* allocator) {
+  static_cast<v8::ArrayBuffer::Allocator*>(allocator)->Free(data, n);
+}
+
+// `__ssr_host(name, args, bytes?)`: `[true, value, Uint8Array]`, or
+// `[false, message]` when the host refused. The reply's bytes are taken from
+// the tenant's buffer quota; past it the call throws a `RangeError`, as
+// `new Uint8Array(n)` would.
+void host_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
+  v8::Isolate* iso = args.GetIsolate();
+  v8::Local<v8::Context> ctx = iso->GetCurrentContext();
+  auto* inst = static_cast<ssr_v8*>(args.Data().As<v8::External>()->Value());
+  std::string name, call_args, bytes;
+  v8::Local<v8::String> s;
+  if (args.Length() > 0 && args[0]->ToString(ctx).ToLocal(&s)) utf8(iso, s, &name);
+  if (args.Length() > 1 && args[1]->ToString(ctx).ToLocal(&s)) utf8(iso, s, &call_args);
+  if (args.Length() > 2 && args[2]->IsArrayBufferView()) {
+    v8::Local<v8::ArrayBufferView> view = args[2].As<v8::ArrayBufferView>();
+    bytes.resize(view->ByteLength());
+    view->CopyContents(bytes.data(), bytes.size());
+  }
+  ssr_v8_reply reply{};
+  int32_t ok = inst->call(inst->host_data, name.data(), name.size(), call_args.data(), call_args.size(),
+                          reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &reply);
+  v8::Local<v8::Array> out = v8::Array::New(iso);
+  (void)out->Set(ctx, 0, v8::Boolean::New(iso, ok != 0));
+  (void)out->Set(ctx, 1, str(iso, reply.value, reply.value_len));
+  if (ok) {
+    void* data = reply.data_len ? inst->allocator->AllocateUninitialized(reply.data_len) : nullptr;
+    if (reply.data_len && data == nullptr) {
+      iso->ThrowException(v8::Exception::RangeError(str(iso, "Array buffer allocation failed")));
+      return;
+    }
+    if (reply.data_len) memcpy(data, reply.data, reply.data_len);
+    std::shared_ptr<v8::BackingStore> store =
+        v8::ArrayBuffer::NewBackingStore(data, reply.data_len, free_reply_bytes, inst->allocator);
+    v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(iso, store);
+    (void)out->Set(ctx, 2, v8::Uint8Array::New(buffer, 0, reply.data_len));
+  }
+  args.GetReturnValue().Set(out);
 }
 
 v8::MaybeLocal<v8::Module> refuse_import(v8::Local<v8::Context> ctx, v8::Local<v8::String> specifier,
@@ -520,12 +579,14 @@ void ssr_v8_init(void) {
   });
 }
 
-// A new isolate and context with `__ssr_log` defined. Never null.
+// A new isolate and context with `__ssr_log` and `__ssr_host` defined,
+// calling `log` and `call` with `host_data`. Never null.
 ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_after_ms,
-                   ssr_v8_log_fn log, void* log_data) {
+                   ssr_v8_log_fn log, ssr_v8_call_fn call, void* host_data) {
   auto* inst = new ssr_v8();
   inst->log = log;
-  inst->log_data = log_data;
+  inst->call = call;
+  inst->host_data = host_data;
   inst->stack_bytes = stack_bytes;
   inst->offer_core_after = std::chrono::milliseconds(offer_core_after_ms);
   // Buffers may take as much again as the heap: the tenant's memory limit.
@@ -549,6 +610,9 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
     v8::Local<v8::Function> log =
         v8::Function::New(ctx, log_callback, v8::External::New(iso, inst)).ToLocalChecked();
     (void)ctx->Global()->Set(ctx, str(iso, "__ssr_log"), log);
+    v8::Local<v8::Function> host =
+        v8::Function::New(ctx, host_callback, v8::External::New(iso, inst)).ToLocalChecked();
+    (void)ctx->Global()->Set(ctx, str(iso, "__ssr_host"), host);
     inst->context.Reset(iso, ctx);
   }
   return inst;

@@ -10,8 +10,8 @@
 //!
 //! Sandbox: the WASI context is empty (no preopened directories, environment,
 //! arguments or sockets, stdin empty, stdout/stderr discarded); `console.*`
-//! reaches the host only through the contract's `log` import, tagged with the
-//! tenant. Each store has a linear-memory cap and an epoch deadline.
+//! and the host's capabilities are reached only through the contract's `log`
+//! and `host` imports ([`Imports`], tagged with the tenant). Each store has a linear-memory cap and an epoch deadline.
 
 pub mod ticker;
 
@@ -20,14 +20,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use contract::host::ssr::plugin::{log, types};
+use contract::host::ssr::plugin::{host, log, types};
 use contract::host::{Plugin as Bindings, PluginPre};
 use contract::{Request, Response};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use super::console::Console;
+use super::imports::Imports;
 use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::activity;
 use crate::artifact;
@@ -58,12 +58,12 @@ impl Default for WasmOptions {
     }
 }
 
-/// Per-store state: the empty WASI context, limits, and the tenant's console.
+/// Per-store state: the empty WASI context, limits, and the tenant's way out.
 pub struct HostState {
     wasi: WasiCtx,
     table: ResourceTable,
     limits: MemoryLimiter,
-    console: Console,
+    imports: Imports,
     /// When the render in progress must stop.
     deadline: Instant,
 }
@@ -132,7 +132,13 @@ impl types::Host for HostState {}
 
 impl log::Host for HostState {
     fn write(&mut self, level: log::Level, message: String) {
-        self.console.write(level.into(), &message);
+        self.imports.log(level.into(), &message);
+    }
+}
+
+impl host::Host for HostState {
+    fn call(&mut self, name: String, args: String, data: Vec<u8>) -> Result<host::Reply, String> {
+        self.imports.call(&name, &args, &data).map(Into::into)
     }
 }
 
@@ -324,7 +330,7 @@ impl WasmPlugin {
                 memories: Vec::new(),
                 refused: false,
             },
-            console: Console::new(tenant),
+            imports: Imports::new(tenant),
             deadline: Instant::now(),
         };
         let mut store = Store::new(self.pre.engine(), state);
@@ -411,7 +417,7 @@ impl Instance for WasmInstance {
             // deadline, and `slice` to end a slice one tick after each poll.
             self.store.data_mut().deadline = Instant::now() + deadline;
             self.store.data_mut().limits.refused = false;
-            self.store.data().console.start_render();
+            self.store.data().imports.start_render();
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();

@@ -10,7 +10,8 @@
 //!   → (4) [`pool`] submit → (5) [`engine`] render → (6) cache insert → (7)
 //!   response or `ApiError`.
 //! - [`config`] holds every setting and its default; [`sync`] the one
-//!   policy for poisoned locks.
+//!   policy for poisoned locks; [`report`] how an error and its causes are
+//!   printed.
 
 pub mod activity;
 pub mod artifact;
@@ -22,5 +23,6 @@ pub mod engine;
 pub mod fs;
 pub mod http;
 pub mod pool;
+pub mod report;
 pub mod sync;
 pub mod tenant;

@@ -263,10 +263,10 @@ pub const DEFAULT_MEMORY_LIMIT: usize = 256 << 20;
 pub enum EngineError {
     #[error(transparent)]
     Artifact(#[from] ArtifactError),
-    #[error("compiling the plugin failed: {0}")]
-    Compile(String),
-    #[error("instantiating the plugin failed: {0}")]
-    Instantiate(String),
+    #[error("compiling the plugin failed")]
+    Compile(#[source] Cause),
+    #[error("instantiating the plugin failed")]
+    Instantiate(#[source] Cause),
     /// The machine refused a resource for a while; the same call may succeed
     /// if made again.
     #[error("{0}; this is usually transient: try again")]
@@ -280,13 +280,17 @@ pub enum EngineError {
     OutOfMemory,
     #[error("the response body is {size} bytes, over the limit of {limit} bytes")]
     ResponseTooLarge { size: usize, limit: usize },
-    #[error("the plugin trapped: {0}")]
-    Trap(String),
+    #[error("the plugin trapped")]
+    Trap(#[source] Cause),
     #[error(
         "this host was built without the {0} engine; rebuild it with default features, or register the tenant with engine `wasm`"
     )]
     Unavailable(EngineKind),
 }
+
+/// What an engine step failed on: Wasmtime's error with its own causes, or
+/// the engine's words. Printed through `report::Chain`.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 impl EngineError {
     /// Whether the instance that produced this error must be discarded. An

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use thiserror::Error;
 
 use crate::engine::EngineError;
+use crate::report::Chain;
 use crate::tenant::TenantError;
 
 #[derive(Clone, Debug, Error)]
@@ -67,18 +68,19 @@ impl ApiError {
 
 impl From<TenantError> for ApiError {
     fn from(e: TenantError) -> ApiError {
+        let said = Chain(&e).to_string();
         match e {
-            TenantError::NotFound(_) => ApiError::NotFound(e.to_string()),
-            TenantError::HostTaken { .. } => ApiError::Conflict(e.to_string()),
-            TenantError::TooLarge { .. } => ApiError::TooLarge(e.to_string()),
-            TenantError::Plugin(EngineError::Transient(_)) => ApiError::TryAgain(e.to_string()),
+            TenantError::NotFound(_) => ApiError::NotFound(said),
+            TenantError::HostTaken { .. } => ApiError::Conflict(said),
+            TenantError::TooLarge { .. } => ApiError::TooLarge(said),
+            TenantError::Plugin(EngineError::Transient(_)) => ApiError::TryAgain(said),
             TenantError::InvalidId(_)
             | TenantError::InvalidHost(_)
             | TenantError::Empty
             | TenantError::Limit(_)
-            | TenantError::Plugin(_) => ApiError::BadRequest(e.to_string()),
-            TenantError::Storage(err) => {
-                tracing::error!("storing a tenant failed: {err}");
+            | TenantError::Plugin(_) => ApiError::BadRequest(said),
+            TenantError::Storage(_) => {
+                tracing::error!("{said}");
                 ApiError::Internal
             }
         }

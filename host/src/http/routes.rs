@@ -29,6 +29,7 @@ use contract::{ErrorKind, RenderError};
 
 use crate::engine::EngineError;
 use crate::pool::PoolError;
+use crate::report::Chain;
 use crate::tenant::{Routes, Tenant};
 
 /// What [`answer`] decided.
@@ -274,7 +275,7 @@ fn debug_detail(e: &PoolError) -> String {
         PoolError::Engine(EngineError::Js(e)) => {
             format!("{e}\n{}", e.stack.as_deref().unwrap_or(""))
         }
-        other => other.to_string(),
+        other => Chain(other).to_string(),
     }
 }
 
@@ -319,7 +320,8 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
                 EngineError::ResponseTooLarge { .. } => "too-large",
                 _ => "other",
             });
-            tracing::warn!(tenant, "render failed: {}", loggable(&other.to_string()));
+            let said = Chain(&other).to_string();
+            tracing::warn!(tenant, "render failed: {}", loggable(&said));
             ApiError::RenderFailed
         }
     }

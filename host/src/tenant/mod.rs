@@ -190,9 +190,9 @@ pub enum TenantError {
     Limit(String),
     #[error("no tenant `{0}`")]
     NotFound(String),
-    #[error("the plugin was refused: {0}")]
+    #[error("the plugin was refused")]
     Plugin(#[from] EngineError),
-    #[error("storing the tenant failed: {0}")]
+    #[error("storing the tenant failed")]
     Storage(#[from] std::io::Error),
 }
 

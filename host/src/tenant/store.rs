@@ -31,6 +31,7 @@ use super::Defaults;
 use super::Registration;
 use crate::engine::{EngineKind, Engines, Plugin};
 use crate::fs::{sync_dir, write_atomically};
+use crate::report::Chain;
 
 /// A stored registration with its loaded plugin.
 pub struct Saved {
@@ -137,10 +138,10 @@ impl Store {
         engines: &Engines,
         defaults: &Defaults,
     ) -> Result<Saved, String> {
-        let text = std::fs::read(path).map_err(|e| e.to_string())?;
-        let record: Registration = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
-        super::validate_id(&record.id).map_err(|e| e.to_string())?;
-        record.limits.check_ranges().map_err(|e| e.to_string())?;
+        let text = std::fs::read(path).map_err(said)?;
+        let record: Registration = serde_json::from_slice(&text).map_err(said)?;
+        super::validate_id(&record.id).map_err(said)?;
+        record.limits.check_ranges().map_err(said)?;
         let limits = record.limits.resolve(record.engine, defaults).engine();
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
         let read_wasm = || {
@@ -156,10 +157,8 @@ impl Store {
             Ok(bytes)
         };
         if record.engine != EngineKind::Wasm {
-            let engine = engines.get(record.engine).map_err(|e| e.to_string())?;
-            let plugin = engine
-                .load_plugin(&read_wasm()?, limits)
-                .map_err(|e| e.to_string())?;
+            let engine = engines.get(record.engine).map_err(said)?;
+            let plugin = engine.load_plugin(&read_wasm()?, limits).map_err(said)?;
             return Ok(Saved {
                 registration: record,
                 plugin,
@@ -172,13 +171,12 @@ impl Store {
             Err(e) => {
                 tracing::warn!(
                     tenant = record.id,
-                    "compiled plugin unusable ({e}); compiling again"
+                    "compiled plugin unusable ({}); compiling again",
+                    Chain(&e)
                 );
-                let plugin = wasm
-                    .load(&read_wasm()?, limits)
-                    .map_err(|e| e.to_string())?;
-                let bytes = wasm.precompile(&plugin).map_err(|e| e.to_string())?;
-                write_atomically(&compiled, &bytes).map_err(|e| e.to_string())?;
+                let plugin = wasm.load(&read_wasm()?, limits).map_err(said)?;
+                let bytes = wasm.precompile(&plugin).map_err(said)?;
+                write_atomically(&compiled, &bytes).map_err(said)?;
                 plugin
             }
         };
@@ -187,4 +185,9 @@ impl Store {
             plugin: Arc::new(plugin),
         })
     }
+}
+
+/// An error with its causes, as the skipped tenant's log line says it.
+fn said(e: impl std::error::Error + 'static) -> String {
+    Chain(&e).to_string()
 }

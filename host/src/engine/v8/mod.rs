@@ -105,10 +105,13 @@ impl V8Plugin {
         );
         match outcome {
             ffi::Outcome::Ok { .. } => Ok(V8Instance { isolate }),
-            ffi::Outcome::Timeout => Err(EngineError::Instantiate(format!(
-                "the bundle's top level did not finish within {:?}; move slow setup into `render`",
-                super::INSTANTIATE_DEADLINE
-            ))),
+            ffi::Outcome::Timeout => Err(EngineError::Instantiate(
+                format!(
+                    "the bundle's top level did not finish within {:?}; move slow setup into `render`",
+                    super::INSTANTIATE_DEADLINE
+                )
+                .into(),
+            )),
             other => Err(error(other, super::INSTANTIATE_DEADLINE)),
         }
     }
@@ -153,11 +156,11 @@ impl V8Instance {
         // The prelude's raw request and normalized response are the
         // contract's serde form; the body travels beside the JSON.
         let json = serde_json::to_string(req)
-            .map_err(|e| EngineError::Trap(format!("encoding the request: {e}")))?;
+            .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
         match self.isolate.render(&json, millis(deadline)) {
             ffi::Outcome::Ok { body, meta } => {
                 let mut response: Response = serde_json::from_str(&meta)
-                    .map_err(|e| EngineError::Trap(format!("reading the response: {e}")))?;
+                    .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
                 response.body = body;
                 Ok(response)
             }

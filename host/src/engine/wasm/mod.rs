@@ -182,15 +182,14 @@ impl WasmEngine {
                 .table_keep_resident(1 << 20);
             config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
         }
-        let engine =
-            wasmtime::Engine::new(&config).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        let engine = wasmtime::Engine::new(&config).map_err(|e| EngineError::Compile(e.into()))?;
         let mut linker = Linker::new(&engine);
         let link = |linker: &mut Linker<HostState>| -> wasmtime::Result<()> {
             wasmtime_wasi::p2::add_to_linker_sync(linker)?;
             Bindings::add_to_linker::<_, HasSelf<_>>(linker, |s| s)?;
             Ok(())
         };
-        link(&mut linker).map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        link(&mut linker).map_err(|e| EngineError::Compile(e.into()))?;
         Ok(WasmEngine {
             ticker: Arc::new(ticker::Ticker::start(engine.clone())),
             engine,
@@ -202,8 +201,8 @@ impl WasmEngine {
     /// Checks, compiles and pre-instantiates a plugin.
     pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         artifact::check_is_component(bytes)?;
-        let component = Component::new(&self.engine, bytes)
-            .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+        let component =
+            Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))?;
         self.prepare(component, limits)
     }
 
@@ -226,8 +225,8 @@ impl WasmEngine {
         let pre = self
             .linker
             .instantiate_pre(&component)
-            .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
-        let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+            .map_err(|e| EngineError::Instantiate(e.into()))?;
+        let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(e.into()))?;
         make_memory_images(&component)?;
         Ok(WasmPlugin {
             component,
@@ -244,7 +243,7 @@ impl WasmEngine {
         plugin
             .component
             .serialize()
-            .map_err(|e| EngineError::Compile(format!("{e:#}")))
+            .map_err(|e| EngineError::Compile(e.into()))
     }
 
     /// Loads a plugin compiled by [`WasmEngine::precompile`], memory-mapping
@@ -264,7 +263,7 @@ impl WasmEngine {
         // `precompile` (`Component::serialize`) into the data dir, which only
         // the server writes; it is not input from a tenant or a client.
         let component = unsafe { Component::deserialize_file(&self.engine, path) }
-            .map_err(|e| EngineError::Compile(format!("{e:#}")))?;
+            .map_err(|e| EngineError::Compile(e.into()))?;
         self.prepare(component, limits)
     }
 }
@@ -341,7 +340,7 @@ impl WasmPlugin {
         let bindings = self
             .pre
             .instantiate(&mut store)
-            .map_err(|e| EngineError::Instantiate(format!("{e:#}")))?;
+            .map_err(|e| EngineError::Instantiate(e.into()))?;
         // From now on the epoch callback ends a render's time slice: at the
         // first tick after the render has run one `TICK` since it was last
         // polled, it yields to the caller's scheduler; past its deadline
@@ -461,7 +460,7 @@ fn response(
             Some(Trap::Interrupt) => EngineError::Timeout(deadline),
             Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),
             _ if trap.downcast_ref::<MemoryLimitReached>().is_some() => EngineError::OutOfMemory,
-            _ => EngineError::Trap(format!("{trap:#}")),
+            _ => EngineError::Trap(trap.into()),
         }),
     }
 }

@@ -46,7 +46,7 @@ fn pool(c: &mut Criterion) {
         warm_instances: 4,
         renders_per_worker: 1,
         v8_threads: 1,
-        demote_after: None,
+        scheduling: Default::default(),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -23,6 +23,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::engine::Mode;
+use crate::sched::Scheduling;
 
 /// Declares a unit: the number a setting is written in, and what the code
 /// reads it as.
@@ -339,15 +340,16 @@ impl Config {
             + self.workers * self.renders_in_lane()
     }
 
-    /// When a long render finishes at low priority (`pool/demote.rs`); `None`:
-    /// never.
-    pub fn demote_after(&self) -> Option<Duration> {
-        (self.demote_after.0 > 0).then(|| self.demote_after.duration())
+    /// When long renders step aside (`crate::sched`); 0 turns that off.
+    pub fn scheduling(&self) -> Scheduling {
+        Scheduling {
+            demote_after: (self.demote_after.0 > 0).then(|| self.demote_after.duration()),
+        }
     }
 
     /// Renders each worker's background lane may hold.
     fn renders_in_lane(&self) -> usize {
-        if self.demote_after().is_some() {
+        if self.scheduling().demote_after.is_some() {
             self.renders_per_worker
         } else {
             0

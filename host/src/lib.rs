@@ -11,7 +11,7 @@
 //!   response or `ApiError`.
 //! - [`config`] holds every setting and its default; [`sync`] the one
 //!   policy for poisoned locks; [`report`] how an error and its causes are
-//!   printed.
+//!   printed; [`sched`] how renders share the cores.
 
 pub mod activity;
 pub mod artifact;
@@ -24,5 +24,6 @@ pub mod fs;
 pub mod http;
 pub mod pool;
 pub mod report;
+pub mod sched;
 pub mod sync;
 pub mod tenant;

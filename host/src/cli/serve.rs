@@ -83,8 +83,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             memory_limit: config.memory_limit_mib.bytes(),
             max_wasm_stack: config.max_wasm_stack_kib.bytes(),
         },
-        // Never before the pool may lower a render (`EngineOptions`).
-        demote_after: config.demote_after(),
+        // The pool's, so no offer comes before the pool may lower a render.
+        scheduling: config.scheduling(),
     })?;
     let store = match &config.data_dir {
         Some(dir) => Some(
@@ -105,7 +105,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         warm_instances: config.warm_instances,
         renders_per_worker: config.renders_per_worker,
         v8_threads: config.v8_threads(),
-        demote_after: config.demote_after(),
+        scheduling: config.scheduling(),
     });
     let admin_token = match config.admin_token.clone() {
         Some(token) => token,

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::artifact::ArtifactError;
+use crate::sched::Scheduling;
 
 /// Loads plugin artifacts (process lifetime).
 pub trait Engine: Send + Sync {
@@ -200,13 +201,11 @@ impl Default for InstanceCaps {
 #[derive(Clone, Debug, Default)]
 pub struct EngineOptions {
     pub wasm: wasm::WasmOptions,
-    /// A V8 render still running this long after it started offers its core
-    /// to other threads every millisecond (V8 cannot yield to our scheduler
-    /// mid-script, but it can to the kernel's); `None`: never. The server
-    /// passes `--demote-after`: a yield stretches a short render's wall time
-    /// under contention, so yields that began before the pool lowers renders
-    /// would get short renders lowered (`v8/shim.cc`, `YIELD_EVERY`).
-    pub demote_after: Option<Duration>,
+    /// The pool's too: a V8 render past `demote_after` offers its core
+    /// (`crate::sched`). Not before the pool lowers renders: a yield
+    /// stretches a short render's wall time under contention, so offers
+    /// that began earlier would get short renders lowered.
+    pub scheduling: Scheduling,
 }
 
 /// The engines this host has, by kind.
@@ -230,7 +229,7 @@ impl Engines {
         Ok(Engines {
             #[cfg(feature = "v8")]
             v8: Arc::new(v8::V8Engine {
-                demote_after: options.demote_after,
+                scheduling: options.scheduling,
             }),
             wasm: Arc::new(wasm::WasmEngine::new(options.wasm)?),
         })

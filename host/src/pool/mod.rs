@@ -63,6 +63,7 @@ use thiserror::Error;
 use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::EngineError;
+use crate::sched::Scheduling;
 use crate::sync::lock;
 use crate::tenant::Tenant;
 use demote::{Lane, Watch};
@@ -87,10 +88,8 @@ pub struct PoolOptions {
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
-    /// A render that has run this long (Wasm: CPU time; V8: since it
-    /// started) finishes at low
-    /// priority while other renders wait (`demote.rs`); `None`: never.
-    pub demote_after: Option<Duration>,
+    /// When long renders step aside (`crate::sched`).
+    pub scheduling: Scheduling,
 }
 
 /// Why a job produced no response.
@@ -215,7 +214,7 @@ impl Pool {
         for i in 0..options.workers {
             let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
             sets.push(instances.clone());
-            let lane = options.demote_after.map(|demote_after| {
+            let lane = options.scheduling.demote_after.map(|demote_after| {
                 let (tasks, rx) = crossbeam_channel::unbounded();
                 let lane = Setup {
                     role: Role::Lane { tasks: rx },
@@ -250,7 +249,7 @@ impl Pool {
         let lifo = blocking.clone();
         let watch = Watch::start(
             options.v8_threads,
-            options.demote_after,
+            options.scheduling.demote_after,
             blocking.clone(),
             Box::new(move |i, watched, leaving| {
                 let setup = Setup {

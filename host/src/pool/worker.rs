@@ -6,7 +6,7 @@
 //!
 //! Scheduling: a worker runs up to `renders_per_worker` renders at once, as
 //! tasks polled round-robin on its one thread. A Wasm render yields at the
-//! first epoch tick after it has run one `engine::wasm::ticker::TICK` since
+//! first epoch tick after it has run one `sched::SLICE` since
 //! it was polled (a slice of 1-2 ms), so a spinning render holds the core
 //! for one slice at a time, not until its deadline. A newly admitted
 //! render is polled first, so it starts within one slice of being admitted.
@@ -44,10 +44,11 @@ use crossbeam_channel::Receiver;
 use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
-use super::demote::{Lane, Watched, lower_priority, thread_cpu_time};
+use super::demote::{Lane, Watched, lower_priority};
 use super::lifo::Lifo;
 use super::{Job, PoolError, Rendered, Task, lock};
 use crate::engine::{EngineError, Instance};
+use crate::sched::thread_cpu_time;
 use crate::tenant::{Mode, Tenant};
 
 pub(super) struct Warm {

@@ -65,6 +65,7 @@ unsafe extern "C" {
         heap_limit: usize,
         stack_bytes: usize,
         offer_core_after_ms: u32,
+        offer_every_us: u32,
         log: LogFn,
         call: CallFn,
         host_data: *mut c_void,
@@ -194,11 +195,12 @@ impl Isolate {
     /// A new isolate whose heap is capped at `heap_limit` bytes and whose
     /// JavaScript may use `stack_bytes` of the calling thread's stack; a call
     /// still running after `offer_core_after_ms` (0: never) offers its core
-    /// every millisecond; `console.*` is logged with the `tenant` tag.
+    /// every `offer_every_us`; `console.*` is logged with the `tenant` tag.
     pub fn new(
         heap_limit: usize,
         stack_bytes: usize,
         offer_core_after_ms: u32,
+        offer_every_us: u32,
         tenant: &str,
     ) -> Isolate {
         let host = Box::into_raw(Box::new(Host {
@@ -213,6 +215,7 @@ impl Isolate {
                 heap_limit,
                 stack_bytes,
                 offer_core_after_ms,
+                offer_every_us,
                 log,
                 call,
                 host as *mut c_void,

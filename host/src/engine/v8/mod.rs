@@ -14,10 +14,10 @@
 //! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
 //! the instance is then discarded) and a heap cap (V8's near-heap-limit
 //! callback terminates the script; the instance is discarded). A render
-//! still running after [`V8Engine::demote_after`] (the server's
-//! `--demote-after`, 20 ms by default) offers its core to other threads every
-//! 1 ms (the watchdog requests an interrupt that calls `sched_yield`;
-//! [`core_offers`] counts them): under five spinning V8 tenants a
+//! still running after `demote_after` (the server's `--demote-after`, 20 ms
+//! by default) offers its core to other threads every `sched::OFFER_EVERY`
+//! (the watchdog requests an interrupt that calls `sched_yield`;
+//! [`core_offers`] counts them; the policy is `crate::sched`'s): under five spinning V8 tenants a
 //! well-behaved one's p99 went from 11.0-14.7 ms to 5.9-7.9 ms
 //! (`benches/attack.sh`, V8, nine rounds each).
 //!
@@ -41,6 +41,7 @@ use contract::{ErrorKind, RenderError, Request, Response};
 
 use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
+use crate::sched::{self, Scheduling};
 
 /// JavaScript may use this much of the stack of the thread rendering
 /// (V8's own default is 984 KiB; the pool's workers have 8 MiB stacks).
@@ -51,8 +52,8 @@ const BUNDLE_NAME: &str = "bundle.js";
 
 /// The V8 engine.
 pub struct V8Engine {
-    /// See [`super::EngineOptions::demote_after`].
-    pub demote_after: Option<Duration>,
+    /// See [`super::EngineOptions::scheduling`].
+    pub scheduling: Scheduling,
 }
 
 impl V8Engine {
@@ -63,7 +64,7 @@ impl V8Engine {
         let plugin = V8Plugin {
             bundle: bundle.into(),
             limits,
-            demote_after: self.demote_after,
+            scheduling: self.scheduling,
         };
         plugin.instance("(load)")?;
         Ok(plugin)
@@ -84,7 +85,7 @@ impl Engine for V8Engine {
 pub struct V8Plugin {
     bundle: Arc<str>,
     limits: InstanceCaps,
-    demote_after: Option<Duration>,
+    scheduling: Scheduling,
 }
 
 impl V8Plugin {
@@ -93,7 +94,8 @@ impl V8Plugin {
         let mut isolate = ffi::Isolate::new(
             self.limits.memory,
             STACK_BYTES,
-            self.demote_after.map_or(0, millis),
+            self.scheduling.demote_after.map_or(0, millis),
+            u32::try_from(sched::OFFER_EVERY.as_micros()).unwrap_or(u32::MAX),
             tenant,
         );
         let outcome = isolate.load(

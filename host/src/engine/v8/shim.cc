@@ -162,7 +162,7 @@ class Watchdog {
   struct Entry {
     ssr_v8* inst;
     Clock::time_point deadline;
-    // When the render next offers its core (max: never; see `YIELD_EVERY`).
+    // When the render next offers its core (max: never; see `offer_every`).
     Clock::time_point yield;
   };
   std::mutex mu_;
@@ -189,12 +189,13 @@ struct ssr_v8 {
   ssr_v8_call_fn call = nullptr;
   void* host_data = nullptr;
   size_t stack_bytes = 0;
-  // A call still running this long after it started offers its core (see
-  // `YIELD_EVERY`); zero: never.
+  // A call still running this long after it started offers its core every
+  // `offer_every`; zero: never.
   Clock::duration offer_core_after{};
+  Clock::duration offer_every{};
   // An offer was requested and has not run yet, and when the last one ended
   // (`Clock` ticks): the watchdog requests the next only once the render has
-  // had `YIELD_EVERY` back since.
+  // had `offer_every` back since.
   std::atomic<bool> offer_pending{false};
   std::atomic<Clock::rep> offer_ended{0};
   // Set by the watchdog (under its lock) and the heap callback.
@@ -208,15 +209,9 @@ struct ssr_v8 {
 namespace {
 
 // A call still running `offer_core_after` after it started offers its core
-// to any waiting thread every `YIELD_EVERY` (an interrupt that calls
+// to any waiting thread every `offer_every` (an interrupt that calls
 // `sched_yield`): V8 cannot yield mid-script to our scheduler, but it can to
-// the kernel's. Shorter calls never yield: under contention a yield
-// stretches a render's wall time, and the pool lowers renders by it, so the
-// host sets `offer_core_after` to the pool's threshold (`--demote-after`).
-// Yielding from the first millisecond stalled 2 rounds of 12 of
-// `benches/attack.sh` for about a deadline (before offers were one at a
-// time: probably the livelock described at `offer_core`).
-constexpr auto YIELD_EVERY = std::chrono::milliseconds(1);
+// the kernel's. Both come from the host's scheduling policy (`sched.rs`).
 
 // Offers made in this process (`ssr_v8_core_offers`).
 std::atomic<uint64_t> g_core_offers{0};
@@ -224,14 +219,15 @@ std::atomic<uint64_t> g_core_offers{0};
 void offer_core(v8::Isolate*, void* data);
 
 // Asks `inst` to offer its core, unless an offer is still pending or the last
-// one ended less than `YIELD_EVERY` ago; returns when to look again.
+// one ended less than `offer_every` ago; returns when to look again.
 Clock::time_point request_offer(ssr_v8* inst, Clock::time_point now) {
-  if (inst->offer_pending.load(std::memory_order_acquire)) return now + YIELD_EVERY;
+  const auto every = inst->offer_every;
+  if (inst->offer_pending.load(std::memory_order_acquire)) return now + every;
   auto ended = Clock::time_point(Clock::duration(inst->offer_ended.load(std::memory_order_relaxed)));
-  if (now < ended + YIELD_EVERY) return ended + YIELD_EVERY;
+  if (now < ended + every) return ended + every;
   inst->offer_pending.store(true, std::memory_order_relaxed);
   inst->isolate->RequestInterrupt(offer_core, inst);
-  return now + YIELD_EVERY;
+  return now + every;
 }
 
 uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
@@ -284,10 +280,10 @@ void Watchdog::run() {
 }
 
 // V8 runs every interrupt queued before it returns to the script, so if a
-// yield took longer than `YIELD_EVERY` (it may, when other threads want the
+// yield took longer than `offer_every` (it may, when other threads want the
 // core) and the watchdog queued the next offer meanwhile, the render would
 // never run again until its deadline: it did, under three busy loops. Hence
-// one offer at a time, and `YIELD_EVERY` of the render's own between offers.
+// one offer at a time, and `offer_every` of the render's own between offers.
 void offer_core(v8::Isolate*, void* data) {
   auto* inst = static_cast<ssr_v8*>(data);
   g_core_offers.fetch_add(1, std::memory_order_relaxed);
@@ -582,13 +578,14 @@ void ssr_v8_init(void) {
 // A new isolate and context with `__ssr_log` and `__ssr_host` defined,
 // calling `log` and `call` with `host_data`. Never null.
 ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_after_ms,
-                   ssr_v8_log_fn log, ssr_v8_call_fn call, void* host_data) {
+                   uint32_t offer_every_us, ssr_v8_log_fn log, ssr_v8_call_fn call, void* host_data) {
   auto* inst = new ssr_v8();
   inst->log = log;
   inst->call = call;
   inst->host_data = host_data;
   inst->stack_bytes = stack_bytes;
   inst->offer_core_after = std::chrono::milliseconds(offer_core_after_ms);
+  inst->offer_every = std::chrono::microseconds(offer_every_us);
   // Buffers may take as much again as the heap: the tenant's memory limit.
   inst->allocator = new QuotaAllocator(heap_limit);
   v8::Isolate::CreateParams params;

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use crate::activity;
 
-/// How often the epoch advances.
-pub const TICK: Duration = Duration::from_millis(1);
+/// How often the epoch advances: once per time slice (`crate::sched`).
+pub const TICK: Duration = crate::sched::SLICE;
 
 pub struct Ticker {
     stop: Arc<AtomicBool>,

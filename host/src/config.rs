@@ -171,6 +171,11 @@ settings! {
     admin_listen: SocketAddr, "SSR_ADMIN_LISTEN" ("on --listen") { value_name = "ADDR" };
     /// Where tenants persist; without one, they live in memory.
     data_dir: PathBuf, "SSR_DATA_DIR" ("in memory") { value_name = "DIR" };
+    /// Keep Wasm plugins' compiled code in this directory (Wasmtime's cache,
+    /// keyed by the plugin's bytes and the engine's settings), so that a
+    /// plugin compiled once on this machine, by any server, is not compiled
+    /// again. Only `ssr`'s user may write it: the code in it runs as is.
+    code_cache: PathBuf, "SSR_CODE_CACHE" ("none") { value_name = "DIR" };
     /// Render worker threads.
     workers: usize = std::thread::available_parallelism().map_or(1, |n| n.get()), "SSR_WORKERS" ("one per core") { value_name = "N" };
     /// Pin each worker to a core.

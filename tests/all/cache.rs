@@ -2,20 +2,23 @@
 //! variants, conditional requests, vary; and what a shared cache must never
 //! do (issue 14): serve one visitor's page or cookie to another, share a
 //! render across keys, key without the host, or grow without bound. Tests
-//! that involve the renderer run on every engine.
+//! that involve the renderer run on every engine. Servers run in this
+//! process (`InProcess`) unless a test reads their metrics or memory.
 
 use std::io::Read;
 
 use ssr::engine::Engines;
 
-use crate::support::{Reply, Server};
+use crate::support::{Client, InProcess, Reply, Server};
 
 const SLOW: &str = "tests/plugins/slow.js";
 
-fn server(args: &[&str]) -> Server {
+/// A server in this process with the slow plugin as tenant `c` on host
+/// `c.test`.
+fn server(args: &[&str]) -> InProcess {
     let mut all = vec!["--demo=false"];
     all.extend_from_slice(args);
-    let s = Server::start(&all);
+    let s = InProcess::start(&all);
     assert_eq!(s.add("c", SLOW, "host=c.test").0, 201);
     s
 }
@@ -162,12 +165,21 @@ fn concurrent_misses_render_once() {
 
 const VISITOR: &str = "tests/plugins/visitor.js";
 
-/// A server with the visitor plugin registered once per engine, as tenants
-/// `v-<engine>` on host `v-<engine>.test`.
+/// A server process with the visitor plugin registered once per engine, as
+/// tenants `v-<engine>` on host `v-<engine>.test`: for tests that read its
+/// log, metrics or memory.
 pub fn visitors(args: &[&str]) -> (Server, Vec<String>) {
     let mut all = vec!["--demo=false"];
     all.extend_from_slice(args);
-    let s = Server::start(&all);
+    visitors_on(Server::start(&all))
+}
+
+/// [`visitors`] in this process.
+fn visitors_here() -> (InProcess, Vec<String>) {
+    visitors_on(InProcess::start(&["--demo=false"]))
+}
+
+fn visitors_on<S: Client>(s: S) -> (S, Vec<String>) {
     let ids: Vec<String> = Engines::KINDS
         .iter()
         .map(|engine| {
@@ -211,7 +223,7 @@ fn issue_14_a_page_that_sets_a_cookie_is_never_stored() {
 
 #[test]
 fn issue_14_a_page_that_reads_the_cookie_is_kept_per_cookie() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     for id in &ids {
         let url = format!("/t/{id}/me");
         let alice = s.get(&url, &[("cookie", "alice")]);
@@ -253,7 +265,7 @@ fn issue_14_requests_with_credentials_are_not_answered_from_cache() {
 
 #[test]
 fn issue_14_single_flight_never_shares_a_render_across_cookies() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     for id in &ids {
         // A new URL each round: the first renders, whose vary is not known
         // yet; then the same URL again, once it is.
@@ -293,7 +305,7 @@ fn issue_14_single_flight_never_shares_a_render_across_cookies() {
 
 #[test]
 fn issue_14_pages_that_vary_on_different_headers_keep_their_own_entries() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     for id in &ids {
         let public = format!("/t/{id}/maybe");
         let first = s.get(&public, &[("cookie", "alice")]);
@@ -329,7 +341,7 @@ fn issue_14_pages_that_vary_on_different_headers_keep_their_own_entries() {
 
 #[test]
 fn issue_14_the_host_is_part_of_the_key() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     for id in &ids {
         let evil = s.get(&format!("/t/{id}/canon"), &[("host", "evil.example")]);
         assert!(evil.text().contains("//evil.example/app.js"));
@@ -350,7 +362,7 @@ fn issue_14_the_host_is_part_of_the_key() {
 
 #[test]
 fn issue_14_a_repeated_header_is_keyed_as_the_renderer_sees_it() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     for id in &ids {
         let host = format!("host: {id}.test");
         let both = s.raw(&format!(
@@ -440,7 +452,7 @@ fn issue_14_purge_returns_the_memory() {
 
 #[test]
 fn issue_14_only_a_get_or_head_of_a_stored_page_gets_304() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     let id = &ids[0];
     let url = format!("/t/{id}/plain");
     let etag = s.get(&url, &[]).header("etag").unwrap().to_string();
@@ -463,7 +475,7 @@ fn issue_14_only_a_get_or_head_of_a_stored_page_gets_304() {
 
 #[test]
 fn issue_14_accept_encoding_follows_rfc_9110() {
-    let (s, ids) = visitors(&[]);
+    let (s, ids) = visitors_here();
     let url = format!("/t/{}/text?kib=4", ids[0]);
     for (accept, expect) in [
         ("gzip, br", Some("br")),

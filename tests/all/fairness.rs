@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::support::{Server, tempdir};
+use crate::support::{Client, Server, tempdir};
 
 /// GETs `path` on another thread; the handle yields the status.
 fn spin(s: &Server, path: &str) -> JoinHandle<u16> {

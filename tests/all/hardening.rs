@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::support::Server;
+use crate::support::{Client, Server};
 
 fn connect(s: &Server) -> TcpStream {
     let stream = TcpStream::connect(&s.addr).unwrap();

@@ -6,7 +6,7 @@
 
 use ssr::engine::Engines;
 
-use crate::support::Server;
+use crate::support::{Client, Server};
 
 /// A server with the hostile plugin as `evil-<engine>` on every engine, and
 /// a well-behaved tenant.

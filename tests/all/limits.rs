@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use ssr::engine::Engines;
 
-use crate::support::Server;
+use crate::support::{Client, Server};
 
 /// A server with small limits, and `hostile.js` and `slow.js` on every
 /// engine as `evil-<engine>` and `slow-<engine>`.

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::Server;
+use crate::support::{Client, Server};
 
 const SLOW: &str = "tests/plugins/slow.js";
 

@@ -25,6 +25,12 @@ fn out_dir() -> PathBuf {
     dir
 }
 
+/// The compiled-code cache every test server shares (`--code-cache`): a
+/// test plugin is compiled once per run, not once per server.
+pub fn code_cache() -> PathBuf {
+    root().join("target/test-code-cache")
+}
+
 /// A plugin built by `ssr build`, and the bundle it was built from.
 #[derive(Clone, Debug)]
 pub struct Built {
@@ -196,11 +202,10 @@ impl Server {
     /// Starts `ssr serve` on a free loopback port with `args`, and waits
     /// until it listens (and, with the demo, until it is ready).
     pub fn start(args: &[&str]) -> Server {
-        let token = "test-token-0123456789";
-        let mut all = vec!["--admin-token", token];
+        let mut all = vec!["--admin-token", TOKEN];
         all.extend_from_slice(args);
         let mut s = Server::launch(&all);
-        s.token = token.to_string();
+        s.token = TOKEN.to_string();
         s
     }
 
@@ -239,6 +244,7 @@ impl Server {
             // Defaults for tests that do not set them (flags override).
             .env("SSR_WORKERS", "2")
             .env("SSR_WARM_INSTANCES", "4")
+            .env("SSR_CODE_CACHE", code_cache())
             .env("RUST_LOG", "warn,ssr=info,ssr::console=info")
             .envs(env.iter().copied())
             .stderr(std::process::Stdio::piped())
@@ -285,10 +291,6 @@ impl Server {
         false
     }
 
-    pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
     pub fn agent() -> ureq::Agent {
         ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -297,16 +299,45 @@ impl Server {
             .into()
     }
 
+    /// Sends `signal` and waits for the exit status.
+    pub fn stop(mut self, signal: &str) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A server the tests talk to over loopback HTTP, in its own process
+/// ([`Server`]) or in this one ([`InProcess`]).
+pub trait Client {
+    /// `host:port`.
+    fn addr(&self) -> &str;
+    /// The admin token.
+    fn token(&self) -> &str;
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr())
+    }
+
     /// `PUT /_ssr/admin/tenants/{id}` with a plugin built from `entry`.
-    pub fn add(&self, id: &str, entry: &str, query: &str) -> (u16, String) {
+    fn add(&self, id: &str, entry: &str, query: &str) -> (u16, String) {
         let bytes = std::fs::read(plugin(entry).plugin).unwrap();
         self.put_bytes(id, &bytes, query)
     }
 
-    pub fn put_bytes(&self, id: &str, bytes: &[u8], query: &str) -> (u16, String) {
-        let mut r = Self::agent()
+    fn put_bytes(&self, id: &str, bytes: &[u8], query: &str) -> (u16, String) {
+        let mut r = Server::agent()
             .put(self.url(&format!("/_ssr/admin/tenants/{id}?{query}")))
-            .header("Authorization", &format!("Bearer {}", self.token))
+            .header("Authorization", &format!("Bearer {}", self.token()))
             .send(bytes)
             .unwrap();
         (
@@ -315,10 +346,10 @@ impl Server {
         )
     }
 
-    pub fn admin(&self, method: &str, path: &str) -> (u16, String) {
-        let agent = Self::agent();
+    fn admin(&self, method: &str, path: &str) -> (u16, String) {
+        let agent = Server::agent();
         let url = self.url(path);
-        let auth = format!("Bearer {}", self.token);
+        let auth = format!("Bearer {}", self.token());
         let r = match method {
             "GET" => agent.get(&url).header("Authorization", &auth).call(),
             "DELETE" => agent.delete(&url).header("Authorization", &auth).call(),
@@ -333,8 +364,8 @@ impl Server {
     }
 
     /// A GET with headers; returns status, headers and body bytes.
-    pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
-        let mut req = Self::agent().get(self.url(path));
+    fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut req = Server::agent().get(self.url(path));
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -357,22 +388,137 @@ impl Server {
         }
     }
 
-    /// Sends `signal` and waits for the exit status.
-    pub fn stop(mut self, signal: &str) -> std::process::ExitStatus {
-        let _ = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status();
-        self.child.wait().unwrap()
+    /// Sends `head` (request line and headers, without the blank line) as
+    /// it is, over a new connection, for requests an HTTP client would
+    /// refuse to make (a repeated `Host`, say); the server closes after.
+    fn raw(&self, head: &str) -> Reply {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(self.addr()).unwrap();
+        let request = format!(
+            "{}\r\nconnection: close\r\n\r\n",
+            head.replace('\n', "\r\n")
+        );
+        conn.write_all(request.as_bytes()).unwrap();
+        let mut all = Vec::new();
+        conn.read_to_end(&mut all).unwrap();
+        let split = all
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a response head");
+        let head = String::from_utf8_lossy(&all[..split]).into_owned();
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect();
+        Reply {
+            status,
+            headers,
+            body: all[split + 4..].to_vec(),
+        }
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl Client for Server {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    fn token(&self) -> &str {
+        &self.token
     }
 }
+
+/// `ssr serve` inside the test process: the library's `AppState::open` and
+/// `http::serve_until` on a free loopback port, stopped on drop. For tests
+/// that need no process of their own: no log, signal, crash, RSS or
+/// metrics (the metrics recorder is process-wide, so servers here share
+/// it).
+pub struct InProcess {
+    addr: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl InProcess {
+    /// A server with `args` (the flags of `ssr serve`), on 2 workers with 4
+    /// warm instances each and the shared code cache unless `args` say
+    /// otherwise, as [`Server`].
+    pub fn start(args: &[&str]) -> InProcess {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            given: ssr::config::Given,
+        }
+        let flags = <Flags as clap::Parser>::try_parse_from(
+            ["serve", "--listen", "127.0.0.1:0"].iter().chain(args),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut config = ssr::config::Config {
+            workers: 2,
+            warm_instances: 4,
+            code_cache: Some(code_cache()),
+            ..Default::default()
+        };
+        flags.given.apply(&mut config);
+        config.validate().unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let addr = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind(config.listen).await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let state = ssr::http::AppState::open(config, TOKEN.into()).unwrap();
+            state
+                .ready
+                .store(true, std::sync::atomic::Ordering::Release);
+            tokio::spawn(ssr::http::serve_until(listener, None, state, async {
+                let _ = stopped.await;
+            }));
+            addr
+        });
+        InProcess {
+            addr: addr.to_string(),
+            stop: Some(stop),
+            runtime: Some(runtime),
+        }
+    }
+}
+
+impl Client for InProcess {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    fn token(&self) -> &str {
+        TOKEN
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+        }
+    }
+}
+
+/// The admin token of the tests' servers.
+const TOKEN: &str = "test-token-0123456789";
 
 pub struct Reply {
     pub status: u16,
@@ -408,44 +554,6 @@ pub fn tempdir(tag: &str) -> PathBuf {
 }
 
 impl Server {
-    /// Sends `head` (request line and headers, without the blank line) as
-    /// it is, over a new connection, for requests an HTTP client would
-    /// refuse to make (a repeated `Host`, say); the server closes after.
-    pub fn raw(&self, head: &str) -> Reply {
-        use std::io::{Read, Write};
-        let mut conn = std::net::TcpStream::connect(&self.addr).unwrap();
-        let request = format!(
-            "{}\r\nconnection: close\r\n\r\n",
-            head.replace('\n', "\r\n")
-        );
-        conn.write_all(request.as_bytes()).unwrap();
-        let mut all = Vec::new();
-        conn.read_to_end(&mut all).unwrap();
-        let split = all
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .expect("a response head");
-        let head = String::from_utf8_lossy(&all[..split]).into_owned();
-        let mut lines = head.lines();
-        let status = lines
-            .next()
-            .unwrap()
-            .split(' ')
-            .nth(1)
-            .unwrap()
-            .parse()
-            .unwrap();
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-            .collect();
-        Reply {
-            status,
-            headers,
-            body: all[split + 4..].to_vec(),
-        }
-    }
-
     /// The server's resident memory, bytes.
     pub fn rss(&self) -> usize {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::support::{Server, tempdir};
+use crate::support::{Client, Server, tempdir};
 
 const HELLO: &str = "plugins/hello/render.js";
 const PREACT: &str = "plugins/preact/app.jsx";

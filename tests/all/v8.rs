@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ssr::engine::EngineKind;
 
-use crate::support::{Server, plugin, render_on, tempdir, text};
+use crate::support::{Client, Server, plugin, render_on, tempdir, text};
 
 /// What `ssr render` reports for a render error: exit status and the first
 /// line of stderr (the kind and the JavaScript message).

@@ -9,18 +9,14 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 use clap::Args;
-use ssr::cache::Cache;
 use ssr::config::{Config, Given};
-use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineKind, EngineOptions, Engines};
+use ssr::engine::EngineKind;
 use ssr::http::AppState;
-use ssr::pool::{Pool, PoolOptions};
-use ssr::tenant::{Registry, Settings, Store};
+use ssr::tenant::{Registry, Settings};
 
 /// What `ssr serve --help` says about the engines' containment.
 const ENGINES_HELP: &str = "\
@@ -75,38 +71,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
-    // First: metric handles made before the recorder exists would be no-ops.
-    let metrics = ssr::http::prometheus();
-    let engines = Engines::new(EngineOptions {
-        wasm: WasmOptions {
-            pooled_instances: Some(config.pooled_instances() as u32),
-            memory_limit: config.memory_limit_mib.bytes(),
-            max_wasm_stack: config.max_wasm_stack_kib.bytes(),
-        },
-        // The pool's, so no offer comes before the pool may lower a render.
-        scheduling: config.scheduling(),
-    })?;
-    let store = match &config.data_dir {
-        Some(dir) => Some(
-            Store::open(dir)
-                .with_context(|| format!("cannot use the data dir {}", dir.display()))?,
-        ),
-        None => None,
-    };
-    let registry = Arc::new(Registry::open(
-        engines,
-        store,
-        ssr::tenant::Defaults::from(&config),
-    )?);
-    let pool = Pool::start(PoolOptions {
-        workers: config.workers,
-        pin: config.pin,
-        queue_capacity: config.queue_capacity,
-        warm_instances: config.warm_instances,
-        renders_per_worker: config.renders_per_worker,
-        v8_threads: config.v8_threads(),
-        scheduling: config.scheduling(),
-    });
     let admin_token = match config.admin_token.clone() {
         Some(token) => token,
         None => generated_token(config.data_dir.as_deref())?,
@@ -127,28 +91,18 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         eprintln!("ssr admin API listening on http://{}", l.local_addr()?);
     }
     let demo = config.demo();
-    let state = Arc::new(AppState {
-        cache: Cache::new(ssr::cache::CacheBudget::from(&config)),
-        flights: Default::default(),
-        config,
-        registry: registry.clone(),
-        pool,
-        admin_token,
-        ready: AtomicBool::new(!demo),
-        metrics,
-    });
+    let state = AppState::open(config, admin_token)?;
+    state.ready.store(!demo, Ordering::Release);
     eprintln!(
         "ssr listening on http://{addr} ({} tenants, {} workers)",
-        registry.list().len(),
+        state.registry.list().len(),
         state.config.workers
     );
     if demo {
         let state = state.clone();
         tokio::task::spawn_blocking(move || {
             register_demo(&state.registry, addr);
-            state
-                .ready
-                .store(true, std::sync::atomic::Ordering::Release);
+            state.ready.store(true, Ordering::Release);
         });
     }
     ssr::http::serve(listener, admin_listener, state).await?;

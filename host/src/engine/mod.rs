@@ -18,6 +18,7 @@
 
 pub mod console;
 pub mod imports;
+#[cfg(feature = "v8")]
 pub mod v8;
 pub mod wasm;
 

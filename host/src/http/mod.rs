@@ -30,10 +30,12 @@ use axum::routing::{get, post, put};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tower::ServiceExt;
 
-use crate::cache::{Cache, Flights};
+use crate::cache::{Cache, CacheBudget, Flights};
 use crate::config::Config;
-use crate::pool::Pool;
-use crate::tenant::Registry;
+use crate::engine::wasm::WasmOptions;
+use crate::engine::{EngineError, EngineOptions, Engines};
+use crate::pool::{Pool, PoolOptions};
+use crate::tenant::{Defaults, Registry, Store, TenantError};
 use error::ApiError;
 
 /// What every handler shares.
@@ -48,6 +50,71 @@ pub struct AppState {
     /// Set once start-up work (demo tenants) is done.
     pub ready: AtomicBool,
     pub metrics: PrometheusHandle,
+}
+
+/// Why a server could not be put together from its settings.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("the engines could not start")]
+    Engines(#[from] EngineError),
+    #[error("cannot use the data dir {}", dir.display())]
+    DataDir {
+        dir: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the stored tenants could not be loaded")]
+    Tenants(#[from] TenantError),
+}
+
+impl AppState {
+    /// Everything a server shares, from its settings: both engines, the
+    /// registry with the tenants stored in `--data-dir`, the pool's threads
+    /// and an empty cache. Not ready (`/_ssr/readyz`) until the caller says
+    /// so. `ssr serve` and the in-process tests start a server this way.
+    pub fn open(config: Config, admin_token: String) -> Result<Arc<AppState>, OpenError> {
+        // First: metric handles made before the recorder exists would be
+        // no-ops.
+        let metrics = prometheus();
+        let engines = Engines::new(EngineOptions {
+            wasm: WasmOptions {
+                pooled_instances: Some(config.pooled_instances() as u32),
+                memory_limit: config.memory_limit_mib.bytes(),
+                max_wasm_stack: config.max_wasm_stack_kib.bytes(),
+                code_cache: config.code_cache.clone(),
+            },
+            // The pool's, so no offer comes before the pool may lower a
+            // render.
+            scheduling: config.scheduling(),
+        })?;
+        let store = match &config.data_dir {
+            Some(dir) => Some(Store::open(dir).map_err(|source| OpenError::DataDir {
+                dir: dir.clone(),
+                source,
+            })?),
+            None => None,
+        };
+        let registry = Arc::new(Registry::open(engines, store, Defaults::from(&config))?);
+        let pool = Pool::start(PoolOptions {
+            workers: config.workers,
+            pin: config.pin,
+            queue_capacity: config.queue_capacity,
+            warm_instances: config.warm_instances,
+            renders_per_worker: config.renders_per_worker,
+            v8_threads: config.v8_threads(),
+            scheduling: config.scheduling(),
+        });
+        Ok(Arc::new(AppState {
+            cache: Cache::new(CacheBudget::from(&config)),
+            flights: Default::default(),
+            config,
+            registry,
+            pool,
+            admin_token,
+            ready: AtomicBool::new(false),
+            metrics,
+        }))
+    }
 }
 
 /// The prefix of the host's own endpoints. A tenant's site cannot use it
@@ -195,11 +262,22 @@ pub async fn serve(
     admin: Option<tokio::net::TcpListener>,
     state: Arc<AppState>,
 ) -> std::io::Result<()> {
+    serve_until(listener, admin, state, shutdown_signal()).await
+}
+
+/// [`serve`] until `shutdown` completes instead of a signal.
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    admin: Option<tokio::net::TcpListener>,
+    state: Arc<AppState>,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
     let (stop, _) = tokio::sync::watch::channel(());
     let signalled = {
         let stop = stop.clone();
         async move {
-            shutdown_signal().await;
+            shutdown.await;
+            tracing::info!("shutting down: no new connections, draining in-flight requests");
             let _ = stop.send(());
         }
     };
@@ -236,7 +314,6 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
-    tracing::info!("shutting down: no new connections, draining in-flight requests");
 }
 
 #[cfg(test)]

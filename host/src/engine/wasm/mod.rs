@@ -46,6 +46,9 @@ pub struct WasmOptions {
     pub memory_limit: usize,
     /// The wasm stack one render may use, in bytes.
     pub max_wasm_stack: usize,
+    /// Where compiled plugins are cached across processes (`--code-cache`);
+    /// `None`: nowhere.
+    pub code_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for WasmOptions {
@@ -54,6 +57,7 @@ impl Default for WasmOptions {
             pooled_instances: None,
             memory_limit: super::DEFAULT_MEMORY_LIMIT,
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
+            code_cache: None,
         }
     }
 }
@@ -164,6 +168,12 @@ impl WasmEngine {
         // the plugin's functions (docs/development.md).
         if std::env::var_os("SSR_PERFMAP").is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+        if let Some(dir) = &options.code_cache {
+            let mut cache = wasmtime::CacheConfig::new();
+            cache.with_directory(dir);
+            let cache = wasmtime::Cache::new(cache).map_err(|e| EngineError::Compile(e.into()))?;
+            config.cache(Some(cache));
         }
         if let Some(n) = options.pooled_instances {
             let mut pool = wasmtime::PoolingAllocationConfig::default();

@@ -26,7 +26,7 @@ mod store;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -237,11 +237,10 @@ impl Routes {
 /// All tenants, by id and by hostname.
 pub struct Registry {
     table: arc_swap::ArcSwap<Routes>,
-    /// Serializes changes to `table` (each copies it).
-    table_writes: Mutex<()>,
-    /// Serializes version assignment, storing and publishing, so that of two
-    /// concurrent registrations of one id the later version is the one that
-    /// is stored and served. Compilation happens outside it.
+    /// Serializes version assignment, storing and publishing (each change
+    /// of `table` copies it), so that of two concurrent registrations of one
+    /// id the later version is the one that is stored and served.
+    /// Compilation happens outside it.
     writes: Mutex<()>,
     engines: Engines,
     store: Option<Store>,
@@ -258,7 +257,6 @@ impl Registry {
     ) -> Result<Registry, TenantError> {
         let reg = Registry {
             table: Default::default(),
-            table_writes: Mutex::default(),
             writes: Mutex::default(),
             engines,
             store,
@@ -266,12 +264,14 @@ impl Registry {
             defaults,
         };
         if let Some(store) = &reg.store {
+            let writing = crate::sync::lock(&reg.writes);
             for saved in store.load_all(&reg.engines, &reg.defaults) {
                 let r = saved.registration;
                 reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
                 let stats = Arc::new(Stats::new(&r.id));
                 let limits = r.limits.resolve(r.engine, &reg.defaults);
-                reg.publish(Arc::new(Tenant::new(r, saved.plugin, limits, stats)));
+                let tenant = Arc::new(Tenant::new(r, saved.plugin, limits, stats));
+                reg.publish(&writing, tenant);
             }
         }
         Ok(reg)
@@ -293,8 +293,8 @@ impl Registry {
     }
 
     /// Changes the routing table: readers see the old table or the new one.
-    fn update<R>(&self, change: impl FnOnce(&mut Routes) -> R) -> R {
-        let _one = crate::sync::lock(&self.table_writes);
+    /// Writers take turns through `writes`, whose guard proves it.
+    fn update<R>(&self, _writing: &MutexGuard<'_, ()>, change: impl FnOnce(&mut Routes) -> R) -> R {
         let mut table = Routes::clone(&self.table.load());
         let r = change(&mut table);
         self.table.store(Arc::new(table));
@@ -367,7 +367,7 @@ impl Registry {
                 None,
             ),
         };
-        let _writing = crate::sync::lock(&self.writes);
+        let writing = crate::sync::lock(&self.writes);
         if demo && self.get(id).is_some() {
             return Ok(None);
         }
@@ -396,20 +396,20 @@ impl Registry {
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
         let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats));
-        let created = self.publish(tenant.clone());
+        let created = self.publish(&writing, tenant.clone());
         Ok(Some(Put { tenant, created }))
     }
 
     /// Removes tenant `id`.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
-        let _writing = crate::sync::lock(&self.writes);
+        let writing = crate::sync::lock(&self.writes);
         let existing = self
             .get(id)
             .ok_or_else(|| TenantError::NotFound(id.to_string()))?;
         if let Some(store) = &self.store {
             store.remove(id)?;
         }
-        self.update(|table| {
+        self.update(&writing, |table| {
             table.by_host.retain(|_, owner| &*owner.id != id);
             table.by_id.remove(id);
         });
@@ -433,8 +433,8 @@ impl Registry {
     }
 
     /// Makes `tenant` the current version; returns whether the id is new.
-    fn publish(&self, tenant: Arc<Tenant>) -> bool {
-        let old = self.update(|table| {
+    fn publish(&self, writing: &MutexGuard<'_, ()>, tenant: Arc<Tenant>) -> bool {
+        let old = self.update(writing, |table| {
             let id = tenant.id.clone();
             table.by_host.retain(|_, owner| owner.id != id);
             for h in &tenant.registration.hosts {

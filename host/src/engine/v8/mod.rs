@@ -17,9 +17,9 @@
 //! still running after `demote_after` (the server's `--demote-after`, 20 ms
 //! by default) offers its core to other threads every `sched::OFFER_EVERY`
 //! (the watchdog requests an interrupt that calls `sched_yield`;
-//! [`core_offers`] counts them; the policy is `crate::sched`'s): under five spinning V8 tenants a
-//! well-behaved one's p99 went from 11.0-14.7 ms to 5.9-7.9 ms
-//! (`benches/attack.sh`, V8, nine rounds each).
+//! [`core_offers`] counts them; the policy is `crate::sched`'s): under five
+//! spinning V8 tenants a well-behaved one's p99 went from 11.0-14.7 ms to
+//! 5.9-7.9 ms (`benches/attack.sh`, V8, nine rounds each).
 //!
 //! Not contained: V8 aborts the whole process when one allocation inside a
 //! C++ builtin cannot be satisfied: `new Array(5e8).fill(1.5)` (a 4 GB

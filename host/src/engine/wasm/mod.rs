@@ -11,7 +11,8 @@
 //! Sandbox: the WASI context is empty (no preopened directories, environment,
 //! arguments or sockets, stdin empty, stdout/stderr discarded); `console.*`
 //! and the host's capabilities are reached only through the contract's `log`
-//! and `host` imports ([`Imports`], tagged with the tenant). Each store has a linear-memory cap and an epoch deadline.
+//! and `host` imports ([`Imports`], tagged with the tenant). Each store has
+//! a linear-memory cap and an epoch deadline.
 
 pub mod ticker;
 

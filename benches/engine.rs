@@ -24,7 +24,7 @@ use std::time::Duration;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
 use ssr::engine::wasm::WasmOptions;
-use ssr::engine::{EngineKind, EngineOptions, Engines, Instance, InstanceCaps, Plugin};
+use ssr::engine::{EngineKind, EngineOptions, Engines, Grants, Instance, InstanceCaps, Plugin};
 
 /// name, entry, url, whether to time instantiation and fresh renders.
 const WORKLOADS: &[(&str, &str, &str, bool)] = &[
@@ -84,7 +84,7 @@ fn engines(c: &mut Criterion) {
 
         let mut warm: Vec<(EngineKind, Box<dyn Instance>)> = Vec::new();
         for (kind, plugin) in &plugins {
-            let mut inst = plugin.instantiate("bench").unwrap();
+            let mut inst = plugin.instantiate(&Grants::new("bench")).unwrap();
             // Same bytes from every engine, or the comparison means nothing.
             assert_eq!(
                 inst.render_now(&req, deadline).unwrap().body,
@@ -101,7 +101,7 @@ fn engines(c: &mut Criterion) {
             let mut group = c.benchmark_group("instantiate");
             for (kind, plugin) in &plugins {
                 group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
-                    b.iter_batched(|| (), |()| plugin.instantiate("bench").unwrap(), batch)
+                    b.iter_batched(|| (), |()| plugin.instantiate(&Grants::new("bench")).unwrap(), batch)
                 });
             }
             group.finish();
@@ -110,7 +110,7 @@ fn engines(c: &mut Criterion) {
                 group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
                     b.iter_batched(
                         || {
-                            let mut inst = plugin.instantiate("bench").unwrap();
+                            let mut inst = plugin.instantiate(&Grants::new("bench")).unwrap();
                             inst.render_now(&req, deadline).unwrap();
                             inst
                         },
@@ -138,7 +138,7 @@ fn engines(c: &mut Criterion) {
             for (kind, plugin) in &plugins {
                 group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
                     b.iter(|| {
-                        let mut inst = plugin.instantiate("bench").unwrap();
+                        let mut inst = plugin.instantiate(&Grants::new("bench")).unwrap();
                         inst.render_now(&req, deadline).unwrap()
                     })
                 });

@@ -19,8 +19,9 @@
 //   through `host()` below, and only once the bundle's top level has run:
 //   what it drew at build time would be frozen into every instance.
 // - `__ssr.call(raw)` shapes the engine's raw request (below) into the
-//   renderer's `request`, and returns a promise of a normalized response
-//   `{status, headers: [[name, value]], body, ttl, vary}` (ttl: -1 host
+//   renderer's `request` (a `Request` for a fetch handler), and returns a
+//   promise of a normalized response `{status, headers: [[name, value]],
+//   body (a string or a Uint8Array), ttl, vary}` (ttl: -1 host
 //   default, -2 no-store, else seconds; vary: the headers declared and the
 //   headers read, '*' for all), or rejects; `__ssr.describe(reason)`
 //   turns a rejection into `{kind, message, stack}`. These three shapes are
@@ -639,6 +640,407 @@
   defineMissing('URLSearchParams', URLSearchParamsImpl);
   defineMissing('URL', URLImpl);
 
+  // -------------------------------------------- Headers, Blob, FormData,
+  // ------------------------------------------------- Request and Response
+  // The Fetch standard's classes, with Node's (undici's) behaviour as the
+  // reference. Not here yet: streaming bodies (`body` is null, and a
+  // ReadableStream body is refused) and `AbortSignal`.
+  const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+  const encoder = () => new g.TextEncoder();
+  const decoder = () => new g.TextDecoder();
+
+  // The request headers a render reads become part of its cache key (the
+  // host keys the page on their values): a Headers with `_reads` records
+  // each name read and '*' when all are listed.
+  class HeadersImpl {
+    constructor(init) {
+      this._list = [];
+      this._reads = null;
+      if (init === undefined || init === null) return;
+      if (init instanceof HeadersImpl) {
+        if (init._reads) init._reads.add('*');
+        this._list = init._list.map(([k, v]) => [k, v]);
+      } else if (typeof init !== 'object') {
+        throw new TypeError("Headers constructor: expected a record or a sequence of name/value pairs");
+      } else if (typeof init[Symbol.iterator] === 'function') {
+        for (const pair of init) {
+          const p = Array.from(pair);
+          if (p.length !== 2) throw new TypeError(`Headers constructor: expected name/value pair to be length 2, found ${p.length}.`);
+          this.append(p[0], p[1]);
+        }
+      } else {
+        for (const k of Object.keys(init)) this.append(k, init[k]);
+      }
+    }
+    _name(name, op) {
+      const s = String(name);
+      if (!TOKEN.test(s)) throw new TypeError(`Headers.${op}: "${s}" is an invalid header name.`);
+      return s.toLowerCase();
+    }
+    _read(name) {
+      if (this._reads) this._reads.add(name);
+      return name;
+    }
+    append(name, value) {
+      const n = this._name(name, 'append');
+      const v = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+      if (/[\0\r\n]/.test(v)) throw new TypeError(`Headers.append: "${v}" is an invalid header value.`);
+      this._list.push([n, v]);
+    }
+    delete(name) {
+      const n = this._name(name, 'delete');
+      this._list = this._list.filter(([k]) => k !== n);
+    }
+    get(name) {
+      const n = this._read(this._name(name, 'get'));
+      const values = this._list.filter(([k]) => k === n).map(([, v]) => v);
+      return values.length ? values.join(', ') : null;
+    }
+    getSetCookie() {
+      this._read('set-cookie');
+      return this._list.filter(([k]) => k === 'set-cookie').map(([, v]) => v);
+    }
+    has(name) {
+      const n = this._read(this._name(name, 'has'));
+      return this._list.some(([k]) => k === n);
+    }
+    set(name, value) {
+      const n = this._name(name, 'set');
+      this.delete(n);
+      this.append(n, value);
+    }
+    // Sorted by name, a name's values joined, each `set-cookie` apart.
+    *entries() {
+      if (this._reads) this._reads.add('*');
+      const names = Array.from(new Set(this._list.map(([k]) => k))).sort();
+      for (const n of names) {
+        if (n === 'set-cookie') {
+          for (const [k, v] of this._list) if (k === n) yield [n, v];
+        } else {
+          yield [n, this._list.filter(([k]) => k === n).map(([, v]) => v).join(', ')];
+        }
+      }
+    }
+    *keys() { for (const [k] of this.entries()) yield k; }
+    *values() { for (const [, v] of this.entries()) yield v; }
+    forEach(fn, thisArg) { for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this); }
+    [Symbol.iterator]() { return this.entries(); }
+    get [Symbol.toStringTag]() { return 'Headers'; }
+  }
+
+  // A body's bytes as a new Uint8Array (strings as UTF-8).
+  function bytesOf(part) {
+    if (typeof part === 'string') return encoder().encode(part);
+    if (part instanceof BlobImpl) return part._bytes;
+    if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
+    if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
+    return encoder().encode(String(part));
+  }
+  function concat(chunks) {
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) { out.set(c, at); at += c.length; }
+    return out;
+  }
+
+  class BlobImpl {
+    constructor(parts = [], options = {}) {
+      if (typeof parts !== 'object' || parts === null || typeof parts[Symbol.iterator] !== 'function') {
+        throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
+      }
+      this._bytes = concat(Array.from(parts, bytesOf));
+      const type = options && options.type !== undefined ? String(options.type) : '';
+      this._type = /^[\u0020-\u007e]*$/.test(type) ? type.toLowerCase() : '';
+    }
+    get size() { return this._bytes.length; }
+    get type() { return this._type; }
+    slice(start = 0, end = this.size, type = '') {
+      const at = (i) => (i < 0 ? Math.max(this.size + i, 0) : Math.min(i, this.size));
+      const b = new BlobImpl([], { type });
+      b._bytes = this._bytes.slice(at(start), Math.max(at(start), at(end)));
+      return b;
+    }
+    text() { return Promise.resolve(decoder().decode(this._bytes)); }
+    arrayBuffer() { return Promise.resolve(this._bytes.slice().buffer); }
+    bytes() { return Promise.resolve(this._bytes.slice()); }
+    get [Symbol.toStringTag]() { return 'Blob'; }
+  }
+  class FileImpl extends BlobImpl {
+    constructor(parts, name, options = {}) {
+      super(parts, options);
+      if (name === undefined) throw new TypeError("Failed to construct 'File': 2 arguments required, but only 1 present.");
+      this._name = String(name);
+      this._lastModified = options.lastModified === undefined ? Date.now() : Number(options.lastModified);
+    }
+    get name() { return this._name; }
+    get lastModified() { return this._lastModified; }
+    get [Symbol.toStringTag]() { return 'File'; }
+  }
+
+  class FormDataImpl {
+    constructor(form) {
+      if (form !== undefined) throw new TypeError("FormData constructor: a form element is not available on a server; build it with append()");
+      this._list = [];
+    }
+    _entry(value, filename) {
+      if (!(value instanceof BlobImpl)) return String(value);
+      if (value instanceof FileImpl && filename === undefined) return value;
+      return new FileImpl([value], filename === undefined ? 'blob' : String(filename), { type: value.type });
+    }
+    append(name, value, filename) { this._list.push([String(name), this._entry(value, filename)]); }
+    delete(name) { this._list = this._list.filter(([k]) => k !== String(name)); }
+    get(name) { const p = this._list.find(([k]) => k === String(name)); return p ? p[1] : null; }
+    getAll(name) { return this._list.filter(([k]) => k === String(name)).map(([, v]) => v); }
+    has(name) { return this._list.some(([k]) => k === String(name)); }
+    set(name, value, filename) {
+      const n = String(name);
+      const i = this._list.findIndex(([k]) => k === n);
+      const entry = [n, this._entry(value, filename)];
+      if (i < 0) this._list.push(entry);
+      else this._list = this._list.filter(([k], j) => j <= i || k !== n).map((p, j) => (j === i ? entry : p));
+    }
+    *entries() { for (const [k, v] of this._list) yield [k, v]; }
+    *keys() { for (const [k] of this._list) yield k; }
+    *values() { for (const [, v] of this._list) yield v; }
+    forEach(fn, thisArg) { for (const [k, v] of this._list) fn.call(thisArg, v, k, this); }
+    [Symbol.iterator]() { return this.entries(); }
+    get [Symbol.toStringTag]() { return 'FormData'; }
+  }
+
+  // The Fetch standard's "extract a body": [body, content type or null],
+  // the body a string or a Uint8Array that no one else holds.
+  function extractBody(body) {
+    if (typeof body === 'string') return [body, 'text/plain;charset=UTF-8'];
+    if (body instanceof URLSearchParamsImpl || (g.URLSearchParams && body instanceof g.URLSearchParams)) {
+      return [body.toString(), 'application/x-www-form-urlencoded;charset=UTF-8'];
+    }
+    if (body instanceof BlobImpl) return [body._bytes.slice(), body.type || null];
+    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return [bytesOf(body), null];
+    if (body instanceof FormDataImpl) {
+      const boundary = `----ssrFormBoundary${Math.random().toString(16).slice(2)}${Math.random().toString(16).slice(2)}`;
+      const escape = (s) => s.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+      const chunks = [];
+      for (const [name, value] of body._list) {
+        let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escape(name)}"`;
+        if (typeof value === 'string') {
+          chunks.push(bytesOf(`${head}\r\n\r\n${value.replace(/\r(?!\n)|(?<!\r)\n/g, '\r\n')}\r\n`));
+        } else {
+          head += `; filename="${escape(value.name)}"\r\nContent-Type: ${value.type || 'application/octet-stream'}\r\n\r\n`;
+          chunks.push(bytesOf(head), value._bytes, bytesOf('\r\n'));
+        }
+      }
+      chunks.push(bytesOf(`--${boundary}--\r\n`));
+      return [concat(chunks), `multipart/form-data; boundary=${boundary}`];
+    }
+    if (body !== null && typeof body === 'object' && typeof body.getReader === 'function') {
+      throw new TypeError('a ReadableStream body is not supported yet; pass a string or bytes');
+    }
+    return [String(body), 'text/plain;charset=UTF-8'];
+  }
+
+  // The Body mixin of Request and Response. `_body` is null, a string or a
+  // Uint8Array; `_used` is set once a method has read it.
+  const bodyMethods = {
+    _take() {
+      if (this._used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+      this._used = this._body !== null;
+      return Promise.resolve(this._body);
+    },
+    text() { return this._take().then((b) => (b === null ? '' : typeof b === 'string' ? b : decoder().decode(b))); },
+    bytes() { return this._take().then((b) => (b === null ? new Uint8Array(0) : typeof b === 'string' ? encoder().encode(b) : b.slice())); },
+    arrayBuffer() { return this.bytes().then((b) => b.buffer); },
+    json() { return this.text().then((t) => JSON.parse(t)); },
+    blob() { return this.bytes().then((b) => new BlobImpl([b], { type: this.headers.get('content-type') || '' })); },
+    formData() {
+      const given = this.headers.get('content-type') || '';
+      const type = given.toLowerCase();
+      if (type.startsWith('application/x-www-form-urlencoded')) {
+        return this.text().then((t) => {
+          const form = new FormDataImpl();
+          for (const [k, v] of new URLSearchParamsImpl(t)._list) form.append(k, v);
+          return form;
+        });
+      }
+      if (type.startsWith('multipart/form-data')) {
+        return this.bytes().then((b) => parseMultipart(b, given));
+      }
+      return Promise.reject(new TypeError(`formData() reads application/x-www-form-urlencoded or multipart/form-data bodies; this one is ${given ? `"${given}"` : 'untyped'}`));
+    },
+  };
+  function parseMultipart(bytes, type) {
+    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(type);
+    if (!m) throw new TypeError('formData(): the multipart/form-data body has no boundary');
+    // Latin-1 keeps one character per byte, so offsets map back to bytes.
+    const text = Array.from(bytes, (c) => String.fromCharCode(c)).join('');
+    const form = new FormDataImpl();
+    const parts = text.split(`--${m[1] || m[2]}`);
+    for (const part of parts.slice(1, -1)) {
+      const split = part.indexOf('\r\n\r\n');
+      if (split < 0) continue;
+      const head = part.slice(2, split);
+      const content = part.slice(split + 4, part.length - 2);
+      const name = /name="([^"]*)"/i.exec(head);
+      if (!name) continue;
+      const filename = /filename="([^"]*)"/i.exec(head);
+      const raw = Uint8Array.from(content, (c) => c.charCodeAt(0));
+      if (filename) {
+        const ct = /content-type:\s*([^\r\n]*)/i.exec(head);
+        form.append(name[1], new FileImpl([raw], filename[1], { type: ct ? ct[1] : '' }));
+      } else {
+        form.append(name[1], decoder().decode(raw));
+      }
+    }
+    return form;
+  }
+  function withBody(C) {
+    for (const [name, fn] of Object.entries(bodyMethods)) {
+      Object.defineProperty(C.prototype, name, { value: fn, writable: true, configurable: true });
+    }
+    Object.defineProperty(C.prototype, 'bodyUsed', { get() { return this._used; }, configurable: true });
+    // Streams come with streaming responses; until then a body is read whole.
+    Object.defineProperty(C.prototype, 'body', { get() { return null; }, configurable: true });
+  }
+  // Sets `_body`, and the content type the body implies unless set.
+  function setBody(target, body) {
+    target._body = null;
+    target._used = false;
+    if (body === undefined || body === null) return;
+    const [bytes, type] = extractBody(body);
+    target._body = bytes;
+    if (type !== null && !target._headers.has('content-type')) target._headers.append('content-type', type);
+  }
+
+  const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
+  class RequestImpl {
+    constructor(input, init = {}) {
+      const from = input instanceof RequestImpl ? input : null;
+      let url;
+      if (from) {
+        url = from._url;
+      } else {
+        try {
+          url = new URLImpl(String(input)).href;
+        } catch (_) {
+          throw new TypeError(`Failed to parse URL from ${String(input)}`);
+        }
+      }
+      let method = from ? from._method : 'GET';
+      if (init.method !== undefined) {
+        method = String(init.method);
+        if (!TOKEN.test(method)) throw new TypeError(`'${method}' is not a valid HTTP method.`);
+        if (METHODS.includes(method.toUpperCase())) method = method.toUpperCase();
+        if (['CONNECT', 'TRACE', 'TRACK'].includes(method.toUpperCase())) throw new TypeError(`'${method}' HTTP method is unsupported.`);
+      }
+      this._url = url;
+      this._method = method;
+      this._headers = new HeadersImpl(init.headers !== undefined ? init.headers : from ? from._headers : undefined);
+      this._redirect = init.redirect !== undefined ? String(init.redirect) : from ? from._redirect : 'follow';
+      if (!['follow', 'error', 'manual'].includes(this._redirect)) {
+        throw new TypeError(`Request constructor: ${this._redirect} is not an accepted type. Expected one of follow, manual, error.`);
+      }
+      const body = init.body !== undefined ? init.body : null;
+      if ((body !== null || (from && from._body !== null && init.body === undefined)) && (method === 'GET' || method === 'HEAD')) {
+        throw new TypeError('Request with GET/HEAD method cannot have body.');
+      }
+      if (init.body !== undefined) {
+        setBody(this, body);
+      } else if (from) {
+        if (from._used) throw new TypeError('Cannot construct a Request with a Request object that has already been used.');
+        this._body = from._body;
+        this._used = false;
+      } else {
+        this._body = null;
+        this._used = false;
+      }
+    }
+    get url() { return this._url; }
+    get method() { return this._method; }
+    get headers() { return this._headers; }
+    get redirect() { return this._redirect; }
+    get signal() { return null; }
+    get cache() { return 'default'; }
+    get credentials() { return 'same-origin'; }
+    get mode() { return 'cors'; }
+    get destination() { return ''; }
+    get referrer() { return 'about:client'; }
+    get integrity() { return ''; }
+    get keepalive() { return false; }
+    clone() {
+      if (this._used) throw new TypeError('Request.clone: Body has already been consumed.');
+      return new RequestImpl(this);
+    }
+    get [Symbol.toStringTag]() { return 'Request'; }
+  }
+  withBody(RequestImpl);
+
+  const NULL_BODY = [101, 103, 204, 205, 304];
+  const REDIRECTS = [301, 302, 303, 307, 308];
+  class ResponseImpl {
+    constructor(body = null, init = {}) {
+      const status = init.status === undefined ? 200 : Number(init.status);
+      if (!Number.isInteger(status) || status < 200 || status > 599) {
+        throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive.`);
+      }
+      this._status = status;
+      this._statusText = init.statusText === undefined ? '' : String(init.statusText);
+      this._headers = new HeadersImpl(init.headers);
+      this._type = 'default';
+      this._urlList = [];
+      if (body !== null && body !== undefined && NULL_BODY.includes(status)) {
+        throw new TypeError(`Response constructor: Invalid response status code ${status}`);
+      }
+      setBody(this, body);
+    }
+    static error() {
+      const r = new ResponseImpl(null, { status: 200 });
+      r._status = 0;
+      r._type = 'error';
+      return r;
+    }
+    static redirect(url, status = 302) {
+      let href;
+      try {
+        href = new URLImpl(String(url)).href;
+      } catch (_) {
+        throw new TypeError(`Failed to parse URL from ${String(url)}`);
+      }
+      if (!REDIRECTS.includes(status)) throw new RangeError(`Invalid status code ${status}`);
+      const r = new ResponseImpl(null, { status });
+      r._headers.set('location', href);
+      return r;
+    }
+    static json(data, init = {}) {
+      const text = JSON.stringify(data);
+      if (text === undefined) throw new TypeError('Value is not JSON serializable');
+      const r = new ResponseImpl(text, init);
+      r._headers.set('content-type', init.headers && new HeadersImpl(init.headers).get('content-type') || 'application/json');
+      return r;
+    }
+    get status() { return this._status; }
+    get ok() { return this._status >= 200 && this._status <= 299; }
+    get statusText() { return this._statusText; }
+    get headers() { return this._headers; }
+    get type() { return this._type; }
+    get url() { return this._urlList.length ? this._urlList[this._urlList.length - 1] : ''; }
+    get redirected() { return this._urlList.length > 1; }
+    clone() {
+      if (this._used) throw new TypeError('Response.clone: Body has already been consumed.');
+      const r = new ResponseImpl(null, { status: 200 });
+      Object.assign(r, this, { _headers: new HeadersImpl(this._headers), _urlList: this._urlList.slice() });
+      if (this._body instanceof Uint8Array) r._body = this._body.slice();
+      return r;
+    }
+    get [Symbol.toStringTag]() { return 'Response'; }
+  }
+  withBody(ResponseImpl);
+
+  defineMissing('Headers', HeadersImpl);
+  defineMissing('Blob', BlobImpl);
+  defineMissing('File', FileImpl);
+  defineMissing('FormData', FormDataImpl);
+  defineMissing('Request', RequestImpl);
+  defineMissing('Response', ResponseImpl);
+
   // ------------------------------------------------------ renderer driver
   class BadResult extends Error {}
 
@@ -672,16 +1074,42 @@
     throw new BadResult(`render() returned cache ${JSON.stringify(c)}; use "no-store", a number of seconds, or { ttl: seconds }`);
   }
 
+  // A fetch handler's `Cache-Control` as the host's ttl: shared caches
+  // never keep `private`, `no-store` or `no-cache` responses; `s-maxage`
+  // wins over `max-age`; otherwise the host's default.
+  function ttlOf(cacheControl) {
+    if (cacheControl === null) return -1;
+    const d = cacheControl.toLowerCase().split(',').map((x) => x.trim().replace(/\s*=\s*/, '='));
+    if (d.some((x) => /^(private|no-store|no-cache)(=|$)/.test(x))) return -2;
+    const age = d.find((x) => x.startsWith('s-maxage=')) || d.find((x) => x.startsWith('max-age='));
+    const n = age ? Number(age.split('=')[1].replace(/"/g, '')) : NaN;
+    return Number.isInteger(n) && n >= 0 ? Math.min(n, 0xffffffff) : -1;
+  }
+
+  // A fetch handler's Response, normalized.
+  function fromResponse(out) {
+    if (out._type === 'error') throw new BadResult('fetch() returned Response.error(); return a Response with a status from 200 to 599');
+    if (out._used) throw new BadResult("fetch() returned a Response whose body was already read; return a new one, or the Response's clone()");
+    const body = out._body === null ? '' : out._body;
+    return { status: out._status, headers: out._headers._list.map(([k, v]) => [k, v]), body, ttl: ttlOf(out._headers.get('cache-control')), vary: [] };
+  }
+
+  // A body the engine takes: a string, or a Uint8Array.
+  function bodyOf(body) {
+    if (typeof body === 'string' || body instanceof Uint8Array) return body;
+    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return bytesOf(body);
+    throw new BadResult(`render() returned an object whose body is ${kindOf(body)}; body must be a string or bytes (a Uint8Array)`);
+  }
+
   function normalize(out) {
     if (typeof out === 'string') {
       return { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: out, ttl: -1, vary: [] };
     }
+    if (out instanceof ResponseImpl) return fromResponse(out);
     if (out === null || typeof out !== 'object' || Array.isArray(out)) {
-      throw new BadResult(`render() returned ${kindOf(out)}; return an HTML string or { status, headers, body }`);
+      throw new BadResult(`${handlerName}() returned ${kindOf(out)}; ${handlerName === 'fetch' ? 'return a Response' : 'return an HTML string or { status, headers, body }'}`);
     }
-    if (typeof out.body !== 'string') {
-      throw new BadResult(`render() returned an object whose body is ${kindOf(out.body)}; body must be a string`);
-    }
+    const body = bodyOf(out.body);
     const status = out.status === undefined ? 200 : out.status;
     if (!Number.isInteger(status) || status < 200 || status > 599) {
       throw new BadResult(`render() returned status ${JSON.stringify(status)}; use an integer from 200 to 599`);
@@ -689,7 +1117,7 @@
     const headers = normalizeHeaders(out.headers);
     if (!headers.some(([k]) => k === 'content-type')) headers.push(['content-type', 'text/html; charset=utf-8']);
     const vary = Array.isArray(out.vary) ? out.vary.map((v) => String(v).toLowerCase()) : [];
-    return { status, headers, body: out.body, ttl: normalizeCache(out.cache), vary };
+    return { status, headers, body, ttl: normalizeCache(out.cache), vary };
   }
 
   // The renderer's frames only: the driver's own frames (this file) and the
@@ -743,28 +1171,69 @@
     return { method: raw.method, url: raw.url, href: raw.href, base: raw.base, path: raw.path, query, headers: recordingHeaders(headers, reads), tenant: raw.tenant };
   }
 
+  // The incoming request as a fetch handler's `Request`, made without
+  // parsing again what the host parsed.
+  function incomingRequest(raw, reads) {
+    const r = Object.create(RequestImpl.prototype);
+    r._url = raw.href;
+    r._method = raw.method;
+    r._headers = new HeadersImpl();
+    for (const [k, v] of raw.headers) r._headers._list.push([k.toLowerCase(), v]);
+    r._headers._reads = reads;
+    r._redirect = 'follow';
+    r._body = raw.body === undefined || raw.body === null ? null : raw.body;
+    r._used = false;
+    return r;
+  }
+
+  // A fetch handler's third argument. Work a promise passed to waitUntil()
+  // does after the response is not kept alive: timers and jobs left when a
+  // render settles are dropped.
+  const context = Object.freeze({ waitUntil() {}, passThroughOnException() {} });
+
+  // The tenant's vars and secrets, asked of the host once per instance:
+  // they change only with the tenant's version, which makes new instances.
+  let env = null;
+  function tenantEnv() {
+    if (env === null) env = Object.freeze(host('env', null).value || {});
+    return env;
+  }
+
+  // The renderer, set once the bundle's top level has run: (raw, reads) ->
+  // its result. `handlerName` names it in messages.
   let render = null;
+  let handlerName = 'render';
   const ssr = {
-    // Pick the renderer from a module namespace: `render`, a default
-    // function, or a default object with a `render` method.
+    // Pick the renderer from a module namespace: a default object with a
+    // `fetch` method (the Workers form), `render`, a default function, or a
+    // default object with a `render` method.
     resolve(ns) {
-      if (typeof ns.render === 'function') render = ns.render;
-      else if (typeof ns.default === 'function') render = ns.default;
-      else if (ns.default && typeof ns.default.render === 'function') render = ns.default.render.bind(ns.default);
+      const d = ns.default;
+      if (d && typeof d === 'object' && typeof d.fetch === 'function') {
+        handlerName = 'fetch';
+        render = (raw, reads) => d.fetch(incomingRequest(raw, reads), tenantEnv(), context);
+        return;
+      }
+      let fn = null;
+      if (typeof ns.render === 'function') fn = ns.render;
+      else if (typeof d === 'function') fn = d;
+      else if (d && typeof d.render === 'function') fn = d.render.bind(d);
       else {
         const names = Object.keys(ns);
-        throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export function render(request) { ... }\` or \`export default\``);
+        throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export default { fetch(request, env) { ... } }\` or \`export function render(request, env) { ... }\``);
       }
+      render = (raw, reads) => fn(shapeRequest(raw, reads), tenantEnv());
     },
     // `raw` is {method, url, href, base, path, query: [[name, value]], headers:
-    // [[name, value]], tenant}, as every engine passes it; the renderer sees
-    // `query` with each name's first value and `headers` with lower-case
-    // names, repeated ones joined with ", ".
+    // [[name, value]], tenant, body?: Uint8Array}, as every engine passes it;
+    // a fetch handler sees it as a Request, a render function as an object
+    // with `query` holding each name's first value and `headers` with
+    // lower-case names, repeated ones joined with ", ".
     // The response's `vary` lists the headers the renderer declared and
     // those it read.
     call(raw) {
       const reads = new Set();
-      return new Promise((ok) => ok(render(shapeRequest(raw, reads)))).then((out) => {
+      return new Promise((ok) => ok(render(raw, reads))).then((out) => {
         const res = normalize(out);
         for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
         return res;

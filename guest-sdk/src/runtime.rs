@@ -290,6 +290,9 @@ fn to_js<'js>(ctx: &Ctx<'js>, req: &Request) -> javy::quickjs::Result<Object<'js
     o.set("query", pairs(&req.query)?)?;
     o.set("headers", pairs(&req.headers)?)?;
     o.set("tenant", req.tenant.as_str())?;
+    if !req.body.is_empty() {
+        o.set("body", TypedArray::<u8>::new_copy(ctx.clone(), &req.body)?)?;
+    }
     Ok(o)
 }
 
@@ -302,10 +305,20 @@ fn from_js(out: &Object<'_>) -> javy::quickjs::Result<Response> {
             Ok((pair.get::<String>(0)?, pair.get::<String>(1)?))
         })
         .collect::<javy::quickjs::Result<Vec<_>>>()?;
+    // The prelude leaves a string body a string (encoding it in JavaScript
+    // would be slower) and makes any other body a `Uint8Array`.
+    let body: javy::quickjs::Value = out.get("body")?;
+    let body = match body.as_string() {
+        Some(text) => text.to_string()?.into_bytes(),
+        None => TypedArray::<u8>::from_value(body)?
+            .as_bytes()
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default(),
+    };
     Ok(Response {
         status: out.get("status")?,
         headers,
-        body: out.get("body")?,
+        body,
         cache: CachePolicy::from(out.get::<_, f64>("ttl")?),
         vary: out.get::<_, Vec<String>>("vary")?,
     })

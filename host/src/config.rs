@@ -212,6 +212,9 @@ settings! {
     memory_limit_mib: Mib = Mib(crate::engine::DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
     /// The largest response body a render may produce; past it, 500.
     max_response_kib: Kib = Kib(8192), "SSR_MAX_RESPONSE_KIB" { value_name = "KIB" };
+    /// The largest request body the host reads for a renderer (methods
+    /// other than GET and HEAD); past it, 413. A tenant may set a lower one.
+    max_request_kib: Kib = Kib(1024), "SSR_MAX_REQUEST_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// Warm instances each worker keeps, across tenants.

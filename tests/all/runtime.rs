@@ -140,7 +140,7 @@ fn with_instance(entry: &str, f: impl FnOnce(&mut dyn Instance)) {
     let loaded = engine
         .load(&std::fs::read(&p.plugin).unwrap(), InstanceCaps::default())
         .unwrap();
-    f(&mut loaded.instance("acme").unwrap());
+    f(&mut loaded.instance(&ssr::engine::Grants::new("acme")).unwrap());
 }
 
 /// The instance's memory after `warm` renders of `url`, then after `more`.

@@ -23,6 +23,7 @@ impl From<types::Request> for crate::Request {
             query: r.query,
             headers: r.headers,
             tenant: r.tenant,
+            body: r.body,
         }
     }
 }

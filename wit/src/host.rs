@@ -23,6 +23,7 @@ impl From<&crate::Request> for types::Request {
             query: r.query.clone(),
             headers: r.headers.clone(),
             tenant: r.tenant.clone(),
+            body: r.body.clone(),
         }
     }
 }

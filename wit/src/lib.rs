@@ -34,7 +34,7 @@ pub mod host;
 pub mod guest;
 
 /// The version of the `ssr:plugin` package a plugin must be built against.
-pub const VERSION: &str = "0.3.0";
+pub const VERSION: &str = "0.4.0";
 
 /// The web-API prelude every engine evaluates before a renderer's bundle.
 pub const PRELUDE: &str = include_str!("../prelude.js");
@@ -62,6 +62,10 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// The tenant the request was routed to.
     pub tenant: String,
+    /// The request body (empty for `GET` and `HEAD`). Not in the serde
+    /// form: V8 passes it beside the JSON, as bytes.
+    #[serde(skip)]
+    pub body: Vec<u8>,
 }
 
 impl Request {
@@ -78,6 +82,7 @@ impl Request {
             query: query_pairs(query),
             headers: Vec::new(),
             tenant: tenant.into(),
+            body: Vec::new(),
         }
     }
 }
@@ -137,9 +142,10 @@ pub struct Response {
     pub cache: CachePolicy,
     /// Request header names (lower-case) the response varies on.
     pub vary: Vec<String>,
-    /// UTF-8. Absent from V8's JSON, which carries it beside.
-    #[serde(default)]
-    pub body: String,
+    /// The body's bytes (UTF-8 when the renderer returned a string). Not in
+    /// the serde form: V8 passes it beside the JSON.
+    #[serde(skip)]
+    pub body: Vec<u8>,
 }
 
 /// Why a render failed (WIT `error-kind`).
@@ -250,6 +256,11 @@ pub mod calls {
     /// The most bytes one [`RANDOM`] call returns (the Web Crypto limit of
     /// `getRandomValues`).
     pub const RANDOM_MAX_BYTES: usize = 65536;
+
+    /// The tenant's vars and secrets, the handler's `env`. Arguments: none
+    /// (`null`); reply: a JSON object of name to value, no data. They
+    /// change only with the tenant's version, so an instance asks once.
+    pub const ENV: &str = "env";
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).
@@ -291,7 +302,7 @@ mod tests {
         let r: Response = serde_json::from_str(json).unwrap();
         assert_eq!(r.status, 201);
         assert_eq!(r.headers, [("a".to_string(), "1".to_string())]);
-        assert_eq!(r.body, "");
+        assert!(r.body.is_empty());
         assert_eq!(r.cache, CachePolicy::NoStore);
         assert_eq!(r.vary, ["cookie"]);
         let seq: Response = serde_json::from_str(r#"[201,[["a","1"]],-2,["cookie"]]"#).unwrap();

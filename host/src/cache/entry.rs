@@ -425,7 +425,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            body: String::new(),
+            body: Vec::new(),
             cache: CachePolicy::HostDefault,
             vary: vary.iter().map(|s| s.to_string()).collect(),
         }

@@ -11,8 +11,14 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use ssr::engine::{
-    DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Instance, InstanceCaps,
+    DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Grants, Instance,
+    InstanceCaps,
 };
+use ssr::tenant::env::{self, Env};
+
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    env::parse_var(text).map_err(|e| e.to_string())
+}
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -29,6 +35,13 @@ pub struct RenderArgs {
     /// The request method.
     #[arg(short = 'X', long, default_value = "GET")]
     method: String,
+    /// The request body (sent with any method but GET and HEAD; without
+    /// `-X`, the method becomes POST, as with curl).
+    #[arg(short = 'd', long, value_name = "BODY")]
+    data: Option<String>,
+    /// A var of the handler's `env`, `NAME=VALUE`; repeatable.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    vars: Vec<(String, String)>,
     /// The tenant id the renderer sees.
     #[arg(long, default_value = "local")]
     tenant: String,
@@ -57,6 +70,14 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     };
     let mut req = contract::Request::get(&args.tenant, &url);
     req.method = args.method.to_ascii_uppercase();
+    if let Some(data) = &args.data {
+        if req.method == "GET" {
+            req.method = "POST".into();
+        }
+        if req.method != "HEAD" {
+            req.body = data.clone().into_bytes();
+        }
+    }
     for h in &args.headers {
         let Some((name, value)) = h.split_once(':') else {
             bail!("header `{h}` has no `:`; write it as `name: value`");
@@ -73,7 +94,10 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         .get(args.engine)?
         .load_plugin(&bytes, InstanceCaps::default())
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
-    let mut instance = plugin.instantiate(&args.tenant)?;
+    let vars = args.vars.iter().cloned().collect();
+    env::check(&vars, &Env::new())?;
+    let grants = Grants::with_env(&args.tenant, &vars, &Env::new());
+    let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {
         repeat(&mut *instance, &req, deadline, args.repeat)?;
@@ -88,7 +112,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
                 }
                 writeln!(out)?;
             }
-            out.write_all(resp.body.as_bytes())?;
+            out.write_all(&resp.body)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }

@@ -1,4 +1,5 @@
-//! `ssr tenant add|ls|rm|purge`: the admin API from the command line.
+//! `ssr tenant add|ls|rm|purge|var|secret`: the admin API from the command
+//! line.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,9 +44,25 @@ enum TenantCommand {
         engine: Option<String>,
         /// A limit for this tenant, e.g. `render_deadline_ms=500`; one of
         /// render_deadline_ms, memory_limit_mib, max_response_kib,
-        /// max_concurrency; repeatable [default: the server's].
+        /// max_concurrency, max_request_kib; repeatable [default: the
+        /// server's].
         #[arg(long = "limit", value_name = "NAME=N")]
         limits: Vec<String>,
+        /// A var of the handler's `env`, e.g. `API=http://127.0.0.1:9000`;
+        /// repeatable. Shown by `ls`; for a value to hide, use `secret put`.
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+    },
+    /// Set or remove one var of a tenant's `env` (no new plugin needed; the
+    /// tenant's cache is purged).
+    Var {
+        #[command(subcommand)]
+        command: VarCommand,
+    },
+    /// Write-only values of a tenant's `env`: API tokens, keys.
+    Secret {
+        #[command(subcommand)]
+        command: SecretCommand,
     },
     /// List tenants.
     Ls,
@@ -57,6 +74,29 @@ enum TenantCommand {
         #[arg(long)]
         prefix: Option<String>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum VarCommand {
+    /// Set var NAME of tenant ID to VALUE.
+    Set {
+        id: String,
+        name: String,
+        value: String,
+    },
+    /// Remove var NAME of tenant ID.
+    Rm { id: String, name: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum SecretCommand {
+    /// Set secret NAME of tenant ID to what standard input holds (one
+    /// trailing newline is dropped), so the value is in no shell history.
+    Put { id: String, name: String },
+    /// The names of tenant ID's secrets (never their values).
+    Ls { id: String },
+    /// Remove secret NAME of tenant ID.
+    Rm { id: String, name: String },
 }
 
 pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
@@ -89,6 +129,7 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             mode,
             engine,
             limits,
+            vars,
         } => {
             let bytes = std::fs::read(plugin)
                 .with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
@@ -104,6 +145,9 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
                     bail!("limit `{l}` has no `=`; write it as `render_deadline_ms=500`");
                 };
                 query.push(format!("{}={}", enc(name), enc(value)));
+            }
+            for v in vars {
+                query.push(format!("var={}", enc(v)));
             }
             agent
                 .put(format!(
@@ -131,6 +175,51 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
                 .post(format!("{base}/_ssr/admin/tenants/{}/purge{q}", enc(id)))
                 .header("Authorization", &auth)
                 .send_empty()
+        }
+        TenantCommand::Var { command } => {
+            let path = |id: &str, name: &str| {
+                format!("{base}/_ssr/admin/tenants/{}/vars/{}", enc(id), enc(name))
+            };
+            match command {
+                VarCommand::Set { id, name, value } => agent
+                    .put(path(id, name))
+                    .header("Authorization", &auth)
+                    .send(value.as_bytes()),
+                VarCommand::Rm { id, name } => agent
+                    .delete(path(id, name))
+                    .header("Authorization", &auth)
+                    .call(),
+            }
+        }
+        TenantCommand::Secret { command } => {
+            let path = |id: &str, name: &str| {
+                format!(
+                    "{base}/_ssr/admin/tenants/{}/secrets/{}",
+                    enc(id),
+                    enc(name)
+                )
+            };
+            match command {
+                SecretCommand::Put { id, name } => {
+                    let mut value = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut value)
+                        .context("cannot read the secret from standard input")?;
+                    let value = value.strip_suffix('\n').unwrap_or(&value);
+                    let value = value.strip_suffix('\r').unwrap_or(value);
+                    agent
+                        .put(path(id, name))
+                        .header("Authorization", &auth)
+                        .send(value.as_bytes())
+                }
+                SecretCommand::Ls { id } => agent
+                    .get(format!("{base}/_ssr/admin/tenants/{}/secrets", enc(id)))
+                    .header("Authorization", &auth)
+                    .call(),
+                SecretCommand::Rm { id, name } => agent
+                    .delete(path(id, name))
+                    .header("Authorization", &auth)
+                    .call(),
+            }
         }
     };
     let mut response = response.with_context(|| format!("cannot reach the server at {base}"))?;

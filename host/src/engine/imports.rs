@@ -9,7 +9,8 @@
 //! a test, and no binding.
 //!
 //! Lifetime: one [`Imports`] per instance (a Wasm store or a V8 isolate),
-//! serving one tenant.
+//! serving one tenant version, whose [`Grants`] it shares with the
+//! version's other instances.
 //!
 //! Invariants:
 //! - Default-deny: a name that is not an arm here is refused, and so is a
@@ -18,21 +19,116 @@
 //!   `TypeError`). A refusal never fails the render by itself.
 //! - A call never blocks on I/O: the pool's workers rely on it
 //!   (`pool::worker`).
+//! - A secret's value never leaves through the host's side: console lines
+//!   and render errors pass [`Grants::redact`] before they are logged or
+//!   shown, and [`Grants`] prints no value (`Debug`).
 
-use contract::{LogLevel, Reply, calls};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
 
+use contract::{LogLevel, RenderError, Reply, calls};
+
+use super::EngineError;
 use super::console::Console;
+
+/// What a tenant version's renderer was given: its id, and its `env` (vars
+/// and secrets). Immutable: a change makes a new tenant version.
+#[derive(Default)]
+pub struct Grants {
+    pub tenant: Arc<str>,
+    /// Vars and secrets by name: the handler's `env`.
+    pub env: BTreeMap<String, String>,
+    /// The secrets' values, longest first (redacted in that order, so a
+    /// secret containing another is replaced whole).
+    secrets: Vec<(String, String)>,
+}
+
+impl Grants {
+    /// A renderer of `tenant` with an empty `env`.
+    pub fn new(tenant: &str) -> Arc<Grants> {
+        Arc::new(Grants {
+            tenant: tenant.into(),
+            ..Grants::default()
+        })
+    }
+
+    /// A renderer of `tenant` whose `env` holds `vars` and `secrets` (names
+    /// are distinct: the registry refuses a secret named like a var).
+    pub fn with_env(
+        tenant: &str,
+        vars: &BTreeMap<String, String>,
+        secrets: &BTreeMap<String, String>,
+    ) -> Arc<Grants> {
+        let mut env = vars.clone();
+        env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let mut hidden: Vec<(String, String)> = secrets
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        hidden.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        Arc::new(Grants {
+            tenant: tenant.into(),
+            env,
+            secrets: hidden,
+        })
+    }
+
+    /// `text` with every secret's value written as `[secret NAME]`.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        for (name, value) in &self.secrets {
+            if out.contains(value.as_str()) {
+                out = Cow::Owned(out.replace(value.as_str(), &format!("[secret {name}]")));
+            }
+        }
+        out
+    }
+
+    /// A render's outcome with no secret in its error's message or stack.
+    pub fn redact_error<T>(&self, out: Result<T, EngineError>) -> Result<T, EngineError> {
+        match out {
+            Err(EngineError::Js(e)) if !self.secrets.is_empty() => {
+                Err(EngineError::Js(RenderError {
+                    kind: e.kind,
+                    message: self.redact(&e.message).into_owned(),
+                    stack: e.stack.map(|s| self.redact(&s).into_owned()),
+                }))
+            }
+            other => other,
+        }
+    }
+}
+
+/// Names only: a value may be a secret.
+impl fmt::Debug for Grants {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Grants")
+            .field("tenant", &self.tenant)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
 
 /// One instance's way out to the host.
 pub struct Imports {
+    grants: Arc<Grants>,
     console: Console,
 }
 
 impl Imports {
-    pub fn new(tenant: &str) -> Imports {
+    pub fn new(grants: &Arc<Grants>) -> Imports {
         Imports {
-            console: Console::new(tenant),
+            console: Console::new(&grants.tenant),
+            grants: grants.clone(),
         }
+    }
+
+    /// What the instance was given.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
     }
 
     /// A new render starts: per-render budgets are whole again.
@@ -42,13 +138,17 @@ impl Imports {
 
     /// One `console.*` line.
     pub fn log(&self, level: LogLevel, message: &str) {
-        self.console.write(level, message);
+        self.console.write(level, &self.grants.redact(message));
     }
 
     /// Calls the capability `name` with `args` (JSON) and `data`.
     pub fn call(&self, name: &str, args: &str, _data: &[u8]) -> Result<Reply, String> {
         match name {
             calls::RANDOM => random(parse(name, args)?),
+            calls::ENV => Ok(Reply {
+                value: serde_json::to_string(&self.grants.env).map_err(|e| e.to_string())?,
+                data: Vec::new(),
+            }),
             _ => Err(format!(
                 "the host has no capability \"{name}\" (this plugin may need a newer host)"
             )),
@@ -83,7 +183,7 @@ mod tests {
 
     #[test]
     fn random_gives_the_bytes_asked_and_no_more_than_the_web_limit() {
-        let imports = Imports::new("t");
+        let imports = Imports::new(&Grants::new("t"));
         let reply = imports.call(calls::RANDOM, "32", &[]).unwrap();
         assert_eq!((reply.value.as_str(), reply.data.len()), ("", 32));
         assert_ne!(
@@ -107,7 +207,7 @@ mod tests {
 
     #[test]
     fn unknown_capabilities_and_bad_arguments_are_refused_by_name() {
-        let imports = Imports::new("t");
+        let imports = Imports::new(&Grants::new("t"));
         let err = imports.call("socket", "{}", &[]).unwrap_err();
         assert!(err.contains("no capability \"socket\""), "{err}");
         let err = imports.call(calls::RANDOM, "\"lots\"", &[]).unwrap_err();
@@ -115,5 +215,31 @@ mod tests {
             err.starts_with("random: bad arguments \"\\\"lots\\\"\""),
             "{err}"
         );
+    }
+
+    #[test]
+    fn env_holds_vars_and_secrets_and_secrets_are_redacted() {
+        let vars = BTreeMap::from([("API".to_string(), "http://x".to_string())]);
+        let secrets = BTreeMap::from([
+            ("TOKEN".to_string(), "s3cr3t-value".to_string()),
+            ("SHORT".to_string(), "s3cr3t".to_string()),
+        ]);
+        let grants = Grants::with_env("t", &vars, &secrets);
+        let imports = Imports::new(&grants);
+        let env = imports.call(calls::ENV, "null", &[]).unwrap().value;
+        assert_eq!(
+            env,
+            r#"{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}"#
+        );
+        assert_eq!(
+            grants.redact("a s3cr3t-value and a s3cr3t"),
+            "a [secret TOKEN] and a [secret SHORT]"
+        );
+        assert!(!format!("{grants:?}").contains("s3cr3t"));
+        let err = grants.redact_error::<()>(Err(EngineError::Js(RenderError::new(
+            contract::ErrorKind::Exception,
+            "Error: s3cr3t",
+        ))));
+        assert!(matches!(err, Err(EngineError::Js(e)) if e.message == "Error: [secret SHORT]"));
     }
 }

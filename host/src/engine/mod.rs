@@ -34,6 +34,7 @@ use thiserror::Error;
 
 use crate::artifact::ArtifactError;
 use crate::sched::Scheduling;
+pub use imports::Grants;
 
 /// Loads plugin artifacts (process lifetime).
 pub trait Engine: Send + Sync {
@@ -48,8 +49,9 @@ pub trait Engine: Send + Sync {
 
 /// One loaded plugin (one tenant version).
 pub trait Plugin: Send + Sync {
-    /// A new instance serving `tenant`, in the state the plugin was built in.
-    fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError>;
+    /// A new instance serving the tenant version `grants` describes, in the
+    /// state the plugin was built in.
+    fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError>;
 
     /// Whether its renders yield at the end of each time slice (see
     /// [`Rendering`]); one that cannot holds its thread until it ends.

@@ -7,10 +7,15 @@
 //! | `GET /_ssr/admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /_ssr/admin/tenants/{id}` | remove a tenant |
 //! | `POST /_ssr/admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache |
+//! | `PUT\|DELETE /_ssr/admin/tenants/{id}/vars/{name}` (body: the value) | set or remove a var |
+//! | `GET /_ssr/admin/tenants/{id}/secrets` | the names of a tenant's secrets |
+//! | `PUT\|DELETE /_ssr/admin/tenants/{id}/secrets/{name}` (body: the value) | set or remove a secret |
 //!
 //! Invariants: the token is compared in constant time; a plugin is fully
 //! validated and compiled (off the async threads) before anything is stored
-//! or published; a swap purges the tenant's cache.
+//! or published; a swap, and a change of a var or secret, purges the
+//! tenant's cache and drops its warm instances; no answer carries a
+//! secret's value.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -26,7 +31,7 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::tenant::{LimitOverrides, Registration, Settings, Tenant};
+use crate::tenant::{EnvChange, LimitOverrides, Registration, Settings, Tenant, env};
 
 /// Rejects requests without the admin bearer token.
 pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -49,6 +54,8 @@ pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: N
 pub struct TenantView {
     #[serde(flatten)]
     registration: Registration,
+    /// The names of its secrets (never their values).
+    secrets: Vec<String>,
     /// The limits in force: those the registration set, else the server's.
     applied_limits: AppliedLimitsView,
     stats: StatsView,
@@ -60,6 +67,7 @@ struct AppliedLimitsView {
     memory_limit_mib: usize,
     max_response_kib: usize,
     max_concurrency: usize,
+    max_request_kib: usize,
 }
 
 #[derive(Serialize)]
@@ -75,11 +83,13 @@ impl From<&Tenant> for TenantView {
         let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
         TenantView {
             registration: t.registration.clone(),
+            secrets: t.secret_names(),
             applied_limits: AppliedLimitsView {
                 render_deadline_ms: t.limits.render_deadline.as_millis(),
                 memory_limit_mib: t.limits.memory >> 20,
                 max_response_kib: t.limits.max_response_bytes >> 10,
                 max_concurrency: t.limits.concurrency,
+                max_request_kib: t.limits.max_request_bytes >> 10,
             },
             stats: StatsView {
                 requests: t.stats.requests.get(),
@@ -103,6 +113,10 @@ pub async fn put(
             "host" => settings.hosts.push(v),
             "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
             "engine" => settings.engine = Some(v.parse().map_err(ApiError::BadRequest)?),
+            "var" => {
+                let (name, value) = env::parse_var(&v)?;
+                settings.vars.insert(name, value);
+            }
             "debug" => {
                 settings.debug = match v.as_str() {
                     "true" | "1" => true,
@@ -121,7 +135,7 @@ pub async fn put(
                     .map_err(ApiError::BadRequest)?
                 {
                     return Err(ApiError::BadRequest(format!(
-                        "unknown setting `{other}`; the settings are `host` (repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
+                        "unknown setting `{other}`; the settings are `host` (repeatable), `var` (NAME=VALUE, repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
                         LimitOverrides::NAMES
                     )));
                 }
@@ -129,16 +143,10 @@ pub async fn put(
         }
     }
     let app = state.clone();
-    let put = tokio::task::spawn_blocking(move || {
-        let put = app.registry.put(&id, &body, settings)?;
-        // The old version's warm instances, and their memory, go now.
-        app.pool.forget(&id, Some(put.tenant.version()));
-        Ok::<_, crate::tenant::TenantError>(put)
-    })
+    let put = tokio::task::spawn_blocking(move || app.registry.put(&id, &body, settings))
     .await
     .map_err(|_| ApiError::Internal)??;
-    // Old pages carry the old version in their keys; drop them now.
-    state.cache.purge(&put.tenant.id, None);
+    forget_old(&state, &put.tenant);
     tracing::info!(
         tenant = &*put.tenant.id,
         version = put.tenant.version(),
@@ -151,6 +159,89 @@ pub async fn put(
         StatusCode::OK
     };
     Ok((status, Json(TenantView::from(&*put.tenant))).into_response())
+}
+
+/// After `tenant` became its id's current version: the old version's warm
+/// instances (and their memory) and pages (whose keys carry the old
+/// version) go now.
+fn forget_old(state: &AppState, tenant: &Tenant) {
+    state.pool.forget(&tenant.id, Some(tenant.version()));
+    state.cache.purge(&tenant.id, None);
+}
+
+/// `PUT .../vars/{name}` and `.../secrets/{name}`: the body is the value.
+fn value_of(body: &Bytes, name: &str) -> Result<String, ApiError> {
+    String::from_utf8(body.to_vec()).map_err(|_| {
+        ApiError::BadRequest(format!(
+            "the value of `{name}` is not UTF-8; send it as text"
+        ))
+    })
+}
+
+/// Applies one change of a tenant's `env` (it writes and syncs files: off
+/// the async threads).
+async fn change_env(
+    state: &Arc<AppState>,
+    id: &str,
+    change: EnvChange,
+) -> Result<Arc<Tenant>, ApiError> {
+    let (app, id) = (state.clone(), id.to_string());
+    let tenant = tokio::task::spawn_blocking(move || app.registry.change_env(&id, change))
+        .await
+        .map_err(|_| ApiError::Internal)??;
+    forget_old(state, &tenant);
+    Ok(tenant)
+}
+
+pub async fn set_var(
+    State(state): State<Arc<AppState>>,
+    Path((id, name)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<Json<TenantView>, ApiError> {
+    let value = value_of(&body, &name)?;
+    let tenant = change_env(&state, &id, EnvChange::SetVar(name.clone(), value)).await?;
+    tracing::info!(tenant = id, var = name, "var set");
+    Ok(Json(TenantView::from(&*tenant)))
+}
+
+pub async fn remove_var(
+    State(state): State<Arc<AppState>>,
+    Path((id, name)): Path<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    change_env(&state, &id, EnvChange::RemoveVar(name.clone())).await?;
+    tracing::info!(tenant = id, var = name, "var removed");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn secrets(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<String>>, ApiError> {
+    let t = state
+        .registry
+        .get(&id)
+        .ok_or_else(|| ApiError::NotFound(format!("no tenant `{id}`")))?;
+    Ok(Json(t.secret_names()))
+}
+
+pub async fn put_secret(
+    State(state): State<Arc<AppState>>,
+    Path((id, name)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let value = value_of(&body, &name)?;
+    change_env(&state, &id, EnvChange::PutSecret(name.clone(), value)).await?;
+    tracing::info!(tenant = id, secret = name, "secret set");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn remove_secret(
+    State(state): State<Arc<AppState>>,
+    Path((id, name)): Path<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    change_env(&state, &id, EnvChange::RemoveSecret(name.clone())).await?;
+    tracing::info!(tenant = id, secret = name, "secret removed");
+    Ok(StatusCode::NO_CONTENT)
 }
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Json<Vec<TenantView>> {

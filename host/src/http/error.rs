@@ -70,7 +70,7 @@ impl From<TenantError> for ApiError {
     fn from(e: TenantError) -> ApiError {
         let said = Chain(&e).to_string();
         match e {
-            TenantError::NotFound(_) => ApiError::NotFound(said),
+            TenantError::NotFound(_) | TenantError::NoEntry { .. } => ApiError::NotFound(said),
             TenantError::HostTaken { .. } => ApiError::Conflict(said),
             TenantError::TooLarge { .. } => ApiError::TooLarge(said),
             TenantError::Plugin(EngineError::Transient(_)) => ApiError::TryAgain(said),
@@ -78,6 +78,7 @@ impl From<TenantError> for ApiError {
             | TenantError::InvalidHost(_)
             | TenantError::Empty
             | TenantError::Limit(_)
+            | TenantError::Env(_)
             | TenantError::Plugin(_) => ApiError::BadRequest(said),
             TenantError::Storage(_) => {
                 tracing::error!("{said}");

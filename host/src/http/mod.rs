@@ -127,8 +127,8 @@ pub const HOST_PREFIX: &str = "/_ssr";
 /// `routes::answer` (then `routes::render` on a miss), because routing a page through axum (a boxed future, a
 /// map of path parameters, the method router) cost about 10% of a 1 KiB
 /// cache hit (`benches/hits.sh`, profiled with perf). Layers: body limits on
-/// the admin API only (1 MiB, the plugin size on its PUT); pages never read
-/// a body. Renders answer 504 on their own deadline (`routes::submit`). No
+/// the admin API only (1 MiB, the plugin size on its PUT); a page reads its
+/// body itself, up to its tenant's `max_request_kib` (`routes::render`). Renders answer 504 on their own deadline (`routes::submit`). No
 /// per-request tracing or timeout layer on purpose: each costs a clock read
 /// or a timer per request, which the cache-hit path cannot afford
 /// (`benches/load.sh`); failures are logged where they happen, with the
@@ -143,11 +143,11 @@ pub fn app(state: Arc<AppState>) -> listen::Service {
         if let Some(host) = host.as_ref().filter(|_| is_host_path(req.uri().path())) {
             return Box::pin(routed(host.clone(), req));
         }
-        let (parts, _body) = req.into_parts();
+        let (parts, body) = req.into_parts();
         match routes::answer(&state, &parts) {
             routes::Step::Done(resp) => Box::pin(std::future::ready(resp)),
             routes::Step::Render(pending) => {
-                Box::pin(routes::render(state.clone(), parts, pending))
+                Box::pin(routes::render(state.clone(), parts, body, pending))
             }
         }
     })
@@ -180,6 +180,15 @@ pub fn host_app(state: Arc<AppState>) -> Router {
                 .layer(DefaultBodyLimit::max(state.config.max_plugin_mib.bytes())),
         )
         .route("/admin/tenants/{id}/purge", post(admin::purge))
+        .route(
+            "/admin/tenants/{id}/vars/{name}",
+            put(admin::set_var).delete(admin::remove_var),
+        )
+        .route("/admin/tenants/{id}/secrets", get(admin::secrets))
+        .route(
+            "/admin/tenants/{id}/secrets/{name}",
+            put(admin::put_secret).delete(admin::remove_secret),
+        )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             admin::authorize,

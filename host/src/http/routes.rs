@@ -19,6 +19,7 @@ use axum::body::Body;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use hyper::body::Incoming;
 
 use super::AppState;
 use super::error::ApiError;
@@ -98,10 +99,15 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
     }
 }
 
-/// Finishes a request [`answer`] could not: renders it (sharing the render
-/// with concurrent requests of the same full key), stores what may be
-/// stored, and responds.
-pub async fn render(state: Arc<AppState>, parts: Parts, pending: Pending) -> Response {
+/// Finishes a request [`answer`] could not: reads its body (for a method
+/// that has one), renders it (sharing the render with concurrent requests
+/// of the same full key), stores what may be stored, and responds.
+pub async fn render(
+    state: Arc<AppState>,
+    parts: Parts,
+    body: Incoming,
+    pending: Pending,
+) -> Response {
     let Pending {
         tenant,
         base,
@@ -110,7 +116,13 @@ pub async fn render(state: Arc<AppState>, parts: Parts, pending: Pending) -> Res
         cache,
     } = pending;
     let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
-    let request = request(&tenant, method, uri, &base, &target, headers);
+    let mut request = request(&tenant, method, uri, &base, &target, headers);
+    if has_body(method) {
+        match read_body(body, headers, tenant.limits.max_request_bytes).await {
+            Ok(bytes) => request.body = bytes,
+            Err(e) => return e.into_response(),
+        }
+    }
     let state = &*state;
     let how = if cache.is_some() { "miss" } else { "bypass" };
     let rendered = match cache {
@@ -138,6 +150,35 @@ pub async fn render(state: Arc<AppState>, parts: Parts, pending: Pending) -> Res
 /// Whether responses to `method` may come from and go to the cache.
 fn cache_of(method: &Method) -> bool {
     *method == Method::GET || *method == Method::HEAD
+}
+
+/// Whether the renderer gets the body of a request with `method`: every
+/// method but GET and HEAD, whose bodies have no meaning (RFC 9110 9.3.1).
+fn has_body(method: &Method) -> bool {
+    !cache_of(method)
+}
+
+/// The request body, up to `limit` bytes; past it a 413 that says the limit
+/// (before reading anything when `Content-Length` says so already).
+async fn read_body(body: Incoming, headers: &HeaderMap, limit: usize) -> Result<Vec<u8>, ApiError> {
+    use http_body_util::{BodyExt, LengthLimitError, Limited};
+    let too_large = || {
+        ApiError::TooLarge(format!(
+            "the request body is over this site's limit of {} KiB; send a smaller one",
+            limit >> 10
+        ))
+    };
+    let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes().to_vec()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(e) => Err(ApiError::BadRequest(format!(
+            "reading the request body failed: {e}"
+        ))),
+    }
 }
 
 /// Step 2: which tenant, the base path it was routed by (`/t/<id>` or ""),
@@ -201,6 +242,7 @@ fn request(
             .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
             .collect(),
         tenant: tenant.id.to_string(),
+        body: Vec::new(),
     }
 }
 

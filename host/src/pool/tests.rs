@@ -75,7 +75,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 fn body(r: Result<super::Rendered, PoolError>) -> String {
-    r.expect("rendered").response.body
+    String::from_utf8(r.expect("rendered").response.body).expect("UTF-8")
 }
 
 #[test]

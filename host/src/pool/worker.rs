@@ -359,7 +359,7 @@ pub(super) async fn render(
     drop(stale);
     let mut instance = match reused {
         Some(instance) => instance,
-        None => tenant.plugin.instantiate(&tenant.id)?,
+        None => tenant.plugin.instantiate(&tenant.grants)?,
     };
     let out = instance
         .render(request, remaining.min(tenant.limits.render_deadline))

@@ -18,11 +18,12 @@ use crate::engine::{self, EngineKind};
 /// Each limit's name and largest value (the smallest is 1): bounds that keep
 /// every stored value usable (no overflow in a unit conversion, no
 /// semaphore beyond what tokio allows).
-pub const RANGES: [(&str, u64); 4] = [
+pub const RANGES: [(&str, u64); 5] = [
     ("render_deadline_ms", 600_000),
     ("memory_limit_mib", 1 << 20),
     ("max_response_kib", 1 << 22),
     ("max_concurrency", 4_096),
+    ("max_request_kib", 1 << 22),
 ];
 
 /// The limits a registration may set; each one not set is the server's default.
@@ -42,6 +43,9 @@ pub struct LimitOverrides {
     /// wait for one to finish (within the request's deadline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrency: Option<usize>,
+    /// The largest request body the host reads for this tenant, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_request_kib: Option<usize>,
 }
 
 impl LimitOverrides {
@@ -58,14 +62,14 @@ impl LimitOverrides {
             "memory_limit_mib" => self.memory_limit_mib = Some(n()? as usize),
             "max_response_kib" => self.max_response_kib = Some(n()? as usize),
             "max_concurrency" => self.max_concurrency = Some(n()? as usize),
+            "max_request_kib" => self.max_request_kib = Some(n()? as usize),
             _ => return Ok(false),
         }
         Ok(true)
     }
 
     /// The names [`LimitOverrides::set`] knows, for error messages.
-    pub const NAMES: &'static str =
-        "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`";
+    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`";
 
     /// Checks that each limit set is within its range ([`RANGES`]): what a
     /// stored registration must pass to be applied at all.
@@ -75,6 +79,7 @@ impl LimitOverrides {
             self.memory_limit_mib.map(|v| v as u64),
             self.max_response_kib.map(|v| v as u64),
             self.max_concurrency.map(|v| v as u64),
+            self.max_request_kib.map(|v| v as u64),
         ];
         for ((name, max), value) in RANGES.iter().zip(set) {
             if let Some(v) = value
@@ -98,6 +103,14 @@ impl LimitOverrides {
             return Err(TenantError::Limit(format!(
                 "`max_response_kib` {kib} is over the server's --max-response-kib {}; a tenant may lower it, not raise it",
                 d.max_response_bytes >> 10
+            )));
+        }
+        if let Some(kib) = self.max_request_kib
+            && kib > d.max_request_bytes >> 10
+        {
+            return Err(TenantError::Limit(format!(
+                "`max_request_kib` {kib} is over the server's --max-request-kib {}; a tenant may lower it, not raise it",
+                d.max_request_bytes >> 10
             )));
         }
         if let Some(mib) = self.memory_limit_mib
@@ -128,6 +141,10 @@ impl LimitOverrides {
             concurrency: self
                 .max_concurrency
                 .unwrap_or_else(|| d.concurrency(engine)),
+            max_request_bytes: self
+                .max_request_kib
+                .map_or(d.max_request_bytes, |k| k << 10)
+                .min(d.max_request_bytes),
         }
     }
 }
@@ -140,6 +157,7 @@ pub struct Defaults {
     pub render_deadline: Duration,
     pub memory_limit: usize,
     pub max_response_bytes: usize,
+    pub max_request_bytes: usize,
     /// `--tenant-concurrency`; `None` picks per engine (see
     /// [`Defaults::concurrency`]).
     pub concurrency: Option<usize>,
@@ -179,6 +197,7 @@ impl From<&crate::config::Config> for Defaults {
             render_deadline: c.render_deadline.duration(),
             memory_limit: c.memory_limit_mib.bytes(),
             max_response_bytes: c.max_response_kib.bytes(),
+            max_request_bytes: c.max_request_kib.bytes(),
             concurrency: c.tenant_concurrency,
             workers: c.workers,
             renders_per_worker: c.renders_per_worker,
@@ -193,6 +212,7 @@ pub struct AppliedLimits {
     pub memory: usize,
     pub max_response_bytes: usize,
     pub concurrency: usize,
+    pub max_request_bytes: usize,
 }
 
 impl AppliedLimits {

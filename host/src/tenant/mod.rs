@@ -21,6 +21,7 @@
 //!   an id only while it is free: it never replaces, removes or is stored
 //!   over a registration made through the admin API.
 
+pub mod env;
 mod limits;
 mod store;
 
@@ -34,7 +35,8 @@ use thiserror::Error;
 
 use crate::counter::Striped;
 pub use crate::engine::Mode;
-use crate::engine::{EngineError, EngineKind, Engines, Plugin};
+use crate::engine::{EngineError, EngineKind, Engines, Grants, Plugin};
+use env::Env;
 pub use limits::{AppliedLimits, Defaults, LimitOverrides};
 pub use store::Store;
 
@@ -57,6 +59,9 @@ pub struct Settings {
     /// this tenant's error pages, for its developers; off by default.
     #[serde(default)]
     pub debug: bool,
+    /// Vars, plain settings the handler reads from `env` (`env.rs`).
+    #[serde(default)]
+    pub vars: Env,
 }
 
 /// Per-tenant counters, carried across versions, with the tenant's metric
@@ -105,6 +110,9 @@ pub struct Registration {
     /// Error pages carry the failure's detail (`Settings::debug`).
     #[serde(default)]
     pub debug: bool,
+    /// The handler's vars (`env.rs`); its secrets are stored apart.
+    #[serde(default)]
+    pub vars: Env,
     /// An example plugin the server registered itself (`--demo`): in memory
     /// only, and any registration of the id replaces it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -133,6 +141,10 @@ pub struct Tenant {
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
     pub retired: AtomicBool,
+    /// What its instances are given: the id, and `env` (vars and secrets).
+    pub grants: Arc<Grants>,
+    /// The secrets' values, by name; never shown.
+    secrets: Arc<Env>,
 }
 
 impl Tenant {
@@ -141,9 +153,12 @@ impl Tenant {
         plugin: Arc<dyn Plugin>,
         limits: AppliedLimits,
         stats: Arc<Stats>,
+        secrets: Arc<Env>,
     ) -> Tenant {
         Tenant {
             id: registration.id.as_str().into(),
+            grants: Grants::with_env(&registration.id, &registration.vars, &secrets),
+            secrets,
             registration,
             plugin,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
@@ -165,6 +180,19 @@ impl Tenant {
     pub fn engine(&self) -> EngineKind {
         self.registration.engine
     }
+
+    /// The names of its secrets.
+    pub fn secret_names(&self) -> Vec<String> {
+        self.secrets.keys().cloned().collect()
+    }
+}
+
+/// A change of one tenant's `env` ([`Registry::change_env`]).
+pub enum EnvChange {
+    SetVar(String, String),
+    RemoveVar(String),
+    PutSecret(String, String),
+    RemoveSecret(String),
 }
 
 /// Why a tenant operation failed. `http/error.rs` maps these to 4xx.
@@ -188,8 +216,16 @@ pub enum TenantError {
     Empty,
     #[error("invalid limit: {0}")]
     Limit(String),
+    #[error("invalid env: {0}")]
+    Env(String),
     #[error("no tenant `{0}`")]
     NotFound(String),
+    #[error("tenant `{tenant}` has no {what} `{name}`")]
+    NoEntry {
+        tenant: String,
+        what: &'static str,
+        name: String,
+    },
     #[error("the plugin was refused")]
     Plugin(#[from] EngineError),
     #[error("storing the tenant failed")]
@@ -270,7 +306,8 @@ impl Registry {
                 reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
                 let stats = Arc::new(Stats::new(&r.id));
                 let limits = r.limits.resolve(r.engine, &reg.defaults);
-                let tenant = Arc::new(Tenant::new(r, saved.plugin, limits, stats));
+                let secrets = Arc::new(saved.secrets);
+                let tenant = Arc::new(Tenant::new(r, saved.plugin, limits, stats, secrets));
                 reg.publish(&writing, tenant);
             }
         }
@@ -343,6 +380,8 @@ impl Registry {
             });
         }
         settings.limits.validate(&self.defaults)?;
+        // The id's secrets stay across registrations; checked again below.
+        env::check(&settings.vars, &self.secrets_of(id))?;
         let hosts = settings
             .hosts
             .iter()
@@ -371,8 +410,11 @@ impl Registry {
         if demo && self.get(id).is_some() {
             return Ok(None);
         }
-        // Checked again: another registration may have taken a host since.
+        // Checked again: another registration may have taken a host, or a
+        // secret a var's name, since.
         self.check_hosts_free(id, &hosts)?;
+        let secrets = self.secrets_of(id);
+        env::check(&settings.vars, &secrets)?;
         let registration = Registration {
             id: id.to_string(),
             version: self.next_version.fetch_add(1, Ordering::Relaxed),
@@ -381,12 +423,11 @@ impl Registry {
             engine,
             limits: settings.limits,
             debug: settings.debug,
+            vars: settings.vars,
             demo,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),
-            updated_unix: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            updated_unix: now_unix(),
         };
         if let Some(store) = store {
             store.save(&registration, bytes, compiled.as_deref())?;
@@ -395,9 +436,68 @@ impl Registry {
             .get(id)
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
-        let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats));
+        let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats, secrets));
         let created = self.publish(&writing, tenant.clone());
         Ok(Some(Put { tenant, created }))
+    }
+
+    /// The current secrets of tenant `id` (none for an unknown id).
+    fn secrets_of(&self, id: &str) -> Arc<Env> {
+        self.get(id).map(|t| t.secrets.clone()).unwrap_or_default()
+    }
+
+    /// Changes one var or secret of tenant `id`: a new version of the
+    /// tenant with the same plugin (so its cache keys and warm instances
+    /// are new too), stored (secrets, then the record) before it is
+    /// published.
+    pub fn change_env(&self, id: &str, change: EnvChange) -> Result<Arc<Tenant>, TenantError> {
+        let writing = crate::sync::lock(&self.writes);
+        let current = self
+            .get(id)
+            .ok_or_else(|| TenantError::NotFound(id.to_string()))?;
+        let mut vars = current.registration.vars.clone();
+        let mut secrets = Env::clone(&current.secrets);
+        let absent = |what, name: &str| TenantError::NoEntry {
+            tenant: id.to_string(),
+            what,
+            name: name.to_string(),
+        };
+        match change {
+            EnvChange::SetVar(name, value) => {
+                env::check_name(&name)?;
+                vars.insert(name, value);
+            }
+            EnvChange::RemoveVar(name) => {
+                vars.remove(&name).ok_or_else(|| absent("var", &name))?;
+            }
+            EnvChange::PutSecret(name, value) => {
+                env::check_name(&name)?;
+                secrets.insert(name, value);
+            }
+            EnvChange::RemoveSecret(name) => {
+                secrets.remove(&name).ok_or_else(|| absent("secret", &name))?;
+            }
+        }
+        env::check(&vars, &secrets)?;
+        let mut registration = current.registration.clone();
+        registration.version = self.next_version.fetch_add(1, Ordering::Relaxed);
+        registration.vars = vars;
+        registration.updated_unix = now_unix();
+        if let Some(store) = self.store.as_ref().filter(|_| !registration.demo) {
+            if secrets != *current.secrets {
+                store.save_secrets(id, &secrets)?;
+            }
+            store.save_record(&registration)?;
+        }
+        let tenant = Arc::new(Tenant::new(
+            registration,
+            current.plugin.clone(),
+            current.limits,
+            current.stats.clone(),
+            Arc::new(secrets),
+        ));
+        self.publish(&writing, tenant.clone());
+        Ok(tenant)
     }
 
     /// Removes tenant `id`.
@@ -450,6 +550,12 @@ impl Registry {
             None => true,
         }
     }
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Tenant ids: 1-63 of `a-z0-9-`, not starting with `-`.

@@ -7,6 +7,8 @@
 //! <data-dir>/plugins/<digest>.cwasm   the same, compiled for this host
 //!                                     (Wasm tenants only; written once)
 //! <data-dir>/tenants/<id>.json        the registration, naming a digest
+//! <data-dir>/secrets/<id>.json        the tenant's secrets, name to value
+//!                                     (mode 0600, in a 0700 directory)
 //! ```
 //!
 //! Invariants (crash safety):
@@ -15,7 +17,11 @@
 //!   durable, so a `<id>.json` never points at a missing or partial plugin:
 //!   after a crash at any moment a tenant has its old registration or its
 //!   new one.
-//! - Plugin files no registration names are garbage, removed at start-up.
+//! - Plugin files no registration names are garbage, removed at start-up,
+//!   and so are secrets of no registration.
+//! - Secrets are written before the registration whose version they go
+//!   with; they are never in a registration, so never in what the admin API
+//!   shows or what a plugin file holds.
 //! - Files are content-addressed by SHA-256 and never rewritten while a
 //!   registration names them; a `.wasm` read back whose SHA-256 is not its
 //!   name is refused (that tenant is skipped), never run.
@@ -29,35 +35,63 @@ use std::sync::Arc;
 
 use super::Defaults;
 use super::Registration;
+use super::env::Env;
 use crate::engine::{EngineKind, Engines, Plugin};
-use crate::fs::{sync_dir, write_atomically};
+use crate::fs::{sync_dir, write_atomically, write_private};
 use crate::report::Chain;
 
-/// A stored registration with its loaded plugin.
+/// A stored registration with its loaded plugin and its secrets.
 pub struct Saved {
     pub registration: Registration,
     pub plugin: Arc<dyn Plugin>,
+    pub secrets: Env,
 }
 
 /// The data dir.
 pub struct Store {
     plugins: PathBuf,
     tenants: PathBuf,
+    secrets: PathBuf,
 }
 
 impl Store {
     pub fn open(dir: &Path) -> std::io::Result<Store> {
+        use std::os::unix::fs::PermissionsExt;
         let store = Store {
             plugins: dir.join("plugins"),
             tenants: dir.join("tenants"),
+            secrets: dir.join("secrets"),
         };
         std::fs::create_dir_all(&store.plugins)?;
         std::fs::create_dir_all(&store.tenants)?;
+        std::fs::create_dir_all(&store.secrets)?;
+        std::fs::set_permissions(&store.secrets, std::fs::Permissions::from_mode(0o700))?;
         Ok(store)
     }
 
     fn record_path(&self, id: &str) -> PathBuf {
         self.tenants.join(format!("{id}.json"))
+    }
+
+    fn secrets_path(&self, id: &str) -> PathBuf {
+        self.secrets.join(format!("{id}.json"))
+    }
+
+    /// Persists tenant `id`'s secrets (none: removes the file).
+    pub fn save_secrets(&self, id: &str, secrets: &Env) -> std::io::Result<()> {
+        if secrets.is_empty() {
+            return remove_file(&self.secrets_path(id), &self.secrets);
+        }
+        let json = serde_json::to_vec(secrets).map_err(std::io::Error::other)?;
+        write_private(&self.secrets_path(id), &json)
+    }
+
+    fn load_secrets(&self, id: &str) -> Result<Env, String> {
+        match std::fs::read(self.secrets_path(id)) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| format!("secrets file: {e}")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Env::new()),
+            Err(e) => Err(format!("secrets file: {e}")),
+        }
     }
 
     /// Persists a registration: plugin files first, then the record.
@@ -78,16 +112,19 @@ impl Store {
                 compiled,
             )?;
         }
+        self.save_record(record)
+    }
+
+    /// Writes a registration whose plugin files are already stored.
+    pub fn save_record(&self, record: &Registration) -> std::io::Result<()> {
         let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
         write_atomically(&self.record_path(&record.id), &json)
     }
 
+    /// Removes tenant `id`: its registration, then its secrets.
     pub fn remove(&self, id: &str) -> std::io::Result<()> {
-        match std::fs::remove_file(self.record_path(id)) {
-            Ok(()) => sync_dir(&self.tenants),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(e),
-        }
+        remove_file(&self.record_path(id), &self.tenants)?;
+        remove_file(&self.secrets_path(id), &self.secrets)
     }
 
     /// Every stored registration that loads; a broken one is logged and
@@ -113,6 +150,15 @@ impl Store {
                 Err(e) => {
                     metrics::counter!("ssr_tenants_skipped_total").increment(1);
                     tracing::error!(file = %path.display(), "skipping a stored tenant: {e}")
+                }
+            }
+        }
+        let ids: HashSet<&str> = saved.iter().map(|s| s.registration.id.as_str()).collect();
+        if let Ok(entries) = std::fs::read_dir(&self.secrets) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !name.strip_suffix(".json").is_some_and(|id| ids.contains(id)) {
+                    let _ = std::fs::remove_file(entry.path());
                 }
             }
         }
@@ -142,6 +188,8 @@ impl Store {
         let record: Registration = serde_json::from_slice(&text).map_err(said)?;
         super::validate_id(&record.id).map_err(said)?;
         record.limits.check_ranges().map_err(said)?;
+        let secrets = self.load_secrets(&record.id)?;
+        super::env::check(&record.vars, &secrets).map_err(said)?;
         let limits = record.limits.resolve(record.engine, defaults).engine();
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
         let read_wasm = || {
@@ -162,6 +210,7 @@ impl Store {
             return Ok(Saved {
                 registration: record,
                 plugin,
+                secrets,
             });
         }
         let wasm = &engines.wasm;
@@ -183,6 +232,7 @@ impl Store {
         Ok(Saved {
             registration: record,
             plugin: Arc::new(plugin),
+            secrets,
         })
     }
 }
@@ -190,4 +240,13 @@ impl Store {
 /// An error with its causes, as the skipped tenant's log line says it.
 fn said(e: impl std::error::Error + 'static) -> String {
     Chain(&e).to_string()
+}
+
+/// Removes `path` from `dir` durably; one already gone is fine.
+fn remove_file(path: &Path, dir: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => sync_dir(dir),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
 }

@@ -87,6 +87,8 @@ unsafe extern "C" {
         inst: *mut RawIsolate,
         request: *const c_char,
         request_len: usize,
+        body: *const u8,
+        body_len: usize,
         deadline_ms: u32,
         out: *mut RawResult,
     ) -> i32;
@@ -101,7 +103,7 @@ pub enum Outcome {
     /// The body, and the rest of the response as JSON (the contract's
     /// `Response` in its serde form, without its body).
     Ok {
-        body: String,
+        body: Vec<u8>,
         meta: String,
     },
     /// The prelude's `describe()` of the failure, as JSON.
@@ -195,16 +197,17 @@ impl Isolate {
     /// A new isolate whose heap is capped at `heap_limit` bytes and whose
     /// JavaScript may use `stack_bytes` of the calling thread's stack; a call
     /// still running after `offer_core_after_ms` (0: never) offers its core
-    /// every `offer_every_us`; `console.*` is logged with the `tenant` tag.
+    /// every `offer_every_us`; its JavaScript reaches the host through
+    /// `imports`.
     pub fn new(
         heap_limit: usize,
         stack_bytes: usize,
         offer_core_after_ms: u32,
         offer_every_us: u32,
-        tenant: &str,
+        imports: Imports,
     ) -> Isolate {
         let host = Box::into_raw(Box::new(Host {
-            imports: Imports::new(tenant),
+            imports,
             reply: Ok(Reply::default()),
         }));
         // SAFETY: init is idempotent; `host` stays valid until `drop`,
@@ -254,8 +257,9 @@ impl Isolate {
         }
     }
 
-    /// Renders one request, given as the prelude's raw request JSON.
-    pub fn render(&mut self, request_json: &str, deadline_ms: u32) -> Outcome {
+    /// Renders one request, given as the prelude's raw request JSON and its
+    /// body.
+    pub fn render(&mut self, request_json: &str, body: &[u8], deadline_ms: u32) -> Outcome {
         let mut out = empty_result();
         // SAFETY: as in `load`.
         unsafe {
@@ -263,6 +267,8 @@ impl Isolate {
                 self.raw,
                 request_json.as_ptr().cast(),
                 request_json.len(),
+                body.as_ptr(),
+                body.len(),
                 deadline_ms,
                 &mut out,
             );
@@ -330,7 +336,9 @@ unsafe fn outcome(out: &RawResult) -> Outcome {
     };
     match out.outcome {
         OUTCOME_OK => Outcome::Ok {
-            body: text(out.body, out.body_len),
+            // SAFETY: the shim's buffer of `body_len` bytes, valid until
+            // the next call.
+            body: unsafe { bytes(out.body.cast(), out.body_len) }.to_vec(),
             meta: text(out.meta, out.meta_len),
         },
         OUTCOME_TIMEOUT => Outcome::Timeout,

@@ -39,6 +39,7 @@ use std::time::Duration;
 
 use contract::{ErrorKind, RenderError, Request, Response};
 
+use super::imports::{Grants, Imports};
 use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
 use crate::sched::{self, Scheduling};
@@ -66,7 +67,7 @@ impl V8Engine {
             limits,
             scheduling: self.scheduling,
         };
-        plugin.instance("(load)")?;
+        plugin.instance(&Grants::new("(load)"))?;
         Ok(plugin)
     }
 }
@@ -89,14 +90,15 @@ pub struct V8Plugin {
 }
 
 impl V8Plugin {
-    /// A new isolate with the prelude and the bundle evaluated.
-    pub fn instance(&self, tenant: &str) -> Result<V8Instance, EngineError> {
+    /// A new isolate with the prelude and the bundle evaluated, serving the
+    /// tenant version `grants` describes.
+    pub fn instance(&self, grants: &Arc<Grants>) -> Result<V8Instance, EngineError> {
         let mut isolate = ffi::Isolate::new(
             self.limits.memory,
             STACK_BYTES,
             self.scheduling.demote_after.map_or(0, millis),
             u32::try_from(sched::OFFER_EVERY.as_micros()).unwrap_or(u32::MAX),
-            tenant,
+            Imports::new(grants),
         );
         let outcome = isolate.load(
             contract::PRELUDE,
@@ -120,8 +122,8 @@ impl V8Plugin {
 }
 
 impl Plugin for V8Plugin {
-    fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError> {
-        Ok(Box::new(self.instance(tenant)?))
+    fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
+        Ok(Box::new(self.instance(grants)?))
     }
 
     fn yields(&self) -> bool {
@@ -156,10 +158,10 @@ impl V8Instance {
     ) -> Result<Response, EngineError> {
         self.isolate.imports().start_render();
         // The prelude's raw request and normalized response are the
-        // contract's serde form; the body travels beside the JSON.
+        // contract's serde form; the bodies travel beside the JSON.
         let json = serde_json::to_string(req)
             .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
-        match self.isolate.render(&json, millis(deadline)) {
+        let out = match self.isolate.render(&json, &req.body, millis(deadline)) {
             ffi::Outcome::Ok { body, meta } => {
                 let mut response: Response = serde_json::from_str(&meta)
                     .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
@@ -167,7 +169,8 @@ impl V8Instance {
                 Ok(response)
             }
             other => Err(error(other, deadline)),
-        }
+        };
+        self.isolate.imports().grants().redact_error(out)
     }
 }
 

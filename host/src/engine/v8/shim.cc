@@ -418,8 +418,24 @@ void log_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
   if (inst->log) inst->log(inst->host_data, level, msg.data(), msg.size());
 }
 
-void free_reply_bytes(void* data, size_t n, void* allocator) {
+void free_quota_bytes(void* data, size_t n, void* allocator) {
   static_cast<v8::ArrayBuffer::Allocator*>(allocator)->Free(data, n);
+}
+
+// A Uint8Array holding a copy of `len` bytes, taken from the tenant's
+// buffer quota; empty with a RangeError thrown when the quota is spent (a
+// failed `ArrayBuffer::New` would abort the process instead).
+v8::MaybeLocal<v8::Uint8Array> bytes_in_quota(ssr_v8* inst, const uint8_t* bytes, size_t len) {
+  v8::Isolate* iso = inst->isolate;
+  void* data = len ? inst->allocator->AllocateUninitialized(len) : nullptr;
+  if (len && data == nullptr) {
+    iso->ThrowException(v8::Exception::RangeError(str(iso, "Array buffer allocation failed")));
+    return {};
+  }
+  if (len) memcpy(data, bytes, len);
+  std::shared_ptr<v8::BackingStore> store = v8::ArrayBuffer::NewBackingStore(data, len, free_quota_bytes, inst->allocator);
+  v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(iso, store);
+  return v8::Uint8Array::New(buffer, 0, len);
 }
 
 // `__ssr_host(name, args, bytes?)`: `[true, value, Uint8Array]`, or
@@ -446,16 +462,9 @@ void host_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
   (void)out->Set(ctx, 0, v8::Boolean::New(iso, ok != 0));
   (void)out->Set(ctx, 1, str(iso, reply.value, reply.value_len));
   if (ok) {
-    void* data = reply.data_len ? inst->allocator->AllocateUninitialized(reply.data_len) : nullptr;
-    if (reply.data_len && data == nullptr) {
-      iso->ThrowException(v8::Exception::RangeError(str(iso, "Array buffer allocation failed")));
-      return;
-    }
-    if (reply.data_len) memcpy(data, reply.data, reply.data_len);
-    std::shared_ptr<v8::BackingStore> store =
-        v8::ArrayBuffer::NewBackingStore(data, reply.data_len, free_reply_bytes, inst->allocator);
-    v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(iso, store);
-    (void)out->Set(ctx, 2, v8::Uint8Array::New(buffer, 0, reply.data_len));
+    v8::Local<v8::Uint8Array> data;
+    if (!bytes_in_quota(inst, reply.data, reply.data_len).ToLocal(&data)) return;
+    (void)out->Set(ctx, 2, data);
   }
   args.GetReturnValue().Set(out);
 }
@@ -675,9 +684,11 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
 }
 
 // Renders one request, given as the prelude's raw request in JSON (the
-// contract's `Request` in its serde form), within `deadline_ms`.
-int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uint32_t deadline_ms,
-                      ssr_v8_result* out) {
+// contract's `Request` in its serde form) and its body (`body_len` bytes,
+// set as the raw request's `body`, a Uint8Array, when not empty), within
+// `deadline_ms`.
+int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, const uint8_t* body,
+                      size_t body_len, uint32_t deadline_ms, ssr_v8_result* out) {
   return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->call_fn.IsEmpty()) {
       inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
@@ -685,7 +696,10 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uin
     }
     v8::Local<v8::Value> req;
     v8::Local<v8::Value> promise;
-    if (!v8::JSON::Parse(ctx, str(iso, request, request_len)).ToLocal(&req) ||
+    v8::Local<v8::Uint8Array> bytes;
+    if (!v8::JSON::Parse(ctx, str(iso, request, request_len)).ToLocal(&req) || !req->IsObject() ||
+        (body_len && (!bytes_in_quota(inst, body, body_len).ToLocal(&bytes) ||
+                      req.As<v8::Object>()->Set(ctx, key(iso, "body"), bytes).IsNothing())) ||
         !inst->call_fn.Get(iso)->Call(ctx, inst->driver.Get(iso), 1, &req).ToLocal(&promise) ||
         !promise->IsPromise()) {
       return failure(inst, ctx, tc, "render could not be called");
@@ -704,7 +718,8 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uin
       return SSR_V8_JS_ERROR;
     }
     // The prelude's normalized response, {status, headers, body, ttl, vary}:
-    // the body travels as it is, the rest as the JSON array [status, headers,
+    // the body (a string, or a Uint8Array) travels as its bytes, the rest
+    // as the JSON array [status, headers,
     // ttl, vary], the contract's `Response` in serde's sequence form. An
     // array of the values already made is cheap to stringify; copying them
     // into a new object cost 2 us a render (`ssr render --engine v8
@@ -713,14 +728,20 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, uin
     v8::Local<v8::Value> body;
     v8::Local<v8::Value> rest[4];
     const char* names[4] = {"status", "headers", "ttl", "vary"};
-    bool read = res->Get(ctx, key(iso, "body")).ToLocal(&body) && body->IsString();
+    bool read = res->Get(ctx, key(iso, "body")).ToLocal(&body) && (body->IsString() || body->IsArrayBufferView());
     for (int i = 0; read && i < 4; i++) read = res->Get(ctx, key(iso, names[i])).ToLocal(&rest[i]);
     v8::Local<v8::String> meta;
     if (!read || !v8::JSON::Stringify(ctx, v8::Array::New(iso, rest, 4)).ToLocal(&meta)) {
       return failure(inst, ctx, tc, "render returned an unreadable response");
     }
     utf8(iso, meta, &inst->meta);
-    utf8(iso, body.As<v8::String>(), &inst->body);
+    if (body->IsString()) {
+      utf8(iso, body.As<v8::String>(), &inst->body);
+    } else {
+      v8::Local<v8::ArrayBufferView> view = body.As<v8::ArrayBufferView>();
+      inst->body.resize(view->ByteLength());
+      view->CopyContents(inst->body.data(), inst->body.size());
+    }
     return SSR_V8_OK;
   });
 }

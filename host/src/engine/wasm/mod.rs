@@ -28,7 +28,7 @@ use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use super::imports::Imports;
+use super::imports::{Grants, Imports};
 use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::activity;
 use crate::artifact;
@@ -330,8 +330,8 @@ pub struct WasmPlugin {
 }
 
 impl WasmPlugin {
-    /// A fresh instance, serving `tenant`.
-    pub fn instance(&self, tenant: &str) -> Result<WasmInstance, EngineError> {
+    /// A fresh instance, serving the tenant version `grants` describes.
+    pub fn instance(&self, grants: &Arc<Grants>) -> Result<WasmInstance, EngineError> {
         let state = HostState {
             wasi: WasiCtxBuilder::new().build(),
             table: ResourceTable::new(),
@@ -340,7 +340,7 @@ impl WasmPlugin {
                 memories: Vec::new(),
                 refused: false,
             },
-            imports: Imports::new(tenant),
+            imports: Imports::new(grants),
             deadline: Instant::now(),
         };
         let mut store = Store::new(self.pre.engine(), state);
@@ -377,8 +377,8 @@ impl WasmPlugin {
 }
 
 impl Plugin for WasmPlugin {
-    fn instantiate(&self, tenant: &str) -> Result<Box<dyn Instance>, EngineError> {
-        Ok(Box::new(self.instance(tenant)?))
+    fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
+        Ok(Box::new(self.instance(grants)?))
     }
 
     fn yields(&self) -> bool {
@@ -444,7 +444,10 @@ impl Instance for WasmInstance {
                 })
                 .await
             };
-            response(out, deadline, self.store.data().limits.refused)
+            let data = self.store.data();
+            data.imports
+                .grants()
+                .redact_error(response(out, deadline, data.limits.refused))
         })
     }
 

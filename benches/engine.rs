@@ -101,7 +101,11 @@ fn engines(c: &mut Criterion) {
             let mut group = c.benchmark_group("instantiate");
             for (kind, plugin) in &plugins {
                 group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
-                    b.iter_batched(|| (), |()| plugin.instantiate(&Grants::new("bench")).unwrap(), batch)
+                    b.iter_batched(
+                        || (),
+                        |()| plugin.instantiate(&Grants::new("bench")).unwrap(),
+                        batch,
+                    )
                 });
             }
             group.finish();

@@ -1,10 +1,16 @@
 // TypeScript declarations for the ssr renderer contract.
 //
-// A renderer is an ES module exporting `render` (named, or as the default
-// export, or as a default object with a `render` method):
+// A renderer is an ES module exporting either a fetch handler (the Workers
+// form, with the standard `Request` and `Response` the runtime provides):
 //
-//   import type { RenderRequest, RenderResult } from './ssr';
-//   export function render(request: RenderRequest): RenderResult { ... }
+//   import type { Handler } from './ssr';
+//   export default { async fetch(request, env, ctx) { return new Response('hi'); } } satisfies Handler;
+//
+// or `render` (named, or as the default export, or as a default object with
+// a `render` method):
+//
+//   import type { RenderRequest, RenderResult, Env } from './ssr';
+//   export function render(request: RenderRequest, env: Env): RenderResult { ... }
 
 /** One HTTP request, as the renderer sees it. */
 export interface RenderRequest {
@@ -51,8 +57,8 @@ export interface RenderResponse {
   status?: number;
   /** Header names are lower-cased; `content-type` defaults to `text/html; charset=utf-8`. */
   headers?: Record<string, string | string[]> | Array<[string, string]>;
-  /** The body, a string (UTF-8 on the wire). */
-  body: string;
+  /** The body: a string (UTF-8 on the wire) or bytes. */
+  body: string | Uint8Array | ArrayBuffer;
   /** The renderer's caching wish; the host's default applies when absent. */
   cache?: CachePolicy;
   /** Request header names the response varies on besides those it read (they join the cache key). */
@@ -62,5 +68,23 @@ export interface RenderResponse {
 /** What `render` may return: HTML (status 200), a response, or a promise of either. */
 export type RenderResult = string | RenderResponse | Promise<string | RenderResponse>;
 
+/** The tenant's vars and secrets (`ssr tenant add --var`, `ssr tenant secret put`), frozen. */
+export type Env = Readonly<Record<string, string>>;
+
 /** The function a renderer exports. */
-export type Render = (request: RenderRequest) => RenderResult;
+export type Render = (request: RenderRequest, env: Env) => RenderResult;
+
+/** A fetch handler's third argument; work left when the response is made is dropped. */
+export interface Context {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException(): void;
+}
+
+/**
+ * The Workers form: `export default { fetch(request, env, ctx) }`. The
+ * response's `Cache-Control` decides what the host's cache keeps (`private`,
+ * `no-store`, `no-cache`: nothing; `s-maxage`, else `max-age`: that long).
+ */
+export interface Handler {
+  fetch(request: Request, env: Env, ctx: Context): Response | Promise<Response>;
+}

@@ -1172,13 +1172,16 @@
   }
 
   // The incoming request as a fetch handler's `Request`, made without
-  // parsing again what the host parsed.
+  // parsing again what the host parsed. A handler owns its URL space: under
+  // path routing its URL is without the base (`/t/<id>`), which comes as
+  // `x-forwarded-prefix` for the links it makes.
   function incomingRequest(raw, reads) {
     const r = Object.create(RequestImpl.prototype);
-    r._url = raw.href;
+    r._url = raw.href.slice(0, raw.href.length - raw.base.length - raw.url.length) + raw.url;
     r._method = raw.method;
     r._headers = new HeadersImpl();
     for (const [k, v] of raw.headers) r._headers._list.push([k.toLowerCase(), v]);
+    if (raw.base !== '') r._headers._list.push(['x-forwarded-prefix', raw.base]);
     r._headers._reads = reads;
     r._redirect = 'follow';
     r._body = raw.body === undefined || raw.body === null ? null : raw.body;

@@ -347,29 +347,43 @@ pub trait Client {
     }
 
     fn admin(&self, method: &str, path: &str) -> (u16, String) {
-        let agent = Server::agent();
-        let url = self.url(path);
+        self.admin_with(method, path, b"")
+    }
+
+    /// An admin API request with a body.
+    fn admin_with(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
         let auth = format!("Bearer {}", self.token());
-        let r = match method {
-            "GET" => agent.get(&url).header("Authorization", &auth).call(),
-            "DELETE" => agent.delete(&url).header("Authorization", &auth).call(),
-            "POST" => agent.post(&url).header("Authorization", &auth).send_empty(),
-            _ => unreachable!(),
-        };
-        let mut r = r.unwrap();
-        (
-            r.status().as_u16(),
-            r.body_mut().read_to_string().unwrap_or_default(),
-        )
+        let r = self.send(method, path, &[("authorization", &auth)], body);
+        (r.status, r.text())
     }
 
     /// A GET with headers; returns status, headers and body bytes.
     fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
-        let mut req = Server::agent().get(self.url(path));
+        self.send("GET", path, headers, b"")
+    }
+
+    /// A request of any method, with headers and a body (none for GET and
+    /// HEAD); redirects are not followed.
+    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let mut req = ureq::http::Request::builder()
+            .method(method)
+            .uri(self.url(path));
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        let mut r = req.call().unwrap();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .allow_non_standard_methods(true)
+            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .build()
+            .into();
+        let r = if method == "GET" || method == "HEAD" {
+            agent.run(req.body(()).unwrap())
+        } else {
+            agent.run(req.body(body.to_vec()).unwrap())
+        };
+        let mut r = r.unwrap();
         let headers = r
             .headers()
             .iter()

@@ -43,6 +43,7 @@ export default {
           text,
           again,
           used: request.bodyUsed,
+          prefix: request.headers.get('x-forwarded-prefix'),
         });
       }
       case '/json': {

@@ -144,8 +144,8 @@ pub async fn put(
     }
     let app = state.clone();
     let put = tokio::task::spawn_blocking(move || app.registry.put(&id, &body, settings))
-    .await
-    .map_err(|_| ApiError::Internal)??;
+        .await
+        .map_err(|_| ApiError::Internal)??;
     forget_old(&state, &put.tenant);
     tracing::info!(
         tenant = &*put.tenant.id,

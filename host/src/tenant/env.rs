@@ -28,8 +28,7 @@ pub fn check_name(name: &str) -> Result<(), TenantError> {
     let first_ok = bytes
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-    if first_ok && name.len() <= MAX_NAME && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    {
+    if first_ok && name.len() <= MAX_NAME && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Ok(());
     }
     Err(TenantError::Env(format!(
@@ -83,7 +82,15 @@ mod tests {
         for ok in ["A", "_x", "API_TOKEN", "a1", &"N".repeat(MAX_NAME)] {
             check_name(ok).unwrap();
         }
-        for bad in ["", "1A", "A-B", "A.B", "ÄPI", "A B", &"N".repeat(MAX_NAME + 1)] {
+        for bad in [
+            "",
+            "1A",
+            "A-B",
+            "A.B",
+            "ÄPI",
+            "A B",
+            &"N".repeat(MAX_NAME + 1),
+        ] {
             let e = check_name(bad).unwrap_err().to_string();
             assert!(e.contains("not a valid name"), "{bad}: {e}");
         }

@@ -475,7 +475,9 @@ impl Registry {
                 secrets.insert(name, value);
             }
             EnvChange::RemoveSecret(name) => {
-                secrets.remove(&name).ok_or_else(|| absent("secret", &name))?;
+                secrets
+                    .remove(&name)
+                    .ok_or_else(|| absent("secret", &name))?;
             }
         }
         env::check(&vars, &secrets)?;

@@ -157,7 +157,10 @@ impl Store {
         if let Ok(entries) = std::fs::read_dir(&self.secrets) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if !name.strip_suffix(".json").is_some_and(|id| ids.contains(id)) {
+                if !name
+                    .strip_suffix(".json")
+                    .is_some_and(|id| ids.contains(id))
+                {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }

@@ -1,0 +1,536 @@
+//! Outbound `fetch` for renderers: the host makes each request, never the
+//! guest (which has no sockets), and only to the origins its tenant was
+//! granted.
+//!
+//! Invariants:
+//! - Deny by default: a request goes out only when its origin (scheme, host,
+//!   port) is one of the tenant's grants ([`Origin`]), and so does every
+//!   redirect it follows; anything else is refused with a message naming
+//!   the origin.
+//! - A name resolves once per connection, through [`PublicOnly`], which
+//!   keeps only public addresses, and the connection goes to an address it
+//!   returned: a granted name that resolves (or is rebound) to a loopback,
+//!   private or link-local address reaches nothing. A private address is
+//!   reached only by granting it as an IP literal (`http://127.0.0.1:9000`),
+//!   which needs no resolution.
+//! - Each request is capped in time and in response bytes ([`Caps`]), so a
+//!   slow or endless origin costs a render its deadline, not the host its
+//!   memory.
+//!
+//! The client is reqwest's (connection pooling, HTTP/1.1 and TLS with
+//! rustls): see docs/development.md for why.
+
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One origin a tenant may fetch: scheme, host and port, as
+/// `--allow-fetch http://127.0.0.1:9000` grants it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+impl Origin {
+    /// The origin of an absolute http(s) URL.
+    pub fn of(url: &reqwest::Url) -> Option<Origin> {
+        let scheme = url.scheme();
+        if scheme != "http" && scheme != "https" {
+            return None;
+        }
+        Some(Origin {
+            scheme: scheme.to_string(),
+            host: url.host_str()?.to_ascii_lowercase(),
+            port: url.port_or_known_default()?,
+        })
+    }
+}
+
+/// As the web serializes an origin: the port only when not the scheme's
+/// default.
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let default = if self.scheme == "https" { 443 } else { 80 };
+        write!(f, "{}://{}", self.scheme, self.host)?;
+        if self.port != default {
+            write!(f, ":{}", self.port)?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Origin {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Origin, String> {
+        let bad = |why: &str| {
+            format!(
+                "`{text}` is not an origin to fetch: {why}; write scheme://host[:port], like http://127.0.0.1:9000"
+            )
+        };
+        let url = reqwest::Url::parse(text).map_err(|e| bad(&e.to_string()))?;
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("it has credentials"));
+        }
+        if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+            return Err(bad("it has a path, query or fragment"));
+        }
+        Origin::of(&url).ok_or_else(|| bad("the scheme must be http or https"))
+    }
+}
+
+impl serde::Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Origin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Origin, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// What one outbound request may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    /// From sending the request to the last byte of its response.
+    pub timeout: Duration,
+    /// The most bytes of one response body.
+    pub max_response_bytes: usize,
+    /// Redirects followed, at most (the Fetch standard's 20).
+    pub max_redirects: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            timeout: Duration::from_secs(5),
+            max_response_bytes: 8 << 20,
+            max_redirects: 20,
+        }
+    }
+}
+
+/// A request a renderer asked for.
+#[derive(Clone, Debug)]
+pub struct Outbound {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// The Fetch standard's `redirect`: `follow`, `manual` or `error`.
+    pub redirect: String,
+}
+
+/// What came back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fetched {
+    pub status: u16,
+    pub status_text: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Every URL requested, the last one answering.
+    pub urls: Vec<String>,
+}
+
+/// Why a fetch failed: the message the renderer's `TypeError` carries.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FetchError(pub String);
+
+/// The host's HTTP client for renderers: one per process, its connections
+/// pooled across tenants (a connection is to an origin, and every origin a
+/// tenant reaches it was granted).
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+}
+
+impl Fetcher {
+    pub fn new() -> Result<Fetcher, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(Arc::new(PublicOnly))
+            .no_proxy()
+            .user_agent(concat!("ssr/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Fetcher { client })
+    }
+
+    /// Sends `req` if `allowed` grants its origin, following redirects
+    /// within the grant, within `caps`.
+    pub async fn fetch(
+        &self,
+        allowed: &[Origin],
+        mut req: Outbound,
+        caps: Caps,
+    ) -> Result<Fetched, FetchError> {
+        let mut urls = Vec::new();
+        let mut url = reqwest::Url::parse(&req.url)
+            .map_err(|_| FetchError(format!("Failed to parse URL from {}", req.url)))?;
+        let exchange = async {
+            loop {
+                check(allowed, &url)?;
+                urls.push(url.to_string());
+                let resp = self.send(&req, &url).await?;
+                let status = resp.status().as_u16();
+                let location = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| url.join(l).ok());
+                match (location, req.redirect.as_str()) {
+                    (Some(next), "follow") if is_redirect(status) => {
+                        if urls.len() > caps.max_redirects {
+                            return Err(FetchError(format!(
+                                "fetch of {} was redirected more than {} times",
+                                req.url, caps.max_redirects
+                            )));
+                        }
+                        // 303, and 301/302 after a POST, go on as a GET
+                        // without a body (the Fetch standard, 4.4).
+                        if status == 303 || (req.method == "POST" && status != 307 && status != 308)
+                        {
+                            if req.method != "HEAD" {
+                                req.method = "GET".into();
+                            }
+                            req.body.clear();
+                            req.headers.retain(|(k, _)| {
+                                !k.eq_ignore_ascii_case("content-type")
+                                    && !k.eq_ignore_ascii_case("content-length")
+                            });
+                        }
+                        url = next;
+                    }
+                    (Some(_), "error") if is_redirect(status) => {
+                        return Err(FetchError(format!(
+                            "fetch of {} was redirected, and its redirect mode is \"error\"",
+                            req.url
+                        )));
+                    }
+                    _ => return read(resp, caps.max_response_bytes, urls).await,
+                }
+            }
+        };
+        tokio::time::timeout(caps.timeout, exchange)
+            .await
+            .unwrap_or_else(|_| {
+                Err(FetchError(format!(
+                    "fetch of {} took longer than {:?}",
+                    req.url, caps.timeout
+                )))
+            })
+    }
+
+    async fn send(
+        &self,
+        req: &Outbound,
+        url: &reqwest::Url,
+    ) -> Result<reqwest::Response, FetchError> {
+        let method = reqwest::Method::from_bytes(req.method.as_bytes())
+            .map_err(|_| FetchError(format!("'{}' is not a valid HTTP method.", req.method)))?;
+        let mut builder = self.client.request(method, url.clone());
+        for (k, v) in &req.headers {
+            builder = builder.header(k, v);
+        }
+        if !req.body.is_empty() {
+            builder = builder.body(req.body.clone());
+        }
+        builder.send().await.map_err(|e| {
+            let mut said = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                said = format!("{said}: {c}");
+                cause = c.source();
+            }
+            FetchError(format!("fetch of {url} failed: {said}"))
+        })
+    }
+}
+
+/// Refuses a URL whose origin is not granted.
+fn check(allowed: &[Origin], url: &reqwest::Url) -> Result<(), FetchError> {
+    match Origin::of(url) {
+        Some(origin) if allowed.contains(&origin) => Ok(()),
+        Some(origin) => Err(FetchError(format!(
+            "fetch of {url}: the origin {origin} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`"
+        ))),
+        None => Err(FetchError(format!(
+            "fetch of {url}: only http and https URLs can be fetched"
+        ))),
+    }
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// The response, its body read up to `max` bytes.
+async fn read(
+    mut resp: reqwest::Response,
+    max: usize,
+    urls: Vec<String>,
+) -> Result<Fetched, FetchError> {
+    let url = resp.url().clone();
+    let too_large = || {
+        FetchError(format!(
+            "the response of {url} is over the limit of {max} bytes"
+        ))
+    };
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(too_large());
+    }
+    let status = resp.status();
+    let headers = resp
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect();
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| FetchError(format!("reading the response of {url} failed: {e}")))?
+    {
+        if body.len() + chunk.len() > max {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Fetched {
+        status: status.as_u16(),
+        status_text: status.canonical_reason().unwrap_or("").to_string(),
+        headers,
+        body,
+        urls,
+    })
+}
+
+/// The resolver of every name a renderer fetches: the system's, keeping
+/// only public addresses.
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
+            if public.is_empty() {
+                return Err(format!(
+                    "{host} resolves to no public address; a private one is reached only by granting its IP address"
+                )
+                .into());
+            }
+            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// Whether `ip` is on the public internet: not loopback, private,
+/// link-local, shared (CGNAT), unspecified, multicast or broadcast, in
+/// IPv4 or IPv6 (IPv4-mapped addresses as their IPv4).
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)))
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_parse_strictly_and_print_as_the_web_does() {
+        let o: Origin = "HTTP://API.Example.com:80".parse().unwrap();
+        assert_eq!(o.to_string(), "http://api.example.com");
+        let o: Origin = "https://127.0.0.1:9443/".parse().unwrap();
+        assert_eq!(o.to_string(), "https://127.0.0.1:9443");
+        for bad in [
+            "127.0.0.1:9000",
+            "ftp://x.test",
+            "http://x.test/api",
+            "http://u:p@x.test",
+            "http://x.test?q",
+            "not a url",
+        ] {
+            let e = bad.parse::<Origin>().unwrap_err();
+            assert!(e.contains("is not an origin to fetch"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn only_public_addresses_are_public() {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(!is_public(private.parse().unwrap()), "{private}");
+        }
+        for public in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+            assert!(is_public(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    /// A loopback origin answering by path: `/ok`, `/to-ok` (303 to /ok),
+    /// `/away` (302 to the same server under another name), `/endless` (a
+    /// chunked body that never ends), `/huge` (declares 1 GiB), `/never`
+    /// (reads the request, never answers).
+    async fn origin() -> SocketAddr {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            loop {
+                let (mut conn, _) = listener.accept().await.unwrap();
+                tokio::spawn(async move {
+                    let mut head = vec![0; 4096];
+                    let n = conn.read(&mut head).await.unwrap_or(0);
+                    let head = String::from_utf8_lossy(&head[..n]).to_string();
+                    let mut words = head.split_whitespace();
+                    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+                    let reply = |status: &str, extra: &str, body: &str| {
+                        format!(
+                            "HTTP/1.1 {status}\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                            body.len()
+                        )
+                    };
+                    let out = match path {
+                        "/ok" => reply("200 OK", "x-a: 1\r\n", &format!("hello {method}")),
+                        "/to-ok" => reply("303 See Other", "location: /ok\r\n", ""),
+                        "/away" => reply(
+                            "302 Found",
+                            &format!("location: http://localhost:{}/ok\r\n", addr.port()),
+                            "",
+                        ),
+                        "/huge" => "HTTP/1.1 200 OK\r\ncontent-length: 1073741824\r\n\r\n".into(),
+                        "/endless" => {
+                            let _ = conn
+                                .write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+                                .await;
+                            let chunk = format!("4000\r\n{}\r\n", "x".repeat(0x4000));
+                            while conn.write_all(chunk.as_bytes()).await.is_ok() {}
+                            return;
+                        }
+                        _ => {
+                            tokio::time::sleep(Duration::from_secs(60)).await;
+                            return;
+                        }
+                    };
+                    let _ = conn.write_all(out.as_bytes()).await;
+                });
+            }
+        });
+        addr
+    }
+
+    fn post(url: String) -> Outbound {
+        Outbound {
+            method: "POST".into(),
+            url,
+            headers: vec![("content-type".into(), "text/plain".into())],
+            body: b"data".to_vec(),
+            redirect: "follow".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn only_granted_origins_are_fetched_and_every_cap_holds() {
+        let addr = origin().await;
+        let base = format!("http://127.0.0.1:{}", addr.port());
+        let granted: Vec<Origin> = vec![base.parse().unwrap()];
+        let fetcher = Fetcher::new().unwrap();
+        let caps = Caps {
+            timeout: Duration::from_millis(500),
+            max_response_bytes: 1 << 20,
+            max_redirects: 20,
+        };
+        let fetch = |path: &str| fetcher.fetch(&granted, post(format!("{base}{path}")), caps);
+
+        let ok = fetch("/ok").await.unwrap();
+        assert_eq!((ok.status, ok.body.as_slice()), (200, &b"hello POST"[..]));
+        assert!(ok.headers.contains(&("x-a".into(), "1".into())));
+        // A 303 goes on as a GET, within the grant.
+        let moved = fetch("/to-ok").await.unwrap();
+        assert_eq!(moved.body, b"hello GET");
+        assert_eq!(moved.urls, [format!("{base}/to-ok"), format!("{base}/ok")]);
+
+        let refused = |e: FetchError, needle: &str| assert!(e.0.contains(needle), "{e}");
+        refused(
+            fetcher
+                .fetch(&granted, post("http://127.0.0.1:1/ok".into()), caps)
+                .await
+                .unwrap_err(),
+            "the origin http://127.0.0.1:1 is not allowed for this site",
+        );
+        refused(
+            fetch("/away").await.unwrap_err(),
+            &format!("the origin http://localhost:{} is not allowed", addr.port()),
+        );
+        refused(
+            fetch("/huge").await.unwrap_err(),
+            "over the limit of 1048576 bytes",
+        );
+        refused(
+            fetch("/endless").await.unwrap_err(),
+            "over the limit of 1048576 bytes",
+        );
+        refused(fetch("/never").await.unwrap_err(), "took longer than 500ms");
+        let mut manual = post(format!("{base}/to-ok"));
+        manual.redirect = "manual".into();
+        assert_eq!(
+            fetcher.fetch(&granted, manual, caps).await.unwrap().status,
+            303
+        );
+
+        // A granted name that resolves to a private address reaches nothing.
+        let by_name: Vec<Origin> =
+            vec![format!("http://localhost:{}", addr.port()).parse().unwrap()];
+        let e = fetcher
+            .fetch(
+                &by_name,
+                post(format!("http://localhost:{}/ok", addr.port())),
+                caps,
+            )
+            .await
+            .unwrap_err();
+        refused(e, "resolves to no public address");
+    }
+}

@@ -97,3 +97,44 @@ fn the_readmes_jsx_example_builds_and_renders() {
         text(&page.stderr)
     );
 }
+
+#[test]
+fn the_readmes_handler_example_reads_a_form_and_redirects() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let js = readme
+        .split("```js\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the README has a handler example");
+    let dir = tempdir("tutorial-handler");
+    std::fs::write(dir.join("app.js"), js).unwrap();
+    let out = crate::support::ssr()
+        .args(["build", "app.js", "-o", "app.wasm"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let render = |args: &[&str]| {
+        let out = crate::support::ssr()
+            .arg("render")
+            .arg(dir.join("app.wasm"))
+            .args(args)
+            .output()
+            .unwrap();
+        text(&out.stdout) + &text(&out.stderr)
+    };
+    assert!(render(&["/"]).contains(r#"<form method="post">"#));
+    let posted = render(&[
+        "/",
+        "-i",
+        "-d",
+        "name=Ada",
+        "-H",
+        "content-type: application/x-www-form-urlencoded",
+    ]);
+    assert!(posted.starts_with("HTTP/1.1 303\n"), "{posted}");
+    assert!(
+        posted.contains("location: http://localhost/thanks?name=Ada\n"),
+        "{posted}"
+    );
+}

@@ -69,12 +69,7 @@ fn the_readme_tutorial_works_as_written() {
 
 #[test]
 fn the_readmes_jsx_example_builds_and_renders() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let jsx = readme
-        .split("```jsx\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("the README has a JSX example");
+    let jsx = readme_block("jsx");
     // The example plugins' packages stand for the reader's `npm install`.
     let dir = tempdir("tutorial-jsx");
     std::os::unix::fs::symlink(
@@ -100,12 +95,7 @@ fn the_readmes_jsx_example_builds_and_renders() {
 
 #[test]
 fn the_readmes_handler_example_reads_a_form_and_redirects() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let js = readme
-        .split("```js\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("the README has a handler example");
+    let js = readme_block("js");
     let dir = tempdir("tutorial-handler");
     std::fs::write(dir.join("app.js"), js).unwrap();
     let out = crate::support::ssr()
@@ -137,4 +127,15 @@ fn the_readmes_handler_example_reads_a_form_and_redirects() {
         posted.contains("location: http://localhost/thanks?name=Ada\n"),
         "{posted}"
     );
+}
+
+/// The README's first code block fenced as ```` ```lang ````.
+fn readme_block(lang: &str) -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    readme
+        .split(&format!("```{lang}\n"))
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap_or_else(|| panic!("the README has a {lang} block"))
+        .to_string()
 }

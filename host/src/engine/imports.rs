@@ -40,8 +40,8 @@ pub struct Grants {
     pub tenant: Arc<str>,
     /// Vars and secrets by name: the handler's `env`.
     pub env: BTreeMap<String, String>,
-    /// The secrets' values, longest first (redacted in that order, so a
-    /// secret containing another is replaced whole).
+    /// The secrets by name and value, longest value first (redacted in that
+    /// order, so a secret containing another is replaced whole).
     secrets: Vec<(String, String)>,
 }
 
@@ -65,7 +65,6 @@ impl Grants {
         env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
         let mut hidden: Vec<(String, String)> = secrets
             .iter()
-            .filter(|(_, v)| !v.is_empty())
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         hidden.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
@@ -76,11 +75,16 @@ impl Grants {
         })
     }
 
+    /// The secrets' values, by name.
+    pub fn secrets(&self) -> BTreeMap<String, String> {
+        self.secrets.iter().cloned().collect()
+    }
+
     /// `text` with every secret's value written as `[secret NAME]`.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
         for (name, value) in &self.secrets {
-            if out.contains(value.as_str()) {
+            if !value.is_empty() && out.contains(value.as_str()) {
                 out = Cow::Owned(out.replace(value.as_str(), &format!("[secret {name}]")));
             }
         }

@@ -217,11 +217,7 @@ pub async fn secrets(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<String>>, ApiError> {
-    let t = state
-        .registry
-        .get(&id)
-        .ok_or_else(|| ApiError::NotFound(format!("no tenant `{id}`")))?;
-    Ok(Json(t.secret_names()))
+    Ok(Json(state.registry.current(&id)?.secret_names()))
 }
 
 pub async fn put_secret(
@@ -259,11 +255,7 @@ pub async fn show(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<Json<TenantView>, ApiError> {
-    let t = state
-        .registry
-        .get(&id)
-        .ok_or_else(|| ApiError::NotFound(format!("no tenant `{id}`")))?;
-    Ok(Json(TenantView::from(&*t)))
+    Ok(Json(TenantView::from(&*state.registry.current(&id)?)))
 }
 
 pub async fn remove(
@@ -294,9 +286,7 @@ pub async fn purge(
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Purged>, ApiError> {
-    if state.registry.get(&id).is_none() {
-        return Err(ApiError::NotFound(format!("no tenant `{id}`")));
-    }
+    state.registry.current(&id)?;
     let prefix = contract::query_pairs(query.as_deref().unwrap_or(""))
         .into_iter()
         .find(|(k, _)| k == "prefix")

@@ -173,7 +173,7 @@ async fn read_body(body: Incoming, headers: &HeaderMap, limit: usize) -> Result<
         return Err(too_large());
     }
     match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes().to_vec()),
+        Ok(collected) => Ok(collected.to_bytes().into()),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
         Err(e) => Err(ApiError::BadRequest(format!(
             "reading the request body failed: {e}"

@@ -94,32 +94,37 @@ impl LimitOverrides {
     }
 
     /// Checks what was set: its range, then the server's caps (a tenant may
-    /// lower its memory and response caps, not raise them).
+    /// lower its memory, response and request caps, not raise them).
     pub fn validate(&self, d: &Defaults) -> Result<(), TenantError> {
         self.check_ranges()?;
-        if let Some(kib) = self.max_response_kib
-            && kib > d.max_response_bytes >> 10
-        {
-            return Err(TenantError::Limit(format!(
-                "`max_response_kib` {kib} is over the server's --max-response-kib {}; a tenant may lower it, not raise it",
-                d.max_response_bytes >> 10
-            )));
-        }
-        if let Some(kib) = self.max_request_kib
-            && kib > d.max_request_bytes >> 10
-        {
-            return Err(TenantError::Limit(format!(
-                "`max_request_kib` {kib} is over the server's --max-request-kib {}; a tenant may lower it, not raise it",
-                d.max_request_bytes >> 10
-            )));
-        }
-        if let Some(mib) = self.memory_limit_mib
-            && mib > d.memory_limit >> 20
-        {
-            return Err(TenantError::Limit(format!(
-                "`memory_limit_mib` {mib} is over the server's --memory-limit-mib {}; a tenant may lower its memory cap, not raise it",
-                d.memory_limit >> 20
-            )));
+        let caps = [
+            (
+                "max_response_kib",
+                self.max_response_kib,
+                d.max_response_bytes >> 10,
+                "--max-response-kib",
+            ),
+            (
+                "max_request_kib",
+                self.max_request_kib,
+                d.max_request_bytes >> 10,
+                "--max-request-kib",
+            ),
+            (
+                "memory_limit_mib",
+                self.memory_limit_mib,
+                d.memory_limit >> 20,
+                "--memory-limit-mib",
+            ),
+        ];
+        for (name, set, cap, flag) in caps {
+            if let Some(v) = set
+                && v > cap
+            {
+                return Err(TenantError::Limit(format!(
+                    "`{name}` {v} is over the server's {flag} {cap}; a tenant may lower it, not raise it"
+                )));
+            }
         }
         Ok(())
     }

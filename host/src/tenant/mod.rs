@@ -141,10 +141,9 @@ pub struct Tenant {
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
     pub retired: AtomicBool,
-    /// What its instances are given: the id, and `env` (vars and secrets).
+    /// What its instances are given: the id, and `env` (vars and secrets,
+    /// which are kept nowhere else in memory).
     pub grants: Arc<Grants>,
-    /// The secrets' values, by name; never shown.
-    secrets: Arc<Env>,
 }
 
 impl Tenant {
@@ -153,12 +152,11 @@ impl Tenant {
         plugin: Arc<dyn Plugin>,
         limits: AppliedLimits,
         stats: Arc<Stats>,
-        secrets: Arc<Env>,
+        secrets: &Env,
     ) -> Tenant {
         Tenant {
             id: registration.id.as_str().into(),
-            grants: Grants::with_env(&registration.id, &registration.vars, &secrets),
-            secrets,
+            grants: Grants::with_env(&registration.id, &registration.vars, secrets),
             registration,
             plugin,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
@@ -181,9 +179,9 @@ impl Tenant {
         self.registration.engine
     }
 
-    /// The names of its secrets.
+    /// The names of its secrets, sorted.
     pub fn secret_names(&self) -> Vec<String> {
-        self.secrets.keys().cloned().collect()
+        self.grants.secrets().into_keys().collect()
     }
 }
 
@@ -306,8 +304,7 @@ impl Registry {
                 reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
                 let stats = Arc::new(Stats::new(&r.id));
                 let limits = r.limits.resolve(r.engine, &reg.defaults);
-                let secrets = Arc::new(saved.secrets);
-                let tenant = Arc::new(Tenant::new(r, saved.plugin, limits, stats, secrets));
+                let tenant = Arc::new(Tenant::new(r, saved.plugin, limits, stats, &saved.secrets));
                 reg.publish(&writing, tenant);
             }
         }
@@ -327,6 +324,12 @@ impl Registry {
 
     pub fn get(&self, id: &str) -> Option<Arc<Tenant>> {
         self.routes().id(id).cloned()
+    }
+
+    /// Tenant `id`, or [`TenantError::NotFound`].
+    pub fn current(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
+        self.get(id)
+            .ok_or_else(|| TenantError::NotFound(id.to_string()))
     }
 
     /// Changes the routing table: readers see the old table or the new one.
@@ -436,14 +439,14 @@ impl Registry {
             .get(id)
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
-        let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats, secrets));
+        let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats, &secrets));
         let created = self.publish(&writing, tenant.clone());
         Ok(Some(Put { tenant, created }))
     }
 
     /// The current secrets of tenant `id` (none for an unknown id).
-    fn secrets_of(&self, id: &str) -> Arc<Env> {
-        self.get(id).map(|t| t.secrets.clone()).unwrap_or_default()
+    fn secrets_of(&self, id: &str) -> Env {
+        self.get(id).map(|t| t.grants.secrets()).unwrap_or_default()
     }
 
     /// Changes one var or secret of tenant `id`: a new version of the
@@ -452,11 +455,10 @@ impl Registry {
     /// published.
     pub fn change_env(&self, id: &str, change: EnvChange) -> Result<Arc<Tenant>, TenantError> {
         let writing = crate::sync::lock(&self.writes);
-        let current = self
-            .get(id)
-            .ok_or_else(|| TenantError::NotFound(id.to_string()))?;
+        let current = self.current(id)?;
         let mut vars = current.registration.vars.clone();
-        let mut secrets = Env::clone(&current.secrets);
+        let before = current.grants.secrets();
+        let mut secrets = before.clone();
         let absent = |what, name: &str| TenantError::NoEntry {
             tenant: id.to_string(),
             what,
@@ -464,14 +466,12 @@ impl Registry {
         };
         match change {
             EnvChange::SetVar(name, value) => {
-                env::check_name(&name)?;
                 vars.insert(name, value);
             }
             EnvChange::RemoveVar(name) => {
                 vars.remove(&name).ok_or_else(|| absent("var", &name))?;
             }
             EnvChange::PutSecret(name, value) => {
-                env::check_name(&name)?;
                 secrets.insert(name, value);
             }
             EnvChange::RemoveSecret(name) => {
@@ -486,7 +486,7 @@ impl Registry {
         registration.vars = vars;
         registration.updated_unix = now_unix();
         if let Some(store) = self.store.as_ref().filter(|_| !registration.demo) {
-            if secrets != *current.secrets {
+            if secrets != before {
                 store.save_secrets(id, &secrets)?;
             }
             store.save_record(&registration)?;
@@ -496,7 +496,7 @@ impl Registry {
             current.plugin.clone(),
             current.limits,
             current.stats.clone(),
-            Arc::new(secrets),
+            &secrets,
         ));
         self.publish(&writing, tenant.clone());
         Ok(tenant)
@@ -505,9 +505,7 @@ impl Registry {
     /// Removes tenant `id`.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
         let writing = crate::sync::lock(&self.writes);
-        let existing = self
-            .get(id)
-            .ok_or_else(|| TenantError::NotFound(id.to_string()))?;
+        let existing = self.current(id)?;
         if let Some(store) = &self.store {
             store.remove(id)?;
         }

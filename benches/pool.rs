@@ -46,6 +46,7 @@ fn pool(c: &mut Criterion) {
         warm_instances: 4,
         renders_per_worker: 1,
         v8_threads: 1,
+        waiting_per_worker: 4,
         scheduling: Default::default(),
     });
     let rt = tokio::runtime::Builder::new_current_thread()

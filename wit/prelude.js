@@ -69,6 +69,13 @@
     return id;
   }
 
+  // The requests of `fetch` (below) in flight, by the host's id.
+  const inflight = new Map();
+
+  // Runs what is due next: while requests are in flight, the first of them
+  // to finish, or the next timer if it falls due first (the clock then
+  // follows real time, as timeouts around a fetch expect); otherwise the
+  // next timer at once. False when nothing is left.
   function runNextTimer() {
     let id = 0;
     let next = null;
@@ -77,6 +84,15 @@
         id = tid;
         next = t;
       }
+    }
+    if (inflight.size > 0) {
+      const { value, data } = host('fetch-wait', next === null ? null : Math.max(0, next.due - clock));
+      clock += value.waited;
+      if (value.id !== undefined) {
+        fetched(value, data);
+        return true;
+      }
+      if (next === null) return true;
     }
     if (next === null) return false;
     if (next.repeat) {
@@ -644,7 +660,8 @@
   // ------------------------------------------------- Request and Response
   // The Fetch standard's classes, with Node's (undici's) behaviour as the
   // reference. Not here yet: streaming bodies (`body` is null, and a
-  // ReadableStream body is refused) and `AbortSignal`.
+  // ReadableStream body is refused) and `AbortSignal` (a `signal` given to
+  // `fetch` is ignored).
   const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
   const encoder = () => new g.TextEncoder();
   const decoder = () => new g.TextDecoder();
@@ -1034,6 +1051,40 @@
   }
   withBody(ResponseImpl);
 
+  // ------------------------------------------------------------------ fetch
+  // The host makes the request (`calls::FETCH`), to an origin the tenant
+  // was granted, and the driver delivers its response when it finishes
+  // (`runNextTimer`). Until streams come, a body is read whole.
+  function fetchImpl(input, init) {
+    return new Promise((resolve, reject) => {
+      const req = new RequestImpl(input, init === undefined ? {} : init);
+      const body = req._body === null ? undefined : typeof req._body === 'string' ? encoder().encode(req._body) : req._body;
+      const headers = req._headers._list.map(([k, v]) => [k, v]);
+      const args = { method: req._method, url: req._url, headers, redirect: req._redirect };
+      const id = host('fetch', args, body).value;
+      inflight.set(id, { resolve, reject, method: req._method });
+    });
+  }
+  // Settles the promise of the request the host finished (`fetch-wait`).
+  function fetched(v, data) {
+    const p = inflight.get(v.id);
+    if (p === undefined) return;
+    inflight.delete(v.id);
+    if (v.error !== undefined) {
+      p.reject(new TypeError(v.error));
+      return;
+    }
+    const r = new ResponseImpl(null, { status: 200 });
+    r._status = v.status;
+    r._statusText = v.statusText;
+    for (const [k, val] of v.headers) r._headers._list.push([k, val]);
+    r._urlList = v.urls;
+    r._type = 'basic';
+    r._body = NULL_BODY.includes(v.status) || p.method === 'HEAD' ? null : data;
+    p.resolve(r);
+  }
+
+  defineMissing('fetch', fetchImpl);
   defineMissing('Headers', HeadersImpl);
   defineMissing('Blob', BlobImpl);
   defineMissing('File', FileImpl);
@@ -1244,7 +1295,10 @@
     },
     describe,
     runNextTimer,
-    reset() { timers.clear(); },
+    reset() {
+      timers.clear();
+      inflight.clear();
+    },
   };
   Object.defineProperty(g, '__ssr', { value: Object.freeze(ssr), enumerable: false });
 })(globalThis);

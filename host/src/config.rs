@@ -215,12 +215,22 @@ settings! {
     /// The largest request body the host reads for a renderer (methods
     /// other than GET and HEAD); past it, 413. A tenant may set a lower one.
     max_request_kib: Kib = Kib(1024), "SSR_MAX_REQUEST_KIB" { value_name = "KIB" };
+    /// Outbound requests (`fetch`) one render may make; a tenant may set a
+    /// lower number.
+    max_subrequests: usize = crate::engine::fetch::DEFAULT_MAX_SUBREQUESTS, "SSR_MAX_SUBREQUESTS" { value_name = "N" };
+    /// Response bytes one render may fetch, all its requests together; a
+    /// tenant may set a lower number. One response is capped at 8 MiB too.
+    max_fetch_kib: Kib = Kib(crate::engine::fetch::DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// Warm instances each worker keeps, across tenants.
     warm_instances: usize = 16, "SSR_WARM_INSTANCES" { value_name = "N" };
     /// Wasm renders one worker interleaves in time slices of 1-2 ms.
     renders_per_worker: usize = 8, "SSR_RENDERS_PER_WORKER" { value_name = "N" };
+    /// Wasm renders one worker keeps suspended while they wait for a
+    /// `fetch`; each holds its instance. At the limit the worker takes no
+    /// new render until one of them wakes.
+    waiting_per_worker: usize = 16, "SSR_WAITING_PER_WORKER" { value_name = "N" };
     /// While other renders wait, a render that has run this long (Wasm: CPU
     /// time; V8: since it started) finishes at low priority (Wasm: in its
     /// worker's background lane, nice +10; V8: its thread is lowered to nice
@@ -345,7 +355,7 @@ impl Config {
             RenderOn::Runtime => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
-            + self.workers * self.renders_in_lane()
+            + self.workers * (self.renders_in_lane() + self.waiting_per_worker)
     }
 
     /// When long renders step aside (`crate::sched`); 0 turns that off.
@@ -406,6 +416,9 @@ impl Config {
         if self.v8_threads == Some(0) {
             return bad("--v8-threads must be at least 1".into());
         }
+        if self.max_subrequests == 0 || self.max_fetch_kib.0 == 0 {
+            return bad("--max-subrequests and --max-fetch-kib must be at least 1".into());
+        }
         if self.renders_per_worker == 0 {
             return bad("--renders-per-worker must be at least 1".into());
         }
@@ -417,11 +430,12 @@ impl Config {
         }
         if self.pooled_instances() > MAX_POOLED_INSTANCES {
             return bad(format!(
-                "--workers {} × (--warm-instances {} + --renders-per-worker {} + 1 + {} in the background lane) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
+                "--workers {} × (--warm-instances {} + --renders-per-worker {} + 1 + {} in the background lane + --waiting-per-worker {}) = {} instances, over the pooling allocator's limit of {MAX_POOLED_INSTANCES}; lower one of them",
                 self.workers,
                 self.warm_instances,
                 self.renders_per_worker,
                 self.renders_in_lane(),
+                self.waiting_per_worker,
                 self.pooled_instances()
             ));
         }
@@ -468,7 +482,7 @@ mod tests {
             ..Config::default()
         };
         let msg = c.validate().unwrap_err().to_string();
-        assert!(msg.contains("33000 instances"), "{msg}");
+        assert!(msg.contains("49000 instances"), "{msg}");
     }
 
     #[test]

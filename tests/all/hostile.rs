@@ -118,7 +118,6 @@ fn no_ambient_authority_on(s: &Server, evil: &str) {
     for name in [
         "process",
         "require",
-        "fetch",
         "XMLHttpRequest",
         "WebSocket",
         "Deno",
@@ -131,6 +130,7 @@ fn no_ambient_authority_on(s: &Server, evil: &str) {
         );
     }
     assert!(body.contains("\"imported\":\"refused\""), "{body}");
+    assert!(body.contains("\"fetched\":\"refused\""), "{body}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod build_errors;
 mod cache;
 mod contract;
 mod fairness;
+mod fetch;
 mod handlers;
 mod hardening;
 mod hostile;

@@ -7,16 +7,42 @@ use std::process::Command;
 
 use crate::support::{root, tempdir, text};
 
-/// The `sh` blocks of the README section that starts with `heading`.
+/// The `sh` blocks of the README section that starts with `heading`, up to
+/// the next heading.
 fn blocks(heading: &str) -> Vec<String> {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let section = readme.split(heading).nth(1).expect("the section exists");
     let section = section.split("\n## ").next().unwrap();
+    let section = section.split("\n### ").next().unwrap();
     section
         .split("```sh\n")
         .skip(1)
         .map(|b| b.split("```").next().unwrap().to_string())
         .collect()
+}
+
+/// Runs `script` with bash in `dir`, with this build's `ssr` first on
+/// `PATH` and the server's address `addr` in the environment, as a reader's
+/// shell would have it; fails with the script and its output unless it
+/// succeeds, else returns its stdout and stderr.
+fn run_script(dir: &std::path::Path, addr: &str, script: &str) -> (String, String) {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ssr"))
+        .parent()
+        .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("SSR_LISTEN", addr)
+        .env("SSR_SERVER", format!("http://{addr}"))
+        .env_remove("SSR_ADMIN_TOKEN")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{script}\n{stdout}\n{stderr}");
+    (stdout, stderr)
 }
 
 fn free_port() -> u16 {
@@ -33,10 +59,6 @@ fn the_readme_tutorial_works_as_written() {
     assert_eq!(steps.len(), 2, "{steps:?}");
     let dir = tempdir("tutorial");
     let addr = format!("127.0.0.1:{}", free_port());
-    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ssr"))
-        .parent()
-        .unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let started = "ssr serve --data-dir ./data &";
     assert!(steps[1].contains(started), "{}", steps[1]);
     // A reader starts typing once the server is up; the script waits for it.
@@ -45,18 +67,7 @@ fn the_readme_tutorial_works_as_written() {
     );
     let script = format!("set -e\n{}\n{}", steps[0], steps[1].replace(started, &wait))
         .replace("127.0.0.1:8080", &addr);
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(&dir)
-        .env("PATH", path)
-        .env("SSR_LISTEN", &addr)
-        .env("SSR_SERVER", format!("http://{addr}"))
-        .env_remove("SSR_ADMIN_TOKEN")
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success(), "{script}\n{stdout}\n{stderr}");
+    let (stdout, _) = run_script(&dir, &addr, &script);
     // `ssr render`, then the served page, then `ssr tenant ls`.
     assert_eq!(
         stdout.matches("<h1>Hello, Ada!</h1>").count(),
@@ -65,6 +76,46 @@ fn the_readme_tutorial_works_as_written() {
     );
     assert!(stdout.contains(r#""id":"shop""#), "{stdout}");
     assert!(dir.join("shop/data/admin-token").is_file());
+}
+
+#[test]
+fn the_readmes_shop_fetches_its_data_and_posts_an_order() {
+    let block = blocks("### A site that fetches its data");
+    assert_eq!(block.len(), 1, "{block:?}");
+    let dir = tempdir("tutorial-shop");
+    std::os::unix::fs::symlink(root().join("plugins"), dir.join("plugins")).unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let api = format!("127.0.0.1:{}", free_port());
+    // The server "above", then the block; each background process waited
+    // for as a reader would, and stopped at the end.
+    let started = "node plugins/shop/api.mjs 9000 &";
+    assert!(block[0].contains(started), "{}", block[0]);
+    let script = format!(
+        "set -e\ntrap 'kill $(jobs -p)' EXIT\nssr serve --data-dir ./data &\n\
+         until curl -fs http://{addr}/_ssr/healthz >/dev/null; do sleep 0.1; done\n\
+         export SSR_ADMIN_TOKEN=$(cat ./data/admin-token)\n{}",
+        block[0].replace(
+            started,
+            &format!("{started}\nuntil curl -s http://{api}/ >/dev/null; do sleep 0.1; done"),
+        )
+    )
+    .replace("127.0.0.1:8080", &addr)
+    .replace("127.0.0.1:9000", &api)
+    .replace(
+        " 9000 &",
+        &format!(" {} &", api.rsplit(':').next().unwrap()),
+    );
+    let (stdout, stderr) = run_script(&dir, &addr, &script);
+    // `ssr render`, then the served page; then the order's redirect.
+    assert_eq!(
+        stdout.matches("<h1>Desk lamp</h1><p>39 EUR</p>").count(),
+        2,
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("location: http://front.localhost/ordered?id=1"),
+        "{stdout}"
+    );
 }
 
 #[test]

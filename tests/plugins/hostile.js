@@ -47,13 +47,16 @@ export async function render(request) {
     case '/ambient': {
       // No files, environment, network or modules to load: report what exists.
       const found = {
-        process: typeof process, require: typeof require, fetch: typeof fetch,
+        process: typeof process, require: typeof require,
         XMLHttpRequest: typeof XMLHttpRequest, WebSocket: typeof WebSocket, Deno: typeof Deno, std: typeof std, os: typeof os,
       };
       let imported = 'refused';
       // Through eval, so `ssr build` does not take it for an import to bundle.
       try { await (0, eval)('imp' + "ort('fs')"); imported = 'loaded'; } catch (_) {}
-      return JSON.stringify({ found, imported });
+      // `fetch` exists, but this tenant was granted no origin.
+      let fetched = 'refused';
+      try { await fetch('http://127.0.0.1:1/'); fetched = 'fetched'; } catch (e) { if (!(e instanceof TypeError)) fetched = String(e); }
+      return JSON.stringify({ found, imported, fetched });
     }
     default: return 'ok';
   }

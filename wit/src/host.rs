@@ -6,7 +6,10 @@ wasmtime::component::bindgen!({
     world: "plugin",
     // `render` is called with `call_async`, so that a render can yield to
     // its worker's scheduler between time slices (the host's
-    // `pool::worker`). Imports stay synchronous: they never wait.
+    // `pool::worker`). `host.call` is async on the host, so that a render
+    // waiting for a `fetch` suspends its fiber and frees its worker; to the
+    // guest it is an ordinary blocking call.
+    imports: { "ssr:plugin/host.call": async },
     exports: { default: async },
 });
 

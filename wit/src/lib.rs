@@ -261,6 +261,22 @@ pub mod calls {
     /// (`null`); reply: a JSON object of name to value, no data. They
     /// change only with the tenant's version, so an instance asks once.
     pub const ENV: &str = "env";
+
+    /// Starts the global `fetch()`'s request. Arguments: `{method, url,
+    /// headers: [[name, value]], redirect}`, the body as the call's bytes;
+    /// reply: the request's id (a number). The host refuses an origin the
+    /// tenant was not granted, and a request past the render's limits, with
+    /// the message the promise rejects with.
+    pub const FETCH: &str = "fetch";
+
+    /// Waits for one of the render's requests to finish, up to the
+    /// argument's milliseconds (`null`: as long as the render's deadline
+    /// allows). Reply: `{id, status, statusText, headers, urls, waited}`
+    /// with the body as the bytes, or `{id, error, waited}`, or `{waited}`
+    /// when none finished in time. `waited` (ms) advances the prelude's
+    /// timer clock. On Wasm the render's fiber suspends here and its worker
+    /// serves other renders; on V8 the thread waits (`docs/engines.md`).
+    pub const FETCH_WAIT: &str = "fetch-wait";
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).

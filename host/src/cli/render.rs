@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use ssr::engine::fetch::{FetchGrant, Origin};
 use ssr::engine::{
     DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Grants, Instance,
     InstanceCaps,
@@ -39,6 +40,11 @@ pub struct RenderArgs {
     /// `-X`, the method becomes POST, as with curl).
     #[arg(short = 'd', long, value_name = "BODY")]
     data: Option<String>,
+    /// An origin the renderer may `fetch`, like `http://127.0.0.1:9000`
+    /// (scheme, host and port); repeatable. Without one, every fetch is
+    /// refused.
+    #[arg(long = "allow-fetch", value_name = "ORIGIN")]
+    allow_fetch: Vec<Origin>,
     /// A var of the handler's `env`, `NAME=VALUE`; repeatable.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     vars: Vec<(String, String)>,
@@ -96,7 +102,11 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
     let vars = args.vars.iter().cloned().collect();
     env::check(&vars, &Env::new())?;
-    let grants = Grants::with_env(&args.tenant, &vars, &Env::new());
+    let fetch = FetchGrant {
+        allowed: args.allow_fetch.clone(),
+        ..FetchGrant::default()
+    };
+    let grants = Grants::with_env(&args.tenant, &vars, &Env::new(), fetch);
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {

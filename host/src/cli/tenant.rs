@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
+use ssr::engine::fetch::Origin;
 
 #[derive(Debug, Args)]
 pub struct TenantArgs {
@@ -44,14 +45,19 @@ enum TenantCommand {
         engine: Option<String>,
         /// A limit for this tenant, e.g. `render_deadline_ms=500`; one of
         /// render_deadline_ms, memory_limit_mib, max_response_kib,
-        /// max_concurrency, max_request_kib; repeatable [default: the
-        /// server's].
+        /// max_concurrency, max_request_kib, max_subrequests, max_fetch_kib;
+        /// repeatable [default: the server's].
         #[arg(long = "limit", value_name = "NAME=N")]
         limits: Vec<String>,
         /// A var of the handler's `env`, e.g. `API=http://127.0.0.1:9000`;
         /// repeatable. Shown by `ls`; for a value to hide, use `secret put`.
         #[arg(long = "var", value_name = "NAME=VALUE")]
         vars: Vec<String>,
+        /// An origin its renderer may `fetch`, like `http://127.0.0.1:9000`
+        /// (scheme, host and port); repeatable. Without one, every fetch is
+        /// refused.
+        #[arg(long = "allow-fetch", value_name = "ORIGIN")]
+        allow_fetch: Vec<Origin>,
     },
     /// Set or remove one var of a tenant's `env` (no new plugin needed; the
     /// tenant's cache is purged).
@@ -130,6 +136,7 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             engine,
             limits,
             vars,
+            allow_fetch,
         } => {
             let bytes = std::fs::read(plugin)
                 .with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
@@ -148,6 +155,9 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             }
             for v in vars {
                 query.push(format!("var={}", enc(v)));
+            }
+            for o in allow_fetch {
+                query.push(format!("allow_fetch={}", enc(&o.to_string())));
             }
             agent
                 .put(format!(

@@ -17,14 +17,28 @@
 //!   slow or endless origin costs a render its deadline, not the host its
 //!   memory.
 //!
+//! - Per render, a tenant makes at most `max_subrequests` requests and
+//!   reads at most `max_bytes` of responses ([`FetchGrant`]), and no wait
+//!   outlives the render's deadline ([`Subrequests`]).
+//!
+//! Lifetimes: the client and the runtime its requests run on ([`net`]) live
+//! for the process and start on first use; [`Subrequests`] belongs to one
+//! instance, and aborts what is still in flight when a new render starts
+//! or the instance goes.
+//!
 //! The client is reqwest's (connection pooling, HTTP/1.1 and TLS with
 //! rustls): see docs/development.md for why.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use contract::Reply;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
 
 /// One origin a tenant may fetch: scheme, host and port, as
 /// `--allow-fetch http://127.0.0.1:9000` grants it.
@@ -141,8 +155,14 @@ pub struct Fetched {
 
 /// Why a fetch failed: the message the renderer's `TypeError` carries.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct FetchError(pub String);
+pub enum FetchError {
+    /// The grant does not allow it (an origin, or a redirect to one).
+    #[error("{0}")]
+    Refused(String),
+    /// The network, the origin or a cap failed it.
+    #[error("{0}")]
+    Failed(String),
+}
 
 /// The host's HTTP client for renderers: one per process, its connections
 /// pooled across tenants (a connection is to an origin, and every origin a
@@ -173,7 +193,7 @@ impl Fetcher {
     ) -> Result<Fetched, FetchError> {
         let mut urls = Vec::new();
         let mut url = reqwest::Url::parse(&req.url)
-            .map_err(|_| FetchError(format!("Failed to parse URL from {}", req.url)))?;
+            .map_err(|_| FetchError::Failed(format!("Failed to parse URL from {}", req.url)))?;
         let exchange = async {
             loop {
                 check(allowed, &url)?;
@@ -188,7 +208,7 @@ impl Fetcher {
                 match (location, req.redirect.as_str()) {
                     (Some(next), "follow") if is_redirect(status) => {
                         if urls.len() > caps.max_redirects {
-                            return Err(FetchError(format!(
+                            return Err(FetchError::Failed(format!(
                                 "fetch of {} was redirected more than {} times",
                                 req.url, caps.max_redirects
                             )));
@@ -209,7 +229,7 @@ impl Fetcher {
                         url = next;
                     }
                     (Some(_), "error") if is_redirect(status) => {
-                        return Err(FetchError(format!(
+                        return Err(FetchError::Failed(format!(
                             "fetch of {} was redirected, and its redirect mode is \"error\"",
                             req.url
                         )));
@@ -221,7 +241,7 @@ impl Fetcher {
         tokio::time::timeout(caps.timeout, exchange)
             .await
             .unwrap_or_else(|_| {
-                Err(FetchError(format!(
+                Err(FetchError::Failed(format!(
                     "fetch of {} took longer than {:?}",
                     req.url, caps.timeout
                 )))
@@ -233,8 +253,9 @@ impl Fetcher {
         req: &Outbound,
         url: &reqwest::Url,
     ) -> Result<reqwest::Response, FetchError> {
-        let method = reqwest::Method::from_bytes(req.method.as_bytes())
-            .map_err(|_| FetchError(format!("'{}' is not a valid HTTP method.", req.method)))?;
+        let method = reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
+            FetchError::Failed(format!("'{}' is not a valid HTTP method.", req.method))
+        })?;
         let mut builder = self.client.request(method, url.clone());
         for (k, v) in &req.headers {
             builder = builder.header(k, v);
@@ -249,19 +270,345 @@ impl Fetcher {
                 said = format!("{said}: {c}");
                 cause = c.source();
             }
-            FetchError(format!("fetch of {url} failed: {said}"))
+            FetchError::Failed(format!("fetch of {url} failed: {said}"))
         })
     }
+}
+
+/// Requests one render may start, unless the server or tenant says.
+pub const DEFAULT_MAX_SUBREQUESTS: usize = 50;
+/// Response bytes one render may read, unless the server or tenant says.
+pub const DEFAULT_MAX_FETCH_BYTES: usize = 16 << 20;
+
+/// What a tenant version may fetch: the origins granted at registration
+/// and its per-render limits.
+#[derive(Clone, Debug)]
+pub struct FetchGrant {
+    pub allowed: Vec<Origin>,
+    /// Requests one render may start (refused ones count too).
+    pub max_subrequests: usize,
+    /// Response bytes one render may read, all its requests together.
+    pub max_bytes: usize,
+}
+
+/// No origin, and the default limits.
+impl Default for FetchGrant {
+    fn default() -> Self {
+        FetchGrant {
+            allowed: Vec::new(),
+            max_subrequests: DEFAULT_MAX_SUBREQUESTS,
+            max_bytes: DEFAULT_MAX_FETCH_BYTES,
+        }
+    }
+}
+
+/// The process's outbound network: the client, and a small runtime of its
+/// own that its requests run on, apart from the threads that serve pages,
+/// so that a slow origin never delays the server's own I/O.
+pub struct Net {
+    runtime: tokio::runtime::Runtime,
+    fetcher: Fetcher,
+}
+
+/// The process's [`Net`], started on first use.
+pub fn net() -> Result<&'static Net, FetchError> {
+    static NET: OnceLock<Result<Net, String>> = OnceLock::new();
+    NET.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ssr-fetch")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("starting the fetch runtime: {e}"))?;
+        let fetcher = Fetcher::new().map_err(|e| format!("making the HTTP client: {e}"))?;
+        Ok(Net { runtime, fetcher })
+    })
+    .as_ref()
+    .map_err(|e| FetchError::Failed(e.clone()))
+}
+
+/// A renderer's `fetch(input, init)` as the prelude passes it (the
+/// arguments of `contract::calls::FETCH`); the body travels as the call's
+/// bytes.
+#[derive(Deserialize)]
+struct FetchArgs {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    redirect: String,
+}
+
+/// What `contract::calls::FETCH_WAIT` answers: a finished request (`id`
+/// with either its response head or `error`), or nothing finished within
+/// the wait; `waited` is how long it waited, in milliseconds, which
+/// advances the prelude's timer clock.
+#[derive(Serialize, Default)]
+struct Finished {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(rename = "statusText", skip_serializing_if = "Option::is_none")]
+    status_text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    headers: Option<Vec<(String, String)>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    urls: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    waited: u64,
+}
+
+/// One instance's outbound requests: those in flight, and what the render
+/// in progress has used of its limits.
+pub struct Subrequests {
+    tenant: Arc<str>,
+    next_id: u64,
+    made: usize,
+    bytes: usize,
+    deadline: Instant,
+    /// Requests in flight, by id: their task, to abort.
+    inflight: HashMap<u64, tokio::task::AbortHandle>,
+    done_tx: mpsc::UnboundedSender<(u64, Result<Fetched, FetchError>)>,
+    done_rx: mpsc::UnboundedReceiver<(u64, Result<Fetched, FetchError>)>,
+}
+
+impl Drop for Subrequests {
+    fn drop(&mut self) {
+        self.abort_all();
+    }
+}
+
+impl Subrequests {
+    pub fn new(tenant: &Arc<str>) -> Subrequests {
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        Subrequests {
+            tenant: tenant.clone(),
+            next_id: 1,
+            made: 0,
+            bytes: 0,
+            deadline: Instant::now(),
+            inflight: HashMap::new(),
+            done_tx,
+            done_rx,
+        }
+    }
+
+    /// A render starts, to end by `deadline`: its limits are whole again,
+    /// and what an earlier render left in flight is aborted.
+    pub fn start_render(&mut self, deadline: Instant) {
+        self.abort_all();
+        while self.done_rx.try_recv().is_ok() {}
+        self.made = 0;
+        self.bytes = 0;
+        self.deadline = deadline;
+    }
+
+    fn abort_all(&mut self) {
+        for (_, task) in self.inflight.drain() {
+            task.abort();
+        }
+    }
+
+    /// Logs and counts a refusal, and returns its message for the
+    /// renderer's `TypeError`.
+    fn refuse(&self, reason: &'static str, message: String) -> String {
+        tracing::warn!(tenant = &*self.tenant, reason, "fetch refused: {message}");
+        metrics::counter!("ssr_fetch_refused_total", "tenant" => self.tenant.to_string(), "reason" => reason)
+            .increment(1);
+        message
+    }
+
+    /// `contract::calls::FETCH`: starts a request if `grant` allows it, and
+    /// answers its id; it runs on [`net`]'s runtime while the render goes
+    /// on.
+    pub fn start(&mut self, grant: &FetchGrant, args: &str, body: &[u8]) -> Result<Reply, String> {
+        let args: FetchArgs = serde_json::from_str(args)
+            .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH))?;
+        if self.made >= grant.max_subrequests {
+            return Err(self.refuse(
+                "subrequests",
+                format!(
+                    "fetch of {}: this render has made {} requests, its limit (the tenant's `max_subrequests`)",
+                    args.url, grant.max_subrequests
+                ),
+            ));
+        }
+        self.made += 1;
+        let url = reqwest::Url::parse(&args.url)
+            .map_err(|_| format!("Failed to parse URL from {}", args.url))?;
+        check(&grant.allowed, &url).map_err(|e| self.refuse("origin", e.to_string()))?;
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(self.refuse(
+                "deadline",
+                format!("fetch of {url}: the render's deadline has passed"),
+            ));
+        }
+        let max_response_bytes = Caps::default()
+            .max_response_bytes
+            .min(grant.max_bytes.saturating_sub(self.bytes));
+        let caps = Caps {
+            timeout: Caps::default().timeout.min(left),
+            max_response_bytes,
+            ..Caps::default()
+        };
+        let net = net().map_err(|e| e.to_string())?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let origin = Origin::of(&url).map(|o| o.to_string()).unwrap_or_default();
+        let tenant = self.tenant.to_string();
+        let allowed = grant.allowed.clone();
+        let done = self.done_tx.clone();
+        let request = Outbound {
+            method: args.method,
+            url: args.url,
+            headers: args.headers,
+            body: body.to_vec(),
+            redirect: args.redirect,
+        };
+        let in_flight = InFlight::new();
+        let task = net.runtime.spawn(async move {
+            let _in_flight = in_flight;
+            let started = Instant::now();
+            let out = net.fetcher.fetch(&allowed, request, caps).await;
+            let outcome = if out.is_ok() { "ok" } else { "error" };
+            metrics::histogram!("ssr_fetch_seconds", "tenant" => tenant.clone(), "origin" => origin.clone())
+                .record(started.elapsed());
+            metrics::counter!("ssr_fetch_requests_total", "tenant" => tenant, "origin" => origin, "outcome" => outcome)
+                .increment(1);
+            let _ = done.send((id, out));
+        });
+        self.inflight.insert(id, task.abort_handle());
+        Ok(Reply {
+            value: id.to_string(),
+            data: Vec::new(),
+        })
+    }
+
+    /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds
+    /// (`null` or negative: as long as the render's deadline allows) for a
+    /// request in flight to finish, and answers it, its body as the bytes.
+    /// At the deadline, a request still in flight fails.
+    pub async fn wait(&mut self, grant: &FetchGrant, args: &str) -> Result<Reply, String> {
+        let max: Option<f64> = serde_json::from_str(args)
+            .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH_WAIT))?;
+        let started = Instant::now();
+        let Some(&any) = self.inflight.keys().next() else {
+            return Err(format!(
+                "{}: no fetch is in flight",
+                contract::calls::FETCH_WAIT
+            ));
+        };
+        let until = match max {
+            Some(ms) if ms >= 0.0 => {
+                (started + Duration::from_secs_f64(ms / 1e3)).min(self.deadline)
+            }
+            _ => self.deadline,
+        };
+        let net = net().map_err(|e| e.to_string())?;
+        let sleep = {
+            let _in = net.runtime.enter();
+            tokio::time::sleep_until(until.into())
+        };
+        let got = tokio::select! {
+            biased;
+            got = self.done_rx.recv() => got,
+            () = sleep => None,
+        };
+        let waited = started.elapsed().as_millis() as u64;
+        let finished = |id, error| Finished {
+            id: Some(id),
+            error: Some(error),
+            waited,
+            ..Finished::default()
+        };
+        let (id, out) = match got {
+            Some(got) => got,
+            None if Instant::now() >= self.deadline => {
+                if let Some(task) = self.inflight.remove(&any) {
+                    task.abort();
+                }
+                let message = self.refuse(
+                    "deadline",
+                    "fetch: the render's deadline passed while the request was in flight".into(),
+                );
+                return reply(finished(any, message), Vec::new());
+            }
+            None => {
+                let nothing = Finished {
+                    waited,
+                    ..Finished::default()
+                };
+                return reply(nothing, Vec::new());
+            }
+        };
+        self.inflight.remove(&id);
+        let f = match out {
+            Ok(f) => f,
+            Err(FetchError::Refused(m)) => {
+                return reply(finished(id, self.refuse("redirect", m)), Vec::new());
+            }
+            Err(FetchError::Failed(m)) => {
+                tracing::info!(tenant = &*self.tenant, "fetch failed: {m}");
+                return reply(finished(id, m), Vec::new());
+            }
+        };
+        let total = self.bytes + f.body.len();
+        if total > grant.max_bytes {
+            let message = format!(
+                "fetch of {}: this render's responses would reach {total} bytes, over its limit of {} (the tenant's `max_fetch_kib`)",
+                f.urls.last().map_or("", String::as_str),
+                grant.max_bytes
+            );
+            return reply(finished(id, self.refuse("bytes", message)), Vec::new());
+        }
+        self.bytes = total;
+        let head = Finished {
+            id: Some(id),
+            status: Some(f.status),
+            status_text: Some(f.status_text),
+            headers: Some(f.headers),
+            urls: Some(f.urls),
+            waited,
+            ..Finished::default()
+        };
+        reply(head, f.body)
+    }
+}
+
+/// One request in flight, in `ssr_fetch_in_flight` until it ends or is
+/// aborted.
+struct InFlight;
+
+impl InFlight {
+    fn new() -> InFlight {
+        metrics::gauge!("ssr_fetch_in_flight").increment(1.0);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        metrics::gauge!("ssr_fetch_in_flight").decrement(1.0);
+    }
+}
+
+fn reply(finished: Finished, data: Vec<u8>) -> Result<Reply, String> {
+    Ok(Reply {
+        value: serde_json::to_string(&finished).map_err(|e| e.to_string())?,
+        data,
+    })
 }
 
 /// Refuses a URL whose origin is not granted.
 fn check(allowed: &[Origin], url: &reqwest::Url) -> Result<(), FetchError> {
     match Origin::of(url) {
         Some(origin) if allowed.contains(&origin) => Ok(()),
-        Some(origin) => Err(FetchError(format!(
+        Some(origin) => Err(FetchError::Refused(format!(
             "fetch of {url}: the origin {origin} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`"
         ))),
-        None => Err(FetchError(format!(
+        None => Err(FetchError::Refused(format!(
             "fetch of {url}: only http and https URLs can be fetched"
         ))),
     }
@@ -279,7 +626,7 @@ async fn read(
 ) -> Result<Fetched, FetchError> {
     let url = resp.url().clone();
     let too_large = || {
-        FetchError(format!(
+        FetchError::Failed(format!(
             "the response of {url} is over the limit of {max} bytes"
         ))
     };
@@ -296,7 +643,7 @@ async fn read(
     while let Some(chunk) = resp
         .chunk()
         .await
-        .map_err(|e| FetchError(format!("reading the response of {url} failed: {e}")))?
+        .map_err(|e| FetchError::Failed(format!("reading the response of {url} failed: {e}")))?
     {
         if body.len() + chunk.len() > max {
             return Err(too_large());
@@ -492,7 +839,7 @@ mod tests {
         assert_eq!(moved.body, b"hello GET");
         assert_eq!(moved.urls, [format!("{base}/to-ok"), format!("{base}/ok")]);
 
-        let refused = |e: FetchError, needle: &str| assert!(e.0.contains(needle), "{e}");
+        let refused = |e: FetchError, needle: &str| assert!(e.to_string().contains(needle), "{e}");
         refused(
             fetcher
                 .fetch(&granted, post("http://127.0.0.1:1/ok".into()), caps)

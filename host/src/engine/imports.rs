@@ -17,8 +17,10 @@
 //!   call whose arguments do not parse, with a message naming the
 //!   capability and what was wrong (the prelude throws it as a
 //!   `TypeError`). A refusal never fails the render by itself.
-//! - A call never blocks on I/O: the pool's workers rely on it
-//!   (`pool::worker`).
+//! - Only `fetch-wait` waits, and never past the render's deadline: on
+//!   Wasm the render's fiber suspends in it (the import is async) and its
+//!   worker serves other renders; on V8 it blocks the isolate's thread
+//!   (`engine::block_on`). Every other call answers at once.
 //! - A secret's value never leaves through the host's side: console lines
 //!   and render errors pass [`Grants::redact`] before they are logged or
 //!   shown, and [`Grants`] prints no value (`Debug`).
@@ -27,26 +29,31 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use contract::{LogLevel, RenderError, Reply, calls};
 
 use super::EngineError;
 use super::console::Console;
+use super::fetch::{FetchGrant, Subrequests};
 
-/// What a tenant version's renderer was given: its id, and its `env` (vars
-/// and secrets). Immutable: a change makes a new tenant version.
+/// What a tenant version's renderer was given: its id, its `env` (vars
+/// and secrets), and what it may fetch. Immutable: a change makes a new
+/// tenant version.
 #[derive(Default)]
 pub struct Grants {
     pub tenant: Arc<str>,
     /// Vars and secrets by name: the handler's `env`.
     pub env: BTreeMap<String, String>,
+    /// The origins it may fetch, and its per-render limits.
+    pub fetch: FetchGrant,
     /// The secrets by name and value, longest value first (redacted in that
     /// order, so a secret containing another is replaced whole).
     secrets: Vec<(String, String)>,
 }
 
 impl Grants {
-    /// A renderer of `tenant` with an empty `env`.
+    /// A renderer of `tenant` with an empty `env`, that may fetch nothing.
     pub fn new(tenant: &str) -> Arc<Grants> {
         Arc::new(Grants {
             tenant: tenant.into(),
@@ -55,11 +62,13 @@ impl Grants {
     }
 
     /// A renderer of `tenant` whose `env` holds `vars` and `secrets` (names
-    /// are distinct: the registry refuses a secret named like a var).
+    /// are distinct: the registry refuses a secret named like a var), and
+    /// that may fetch what `fetch` grants.
     pub fn with_env(
         tenant: &str,
         vars: &BTreeMap<String, String>,
         secrets: &BTreeMap<String, String>,
+        fetch: FetchGrant,
     ) -> Arc<Grants> {
         let mut env = vars.clone();
         env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -71,6 +80,7 @@ impl Grants {
         Arc::new(Grants {
             tenant: tenant.into(),
             env,
+            fetch,
             secrets: hidden,
         })
     }
@@ -112,6 +122,7 @@ impl fmt::Debug for Grants {
         f.debug_struct("Grants")
             .field("tenant", &self.tenant)
             .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("fetch", &self.fetch)
             .finish()
     }
 }
@@ -120,12 +131,14 @@ impl fmt::Debug for Grants {
 pub struct Imports {
     grants: Arc<Grants>,
     console: Console,
+    subrequests: Subrequests,
 }
 
 impl Imports {
     pub fn new(grants: &Arc<Grants>) -> Imports {
         Imports {
             console: Console::new(&grants.tenant),
+            subrequests: Subrequests::new(&grants.tenant),
             grants: grants.clone(),
         }
     }
@@ -135,9 +148,11 @@ impl Imports {
         &self.grants
     }
 
-    /// A new render starts: per-render budgets are whole again.
-    pub fn start_render(&self) {
+    /// A new render starts, to end by `deadline`: per-render budgets are
+    /// whole again, and what the last render left in flight is dropped.
+    pub fn start_render(&mut self, deadline: Instant) {
         self.console.start_render();
+        self.subrequests.start_render(deadline);
     }
 
     /// One `console.*` line.
@@ -146,8 +161,10 @@ impl Imports {
     }
 
     /// Calls the capability `name` with `args` (JSON) and `data`.
-    pub fn call(&self, name: &str, args: &str, _data: &[u8]) -> Result<Reply, String> {
+    pub async fn call(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
         match name {
+            calls::FETCH => self.subrequests.start(&self.grants.fetch, args, data),
+            calls::FETCH_WAIT => self.subrequests.wait(&self.grants.fetch, args).await,
             calls::RANDOM => random(parse(name, args)?),
             calls::ENV => Ok(Reply {
                 value: serde_json::to_string(&self.grants.env).map_err(|e| e.to_string())?,
@@ -185,36 +202,37 @@ fn random(bytes: usize) -> Result<Reply, String> {
 mod tests {
     use super::*;
 
+    fn call(imports: &mut Imports, name: &str, args: &str) -> Result<Reply, String> {
+        crate::engine::block_on(imports.call(name, args, &[]))
+    }
+
     #[test]
     fn random_gives_the_bytes_asked_and_no_more_than_the_web_limit() {
-        let imports = Imports::new(&Grants::new("t"));
-        let reply = imports.call(calls::RANDOM, "32", &[]).unwrap();
+        let mut imports = Imports::new(&Grants::new("t"));
+        let reply = call(&mut imports, calls::RANDOM, "32").unwrap();
         assert_eq!((reply.value.as_str(), reply.data.len()), ("", 32));
         assert_ne!(
             reply.data,
-            imports.call(calls::RANDOM, "32", &[]).unwrap().data
+            call(&mut imports, calls::RANDOM, "32").unwrap().data
         );
         let max = calls::RANDOM_MAX_BYTES;
         assert_eq!(
-            imports
-                .call(calls::RANDOM, &max.to_string(), &[])
+            call(&mut imports, calls::RANDOM, &max.to_string())
                 .unwrap()
                 .data
                 .len(),
             max
         );
-        let err = imports
-            .call(calls::RANDOM, &(max + 1).to_string(), &[])
-            .unwrap_err();
+        let err = call(&mut imports, calls::RANDOM, &(max + 1).to_string()).unwrap_err();
         assert_eq!(err, "random: 65537 bytes asked, at most 65536 at once");
     }
 
     #[test]
     fn unknown_capabilities_and_bad_arguments_are_refused_by_name() {
-        let imports = Imports::new(&Grants::new("t"));
-        let err = imports.call("socket", "{}", &[]).unwrap_err();
+        let mut imports = Imports::new(&Grants::new("t"));
+        let err = call(&mut imports, "socket", "{}").unwrap_err();
         assert!(err.contains("no capability \"socket\""), "{err}");
-        let err = imports.call(calls::RANDOM, "\"lots\"", &[]).unwrap_err();
+        let err = call(&mut imports, calls::RANDOM, "\"lots\"").unwrap_err();
         assert!(
             err.starts_with("random: bad arguments \"\\\"lots\\\"\""),
             "{err}"
@@ -228,9 +246,9 @@ mod tests {
             ("TOKEN".to_string(), "s3cr3t-value".to_string()),
             ("SHORT".to_string(), "s3cr3t".to_string()),
         ]);
-        let grants = Grants::with_env("t", &vars, &secrets);
-        let imports = Imports::new(&grants);
-        let env = imports.call(calls::ENV, "null", &[]).unwrap().value;
+        let grants = Grants::with_env("t", &vars, &secrets, FetchGrant::default());
+        let mut imports = Imports::new(&grants);
+        let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
             r#"{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}"#

@@ -26,7 +26,8 @@ pub mod wasm;
 use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use contract::{RenderError, Request, Response};
@@ -61,24 +62,28 @@ pub trait Plugin: Send + Sync {
 
 /// A render in progress.
 ///
-/// Invariant: it is CPU-bound and never waits on I/O. `Pending` means only
-/// "my time slice is over, poll me again" (a Wasm render yields once it has
-/// run a tick since it was polled); it wakes its waker before returning it. So a scheduler may
-/// poll it again without waiting for a wake-up (`pool::worker` runs renders
-/// round-robin that way), and [`run`] drives one to completion. A V8 render
-/// cannot yield: it finishes in its first poll.
+/// `Pending` means either "my time slice is over, poll me again" (a Wasm
+/// render yields once it has run a tick since it was polled; it wakes its
+/// waker before returning), or "I wait for a `fetch`" (a Wasm render whose
+/// fiber suspended in the host import; its waker is woken when a request
+/// finishes or the wait times out, at the latest at the render's deadline).
+/// A scheduler therefore polls a render again once its waker was woken
+/// (`pool::worker`), and [`block_on`] drives one to completion. A V8
+/// render cannot yield: it finishes in its first poll, waiting on its
+/// thread for what it fetches.
 pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<Response, EngineError>> + Send + 'a>>;
 
 /// One instance: owned by one thread at a time, serving one tenant.
 pub trait Instance: Send {
     /// Renders one request within `deadline` (wall-clock time from the first
-    /// poll, slices given to other renders included). After an error for
-    /// which [`EngineError::poisons_instance`] holds, drop the instance.
+    /// poll, slices given to other renders and waits for `fetch` included).
+    /// After an error for which [`EngineError::poisons_instance`] holds,
+    /// drop the instance.
     fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a>;
 
     /// [`Instance::render`] to completion on the calling thread.
     fn render_now(&mut self, req: &Request, deadline: Duration) -> Result<Response, EngineError> {
-        run(self.render(req, deadline))
+        block_on(self.render(req, deadline))
     }
 
     /// Bytes of memory the instance's JavaScript holds (linear memory, or
@@ -86,14 +91,37 @@ pub trait Instance: Send {
     fn memory_bytes(&self) -> usize;
 }
 
-/// Drives a render (or any future that keeps the [`Rendering`] invariant)
-/// to completion on this thread, polling again at once after each slice.
-pub fn run<T>(future: impl Future<Output = T>) -> T {
+/// Drives a future to completion on this thread: polls it, and while it is
+/// pending parks the thread until its waker is woken (at once after a Wasm
+/// render's time slice; when a request finishes for one waiting on
+/// `fetch`).
+pub fn block_on<T>(future: impl Future<Output = T>) -> T {
+    struct Unpark {
+        thread: std::thread::Thread,
+        woken: AtomicBool,
+    }
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.woken.store(true, Ordering::Release);
+            self.thread.unpark();
+        }
+    }
+    let unpark = Arc::new(Unpark {
+        thread: std::thread::current(),
+        woken: AtomicBool::new(false),
+    });
+    let waker = Waker::from(unpark.clone());
+    let mut cx = Context::from_waker(&waker);
     let mut future = std::pin::pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
     loop {
         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
             return out;
+        }
+        while !unpark.woken.swap(false, Ordering::Acquire) {
+            std::thread::park();
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! | request | does |
 //! |---|---|
-//! | `PUT /_ssr/admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::LimitOverrides`; `debug` puts failures' detail in its error pages |
+//! | `PUT /_ssr/admin/tenants/{id}?host=NAME&mode=reuse\|fresh&engine=wasm\|v8&debug=true&var=NAME=VALUE&allow_fetch=ORIGIN&LIMIT=N` (body: plugin bytes) | register or hot-swap a tenant; `LIMIT` is any of `tenant::LimitOverrides`; `debug` puts failures' detail in its error pages; `allow_fetch` grants an origin to `fetch` |
 //! | `GET /_ssr/admin/tenants` | list tenants |
 //! | `GET /_ssr/admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /_ssr/admin/tenants/{id}` | remove a tenant |
@@ -68,6 +68,8 @@ struct AppliedLimitsView {
     max_response_kib: usize,
     max_concurrency: usize,
     max_request_kib: usize,
+    max_subrequests: usize,
+    max_fetch_kib: usize,
 }
 
 #[derive(Serialize)]
@@ -90,6 +92,8 @@ impl From<&Tenant> for TenantView {
                 max_response_kib: t.limits.max_response_bytes >> 10,
                 max_concurrency: t.limits.concurrency,
                 max_request_kib: t.limits.max_request_bytes >> 10,
+                max_subrequests: t.limits.max_subrequests,
+                max_fetch_kib: t.limits.max_fetch_bytes >> 10,
             },
             stats: StatsView {
                 requests: t.stats.requests.get(),
@@ -113,6 +117,12 @@ pub async fn put(
             "host" => settings.hosts.push(v),
             "mode" => settings.mode = Some(v.parse().map_err(ApiError::BadRequest)?),
             "engine" => settings.engine = Some(v.parse().map_err(ApiError::BadRequest)?),
+            "allow_fetch" => {
+                let origin = v.parse().map_err(ApiError::BadRequest)?;
+                if !settings.allow_fetch.contains(&origin) {
+                    settings.allow_fetch.push(origin);
+                }
+            }
             "var" => {
                 let (name, value) = env::parse_var(&v)?;
                 settings.vars.insert(name, value);
@@ -135,7 +145,7 @@ pub async fn put(
                     .map_err(ApiError::BadRequest)?
                 {
                     return Err(ApiError::BadRequest(format!(
-                        "unknown setting `{other}`; the settings are `host` (repeatable), `var` (NAME=VALUE, repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
+                        "unknown setting `{other}`; the settings are `host` (repeatable), `var` (NAME=VALUE, repeatable), `allow_fetch` (an origin, repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
                         LimitOverrides::NAMES
                     )));
                 }

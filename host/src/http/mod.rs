@@ -102,6 +102,7 @@ impl AppState {
             warm_instances: config.warm_instances,
             renders_per_worker: config.renders_per_worker,
             v8_threads: config.v8_threads(),
+            waiting_per_worker: config.waiting_per_worker,
             scheduling: config.scheduling(),
         });
         Ok(Arc::new(AppState {

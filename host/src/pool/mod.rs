@@ -88,6 +88,9 @@ pub struct PoolOptions {
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
+    /// Renders one worker keeps suspended while they wait for a `fetch`
+    /// (see `worker.rs`).
+    pub waiting_per_worker: usize,
     /// When long renders step aside (`crate::sched`).
     pub scheduling: Scheduling,
 }
@@ -162,6 +165,8 @@ pub(in crate::pool) struct Task {
     pub(in crate::pool) ran: Duration,
     /// Held while it is in a background lane: its place there.
     pub(in crate::pool) in_lane: Option<demote::InLane>,
+    /// How it is woken on the thread that runs it (`worker::Wakes`).
+    pub(in crate::pool) waker: Option<Arc<worker::TaskWaker>>,
 }
 
 /// The pool of pinned render workers. Dropping it disconnects the queue:
@@ -220,6 +225,8 @@ impl Pool {
                     role: Role::Lane { tasks: rx },
                     instances: instances.clone(),
                     renders: options.renders_per_worker,
+                    // The lane holds at most `capacity` tasks in all.
+                    waiting: options.renders_per_worker,
                 };
                 workers.push(spawn(format!("ssr-lane-{i}"), move || worker::run(lane)));
                 Lane {
@@ -237,6 +244,7 @@ impl Pool {
                 },
                 instances,
                 renders: options.renders_per_worker,
+                waiting: options.waiting_per_worker,
             };
             workers.push(spawn(format!("ssr-worker-{i}"), move || {
                 worker::run(worker)
@@ -259,6 +267,8 @@ impl Pool {
                     },
                     instances: shared.clone(),
                     renders: 1,
+                    // A V8 render waits on its thread: none is ever parked.
+                    waiting: 1,
                 };
                 spawn(format!("ssr-blocking-{i}"), move || {
                     let _leaving = leaving;
@@ -381,7 +391,7 @@ impl Pool {
             let instances =
                 cell.get_or_init(|| Mutex::new(Instances::new(self.options.warm_instances)));
             let started = Instant::now();
-            let (response, render_time) = crate::engine::run(worker::render(
+            let (response, render_time) = crate::engine::block_on(worker::render(
                 instances, tenant, request, deadline, started,
             ))?;
             Ok(Rendered {

@@ -20,11 +20,17 @@
 //! renders at once, not one per thread, and the most recently used is
 //! taken first.
 //!
-//! Invariant: tasks never wait on I/O (`engine::Rendering`), so `Pending`
-//! only ends a slice and the thread polls the next task at once; it sleeps
-//! only when it has no task, in the blocking `recv`. The instance set's lock
-//! is held only to pick or return an instance: never across a render, an
-//! instantiation, or a drop.
+//! Waking: a task is polled only once its waker was woken. A Wasm render
+//! that ends its slice wakes itself before it returns `Pending`, so it is
+//! polled again in its turn; one that suspended in `fetch-wait`
+//! (`engine::Rendering`) is woken from the fetch runtime when a request
+//! finishes, and meanwhile it is parked: it holds its instance but not one
+//! of the `renders` slots, so the worker serves other renders. A worker
+//! keeps at most `waiting` tasks parked, and takes no new job while at that
+//! bound. The thread sleeps only when no task is ready: in the blocking
+//! `recv` of the next job or wake-up. The instance set's lock is held only
+//! to pick or return an instance: never across a render, an instantiation,
+//! or a drop.
 //!
 //! Lifetime: the thread lives as long as the pool. Warm instances live until
 //! evicted (least recently used, beyond `warm_instances`), until their
@@ -33,14 +39,14 @@
 //! `Tenant::retired` says), or until an error poisons them (a trap, a
 //! timeout, memory exhausted): the next request then gets a fresh instance.
 
-use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use core_affinity::CoreId;
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
@@ -171,33 +177,58 @@ pub(super) enum Role {
 }
 
 impl Role {
-    /// The next task: waiting for work if `wait`, else only one that is
-    /// there now; `None` when there is none (or, waiting, once the pool is
-    /// gone and every job taken). `done` is the permit of the render this
-    /// thread has just finished: a V8 thread gives it back only once it is
-    /// idle, so the request waiting for that permit is handed to this
-    /// thread (hot caches, no wake-up) rather than to another idle one.
+    /// What happens next: a new task, when `admit`; a parked task woken;
+    /// or, when not `block`, nothing yet. Blocks only when `block`, on a
+    /// new job (if `admit`) and on `wakes` (if `parked`). `done` is the
+    /// permit of the render this thread has just finished: a V8 thread
+    /// gives it back only once it is idle, so the request waiting for that
+    /// permit is handed to this thread (hot caches, no wake-up) rather than
+    /// to another idle one.
     fn next(
         &self,
-        wait: bool,
+        want: Want,
         mut done: Option<OwnedSemaphorePermit>,
         instances: &SharedInstances,
-    ) -> Option<Task> {
+        wakes: &Receiver<u64>,
+    ) -> Event {
+        let Want {
+            admit,
+            block,
+            parked,
+        } = want;
         loop {
             let job = match self {
-                Role::V8 { lifo, .. } if wait => lifo.next(done.take())?,
-                Role::V8 { lifo, .. } => lifo.try_next()?,
+                _ if !admit && block => return wakes.recv().map_or(Event::Closed, Event::Woken),
+                _ if !admit => return Event::Idle,
+                // A V8 render never parks: it waits on its thread.
+                Role::V8 { lifo, .. } if block => lifo.next(done.take()),
+                Role::V8 { lifo, .. } => lifo.try_next(),
                 Role::Worker { jobs, .. } => {
                     drop(done.take());
-                    receive(jobs, wait)?
+                    match receive(jobs, block, parked.then_some(wakes)) {
+                        Received::Item(job) => Some(job),
+                        Received::Woken(id) => return Event::Woken(id),
+                        Received::Nothing => None,
+                    }
                 }
                 Role::Lane { tasks } => {
                     drop(done.take());
-                    return receive(tasks, wait);
+                    return match receive(tasks, block, parked.then_some(wakes)) {
+                        Received::Item(task) => Event::Task(task),
+                        Received::Woken(id) => Event::Woken(id),
+                        Received::Nothing if block => Event::Closed,
+                        Received::Nothing => Event::Idle,
+                    };
                 }
             };
-            if let Some(task) = admit(job, instances) {
-                return Some(task);
+            match job {
+                None if block => return Event::Closed,
+                None => return Event::Idle,
+                Some(job) => {
+                    if let Some(task) = admit_job(job, instances) {
+                        return Event::Task(task);
+                    }
+                }
             }
         }
     }
@@ -227,17 +258,55 @@ impl Role {
     }
 }
 
-/// The next item on `rx`: waiting for one if `wait`, else only one there now.
-fn receive<T>(rx: &Receiver<T>, wait: bool) -> Option<T> {
-    if wait {
-        rx.recv().ok()
-    } else {
-        rx.try_recv().ok()
+/// What a pool thread asks of [`Role::next`].
+#[derive(Clone, Copy)]
+struct Want {
+    /// It has room for a new task.
+    admit: bool,
+    /// It has nothing ready to poll: wait.
+    block: bool,
+    /// It has parked tasks, whose wake-ups count.
+    parked: bool,
+}
+
+/// What happens next on a pool thread.
+enum Event {
+    Task(Task),
+    Woken(u64),
+    /// Nothing now (not blocking).
+    Idle,
+    /// The pool is gone, and nothing is left to wait for.
+    Closed,
+}
+
+/// What [`receive`] got.
+enum Received<T> {
+    Item(T),
+    Woken(u64),
+    Nothing,
+}
+
+/// The next item on `rx`, or a wake-up on `wakes` if given: waiting for
+/// one if `block`, else only one there now. Once `rx` is closed, a blocking
+/// call still waits on `wakes`.
+fn receive<T>(rx: &Receiver<T>, block: bool, wakes: Option<&Receiver<u64>>) -> Received<T> {
+    if !block {
+        return rx.try_recv().map_or(Received::Nothing, Received::Item);
+    }
+    let Some(wakes) = wakes else {
+        return rx.recv().map_or(Received::Nothing, Received::Item);
+    };
+    crossbeam_channel::select! {
+        recv(rx) -> item => match item {
+            Ok(item) => Received::Item(item),
+            Err(_) => wakes.recv().map_or(Received::Nothing, Received::Woken),
+        },
+        recv(wakes) -> id => id.map_or(Received::Nothing, Received::Woken),
     }
 }
 
 /// A job as a task, unless its client went away while it waited.
-fn admit(job: Job, instances: &SharedInstances) -> Option<Task> {
+fn admit_job(job: Job, instances: &SharedInstances) -> Option<Task> {
     if job.reply.is_closed() {
         return None;
     }
@@ -245,7 +314,54 @@ fn admit(job: Job, instances: &SharedInstances) -> Option<Task> {
         render: Box::pin(serve(job, instances.clone())),
         ran: Duration::ZERO,
         in_lane: None,
+        waker: None,
     })
+}
+
+/// A task's waker on the thread that runs it: sends the task's id to the
+/// thread once per poll, however often it is woken.
+pub(in crate::pool) struct TaskWaker {
+    id: u64,
+    woken: AtomicBool,
+    to: Sender<u64>,
+}
+
+impl Wake for TaskWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.woken.swap(true, Ordering::AcqRel) {
+            let _ = self.to.send(self.id);
+        }
+    }
+}
+
+/// A pool thread's wake-ups: where its tasks' wakers send their ids.
+struct Wakes {
+    tx: Sender<u64>,
+    rx: Receiver<u64>,
+    next_id: u64,
+}
+
+impl Wakes {
+    fn new() -> Wakes {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        Wakes { tx, rx, next_id: 0 }
+    }
+
+    /// Gives `task` a waker of this thread's (a task that moves to a lane
+    /// gets the lane's), woken: it is ready to poll.
+    fn adopt(&mut self, mut task: Task) -> Task {
+        self.next_id += 1;
+        task.waker = Some(Arc::new(TaskWaker {
+            id: self.next_id,
+            woken: AtomicBool::new(true),
+            to: self.tx.clone(),
+        }));
+        task
+    }
 }
 
 /// What a pool thread runs with.
@@ -254,6 +370,8 @@ pub(super) struct Setup {
     pub(super) instances: SharedInstances,
     /// How many tasks it interleaves.
     pub(super) renders: usize,
+    /// How many tasks it keeps parked while they wait for a `fetch`.
+    pub(super) waiting: usize,
 }
 
 /// A pool thread's loop.
@@ -262,6 +380,7 @@ pub(super) fn run(setup: Setup) {
         role,
         instances,
         renders,
+        waiting,
     } = setup;
     if let Role::Worker {
         core: Some(core), ..
@@ -273,46 +392,82 @@ pub(super) fn run(setup: Setup) {
     if let Role::Lane { .. } = role {
         lower_priority();
     }
-    let mut tasks: VecDeque<Task> = VecDeque::with_capacity(renders);
-    let mut cx = Context::from_waker(Waker::noop());
+    let mut wakes = Wakes::new();
+    // Tasks to poll, in turn; and tasks waiting for a wake-up, by id.
+    let mut ready: VecDeque<Task> = VecDeque::with_capacity(renders);
+    let mut parked: HashMap<u64, Task> = HashMap::new();
     let mut done = None;
     loop {
         // A V8 thread lowered to low priority cannot raise itself again: it
         // leaves, and the watch starts another in its place.
         if let Role::V8 { watched, .. } = &role
-            && tasks.is_empty()
+            && ready.is_empty()
+            && parked.is_empty()
             && watched.demoted()
         {
             return;
         }
-        while tasks.len() < renders {
-            // Waits only when it has nothing to poll.
-            let wait = tasks.is_empty();
-            match role.next(wait, done.take(), &instances) {
-                Some(task) => tasks.push_front(task),
-                None if wait => return, // The pool is gone and every job done.
-                None => break,
+        while let Ok(id) = wakes.rx.try_recv() {
+            unpark(id, &mut parked, &mut ready);
+        }
+        loop {
+            let want = Want {
+                admit: ready.len() < renders && parked.len() < waiting,
+                block: ready.is_empty(),
+                parked: !parked.is_empty(),
+            };
+            if !want.admit && !want.block {
+                break;
+            }
+            match role.next(want, done.take(), &instances, &wakes.rx) {
+                // A new render is polled first: it starts within a slice.
+                Event::Task(task) => ready.push_front(wakes.adopt(task)),
+                Event::Woken(id) => unpark(id, &mut parked, &mut ready),
+                Event::Idle => break,
+                // The pool is gone and every job done.
+                Event::Closed if parked.is_empty() => return,
+                Event::Closed => {}
             }
         }
-        if let Some(mut task) = tasks.pop_front() {
-            match role.poll(&mut task, &mut cx) {
-                // Only when other renders want this worker: alone, a long
-                // render keeps its priority.
-                Poll::Pending => match &role {
-                    Role::Worker {
-                        lane: Some(lane), ..
-                    } if !tasks.is_empty() || role.waiting() => {
-                        if let Err(task) = lane.demote(task) {
-                            tasks.push_back(task);
-                        }
+        let Some(mut task) = ready.pop_front() else {
+            continue;
+        };
+        let waker = task.waker.clone().expect("adopted");
+        waker.woken.store(false, Ordering::Release);
+        let poll = role.poll(
+            &mut task,
+            &mut Context::from_waker(&Waker::from(waker.clone())),
+        );
+        match poll {
+            // Waiting for a `fetch`: parked until its waker is woken (the
+            // id it sends then finds it here).
+            Poll::Pending if !waker.woken.load(Ordering::Acquire) => {
+                parked.insert(waker.id, task);
+            }
+            // Its slice ended. It moves to the lane only when other renders
+            // want this worker: alone, a long render keeps its priority.
+            Poll::Pending => match &role {
+                Role::Worker {
+                    lane: Some(lane), ..
+                } if !ready.is_empty() || role.waiting() => {
+                    if let Err(task) = lane.demote(task) {
+                        ready.push_back(task);
                     }
-                    _ => tasks.push_back(task),
-                },
-                // Given back now, unless this thread is about to wait.
-                Poll::Ready(permit) if tasks.is_empty() => done = permit,
-                Poll::Ready(permit) => drop(permit),
-            }
+                }
+                _ => ready.push_back(task),
+            },
+            // Given back now, unless this thread is about to wait.
+            Poll::Ready(permit) if ready.is_empty() && parked.is_empty() => done = permit,
+            Poll::Ready(permit) => drop(permit),
         }
+    }
+}
+
+/// Moves task `id` from `parked` to `ready`, if it is parked (a wake-up
+/// may come for a task that is ready already, or gone to the lane).
+fn unpark(id: u64, parked: &mut HashMap<u64, Task>, ready: &mut VecDeque<Task>) {
+    if let Some(task) = parked.remove(&id) {
+        ready.push_back(task);
     }
 }
 

@@ -18,12 +18,14 @@ use crate::engine::{self, EngineKind};
 /// Each limit's name and largest value (the smallest is 1): bounds that keep
 /// every stored value usable (no overflow in a unit conversion, no
 /// semaphore beyond what tokio allows).
-pub const RANGES: [(&str, u64); 5] = [
+pub const RANGES: [(&str, u64); 7] = [
     ("render_deadline_ms", 600_000),
     ("memory_limit_mib", 1 << 20),
     ("max_response_kib", 1 << 22),
     ("max_concurrency", 4_096),
     ("max_request_kib", 1 << 22),
+    ("max_subrequests", 10_000),
+    ("max_fetch_kib", 1 << 22),
 ];
 
 /// The limits a registration may set; each one not set is the server's default.
@@ -46,6 +48,12 @@ pub struct LimitOverrides {
     /// The largest request body the host reads for this tenant, KiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_request_kib: Option<usize>,
+    /// Outbound requests (`fetch`) one render may make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_subrequests: Option<usize>,
+    /// Response bytes one render may fetch, all its requests together, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_fetch_kib: Option<usize>,
 }
 
 impl LimitOverrides {
@@ -63,13 +71,15 @@ impl LimitOverrides {
             "max_response_kib" => self.max_response_kib = Some(n()? as usize),
             "max_concurrency" => self.max_concurrency = Some(n()? as usize),
             "max_request_kib" => self.max_request_kib = Some(n()? as usize),
+            "max_subrequests" => self.max_subrequests = Some(n()? as usize),
+            "max_fetch_kib" => self.max_fetch_kib = Some(n()? as usize),
             _ => return Ok(false),
         }
         Ok(true)
     }
 
     /// The names [`LimitOverrides::set`] knows, for error messages.
-    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`";
+    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`, `max_subrequests`, `max_fetch_kib`";
 
     /// Checks that each limit set is within its range ([`RANGES`]): what a
     /// stored registration must pass to be applied at all.
@@ -80,6 +90,8 @@ impl LimitOverrides {
             self.max_response_kib.map(|v| v as u64),
             self.max_concurrency.map(|v| v as u64),
             self.max_request_kib.map(|v| v as u64),
+            self.max_subrequests.map(|v| v as u64),
+            self.max_fetch_kib.map(|v| v as u64),
         ];
         for ((name, max), value) in RANGES.iter().zip(set) {
             if let Some(v) = value
@@ -109,6 +121,18 @@ impl LimitOverrides {
                 self.max_request_kib,
                 d.max_request_bytes >> 10,
                 "--max-request-kib",
+            ),
+            (
+                "max_subrequests",
+                self.max_subrequests,
+                d.max_subrequests,
+                "--max-subrequests",
+            ),
+            (
+                "max_fetch_kib",
+                self.max_fetch_kib,
+                d.max_fetch_bytes >> 10,
+                "--max-fetch-kib",
             ),
             (
                 "memory_limit_mib",
@@ -150,6 +174,14 @@ impl LimitOverrides {
                 .max_request_kib
                 .map_or(d.max_request_bytes, |k| k << 10)
                 .min(d.max_request_bytes),
+            max_subrequests: self
+                .max_subrequests
+                .unwrap_or(d.max_subrequests)
+                .min(d.max_subrequests),
+            max_fetch_bytes: self
+                .max_fetch_kib
+                .map_or(d.max_fetch_bytes, |k| k << 10)
+                .min(d.max_fetch_bytes),
         }
     }
 }
@@ -163,6 +195,8 @@ pub struct Defaults {
     pub memory_limit: usize,
     pub max_response_bytes: usize,
     pub max_request_bytes: usize,
+    pub max_subrequests: usize,
+    pub max_fetch_bytes: usize,
     /// `--tenant-concurrency`; `None` picks per engine (see
     /// [`Defaults::concurrency`]).
     pub concurrency: Option<usize>,
@@ -203,6 +237,8 @@ impl From<&crate::config::Config> for Defaults {
             memory_limit: c.memory_limit_mib.bytes(),
             max_response_bytes: c.max_response_kib.bytes(),
             max_request_bytes: c.max_request_kib.bytes(),
+            max_subrequests: c.max_subrequests,
+            max_fetch_bytes: c.max_fetch_kib.bytes(),
             concurrency: c.tenant_concurrency,
             workers: c.workers,
             renders_per_worker: c.renders_per_worker,
@@ -218,6 +254,8 @@ pub struct AppliedLimits {
     pub max_response_bytes: usize,
     pub concurrency: usize,
     pub max_request_bytes: usize,
+    pub max_subrequests: usize,
+    pub max_fetch_bytes: usize,
 }
 
 impl AppliedLimits {

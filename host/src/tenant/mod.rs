@@ -35,6 +35,7 @@ use thiserror::Error;
 
 use crate::counter::Striped;
 pub use crate::engine::Mode;
+use crate::engine::fetch::{FetchGrant, Origin};
 use crate::engine::{EngineError, EngineKind, Engines, Grants, Plugin};
 use env::Env;
 pub use limits::{AppliedLimits, Defaults, LimitOverrides};
@@ -62,6 +63,10 @@ pub struct Settings {
     /// Vars, plain settings the handler reads from `env` (`env.rs`).
     #[serde(default)]
     pub vars: Env,
+    /// The origins its renderer may `fetch` (`engine::fetch`); none when
+    /// empty.
+    #[serde(default)]
+    pub allow_fetch: Vec<Origin>,
 }
 
 /// Per-tenant counters, carried across versions, with the tenant's metric
@@ -113,6 +118,9 @@ pub struct Registration {
     /// The handler's vars (`env.rs`); its secrets are stored apart.
     #[serde(default)]
     pub vars: Env,
+    /// The origins its renderer may `fetch`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_fetch: Vec<Origin>,
     /// An example plugin the server registered itself (`--demo`): in memory
     /// only, and any registration of the id replaces it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -156,7 +164,16 @@ impl Tenant {
     ) -> Tenant {
         Tenant {
             id: registration.id.as_str().into(),
-            grants: Grants::with_env(&registration.id, &registration.vars, secrets),
+            grants: Grants::with_env(
+                &registration.id,
+                &registration.vars,
+                secrets,
+                FetchGrant {
+                    allowed: registration.allow_fetch.clone(),
+                    max_subrequests: limits.max_subrequests,
+                    max_bytes: limits.max_fetch_bytes,
+                },
+            ),
             registration,
             plugin,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
@@ -427,6 +444,7 @@ impl Registry {
             limits: settings.limits,
             debug: settings.debug,
             vars: settings.vars,
+            allow_fetch: settings.allow_fetch,
             demo,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),

@@ -179,7 +179,9 @@ extern "C" fn call(
         )
     };
     let (name, args) = (String::from_utf8_lossy(name), String::from_utf8_lossy(args));
-    host.reply = host.imports.call(&name, &args, input);
+    // A V8 render cannot yield: `fetch-wait` blocks this thread (the
+    // prelude calls it only when nothing else is left to run).
+    host.reply = crate::engine::block_on(host.imports.call(&name, &args, input));
     let (ok, value, data): (i32, &str, &[u8]) = match &host.reply {
         Ok(reply) => (1, &reply.value, &reply.data),
         Err(message) => (0, message, &[]),
@@ -283,10 +285,11 @@ impl Isolate {
     }
 
     /// What this isolate's JavaScript reaches in the host.
-    pub fn imports(&self) -> &Imports {
+    pub fn imports(&mut self) -> &mut Imports {
         // SAFETY: `host` is live until `drop`; the callbacks (its only other
-        // user) run only inside `load` and `render`, which take `&mut self`.
-        unsafe { &(*self.host).imports }
+        // user) run only inside `load` and `render`, which take `&mut self`,
+        // so no callback runs while this borrow lives.
+        unsafe { &mut (*self.host).imports }
     }
 }
 

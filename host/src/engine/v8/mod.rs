@@ -156,7 +156,9 @@ impl V8Instance {
         req: &Request,
         deadline: Duration,
     ) -> Result<Response, EngineError> {
-        self.isolate.imports().start_render();
+        self.isolate
+            .imports()
+            .start_render(std::time::Instant::now() + deadline);
         // The prelude's raw request and normalized response are the
         // contract's serde form; the bodies travel beside the JSON.
         let json = serde_json::to_string(req)

@@ -142,8 +142,13 @@ impl log::Host for HostState {
 }
 
 impl host::Host for HostState {
-    fn call(&mut self, name: String, args: String, data: Vec<u8>) -> Result<host::Reply, String> {
-        self.imports.call(&name, &args, &data).map(Into::into)
+    async fn call(
+        &mut self,
+        name: String,
+        args: String,
+        data: Vec<u8>,
+    ) -> Result<host::Reply, String> {
+        self.imports.call(&name, &args, &data).await.map(Into::into)
     }
 }
 
@@ -348,9 +353,9 @@ impl WasmPlugin {
         // Instantiation runs the adapter's and the runtime's start code.
         store.set_epoch_deadline(ticker::ticks(super::INSTANTIATE_DEADLINE));
         let _running = activity::renders().begin();
-        let bindings = self
-            .pre
-            .instantiate(&mut store)
+        // Async, as the `host` import is; nothing in it waits, so it ends
+        // in its first poll.
+        let bindings = super::block_on(self.pre.instantiate_async(&mut store))
             .map_err(|e| EngineError::Instantiate(e.into()))?;
         // From now on the epoch callback ends a render's time slice: at the
         // first tick after the render has run one `TICK` since it was last
@@ -425,9 +430,10 @@ impl Instance for WasmInstance {
             let req = types::Request::from(req);
             // The callback installed by `WasmPlugin::instance` reads the
             // deadline, and `slice` to end a slice one tick after each poll.
-            self.store.data_mut().deadline = Instant::now() + deadline;
-            self.store.data_mut().limits.refused = false;
-            self.store.data().imports.start_render();
+            let state = self.store.data_mut();
+            state.deadline = Instant::now() + deadline;
+            state.limits.refused = false;
+            state.imports.start_render(state.deadline);
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();

@@ -1,0 +1,428 @@
+//! Outbound `fetch` through the host (issue 17), over real HTTP on both
+//! engines: only granted origins are reached, redirects stay inside the
+//! grant, every per-request and per-render limit holds with a clear error,
+//! and a render waiting on the network holds no worker.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use ssr::engine::Engines;
+
+use crate::support::{Client, InProcess, Server, ssr, text};
+
+const FETCHER: &str = "tests/plugins/fetcher.js";
+
+/// A loopback origin for renderers to fetch, one thread per connection,
+/// answering by path:
+/// - `/data.json`: a small JSON document;
+/// - `/echo`: the method, the `x-token` header and the body it got;
+/// - `/slow`: "slow", after 3 s;
+/// - `/never`: reads the request and never answers;
+/// - `/huge`: declares 1 GiB and sends zeros until the client leaves;
+/// - `/to-metadata`: a redirect to the cloud metadata address;
+/// - `/to-name`: a redirect to itself under the name `localhost`.
+pub struct Origin {
+    pub port: u16,
+}
+
+impl Origin {
+    pub fn start() -> Origin {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().map_while(Result::ok) {
+                std::thread::spawn(move || answer(conn, port));
+            }
+        });
+        Origin { port }
+    }
+
+    /// Its origin, `http://127.0.0.1:PORT`.
+    pub fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin())
+    }
+}
+
+fn answer(mut conn: TcpStream, port: u16) {
+    let mut got = Vec::new();
+    let mut buf = [0; 4096];
+    let head_end = loop {
+        let Ok(n) = conn.read(&mut buf) else { return };
+        if n == 0 {
+            return;
+        }
+        got.extend_from_slice(&buf[..n]);
+        if let Some(i) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&got[..head_end]).to_string();
+    let header = |name: &str| {
+        head.lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim().eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let length: usize = header("content-length").map_or(0, |l| l.parse().unwrap_or(0));
+    while got.len() < head_end + length {
+        let Ok(n) = conn.read(&mut buf) else { return };
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    let body = String::from_utf8_lossy(&got[head_end..]).to_string();
+    let mut words = head.split_whitespace();
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let reply = |status: &str, extra: &str, body: &str| {
+        format!(
+            "HTTP/1.1 {status}\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let out = match path {
+        "/data.json" => reply(
+            "200 OK",
+            "content-type: application/json\r\n",
+            r#"{"name":"lamp","price":12}"#,
+        ),
+        "/echo" => reply(
+            "200 OK",
+            "content-type: text/plain\r\n",
+            &format!(
+                "method={method} token={} body={body}",
+                header("x-token").unwrap_or_default()
+            ),
+        ),
+        "/slow" => {
+            std::thread::sleep(Duration::from_secs(3));
+            reply("200 OK", "content-type: text/plain\r\n", "slow")
+        }
+        "/huge" => {
+            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 1073741824\r\n\r\n");
+            let zeros = vec![0u8; 64 << 10];
+            while conn.write_all(&zeros).is_ok() {}
+            return;
+        }
+        "/to-metadata" => reply(
+            "302 Found",
+            "location: http://169.254.169.254/latest/meta-data/\r\n",
+            "",
+        ),
+        "/to-name" => reply(
+            "302 Found",
+            &format!("location: http://localhost:{port}/data.json\r\n"),
+            "",
+        ),
+        _ => {
+            std::thread::sleep(Duration::from_secs(60));
+            return;
+        }
+    };
+    let _ = conn.write_all(out.as_bytes());
+}
+
+/// An in-process server with the fetcher on each engine (`f-wasm`,
+/// `f-v8`), granted `origin` and whatever `query` adds.
+fn server(origin: &Origin, query: &str) -> (InProcess, Vec<String>) {
+    let s = InProcess::start(&["--demo=false", "--path-routing"]);
+    let ids = Engines::KINDS
+        .iter()
+        .map(|e| {
+            let id = format!("f-{e}");
+            let q = format!("engine={e}&allow_fetch={}&{query}", origin.origin());
+            let (status, body) = s.add(&id, FETCHER, &q);
+            assert_eq!(status, 201, "{body}");
+            id
+        })
+        .collect();
+    (s, ids)
+}
+
+/// The page at `/t/{id}{route}?url={url}`.
+fn page(s: &impl Client, id: &str, route: &str, url: &str) -> (u16, String) {
+    let join = if route.contains('?') { '&' } else { '?' };
+    let r = s.get(&format!("/t/{id}{route}{join}url={url}"), &[]);
+    (r.status, r.text())
+}
+
+#[test]
+fn a_renderer_fetches_granted_origins_only() {
+    let api = Origin::start();
+    let (s, ids) = server(&api, "");
+    for id in &ids {
+        let (status, body) = page(&s, id, "/get", &api.url("/data.json"));
+        assert_eq!(status, 200, "{id}: {body}");
+        assert_eq!(
+            body, r#"200 OK application/json {"name":"lamp","price":12}"#,
+            "{id}"
+        );
+        assert_eq!(
+            page(&s, id, "/json", &api.url("/data.json")).1,
+            r#"json {"name":"lamp","price":12}"#
+        );
+
+        // A secret goes out in a header and a JSON body in a POST.
+        let (status, _) = s.admin_with(
+            "PUT",
+            &format!("/_ssr/admin/tenants/{id}/secrets/TOKEN"),
+            b"s3cr3t",
+        );
+        assert_eq!(status, 204);
+        assert_eq!(
+            page(&s, id, "/post", &api.url("/echo")).1,
+            r#"200 OK text/plain method=POST token=s3cr3t body={"from":"renderer"}"#,
+            "{id}"
+        );
+
+        // Everything else is refused with a TypeError naming the origin:
+        // another port, the server itself, and a redirect out of the grant.
+        let other = format!("http://127.0.0.1:{}/data.json", api.port + 1);
+        let (status, body) = page(&s, id, "/get", &other);
+        assert_eq!(status, 200);
+        assert_eq!(
+            body,
+            format!(
+                "TypeError: fetch of {other}: the origin http://127.0.0.1:{} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch http://127.0.0.1:{}`",
+                api.port + 1,
+                api.port + 1
+            ),
+            "{id}"
+        );
+        let own = format!("http://{}/_ssr/healthz", s.addr());
+        assert!(
+            page(&s, id, "/get", &own).1.contains("is not allowed"),
+            "{id}"
+        );
+        let (_, body) = page(&s, id, "/get", &api.url("/to-metadata"));
+        assert!(
+            body.starts_with("TypeError: fetch of http://169.254.169.254/latest/meta-data/: the origin http://169.254.169.254 is not allowed"),
+            "{id}: {body}"
+        );
+        for scheme in ["file:///etc/passwd", "data:text/plain,x"] {
+            let (_, body) = page(&s, id, "/get", scheme);
+            assert!(body.starts_with("TypeError: "), "{id}: {body}");
+        }
+    }
+}
+
+#[test]
+fn a_granted_name_that_resolves_to_a_private_address_reaches_nothing() {
+    let api = Origin::start();
+    let by_name = format!("http://localhost:{}", api.port);
+    let (s, ids) = server(&api, &format!("allow_fetch={by_name}"));
+    for id in &ids {
+        // Granted by name, the redirect is followed, but the name resolves
+        // to loopback only: no connection is made.
+        let (_, body) = page(&s, id, "/get", &api.url("/to-name"));
+        assert!(
+            body.starts_with(&format!(
+                "TypeError: fetch of http://localhost:{}/data.json failed",
+                api.port
+            )) && body.contains("resolves to no public address"),
+            "{id}: {body}"
+        );
+    }
+}
+
+#[test]
+fn every_fetch_limit_holds_with_a_clear_error() {
+    let api = Origin::start();
+    let (s, ids) = server(&api, "render_deadline_ms=1500&max_fetch_kib=2");
+    for id in &ids {
+        // A response past the tenant's bytes: the 1 GiB one is cut at once.
+        let started = Instant::now();
+        let (status, body) = page(&s, id, "/get", &api.url("/huge"));
+        assert_eq!(status, 200, "{id}: {body}");
+        assert!(
+            body.starts_with("TypeError: the response of")
+                && body.ends_with("is over the limit of 2048 bytes"),
+            "{id}: {body}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(1), "{id}");
+
+        // 51 requests: the 51st is refused.
+        let (_, body) = page(&s, id, "/many?n=51", &api.url("/data.json"));
+        assert!(
+            body.starts_with("50 ok; TypeError: fetch of")
+                && body.ends_with(
+                    "this render has made 50 requests, its limit (the tenant's `max_subrequests`)"
+                ),
+            "{id}: {body}"
+        );
+
+        // An origin that never answers: the render's deadline counts the
+        // wait, and ends it.
+        let started = Instant::now();
+        let (status, _) = page(&s, id, "/get", &api.url("/never"));
+        assert_eq!(status, 504, "{id}");
+        assert!(started.elapsed() < Duration::from_secs(3), "{id}");
+
+        // A timeout around a fetch follows real time while it is in flight.
+        let (_, body) = page(&s, id, "/race?ms=200", &api.url("/slow"));
+        assert_eq!(body, "timed out", "{id}");
+    }
+}
+
+#[test]
+fn bad_grants_are_refused_with_the_form_to_use() {
+    let s = InProcess::start(&["--demo=false"]);
+    for bad in ["127.0.0.1:9000", "http://x.test/api", "ftp://x.test"] {
+        let (status, body) = s.add("f", FETCHER, &format!("allow_fetch={bad}"));
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(
+            body.contains(&format!("`{bad}` is not an origin to fetch"))
+                && body.contains("write scheme://host[:port], like http://127.0.0.1:9000"),
+            "{body}"
+        );
+    }
+    let plugin = crate::support::plugin(FETCHER).plugin;
+    let out = ssr()
+        .arg("render")
+        .arg(&plugin)
+        .args(["/get?url=http://x.test/", "--allow-fetch", "x.test"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("`x.test` is not an origin to fetch"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn ssr_render_fetches_too() {
+    let api = Origin::start();
+    let plugin = crate::support::plugin(FETCHER).plugin;
+    for engine in Engines::KINDS {
+        let url = format!("/get?url={}", api.url("/data.json"));
+        let run = |grant: &[&str]| {
+            ssr()
+                .arg("render")
+                .arg(&plugin)
+                .arg(&url)
+                .args(["--engine", engine.as_str()])
+                .args(grant)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["--allow-fetch", &api.origin()]);
+        assert_eq!(
+            text(&out.stdout),
+            r#"200 OK application/json {"name":"lamp","price":12}"#,
+            "{engine}: {}",
+            text(&out.stderr)
+        );
+        let out = run(&[]);
+        assert!(
+            text(&out.stdout).contains("is not allowed for this site"),
+            "{engine}"
+        );
+    }
+}
+
+/// GETs `path` on another thread; the handle yields status and body.
+fn get_later(s: &Server, path: &str) -> JoinHandle<(u16, String)> {
+    let url = s.url(path);
+    std::thread::spawn(move || {
+        let mut r = Server::agent().get(&url).call().unwrap();
+        (
+            r.status().as_u16(),
+            r.body_mut().read_to_string().unwrap_or_default(),
+        )
+    })
+}
+
+#[test]
+fn renders_waiting_on_the_network_hold_no_worker() {
+    let api = Origin::start();
+    let s = Server::start(&[
+        "--demo=false",
+        "--workers",
+        "2",
+        "--request-timeout",
+        "10000",
+    ]);
+    let grant = format!(
+        "allow_fetch={}&max_concurrency=20&render_deadline_ms=8000",
+        api.origin()
+    );
+    assert_eq!(s.add("waits", FETCHER, &grant).0, 201);
+    assert_eq!(s.add("other", "plugins/hello/render.js", "").0, 201);
+    // 20 renders wait for an origin that answers after 3 s.
+    let slow = format!("/t/waits/get?url={}", api.url("/slow"));
+    let waiting: Vec<_> = (0..20)
+        .map(|i| get_later(&s, &format!("{slow}&i={i}")))
+        .collect();
+    std::thread::sleep(Duration::from_millis(700));
+    let started = Instant::now();
+    let other = s.get("/t/other/?during=waits", &[]);
+    let took = started.elapsed();
+    assert_eq!(other.status, 200);
+    assert!(
+        waiting.iter().all(|t| !t.is_finished()),
+        "the other tenant was served only after the waiting renders ended ({took:?})"
+    );
+    for t in waiting {
+        let (status, body) = t.join().unwrap();
+        assert_eq!((status, body.as_str()), (200, "200 OK text/plain slow"));
+    }
+    let origin = api.origin();
+    let ok =
+        format!("ssr_fetch_requests_total{{tenant=\"waits\",origin=\"{origin}\",outcome=\"ok\"}}");
+    assert_eq!(s.metric(&ok), 20.0, "{}", s.metrics_text());
+    assert!(s.metrics_text().contains("ssr_fetch_seconds"));
+    // A refusal is counted and logged by tenant and reason.
+    let other_port = format!("http://127.0.0.1:{}/", api.port + 1);
+    let r = s.get(&format!("/t/waits/get?url={other_port}"), &[]);
+    assert!(r.text().contains("is not allowed"));
+    assert_eq!(
+        s.metric("ssr_fetch_refused_total{tenant=\"waits\",reason=\"origin\"}"),
+        1.0
+    );
+    assert!(s.log_contains("fetch refused"));
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn a_v8_render_waiting_on_the_network_holds_one_thread_of_its_tenants_share() {
+    // A V8 render cannot leave its thread mid-render: it waits on it. The
+    // tenant's concurrency cap bounds how many threads it holds, and the
+    // other tenants keep the rest.
+    let api = Origin::start();
+    let s = Server::start(&[
+        "--demo=false",
+        "--workers",
+        "2",
+        "--v8-threads",
+        "4",
+        "--request-timeout",
+        "10000",
+    ]);
+    let grant = format!(
+        "engine=v8&allow_fetch={}&max_concurrency=2&render_deadline_ms=8000",
+        api.origin()
+    );
+    assert_eq!(s.add("waits", FETCHER, &grant).0, 201);
+    assert_eq!(
+        s.add("other", "plugins/hello/render.js", "engine=v8").0,
+        201
+    );
+    let slow = format!("/t/waits/get?url={}", api.url("/slow"));
+    let waiting: Vec<_> = (0..4)
+        .map(|i| get_later(&s, &format!("{slow}&i={i}")))
+        .collect();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(s.get("/t/other/?during=waits", &[]).status, 200);
+    assert!(waiting.iter().all(|t| !t.is_finished()));
+    for t in waiting {
+        assert_eq!(t.join().unwrap().0, 200);
+    }
+}

@@ -1,0 +1,68 @@
+// Outbound fetch through the host (issue 17): each route fetches the URL in
+// `?url=` and says what came back, or the error the promise rejected with.
+async function describe(promise) {
+  try {
+    const r = await promise;
+    const body = await r.text();
+    return `${r.status} ${r.statusText} ${r.headers.get('content-type')} ${r.redirected ? 'redirected ' : ''}${body}`;
+  } catch (e) {
+    return `${e.name}: ${e.message}`;
+  }
+}
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const target = url.searchParams.get('url');
+    const n = Number(url.searchParams.get('n') || 1);
+    let out;
+    switch (url.pathname) {
+      case '/get':
+        out = await describe(fetch(target));
+        break;
+      case '/post':
+        out = await describe(fetch(target, {
+          method: 'POST',
+          headers: { 'x-token': env.TOKEN || '', 'content-type': 'application/json' },
+          body: JSON.stringify({ from: 'renderer' }),
+        }));
+        break;
+      case '/json': {
+        const data = await (await fetch(target)).json();
+        out = `json ${JSON.stringify(data)}`;
+        break;
+      }
+      case '/many': {
+        // `n` requests one after another: how many came back, and the
+        // first error.
+        let ok = 0;
+        let first = null;
+        for (let i = 0; i < n; i++) {
+          try {
+            await (await fetch(target)).text();
+            ok++;
+          } catch (e) {
+            if (first === null) first = `${e.name}: ${e.message}`;
+          }
+        }
+        out = `${ok} ok; ${first}`;
+        break;
+      }
+      case '/parallel': {
+        const all = await Promise.all(Array.from({ length: n }, () => describe(fetch(target))));
+        out = all.join('\n');
+        break;
+      }
+      case '/race': {
+        // A timeout around a fetch, as sites write it.
+        const ms = Number(url.searchParams.get('ms'));
+        const timeout = new Promise((ok) => setTimeout(() => ok('timed out'), ms));
+        out = await Promise.race([describe(fetch(target)), timeout]);
+        break;
+      }
+      default:
+        return new Response('not found', { status: 404 });
+    }
+    return new Response(out, { headers: { 'cache-control': 'no-store' } });
+  },
+};

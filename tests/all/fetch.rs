@@ -426,3 +426,82 @@ fn a_v8_render_waiting_on_the_network_holds_one_thread_of_its_tenants_share() {
         assert_eq!(t.join().unwrap().0, 200);
     }
 }
+
+/// The shop's API (`node plugins/shop/api.mjs`), expecting `token`; stopped
+/// on drop.
+struct ShopApi {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl ShopApi {
+    fn start(token: &str) -> ShopApi {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("node")
+            .arg(crate::support::root().join("plugins/shop/api.mjs"))
+            .arg(port.to_string())
+            .env("SHOP_API_TOKEN", token)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < until, "the shop's API did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        ShopApi { child, port }
+    }
+}
+
+impl Drop for ShopApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_shop_calls_its_api_with_a_secret_and_takes_a_posted_order_on_both_engines() {
+    let api = ShopApi::start("shop-api-token-42");
+    let origin = format!("http://127.0.0.1:{}", api.port);
+    let s = InProcess::start(&["--demo=false"]);
+    for engine in Engines::KINDS {
+        let id = format!("shop-{engine}");
+        let host = format!("{id}.localhost");
+        let query = format!("engine={engine}&host={host}&allow_fetch={origin}&var=API={origin}");
+        let (status, body) = s.add(&id, "plugins/shop/shop.js", &query);
+        assert_eq!(status, 201, "{body}");
+        let at = [("host", host.as_str())];
+        // Without its token the API refuses, and the page says so.
+        let page = s.get("/product/1", &at);
+        assert_eq!(page.status, 502, "{engine}: {}", page.text());
+        let (status, _) = s.admin_with(
+            "PUT",
+            &format!("/_ssr/admin/tenants/{id}/secrets/API_TOKEN"),
+            b"shop-api-token-42",
+        );
+        assert_eq!(status, 204);
+        let page = s.get("/product/1", &at);
+        assert_eq!(page.status, 200, "{engine}");
+        assert!(
+            page.text().contains("<h1>Desk lamp</h1><p>39 EUR</p>"),
+            "{engine}: {}",
+            page.text()
+        );
+        let form = ("content-type", "application/x-www-form-urlencoded");
+        let posted = s.send("POST", "/product/2", &[at[0], form], b"quantity=3");
+        assert_eq!(posted.status, 303, "{engine}: {}", posted.text());
+        let location = posted.header("location").unwrap().to_string();
+        let path = location.strip_prefix(&format!("http://{host}")).unwrap();
+        let thanks = s.get(path, &at);
+        assert!(
+            thanks.text().contains(": 3 x Oak shelf."),
+            "{engine}: {}",
+            thanks.text()
+        );
+    }
+}

@@ -257,7 +257,7 @@ impl Fetcher {
             FetchError::Failed(format!("'{}' is not a valid HTTP method.", req.method))
         })?;
         let mut builder = self.client.request(method, url.clone());
-        for (k, v) in &req.headers {
+        for (k, v) in req.headers.iter().filter(|(k, _)| !is_forbidden(k)) {
             builder = builder.header(k, v);
         }
         if !req.body.is_empty() {
@@ -614,6 +614,26 @@ fn check(allowed: &[Origin], url: &reqwest::Url) -> Result<(), FetchError> {
     }
 }
 
+/// Headers the client sets itself, which a renderer may not: `host` (it
+/// would reach another site on a granted address), the body's framing, and
+/// the connection's (the Fetch standard's forbidden request headers that
+/// matter to a server).
+fn is_forbidden(name: &str) -> bool {
+    const FORBIDDEN: [&str; 9] = [
+        "host",
+        "connection",
+        "content-length",
+        "transfer-encoding",
+        "keep-alive",
+        "upgrade",
+        "te",
+        "trailer",
+        "expect",
+    ];
+    let name = name.to_ascii_lowercase();
+    FORBIDDEN.contains(&name.as_str()) || name.starts_with("proxy-")
+}
+
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
@@ -756,7 +776,7 @@ mod tests {
         }
     }
 
-    /// A loopback origin answering by path: `/ok`, `/to-ok` (303 to /ok),
+    /// A loopback origin answering by path: `/ok`, `/host` (the `Host` lines it got), `/to-ok` (303 to /ok),
     /// `/away` (302 to the same server under another name), `/endless` (a
     /// chunked body that never ends), `/huge` (declares 1 GiB), `/never`
     /// (reads the request, never answers).
@@ -781,6 +801,14 @@ mod tests {
                     };
                     let out = match path {
                         "/ok" => reply("200 OK", "x-a: 1\r\n", &format!("hello {method}")),
+                        "/host" => {
+                            let host = head
+                                .lines()
+                                .filter(|l| l.to_ascii_lowercase().starts_with("host:"))
+                                .collect::<Vec<_>>()
+                                .join(",");
+                            reply("200 OK", "", &host)
+                        }
                         "/to-ok" => reply("303 See Other", "location: /ok\r\n", ""),
                         "/away" => reply(
                             "302 Found",
@@ -830,6 +858,17 @@ mod tests {
             max_redirects: 20,
         };
         let fetch = |path: &str| fetcher.fetch(&granted, post(format!("{base}{path}")), caps);
+
+        // A renderer cannot name another site on a granted address.
+        let mut spoofed = post(format!("{base}/host"));
+        spoofed
+            .headers
+            .push(("Host".into(), "intranet.example".into()));
+        let got = fetcher.fetch(&granted, spoofed, caps).await.unwrap();
+        assert_eq!(
+            got.body,
+            format!("host: 127.0.0.1:{}", addr.port()).as_bytes()
+        );
 
         let ok = fetch("/ok").await.unwrap();
         assert_eq!((ok.status, ok.body.as_slice()), (200, &b"hello POST"[..]));

@@ -7,7 +7,10 @@
 //   has a native `TextEncoder`, say, the native one stays.
 // - Time is virtual for timers: `setTimeout(f, 50)` does not sleep; the engine
 //   drives `__ssr.runNextTimer()` when no microtask is left, and timers fire in
-//   due-time order, as they would in Node. `Date.now()` stays real.
+//   due-time order, as they would in Node. `Date.now()` stays real. While a
+//   `fetch` is in flight, `runNextTimer` asks the engine to wait for it
+//   (a number of milliseconds) and the engine hands the host's reply to
+//   `__ssr.arrived`; the clock then follows the time waited.
 // - Timers, intervals and messages still pending when a render settles are
 //   dropped (`__ssr.reset()`), so nothing scheduled by one request runs during
 //   the next.
@@ -72,10 +75,13 @@
   // The requests of `fetch` (below) in flight, by the host's id.
   const inflight = new Map();
 
-  // Runs what is due next: while requests are in flight, the first of them
-  // to finish, or the next timer if it falls due first (the clock then
-  // follows real time, as timeouts around a fetch expect); otherwise the
-  // next timer at once. False when nothing is left.
+  // Runs the next timer: true if one ran, false if nothing is left. While
+  // requests are in flight and no timer is due, it returns how long the
+  // engine should wait for one of them instead, in milliseconds (-1: no
+  // bound): until the next timer falls due. The engine waits with the
+  // host's `fetch-wait` and hands its reply to `arrived`, so the clock
+  // follows real time while something is in flight, as a timeout around a
+  // fetch expects.
   function runNextTimer() {
     let id = 0;
     let next = null;
@@ -85,14 +91,8 @@
         next = t;
       }
     }
-    if (inflight.size > 0) {
-      const { value, data } = host('fetch-wait', next === null ? null : Math.max(0, next.due - clock));
-      clock += value.waited;
-      if (value.id !== undefined) {
-        fetched(value, data);
-        return true;
-      }
-      if (next === null) return true;
+    if (inflight.size > 0 && (next === null || next.due > clock)) {
+      return next === null ? -1 : next.due - clock;
     }
     if (next === null) return false;
     if (next.repeat) {
@@ -1065,7 +1065,14 @@
       inflight.set(id, { resolve, reject, method: req._method });
     });
   }
-  // Settles the promise of the request the host finished (`fetch-wait`).
+  // What the engine's wait brought: `fetch-wait`'s reply as JSON, and its
+  // bytes. The clock moves on by the time waited.
+  function arrived(text, data) {
+    const value = JSON.parse(text);
+    clock += value.waited;
+    if (value.id !== undefined) fetched(value, data);
+  }
+  // Settles the promise of the request the host finished.
   function fetched(v, data) {
     const p = inflight.get(v.id);
     if (p === undefined) return;
@@ -1295,6 +1302,7 @@
     },
     describe,
     runNextTimer,
+    arrived,
     reset() {
       timers.clear();
       inflight.clear();

@@ -38,6 +38,7 @@ pub struct Imports {
 /// A QuickJS runtime with one bundle evaluated in it.
 pub struct Renderer {
     runtime: Runtime,
+    imports: Imports,
     /// Renders since the last cycle collection.
     uncollected: Cell<u32>,
     /// The instance's memory size after its first render's collection
@@ -109,7 +110,7 @@ impl Renderer {
             let module = javy::quickjs::Module::declare(ctx.clone(), name, bundle)
                 .map_err(|e| caught(&ctx, e))?;
             let (module, promise) = module.eval().map_err(|e| caught(&ctx, e))?;
-            settle::<javy::quickjs::Value>(&ctx, promise)?;
+            settle::<javy::quickjs::Value>(&ctx, promise, &imports)?;
             let ns = module.namespace().map_err(|e| caught(&ctx, e))?;
             driver(&ctx)?
                 .get::<_, Function>("resolve")
@@ -124,6 +125,7 @@ impl Renderer {
         })?;
         Ok(Renderer {
             runtime,
+            imports,
             uncollected: Cell::new(0),
             base: Cell::new(None),
         })
@@ -133,7 +135,7 @@ impl Renderer {
     /// and timers until its promise settles, and maps the result.
     pub fn render(&self, req: &Request) -> Result<Response, RenderError> {
         self.runtime.context().with(|ctx| {
-            let result = render_in(&ctx, req);
+            let result = render_in(&ctx, req, &self.imports);
             // Nothing scheduled by this request may run during the next one.
             if let Ok(reset) = driver(&ctx)
                 .and_then(|d| d.get::<_, Function>("reset").map_err(|e| caught(&ctx, e)))
@@ -156,12 +158,12 @@ impl Renderer {
     }
 }
 
-fn render_in(ctx: &Ctx<'_>, req: &Request) -> Result<Response, RenderError> {
+fn render_in(ctx: &Ctx<'_>, req: &Request, imports: &Imports) -> Result<Response, RenderError> {
     let ssr = driver(ctx)?;
     let call: Function = ssr.get("call").map_err(|e| caught(ctx, e))?;
     let request = to_js(ctx, req).map_err(|e| caught(ctx, e))?;
     let promise: Promise = call.call((request,)).map_err(|e| caught(ctx, e))?;
-    let out: Object = settle(ctx, promise)?;
+    let out: Object = settle(ctx, promise, imports)?;
     from_js(&out).map_err(|e| caught(ctx, e))
 }
 
@@ -201,20 +203,37 @@ fn driver<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, RenderError> {
         .map_err(|_| RenderError::new(ErrorKind::NotInitialized, "the prelude was not evaluated"))
 }
 
-/// Runs jobs and timers until `promise` settles.
+/// Runs jobs and timers until `promise` settles; while only requests are
+/// in flight, waits for them with the host's `fetch-wait` (in the plugin,
+/// the render's fiber suspends there and its worker serves other renders).
 fn settle<'js, T: javy::quickjs::FromJs<'js>>(
     ctx: &Ctx<'js>,
     promise: Promise<'js>,
+    imports: &Imports,
 ) -> Result<T, RenderError> {
-    let run_next_timer: Function = driver(ctx)?
-        .get("runNextTimer")
-        .map_err(|e| caught(ctx, e))?;
+    let driver = driver(ctx)?;
+    let run_next_timer: Function = driver.get("runNextTimer").map_err(|e| caught(ctx, e))?;
     loop {
         while ctx.execute_pending_job() {}
         match promise.state() {
             PromiseState::Pending => {
-                let fired: bool = run_next_timer.call(()).map_err(|e| caught(ctx, e))?;
-                if !fired {
+                let fired: javy::quickjs::Value =
+                    run_next_timer.call(()).map_err(|e| caught(ctx, e))?;
+                if let Some(ms) = fired.as_number() {
+                    let wait = if ms < 0.0 {
+                        "null".to_string()
+                    } else {
+                        ms.to_string()
+                    };
+                    let reply = (imports.call)(contract::calls::FETCH_WAIT, &wait, &[])
+                        .map_err(|e| RenderError::new(ErrorKind::Exception, e))?;
+                    let data = TypedArray::<u8>::new(ctx.clone(), reply.data)
+                        .map_err(|e| caught(ctx, e))?;
+                    driver
+                        .get::<_, Function>("arrived")
+                        .and_then(|f| f.call::<_, ()>((reply.value, data)))
+                        .map_err(|e| caught(ctx, e))?;
+                } else if !fired.as_bool().unwrap_or(false) {
                     return Err(RenderError::new(
                         ErrorKind::NeverSettled,
                         "the promise returned by render() can never settle: no job, timer or message is left that could settle it",

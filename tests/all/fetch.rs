@@ -343,88 +343,64 @@ fn get_later(s: &Server, path: &str) -> JoinHandle<(u16, String)> {
 #[test]
 fn renders_waiting_on_the_network_hold_no_worker() {
     let api = Origin::start();
-    let s = Server::start(&[
-        "--demo=false",
-        "--workers",
-        "2",
-        "--request-timeout",
-        "10000",
-    ]);
-    let grant = format!(
-        "allow_fetch={}&max_concurrency=20&render_deadline_ms=8000",
-        api.origin()
-    );
-    assert_eq!(s.add("waits", FETCHER, &grant).0, 201);
-    assert_eq!(s.add("other", "plugins/hello/render.js", "").0, 201);
-    // 20 renders wait for an origin that answers after 3 s.
-    let slow = format!("/t/waits/get?url={}", api.url("/slow"));
-    let waiting: Vec<_> = (0..20)
-        .map(|i| get_later(&s, &format!("{slow}&i={i}")))
-        .collect();
-    std::thread::sleep(Duration::from_millis(700));
-    let started = Instant::now();
-    let other = s.get("/t/other/?during=waits", &[]);
-    let took = started.elapsed();
-    assert_eq!(other.status, 200);
-    assert!(
-        waiting.iter().all(|t| !t.is_finished()),
-        "the other tenant was served only after the waiting renders ended ({took:?})"
-    );
-    for t in waiting {
-        let (status, body) = t.join().unwrap();
-        assert_eq!((status, body.as_str()), (200, "200 OK text/plain slow"));
-    }
-    let origin = api.origin();
-    let ok =
-        format!("ssr_fetch_requests_total{{tenant=\"waits\",origin=\"{origin}\",outcome=\"ok\"}}");
-    assert_eq!(s.metric(&ok), 20.0, "{}", s.metrics_text());
-    assert!(s.metrics_text().contains("ssr_fetch_seconds"));
-    // A refusal is counted and logged by tenant and reason.
-    let other_port = format!("http://127.0.0.1:{}/", api.port + 1);
-    let r = s.get(&format!("/t/waits/get?url={other_port}"), &[]);
-    assert!(r.text().contains("is not allowed"));
-    assert_eq!(
-        s.metric("ssr_fetch_refused_total{tenant=\"waits\",reason=\"origin\"}"),
-        1.0
-    );
-    assert!(s.log_contains("fetch refused"));
-}
-
-#[cfg(feature = "v8")]
-#[test]
-fn a_v8_render_waiting_on_the_network_holds_one_thread_of_its_tenants_share() {
-    // A V8 render cannot leave its thread mid-render: it waits on it. The
-    // tenant's concurrency cap bounds how many threads it holds, and the
-    // other tenants keep the rest.
-    let api = Origin::start();
+    // Two workers, and two threads for V8 renders.
     let s = Server::start(&[
         "--demo=false",
         "--workers",
         "2",
         "--v8-threads",
-        "4",
+        "2",
         "--request-timeout",
         "10000",
     ]);
-    let grant = format!(
-        "engine=v8&allow_fetch={}&max_concurrency=2&render_deadline_ms=8000",
-        api.origin()
-    );
-    assert_eq!(s.add("waits", FETCHER, &grant).0, 201);
-    assert_eq!(
-        s.add("other", "plugins/hello/render.js", "engine=v8").0,
-        201
-    );
-    let slow = format!("/t/waits/get?url={}", api.url("/slow"));
-    let waiting: Vec<_> = (0..4)
-        .map(|i| get_later(&s, &format!("{slow}&i={i}")))
-        .collect();
-    std::thread::sleep(Duration::from_millis(700));
-    assert_eq!(s.get("/t/other/?during=waits", &[]).status, 200);
-    assert!(waiting.iter().all(|t| !t.is_finished()));
-    for t in waiting {
-        assert_eq!(t.join().unwrap().0, 200);
+    for engine in Engines::KINDS {
+        let waits = format!("waits-{engine}");
+        let grant = format!(
+            "engine={engine}&allow_fetch={}&max_concurrency=20&render_deadline_ms=8000",
+            api.origin()
+        );
+        assert_eq!(s.add(&waits, FETCHER, &grant).0, 201);
+        let other = format!("other-{engine}");
+        let query = format!("engine={engine}");
+        assert_eq!(s.add(&other, "plugins/hello/render.js", &query).0, 201);
+        // 20 renders wait for an origin that answers after 3 s.
+        let slow = format!("/t/{waits}/get?url={}", api.url("/slow"));
+        let waiting: Vec<_> = (0..20)
+            .map(|i| get_later(&s, &format!("{slow}&i={i}")))
+            .collect();
+        std::thread::sleep(Duration::from_millis(700));
+        let started = Instant::now();
+        let page = s.get(&format!("/t/{other}/?during=waits"), &[]);
+        let took = started.elapsed();
+        assert_eq!(page.status, 200, "{engine}");
+        assert!(
+            waiting.iter().all(|t| !t.is_finished()),
+            "{engine}: the other tenant was served only after the waiting renders ended ({took:?})"
+        );
+        for t in waiting {
+            let (status, body) = t.join().unwrap();
+            assert_eq!(
+                (status, body.as_str()),
+                (200, "200 OK text/plain slow"),
+                "{engine}"
+            );
+        }
+        let ok = format!(
+            "ssr_fetch_requests_total{{tenant=\"{waits}\",origin=\"{}\",outcome=\"ok\"}}",
+            api.origin()
+        );
+        assert_eq!(s.metric(&ok), 20.0, "{}", s.metrics_text());
     }
+    assert!(s.metrics_text().contains("ssr_fetch_seconds"));
+    // A refusal is counted and logged by tenant and reason.
+    let other_port = format!("http://127.0.0.1:{}/", api.port + 1);
+    let r = s.get(&format!("/t/waits-wasm/get?url={other_port}"), &[]);
+    assert!(r.text().contains("is not allowed"));
+    assert_eq!(
+        s.metric("ssr_fetch_refused_total{tenant=\"waits-wasm\",reason=\"origin\"}"),
+        1.0
+    );
+    assert!(s.log_contains("fetch refused"));
 }
 
 /// The shop's API (`node plugins/shop/api.mjs`), expecting `token`; stopped

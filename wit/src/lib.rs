@@ -274,8 +274,10 @@ pub mod calls {
     /// allows). Reply: `{id, status, statusText, headers, urls, waited}`
     /// with the body as the bytes, or `{id, error, waited}`, or `{waited}`
     /// when none finished in time. `waited` (ms) advances the prelude's
-    /// timer clock. On Wasm the render's fiber suspends here and its worker
-    /// serves other renders; on V8 the thread waits (`docs/engines.md`).
+    /// timer clock. The engine's driver calls it when the prelude's
+    /// `runNextTimer` asks for a wait, and hands the reply to `arrived`; on
+    /// Wasm the render's fiber suspends here, on V8 the render leaves its
+    /// isolate's thread (`docs/engines.md`).
     pub const FETCH_WAIT: &str = "fetch-wait";
 }
 

@@ -17,10 +17,11 @@
 //!   call whose arguments do not parse, with a message naming the
 //!   capability and what was wrong (the prelude throws it as a
 //!   `TypeError`). A refusal never fails the render by itself.
-//! - Only `fetch-wait` waits, and never past the render's deadline: on
-//!   Wasm the render's fiber suspends in it (the import is async) and its
-//!   worker serves other renders; on V8 it blocks the isolate's thread
-//!   (`engine::block_on`). Every other call answers at once.
+//! - Only `fetch-wait` waits, and never past the render's deadline. The
+//!   engine calls it, not the renderer's JavaScript: on Wasm the guest
+//!   runtime, whose fiber suspends in the async import while its worker
+//!   serves other renders; on V8 the render's future, between calls into
+//!   the isolate. Every other call answers at once.
 //! - A secret's value never leaves through the host's side: console lines
 //!   and render errors pass [`Grants::redact`] before they are logged or
 //!   shown, and [`Grants`] prints no value (`Debug`).

@@ -69,8 +69,8 @@ pub trait Plugin: Send + Sync {
 /// finishes or the wait times out, at the latest at the render's deadline).
 /// A scheduler therefore polls a render again once its waker was woken
 /// (`pool::worker`), and [`block_on`] drives one to completion. A V8
-/// render cannot yield: it finishes in its first poll, waiting on its
-/// thread for what it fetches.
+/// render cannot yield mid-script, but between calls into its isolate it
+/// waits for a `fetch` the same way (`v8::V8Instance::render`).
 pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<Response, EngineError>> + Send + 'a>>;
 
 /// One instance: owned by one thread at a time, serving one tenant.

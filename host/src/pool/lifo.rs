@@ -18,11 +18,14 @@
 //! React 3,679 / 3,825 -> 4,224 / 3,876 req/s, hello 9,873 / 12,678 ->
 //! 12,748 / 15,488 req/s (200 us spun no better).
 //!
+//! A V8 render that waits for a `fetch` leaves its thread (`worker.rs`);
+//! when woken it comes back through [`Lifo::resume`], ahead of new jobs.
+//!
 //! Invariants (all under one lock): a thread is idle only while no job
 //! waits, so no job waits beside an idle thread; the line holds at most
-//! `capacity` jobs; after [`Lifo::close`] idle threads exit at once, and busy
-//! ones exit once the line is empty, so every job already accepted is
-//! rendered.
+//! `capacity` jobs; after [`Lifo::close`] idle threads exit at once (once no
+//! render is parked), and busy ones exit once the line is empty, so every
+//! job already accepted is rendered.
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
@@ -31,11 +34,21 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Sender, TryRecvError};
 use tokio::sync::OwnedSemaphorePermit;
 
-use super::{Job, PoolError, lock};
+use super::{Job, PoolError, Task, lock};
 
 /// How long a thread that has just finished looks for its next job before
 /// it sleeps.
 const SPIN: Duration = Duration::from_micros(50);
+
+/// What a blocking thread is given: a new job, or a render that waited for
+/// a `fetch` and was woken (it holds its instance and permit already).
+// Nearly all are jobs, which the line held by value before: boxing them
+// would add an allocation per job.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Work {
+    Job(Job),
+    Resume(Task),
+}
 
 pub(super) struct Lifo {
     state: Mutex<State>,
@@ -44,9 +57,15 @@ pub(super) struct Lifo {
 
 struct State {
     /// One hand-off per idle thread, the most recently idle last.
-    idle: Vec<Sender<Job>>,
-    waiting: VecDeque<Job>,
+    idle: Vec<Sender<Work>>,
+    /// Jobs and woken renders in line; woken renders go first, and are not
+    /// counted against `capacity`.
+    waiting: VecDeque<Work>,
     closed: bool,
+    /// Renders parked in their wakers while they wait for a `fetch`
+    /// ([`Lifo::park`]): after [`Lifo::close`] the threads stay until these
+    /// are back and done, so that every isolate is dropped by a thread.
+    parked: usize,
 }
 
 impl Lifo {
@@ -56,6 +75,7 @@ impl Lifo {
                 idle: Vec::new(),
                 waiting: VecDeque::new(),
                 closed: false,
+                parked: 0,
             }),
             capacity,
         }
@@ -74,12 +94,31 @@ impl Lifo {
         match state.idle.pop() {
             // The thread is blocked on this one-slot channel until it gets
             // the job or the sender is dropped.
-            Some(thread) => thread.send(job).map_err(|_| PoolError::Closed),
+            Some(thread) => thread.send(Work::Job(job)).map_err(|_| PoolError::Closed),
             None if state.waiting.len() >= self.capacity => Err(PoolError::Saturated),
             None => {
-                state.waiting.push_back(job);
+                state.waiting.push_back(Work::Job(job));
                 Ok(())
             }
+        }
+    }
+
+    /// Gives a woken render back to a thread: the most recently idle one,
+    /// else first in line (after [`Lifo::close`] too: the threads still busy
+    /// take it before they exit).
+    pub(super) fn resume(&self, task: Task) {
+        let mut state = self.state();
+        state.parked -= 1;
+        match state.idle.pop() {
+            Some(thread) => {
+                if let Err(e) = thread.send(Work::Resume(task)) {
+                    state.waiting.push_front(e.into_inner());
+                }
+            }
+            None => state.waiting.push_front(Work::Resume(task)),
+        }
+        if state.closed && state.parked == 0 {
+            state.idle.clear();
         }
     }
 
@@ -87,13 +126,13 @@ impl Lifo {
     /// in line; `None` once the pool is closed and the line empty. `done`,
     /// the permit of the thread's last render, is given back once the thread
     /// is in line as the most recently idle.
-    pub(super) fn next(&self, done: Option<OwnedSemaphorePermit>) -> Option<Job> {
+    pub(super) fn next(&self, done: Option<OwnedSemaphorePermit>) -> Option<Work> {
         let handoff = {
             let mut state = self.state();
             if let Some(job) = state.waiting.pop_front() {
                 return Some(job);
             }
-            if state.closed {
+            if state.closed && state.parked == 0 {
                 return None;
             }
             let (tx, rx) = crossbeam_channel::bounded(1);
@@ -115,7 +154,7 @@ impl Lifo {
     }
 
     /// A job in line, without waiting.
-    pub(super) fn try_next(&self) -> Option<Job> {
+    pub(super) fn try_next(&self) -> Option<Work> {
         self.state().waiting.pop_front()
     }
 
@@ -128,6 +167,14 @@ impl Lifo {
     pub(super) fn close(&self) {
         let mut state = self.state();
         state.closed = true;
-        state.idle.clear();
+        if state.parked == 0 {
+            state.idle.clear();
+        }
+    }
+
+    /// A render leaves its thread to wait for a `fetch`; it comes back
+    /// through [`Lifo::resume`].
+    pub(super) fn park(&self) {
+        self.state().parked += 1;
     }
 }

@@ -267,7 +267,8 @@ impl Pool {
                     },
                     instances: shared.clone(),
                     renders: 1,
-                    // A V8 render waits on its thread: none is ever parked.
+                    // A V8 render that waits is parked in its waker, not on
+                    // the thread (`worker.rs`).
                     waiting: 1,
                 };
                 spawn(format!("ssr-blocking-{i}"), move || {

@@ -30,7 +30,9 @@
 //! bound. The thread sleeps only when no task is ready: in the blocking
 //! `recv` of the next job or wake-up. The instance set's lock is held only
 //! to pick or return an instance: never across a render, an instantiation,
-//! or a drop.
+//! or a drop. A V8 thread keeps no parked render: one that waits leaves the
+//! thread, parked in its waker, and goes back to the V8 threads' line
+//! (`lifo.rs`) when woken, so a waiting V8 render holds no thread either.
 //!
 //! Lifetime: the thread lives as long as the pool. Warm instances live until
 //! evicted (least recently used, beyond `warm_instances`), until their
@@ -51,7 +53,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
 use super::demote::{Lane, Watched, lower_priority};
-use super::lifo::Lifo;
+use super::lifo::{Lifo, Work};
 use super::{Job, PoolError, Rendered, Task, lock};
 use crate::engine::{EngineError, Instance};
 use crate::sched::thread_cpu_time;
@@ -200,9 +202,20 @@ impl Role {
             let job = match self {
                 _ if !admit && block => return wakes.recv().map_or(Event::Closed, Event::Woken),
                 _ if !admit => return Event::Idle,
-                // A V8 render never parks: it waits on its thread.
-                Role::V8 { lifo, .. } if block => lifo.next(done.take()),
-                Role::V8 { lifo, .. } => lifo.try_next(),
+                // A V8 render that waits leaves the thread (it is parked
+                // in its waker, and comes back through the line).
+                Role::V8 { lifo, .. } => {
+                    let work = if block {
+                        lifo.next(done.take())
+                    } else {
+                        lifo.try_next()
+                    };
+                    match work {
+                        Some(Work::Resume(task)) => return Event::Task(task),
+                        Some(Work::Job(job)) => Some(job),
+                        None => None,
+                    }
+                }
                 Role::Worker { jobs, .. } => {
                     drop(done.take());
                     match receive(jobs, block, parked.then_some(wakes)) {
@@ -318,12 +331,25 @@ fn admit_job(job: Job, instances: &SharedInstances) -> Option<Task> {
     })
 }
 
-/// A task's waker on the thread that runs it: sends the task's id to the
-/// thread once per poll, however often it is woken.
+/// A task's waker, made by the thread that runs it: wakes it once per
+/// poll, however often it is called.
 pub(in crate::pool) struct TaskWaker {
     id: u64,
     woken: AtomicBool,
-    to: Sender<u64>,
+    to: WakeTo,
+}
+
+/// Where a woken task goes.
+enum WakeTo {
+    /// Its id goes to the thread (a worker or a lane), which keeps the task
+    /// parked meanwhile.
+    Thread(Sender<u64>),
+    /// A V8 render: its thread has left it in `parked`, and the waker gives
+    /// it back to the V8 threads' line (`Lifo::resume`).
+    Line {
+        lifo: Arc<Lifo>,
+        parked: Mutex<Option<Task>>,
+    },
 }
 
 impl Wake for TaskWaker {
@@ -332,33 +358,87 @@ impl Wake for TaskWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if !self.woken.swap(true, Ordering::AcqRel) {
-            let _ = self.to.send(self.id);
+        if self.woken.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        match &self.to {
+            WakeTo::Thread(to) => {
+                let _ = to.send(self.id);
+            }
+            WakeTo::Line { lifo, parked } => {
+                let task = lock(parked).take();
+                if let Some(task) = task {
+                    lifo.resume(task);
+                }
+            }
         }
     }
 }
 
-/// A pool thread's wake-ups: where its tasks' wakers send their ids.
+impl TaskWaker {
+    /// Parks a task that is waiting (not woken since its poll began): in
+    /// `parked` when its thread keeps it, else in the waker until it is
+    /// woken. Returns it when it was woken meanwhile: it is ready.
+    fn park(&self, task: Task, parked: &mut HashMap<u64, Task>) -> Option<Task> {
+        match &self.to {
+            WakeTo::Thread(_) => {
+                // A wake-up that comes now finds it there (`unpark`).
+                parked.insert(self.id, task);
+                None
+            }
+            WakeTo::Line { lifo, parked } => {
+                let mut slot = lock(parked);
+                if self.woken.load(Ordering::Acquire) {
+                    return Some(task);
+                }
+                // Counted before a wake-up can take it (it needs the slot).
+                lifo.park();
+                *slot = Some(task);
+                None
+            }
+        }
+    }
+}
+
+/// A pool thread's wake-ups: where its tasks' wakers send their ids, or,
+/// on a V8 thread, the line woken renders go back to.
 struct Wakes {
     tx: Sender<u64>,
     rx: Receiver<u64>,
+    line: Option<Arc<Lifo>>,
     next_id: u64,
 }
 
 impl Wakes {
-    fn new() -> Wakes {
+    fn new(role: &Role) -> Wakes {
         let (tx, rx) = crossbeam_channel::unbounded();
-        Wakes { tx, rx, next_id: 0 }
+        let line = match role {
+            Role::V8 { lifo, .. } => Some(lifo.clone()),
+            _ => None,
+        };
+        Wakes {
+            tx,
+            rx,
+            line,
+            next_id: 0,
+        }
     }
 
     /// Gives `task` a waker of this thread's (a task that moves to a lane
     /// gets the lane's), woken: it is ready to poll.
     fn adopt(&mut self, mut task: Task) -> Task {
         self.next_id += 1;
+        let to = match &self.line {
+            Some(lifo) => WakeTo::Line {
+                lifo: lifo.clone(),
+                parked: Mutex::new(None),
+            },
+            None => WakeTo::Thread(self.tx.clone()),
+        };
         task.waker = Some(Arc::new(TaskWaker {
             id: self.next_id,
             woken: AtomicBool::new(true),
-            to: self.tx.clone(),
+            to,
         }));
         task
     }
@@ -392,7 +472,7 @@ pub(super) fn run(setup: Setup) {
     if let Role::Lane { .. } = role {
         lower_priority();
     }
-    let mut wakes = Wakes::new();
+    let mut wakes = Wakes::new(&role);
     // Tasks to poll, in turn; and tasks waiting for a wake-up, by id.
     let mut ready: VecDeque<Task> = VecDeque::with_capacity(renders);
     let mut parked: HashMap<u64, Task> = HashMap::new();
@@ -439,10 +519,11 @@ pub(super) fn run(setup: Setup) {
             &mut Context::from_waker(&Waker::from(waker.clone())),
         );
         match poll {
-            // Waiting for a `fetch`: parked until its waker is woken (the
-            // id it sends then finds it here).
+            // Waiting for a `fetch`: parked until its waker is woken.
             Poll::Pending if !waker.woken.load(Ordering::Acquire) => {
-                parked.insert(waker.id, task);
+                if let Some(task) = waker.park(task, &mut parked) {
+                    ready.push_back(task);
+                }
             }
             // Its slice ended. It moves to the lane only when other renders
             // want this worker: alone, a long render keeps its priority.

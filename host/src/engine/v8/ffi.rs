@@ -23,6 +23,7 @@ use crate::engine::imports::Imports;
 const OUTCOME_OK: i32 = 0;
 const OUTCOME_TIMEOUT: i32 = 2;
 const OUTCOME_OOM: i32 = 3;
+const OUTCOME_WAITING: i32 = 4;
 
 #[repr(C)]
 struct RawResult {
@@ -31,6 +32,7 @@ struct RawResult {
     body_len: usize,
     meta: *const c_char,
     meta_len: usize,
+    wait_ms: i64,
 }
 
 #[repr(C)]
@@ -92,6 +94,15 @@ unsafe extern "C" {
         deadline_ms: u32,
         out: *mut RawResult,
     ) -> i32;
+    fn ssr_v8_resume(
+        inst: *mut RawIsolate,
+        value: *const c_char,
+        value_len: usize,
+        data: *const u8,
+        data_len: usize,
+        deadline_ms: u32,
+        out: *mut RawResult,
+    ) -> i32;
     fn ssr_v8_heap_used(inst: *mut RawIsolate) -> usize;
     fn ssr_v8_core_offers() -> u64;
     fn ssr_v8_free(inst: *mut RawIsolate);
@@ -110,6 +121,10 @@ pub enum Outcome {
     JsError(String),
     Timeout,
     OutOfMemory,
+    /// The render waits for requests in flight, at most this many
+    /// milliseconds (`None`: as long as its deadline allows); go on with
+    /// [`Isolate::resume`].
+    Waiting(Option<u64>),
 }
 
 /// One V8 isolate with one context.
@@ -179,8 +194,9 @@ extern "C" fn call(
         )
     };
     let (name, args) = (String::from_utf8_lossy(name), String::from_utf8_lossy(args));
-    // A V8 render cannot yield: `fetch-wait` blocks this thread (the
-    // prelude calls it only when nothing else is left to run).
+    // Only `fetch-wait` waits, and the engine calls it itself, between
+    // calls into the isolate (`V8Instance::render`): from JavaScript every
+    // capability answers at once.
     host.reply = crate::engine::block_on(host.imports.call(&name, &args, input));
     let (ok, value, data): (i32, &str, &[u8]) = match &host.reply {
         Ok(reply) => (1, &reply.value, &reply.data),
@@ -278,6 +294,25 @@ impl Isolate {
         }
     }
 
+    /// Goes on with a render that answered [`Outcome::Waiting`], given the
+    /// host's `fetch-wait` reply.
+    pub fn resume(&mut self, value: &str, data: &[u8], deadline_ms: u32) -> Outcome {
+        let mut out = empty_result();
+        // SAFETY: as in `load`.
+        unsafe {
+            ssr_v8_resume(
+                self.raw,
+                value.as_ptr().cast(),
+                value.len(),
+                data.as_ptr(),
+                data.len(),
+                deadline_ms,
+                &mut out,
+            );
+            outcome(&out)
+        }
+    }
+
     /// Bytes of V8 heap in use.
     pub fn heap_used(&self) -> usize {
         // SAFETY: `raw` is live; the shim takes the locker.
@@ -317,6 +352,7 @@ fn empty_result() -> RawResult {
         body_len: 0,
         meta: std::ptr::null(),
         meta_len: 0,
+        wait_ms: -1,
     }
 }
 
@@ -346,6 +382,7 @@ unsafe fn outcome(out: &RawResult) -> Outcome {
         },
         OUTCOME_TIMEOUT => Outcome::Timeout,
         OUTCOME_OOM => Outcome::OutOfMemory,
+        OUTCOME_WAITING => Outcome::Waiting(u64::try_from(out.wait_ms).ok()),
         _ => Outcome::JsError(text(out.meta, out.meta_len)),
     }
 }

@@ -9,7 +9,8 @@
 //!   a tenant that exhausts its heap or is terminated loses only its own
 //!   isolate. A pool thread owns its instances; they never run on two
 //!   threads at once. A render cannot yield mid-script (`Plugin::yields`), so
-//!   the pool runs V8 renders on its blocking threads.
+//!   the pool runs V8 renders on its blocking threads; a render waiting for
+//!   a `fetch` leaves the isolate (and its thread) between calls.
 //!
 //! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
 //! the instance is then discarded) and a heap cap (V8's near-heap-limit
@@ -35,7 +36,7 @@ mod ffi;
 pub use self::ffi::core_offers;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use contract::{ErrorKind, RenderError, Request, Response};
 
@@ -137,42 +138,52 @@ pub struct V8Instance {
 }
 
 impl Instance for V8Instance {
+    /// V8 cannot yield mid-script: each call into the isolate runs until the
+    /// render settles or waits only for requests in flight. Then the render
+    /// leaves the isolate and its thread (the future is pending on the
+    /// host's `fetch-wait`), and goes on when a response arrives.
     fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a> {
-        // V8 cannot yield mid-script: the whole render is one slice.
         Box::pin(async move {
             let _running = crate::activity::renders().begin();
-            self.render_blocking(req, deadline)
+            let ends = Instant::now() + deadline;
+            let left = || millis(ends.saturating_duration_since(Instant::now()));
+            self.isolate.imports().start_render(ends);
+            // The prelude's raw request and normalized response are the
+            // contract's serde form; the bodies travel beside the JSON.
+            let json = serde_json::to_string(req)
+                .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
+            let mut outcome = self.isolate.render(&json, &req.body, left());
+            while let ffi::Outcome::Waiting(ms) = outcome {
+                let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
+                let reply = self
+                    .isolate
+                    .imports()
+                    .call(contract::calls::FETCH_WAIT, &arg, &[])
+                    .await
+                    .map_err(|e| EngineError::Trap(format!("waiting for fetch: {e}").into()))?;
+                // The wait ends at the deadline at the latest; past it the
+                // render is over, as a Wasm render's epoch ends it.
+                if Instant::now() >= ends {
+                    return Err(EngineError::Timeout(deadline));
+                }
+                outcome = self.isolate.resume(&reply.value, &reply.data, left());
+            }
+            let out = match outcome {
+                ffi::Outcome::Ok { body, meta } => {
+                    let mut response: Response = serde_json::from_str(&meta).map_err(|e| {
+                        EngineError::Trap(format!("reading the response: {e}").into())
+                    })?;
+                    response.body = body;
+                    Ok(response)
+                }
+                other => Err(error(other, deadline)),
+            };
+            self.isolate.imports().grants().redact_error(out)
         })
     }
 
     fn memory_bytes(&self) -> usize {
         self.isolate.heap_used()
-    }
-}
-
-impl V8Instance {
-    fn render_blocking(
-        &mut self,
-        req: &Request,
-        deadline: Duration,
-    ) -> Result<Response, EngineError> {
-        self.isolate
-            .imports()
-            .start_render(std::time::Instant::now() + deadline);
-        // The prelude's raw request and normalized response are the
-        // contract's serde form; the bodies travel beside the JSON.
-        let json = serde_json::to_string(req)
-            .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
-        let out = match self.isolate.render(&json, &req.body, millis(deadline)) {
-            ffi::Outcome::Ok { body, meta } => {
-                let mut response: Response = serde_json::from_str(&meta)
-                    .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
-                response.body = body;
-                Ok(response)
-            }
-            other => Err(error(other, deadline)),
-        };
-        self.isolate.imports().grants().redact_error(out)
     }
 }
 
@@ -185,7 +196,9 @@ fn error(outcome: ffi::Outcome, deadline: Duration) -> EngineError {
             serde_json::from_str(&json)
                 .unwrap_or_else(|_| RenderError::new(ErrorKind::Exception, json)),
         ),
-        ffi::Outcome::Ok { .. } => EngineError::Trap("an unexpected success".into()),
+        ffi::Outcome::Ok { .. } | ffi::Outcome::Waiting(_) => {
+            EngineError::Trap(format!("an unexpected outcome: {outcome:?}").into())
+        }
     }
 }
 

@@ -17,6 +17,11 @@
 //   after its instance's `offer_core_after` (the server's `--demote-after`)
 //   is interrupted every 1 ms to offer its core to the kernel
 //   (`sched_yield`), the only way a V8 render can step aside mid-script.
+// - A render whose promise waits only for requests in flight answers
+//   WAITING and keeps that promise, its timers and its requests in the
+//   context, to go on in `ssr_v8_resume`; between the two, no JavaScript
+//   runs and the thread is free. Every other outcome drops what the render
+//   left scheduled.
 // - Strings handed back (`ssr_v8_result`) stay valid until the next call on
 //   the same instance.
 // - The bundle cannot import anything: static imports fail to link and
@@ -125,6 +130,9 @@ enum {
   SSR_V8_JS_ERROR = 1,   // `meta` holds describe()'s {kind, message, stack} as JSON
   SSR_V8_TIMEOUT = 2,
   SSR_V8_OOM = 3,
+  // The render waits for requests in flight, at most `wait_ms` (-1: no
+  // bound); `ssr_v8_resume` goes on with the host's `fetch-wait` reply.
+  SSR_V8_WAITING = 4,
 };
 
 struct ssr_v8_result {
@@ -133,6 +141,7 @@ struct ssr_v8_result {
   size_t body_len;
   const char* meta;
   size_t meta_len;
+  int64_t wait_ms;
 };
 
 }  // extern "C"
@@ -183,7 +192,12 @@ struct ssr_v8 {
   v8::Global<v8::Context> context;
   v8::Global<v8::Object> driver;   // the prelude's __ssr
   // The driver's functions a render calls, looked up once at load.
-  v8::Global<v8::Function> call_fn, next_timer_fn, reset_fn;
+  v8::Global<v8::Function> call_fn, next_timer_fn, reset_fn, arrived_fn;
+  // The promise of a render waiting for requests in flight (between
+  // `ssr_v8_render` or `ssr_v8_resume` answering WAITING and the next
+  // `ssr_v8_resume`), and how long it may wait.
+  v8::Global<v8::Promise> pending;
+  int64_t wait_ms = -1;
   // The host's side of `__ssr_log` and `__ssr_host`, and their data.
   ssr_v8_log_fn log = nullptr;
   ssr_v8_call_fn call = nullptr;
@@ -358,6 +372,7 @@ void set_result(ssr_v8* inst, ssr_v8_result* out, int32_t outcome) {
   out->body_len = inst->body.size();
   out->meta = inst->meta.data();
   out->meta_len = inst->meta.size();
+  out->wait_ms = inst->wait_ms;
 }
 
 // JSON of {kind, message, stack} for a caught exception, through the prelude's
@@ -500,25 +515,30 @@ size_t near_heap_limit(void* data, size_t current, size_t) {
   return current + current / 2 + (16u << 20);
 }
 
+// How `settle` ended.
+enum class Settled { Yes, Failed, Never, Waiting };
+
 // Drives microtasks and timers until `promise` settles, the way the Wasm
-// runtime does: microtasks first, then the earliest virtual timer.
-// Returns false with an exception or termination in `tc`, or with
-// `*never_settled` set.
-bool settle(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::Local<v8::Promise> promise, v8::TryCatch& tc,
-            bool* never_settled) {
+// runtime does: microtasks first, then the earliest virtual timer. Failed:
+// an exception or termination is in `tc`. Waiting: only requests in flight
+// are left, and `runNextTimer` said how long to wait (`inst->wait_ms`).
+Settled settle(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::Local<v8::Promise> promise, v8::TryCatch& tc) {
   v8::Isolate* iso = inst->isolate;
   v8::Local<v8::Object> driver = inst->driver.Get(iso);
   v8::Local<v8::Function> next_timer = inst->next_timer_fn.Get(iso);
   for (;;) {
     iso->PerformMicrotaskCheckpoint();
-    if (tc.HasCaught() || iso->IsExecutionTerminating() || inst->timed_out || inst->out_of_memory) return false;
-    if (promise->State() != v8::Promise::kPending) return true;
-    v8::Local<v8::Value> fired;
-    if (!next_timer->Call(ctx, driver, 0, nullptr).ToLocal(&fired)) return false;
-    if (!fired->BooleanValue(iso)) {
-      *never_settled = true;
-      return false;
+    if (tc.HasCaught() || iso->IsExecutionTerminating() || inst->timed_out || inst->out_of_memory) {
+      return Settled::Failed;
     }
+    if (promise->State() != v8::Promise::kPending) return Settled::Yes;
+    v8::Local<v8::Value> fired;
+    if (!next_timer->Call(ctx, driver, 0, nullptr).ToLocal(&fired)) return Settled::Failed;
+    if (fired->IsNumber()) {
+      inst->wait_ms = static_cast<int64_t>(fired.As<v8::Number>()->Value());
+      return Settled::Waiting;
+    }
+    if (!fired->BooleanValue(iso)) return Settled::Never;
   }
 }
 
@@ -553,11 +573,18 @@ int32_t call(ssr_v8* inst, uint32_t deadline_ms, ssr_v8_result* out, F body) {
     iso->CancelTerminateExecution();
     outcome = inst->out_of_memory ? SSR_V8_OOM : SSR_V8_TIMEOUT;
   }
-  // Nothing scheduled by this call may run during the next one.
-  reset_timers(inst, ctx);
+  // Nothing scheduled by this render may run during the next one; a render
+  // that waits keeps its timers and requests for `ssr_v8_resume`.
+  if (outcome != SSR_V8_WAITING) {
+    inst->pending.Reset();
+    inst->wait_ms = -1;
+    reset_timers(inst, ctx);
+  }
   set_result(inst, out, outcome);
   return outcome;
 }
+
+int32_t finish(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::TryCatch& tc, v8::Local<v8::Promise> p);
 
 }  // namespace
 
@@ -641,7 +668,8 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
     if (!ctx->Global()->Get(ctx, str(iso, "__ssr")).ToLocal(&driver) || !driver->IsObject() ||
         !driver_fn(ctx, driver.As<v8::Object>(), "call", &inst->call_fn) ||
         !driver_fn(ctx, driver.As<v8::Object>(), "runNextTimer", &inst->next_timer_fn) ||
-        !driver_fn(ctx, driver.As<v8::Object>(), "reset", &inst->reset_fn)) {
+        !driver_fn(ctx, driver.As<v8::Object>(), "reset", &inst->reset_fn) ||
+        !driver_fn(ctx, driver.As<v8::Object>(), "arrived", &inst->arrived_fn)) {
       return failure(inst, ctx, tc, "the prelude did not define __ssr");
     }
     inst->driver.Reset(iso, driver.As<v8::Object>());
@@ -656,14 +684,14 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
         !module->Evaluate(ctx).ToLocal(&evaluated)) {
       return failure(inst, ctx, tc, "the bundle failed to load");
     }
-    bool never = false;
-    if (evaluated->IsPromise() && !settle(inst, ctx, evaluated.As<v8::Promise>(), tc, &never)) {
-      if (never) {
-        inst->meta = NEVER_SETTLED;
-        return SSR_V8_JS_ERROR;
-      }
-      return failure(inst, ctx, tc, "the bundle's top level failed");
+    // The top level cannot fetch (the host's capabilities are not there
+    // yet), so it never waits.
+    Settled settled = evaluated->IsPromise() ? settle(inst, ctx, evaluated.As<v8::Promise>(), tc) : Settled::Yes;
+    if (settled == Settled::Never || settled == Settled::Waiting) {
+      inst->meta = NEVER_SETTLED;
+      return SSR_V8_JS_ERROR;
     }
+    if (settled == Settled::Failed) return failure(inst, ctx, tc, "the bundle's top level failed");
     if (evaluated->IsPromise() && evaluated.As<v8::Promise>()->State() == v8::Promise::kRejected) {
       describe(inst, ctx, evaluated.As<v8::Promise>()->Result());
       return SSR_V8_JS_ERROR;
@@ -694,6 +722,11 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, con
       inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
       return SSR_V8_JS_ERROR;
     }
+    // A render left waiting and never resumed: nothing of it may run now.
+    if (!inst->pending.IsEmpty()) {
+      inst->pending.Reset();
+      reset_timers(inst, ctx);
+    }
     v8::Local<v8::Value> req;
     v8::Local<v8::Value> promise;
     v8::Local<v8::Uint8Array> bytes;
@@ -704,15 +737,58 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, con
         !promise->IsPromise()) {
       return failure(inst, ctx, tc, "render could not be called");
     }
-    v8::Local<v8::Promise> p = promise.As<v8::Promise>();
-    bool never = false;
-    if (!settle(inst, ctx, p, tc, &never)) {
-      if (never) {
-        inst->meta = NEVER_SETTLED;
-        return SSR_V8_JS_ERROR;
-      }
-      return failure(inst, ctx, tc, "render failed");
+    return finish(inst, ctx, tc, promise.As<v8::Promise>());
+  });
+}
+
+// Goes on with a render that answered WAITING: hands the host's
+// `fetch-wait` reply (`value`, JSON, and its bytes) to the prelude's
+// `arrived`, then drives the render on as `ssr_v8_render` does, within
+// `deadline_ms` (what is left of the render's deadline).
+int32_t ssr_v8_resume(ssr_v8* inst, const char* value, size_t value_len, const uint8_t* data,
+                      size_t data_len, uint32_t deadline_ms, ssr_v8_result* out) {
+  return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+    if (inst->pending.IsEmpty()) {
+      inst->meta = "{\"kind\":\"exception\",\"message\":\"no render is waiting\"}";
+      return SSR_V8_JS_ERROR;
     }
+    v8::Local<v8::Promise> p = inst->pending.Get(iso);
+    inst->pending.Reset();
+    v8::Local<v8::Value> args[2];
+    args[0] = str(iso, value, value_len);
+    v8::Local<v8::Uint8Array> bytes;
+    if (!bytes_in_quota(inst, data, data_len).ToLocal(&bytes)) {
+      return failure(inst, ctx, tc, "a fetched response could not be delivered");
+    }
+    args[1] = bytes;
+    if (inst->arrived_fn.Get(iso)->Call(ctx, inst->driver.Get(iso), 2, args).IsEmpty()) {
+      return failure(inst, ctx, tc, "a fetched response could not be delivered");
+    }
+    return finish(inst, ctx, tc, p);
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+// The rest of a render once its promise is made: settles it (or answers
+// WAITING, keeping it in `inst->pending`), then copies the response out.
+int32_t finish(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::TryCatch& tc, v8::Local<v8::Promise> p) {
+  v8::Isolate* iso = inst->isolate;
+  switch (settle(inst, ctx, p, tc)) {
+    case Settled::Waiting:
+      inst->pending.Reset(iso, p);
+      return SSR_V8_WAITING;
+    case Settled::Never:
+      inst->meta = NEVER_SETTLED;
+      return SSR_V8_JS_ERROR;
+    case Settled::Failed:
+      return failure(inst, ctx, tc, "render failed");
+    case Settled::Yes:
+      break;
+  }
+  {
     if (p->State() == v8::Promise::kRejected) {
       describe(inst, ctx, p->Result());
       return SSR_V8_JS_ERROR;
@@ -743,8 +819,12 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, con
       view->CopyContents(inst->body.data(), inst->body.size());
     }
     return SSR_V8_OK;
-  });
+  }
 }
+
+}  // namespace
+
+extern "C" {
 
 // Bytes of V8 heap in use.
 size_t ssr_v8_heap_used(ssr_v8* inst) {
@@ -765,6 +845,8 @@ void ssr_v8_free(ssr_v8* inst) {
     inst->call_fn.Reset();
     inst->next_timer_fn.Reset();
     inst->reset_fn.Reset();
+    inst->arrived_fn.Reset();
+    inst->pending.Reset();
     inst->context.Reset();
   }
   inst->isolate->Dispose();

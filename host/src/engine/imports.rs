@@ -161,11 +161,24 @@ impl Imports {
         self.console.write(level, &self.grants.redact(message));
     }
 
-    /// Calls the capability `name` with `args` (JSON) and `data`.
+    /// Calls the capability `name` with `args` (JSON) and `data`. Only
+    /// `fetch-wait` waits; every other call is [`Imports::call_now`].
     pub async fn call(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
+        if name == calls::FETCH_WAIT {
+            return self.subrequests.wait(&self.grants.fetch, args).await;
+        }
+        self.call_now(name, args, data)
+    }
+
+    /// The capabilities that answer at once: all but `fetch-wait`, which
+    /// only an engine's driver calls. V8's callback for JavaScript calls
+    /// this, so a call from JavaScript never blocks its thread.
+    pub fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
         match name {
             calls::FETCH => self.subrequests.start(&self.grants.fetch, args, data),
-            calls::FETCH_WAIT => self.subrequests.wait(&self.grants.fetch, args).await,
+            calls::FETCH_WAIT => Err(format!(
+                "{name}: only the engine waits for requests; await the promise `fetch` returns"
+            )),
             calls::RANDOM => random(parse(name, args)?),
             calls::ENV => Ok(Reply {
                 value: serde_json::to_string(&self.grants.env).map_err(|e| e.to_string())?,
@@ -204,7 +217,7 @@ mod tests {
     use super::*;
 
     fn call(imports: &mut Imports, name: &str, args: &str) -> Result<Reply, String> {
-        crate::engine::block_on(imports.call(name, args, &[]))
+        imports.call_now(name, args, &[])
     }
 
     #[test]

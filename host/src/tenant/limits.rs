@@ -159,31 +159,22 @@ impl LimitOverrides {
             render_deadline: self
                 .render_deadline_ms
                 .map_or(d.render_deadline, Duration::from_millis),
-            memory: self
-                .memory_limit_mib
-                .map_or(d.memory_limit, |m| m << 20)
-                .min(d.memory_limit),
-            max_response_bytes: self
-                .max_response_kib
-                .map_or(d.max_response_bytes, |k| k << 10)
-                .min(d.max_response_bytes),
+            memory: lowered(self.memory_limit_mib, 20, d.memory_limit),
+            max_response_bytes: lowered(self.max_response_kib, 10, d.max_response_bytes),
             concurrency: self
                 .max_concurrency
                 .unwrap_or_else(|| d.concurrency(engine)),
-            max_request_bytes: self
-                .max_request_kib
-                .map_or(d.max_request_bytes, |k| k << 10)
-                .min(d.max_request_bytes),
-            max_subrequests: self
-                .max_subrequests
-                .unwrap_or(d.max_subrequests)
-                .min(d.max_subrequests),
-            max_fetch_bytes: self
-                .max_fetch_kib
-                .map_or(d.max_fetch_bytes, |k| k << 10)
-                .min(d.max_fetch_bytes),
+            max_request_bytes: lowered(self.max_request_kib, 10, d.max_request_bytes),
+            max_subrequests: lowered(self.max_subrequests, 0, d.max_subrequests),
+            max_fetch_bytes: lowered(self.max_fetch_kib, 10, d.max_fetch_bytes),
         }
     }
+}
+
+/// A limit a tenant may lower but not raise: what it `set`, in its unit
+/// (`<< shift` makes bytes of KiB or MiB), else the server's `cap`.
+fn lowered(set: Option<usize>, shift: u32, cap: usize) -> usize {
+    set.map_or(cap, |v| v << shift).min(cap)
 }
 
 /// The server's defaults for every tenant (`Config::tenant_defaults`).

@@ -195,9 +195,8 @@ extern "C" fn call(
     };
     let (name, args) = (String::from_utf8_lossy(name), String::from_utf8_lossy(args));
     // Only `fetch-wait` waits, and the engine calls it itself, between
-    // calls into the isolate (`V8Instance::render`): from JavaScript every
-    // capability answers at once.
-    host.reply = crate::engine::block_on(host.imports.call(&name, &args, input));
+    // calls into the isolate (`V8Instance::render`).
+    host.reply = host.imports.call_now(&name, &args, input);
     let (ok, value, data): (i32, &str, &[u8]) = match &host.reply {
         Ok(reply) => (1, &reply.value, &reply.data),
         Err(message) => (0, message, &[]),

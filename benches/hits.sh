@@ -17,35 +17,10 @@
 # Needs: wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECS=${SECS:-5}
-CONNS=${CONNS:-50}
-ROUNDS=${ROUNDS:-5}
-THREADS=${THREADS:-1}
-SERVER_CPUS=${SERVER_CPUS:-}
-WRK_CPUS=${WRK_CPUS:-}
 SIZES=${SIZES:-"1 28 100"}
 PORT=18191
-TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-http.md
-command -v wrk >/dev/null || { echo "hits.sh needs wrk: apt-get install wrk" >&2; exit 1; }
-if [ -z "${PREBUILT:-}" ]; then
-  scripts/setup.sh
-  cargo build --release --bin ssr --example bare_axum
-fi
-wrk_pin=()
-[ -n "$WRK_CPUS" ] && wrk_pin=(taskset -c "$WRK_CPUS")
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-
-. benches/visitor.sh
-
-rps() { # url, [host] -> req/s of one run after a warm-up
-  local args=(-t"$THREADS" -c"$CONNS")
-  [ -n "${2:-}" ] && args+=(-H "Host: $2")
-  "${wrk_pin[@]}" wrk "${args[@]}" -d1s "$1" >/dev/null
-  "${wrk_pin[@]}" wrk "${args[@]}" -d"${SECS}s" "$1" | awk '/Requests\/sec/ {printf "%d\n", $2}'
-}
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. benches/bare.sh
 
 rows=() runs=()
 for kib in $SIZES; do
@@ -70,7 +45,7 @@ for kib in $SIZES; do
   mb=$(printf '%s\n' "${b[@]}" | median)
   mh=$(printf '%s\n' "${h[@]}" | median)
   mp=$(printf '%s\n' "${p[@]}" | median)
-  rows+=("| $kib KiB ($bytes B) | $mb | $mh | $(awk -v a="$mh" -v b="$mb" 'BEGIN {printf "%.2fx", a / b}') | $mp | $(awk -v a="$mp" -v b="$mb" 'BEGIN {printf "%.2fx", a / b}') |")
+  rows+=("| $kib KiB ($bytes B) | $mb | $mh | $(ratio "$mh" "$mb") | $mp | $(ratio "$mp" "$mb") |")
   runs+=("- $kib KiB: bare ${b[*]}; by host ${h[*]}; by path ${p[*]}")
 done
 
@@ -95,16 +70,5 @@ section=$(
   printf '%s\n' "${runs[@]}"
 )
 # One section per machine size: a run on 16 cores keeps the 2-core figures.
-python3 - "$OUT" "$section" "hits-$(nproc)" <<'PY'
-import re, sys
-path, section, tag = sys.argv[1], sys.argv[2], sys.argv[3]
-text = open(path).read()
-start, end = f'<!-- {tag}:start -->', f'<!-- {tag}:end -->'
-block = start + '\n' + section + '\n' + end
-if start in text:
-    text = re.sub(re.escape(start) + '.*?' + re.escape(end), lambda m: block, text, flags=re.S)
-else:
-    text = text.rstrip('\n') + '\n\n' + block + '\n'
-open(path, 'w').write(text)
-PY
+python3 benches/section.py "$OUT" "hits-$(nproc)" "$section"
 echo "wrote the cache-hit section of $OUT" >&2

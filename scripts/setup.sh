@@ -8,14 +8,18 @@
 #   beside a newer nodejs from another repository), and the shared libraries
 #   libnode needs at run time;
 # - curl (the README tutorial and the benches use it);
+# - Debian's chromium (the browser test drives it headless; nothing
+#   downloads a browser build);
 # - the Rust target wasm32-wasip1;
-# - the example plugins' npm packages (esbuild, React, Preact, Vue, ...).
+# - the example plugins' npm packages (esbuild, React, Preact, Vue, ...),
+#   and the browser test's (playwright-core, which drives the chromium
+#   above over the DevTools protocol).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
   libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
-  curl)
+  curl chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -52,4 +56,8 @@ command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt
 if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
   echo "setup: installing the example plugins' npm packages" >&2
   (cd plugins && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ ! -d tests/browser/node_modules/playwright-core ] || [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; then
+  echo "setup: installing the browser test's npm packages" >&2
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 fi

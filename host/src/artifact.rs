@@ -12,6 +12,8 @@
 //! - The bundle section ([`BUNDLE_SECTION`]) is UTF-8 JavaScript, the very
 //!   bytes the snapshot was made from, so the V8 engine can run the same
 //!   artifact.
+//! - The assets section ([`ASSETS_SECTION`]), when present, is the table
+//!   `crate::assets` reads and checks; the host serves it, no engine sees it.
 
 use contract::VERSION as CONTRACT_VERSION;
 use thiserror::Error;
@@ -20,6 +22,8 @@ use thiserror::Error;
 pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
 /// Custom section holding the JavaScript bundle.
 pub const BUNDLE_SECTION: &str = "ssr-bundle";
+/// Custom section holding the static assets (`crate::assets`), if any.
+pub const ASSETS_SECTION: &str = "ssr-assets";
 
 /// A plugin may import any interface of the contract's package (the
 /// contract version is checked apart); the host implements every one.
@@ -139,29 +143,42 @@ pub fn check_imports<'a>(imports: impl IntoIterator<Item = &'a str>) -> Result<(
 
 /// Reads the JavaScript bundle out of a plugin's custom section.
 pub fn bundle(bytes: &[u8]) -> Result<String, ArtifactError> {
+    let data = custom_section(bytes, BUNDLE_SECTION)?.ok_or(ArtifactError::NoBundle)?;
+    String::from_utf8(data.to_vec())
+        .map_err(|_| ArtifactError::Malformed("the bundle section is not UTF-8".into()))
+}
+
+/// The data of the component's top-level custom section `name`, if it has
+/// one.
+pub fn custom_section<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]>, ArtifactError> {
     check_is_component(bytes)?;
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
         let payload = payload.map_err(|e| ArtifactError::Malformed(e.to_string()))?;
         if let wasmparser::Payload::CustomSection(s) = payload
-            && s.name() == BUNDLE_SECTION
+            && s.name() == name
         {
-            return String::from_utf8(s.data().to_vec())
-                .map_err(|_| ArtifactError::Malformed("the bundle section is not UTF-8".into()));
+            return Ok(Some(s.data()));
         }
     }
-    Err(ArtifactError::NoBundle)
+    Ok(None)
 }
 
 /// Appends the bundle section to an encoded component.
-pub fn with_bundle(mut component: Vec<u8>, bundle: &str) -> Vec<u8> {
-    let name = BUNDLE_SECTION.as_bytes();
-    let mut payload = Vec::with_capacity(name.len() + bundle.len() + 5);
-    leb128(&mut payload, name.len() as u64);
-    payload.extend_from_slice(name);
-    payload.extend_from_slice(bundle.as_bytes());
+pub fn with_bundle(component: Vec<u8>, bundle: &str) -> Vec<u8> {
+    with_section(component, BUNDLE_SECTION, bundle.as_bytes())
+}
+
+/// Appends custom section `name` holding `data` to an encoded component.
+pub fn with_section(mut component: Vec<u8>, name: &str, data: &[u8]) -> Vec<u8> {
+    let name = name.as_bytes();
+    let mut head = Vec::with_capacity(name.len() + 5);
+    leb128(&mut head, name.len() as u64);
+    head.extend_from_slice(name);
+    component.reserve(head.len() + data.len() + 6);
     component.push(0); // custom section id
-    leb128(&mut component, payload.len() as u64);
-    component.extend_from_slice(&payload);
+    leb128(&mut component, (head.len() + data.len()) as u64);
+    component.extend_from_slice(&head);
+    component.extend_from_slice(data);
     component
 }
 

@@ -5,6 +5,8 @@
 //!   pre-initialize under Wizer, encode as a component, embed the bundle.
 //! - [`artifact`] defines what a plugin file is and checks its contract
 //!   version.
+//! - [`assets`] packs a site's static files into its plugin and serves
+//!   them before any render.
 //! - [`tenant`] registers plugins per tenant, persists them, routes hosts.
 //! - [`http`] serves requests: (1) route → (2) tenant → (3) [`cache`] lookup
 //!   → (4) [`pool`] submit → (5) [`engine`] render → (6) cache insert → (7)
@@ -15,10 +17,12 @@
 
 pub mod activity;
 pub mod artifact;
+pub mod assets;
 pub mod build;
 pub mod cache;
 pub mod config;
 pub mod counter;
+pub mod encoding;
 pub mod engine;
 pub mod fs;
 pub mod http;

@@ -40,16 +40,22 @@ pub struct Built {
 
 /// Builds `entry` (relative to the repository root) once per test run.
 pub fn plugin(entry: &str) -> Built {
+    plugin_with(entry, &[])
+}
+
+/// Builds `entry` with more `ssr build` flags (paths in them relative to the
+/// repository root) once per test run.
+pub fn plugin_with(entry: &str, flags: &[&str]) -> Built {
     static BUILT: OnceLock<Mutex<HashMap<String, Arc<OnceLock<Built>>>>> = OnceLock::new();
     let slot = BUILT
         .get_or_init(Default::default)
         .lock()
         .unwrap()
-        .entry(entry.to_string())
+        .entry(format!("{entry} {}", flags.join(" ")))
         .or_default()
         .clone();
     slot.get_or_init(|| {
-        let stem = entry.replace(['/', '.'], "_");
+        let stem = format!("{entry}{}", flags.join("")).replace(['/', '.', '-', ' '], "_");
         let plugin = out_dir().join(format!("{stem}.wasm"));
         let bundle = out_dir().join(format!("{stem}.mjs"));
         let out = ssr()
@@ -59,11 +65,13 @@ pub fn plugin(entry: &str) -> Built {
             .arg(&plugin)
             .arg("--emit-bundle")
             .arg(&bundle)
+            .args(flags)
+            .current_dir(root())
             .output()
             .unwrap();
         assert!(
             out.status.success(),
-            "ssr build {entry} failed:\n{}",
+            "ssr build {entry} {flags:?} failed:\n{}",
             text(&out.stderr)
         );
         Built { plugin, bundle }

@@ -44,6 +44,9 @@ pub struct BundleOptions {
     /// The package JSX compiles to (`preact`, `react`, `vue`...), with its
     /// automatic runtime (`<pkg>/jsx-runtime`).
     pub jsx_import_source: Option<String>,
+    /// Global names replaced by a JSON value (esbuild `--define`), such as
+    /// `SSR_CLIENT`; an entry with any is always bundled.
+    pub defines: Vec<(String, String)>,
 }
 
 pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildError> {
@@ -59,21 +62,54 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         entry.extension().and_then(|e| e.to_str()),
         Some("js" | "mjs")
     );
-    if is_plain_js && !has_imports(&source) {
+    if is_plain_js && !has_imports(&source) && options.defines.is_empty() {
         return Ok(Bundle { name, source });
     }
+    let mut flags = jsx_flags(entry, &source, options.jsx_import_source.as_deref())?;
+    flags.extend(
+        options
+            .defines
+            .iter()
+            .map(|(name, value)| format!("--define:{name}={value}")),
+    );
+    let Some(esbuild) = find_esbuild(entry) else {
+        return Err(no_esbuild(entry));
+    };
+    let out = Command::new(&esbuild)
+        .arg(entry)
+        .args(ESBUILD_FLAGS)
+        .args(&flags)
+        .output()
+        .map_err(|source| BuildError::RunBundler {
+            path: esbuild.clone(),
+            source,
+        })?;
+    let source = esbuild_output(entry, out)?;
+    Ok(Bundle { name, source })
+}
+
+/// esbuild's JSX flags for `entry`: the automatic runtime of
+/// `import_source` if given; none if the entry or its tsconfig says, or it
+/// imports React; else an error saying what to add (see the module doc).
+pub(super) fn jsx_flags(
+    entry: &Path,
+    source: &str,
+    import_source: Option<&str>,
+) -> Result<Vec<String>, BuildError> {
     let is_jsx = matches!(
         entry.extension().and_then(|e| e.to_str()),
         Some("jsx" | "tsx")
     );
-    let mut jsx = Vec::new();
-    if let Some(source) = &options.jsx_import_source {
-        jsx.push("--jsx=automatic".to_string());
-        jsx.push(format!("--jsx-import-source={source}"));
-    } else if is_jsx && !says_jsx_runtime(entry, &source) && !imports(&source, "react") {
+    if let Some(source) = import_source {
+        return Ok(vec![
+            "--jsx=automatic".to_string(),
+            format!("--jsx-import-source={source}"),
+        ]);
+    }
+    if is_jsx && !says_jsx_runtime(entry, source) && !imports(source, "react") {
         let runtime = ["preact", "vue", "solid-js", "hono"]
             .into_iter()
-            .find(|pkg| imports(&source, pkg))
+            .find(|pkg| imports(source, pkg))
             .unwrap_or("preact");
         return Err(BuildError::JsxRuntime(format!(
             "{} uses JSX but does not say what it compiles to, and does not import React: esbuild would compile it to React.createElement, and rendering would fail with `React is not defined`.\n\
@@ -84,49 +120,49 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
             entry.display(),
         )));
     }
-    let Some(esbuild) = find_esbuild(entry) else {
-        let dir = entry
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        return Err(BuildError::NeedsBundler(format!(
-            "{} imports other modules (or needs compiling), so it must be bundled, and no esbuild was found in a node_modules above it.\n\
-             Either install esbuild next to it:  (cd {} && npm install --save-dev esbuild)\n\
-             or bundle it yourself and build the bundle:\n  npx esbuild {} {} --outfile=bundle.mjs && ssr build bundle.mjs -o plugin.wasm",
-            entry.display(),
-            dir.display(),
-            entry.display(),
-            ESBUILD_FLAGS
-                .iter()
-                .map(|f| if f.contains('"') {
-                    format!("'{f}'")
-                } else {
-                    f.to_string()
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-        )));
-    };
-    let out = Command::new(&esbuild)
-        .arg(entry)
-        .args(ESBUILD_FLAGS)
-        .args(&jsx)
-        .output()
-        .map_err(|source| BuildError::RunBundler {
-            path: esbuild.clone(),
-            source,
-        })?;
+    Ok(Vec::new())
+}
+
+/// What esbuild wrote on stdout, or its complaint.
+pub(super) fn esbuild_output(
+    entry: &Path,
+    out: std::process::Output,
+) -> Result<String, BuildError> {
     if !out.status.success() {
         return Err(BuildError::Bundler {
             path: entry.to_path_buf(),
             stderr: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
         });
     }
-    let source = String::from_utf8(out.stdout).map_err(|_| BuildError::Bundler {
+    String::from_utf8(out.stdout).map_err(|_| BuildError::Bundler {
         path: entry.to_path_buf(),
         stderr: "esbuild produced output that is not UTF-8".into(),
-    })?;
-    Ok(Bundle { name, source })
+    })
+}
+
+/// The error for an entry that needs esbuild where none is installed.
+pub(super) fn no_esbuild(entry: &Path) -> BuildError {
+    let dir = entry
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    BuildError::NeedsBundler(format!(
+        "{} imports other modules (or needs compiling), so it must be bundled, and no esbuild was found in a node_modules above it.\n\
+             Either install esbuild next to it:  (cd {} && npm install --save-dev esbuild)\n\
+             or bundle it yourself and build the bundle:\n  npx esbuild {} {} --outfile=bundle.mjs && ssr build bundle.mjs -o plugin.wasm",
+        entry.display(),
+        dir.display(),
+        entry.display(),
+        ESBUILD_FLAGS
+            .iter()
+            .map(|f| if f.contains('"') {
+                format!("'{f}'")
+            } else {
+                f.to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    ))
 }
 
 /// Whether a module's source has static or dynamic imports (or re-exports).
@@ -171,7 +207,7 @@ fn says_jsx_runtime(entry: &Path, source: &str) -> bool {
 
 /// The nearest `node_modules/.bin/esbuild` above the entry, then above the
 /// working directory.
-fn find_esbuild(entry: &Path) -> Option<PathBuf> {
+pub(super) fn find_esbuild(entry: &Path) -> Option<PathBuf> {
     let entry_dir = std::fs::canonicalize(entry)
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf));

@@ -10,11 +10,17 @@
 //! 3. encode: wrap the snapshot as a component with the WASI preview1
 //!    adapter (wit-component).
 //! 4. embed: append the bundle as a custom section (`crate::artifact`).
+//! 5. assets (with `--assets` or `--client`): the client entry bundled for
+//!    the browser with hashed names (`client.rs`), and the directory's
+//!    files, precompressed into the assets section (`crate::assets`).
+//!    The client's bundle is built first, so the server's bundle can name
+//!    its files (`SSR_CLIENT`).
 //!
 //! Invariant: every failure is a [`BuildError`] whose message names the
 //! problem and what to do; nothing here panics on bad input.
 
 mod bundle;
+mod client;
 mod preinit;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +28,9 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
+use crate::assets::{self, AssetError};
 pub use bundle::{Bundle, BundleOptions};
+pub use client::{CLIENT_PREFIX, Client};
 
 /// The guest runtime (guest-sdk for wasm32-wasip1), built by `host/build.rs`.
 pub const GUEST_RUNTIME: &[u8] = include_bytes!(env!("SSR_GUEST_WASM"));
@@ -56,6 +64,10 @@ pub enum BuildError {
     Preinit(String),
     #[error("encoding the component failed: {0}")]
     Encode(String),
+    #[error(transparent)]
+    Assets(#[from] AssetError),
+    #[error("{0}")]
+    Client(String),
 }
 
 fn js_message(message: &str, stack: &Option<String>) -> String {
@@ -68,17 +80,21 @@ fn js_message(message: &str, stack: &Option<String>) -> String {
 /// The steps of a build, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
+    Client,
     Bundle,
     Preinit,
     Encode,
+    Assets,
 }
 
 impl Step {
     pub fn describe(self) -> &'static str {
         match self {
+            Step::Client => "bundling the client entry for the browser",
             Step::Bundle => "bundling the entry module",
             Step::Preinit => "pre-initializing (running the module's top level under Wizer)",
             Step::Encode => "encoding the component",
+            Step::Assets => "packing the static assets (brotli and gzip for text)",
         }
     }
 }
@@ -87,6 +103,8 @@ impl Step {
 pub trait Progress {
     fn start(&mut self, step: Step);
     fn finish(&mut self, step: Step, took: Duration);
+    /// Within a step over many items (assets): item `n` of `count` starts.
+    fn item(&mut self, _n: usize, _count: usize, _name: &str) {}
 }
 
 /// A progress sink that reports nothing.
@@ -97,12 +115,28 @@ impl Progress for Quiet {
     fn finish(&mut self, _: Step, _: Duration) {}
 }
 
+/// What to build, beyond the entry.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The package JSX compiles to (`BundleOptions::jsx_import_source`).
+    pub jsx_import_source: Option<String>,
+    /// A directory of static files to pack, served at their paths below it.
+    pub assets: Option<PathBuf>,
+    /// The browser's entry module: bundled with hashed names and packed
+    /// under [`CLIENT_PREFIX`] (`client.rs`).
+    pub client: Option<PathBuf>,
+    /// How much may be packed.
+    pub limits: assets::Limits,
+}
+
 /// The result of a build.
 pub struct Built {
-    /// The plugin: a component with the bundle embedded.
+    /// The plugin: a component with the bundle (and assets) embedded.
     pub plugin: Vec<u8>,
     /// The JavaScript that was evaluated (also inside `plugin`).
     pub bundle: Bundle,
+    /// The files packed as assets, by URL path.
+    pub assets: Vec<String>,
 }
 
 fn step<T>(
@@ -120,12 +154,67 @@ fn step<T>(
 /// Builds a plugin from the entry module at `entry`.
 pub fn build(
     entry: &Path,
-    options: &BundleOptions,
+    options: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Built, BuildError> {
-    let bundle = step(progress, Step::Bundle, || bundle::bundle(entry, options))?;
-    let plugin = build_bundle(&bundle, progress)?;
-    Ok(Built { plugin, bundle })
+    let mut sources = Vec::new();
+    let mut bundling = BundleOptions {
+        jsx_import_source: options.jsx_import_source.clone(),
+        defines: Vec::new(),
+    };
+    if let Some(client) = &options.client {
+        let built = step(progress, Step::Client, || {
+            client::build(client, options.jsx_import_source.as_deref())
+        })?;
+        bundling
+            .defines
+            .push(("SSR_CLIENT".into(), built.manifest.clone()));
+        sources.extend(built.files);
+    }
+    let bundle = step(progress, Step::Bundle, || bundle::bundle(entry, &bundling))?;
+    let mut plugin = build_bundle(&bundle, progress)?;
+    let mut paths = Vec::new();
+    if options.assets.is_some() || options.client.is_some() {
+        progress.start(Step::Assets);
+        let started = Instant::now();
+        if let Some(dir) = &options.assets {
+            assets::collect(dir, "", options.limits, &mut sources)?;
+        }
+        check_sizes(&sources, options.limits)?;
+        paths = sources.iter().map(|s| s.path.clone()).collect();
+        let section = assets::pack(sources, &mut |n, count, name| progress.item(n, count, name))?;
+        progress.finish(Step::Assets, started.elapsed());
+        plugin = crate::artifact::with_section(plugin, crate::artifact::ASSETS_SECTION, &section);
+    }
+    Ok(Built {
+        plugin,
+        bundle,
+        assets: paths,
+    })
+}
+
+/// The client's files count against the limits as the directory's do.
+fn check_sizes(sources: &[assets::Source], limits: assets::Limits) -> Result<(), BuildError> {
+    let mut total = 0;
+    for s in sources {
+        if s.bytes.len() > limits.file {
+            return Err(AssetError::FileTooLarge {
+                path: s.from.clone(),
+                size: s.bytes.len(),
+                limit: limits.file,
+            }
+            .into());
+        }
+        total += s.bytes.len();
+        if total > limits.total {
+            return Err(AssetError::TotalTooLarge {
+                path: s.from.clone(),
+                limit: limits.total,
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Builds a plugin from an already bundled ES module.

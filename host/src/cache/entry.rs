@@ -20,62 +20,8 @@ use bytes::Bytes;
 use super::key::Varied;
 use contract::CachePolicy;
 
-/// A content coding the cache can serve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    Identity = 0,
-    Gzip = 1,
-    Br = 2,
-}
-
-impl Encoding {
-    pub fn name(self) -> Option<&'static str> {
-        match self {
-            Encoding::Identity => None,
-            Encoding::Gzip => Some("gzip"),
-            Encoding::Br => Some("br"),
-        }
-    }
-
-    /// The coding to send for a request's `Accept-Encoding`, as RFC 9110
-    /// (12.5.3) says: a coding's own q-value if named, else the q-value of
-    /// `*` if present; `q=0` excludes; identity is acceptable unless excluded
-    /// (and, unnamed, preferred least).
-    /// Among acceptable codings the highest q wins, ties going to brotli,
-    /// then gzip, then identity. No header, or one that does not parse,
-    /// gets identity. Parsing is `fly-accept-encoding`'s.
-    pub fn negotiate(headers: &HeaderMap) -> Encoding {
-        use fly_accept_encoding::Encoding as E;
-        if !headers.contains_key(header::ACCEPT_ENCODING) {
-            return Encoding::Identity;
-        }
-        let (mut br, mut gzip, mut identity, mut star) = (None, None, None, None);
-        for item in fly_accept_encoding::encodings_iter(headers) {
-            let Ok((coding, q)) = item else {
-                return Encoding::Identity;
-            };
-            let slot = match coding {
-                Some(E::Brotli) => &mut br,
-                Some(E::Gzip) => &mut gzip,
-                Some(E::Identity) => &mut identity,
-                Some(_) => continue,
-                None => &mut star,
-            };
-            *slot = Some(q);
-        }
-        let br = br.or(star).unwrap_or(0.0);
-        let gzip = gzip.or(star).unwrap_or(0.0);
-        // Unnamed, identity is acceptable but the least preferred.
-        let identity = identity.or(star).unwrap_or(f32::MIN_POSITIVE);
-        if br > 0.0 && br >= gzip && br >= identity {
-            Encoding::Br
-        } else if gzip > 0.0 && gzip >= identity {
-            Encoding::Gzip
-        } else {
-            Encoding::Identity
-        }
-    }
-}
+pub use crate::encoding::Encoding;
+use crate::encoding::{Effort, MIN_COMPRESS, compress};
 
 /// What the cache does with one rendered response.
 #[derive(Debug)]
@@ -124,8 +70,6 @@ pub fn vary_of(response: &contract::Response) -> Vec<String> {
 /// request (`miss`), or could not be cached (`bypass`).
 pub const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
 
-/// Below this many bytes compression is not worth its header.
-const MIN_COMPRESS: usize = 256;
 /// What an entry costs beyond its bytes (the `Arc`, the map slot, the
 /// `HeaderMap`'s tables), so that many tiny entries still count.
 const ENTRY_OVERHEAD: usize = 512;
@@ -170,7 +114,7 @@ impl CacheEntry {
         let made = |e: Encoding| {
             encodings
                 .contains(&e)
-                .then(|| compress(e, &body))
+                .then(|| compress(e, &body, Effort::Serving))
                 .flatten()
                 .filter(|c| c.len() < body.len())
         };
@@ -294,11 +238,7 @@ pub fn compressible(response: &contract::Response, max: usize) -> bool {
         .iter()
         .find(|(k, _)| k == "content-type")
         .map_or("", |(_, v)| v.as_str());
-    ct.starts_with("text/")
-        || ct.contains("json")
-        || ct.contains("javascript")
-        || ct.contains("xml")
-        || ct.contains("svg")
+    crate::encoding::compressible_type(ct)
 }
 
 /// The headers of every response made from one entry. Headers that describe
@@ -346,36 +286,6 @@ fn head(headers: &[(String, String)], vary: &[String], etag: Option<&str>) -> He
     h
 }
 
-fn compress(encoding: Encoding, body: &[u8]) -> Option<Bytes> {
-    use std::io::Write;
-    match encoding {
-        Encoding::Br => {
-            let mut out = Vec::with_capacity(body.len() / 4);
-            let params = brotli::enc::BrotliEncoderParams {
-                // Quality 5: most of brotli's gain at a small part of
-                // quality 11's time; it is paid once per cache entry.
-                quality: 5,
-                ..Default::default()
-            };
-            brotli::BrotliCompress(&mut &body[..], &mut out, &params).ok()?;
-            out.shrink_to_fit();
-            Some(Bytes::from(out))
-        }
-        Encoding::Gzip => {
-            let mut enc = flate2::write::GzEncoder::new(
-                Vec::with_capacity(body.len() / 3),
-                flate2::Compression::new(6),
-            );
-            enc.write_all(body).ok()?;
-            let mut out = enc.finish().ok()?;
-            // A kept copy must not keep the spare capacity it was made in.
-            out.shrink_to_fit();
-            Some(Bytes::from(out))
-        }
-        Encoding::Identity => None,
-    }
-}
-
 /// The policy's TTL for `response`, and whether the renderer chose it.
 pub fn policy_ttl(
     response: &contract::Response,
@@ -393,30 +303,6 @@ pub fn policy_ttl(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn accept(v: &str) -> Encoding {
-        let mut h = HeaderMap::new();
-        h.insert(header::ACCEPT_ENCODING, v.parse().unwrap());
-        Encoding::negotiate(&h)
-    }
-
-    #[test]
-    fn negotiation_follows_rfc_9110() {
-        assert_eq!(accept("gzip, deflate, br"), Encoding::Br);
-        assert_eq!(accept("gzip, br;q=0"), Encoding::Gzip);
-        assert_eq!(accept("identity"), Encoding::Identity);
-        assert_eq!(accept(""), Encoding::Identity);
-        assert_eq!(Encoding::negotiate(&HeaderMap::new()), Encoding::Identity);
-        // `*` covers only what is not named.
-        assert_eq!(accept("br;q=0, *"), Encoding::Gzip);
-        assert_eq!(accept("*;q=0, identity"), Encoding::Identity);
-        assert_eq!(accept("*"), Encoding::Br);
-        // The highest q wins.
-        assert_eq!(accept("br;q=0.5, gzip;q=0.9"), Encoding::Gzip);
-        assert_eq!(accept("gzip;q=0.5, identity;q=0.9"), Encoding::Identity);
-        // Unparsable q-values get identity.
-        assert_eq!(accept("br;q=2"), Encoding::Identity);
-    }
 
     fn response(vary: &[&str], headers: &[(&str, &str)]) -> contract::Response {
         contract::Response {

@@ -1,5 +1,6 @@
-//! `ssr build <entry> -o <plugin.wasm>`: bundle, pre-initialize, encode.
-//! Shows each step and its time on stderr.
+//! `ssr build <entry> -o <plugin.wasm> [--client <entry>] [--assets <dir>]`:
+//! bundle, pre-initialize, encode, pack. Shows each step and its time on
+//! stderr, and each asset as it is compressed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +27,22 @@ pub struct BuildArgs {
     /// or a `@jsxImportSource` pragma, says].
     #[arg(long, value_name = "PACKAGE")]
     jsx_import_source: Option<String>,
+    /// A directory of static files (images, fonts, CSS...) to pack into the
+    /// plugin; each is served at its path below the directory, before the
+    /// renderer sees the request.
+    #[arg(long, value_name = "DIR")]
+    assets: Option<PathBuf>,
+    /// The browser's entry module: bundled for the browser with hashed file
+    /// names and packed under /assets/; the server's bundle gets the global
+    /// `SSR_CLIENT` ({script, css}) naming its files.
+    #[arg(long, value_name = "ENTRY")]
+    client: Option<PathBuf>,
+    /// The largest asset file packed, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = ssr::assets::DEFAULT_MAX_FILE >> 20)]
+    max_asset_mib: usize,
+    /// The most all assets together may take, in MiB (before compression).
+    #[arg(long, value_name = "MIB", default_value_t = ssr::assets::DEFAULT_MAX_TOTAL >> 20)]
+    max_assets_mib: usize,
     /// Print no progress.
     #[arg(short, long)]
     quiet: bool,
@@ -47,6 +64,12 @@ impl Progress for Steps {
         self.bar = Some(bar);
     }
 
+    fn item(&mut self, n: usize, count: usize, name: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} [{n}/{count}] {name}", Step::Assets.describe()));
+        }
+    }
+
     fn finish(&mut self, step: Step, took: Duration) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
@@ -62,8 +85,14 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         bar: None,
         quiet: args.quiet,
     };
-    let options = build::BundleOptions {
+    let options = build::Options {
         jsx_import_source: args.jsx_import_source.clone(),
+        assets: args.assets.clone(),
+        client: args.client.clone(),
+        limits: ssr::assets::Limits {
+            file: args.max_asset_mib << 20,
+            total: args.max_assets_mib << 20,
+        },
     };
     let built = build::build(&args.entry, &options, &mut steps)?;
     if let Some(path) = &args.emit_bundle {
@@ -74,10 +103,11 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("writing the plugin to {}", args.output.display()))?;
     if !args.quiet {
         eprintln!(
-            "built {} ({} KiB, bundle {} KiB)",
+            "built {} ({} KiB, bundle {} KiB, {} assets)",
             args.output.display(),
             built.plugin.len() / 1024,
-            built.bundle.source.len() / 1024
+            built.bundle.source.len() / 1024,
+            built.assets.len()
         );
     }
     Ok(ExitCode::SUCCESS)

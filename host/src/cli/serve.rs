@@ -110,8 +110,20 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The example plugins: `plugins/<name>/` with one of these entry files.
-const DEMO_ENTRIES: &[&str] = &["render.js", "app.jsx", "app.js"];
+/// The example plugins: `plugins/<name>/` with one of these entry files,
+/// and, if present, `client.jsx` (built with `--client`) and `public/`
+/// (packed with `--assets`).
+const DEMO_ENTRIES: &[&str] = &["render.js", "app.jsx", "app.js", "server.jsx"];
+
+/// How `ssr build` builds the example whose entry is `entry`.
+fn demo_options(entry: &Path) -> ssr::build::Options {
+    let dir = entry.parent().unwrap_or(Path::new("."));
+    ssr::build::Options {
+        client: Some(dir.join("client.jsx")).filter(|p| p.is_file()),
+        assets: Some(dir.join("public")).filter(|p| p.is_dir()),
+        ..Default::default()
+    }
+}
 
 fn plugins_dir() -> PathBuf {
     std::env::var_os("SSR_PLUGINS_DIR")
@@ -144,7 +156,7 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
         for (name, entry) in &found {
             s.spawn(move || {
                 let started = std::time::Instant::now();
-                let result = ssr::build::build(entry, &Default::default(), &mut ssr::build::Quiet)
+                let result = ssr::build::build(entry, &demo_options(entry), &mut ssr::build::Quiet)
                     .map_err(anyhow::Error::from)
                     .and_then(|built| {
                         // Each example on every engine this host has:

@@ -77,6 +77,8 @@ struct StatsView {
     requests: u64,
     renders: u64,
     cache_hits: u64,
+    /// Requests answered with a static asset.
+    asset_responses: u64,
     errors: u64,
 }
 
@@ -99,6 +101,7 @@ impl From<&Tenant> for TenantView {
                 requests: t.stats.requests.get(),
                 renders: load(&t.stats.renders),
                 cache_hits: t.stats.cache_hits.get(),
+                asset_responses: t.stats.asset_hits.get(),
                 errors: load(&t.stats.errors),
             },
         }

@@ -79,6 +79,7 @@ impl From<TenantError> for ApiError {
             | TenantError::Empty
             | TenantError::Limit(_)
             | TenantError::Env(_)
+            | TenantError::Assets(_)
             | TenantError::Plugin(_) => ApiError::BadRequest(said),
             TenantError::Storage(_) => {
                 tracing::error!("{said}");

@@ -239,6 +239,8 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     for t in &tenants {
         metrics::counter!("ssr_requests_total", "tenant" => t.id.to_string())
             .absolute(t.stats.requests.get());
+        metrics::counter!("ssr_asset_responses_total", "tenant" => t.id.to_string())
+            .absolute(t.stats.asset_hits.get());
     }
     #[cfg(feature = "v8")]
     metrics::counter!("ssr_v8_core_offers_total").absolute(crate::engine::v8::core_offers());

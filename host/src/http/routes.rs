@@ -1,6 +1,7 @@
 //! Public pages (request step 1), in two steps. [`answer`], synchronous,
-//! routes the request ([`resolve`]: tenant) and looks it up in the cache;
-//! a hit ends there. [`render`] finishes the rest: the request becomes a
+//! routes the request ([`resolve`]: tenant), answers a `GET` or `HEAD` of
+//! one of the tenant's static assets (`crate::assets`: never the pool), and
+//! looks it up in the cache; a hit ends there. [`render`] finishes the rest: the request becomes a
 //! `contract::Request`, goes to [`submit`] (pool) and the cache's insert,
 //! and [`respond`] turns the entry into a response (encoding, ETag, 304).
 //!
@@ -75,6 +76,15 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
     let (tenant, base, target) = resolve(state, &routes, uri, headers)?;
     tenant.stats.requests.add(1);
     let wanted = Encoding::negotiate(headers);
+    if cache_of(method) {
+        let path = target.split_once('?').map_or(&*target, |(p, _)| p);
+        if let Some(asset) = tenant.assets.find(path) {
+            tenant.stats.asset_hits.add(1);
+            return Ok(Step::Done(crate::assets::respond(
+                asset, method, headers, wanted,
+            )));
+        }
+    }
     let pending = |cache| Pending {
         tenant: tenant.clone(),
         base: base.to_string(),

@@ -33,6 +33,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::assets::{AssetError, Assets};
 use crate::counter::Striped;
 pub use crate::engine::Mode;
 use crate::engine::fetch::{FetchGrant, Origin};
@@ -78,6 +79,8 @@ pub struct Stats {
     pub requests: Striped,
     pub renders: AtomicU64,
     pub cache_hits: Striped,
+    /// Requests answered with a static asset (`crate::assets`).
+    pub asset_hits: Striped,
     pub errors: AtomicU64,
     pub render_seconds: metrics::Histogram,
     pub queue_wait_seconds: metrics::Histogram,
@@ -90,6 +93,7 @@ impl Stats {
             requests: Striped::default(),
             renders: AtomicU64::new(0),
             cache_hits: Striped::default(),
+            asset_hits: Striped::default(),
             errors: AtomicU64::new(0),
             render_seconds: metrics::histogram!("ssr_render_seconds", "tenant" => tenant.clone()),
             queue_wait_seconds: metrics::histogram!("ssr_queue_wait_seconds", "tenant" => tenant),
@@ -128,7 +132,15 @@ pub struct Registration {
     /// The plugin bytes' SHA-256 ([`digest`]); names its stored files.
     pub digest: String,
     pub plugin_bytes: usize,
+    /// How many static assets the plugin carries (0: none, and a restart
+    /// need not read the plugin file for them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub assets: usize,
     pub updated_unix: u64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One version of a tenant: its registration, compiled plugin, limits and
@@ -138,6 +150,8 @@ pub struct Tenant {
     pub id: Arc<str>,
     pub registration: Registration,
     pub plugin: Arc<dyn Plugin>,
+    /// The static files its plugin carries, served before any render.
+    pub assets: Arc<Assets>,
     pub limits: AppliedLimits,
     /// One per render in flight (`limits.concurrency` in all); a render
     /// holds its permit until it ends on its worker.
@@ -158,6 +172,7 @@ impl Tenant {
     fn new(
         registration: Registration,
         plugin: Arc<dyn Plugin>,
+        assets: Arc<Assets>,
         limits: AppliedLimits,
         stats: Arc<Stats>,
         secrets: &Env,
@@ -176,6 +191,7 @@ impl Tenant {
             ),
             registration,
             plugin,
+            assets,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
             waiting: AtomicUsize::new(0),
             limits,
@@ -243,6 +259,8 @@ pub enum TenantError {
     },
     #[error("the plugin was refused")]
     Plugin(#[from] EngineError),
+    #[error("the plugin's assets were refused")]
+    Assets(#[from] AssetError),
     #[error("storing the tenant failed")]
     Storage(#[from] std::io::Error),
 }
@@ -321,7 +339,14 @@ impl Registry {
                 reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
                 let stats = Arc::new(Stats::new(&r.id));
                 let limits = r.limits.resolve(r.engine, &reg.defaults);
-                let tenant = Arc::new(Tenant::new(r, saved.plugin, limits, stats, &saved.secrets));
+                let tenant = Arc::new(Tenant::new(
+                    r,
+                    saved.plugin,
+                    saved.assets,
+                    limits,
+                    stats,
+                    &saved.secrets,
+                ));
                 reg.publish(&writing, tenant);
             }
         }
@@ -410,6 +435,7 @@ impl Registry {
         self.check_hosts_free(id, &hosts)?;
         let engine = settings.engine.unwrap_or_default();
         let limits = settings.limits.resolve(engine, &self.defaults);
+        let assets = Arc::new(Assets::from_plugin(bytes)?);
         let store = self.store.as_ref().filter(|_| !demo);
         let (plugin, compiled) = match (engine, store) {
             // A Wasm plugin is stored compiled too, so a restart need not
@@ -448,6 +474,7 @@ impl Registry {
             demo,
             digest: digest(bytes),
             plugin_bytes: bytes.len(),
+            assets: assets.len(),
             updated_unix: now_unix(),
         };
         if let Some(store) = store {
@@ -457,7 +484,14 @@ impl Registry {
             .get(id)
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(id)));
-        let tenant = Arc::new(Tenant::new(registration, plugin, limits, stats, &secrets));
+        let tenant = Arc::new(Tenant::new(
+            registration,
+            plugin,
+            assets,
+            limits,
+            stats,
+            &secrets,
+        ));
         let created = self.publish(&writing, tenant.clone());
         Ok(Some(Put { tenant, created }))
     }
@@ -512,6 +546,7 @@ impl Registry {
         let tenant = Arc::new(Tenant::new(
             registration,
             current.plugin.clone(),
+            current.assets.clone(),
             current.limits,
             current.stats.clone(),
             &secrets,

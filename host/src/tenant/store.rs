@@ -36,6 +36,7 @@ use std::sync::Arc;
 use super::Defaults;
 use super::Registration;
 use super::env::Env;
+use crate::assets::Assets;
 use crate::engine::{EngineKind, Engines, Plugin};
 use crate::fs::{sync_dir, write_atomically, write_private};
 use crate::report::Chain;
@@ -44,6 +45,7 @@ use crate::report::Chain;
 pub struct Saved {
     pub registration: Registration,
     pub plugin: Arc<dyn Plugin>,
+    pub assets: Arc<Assets>,
     pub secrets: Env,
 }
 
@@ -207,12 +209,21 @@ impl Store {
             }
             Ok(bytes)
         };
+        // Read again (and checked again) only when the record says there
+        // are any: most plugins have none, and a Wasm plugin loads from its
+        // .cwasm without reading the .wasm.
+        let assets = match record.assets {
+            0 => Assets::default(),
+            _ => Assets::from_plugin(&read_wasm()?).map_err(said)?,
+        };
+        let assets = Arc::new(assets);
         if record.engine != EngineKind::Wasm {
             let engine = engines.get(record.engine).map_err(said)?;
             let plugin = engine.load_plugin(&read_wasm()?, limits).map_err(said)?;
             return Ok(Saved {
                 registration: record,
                 plugin,
+                assets,
                 secrets,
             });
         }
@@ -235,6 +246,7 @@ impl Store {
         Ok(Saved {
             registration: record,
             plugin: Arc::new(plugin),
+            assets,
             secrets,
         })
     }

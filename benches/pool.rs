@@ -59,7 +59,7 @@ fn pool(c: &mut Criterion) {
     let mut group = c.benchmark_group("pool");
     group.bench_function(BenchmarkId::new("submit", "wasm/hello"), |b| {
         b.iter(|| {
-            rt.block_on(pool.render(&tenant, req.clone(), deadline()))
+            rt.block_on(pool.render(&tenant, req.clone(), deadline(), None))
                 .unwrap()
         })
     });

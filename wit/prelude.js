@@ -290,14 +290,32 @@
       this.ignoreBOM = !!options.ignoreBOM;
     }
     get encoding() { return 'utf-8'; }
-    decode(input) {
-      if (input === undefined) return '';
-      const b = ArrayBuffer.isView(input)
+    // With `{ stream: true }` a sequence cut at the end of `input` waits for
+    // the next call, and a BOM is looked for at the stream's start only.
+    decode(input, options = {}) {
+      let b = input === undefined ? new Uint8Array(0) : ArrayBuffer.isView(input)
         ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
         : new Uint8Array(input);
+      if (this._pending) {
+        const joined = new Uint8Array(this._pending.length + b.length);
+        joined.set(this._pending);
+        joined.set(b, this._pending.length);
+        b = joined;
+        this._pending = null;
+      }
+      const streaming = !!(options && options.stream);
+      if (streaming) {
+        const cut = incompleteTail(b);
+        if (cut < b.length) {
+          this._pending = b.slice(cut);
+          b = b.subarray(0, cut);
+        }
+      }
+      const atStart = !this._midStream;
+      this._midStream = streaming;
       let s = '';
       let i = 0;
-      if (!this.ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
+      if (atStart && !this.ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
       const bad = () => {
         if (this.fatal) throw new TypeError('The encoded data was not valid utf-8');
         return 0xfffd;
@@ -324,8 +342,46 @@
       return s;
     }
   }
+  // Where an unfinished UTF-8 sequence starts at the end of `b` (its length
+  // if none): a lead byte whose sequence needs more bytes than follow it.
+  function incompleteTail(b) {
+    for (let k = 1; k <= 3 && k <= b.length; k++) {
+      const x = b[b.length - k];
+      if (x < 0x80) return b.length;
+      if (x >= 0xc0) {
+        const need = x >= 0xf0 ? 3 : x >= 0xe0 ? 2 : 1;
+        return need >= k ? b.length - k : b.length;
+      }
+    }
+    return b.length;
+  }
   defineMissing('TextEncoder', TextEncoderImpl);
   defineMissing('TextDecoder', TextDecoderImpl);
+  // javy's native TextDecoder (QuickJS) refuses `{ stream: true }`: keep it
+  // for whole decodes, and decode streams here.
+  if (g.TextDecoder !== TextDecoderImpl) {
+    const Native = g.TextDecoder;
+    let streams = true;
+    try {
+      new Native().decode(new Uint8Array(0), { stream: true });
+    } catch (_) {
+      streams = false;
+    }
+    if (!streams) {
+      class TextDecoderStreaming extends TextDecoderImpl {
+        constructor(label, options) {
+          super(label, options);
+          this._native = new Native(label, options);
+        }
+        decode(input, options) {
+          if ((options && options.stream) || this._pending || this._midStream) return super.decode(input, options);
+          return this._native.decode(input);
+        }
+      }
+      Object.defineProperty(TextDecoderStreaming, 'name', { value: 'TextDecoder' });
+      Object.defineProperty(g, 'TextDecoder', { value: TextDecoderStreaming, writable: true, configurable: true, enumerable: false });
+    }
+  }
 
   // ---------------------------------------------------------- atob / btoa
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -656,12 +712,655 @@
   defineMissing('URLSearchParams', URLSearchParamsImpl);
   defineMissing('URL', URLImpl);
 
+  // ---------------------------------------------------------------- streams
+  // The Streams standard's classes, enough for `new Response(stream)`,
+  // React's `renderToReadableStream`, and piping through `TextEncoderStream`
+  // and `TextDecoderStream`: default readers and writers, queuing strategies
+  // (`highWaterMark` and `size`), pull on demand, cancel, abort, `tee`,
+  // `pipeTo`, `pipeThrough` and async iteration. Not here: BYOB readers (a
+  // `type: 'bytes'` source is read as a default stream) and an `AbortSignal`
+  // for `pipeTo`. Node's (undici's) messages are the reference.
+  function deferred() {
+    const d = {};
+    d.promise = new Promise((resolve, reject) => { d.resolve = resolve; d.reject = reject; });
+    return d;
+  }
+  // A promise whose rejection nobody has to observe (a reader's `closed`).
+  function quietly(p) { p.catch(() => {}); return p; }
+  function strategyOf(strategy, fallback) {
+    const s = strategy === undefined || strategy === null ? {} : strategy;
+    const hwm = s.highWaterMark === undefined ? fallback : Number(s.highWaterMark);
+    if (Number.isNaN(hwm) || hwm < 0) throw new RangeError('Invalid highWaterMark');
+    const size = s.size === undefined ? () => 1 : s.size;
+    if (typeof size !== 'function') throw new TypeError('size must be a function');
+    return { hwm, size };
+  }
+
+  class ReadableStreamDefaultController {
+    constructor() { throw new TypeError('Illegal constructor'); }
+    get desiredSize() {
+      const s = this._stream._state;
+      if (s === 'errored') return null;
+      if (s === 'closed') return 0;
+      return this._hwm - this._queueSize;
+    }
+    enqueue(chunk) {
+      if (this._closeRequested || this._stream._state !== 'readable') {
+        throw new TypeError('Invalid state: Controller is already closed');
+      }
+      const reader = this._stream._reader;
+      if (reader && reader._requests.length > 0) {
+        reader._requests.shift().resolve({ value: chunk, done: false });
+      } else {
+        let size;
+        try {
+          size = Number(this._size(chunk));
+        } catch (e) {
+          this.error(e);
+          throw e;
+        }
+        this._queue.push([chunk, size]);
+        this._queueSize += size;
+      }
+      this._pullIfNeeded();
+    }
+    close() {
+      if (this._closeRequested || this._stream._state !== 'readable') {
+        throw new TypeError('Invalid state: Controller is already closed');
+      }
+      this._closeRequested = true;
+      if (this._queue.length === 0) this._stream._close();
+    }
+    error(e) {
+      if (this._stream._state !== 'readable') return;
+      this._queue = [];
+      this._queueSize = 0;
+      this._stream._error(e);
+    }
+    _pullIfNeeded() {
+      const stream = this._stream;
+      if (!this._started || this._closeRequested || stream._state !== 'readable') return;
+      const waiting = stream._reader !== null && stream._reader._requests.length > 0;
+      if (!waiting && this.desiredSize <= 0) return;
+      if (this._pulling) {
+        this._pullAgain = true;
+        return;
+      }
+      this._pulling = true;
+      let pulled;
+      try {
+        pulled = this._pull(this);
+      } catch (e) {
+        pulled = Promise.reject(e);
+      }
+      Promise.resolve(pulled).then(() => {
+        this._pulling = false;
+        if (this._pullAgain) {
+          this._pullAgain = false;
+          this._pullIfNeeded();
+        }
+      }, (e) => this.error(e));
+    }
+    // A read request: a queued chunk, the end, or a wait for the next.
+    _read(request) {
+      if (this._queue.length > 0) {
+        const [chunk, size] = this._queue.shift();
+        this._queueSize -= size;
+        if (this._closeRequested && this._queue.length === 0) this._stream._close();
+        else this._pullIfNeeded();
+        request.resolve({ value: chunk, done: false });
+        return;
+      }
+      this._stream._reader._requests.push(request);
+      this._pullIfNeeded();
+    }
+  }
+
+  class ReadableStreamImpl {
+    constructor(source, strategy) {
+      const src = source === undefined || source === null ? {} : source;
+      if (typeof src !== 'object' && typeof src !== 'function') {
+        throw new TypeError('ReadableStream: the underlying source must be an object');
+      }
+      if (src.type !== undefined && String(src.type) !== 'bytes') {
+        throw new RangeError(`'${src.type}' is not a valid enumeration value for ReadableStreamType`);
+      }
+      const { hwm, size } = strategyOf(strategy, src.type === 'bytes' ? 0 : 1);
+      this._state = 'readable';
+      this._reader = null;
+      this._stored = undefined;
+      this._disturbed = false;
+      const c = Object.create(ReadableStreamDefaultController.prototype);
+      Object.assign(c, {
+        _stream: this, _queue: [], _queueSize: 0, _hwm: hwm, _size: size,
+        _started: false, _closeRequested: false, _pulling: false, _pullAgain: false,
+        _pull: (ctl) => (typeof src.pull === 'function' ? src.pull.call(src, ctl) : undefined),
+        _cancel: (reason) => (typeof src.cancel === 'function' ? src.cancel.call(src, reason) : undefined),
+      });
+      this._controller = c;
+      const started = typeof src.start === 'function' ? src.start.call(src, c) : undefined;
+      Promise.resolve(started).then(() => {
+        c._started = true;
+        c._pullIfNeeded();
+      }, (e) => c.error(e));
+    }
+    static from(iterable) {
+      const it = iterable[Symbol.asyncIterator] ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
+      return new ReadableStreamImpl({
+        pull(c) {
+          return Promise.resolve(it.next()).then((r) => (r.done ? c.close() : c.enqueue(r.value)));
+        },
+        cancel(reason) { return typeof it.return === 'function' ? it.return(reason) : undefined; },
+      }, { highWaterMark: 0 });
+    }
+    get locked() { return this._reader !== null; }
+    getReader(options) {
+      if (options && options.mode !== undefined) {
+        throw new TypeError('ReadableStream.getReader: only default readers are available (no BYOB)');
+      }
+      return new ReadableStreamDefaultReaderImpl(this);
+    }
+    cancel(reason) {
+      if (this.locked) return Promise.reject(new TypeError('Invalid state: ReadableStream is locked'));
+      return this._cancel(reason);
+    }
+    _cancel(reason) {
+      this._disturbed = true;
+      if (this._state === 'closed') return Promise.resolve();
+      if (this._state === 'errored') return Promise.reject(this._stored);
+      this._close();
+      const c = this._controller;
+      c._queue = [];
+      c._queueSize = 0;
+      let r;
+      try {
+        r = c._cancel(reason);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return Promise.resolve(r).then(() => undefined);
+    }
+    _close() {
+      this._state = 'closed';
+      const reader = this._reader;
+      if (!reader) return;
+      for (const r of reader._requests.splice(0)) r.resolve({ value: undefined, done: true });
+      reader._closed.resolve();
+    }
+    _error(e) {
+      this._state = 'errored';
+      this._stored = e;
+      const reader = this._reader;
+      if (!reader) return;
+      for (const r of reader._requests.splice(0)) r.reject(e);
+      reader._closed.reject(e);
+    }
+    pipeThrough(transform, options) {
+      if (!transform || !(transform.writable instanceof WritableStreamImpl) || !(transform.readable instanceof ReadableStreamImpl)) {
+        throw new TypeError('pipeThrough: expected { writable, readable }');
+      }
+      quietly(this.pipeTo(transform.writable, options));
+      return transform.readable;
+    }
+    pipeTo(dest, options = {}) {
+      if (!(dest instanceof WritableStreamImpl)) return Promise.reject(new TypeError('pipeTo: the destination is not a WritableStream'));
+      if (this.locked) return Promise.reject(new TypeError('Invalid state: ReadableStream is locked'));
+      if (dest.locked) return Promise.reject(new TypeError('Invalid state: WritableStream is locked'));
+      const reader = this.getReader();
+      const writer = dest.getWriter();
+      const source = this;
+      return (async () => {
+        try {
+          for (;;) {
+            await writer.ready;
+            const { value, done } = await reader.read();
+            if (done) break;
+            await writer.write(value);
+          }
+          if (!options.preventClose) await writer.close();
+        } catch (e) {
+          if (source._state === 'errored') {
+            if (!options.preventAbort) await writer.abort(e).catch(() => {});
+          } else if (!options.preventCancel) {
+            await reader.cancel(e).catch(() => {});
+          }
+          throw e;
+        } finally {
+          reader.releaseLock();
+          writer.releaseLock();
+        }
+      })();
+    }
+    tee() {
+      const reader = this.getReader();
+      let reading = false;
+      let cancelled = 0;
+      let c1;
+      let c2;
+      const pull = () => {
+        if (reading) return Promise.resolve();
+        reading = true;
+        return reader.read().then(({ value, done }) => {
+          reading = false;
+          for (const c of [c1, c2]) {
+            if (c._stream._state !== 'readable' || c._closeRequested) continue;
+            if (done) c.close();
+            else c.enqueue(value);
+          }
+        }, (e) => {
+          c1.error(e);
+          c2.error(e);
+        });
+      };
+      const cancel = () => {
+        cancelled += 1;
+        return cancelled === 2 ? reader.cancel() : undefined;
+      };
+      const a = new ReadableStreamImpl({ start(c) { c1 = c; }, pull, cancel });
+      const b = new ReadableStreamImpl({ start(c) { c2 = c; }, pull, cancel });
+      return [a, b];
+    }
+    values(options = {}) {
+      const reader = this.getReader();
+      const keep = !!options.preventCancel;
+      return {
+        next: () => reader.read().then((r) => {
+          if (r.done) reader.releaseLock();
+          return r;
+        }),
+        return: (value) => {
+          const done = keep ? Promise.resolve() : reader.cancel(value);
+          return done.then(() => { reader.releaseLock(); return { value, done: true }; });
+        },
+        [Symbol.asyncIterator]() { return this; },
+      };
+    }
+    [Symbol.asyncIterator](options) { return this.values(options); }
+    get [Symbol.toStringTag]() { return 'ReadableStream'; }
+  }
+
+  class ReadableStreamDefaultReaderImpl {
+    constructor(stream) {
+      if (!(stream instanceof ReadableStreamImpl)) throw new TypeError('ReadableStreamDefaultReader: expected a ReadableStream');
+      if (stream.locked) throw new TypeError('ReadableStreamDefaultReader constructor can only accept readable streams that are not yet locked to a reader');
+      this._stream = stream;
+      this._requests = [];
+      this._closed = deferred();
+      quietly(this._closed.promise);
+      stream._reader = this;
+      if (stream._state === 'closed') this._closed.resolve();
+      if (stream._state === 'errored') this._closed.reject(stream._stored);
+    }
+    get closed() { return this._closed.promise; }
+    read() {
+      const stream = this._stream;
+      if (!stream) return Promise.reject(new TypeError('Invalid state: The reader is not attached to a stream'));
+      stream._disturbed = true;
+      if (stream._state === 'closed') return Promise.resolve({ value: undefined, done: true });
+      if (stream._state === 'errored') return Promise.reject(stream._stored);
+      const request = deferred();
+      stream._controller._read(request);
+      return request.promise;
+    }
+    cancel(reason) {
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The reader is not attached to a stream'));
+      return this._stream._cancel(reason);
+    }
+    releaseLock() {
+      const stream = this._stream;
+      if (!stream) return;
+      const released = new TypeError('Invalid state: Releasing reader');
+      for (const r of this._requests.splice(0)) r.reject(released);
+      if (stream._state === 'readable') this._closed.reject(released);
+      else {
+        this._closed = deferred();
+        quietly(this._closed.promise);
+        this._closed.reject(released);
+      }
+      stream._reader = null;
+      this._stream = null;
+    }
+    get [Symbol.toStringTag]() { return 'ReadableStreamDefaultReader'; }
+  }
+
+  class WritableStreamDefaultController {
+    constructor() { throw new TypeError('Illegal constructor'); }
+    error(e) { if (this._stream._state === 'writable') this._stream._error(e); }
+  }
+
+  class WritableStreamImpl {
+    constructor(sink, strategy) {
+      const snk = sink === undefined || sink === null ? {} : sink;
+      if (snk.type !== undefined) throw new RangeError('Invalid type is specified');
+      const { hwm, size } = strategyOf(strategy, 1);
+      this._state = 'writable';
+      this._stored = undefined;
+      this._writer = null;
+      this._queue = [];
+      this._queueSize = 0;
+      this._hwm = hwm;
+      this._size = size;
+      this._inFlight = false;
+      this._closing = null;
+      this._started = false;
+      this._sink = snk;
+      const c = Object.create(WritableStreamDefaultController.prototype);
+      c._stream = this;
+      this._controller = c;
+      const started = typeof snk.start === 'function' ? snk.start.call(snk, c) : undefined;
+      Promise.resolve(started).then(() => {
+        this._started = true;
+        this._advance();
+      }, (e) => this._error(e));
+    }
+    get locked() { return this._writer !== null; }
+    getWriter() { return new WritableStreamDefaultWriterImpl(this); }
+    abort(reason) {
+      if (this.locked) return Promise.reject(new TypeError('Invalid state: WritableStream is locked'));
+      return this._abort(reason);
+    }
+    close() {
+      if (this.locked) return Promise.reject(new TypeError('Invalid state: WritableStream is locked'));
+      return this._close();
+    }
+    _desired() {
+      if (this._state === 'errored') return null;
+      if (this._state === 'closed') return 0;
+      return this._hwm - this._queueSize;
+    }
+    _write(chunk) {
+      if (this._state === 'errored') return Promise.reject(this._stored);
+      if (this._state !== 'writable' || this._closing) return Promise.reject(new TypeError('Invalid state: WritableStream is closed'));
+      let size;
+      try {
+        size = Number(this._size(chunk));
+      } catch (e) {
+        this._error(e);
+        return Promise.reject(e);
+      }
+      const done = deferred();
+      this._queue.push({ chunk, size, done });
+      this._queueSize += size;
+      this._backpressure();
+      this._advance();
+      return done.promise;
+    }
+    _close() {
+      if (this._state !== 'writable' || this._closing) return Promise.reject(new TypeError('Invalid state: WritableStream is closed'));
+      this._closing = deferred();
+      this._advance();
+      return this._closing.promise;
+    }
+    _abort(reason) {
+      if (this._state !== 'writable') return Promise.resolve();
+      this._error(reason);
+      const r = typeof this._sink.abort === 'function' ? this._sink.abort.call(this._sink, reason) : undefined;
+      return Promise.resolve(r).then(() => undefined);
+    }
+    _error(e) {
+      if (this._state !== 'writable') return;
+      this._state = 'errored';
+      this._stored = e;
+      for (const w of this._queue.splice(0)) w.done.reject(e);
+      this._queueSize = 0;
+      if (this._closing) this._closing.reject(e);
+      const writer = this._writer;
+      if (writer) {
+        writer._closed.reject(e);
+        writer._settleReady(e);
+      }
+    }
+    // The writer's `ready` waits while the queue is at the high-water mark.
+    _backpressure() {
+      const writer = this._writer;
+      if (!writer || this._state !== 'writable') return;
+      if (this._desired() <= 0) writer._wait();
+      else writer._settleReady();
+    }
+    _advance() {
+      if (!this._started || this._inFlight || this._state !== 'writable') return;
+      if (this._queue.length > 0) {
+        const w = this._queue[0];
+        this._inFlight = true;
+        let r;
+        try {
+          r = typeof this._sink.write === 'function' ? this._sink.write.call(this._sink, w.chunk, this._controller) : undefined;
+        } catch (e) {
+          r = Promise.reject(e);
+        }
+        Promise.resolve(r).then(() => {
+          this._inFlight = false;
+          this._queue.shift();
+          this._queueSize -= w.size;
+          w.done.resolve();
+          this._backpressure();
+          this._advance();
+        }, (e) => {
+          this._inFlight = false;
+          this._error(e);
+        });
+        return;
+      }
+      if (this._closing) {
+        this._inFlight = true;
+        let r;
+        try {
+          r = typeof this._sink.close === 'function' ? this._sink.close.call(this._sink) : undefined;
+        } catch (e) {
+          r = Promise.reject(e);
+        }
+        Promise.resolve(r).then(() => {
+          this._inFlight = false;
+          this._state = 'closed';
+          this._closing.resolve();
+          if (this._writer) this._writer._closed.resolve();
+        }, (e) => {
+          this._inFlight = false;
+          this._error(e);
+        });
+      }
+    }
+    get [Symbol.toStringTag]() { return 'WritableStream'; }
+  }
+
+  class WritableStreamDefaultWriterImpl {
+    constructor(stream) {
+      if (!(stream instanceof WritableStreamImpl)) throw new TypeError('WritableStreamDefaultWriter: expected a WritableStream');
+      if (stream.locked) throw new TypeError('Invalid state: WritableStream is locked');
+      this._stream = stream;
+      stream._writer = this;
+      this._closed = deferred();
+      quietly(this._closed.promise);
+      this._ready = deferred();
+      quietly(this._ready.promise);
+      this._ready.resolve();
+      if (stream._state === 'closed') this._closed.resolve();
+      if (stream._state === 'errored') {
+        this._closed.reject(stream._stored);
+        this._settleReady(stream._stored);
+      }
+      stream._backpressure();
+    }
+    _wait() {
+      if (this._readySettled !== false) {
+        this._ready = deferred();
+        quietly(this._ready.promise);
+        this._readySettled = false;
+      }
+    }
+    _settleReady(error) {
+      if (this._readySettled === false) {
+        this._readySettled = true;
+        if (error === undefined) this._ready.resolve();
+        else this._ready.reject(error);
+      }
+    }
+    _attached() {
+      if (!this._stream) throw new TypeError('Invalid state: The writer is not attached to a stream');
+      return this._stream;
+    }
+    get closed() { return this._closed.promise; }
+    get ready() { return this._ready.promise; }
+    get desiredSize() { return this._attached()._desired(); }
+    write(chunk) {
+      try { return this._attached()._write(chunk); } catch (e) { return Promise.reject(e); }
+    }
+    close() {
+      try { return this._attached()._close(); } catch (e) { return Promise.reject(e); }
+    }
+    abort(reason) {
+      try { return this._attached()._abort(reason); } catch (e) { return Promise.reject(e); }
+    }
+    releaseLock() {
+      const stream = this._stream;
+      if (!stream) return;
+      const released = new TypeError('Invalid state: Writer has been released');
+      this._closed = deferred();
+      quietly(this._closed.promise);
+      this._closed.reject(released);
+      stream._writer = null;
+      this._stream = null;
+    }
+    get [Symbol.toStringTag]() { return 'WritableStreamDefaultWriter'; }
+  }
+
+  // A writable side feeding a readable side through `transform` and
+  // `flush`; a chunk written waits for its transform, not for a reader.
+  class TransformStreamImpl {
+    constructor(transformer, writableStrategy, readableStrategy) {
+      const t = transformer === undefined || transformer === null ? {} : transformer;
+      let out;
+      const readable = new ReadableStreamImpl({
+        start(c) { out = c; },
+        cancel(reason) { writable._error(reason); },
+      }, readableStrategy === undefined ? { highWaterMark: 0 } : readableStrategy);
+      const open = () => readable._state === 'readable' && !out._closeRequested;
+      const controller = {
+        enqueue(chunk) {
+          if (!open()) throw new TypeError('Invalid state: TransformStream readable side is closed');
+          out.enqueue(chunk);
+        },
+        error(e) {
+          out.error(e);
+          writable._error(e);
+        },
+        terminate() {
+          if (open()) out.close();
+          writable._error(new TypeError('the TransformStream was terminated'));
+        },
+        get desiredSize() { return out.desiredSize; },
+      };
+      const writable = new WritableStreamImpl({
+        start() { return typeof t.start === 'function' ? t.start.call(t, controller) : undefined; },
+        // A transform or flush that throws errors both sides.
+        write(chunk) {
+          return new Promise((ok) => {
+            if (typeof t.transform === 'function') ok(t.transform.call(t, chunk, controller));
+            else ok(controller.enqueue(chunk));
+          }).catch((e) => { out.error(e); throw e; });
+        },
+        close() {
+          return new Promise((ok) => ok(typeof t.flush === 'function' ? t.flush.call(t, controller) : undefined))
+            .then(() => { if (open()) out.close(); }, (e) => { out.error(e); throw e; });
+        },
+        abort(reason) { out.error(reason); },
+      }, writableStrategy);
+      this._readable = readable;
+      this._writable = writable;
+    }
+    get readable() { return this._readable; }
+    get writable() { return this._writable; }
+    get [Symbol.toStringTag]() { return 'TransformStream'; }
+  }
+
+  class TextEncoderStreamImpl extends TransformStreamImpl {
+    constructor() {
+      const enc = new g.TextEncoder();
+      super({
+        transform(chunk, c) {
+          const s = String(chunk);
+          if (s !== '') c.enqueue(enc.encode(s));
+        },
+      });
+    }
+    get encoding() { return 'utf-8'; }
+    get [Symbol.toStringTag]() { return 'TextEncoderStream'; }
+  }
+
+  class TextDecoderStreamImpl extends TransformStreamImpl {
+    constructor(label = 'utf-8', options = {}) {
+      const dec = new g.TextDecoder(label, options);
+      super({
+        transform(chunk, c) {
+          if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk))) {
+            throw new TypeError('TextDecoderStream: a chunk must be an ArrayBuffer or a view of one');
+          }
+          const s = dec.decode(chunk, { stream: true });
+          if (s !== '') c.enqueue(s);
+        },
+        flush(c) {
+          const s = dec.decode();
+          if (s !== '') c.enqueue(s);
+        },
+      });
+      this._decoder = dec;
+    }
+    get encoding() { return 'utf-8'; }
+    get fatal() { return this._decoder.fatal; }
+    get ignoreBOM() { return this._decoder.ignoreBOM; }
+    get [Symbol.toStringTag]() { return 'TextDecoderStream'; }
+  }
+
+  // Calls `each` with every chunk of `stream`, which must be bytes. A chunk
+  // of anything else (rejecting with `Err`), or an `each` that throws,
+  // cancels the stream and rejects.
+  function eachChunk(stream, what, Err, each) {
+    const reader = stream.getReader();
+    const fail = (e) => reader.cancel(e).catch(() => {}).then(() => { throw e; });
+    const next = () => reader.read().then(({ value, done }) => {
+      if (done) return undefined;
+      if (!(value instanceof Uint8Array)) {
+        return fail(new Err(`${what}: the body stream gave ${kindOf(value)}; a body stream must give Uint8Array chunks (pipe text through a TextEncoderStream)`));
+      }
+      try {
+        each(value);
+      } catch (e) {
+        return fail(e);
+      }
+      return next();
+    });
+    return next();
+  }
+  // Every chunk of `stream`, which must be bytes, as one Uint8Array.
+  function readAllBytes(stream, what, Err = TypeError) {
+    const chunks = [];
+    return eachChunk(stream, what, Err, (c) => chunks.push(c)).then(() => concat(chunks));
+  }
+
+  defineMissing('ReadableStream', ReadableStreamImpl);
+  defineMissing('ReadableStreamDefaultReader', ReadableStreamDefaultReaderImpl);
+  defineMissing('ReadableStreamDefaultController', ReadableStreamDefaultController);
+  defineMissing('WritableStream', WritableStreamImpl);
+  defineMissing('WritableStreamDefaultWriter', WritableStreamDefaultWriterImpl);
+  defineMissing('WritableStreamDefaultController', WritableStreamDefaultController);
+  defineMissing('TransformStream', TransformStreamImpl);
+  defineMissing('TextEncoderStream', TextEncoderStreamImpl);
+  defineMissing('TextDecoderStream', TextDecoderStreamImpl);
+  defineMissing('CountQueuingStrategy', class CountQueuingStrategy {
+    constructor({ highWaterMark }) { this.highWaterMark = highWaterMark; }
+    get size() { return () => 1; }
+  });
+  defineMissing('ByteLengthQueuingStrategy', class ByteLengthQueuingStrategy {
+    constructor({ highWaterMark }) { this.highWaterMark = highWaterMark; }
+    get size() { return (chunk) => chunk.byteLength; }
+  });
+
   // -------------------------------------------- Headers, Blob, FormData,
   // ------------------------------------------------- Request and Response
   // The Fetch standard's classes, with Node's (undici's) behaviour as the
-  // reference. Not here yet: streaming bodies (`body` is null, and a
-  // ReadableStream body is refused) and `AbortSignal` (a `signal` given to
-  // `fetch` is ignored).
+  // reference. A body is a string, bytes or a ReadableStream of bytes (read
+  // whole where the host needs it whole). Not here yet: `AbortSignal` (a
+  // `signal` given to `fetch` is ignored).
   const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
   const encoder = () => new g.TextEncoder();
   const decoder = () => new g.TextDecoder();
@@ -849,18 +1548,22 @@
       chunks.push(bytesOf(`--${boundary}--\r\n`));
       return [concat(chunks), `multipart/form-data; boundary=${boundary}`];
     }
-    if (body !== null && typeof body === 'object' && typeof body.getReader === 'function') {
-      throw new TypeError('a ReadableStream body is not supported yet; pass a string or bytes');
+    if (body instanceof ReadableStreamImpl) {
+      if (body._disturbed || body.locked) throw new TypeError('Response body object should not be disturbed or locked');
+      return [body, null];
     }
     return [String(body), 'text/plain;charset=UTF-8'];
   }
 
-  // The Body mixin of Request and Response. `_body` is null, a string or a
-  // Uint8Array; `_used` is set once a method has read it.
+  // The Body mixin of Request and Response. `_body` is null, a string, a
+  // Uint8Array or a ReadableStream (read whole here); `_used` is set once a
+  // method has read it.
+  function streamUsed(b) { return b instanceof ReadableStreamImpl && (b._disturbed || b.locked); }
   const bodyMethods = {
     _take() {
-      if (this._used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+      if (this._used || streamUsed(this._body)) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
       this._used = this._body !== null;
+      if (this._body instanceof ReadableStreamImpl) return readAllBytes(this._body, 'reading the body');
       return Promise.resolve(this._body);
     },
     text() { return this._take().then((b) => (b === null ? '' : typeof b === 'string' ? b : decoder().decode(b))); },
@@ -913,9 +1616,19 @@
     for (const [name, fn] of Object.entries(bodyMethods)) {
       Object.defineProperty(C.prototype, name, { value: fn, writable: true, configurable: true });
     }
-    Object.defineProperty(C.prototype, 'bodyUsed', { get() { return this._used; }, configurable: true });
-    // Streams come with streaming responses; until then a body is read whole.
-    Object.defineProperty(C.prototype, 'body', { get() { return null; }, configurable: true });
+    Object.defineProperty(C.prototype, 'bodyUsed', { get() { return this._used || streamUsed(this._body); }, configurable: true });
+    // A string or bytes become a stream of one chunk when first asked for.
+    Object.defineProperty(C.prototype, 'body', {
+      get() {
+        const b = this._body;
+        if (b === null || b instanceof ReadableStreamImpl) return b;
+        const bytes = typeof b === 'string' ? encoder().encode(b) : b;
+        this._body = new ReadableStreamImpl({ start(c) { c.enqueue(bytes); c.close(); } });
+        if (this._used) this._body._disturbed = true;
+        return this._body;
+      },
+      configurable: true,
+    });
   }
   // Sets `_body`, and the content type the body implies unless set.
   function setBody(target, body) {
@@ -1041,10 +1754,11 @@
     get url() { return this._urlList.length ? this._urlList[this._urlList.length - 1] : ''; }
     get redirected() { return this._urlList.length > 1; }
     clone() {
-      if (this._used) throw new TypeError('Response.clone: Body has already been consumed.');
+      if (this._used || streamUsed(this._body)) throw new TypeError('Response.clone: Body has already been consumed.');
       const r = new ResponseImpl(null, { status: 200 });
       Object.assign(r, this, { _headers: new HeadersImpl(this._headers), _urlList: this._urlList.slice() });
       if (this._body instanceof Uint8Array) r._body = this._body.slice();
+      if (this._body instanceof ReadableStreamImpl) [this._body, r._body] = this._body.tee();
       return r;
     }
     get [Symbol.toStringTag]() { return 'Response'; }
@@ -1056,14 +1770,18 @@
   // was granted, and the driver delivers its response when it finishes
   // (`runNextTimer`). Until streams come, a body is read whole.
   function fetchImpl(input, init) {
-    return new Promise((resolve, reject) => {
+    return new Promise((ok) => {
       const req = new RequestImpl(input, init === undefined ? {} : init);
-      const body = req._body === null ? undefined : typeof req._body === 'string' ? encoder().encode(req._body) : req._body;
+      // A stream body is read whole before the request goes.
+      const b = req._body;
+      ok(b instanceof ReadableStreamImpl ? readAllBytes(b, 'fetch').then((bytes) => [req, bytes]) : [req, b]);
+    }).then(([req, b]) => new Promise((resolve, reject) => {
+      const body = b === null ? undefined : typeof b === 'string' ? encoder().encode(b) : b;
       const headers = req._headers._list.map(([k, v]) => [k, v]);
       const args = { method: req._method, url: req._url, headers, redirect: req._redirect };
       const id = host('fetch', args, body).value;
       inflight.set(id, { resolve, reject, method: req._method });
-    });
+    }));
   }
   // What the engine's wait brought: `fetch-wait`'s reply as JSON, and its
   // bytes. The clock moves on by the time waited.
@@ -1147,8 +1865,8 @@
   // A fetch handler's Response, normalized.
   function fromResponse(out) {
     if (out._type === 'error') throw new BadResult('fetch() returned Response.error(); return a Response with a status from 200 to 599');
-    if (out._used) throw new BadResult("fetch() returned a Response whose body was already read; return a new one, or the Response's clone()");
-    const body = out._body === null ? '' : out._body;
+    if (out._used || streamUsed(out._body)) throw new BadResult("fetch() returned a Response whose body was already read; return a new one, or the Response's clone()");
+    const body = out._body === null || out._body instanceof ReadableStreamImpl ? '' : out._body;
     return { status: out._status, headers: out._headers._list.map(([k, v]) => [k, v]), body, ttl: ttlOf(out._headers.get('cache-control')), vary: [] };
   }
 
@@ -1159,6 +1877,22 @@
     throw new BadResult(`render() returned an object whose body is ${kindOf(body)}; body must be a string or bytes (a Uint8Array)`);
   }
 
+  // A streamed body: the head to the host (`calls::RESPONSE_HEAD`), then
+  // each chunk as the stream gives it (`RESPONSE_WRITE`), and `res` with an
+  // empty body once the stream ends. A host that takes bodies whole
+  // (`ssr render`) gets it read whole into `res`.
+  function sendStream(stream, res) {
+    const what = `${handlerName}()`;
+    const head = { status: res.status, headers: res.headers, ttl: res.ttl, vary: res.vary };
+    if (!host('response-head', head).value) {
+      return readAllBytes(stream, what, BadResult).then((bytes) => {
+        res.body = bytes;
+        return res;
+      });
+    }
+    return eachChunk(stream, what, BadResult, (chunk) => host('response-write', null, chunk)).then(() => res);
+  }
+
   function normalize(out) {
     if (typeof out === 'string') {
       return { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: out, ttl: -1, vary: [] };
@@ -1167,7 +1901,7 @@
     if (out === null || typeof out !== 'object' || Array.isArray(out)) {
       throw new BadResult(`${handlerName}() returned ${kindOf(out)}; ${handlerName === 'fetch' ? 'return a Response' : 'return an HTML string or { status, headers, body }'}`);
     }
-    const body = bodyOf(out.body);
+    const body = out.body instanceof ReadableStreamImpl ? '' : bodyOf(out.body);
     const status = out.status === undefined ? 200 : out.status;
     if (!Number.isInteger(status) || status < 200 || status > 599) {
       throw new BadResult(`render() returned status ${JSON.stringify(status)}; use an integer from 200 to 599`);
@@ -1292,12 +2026,14 @@
     // lower-case names, repeated ones joined with ", ".
     // The response's `vary` lists the headers the renderer declared and
     // those it read.
+    // A body that is a stream goes to the host as it comes (`sendStream`).
     call(raw) {
       const reads = new Set();
       return new Promise((ok) => ok(render(raw, reads))).then((out) => {
         const res = normalize(out);
         for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
-        return res;
+        const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;
+        return body instanceof ReadableStreamImpl ? sendStream(body, res) : res;
       });
     },
     describe,

@@ -18,6 +18,7 @@ mod limits;
 mod pool;
 mod render;
 mod runtime;
+mod streams;
 mod support;
 mod tenants;
 mod tutorial;

@@ -279,6 +279,20 @@ pub mod calls {
     /// Wasm the render's fiber suspends here, on V8 the render leaves its
     /// isolate's thread (`docs/engines.md`).
     pub const FETCH_WAIT: &str = "fetch-wait";
+
+    /// Starts a response whose body is a stream. Arguments: the response
+    /// without its body, in [`Response`](super::Response)'s serde form
+    /// (`{status, headers, ttl, vary}`); reply: `true` when the host sends
+    /// the body as it comes (the prelude then passes each chunk to
+    /// [`RESPONSE_WRITE`]), `false` when it takes the body whole (`ssr
+    /// render`, which has no client), and the prelude reads it whole.
+    pub const RESPONSE_HEAD: &str = "response-head";
+
+    /// One chunk of a streamed body, as the call's bytes. Arguments: none
+    /// (`null`); reply: none. Refused once the client went away or the body
+    /// passes the tenant's response limit: the prelude cancels the stream,
+    /// and the render fails with that message.
+    pub const RESPONSE_WRITE: &str = "response-write";
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).

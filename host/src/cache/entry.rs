@@ -173,6 +173,31 @@ impl CacheEntry {
         }
     }
 
+    /// A stand-in for a response that was streamed to its own client
+    /// (`http::routes`): kept by no one, so a request that shared its render
+    /// renders for itself (`Flights::run`).
+    pub fn streamed() -> CacheEntry {
+        let response = contract::Response {
+            status: 200,
+            headers: Vec::new(),
+            cache: CachePolicy::NoStore,
+            vary: Vec::new(),
+            body: Vec::new(),
+        };
+        let decision = Decision {
+            ttl: None,
+            explicit: false,
+            vary: Vec::new(),
+        };
+        CacheEntry::new(response, decision, Box::default(), &[])
+    }
+
+    /// The head of a streamed response, made as an entry's is (the
+    /// renderer's valid headers, `vary`), without a length or validator.
+    pub fn stream_head(response: &contract::Response) -> HeaderMap {
+        head(&response.headers, &vary_of(response), None)
+    }
+
     /// The body in `wanted` encoding if the entry has it, else as rendered,
     /// with the encoding used and the head of a hit in it.
     pub fn encoded(&self, wanted: Encoding) -> (Encoding, &Bytes, &HeaderMap) {

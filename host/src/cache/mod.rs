@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
 
-pub use entry::{CacheEntry, Decision, Encoding, X_CACHE};
+pub use entry::{CacheEntry, Decision, Encoding, X_CACHE, policy_ttl};
 pub use flight::Flights;
 pub use key::{CacheKey, Url, Varied};
 
@@ -278,6 +278,16 @@ impl Cache {
     }
 
     /// URLs with a stored page.
+    /// The TTL of a 200 whose renderer gave none.
+    pub fn default_ttl(&self) -> Duration {
+        self.limits.default_ttl
+    }
+
+    /// The largest body kept.
+    pub fn entry_limit(&self) -> usize {
+        self.limits.entry_bytes
+    }
+
     pub fn len(&self) -> usize {
         self.l2.len()
     }

@@ -37,6 +37,7 @@ use contract::{LogLevel, RenderError, Reply, calls};
 use super::EngineError;
 use super::console::Console;
 use super::fetch::{FetchGrant, Subrequests};
+use super::stream::Sink;
 
 /// What a tenant version's renderer was given: its id, its `env` (vars
 /// and secrets), and what it may fetch. Immutable: a change makes a new
@@ -133,6 +134,9 @@ pub struct Imports {
     grants: Arc<Grants>,
     console: Console,
     subrequests: Subrequests,
+    /// Where this render's body goes as it is made, when its client can
+    /// take it so (`stream.rs`).
+    body: Option<Sink>,
 }
 
 impl Imports {
@@ -141,6 +145,7 @@ impl Imports {
             console: Console::new(&grants.tenant),
             subrequests: Subrequests::new(&grants.tenant),
             grants: grants.clone(),
+            body: None,
         }
     }
 
@@ -149,11 +154,18 @@ impl Imports {
         &self.grants
     }
 
-    /// A new render starts, to end by `deadline`: per-render budgets are
-    /// whole again, and what the last render left in flight is dropped.
-    pub fn start_render(&mut self, deadline: Instant) {
+    /// A new render starts, to end by `deadline`, its body streamed to
+    /// `body` if given: per-render budgets are whole again, and what the
+    /// last render left in flight is dropped.
+    pub fn start_render(&mut self, deadline: Instant, body: Option<Sink>) {
         self.console.start_render();
         self.subrequests.start_render(deadline);
+        self.body = body;
+    }
+
+    /// The render ended: its body channel closes.
+    pub fn end_render(&mut self) {
+        self.body = None;
     }
 
     /// One `console.*` line.
@@ -180,6 +192,21 @@ impl Imports {
                 "{name}: only the engine waits for requests; await the promise `fetch` returns"
             )),
             calls::RANDOM => random(parse(name, args)?),
+            calls::RESPONSE_HEAD => match self.body.as_mut() {
+                None => Ok(json("false")),
+                Some(sink) => {
+                    sink.head(parse(name, args)?)
+                        .map_err(|e| format!("{name}: {e}"))?;
+                    Ok(json("true"))
+                }
+            },
+            calls::RESPONSE_WRITE => {
+                let sink = self.body.as_mut().ok_or_else(|| {
+                    format!("{name}: this render's body is not streamed; return it whole")
+                })?;
+                sink.write(data)?;
+                Ok(Reply::default())
+            }
             calls::ENV => Ok(Reply {
                 value: serde_json::to_string(&self.grants.env).map_err(|e| e.to_string())?,
                 data: Vec::new(),
@@ -188,6 +215,13 @@ impl Imports {
                 "the host has no capability \"{name}\" (this plugin may need a newer host)"
             )),
         }
+    }
+}
+
+fn json(value: &str) -> Reply {
+    Reply {
+        value: value.into(),
+        data: Vec::new(),
     }
 }
 

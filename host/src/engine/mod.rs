@@ -19,6 +19,7 @@
 pub mod console;
 pub mod fetch;
 pub mod imports;
+pub mod stream;
 #[cfg(feature = "v8")]
 pub mod v8;
 pub mod wasm;
@@ -79,11 +80,20 @@ pub trait Instance: Send {
     /// poll, slices given to other renders and waits for `fetch` included).
     /// After an error for which [`EngineError::poisons_instance`] holds,
     /// drop the instance.
-    fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a>;
+    /// With `body`, a renderer whose body is a stream sends it there as it
+    /// is made (`stream.rs`), and its result's body is empty; without, its
+    /// body is read whole.
+    fn render<'a>(
+        &'a mut self,
+        req: &'a Request,
+        deadline: Duration,
+        body: Option<stream::Sink>,
+    ) -> Rendering<'a>;
 
-    /// [`Instance::render`] to completion on the calling thread.
+    /// [`Instance::render`] to completion on the calling thread, the body
+    /// whole.
     fn render_now(&mut self, req: &Request, deadline: Duration) -> Result<Response, EngineError> {
-        block_on(self.render(req, deadline))
+        block_on(self.render(req, deadline, None))
     }
 
     /// Bytes of memory the instance's JavaScript holds (linear memory, or

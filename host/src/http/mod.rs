@@ -18,6 +18,7 @@ pub mod admin;
 pub mod error;
 pub mod listen;
 mod routes;
+mod stream;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -30,6 +30,7 @@ use crate::engine::console::loggable;
 use contract::{ErrorKind, RenderError};
 
 use crate::engine::EngineError;
+use crate::engine::stream::{self, Frame};
 use crate::pool::PoolError;
 use crate::report::Chain;
 use crate::tenant::{Routes, Tenant};
@@ -133,28 +134,65 @@ pub async fn render(
             Err(e) => return e.into_response(),
         }
     }
-    let state = &*state;
     let how = if cache.is_some() { "miss" } else { "bypass" };
+    // A HEAD gets its body read whole (and not sent): nothing to stream.
+    let streams = *method != Method::HEAD;
     let rendered = match cache {
-        None => submit(state, &tenant, request, headers, wanted, false).await,
+        None => submit(&state, &tenant, request, &parts, wanted, None, streams).await,
         Some((key, vary)) => {
+            // A streamed response goes to this request alone; the flight
+            // gets a stand-in that no one keeps, so requests that joined it
+            // render for themselves.
+            let streamed = std::sync::Mutex::new(None);
             let render = || async {
-                let entry = submit(state, &tenant, request, headers, wanted, true).await?;
-                state.cache.insert(key.clone(), &entry, headers);
-                Ok(entry)
+                let answer = submit(
+                    &state,
+                    &tenant,
+                    request,
+                    &parts,
+                    wanted,
+                    Some(&key),
+                    streams,
+                );
+                match answer.await? {
+                    Answer::Whole(entry) => {
+                        state.cache.insert(key.clone(), &entry, headers);
+                        Ok(entry)
+                    }
+                    Answer::Streamed(resp) => {
+                        *crate::sync::lock(&streamed) = Some(resp);
+                        Ok(Arc::new(CacheEntry::streamed()))
+                    }
+                }
             };
             // A request with credentials never shares a render (RFC 9111 3.5).
-            if crate::cache::authorized(headers) {
+            let entry = if crate::cache::authorized(headers) {
                 render().await
             } else {
                 state.flights.run(&key, &vary, headers, render).await
+            };
+            match crate::sync::lock(&streamed).take() {
+                Some(resp) => Ok(Answer::Streamed(resp)),
+                None => entry.map(Answer::Whole),
             }
         }
     };
     match rendered {
-        Ok(entry) => respond(&entry, headers, how, method, wanted),
+        Ok(Answer::Whole(entry)) => respond(&entry, headers, how, method, wanted),
+        Ok(Answer::Streamed(mut resp)) => {
+            resp.headers_mut()
+                .insert(X_CACHE, HeaderValue::from_static(how));
+            resp
+        }
         Err(e) => e.into_response(),
     }
+}
+
+/// What a render gave: an entry (kept if the cache's rules allow), or a
+/// response whose body is streamed as the renderer makes it.
+enum Answer {
+    Whole(Arc<CacheEntry>),
+    Streamed(Response),
 }
 
 /// Whether responses to `method` may come from and go to the cache.
@@ -256,54 +294,133 @@ fn request(
     }
 }
 
-/// Steps 4 and 5: render on the pool, within the request timeout, and make
-/// the response's entry (kept later only if `cacheable` and the cache's
-/// rules allow).
+/// Steps 4 and 5: render on the pool, within the request timeout. A body
+/// the renderer streams (when `streams`) is answered as it comes
+/// (`stream.rs`), and kept once complete under `key` if the cache's rules
+/// allow; any other is made into the response's entry (kept later only if
+/// `key` is given and the cache's rules allow).
 async fn submit(
-    state: &AppState,
+    state: &Arc<AppState>,
     tenant: &Arc<Tenant>,
     request: contract::Request,
-    headers: &HeaderMap,
+    parts: &Parts,
     wanted: Encoding,
-    cacheable: bool,
-) -> Result<Arc<CacheEntry>, ApiError> {
+    key: Option<&CacheKey>,
+    streams: bool,
+) -> Result<Answer, ApiError> {
     let deadline = Instant::now() + state.config.request_timeout.duration();
     let outcome = if state.config.render_on == RenderOn::Runtime {
         // Deliberately blocks this async thread for the whole render, as
         // rendering on an event loop does: the comparison the pool is for.
         state.pool.render_here(tenant, &request, deadline)
+    } else if streams {
+        let (sink, mut frames) = stream::channel(tenant.limits.max_response_bytes);
+        let mut render: super::stream::Render = {
+            let (state, tenant) = (state.clone(), tenant.clone());
+            Box::pin(async move {
+                state
+                    .pool
+                    .render(&tenant, request, deadline, Some(sink))
+                    .await
+            })
+        };
+        tokio::select! {
+            biased;
+            // Ended before its head was read: every chunk is here, and the
+            // response goes out whole.
+            outcome = &mut render => outcome.map(|r| stream::gathered(r, &mut frames)),
+            frame = frames.recv() => match frame {
+                Some(Frame::Head(head)) => {
+                    let store = key.map(|k| (k.clone(), parts.headers.clone(), wanted));
+                    return streamed(state, tenant, head, frames, render, store);
+                }
+                _ => render.await,
+            },
+        }
     } else {
-        state.pool.render(tenant, request, deadline).await
+        state.pool.render(tenant, request, deadline, None).await
     };
     match outcome.and_then(|r| checked_status(r.response.status).map(|()| r)) {
         Ok(r) => {
-            tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
-            tenant
-                .stats
-                .queue_wait_seconds
-                .record(r.queue_wait.as_secs_f64());
-            tenant
-                .stats
-                .render_seconds
-                .record(r.render_time.as_secs_f64());
-            state
+            counted(tenant, &r);
+            let entry = state
                 .cache
-                .entry(&tenant.id, r.response, headers, wanted, cacheable)
+                .entry(
+                    &tenant.id,
+                    r.response,
+                    &parts.headers,
+                    wanted,
+                    key.is_some(),
+                )
                 .await
                 .map_err(|e| {
                     tracing::error!(tenant = %tenant.id, "making a cache entry failed: {e}");
                     ApiError::Internal
-                })
+                })?;
+            Ok(Answer::Whole(entry))
         }
-        Err(e) => {
-            tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
-            let detail = tenant.registration.debug.then(|| debug_detail(&e));
-            let err = failed(&tenant.id, e);
-            Err(match detail {
-                Some(detail) => ApiError::Detailed(Box::new(err), detail),
-                None => err,
-            })
-        }
+        Err(e) => Err(failed_render(tenant, e)),
+    }
+}
+
+/// The response to a render that started streaming with `head`.
+fn streamed(
+    state: &Arc<AppState>,
+    tenant: &Arc<Tenant>,
+    head: contract::Response,
+    frames: stream::Frames,
+    render: super::stream::Render,
+    store: Option<(CacheKey, HeaderMap, Encoding)>,
+) -> Result<Answer, ApiError> {
+    if let Err(e) = checked_status(head.status) {
+        return Err(failed_render(tenant, e));
+    }
+    let mut resp = Response::new(Body::empty());
+    *resp.headers_mut() = CacheEntry::stream_head(&head);
+    *resp.status_mut() = StatusCode::from_u16(head.status).unwrap_or(StatusCode::OK);
+    // Kept once complete only if the cache could keep it at all.
+    let (ttl, _) = crate::cache::policy_ttl(&head, state.cache.default_ttl());
+    let store = store
+        .filter(|_| ttl.is_some())
+        .map(|(key, headers, wanted)| super::stream::Store {
+            state: state.clone(),
+            key,
+            headers,
+            wanted,
+            head,
+        });
+    *resp.body_mut() = Body::new(super::stream::Streamed::new(
+        tenant.clone(),
+        frames,
+        render,
+        store,
+        state.cache.entry_limit(),
+    ));
+    Ok(Answer::Streamed(resp))
+}
+
+/// A finished render's counts and times.
+pub(super) fn counted(tenant: &Tenant, r: &crate::pool::Rendered) {
+    tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
+    tenant
+        .stats
+        .queue_wait_seconds
+        .record(r.queue_wait.as_secs_f64());
+    tenant
+        .stats
+        .render_seconds
+        .record(r.render_time.as_secs_f64());
+}
+
+/// A failed render, counted, logged and made the client's error (with its
+/// detail for a tenant in debug mode).
+pub(super) fn failed_render(tenant: &Tenant, e: PoolError) -> ApiError {
+    tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
+    let detail = tenant.registration.debug.then(|| debug_detail(&e));
+    let err = failed(&tenant.id, e);
+    match detail {
+        Some(detail) => ApiError::Detailed(Box::new(err), detail),
+        None => err,
     }
 }
 

@@ -63,6 +63,7 @@ use thiserror::Error;
 use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::EngineError;
+use crate::engine::stream::Sink;
 use crate::sched::Scheduling;
 use crate::sync::lock;
 use crate::tenant::Tenant;
@@ -127,6 +128,9 @@ pub(crate) struct Job {
     request: contract::Request,
     deadline: Instant,
     enqueued: Instant,
+    /// Where a streamed body goes (`engine::stream`), if the request can
+    /// take one.
+    body: Option<Sink>,
     reply: oneshot::Sender<Result<Rendered, PoolError>>,
 }
 
@@ -290,12 +294,15 @@ impl Pool {
 
     /// Renders `request` for `tenant` on a worker by `deadline`: waits for
     /// one of the tenant's permits (its concurrency cap), queues the job and
-    /// waits for the reply.
+    /// waits for the reply, which comes when the render ends. With `body`, a
+    /// body the renderer streams goes there meanwhile (the permit is held
+    /// until the stream ends, as the render runs until then).
     pub async fn render(
         &self,
         tenant: &Arc<Tenant>,
         request: contract::Request,
         deadline: Instant,
+        body: Option<Sink>,
     ) -> Result<Rendered, PoolError> {
         let permit = match tenant.permits.clone().try_acquire_owned() {
             Ok(permit) => permit,
@@ -311,7 +318,7 @@ impl Pool {
             }
         }
         let permit = TakeBack(Arc::new(Permit(Mutex::new(Some(permit)))));
-        let rx = self.submit(tenant.clone(), request, deadline, permit.0.clone())?;
+        let rx = self.submit(tenant.clone(), request, deadline, permit.0.clone(), body)?;
         // The worker stops the render at the deadline; this margin only
         // covers the hand-back.
         let margin = Duration::from_millis(100);
@@ -356,6 +363,7 @@ impl Pool {
         request: contract::Request,
         deadline: Instant,
         permit: Arc<Permit>,
+        body: Option<Sink>,
     ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
         let (reply, rx) = oneshot::channel();
         let job = Job {
@@ -364,6 +372,7 @@ impl Pool {
             request,
             deadline,
             enqueued: Instant::now(),
+            body,
             reply,
         };
         if job.tenant.plugin.yields() {
@@ -393,7 +402,7 @@ impl Pool {
                 cell.get_or_init(|| Mutex::new(Instances::new(self.options.warm_instances)));
             let started = Instant::now();
             let (response, render_time) = crate::engine::block_on(worker::render(
-                instances, tenant, request, deadline, started,
+                instances, tenant, request, deadline, started, None,
             ))?;
             Ok(Rendered {
                 response,

@@ -85,12 +85,12 @@ fn renders_reuse_a_warm_instance_until_the_tenant_is_forgotten() {
     let rt = runtime();
     let soon = || Instant::now() + Duration::from_secs(5);
     assert_eq!(
-        body(rt.block_on(pool.render(&tenant, get("/a"), soon()))),
+        body(rt.block_on(pool.render(&tenant, get("/a"), soon(), None))),
         "ok /a"
     );
     assert_eq!(pool.warm_instances(), 1);
     assert_eq!(
-        body(rt.block_on(pool.render(&tenant, get("/b"), soon()))),
+        body(rt.block_on(pool.render(&tenant, get("/b"), soon(), None))),
         "ok /b"
     );
     assert_eq!(
@@ -107,8 +107,12 @@ fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
     let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
     let started = Instant::now();
-    let spun =
-        rt.block_on(pool.render(&tenant, get("/spin"), started + Duration::from_millis(300)));
+    let spun = rt.block_on(pool.render(
+        &tenant,
+        get("/spin"),
+        started + Duration::from_millis(300),
+        None,
+    ));
     assert!(
         matches!(
             spun,
@@ -121,8 +125,12 @@ fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
         "{:?}",
         started.elapsed()
     );
-    let next =
-        rt.block_on(pool.render(&tenant, get("/a"), Instant::now() + Duration::from_secs(5)));
+    let next = rt.block_on(pool.render(
+        &tenant,
+        get("/a"),
+        Instant::now() + Duration::from_secs(5),
+        None,
+    ));
     assert_eq!(body(next), "ok /a");
 }
 
@@ -130,7 +138,7 @@ fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
 fn a_job_whose_deadline_has_passed_is_not_started() {
     let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
-    let late = rt.block_on(pool.render(&tenant, get("/a"), Instant::now()));
+    let late = rt.block_on(pool.render(&tenant, get("/a"), Instant::now(), None));
     assert!(matches!(late, Err(PoolError::Timeout)), "{late:?}");
     assert_eq!(pool.warm_instances(), 0, "nothing was instantiated for it");
 }
@@ -146,7 +154,7 @@ fn spawn(
     deadline: Instant,
 ) -> Reply {
     let (pool, tenant) = (pool.clone(), tenant.clone());
-    rt.spawn(async move { pool.render(&tenant, get(path), deadline).await })
+    rt.spawn(async move { pool.render(&tenant, get(path), deadline, None).await })
 }
 
 /// Waits until `ready` holds (the pool's threads move on their own).
@@ -175,7 +183,7 @@ fn a_full_queue_refuses_at_once() {
     until(|| tenant.permits.available_permits() < all && pool.queue_depth() == 0);
     let queued = spawn(&rt, &pool, &tenant, "/a", deadline);
     until(|| pool.queue_depth() == 1);
-    let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline));
+    let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline, None));
     assert!(matches!(refused, Err(PoolError::Saturated)), "{refused:?}");
     // The spinner ends at the deadline; the queued job was waiting behind
     // it and its deadline has passed too.
@@ -197,7 +205,7 @@ fn a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue() {
     until(|| tenant.permits.available_permits() == 0);
     let waiting = spawn(&rt, &pool, &tenant, "/a", deadline);
     until(|| tenant.waiting.load(std::sync::atomic::Ordering::Relaxed) == 1);
-    let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline));
+    let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline, None));
     assert!(matches!(refused, Err(PoolError::TenantBusy)), "{refused:?}");
     assert!(rt.block_on(spinning).unwrap().is_err());
     // The one in line stayed there until its deadline, which the

@@ -55,6 +55,7 @@ use tracing::Instrument;
 use super::demote::{Lane, Watched, lower_priority};
 use super::lifo::{Lifo, Work};
 use super::{Job, PoolError, Rendered, Task, lock};
+use crate::engine::stream::Sink;
 use crate::engine::{EngineError, Instance};
 use crate::sched::thread_cpu_time;
 use crate::tenant::{Mode, Tenant};
@@ -554,20 +555,32 @@ fn unpark(id: u64, parked: &mut HashMap<u64, Task>, ready: &mut VecDeque<Task>) 
 
 /// One job, from admission to its reply; returns the job's permit, unless
 /// the request took it back at its deadline.
-async fn serve(job: Job, instances: SharedInstances) -> Option<OwnedSemaphorePermit> {
+async fn serve(mut job: Job, instances: SharedInstances) -> Option<OwnedSemaphorePermit> {
     let started = Instant::now();
     let queue_wait = started - job.enqueued;
-    let reply = render(&instances, &job.tenant, &job.request, job.deadline, started)
-        .await
-        .map(|(response, render_time)| Rendered {
-            response,
-            queue_wait,
-            render_time,
-        });
+    let body = job.body.take();
+    let reply = render(
+        &instances,
+        &job.tenant,
+        &job.request,
+        job.deadline,
+        started,
+        body,
+    )
+    .await
+    .map(|(response, render_time)| Rendered {
+        response,
+        queue_wait,
+        render_time,
+    });
     // Taken before the reply goes, so that the request does not give the
     // permit back before this thread is idle (`Role::next`).
     let permit = job.permit.take();
-    let _ = job.reply.send(reply);
+    if let Err(Err(e)) = job.reply.send(reply) {
+        // No one waits for it (a client that left a streamed response): the
+        // log is the only place that says how it ended.
+        tracing::info!(tenant = %job.tenant.id, "a render whose client had left ended: {}", crate::report::Chain(&e));
+    }
     permit
 }
 
@@ -579,6 +592,7 @@ pub(super) async fn render(
     request: &contract::Request,
     deadline: Instant,
     started: Instant,
+    body: Option<Sink>,
 ) -> Result<(contract::Response, Duration), PoolError> {
     let remaining = deadline.saturating_duration_since(started);
     if remaining.is_zero() {
@@ -598,7 +612,7 @@ pub(super) async fn render(
         None => tenant.plugin.instantiate(&tenant.grants)?,
     };
     let out = instance
-        .render(request, remaining.min(tenant.limits.render_deadline))
+        .render(request, remaining.min(tenant.limits.render_deadline), body)
         .instrument(span)
         .await;
     let out = match out {

@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use contract::{ErrorKind, RenderError, Request, Response};
 
 use super::imports::{Grants, Imports};
+use super::stream::Sink;
 use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
 use crate::sched::{self, Scheduling};
@@ -142,12 +143,17 @@ impl Instance for V8Instance {
     /// render settles or waits only for requests in flight. Then the render
     /// leaves the isolate and its thread (the future is pending on the
     /// host's `fetch-wait`), and goes on when a response arrives.
-    fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a> {
+    fn render<'a>(
+        &'a mut self,
+        req: &'a Request,
+        deadline: Duration,
+        body: Option<Sink>,
+    ) -> Rendering<'a> {
         Box::pin(async move {
             let _running = crate::activity::renders().begin();
             let ends = Instant::now() + deadline;
             let left = || millis(ends.saturating_duration_since(Instant::now()));
-            self.isolate.imports().start_render(ends);
+            self.isolate.imports().start_render(ends, body);
             // The prelude's raw request and normalized response are the
             // contract's serde form; the bodies travel beside the JSON.
             let json = serde_json::to_string(req)
@@ -178,6 +184,7 @@ impl Instance for V8Instance {
                 }
                 other => Err(error(other, deadline)),
             };
+            self.isolate.imports().end_render();
             self.isolate.imports().grants().redact_error(out)
         })
     }

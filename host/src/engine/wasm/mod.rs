@@ -29,6 +29,7 @@ use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use super::imports::{Grants, Imports};
+use super::stream::Sink;
 use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::activity;
 use crate::artifact;
@@ -425,7 +426,12 @@ impl Slice {
 }
 
 impl Instance for WasmInstance {
-    fn render<'a>(&'a mut self, req: &'a Request, deadline: Duration) -> Rendering<'a> {
+    fn render<'a>(
+        &'a mut self,
+        req: &'a Request,
+        deadline: Duration,
+        body: Option<Sink>,
+    ) -> Rendering<'a> {
         Box::pin(async move {
             let req = types::Request::from(req);
             // The callback installed by `WasmPlugin::instance` reads the
@@ -433,7 +439,7 @@ impl Instance for WasmInstance {
             let state = self.store.data_mut();
             state.deadline = Instant::now() + deadline;
             state.limits.refused = false;
-            state.imports.start_render(state.deadline);
+            state.imports.start_render(state.deadline, body);
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();
@@ -450,6 +456,7 @@ impl Instance for WasmInstance {
                 })
                 .await
             };
+            self.store.data_mut().imports.end_render();
             let data = self.store.data();
             data.imports
                 .grants()

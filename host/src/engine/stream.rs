@@ -1,0 +1,143 @@
+//! A response body sent while its render runs: the render's half, a
+//! [`Sink`] that the instance's `Imports` holds for one render (the
+//! prelude's `response-head` and `response-write` calls reach it), and the
+//! HTTP side's half, [`Frames`].
+//!
+//! Lifetime: one channel per request that may stream, made by the HTTP side
+//! before the render is submitted.
+//!
+//! Invariants:
+//! - The head comes first and once; chunks only after it.
+//! - The bytes written are at most `limit` (the tenant's response limit) in
+//!   all; a write past it is refused. So a client that reads slowly makes
+//!   the host hold no more of a streamed body than of a whole one, and a
+//!   stream that never ends is cut by the limit or the render's deadline.
+//! - A write after the client went away (the receiver dropped) is refused,
+//!   so the renderer stops instead of rendering for no one.
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+
+/// What a streaming render sends.
+#[derive(Debug)]
+pub enum Frame {
+    /// Status, headers, cache policy and vary; the body is empty.
+    Head(contract::Response),
+    Chunk(Bytes),
+}
+
+/// The HTTP side's half: frames in the order the render sent them.
+pub type Frames = mpsc::UnboundedReceiver<Frame>;
+
+/// The render's half.
+#[derive(Debug)]
+pub struct Sink {
+    tx: mpsc::UnboundedSender<Frame>,
+    headed: bool,
+    sent: usize,
+    limit: usize,
+}
+
+/// A new channel for a body of at most `limit` bytes.
+pub fn channel(limit: usize) -> (Sink, Frames) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let sink = Sink {
+        tx,
+        headed: false,
+        sent: 0,
+        limit,
+    };
+    (sink, rx)
+}
+
+impl Sink {
+    /// Sends the head; the body follows through [`Sink::write`].
+    pub fn head(&mut self, head: contract::Response) -> Result<(), String> {
+        if self.headed {
+            return Err("the response has started already".into());
+        }
+        self.headed = true;
+        self.tx.send(Frame::Head(head)).map_err(|_| gone())
+    }
+
+    /// Sends one chunk of the body.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if !self.headed {
+            return Err("a body chunk came before the response's head".into());
+        }
+        self.sent += bytes.len();
+        if self.sent > self.limit {
+            return Err(format!(
+                "the streamed body passed this site's response limit of {} KiB; the response is cut there",
+                self.limit >> 10
+            ));
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.tx
+            .send(Frame::Chunk(Bytes::copy_from_slice(bytes)))
+            .map_err(|_| gone())
+    }
+}
+
+/// `rendered` with the body its render streamed into `frames`, if it
+/// streamed one (a render that ended before its head was read).
+pub fn gathered(mut rendered: crate::pool::Rendered, frames: &mut Frames) -> crate::pool::Rendered {
+    let mut body = Vec::new();
+    let mut head = None;
+    while let Ok(frame) = frames.try_recv() {
+        match frame {
+            Frame::Head(h) => head = Some(h),
+            Frame::Chunk(bytes) => body.extend_from_slice(&bytes),
+        }
+    }
+    if let Some(mut head) = head {
+        head.body = body;
+        rendered.response = head;
+    }
+    rendered
+}
+
+fn gone() -> String {
+    "the client went away; the response is abandoned".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head() -> contract::Response {
+        contract::Response {
+            status: 200,
+            headers: Vec::new(),
+            cache: contract::CachePolicy::NoStore,
+            vary: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn frames_come_in_order_up_to_the_limit() {
+        let (mut sink, mut frames) = channel(10);
+        assert!(sink.write(b"early").is_err());
+        sink.head(head()).unwrap();
+        assert!(sink.head(head()).is_err());
+        sink.write(b"12345").unwrap();
+        sink.write(b"67890").unwrap();
+        let err = sink.write(b"x").unwrap_err();
+        assert!(err.contains("response limit of 0 KiB"), "{err}");
+        assert!(matches!(frames.try_recv(), Ok(Frame::Head(_))));
+        assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b[..] == b"12345"));
+        assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b[..] == b"67890"));
+        assert!(frames.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_write_after_the_client_left_is_refused() {
+        let (mut sink, frames) = channel(1 << 20);
+        sink.head(head()).unwrap();
+        drop(frames);
+        assert!(sink.write(b"x").unwrap_err().contains("went away"));
+    }
+}

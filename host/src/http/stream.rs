@@ -1,0 +1,188 @@
+//! A streamed response's body ([`Streamed`]): the chunks a render sends
+//! (`engine::stream`), passed to hyper as they come, chunked and flushed,
+//! while the render goes on on its worker.
+//!
+//! Lifetime: one request. It owns the render's future (which owns the
+//! tenant's concurrency permit): when the client goes away hyper drops the
+//! body, the render's next write is refused, and the render ends.
+//!
+//! Invariants:
+//! - The body ends cleanly only when the render ended well and every chunk
+//!   it sent went out. A render that fails after its head (an exception, a
+//!   stream that errors or gives non-bytes, the deadline, the response
+//!   limit) is logged and counted as any failed render, and the body ends
+//!   with an error: hyper closes the connection without the last chunk, so
+//!   the client sees a cut response, never a complete-looking one.
+//! - What is kept in the cache is the whole body, once complete, and only
+//!   when the cache could keep it (its policy, its entry limit).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::http::HeaderMap;
+use bytes::Bytes;
+
+use super::AppState;
+use super::routes::{counted, failed_render};
+use crate::cache::{CacheKey, Encoding};
+use crate::engine::stream::{Frame, Frames};
+use crate::pool::{PoolError, Rendered};
+use crate::tenant::Tenant;
+
+/// How long a failed stream's last chunks get to leave before the
+/// connection is cut.
+const FLUSH_GRACE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// A render on the pool, until it ends.
+pub type Render = Pin<Box<dyn Future<Output = Result<Rendered, PoolError>> + Send>>;
+
+/// Where a complete streamed body is kept: the request's cache key and
+/// headers, and the head it was rendered with.
+pub struct Store {
+    pub state: Arc<AppState>,
+    pub key: CacheKey,
+    pub headers: HeaderMap,
+    pub wanted: Encoding,
+    pub head: contract::Response,
+}
+
+pub struct Streamed {
+    tenant: Arc<Tenant>,
+    frames: Frames,
+    render: Render,
+    /// How the render ended, once it has: sent after what is left in
+    /// `frames`.
+    end: Option<Result<(), super::error::ApiError>>,
+    /// The body has ended.
+    done: bool,
+    /// Started when the render failed; the error goes once it is over.
+    grace: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The body so far, for the cache, while it fits its entry limit.
+    copy: Option<(Store, Vec<u8>)>,
+    limit: usize,
+}
+
+impl Streamed {
+    pub fn new(
+        tenant: Arc<Tenant>,
+        frames: Frames,
+        render: Render,
+        store: Option<Store>,
+        limit: usize,
+    ) -> Streamed {
+        Streamed {
+            tenant,
+            frames,
+            render,
+            end: None,
+            done: false,
+            grace: None,
+            copy: store.map(|s| (s, Vec::new())),
+            limit,
+        }
+    }
+
+    /// The body is complete: keep it, if it may be kept.
+    fn keep(&mut self) {
+        let Some((store, body)) = self.copy.take() else {
+            return;
+        };
+        let Store {
+            state,
+            key,
+            headers,
+            wanted,
+            mut head,
+        } = store;
+        head.body = body;
+        let tenant = self.tenant.id.clone();
+        tokio::spawn(async move {
+            match state
+                .cache
+                .entry(&tenant, head, &headers, wanted, true)
+                .await
+            {
+                Ok(entry) => state.cache.insert(key, &entry, &headers),
+                Err(e) => tracing::error!(%tenant, "making a cache entry failed: {e}"),
+            }
+        });
+    }
+}
+
+impl Streamed {
+    /// A chunk to send, keeping its copy for the cache while it fits.
+    fn chunk(&mut self, bytes: Bytes) -> http_body::Frame<Bytes> {
+        if let Some((_, copy)) = &mut self.copy {
+            if copy.len() + bytes.len() <= self.limit {
+                copy.extend_from_slice(&bytes);
+            } else {
+                self.copy = None;
+            }
+        }
+        http_body::Frame::data(bytes)
+    }
+}
+
+impl http_body::Body for Streamed {
+    type Data = Bytes;
+    type Error = super::error::ApiError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        loop {
+            // What is buffered goes first. `try_recv` is not held back by
+            // tokio's cooperative budget as `poll_recv` may be, so the
+            // chunks a render sent before it ended always go out before
+            // the end (or the error) does.
+            match this.frames.try_recv() {
+                Ok(Frame::Chunk(bytes)) => return Poll::Ready(Some(Ok(this.chunk(bytes)))),
+                Ok(Frame::Head(_)) => continue,
+                Err(_) => {}
+            }
+            match this.end.take() {
+                Some(Ok(())) => {
+                    this.keep();
+                    this.done = true;
+                    return Poll::Ready(None);
+                }
+                // hyper drops what it has not flushed when a body fails:
+                // the chunks before the failure get a moment to go out.
+                Some(Err(e)) => {
+                    let grace = this
+                        .grace
+                        .get_or_insert_with(|| Box::pin(tokio::time::sleep(FLUSH_GRACE)));
+                    if grace.as_mut().poll(cx).is_pending() {
+                        this.end = Some(Err(e));
+                        return Poll::Pending;
+                    }
+                    this.done = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+                None if this.done => return Poll::Ready(None),
+                None => {}
+            }
+            if let Poll::Ready(Some(frame)) = this.frames.poll_recv(cx) {
+                if let Frame::Chunk(bytes) = frame {
+                    return Poll::Ready(Some(Ok(this.chunk(bytes))));
+                }
+                continue;
+            }
+            match this.render.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(r)) => {
+                    counted(&this.tenant, &r);
+                    this.end = Some(Ok(()));
+                }
+                Poll::Ready(Err(e)) => {
+                    this.copy = None;
+                    this.end = Some(Err(failed_render(&this.tenant, e)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Web streams in the prelude (`ReadableStream`, `WritableStream`,
+//! `TransformStream`, `TextEncoderStream`, `TextDecoderStream`): the same
+//! results as Node's own streams on both engines, React's
+//! `renderToReadableStream` as a Response body, and bodies that go wrong.
+
+use std::time::Duration;
+
+use ssr::engine::Engines;
+
+use crate::support::{Client, Server, assert_same_as_node, text};
+
+#[test]
+fn web_streams_behave_as_nodes_on_both_engines() {
+    assert_same_as_node("tests/plugins/streams.js", "/", &[]);
+}
+
+#[test]
+fn react_render_to_readable_stream_matches_node_on_both_engines() {
+    assert_same_as_node("plugins/stream/app.jsx", "/", &[]);
+}
+
+#[test]
+fn a_stream_that_goes_wrong_ends_the_response_and_says_why() {
+    let server = Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("bad-{engine}");
+        let (status, body) = server.add(
+            &id,
+            "tests/plugins/bad-streams.js",
+            &format!("engine={engine}"),
+        );
+        assert_eq!(status, 201, "{body}");
+        let mut ok = Conn::get(&server, &format!("/t/{id}/ok"));
+        assert!(ok.complete(), "{}", ok.text());
+        assert!(ok.text().contains("<p>first</p>"));
+        for (path, said) in [
+            ("/strings", "the body stream gave a string"),
+            ("/halfway", "RangeError: the data source broke halfway"),
+            ("/forever", "can never settle"),
+        ] {
+            // A render that fails before the host has read its head is a
+            // plain 500; after, the head and the first chunk went out, and
+            // the connection ends without the body's last chunk. Either
+            // way the log says why.
+            let mut c = Conn::get(&server, &format!("/t/{id}{path}"));
+            c.until("\r\n\r\n");
+            if !c.text().starts_with("HTTP/1.1 500") {
+                assert!(c.until("<p>first</p>"), "{engine} {path}: {}", c.text());
+                assert!(c.text().starts_with("HTTP/1.1 200 OK"));
+                assert!(!c.complete(), "{engine} {path}: ended cleanly");
+            }
+            assert!(
+                server.log_contains(said),
+                "{engine} {path}: no `{said}` in the log:\n{}",
+                server.log.lock().unwrap()
+            );
+        }
+        // No worker was lost: the tenant still renders, many times over.
+        for _ in 0..8 {
+            let mut c = Conn::get(&server, &format!("/t/{id}/ok"));
+            assert!(c.complete(), "{}", c.text());
+        }
+    }
+}
+
+const GATE: &str = "tests/plugins/stream-gate.js";
+
+/// A loopback origin whose `/wait` answers only when the test opens the
+/// gate, once per opening; `/never` never answers.
+struct Gate {
+    port: u16,
+    open: std::sync::mpsc::Sender<()>,
+}
+
+impl Gate {
+    fn start() -> Gate {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (open, opened) = std::sync::mpsc::channel::<()>();
+        let opened = std::sync::Arc::new(std::sync::Mutex::new(opened));
+        std::thread::spawn(move || {
+            for mut conn in listener.incoming().map_while(Result::ok) {
+                let opened = opened.clone();
+                std::thread::spawn(move || {
+                    let mut head = Vec::new();
+                    let mut buf = [0; 1024];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match conn.read(&mut buf) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    if !head.starts_with(b"GET /wait ") {
+                        std::thread::sleep(Duration::from_secs(60));
+                        return;
+                    }
+                    if opened.lock().unwrap().recv().is_err() {
+                        return;
+                    }
+                    let _ = conn.write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                    );
+                });
+            }
+        });
+        Gate { port, open }
+    }
+
+    fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn open(&self) {
+        self.open.send(()).unwrap();
+    }
+}
+
+/// A server with the gate handler on each engine (`g-wasm`, `g-v8`),
+/// granted the gate's origin, with `extra` settings.
+fn gated(gate: &Gate, extra: &str) -> Server {
+    let server = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--request-timeout",
+        "20000",
+    ]);
+    for engine in Engines::KINDS {
+        let query = format!(
+            "engine={engine}&allow_fetch={o}&var=ORIGIN={o}&render_deadline_ms=15000{extra}",
+            o = gate.origin()
+        );
+        let (status, body) = server.add(&format!("g-{engine}"), GATE, &query);
+        assert_eq!(status, 201, "{body}");
+    }
+    server
+}
+
+/// A request over its own connection, read as it comes.
+struct Conn {
+    conn: std::net::TcpStream,
+    got: Vec<u8>,
+}
+
+impl Conn {
+    fn get(server: &Server, path: &str) -> Conn {
+        use std::io::Write;
+        let mut conn = std::net::TcpStream::connect(&server.addr).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let host = &server.addr;
+        write!(
+            conn,
+            "GET {path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n"
+        )
+        .unwrap();
+        Conn {
+            conn,
+            got: Vec::new(),
+        }
+    }
+
+    /// Reads until `needle` has come, or the connection ends.
+    fn until(&mut self, needle: &str) -> bool {
+        use std::io::Read;
+        let mut buf = [0; 65536];
+        loop {
+            if text(&self.got).contains(needle) {
+                return true;
+            }
+            match self.conn.read(&mut buf) {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => self.got.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+
+    /// Reads to the end (the server closes: `connection: close`) and says
+    /// whether the response came whole: a chunked body with its last chunk,
+    /// or a body of its `content-length`.
+    fn complete(&mut self) -> bool {
+        use std::io::Read;
+        let _ = self.conn.read_to_end(&mut self.got);
+        let all = self.text();
+        let Some((head, body)) = all.split_once("\r\n\r\n") else {
+            return false;
+        };
+        if head.contains("transfer-encoding: chunked") {
+            return body.ends_with("0\r\n\r\n");
+        }
+        head.lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .is_some_and(|n| n.parse() == Ok(body.len()))
+    }
+
+    fn text(&self) -> String {
+        text(&self.got)
+    }
+}
+
+#[test]
+fn a_streamed_body_reaches_the_client_chunk_by_chunk_as_it_is_made() {
+    let gate = Gate::start();
+    let server = gated(&gate, "");
+    for engine in Engines::KINDS {
+        let mut c = Conn::get(&server, &format!("/t/g-{engine}/steps?n=3"));
+        // The head and the first chunk come while the render waits on the
+        // gate: nothing was collected first.
+        assert!(c.until("<p>chunk 1</p>"), "{engine}: {}", c.text());
+        let head = c.text();
+        assert!(head.starts_with("HTTP/1.1 200 OK"), "{head}");
+        assert!(head.contains("transfer-encoding: chunked"), "{head}");
+        assert!(
+            head.contains("x-cache: bypass") || head.contains("x-cache: miss"),
+            "{head}"
+        );
+        assert!(
+            !head.contains("chunk 2"),
+            "{engine}: chunk 2 before the gate opened"
+        );
+        gate.open();
+        assert!(c.until("<p>chunk 2</p>"), "{engine}: {}", c.text());
+        assert!(!c.text().contains("chunk 3"));
+        gate.open();
+        // The last chunk, then the chunked body's end.
+        assert!(c.complete(), "{engine}: {}", c.text());
+        assert!(c.text().contains("<p>chunk 3</p>"));
+    }
+}
+
+#[test]
+fn a_cacheable_stream_is_kept_once_complete() {
+    let gate = Gate::start();
+    let server = gated(&gate, "");
+    for engine in Engines::KINDS {
+        let path = format!("/t/g-{engine}/kept?n=2");
+        let mut c = Conn::get(&server, &path);
+        assert!(c.until("<p>chunk 1</p>"), "{engine}");
+        gate.open();
+        assert!(c.complete(), "{engine}: {}", c.text());
+        // Stored once complete (a moment later, off the request's path).
+        let mut hit = None;
+        for _ in 0..50 {
+            let r = server.get(&path, &[]);
+            if r.header("x-cache") == Some("hit") {
+                hit = Some(r);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let hit = hit.unwrap_or_else(|| panic!("{engine}: the stream was not kept"));
+        assert_eq!(hit.text(), "<p>chunk 1</p>\n<p>chunk 2</p>\n");
+    }
+}
+
+#[test]
+fn a_client_that_leaves_mid_stream_ends_the_render_and_frees_its_worker() {
+    let gate = Gate::start();
+    let server = gated(&gate, "&max_concurrency=1");
+    for engine in Engines::KINDS {
+        let mut c = Conn::get(&server, &format!("/t/g-{engine}/steps?n=5"));
+        assert!(c.until("<p>chunk 1</p>"), "{engine}");
+        drop(c);
+        // The render's next chunks find no client (the first write after
+        // the close may still be taken by the socket), and the render ends.
+        for _ in 0..4 {
+            gate.open();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            server.log_contains("the client went away"),
+            "{engine}:\n{}",
+            server.log.lock().unwrap()
+        );
+        // Its one permit (max_concurrency=1) is free again: a new stream runs.
+        let mut again = Conn::get(&server, &format!("/t/g-{engine}/steps?n=1"));
+        assert!(again.complete(), "{engine}: {}", again.text());
+        server.log.lock().unwrap().clear();
+    }
+}
+
+#[test]
+fn the_deadline_ends_a_stream_that_never_finishes() {
+    let gate = Gate::start();
+    let server = Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let query = format!(
+            "engine={engine}&allow_fetch={o}&var=ORIGIN={o}&render_deadline_ms=700",
+            o = gate.origin()
+        );
+        let (status, body) = server.add(&format!("h-{engine}"), GATE, &query);
+        assert_eq!(status, 201, "{body}");
+        let mut c = Conn::get(&server, &format!("/t/h-{engine}/hang"));
+        assert!(c.until("the only chunk"), "{engine}: {}", c.text());
+        // The connection ends without the chunked body's last chunk.
+        assert!(!c.complete(), "{engine}: {}", c.text());
+        assert!(server.log_contains("render timed out"), "{engine}");
+    }
+}
+
+#[test]
+fn a_stream_past_the_response_limit_is_cut_however_slowly_the_client_reads() {
+    let gate = Gate::start();
+    let server = gated(&gate, "&max_response_kib=1024");
+    for engine in Engines::KINDS {
+        let mut c = Conn::get(&server, &format!("/t/g-{engine}/big"));
+        // A client that reads nothing for a while: the render goes on and
+        // is stopped at the limit, so the host never holds more than a
+        // whole response would.
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!c.complete(), "{engine}: the body ended cleanly");
+        let body = c.got.len();
+        assert!(
+            body > 512 << 10 && body < (1 << 20) + (64 << 10),
+            "{engine}: {body} bytes"
+        );
+        assert!(
+            server.log_contains("passed this site's response limit of 1024 KiB"),
+            "{engine}"
+        );
+    }
+}

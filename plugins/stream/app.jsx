@@ -1,18 +1,22 @@
-// A React 19 page rendered with renderToReadableStream: a shell, and a
-// Suspense boundary whose data arrives after a timer. The fetch handler
-// returns the stream as its Response's body; the render function reads it
-// whole (tests/all/streams.rs compares those bytes with Node's).
+// A React 19 page streamed with renderToReadableStream: the shell goes out at
+// once, and a Suspense boundary follows when its data arrives. The data come
+// from the var API (`${API}/items`, fetched through the host) when the tenant
+// has one, else from a 20 ms timer. `?whole` waits for everything before the
+// first byte, as a page rendered into one string would (benches/stream.sh
+// compares the two).
 //
 //   ssr build plugins/stream/app.jsx -o stream.wasm
+//   ssr tenant add stream stream.wasm --var API=http://127.0.0.1:9000 \
+//     --allow-fetch http://127.0.0.1:9000
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
 import { Suspense, use } from 'react';
 import { renderToReadableStream } from 'react-dom/server';
 
-function Slow({ data }) {
+function Items({ data }) {
   const items = use(data);
   return (
-    <ul>
+    <ul id="items">
       {items.map((i) => (
         <li key={i}>item {i}</li>
       ))}
@@ -23,28 +27,42 @@ function Slow({ data }) {
 function Page({ data }) {
   return (
     <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <title>Streamed</title>
+        <link rel="icon" href="data:," />
+      </head>
       <body>
         <h1>Streamed</h1>
         <Suspense fallback={<p id="fallback">loading…</p>}>
-          <Slow data={data} />
+          <Items data={data} />
         </Suspense>
       </body>
     </html>
   );
 }
 
-function stream() {
-  const data = new Promise((resolve) => setTimeout(() => resolve([1, 2, 3]), 20));
-  return renderToReadableStream(<Page data={data} />);
+function items(env) {
+  if (env && env.API) return fetch(`${env.API}/items`).then((r) => r.json());
+  return new Promise((resolve) => setTimeout(() => resolve([1, 2, 3]), 20));
 }
 
-export async function render() {
-  const html = await new Response(await stream()).text();
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html };
-}
+const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
 
 export default {
-  async fetch() {
-    return new Response(await stream(), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  async fetch(request, env) {
+    const stream = await renderToReadableStream(<Page data={items(env)} />);
+    if (new URL(request.url).searchParams.has('whole')) {
+      await stream.allReady;
+      return new Response(await new Response(stream).text(), { headers });
+    }
+    return new Response(stream, { headers });
   },
 };
+
+// The same page read whole, for Node to render (tests/all/streams.rs
+// compares the bytes).
+export async function render() {
+  const html = await new Response(await renderToReadableStream(<Page data={items()} />)).text();
+  return { status: 200, headers, body: html };
+}

@@ -1,7 +1,9 @@
-//! Hydration end to end, in a real browser: the `hydrate` example (a React
-//! app rendered by `ssr serve`, its client bundle built by the same
-//! `ssr build --client` with hashed names and packed as assets) loaded in
-//! Debian's headless Chromium, driven by `tests/browser/hydrate.mjs`.
+//! In a real browser, Debian's headless Chromium: hydration end to end (the
+//! `hydrate` example, a React app rendered by `ssr serve`, its client bundle
+//! built by the same `ssr build --client` with hashed names and packed as
+//! assets; `tests/browser/hydrate.mjs`), and a streamed page whose Suspense
+//! fallback shows until its data arrive (`plugins/stream`;
+//! `tests/browser/suspense.mjs`).
 //!
 //! Needs `chromium` and the npm packages of `tests/browser` (scripts/setup.sh
 //! installs both); nothing downloads a browser.
@@ -43,8 +45,13 @@ struct Request {
 }
 
 fn browse(url: &str) -> Seen {
+    run("hydrate.mjs", url)
+}
+
+/// `tests/browser/<script> <url>`, its JSON report.
+fn run<T: serde::de::DeserializeOwned>(script: &str, url: &str) -> T {
     let out = std::process::Command::new("node")
-        .arg(root().join("tests/browser/hydrate.mjs"))
+        .arg(root().join("tests/browser").join(script))
         .arg(url)
         .output()
         .expect("running node");
@@ -106,5 +113,76 @@ fn the_hydration_example_hydrates_and_counts_in_chromium_on_both_engines() {
         );
         let css = seen.requests.iter().find(|r| r.url.ends_with("/style.css"));
         assert_eq!(css.map(|r| r.status), Some(200), "{engine}: {seen:#?}");
+    }
+}
+
+/// What the streamed page did in the browser.
+#[derive(serde::Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+struct Streamed {
+    fallback_first: Option<bool>,
+    items_after: Option<Vec<String>>,
+    fallback_gone: Option<bool>,
+    failure: Option<String>,
+    console: Vec<Message>,
+    page_errors: Vec<String>,
+}
+
+/// An API for the streamed page: `[1,2,3]` after `delay`.
+fn slow_api(delay: std::time::Duration) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().map_while(Result::ok) {
+            std::thread::spawn(move || {
+                let mut buf = [0; 4096];
+                let _ = conn.read(&mut buf);
+                std::thread::sleep(delay);
+                let _ = conn.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 7\r\nconnection: close\r\n\r\n[1,2,3]",
+                );
+            });
+        }
+    });
+    origin
+}
+
+#[test]
+fn a_streamed_suspense_page_shows_its_fallback_then_its_content_in_chromium() {
+    let api = slow_api(std::time::Duration::from_millis(1500));
+    let plugin = std::fs::read(crate::support::plugin("plugins/stream/app.jsx").plugin).unwrap();
+    let server = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--request-timeout",
+        "10000",
+    ]);
+    for engine in ssr::engine::Engines::KINDS {
+        let id = format!("stream-{engine}");
+        let query =
+            format!("engine={engine}&var=API={api}&allow_fetch={api}&render_deadline_ms=8000");
+        let (status, body) = server.put_bytes(&id, &plugin, &query);
+        assert_eq!(status, 201, "{body}");
+        let seen: Streamed = run("suspense.mjs", &server.url(&format!("/t/{id}/")));
+        assert_eq!(seen.failure, None, "{engine}: {seen:#?}");
+        assert_eq!(seen.fallback_first, Some(true), "{engine}: {seen:#?}");
+        assert_eq!(
+            seen.items_after.as_deref(),
+            Some(&["item 1".to_string(), "item 2".into(), "item 3".into()][..]),
+            "{engine}"
+        );
+        assert_eq!(seen.fallback_gone, Some(true), "{engine}");
+        assert!(
+            seen.page_errors.is_empty(),
+            "{engine}: {:?}",
+            seen.page_errors
+        );
+        let complaints: Vec<&Message> = seen
+            .console
+            .iter()
+            .filter(|m| m.r#type == "error" || m.r#type == "warning")
+            .collect();
+        assert!(complaints.is_empty(), "{engine}: {complaints:#?}");
     }
 }

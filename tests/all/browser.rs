@@ -44,6 +44,20 @@ struct Request {
     cache_control: Option<String>,
 }
 
+/// No uncaught error, and no console error, warning or word of hydration.
+fn assert_quiet(engine: &ssr::engine::EngineKind, page_errors: &[String], console: &[Message]) {
+    assert!(page_errors.is_empty(), "{engine}: {page_errors:?}");
+    let complaints: Vec<&Message> = console
+        .iter()
+        .filter(|m| {
+            m.r#type == "error"
+                || m.r#type == "warning"
+                || m.text.to_ascii_lowercase().contains("hydrat")
+        })
+        .collect();
+    assert!(complaints.is_empty(), "{engine}: {complaints:#?}");
+}
+
 fn browse(url: &str) -> Seen {
     run("hydrate.mjs", url)
 }
@@ -84,21 +98,7 @@ fn the_hydration_example_hydrates_and_counts_in_chromium_on_both_engines() {
             Some("4"),
             "{engine}: a click after hydration"
         );
-        assert!(
-            seen.page_errors.is_empty(),
-            "{engine}: {:?}",
-            seen.page_errors
-        );
-        let complaints: Vec<&Message> = seen
-            .console
-            .iter()
-            .filter(|m| {
-                m.r#type == "error"
-                    || m.r#type == "warning"
-                    || m.text.to_ascii_lowercase().contains("hydrat")
-            })
-            .collect();
-        assert!(complaints.is_empty(), "{engine}: {complaints:#?}");
+        assert_quiet(engine, &seen.page_errors, &seen.console);
         // The client came from the plugin's assets, hashed and immutable;
         // the stylesheet and icon from its public/ directory.
         let script = seen
@@ -173,16 +173,6 @@ fn a_streamed_suspense_page_shows_its_fallback_then_its_content_in_chromium() {
             "{engine}"
         );
         assert_eq!(seen.fallback_gone, Some(true), "{engine}");
-        assert!(
-            seen.page_errors.is_empty(),
-            "{engine}: {:?}",
-            seen.page_errors
-        );
-        let complaints: Vec<&Message> = seen
-            .console
-            .iter()
-            .filter(|m| m.r#type == "error" || m.r#type == "warning")
-            .collect();
-        assert!(complaints.is_empty(), "{engine}: {complaints:#?}");
+        assert_quiet(engine, &seen.page_errors, &seen.console);
     }
 }

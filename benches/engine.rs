@@ -13,6 +13,13 @@
 //! - `render_fresh`: a new instance, then one render (the `fresh` mode cost).
 //!   hello and react.
 //!
+//! - `compile`: compiling a plugin's component with Cranelift (what a
+//!   registration costs today), only with `SSR_BENCH_CODEGEN` set.
+//!
+//! `SSR_BENCH_CODEGEN=<variant>` compiles Wasm plugins with one of
+//! `Codegen::VARIANTS` and names the Wasm engine `wasm-<variant>`
+//! (`benches/codegen.sh` runs them in turn).
+//!
 //! Plugins are built in setup, outside every timed loop; every engine's
 //! output is checked byte for byte against the others before timing.
 //! Run: `cargo bench -p ssr --bench engine` (`benches/run.sh` runs it for
@@ -23,7 +30,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use ssr::build::{self, Quiet};
-use ssr::engine::wasm::WasmOptions;
+use ssr::engine::wasm::{Codegen, WasmOptions};
 use ssr::engine::{EngineKind, EngineOptions, Engines, Grants, Instance, InstanceCaps, Plugin};
 
 /// name, entry, url, whether to time instantiation and fresh renders.
@@ -41,9 +48,19 @@ fn root() -> &'static Path {
 }
 
 fn engines(c: &mut Criterion) {
+    let variant = std::env::var("SSR_BENCH_CODEGEN").ok();
+    let codegen = variant
+        .as_deref()
+        .map(|v| Codegen::variant(v).unwrap())
+        .unwrap_or_default();
+    let wasm_name = |kind: EngineKind| match (&variant, kind) {
+        (Some(v), EngineKind::Wasm) => format!("wasm-{v}"),
+        _ => kind.as_str().to_string(),
+    };
     let engines = Engines::new(EngineOptions {
         wasm: WasmOptions {
             pooled_instances: Some(64),
+            codegen,
             ..WasmOptions::default()
         },
         ..EngineOptions::default()
@@ -76,7 +93,14 @@ fn engines(c: &mut Criterion) {
 
         let imports = ssr_guest::Imports {
             log: |_, _| {},
-            call: |name, _, _| Err(format!("{name}: no host in the native baseline")),
+            // An empty `env` (render functions get one); nothing else.
+            call: |name, _, _| match name {
+                contract::calls::ENV => Ok(contract::Reply {
+                    value: "{}".into(),
+                    data: Vec::new(),
+                }),
+                _ => Err(format!("{name}: no host in the native baseline")),
+            },
         };
         let native =
             ssr_guest::Renderer::new(&built.bundle.name, &built.bundle.source, imports).unwrap();
@@ -126,9 +150,23 @@ fn engines(c: &mut Criterion) {
             group.finish();
         }
 
+        if variant.is_some() {
+            let mut group = c.benchmark_group("compile");
+            group.sample_size(10);
+            group.bench_function(BenchmarkId::new(wasm_name(EngineKind::Wasm), name), |b| {
+                b.iter(|| {
+                    engines
+                        .wasm
+                        .load(&built.plugin, InstanceCaps::default())
+                        .unwrap()
+                })
+            });
+            group.finish();
+        }
+
         let mut group = c.benchmark_group("render_warm");
         for (kind, inst) in &mut warm {
-            group.bench_function(BenchmarkId::new(kind.as_str(), name), |b| {
+            group.bench_function(BenchmarkId::new(wasm_name(*kind), name), |b| {
                 b.iter(|| inst.render_now(&req, deadline).unwrap())
             });
         }

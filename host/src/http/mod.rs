@@ -83,6 +83,7 @@ impl AppState {
                 memory_limit: config.memory_limit_mib.bytes(),
                 max_wasm_stack: config.max_wasm_stack_kib.bytes(),
                 code_cache: config.code_cache.clone(),
+                codegen: Default::default(),
             },
             // The pool's, so no offer comes before the pool may lower a
             // render.

@@ -51,6 +51,68 @@ pub struct WasmOptions {
     /// Where compiled plugins are cached across processes (`--code-cache`);
     /// `None`: nowhere.
     pub code_cache: Option<std::path::PathBuf>,
+    /// How Cranelift compiles plugins.
+    pub codegen: Codegen,
+}
+
+/// The compiler settings that trade compile time for render speed, measured
+/// by `benches/codegen.sh` (`cargo bench --bench engine` per setting,
+/// alternating; `benches/RESULTS-density.md`). The default is what that
+/// measurement kept: no setting rendered faster (inlining, eager tables and
+/// speed-and-size at 1.00-1.03x of its warm render time, unoptimized
+/// 1.03-1.09x), and inlining compiled 4.2x slower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Codegen {
+    pub opt_level: wasmtime::OptLevel,
+    /// Cranelift's function inlining (`Config::compiler_inlining`).
+    pub inlining: bool,
+    /// Tables filled on first use rather than at instantiation.
+    pub lazy_tables: bool,
+}
+
+impl Default for Codegen {
+    fn default() -> Self {
+        Codegen {
+            opt_level: wasmtime::OptLevel::Speed,
+            inlining: false,
+            lazy_tables: true,
+        }
+    }
+}
+
+impl Codegen {
+    /// The settings the benchmark compares, by name.
+    pub const VARIANTS: &[&str] = &["default", "inline", "eager-tables", "size", "unoptimized"];
+
+    /// One of [`Codegen::VARIANTS`].
+    pub fn variant(name: &str) -> Result<Codegen, String> {
+        let d = Codegen::default();
+        Ok(match name {
+            "default" => d,
+            "inline" => Codegen {
+                inlining: true,
+                ..d
+            },
+            "eager-tables" => Codegen {
+                lazy_tables: false,
+                ..d
+            },
+            "size" => Codegen {
+                opt_level: wasmtime::OptLevel::SpeedAndSize,
+                ..d
+            },
+            "unoptimized" => Codegen {
+                opt_level: wasmtime::OptLevel::None,
+                ..d
+            },
+            other => {
+                return Err(format!(
+                    "unknown codegen variant `{other}`; use one of {}",
+                    Codegen::VARIANTS.join(", ")
+                ));
+            }
+        })
+    }
 }
 
 impl Default for WasmOptions {
@@ -60,6 +122,7 @@ impl Default for WasmOptions {
             memory_limit: super::DEFAULT_MEMORY_LIMIT,
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             code_cache: None,
+            codegen: Codegen::default(),
         }
     }
 }
@@ -167,6 +230,13 @@ impl WasmEngine {
     pub fn new(options: WasmOptions) -> Result<Self, EngineError> {
         let mut config = wasmtime::Config::new();
         config.epoch_interruption(true);
+        let codegen = options.codegen;
+        config.cranelift_opt_level(codegen.opt_level);
+        config.compiler_inlining(match codegen.inlining {
+            true => wasmtime::Inlining::Yes,
+            false => wasmtime::Inlining::No,
+        });
+        config.table_lazy_init(codegen.lazy_tables);
         // A render runs on its own fiber stack (`call_async`); host calls
         // get 1 MiB beyond the wasm stack.
         config.max_wasm_stack(options.max_wasm_stack);

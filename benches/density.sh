@@ -24,14 +24,8 @@ PORT=18491
 TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-density.md
 CHART=benches/density.png
-missing=()
-command -v wrk >/dev/null || missing+=(wrk)
-command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+. benches/needs.sh
+needs wrk=wrk gnuplot=gnuplot-nox
 if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
   cargo build --release --bin ssr

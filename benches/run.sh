@@ -34,14 +34,8 @@ OUT=benches/RESULTS.md
 CHART=benches/results.png
 
 scripts/setup.sh
-missing=()
-command -v wrk >/dev/null || missing+=(wrk)
-command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+. benches/needs.sh
+needs wrk=wrk gnuplot=gnuplot-nox
 if [ ! -d benches/piscina/node_modules ] || [ benches/piscina/package-lock.json -nt benches/piscina/node_modules/.package-lock.json ]; then
   (cd benches/piscina && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -720,12 +720,14 @@
   // `pipeTo`, `pipeThrough` and async iteration. Not here: BYOB readers (a
   // `type: 'bytes'` source is read as a default stream) and an `AbortSignal`
   // for `pipeTo`. Node's (undici's) messages are the reference.
-  function deferred() {
+  // A promise with its resolve and reject; a `quiet` one's rejection
+  // nobody has to observe (a reader's `closed`, a writer's `ready`).
+  function deferred(quiet = false) {
     const d = {};
     d.promise = new Promise((resolve, reject) => { d.resolve = resolve; d.reject = reject; });
+    if (quiet) quietly(d.promise);
     return d;
   }
-  // A promise whose rejection nobody has to observe (a reader's `closed`).
   function quietly(p) { p.catch(() => {}); return p; }
   function strategyOf(strategy, fallback) {
     const s = strategy === undefined || strategy === null ? {} : strategy;
@@ -985,8 +987,7 @@
       if (stream.locked) throw new TypeError('ReadableStreamDefaultReader constructor can only accept readable streams that are not yet locked to a reader');
       this._stream = stream;
       this._requests = [];
-      this._closed = deferred();
-      quietly(this._closed.promise);
+      this._closed = deferred(true);
       stream._reader = this;
       if (stream._state === 'closed') this._closed.resolve();
       if (stream._state === 'errored') this._closed.reject(stream._stored);
@@ -1013,8 +1014,7 @@
       for (const r of this._requests.splice(0)) r.reject(released);
       if (stream._state === 'readable') this._closed.reject(released);
       else {
-        this._closed = deferred();
-        quietly(this._closed.promise);
+        this._closed = deferred(true);
         this._closed.reject(released);
       }
       stream._reader = null;
@@ -1169,10 +1169,8 @@
       if (stream.locked) throw new TypeError('Invalid state: WritableStream is locked');
       this._stream = stream;
       stream._writer = this;
-      this._closed = deferred();
-      quietly(this._closed.promise);
-      this._ready = deferred();
-      quietly(this._ready.promise);
+      this._closed = deferred(true);
+      this._ready = deferred(true);
       this._ready.resolve();
       if (stream._state === 'closed') this._closed.resolve();
       if (stream._state === 'errored') {
@@ -1183,8 +1181,7 @@
     }
     _wait() {
       if (this._readySettled !== false) {
-        this._ready = deferred();
-        quietly(this._ready.promise);
+        this._ready = deferred(true);
         this._readySettled = false;
       }
     }
@@ -1215,8 +1212,7 @@
       const stream = this._stream;
       if (!stream) return;
       const released = new TypeError('Invalid state: Writer has been released');
-      this._closed = deferred();
-      quietly(this._closed.promise);
+      this._closed = deferred(true);
       this._closed.reject(released);
       stream._writer = null;
       this._stream = null;

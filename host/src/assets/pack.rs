@@ -25,6 +25,28 @@ pub struct Limits {
     pub total: usize,
 }
 
+impl Limits {
+    /// Admits a file of `size` bytes read from `from`, with `total` the
+    /// bytes admitted before it: refused past either limit, naming it.
+    pub fn admit(&self, from: &Path, size: usize, total: &mut usize) -> Result<(), AssetError> {
+        if size > self.file {
+            return Err(AssetError::FileTooLarge {
+                path: from.into(),
+                size,
+                limit: self.file,
+            });
+        }
+        *total += size;
+        if *total > self.total {
+            return Err(AssetError::TotalTooLarge {
+                path: from.into(),
+                limit: self.total,
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -94,26 +116,11 @@ pub fn collect(
             .metadata()
             .map_err(|e| AssetError::Read(path.into(), e.into()))?
             .len() as usize;
-        let too_large = |size: usize| AssetError::FileTooLarge {
-            path: path.into(),
-            size,
-            limit: limits.file,
-        };
-        if size > limits.file {
-            return Err(too_large(size));
-        }
+        // Refused before it is read; checked again once read, as the file
+        // may have grown since.
+        limits.admit(path, size, &mut total.clone())?;
         let bytes = std::fs::read(path).map_err(|e| AssetError::Read(path.into(), e))?;
-        // Checked again: the file may have grown since.
-        if bytes.len() > limits.file {
-            return Err(too_large(bytes.len()));
-        }
-        total += bytes.len();
-        if total > limits.total {
-            return Err(AssetError::TotalTooLarge {
-                path: path.into(),
-                limit: limits.total,
-            });
-        }
+        limits.admit(path, bytes.len(), &mut total)?;
         out.push(Source {
             path: url,
             bytes,

@@ -194,27 +194,11 @@ pub fn build(
 }
 
 /// The client's files count against the limits as the directory's do.
-fn check_sizes(sources: &[assets::Source], limits: assets::Limits) -> Result<(), BuildError> {
+fn check_sizes(sources: &[assets::Source], limits: assets::Limits) -> Result<(), AssetError> {
     let mut total = 0;
-    for s in sources {
-        if s.bytes.len() > limits.file {
-            return Err(AssetError::FileTooLarge {
-                path: s.from.clone(),
-                size: s.bytes.len(),
-                limit: limits.file,
-            }
-            .into());
-        }
-        total += s.bytes.len();
-        if total > limits.total {
-            return Err(AssetError::TotalTooLarge {
-                path: s.from.clone(),
-                limit: limits.total,
-            }
-            .into());
-        }
-    }
-    Ok(())
+    sources
+        .iter()
+        .try_for_each(|s| limits.admit(&s.from, s.bytes.len(), &mut total))
 }
 
 /// Builds a plugin from an already bundled ES module.

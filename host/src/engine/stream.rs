@@ -81,24 +81,6 @@ impl Sink {
     }
 }
 
-/// `rendered` with the body its render streamed into `frames`, if it
-/// streamed one (a render that ended before its head was read).
-pub fn gathered(mut rendered: crate::pool::Rendered, frames: &mut Frames) -> crate::pool::Rendered {
-    let mut body = Vec::new();
-    let mut head = None;
-    while let Ok(frame) = frames.try_recv() {
-        match frame {
-            Frame::Head(h) => head = Some(h),
-            Frame::Chunk(bytes) => body.extend_from_slice(&bytes),
-        }
-    }
-    if let Some(mut head) = head {
-        head.body = body;
-        rendered.response = head;
-    }
-    rendered
-}
-
 fn gone() -> String {
     "the client went away; the response is abandoned".into()
 }

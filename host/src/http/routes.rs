@@ -328,7 +328,7 @@ async fn submit(
             biased;
             // Ended before its head was read: every chunk is here, and the
             // response goes out whole.
-            outcome = &mut render => outcome.map(|r| stream::gathered(r, &mut frames)),
+            outcome = &mut render => outcome.map(|r| super::stream::gathered(r, &mut frames)),
             frame = frames.recv() => match frame {
                 Some(Frame::Head(head)) => {
                     let store = key.map(|k| (k.clone(), parts.headers.clone(), wanted));
@@ -394,7 +394,6 @@ fn streamed(
         frames,
         render,
         store,
-        state.cache.entry_limit(),
     ));
     Ok(Answer::Streamed(resp))
 }

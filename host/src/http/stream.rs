@@ -61,7 +61,24 @@ pub struct Streamed {
     grace: Option<Pin<Box<tokio::time::Sleep>>>,
     /// The body so far, for the cache, while it fits its entry limit.
     copy: Option<(Store, Vec<u8>)>,
-    limit: usize,
+}
+
+/// `rendered` with the body its render streamed into `frames`, if it
+/// streamed one (a render that ended before its head was read).
+pub fn gathered(mut rendered: Rendered, frames: &mut Frames) -> Rendered {
+    let mut body = Vec::new();
+    let mut head = None;
+    while let Ok(frame) = frames.try_recv() {
+        match frame {
+            Frame::Head(h) => head = Some(h),
+            Frame::Chunk(bytes) => body.extend_from_slice(&bytes),
+        }
+    }
+    if let Some(mut head) = head {
+        head.body = body;
+        rendered.response = head;
+    }
+    rendered
 }
 
 impl Streamed {
@@ -70,7 +87,6 @@ impl Streamed {
         frames: Frames,
         render: Render,
         store: Option<Store>,
-        limit: usize,
     ) -> Streamed {
         Streamed {
             tenant,
@@ -80,7 +96,6 @@ impl Streamed {
             done: false,
             grace: None,
             copy: store.map(|s| (s, Vec::new())),
-            limit,
         }
     }
 
@@ -114,8 +129,8 @@ impl Streamed {
 impl Streamed {
     /// A chunk to send, keeping its copy for the cache while it fits.
     fn chunk(&mut self, bytes: Bytes) -> http_body::Frame<Bytes> {
-        if let Some((_, copy)) = &mut self.copy {
-            if copy.len() + bytes.len() <= self.limit {
+        if let Some((store, copy)) = &mut self.copy {
+            if copy.len() + bytes.len() <= store.state.cache.entry_limit() {
                 copy.extend_from_slice(&bytes);
             } else {
                 self.copy = None;

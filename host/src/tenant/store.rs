@@ -209,17 +209,21 @@ impl Store {
             }
             Ok(bytes)
         };
-        // Read again (and checked again) only when the record says there
-        // are any: most plugins have none, and a Wasm plugin loads from its
-        // .cwasm without reading the .wasm.
-        let assets = match record.assets {
-            0 => Assets::default(),
-            _ => Assets::from_plugin(&read_wasm()?).map_err(said)?,
+        // Read (and checked) once, and only when needed: most plugins have
+        // no assets, and a Wasm plugin loads from its .cwasm.
+        let bytes = match record.assets > 0 || record.engine != EngineKind::Wasm {
+            true => Some(read_wasm()?),
+            false => None,
+        };
+        let assets = match (record.assets, &bytes) {
+            (1.., Some(bytes)) => Assets::from_plugin(bytes).map_err(said)?,
+            _ => Assets::default(),
         };
         let assets = Arc::new(assets);
+        let bytes = || bytes.map_or_else(read_wasm, Ok);
         if record.engine != EngineKind::Wasm {
             let engine = engines.get(record.engine).map_err(said)?;
-            let plugin = engine.load_plugin(&read_wasm()?, limits).map_err(said)?;
+            let plugin = engine.load_plugin(&bytes()?, limits).map_err(said)?;
             return Ok(Saved {
                 registration: record,
                 plugin,
@@ -237,7 +241,7 @@ impl Store {
                     "compiled plugin unusable ({}); compiling again",
                     Chain(&e)
                 );
-                let plugin = wasm.load(&read_wasm()?, limits).map_err(said)?;
+                let plugin = wasm.load(&bytes()?, limits).map_err(said)?;
                 let bytes = wasm.precompile(&plugin).map_err(said)?;
                 write_atomically(&compiled, &bytes).map_err(said)?;
                 plugin

@@ -67,6 +67,10 @@ pub enum ArtifactError {
     #[error("the plugin is malformed: {0}")]
     Malformed(String),
     #[error(
+        "the plugin's heap snapshot does not fit its memory: a data segment ends at byte {end}, beyond the memory's {pages} pages of 64 KiB; build the plugin again with `ssr build`"
+    )]
+    DataOutOfBounds { end: u64, pages: u64 },
+    #[error(
         "the plugin carries no JavaScript bundle (section `{BUNDLE_SECTION}`); rebuild it with `ssr build`"
     )]
     NoBundle,
@@ -82,6 +86,24 @@ pub enum ArtifactError {
         "the plugin imports {names}, which ssr plugins may not use (they get only the contract's `log` and an empty WASI: no sockets, HTTP, files or environment); build plugins with `ssr build`"
     )]
     ForbiddenImports { names: String },
+}
+
+impl From<wasmparser::BinaryReaderError> for ArtifactError {
+    fn from(e: wasmparser::BinaryReaderError) -> Self {
+        ArtifactError::Malformed(e.to_string())
+    }
+}
+
+/// Lower-case hex SHA-256 of `bytes`. Stored plugins, shared compiled
+/// modules and assets are named by it, so it must resist crafted
+/// collisions: a tenant whose plugin collided with another's would load
+/// that one's code.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Says whether `bytes` are a component, so callers can refuse a core

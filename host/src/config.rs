@@ -225,6 +225,10 @@ settings! {
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// Warm instances each worker keeps, across tenants.
     warm_instances: usize = 16, "SSR_WARM_INSTANCES" { value_name = "N" };
+    /// A warm instance unused this long is dropped, so a tenant without
+    /// traffic holds none (its compiled code stays mapped). 0: kept until
+    /// evicted by others.
+    warm_idle: Secs = Secs(300), "SSR_WARM_IDLE" { value_name = "SECS" };
     /// Wasm renders one worker interleaves in time slices of 1-2 ms.
     renders_per_worker: usize = 8, "SSR_RENDERS_PER_WORKER" { value_name = "N" };
     /// Wasm renders one worker keeps suspended while they wait for a
@@ -359,6 +363,11 @@ impl Config {
     }
 
     /// When long renders step aside (`crate::sched`); 0 turns that off.
+    /// How long a warm instance may stay unused (`warm_idle`; 0: for ever).
+    pub fn warm_idle(&self) -> Option<std::time::Duration> {
+        (self.warm_idle.0 > 0).then(|| self.warm_idle.duration())
+    }
+
     pub fn scheduling(&self) -> Scheduling {
         Scheduling {
             demote_after: (self.demote_after.0 > 0).then(|| self.demote_after.duration()),

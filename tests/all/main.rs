@@ -9,6 +9,7 @@ mod browser;
 mod build_errors;
 mod cache;
 mod contract;
+mod density;
 mod fairness;
 mod fetch;
 mod handlers;

@@ -66,7 +66,7 @@ pub fn write(files: &[Packed]) -> Vec<u8> {
         .iter()
         .map(|f| Entry {
             path: f.path.clone(),
-            sha256: crate::tenant::digest(&f.identity),
+            sha256: crate::artifact::digest(&f.identity),
             identity: span(&f.identity),
             gzip: f.gzip.as_deref().map(&mut span),
             br: f.br.as_deref().map(&mut span),
@@ -128,7 +128,7 @@ fn asset(entry: Entry, data: &Bytes) -> Result<Asset, String> {
         }
     };
     let identity = slice(entry.identity)?;
-    if crate::tenant::digest(&identity) != entry.sha256 {
+    if crate::artifact::digest(&identity) != entry.sha256 {
         return Err("its bytes do not hash to the SHA-256 the index records".into());
     }
     let mut bodies = [Some(identity.clone()), None, None];

@@ -84,6 +84,7 @@ impl AppState {
                 max_wasm_stack: config.max_wasm_stack_kib.bytes(),
                 code_cache: config.code_cache.clone(),
                 codegen: Default::default(),
+                shared_dir: config.data_dir.as_ref().map(|d| d.join(Store::SHARED_CODE)),
             },
             // The pool's, so no offer comes before the pool may lower a
             // render.
@@ -102,6 +103,7 @@ impl AppState {
             pin: config.pin,
             queue_capacity: config.queue_capacity,
             warm_instances: config.warm_instances,
+            warm_idle: config.warm_idle(),
             renders_per_worker: config.renders_per_worker,
             v8_threads: config.v8_threads(),
             waiting_per_worker: config.waiting_per_worker,

@@ -89,6 +89,9 @@ pub struct PoolOptions {
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
+    /// A warm instance unused this long is dropped, so a tenant with no
+    /// traffic holds none; `None`: kept until evicted.
+    pub warm_idle: Option<Duration>,
     /// Renders one worker keeps suspended while they wait for a `fetch`
     /// (see `worker.rs`).
     pub waiting_per_worker: usize,
@@ -190,6 +193,8 @@ pub struct Pool {
     instances: Vec<worker::SharedInstances>,
     /// Keeps the blocking threads; its drop waits for them.
     _watch: Watch,
+    /// Stops the idle sweeper when dropped (with `warm_idle`).
+    _sweeper: Option<Sender<()>>,
 }
 
 impl Drop for Pool {
@@ -202,6 +207,38 @@ impl Drop for Pool {
         }
         // Then `watch` drops, and waits for the blocking threads likewise.
     }
+}
+
+/// Drops the warm instances unused for `idle` in `sets`; how many.
+fn expire(sets: &[worker::SharedInstances], idle: Duration) -> usize {
+    let mut dropped = 0;
+    for set in sets {
+        let gone = lock(set).expire(idle);
+        dropped += gone.len();
+        drop(gone);
+    }
+    dropped
+}
+
+/// Starts the thread that drops warm instances unused for `idle`, a quarter
+/// of `idle` late at most; it ends when the returned sender is dropped.
+fn sweep(idle: Duration, sets: Vec<worker::SharedInstances>) -> Sender<()> {
+    let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
+    let every = (idle / 4).max(Duration::from_millis(250));
+    std::thread::Builder::new()
+        .name("ssr-idle".into())
+        .spawn(move || {
+            while let Err(crossbeam_channel::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(every)
+            {
+                let dropped = expire(&sets, idle);
+                if dropped > 0 {
+                    tracing::debug!(dropped, "dropped warm instances idle for {idle:?}");
+                }
+            }
+        })
+        .expect("spawning the idle sweeper");
+    stop
 }
 
 thread_local! {
@@ -281,10 +318,12 @@ impl Pool {
                 })
             }),
         );
+        let sweeper = options.warm_idle.map(|idle| sweep(idle, sets.clone()));
         Pool {
             queue,
             blocking,
             _watch: watch,
+            _sweeper: sweeper,
             capacity: options.queue_capacity,
             options,
             workers,
@@ -422,6 +461,12 @@ impl Pool {
             let gone = lock(set).forget(id, keep);
             drop(gone);
         }
+    }
+
+    /// Drops the warm instances unused for `idle`, on every thread; how
+    /// many.
+    pub fn expire(&self, idle: Duration) -> usize {
+        expire(&self.instances, idle)
     }
 
     /// Instances kept warm, on every thread.

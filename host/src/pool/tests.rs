@@ -57,6 +57,7 @@ fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>) {
         renders_per_worker: 1,
         v8_threads: 1,
         warm_instances: 4,
+        warm_idle: None,
         waiting_per_worker: 4,
         scheduling: Default::default(),
     });

@@ -35,7 +35,8 @@
 //! (`lifo.rs`) when woken, so a waiting V8 render holds no thread either.
 //!
 //! Lifetime: the thread lives as long as the pool. Warm instances live until
-//! evicted (least recently used, beyond `warm_instances`), until their
+//! evicted (least recently used, beyond `warm_instances`), until unused for
+//! `warm_idle` (`Pool::start`'s sweeper), until their
 //! tenant is replaced or removed (`Pool::forget` drops the warm ones at
 //! once; one rendering then is dropped when its render ends, as its
 //! `Tenant::retired` says), or until an error poisons them (a trap, a
@@ -65,6 +66,8 @@ pub(super) struct Warm {
     version: u64,
     instance: Box<dyn Instance>,
     last_used: u64,
+    /// When it was checked in, for [`Instances::expire`].
+    idle_since: Instant,
 }
 
 /// The warm instances of one worker (or of all blocking threads), and how a
@@ -138,8 +141,18 @@ impl Instances {
             version: tenant.version(),
             instance,
             last_used: self.tick,
+            idle_since: Instant::now(),
         });
         evicted
+    }
+
+    /// Takes the instances unused for `idle` out of the set, for the caller
+    /// to drop after the lock.
+    pub(super) fn expire(&mut self, idle: Duration) -> Vec<Warm> {
+        let now = Instant::now();
+        self.warm
+            .extract_if(.., |w| now.duration_since(w.idle_since) >= idle)
+            .collect()
     }
 
     /// Takes tenant `id`'s warm instances out of the set, but those of

@@ -14,7 +14,7 @@
 //! Invariants (crash safety):
 //! - Every file is written with `fs::write_atomically`.
 //! - A registration is written only after both plugin files it names are
-//!   durable, so a `<id>.json` never points at a missing or partial plugin:
+//!   durable (the compiled one first, as registration loads from it), so a `<id>.json` never points at a missing or partial plugin:
 //!   after a crash at any moment a tenant has its old registration or its
 //!   new one.
 //! - Plugin files no registration names are garbage, removed at start-up,
@@ -38,7 +38,7 @@ use super::Registration;
 use super::env::Env;
 use crate::assets::Assets;
 use crate::engine::{EngineKind, Engines, Plugin};
-use crate::fs::{sync_dir, write_atomically, write_private};
+use crate::fs::{sync_dir, write_atomically, write_cold, write_private};
 use crate::report::Chain;
 
 /// A stored registration with its loaded plugin and its secrets.
@@ -57,6 +57,10 @@ pub struct Store {
 }
 
 impl Store {
+    /// The subdirectory where the Wasm engine keeps the modules plugins
+    /// share, compiled (`engine::wasm::shared`).
+    pub const SHARED_CODE: &str = "code";
+
     pub fn open(dir: &Path) -> std::io::Result<Store> {
         use std::os::unix::fs::PermissionsExt;
         let store = Store {
@@ -69,6 +73,11 @@ impl Store {
         std::fs::create_dir_all(&store.secrets)?;
         std::fs::set_permissions(&store.secrets, std::fs::Permissions::from_mode(0o700))?;
         Ok(store)
+    }
+
+    /// Where the compiled form of plugin `digest` is stored.
+    pub fn compiled_path(&self, digest: &str) -> PathBuf {
+        self.plugins.join(format!("{digest}.cwasm"))
     }
 
     fn record_path(&self, id: &str) -> PathBuf {
@@ -96,24 +105,21 @@ impl Store {
         }
     }
 
-    /// Persists a registration: plugin files first, then the record.
-    pub fn save(
-        &self,
-        record: &Registration,
-        wasm: &[u8],
-        compiled: Option<&[u8]>,
-    ) -> std::io::Result<()> {
-        let write_once = |path: PathBuf, bytes: &[u8]| match path.exists() {
-            true => Ok(()),
-            false => write_atomically(&path, bytes),
-        };
-        write_once(self.plugins.join(format!("{}.wasm", record.digest)), wasm)?;
-        if let Some(compiled) = compiled {
-            write_once(
-                self.plugins.join(format!("{}.cwasm", record.digest)),
-                compiled,
-            )?;
+    /// Stores the compiled form of plugin `digest` (written once: it is
+    /// content-addressed); where it is. Before the registration naming it;
+    /// one that no registration names is removed at start-up.
+    pub fn save_compiled(&self, digest: &str, compiled: &[u8]) -> std::io::Result<PathBuf> {
+        let path = self.compiled_path(digest);
+        if !path.exists() {
+            write_cold(&path, compiled)?;
         }
+        Ok(path)
+    }
+
+    /// Persists a registration: the plugin file first (its compiled form,
+    /// if any, is already stored: [`Store::save_compiled`]), then the record.
+    pub fn save(&self, record: &Registration, wasm: &[u8]) -> std::io::Result<()> {
+        write_once(&self.plugins.join(format!("{}.wasm", record.digest)), wasm)?;
         self.save_record(record)
     }
 
@@ -201,7 +207,7 @@ impl Store {
             let bytes = std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"))?;
             // Records written before digests were SHA-256 (32 hex digits of
             // xxh3) name their file by that; they load until re-registered.
-            if record.digest.len() == 64 && super::digest(&bytes) != record.digest {
+            if record.digest.len() == 64 && crate::artifact::digest(&bytes) != record.digest {
                 return Err(format!(
                     "{} does not hash to its name; register the tenant again",
                     wasm_path.display()
@@ -232,7 +238,7 @@ impl Store {
             });
         }
         let wasm = &engines.wasm;
-        let compiled = self.plugins.join(format!("{}.cwasm", record.digest));
+        let compiled = self.compiled_path(&record.digest);
         let plugin = match wasm.load_precompiled(&compiled, limits) {
             Ok(p) => p,
             Err(e) => {
@@ -241,10 +247,9 @@ impl Store {
                     "compiled plugin unusable ({}); compiling again",
                     Chain(&e)
                 );
-                let plugin = wasm.load(&bytes()?, limits).map_err(said)?;
-                let bytes = wasm.precompile(&plugin).map_err(said)?;
-                write_atomically(&compiled, &bytes).map_err(said)?;
-                plugin
+                let bytes = wasm.precompile(&bytes()?).map_err(said)?;
+                write_cold(&compiled, &bytes).map_err(said)?;
+                wasm.load_precompiled(&compiled, limits).map_err(said)?
             }
         };
         Ok(Saved {
@@ -259,6 +264,14 @@ impl Store {
 /// An error with its causes, as the skipped tenant's log line says it.
 fn said(e: impl std::error::Error + 'static) -> String {
     Chain(&e).to_string()
+}
+
+/// Writes a content-addressed file, unless it is there already.
+fn write_once(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match path.exists() {
+        true => Ok(()),
+        false => write_atomically(path, bytes),
+    }
 }
 
 /// Removes `path` from `dir` durably; one already gone is fine.

@@ -14,6 +14,8 @@
 //! and `host` imports ([`Imports`], tagged with the tenant). Each store has
 //! a linear-memory cap and an epoch deadline.
 
+pub mod shared;
+pub mod split;
 pub mod ticker;
 
 use std::future::Future;
@@ -53,6 +55,9 @@ pub struct WasmOptions {
     pub code_cache: Option<std::path::PathBuf>,
     /// How Cranelift compiles plugins.
     pub codegen: Codegen,
+    /// Where the modules plugins share are kept compiled across processes
+    /// (`shared.rs`); `None`: in memory only.
+    pub shared_dir: Option<std::path::PathBuf>,
 }
 
 /// The compiler settings that trade compile time for render speed, measured
@@ -123,6 +128,7 @@ impl Default for WasmOptions {
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             code_cache: None,
             codegen: Codegen::default(),
+            shared_dir: None,
         }
     }
 }
@@ -220,6 +226,8 @@ impl host::Host for HostState {
 pub struct WasmEngine {
     engine: wasmtime::Engine,
     linker: Linker<HostState>,
+    /// The compiled modules plugins share (`split.rs`).
+    shared: shared::SharedCode,
     options: WasmOptions,
     /// Shared with every plugin: a plugin's renders need the ticker for
     /// their deadlines however long the engine is kept.
@@ -279,23 +287,55 @@ impl WasmEngine {
         link(&mut linker).map_err(|e| EngineError::Compile(e.into()))?;
         Ok(WasmEngine {
             ticker: Arc::new(ticker::Ticker::start(engine.clone())),
+            shared: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
             engine,
             linker,
             options,
         })
     }
 
-    /// Checks, compiles and pre-instantiates a plugin.
+    /// Checks, compiles and pre-instantiates a plugin: its tenant's part
+    /// only, when it splits (`split.rs`), else whole.
     pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         artifact::check_is_component(bytes)?;
-        let component =
-            Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))?;
-        self.prepare(component, limits)
+        let compile = |bytes: &[u8]| {
+            Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))
+        };
+        let started = Instant::now();
+        let Some(split) = split::split(bytes)? else {
+            tracing::debug!("the plugin does not split; compiling it whole");
+            return self.prepare(compile(bytes)?, &self.linker, Vec::new(), &[], limits);
+        };
+        let split_in = started.elapsed();
+        let mut linker = self.linker.clone();
+        let mut shared = Vec::with_capacity(split.shared.len());
+        for module in &split.shared {
+            shared.push(self.link(&mut linker, &module.name, self.shared.get(module)?)?);
+        }
+        let shared_in = started.elapsed() - split_in;
+        let component = compile(&split.component)?;
+        let compiled_in = started.elapsed() - split_in - shared_in;
+        // The shared modules' imports are the host's own, not the plugin's.
+        let linked: Vec<&str> = split.shared.iter().map(|m| m.name.as_str()).collect();
+        let plugin = self.prepare(component, &linker, shared, &linked, limits)?;
+        tracing::debug!(
+            ?split_in,
+            ?shared_in,
+            ?compiled_in,
+            total = ?started.elapsed(),
+            state_bytes = split.state_bytes,
+            component_bytes = split.component.len(),
+            "loaded a split plugin"
+        );
+        Ok(plugin)
     }
 
     fn prepare(
         &self,
         component: Component,
+        linker: &Linker<HostState>,
+        shared: Vec<Arc<shared::Shared>>,
+        linked: &[&str],
         limits: InstanceCaps,
     ) -> Result<WasmPlugin, EngineError> {
         let ty = component.component_type();
@@ -307,30 +347,42 @@ impl WasmEngine {
         let imports: Vec<String> = ty
             .imports(&self.engine)
             .map(|(n, _)| n.to_string())
+            .filter(|n| !linked.contains(&n.as_str()))
             .collect();
         artifact::check_imports(imports.iter().map(String::as_str))?;
-        let pre = self
-            .linker
+        let pre = linker
             .instantiate_pre(&component)
             .map_err(|e| EngineError::Instantiate(e.into()))?;
         let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(e.into()))?;
         make_memory_images(&component)?;
         Ok(WasmPlugin {
-            component,
             pre,
             // A pooling-allocator slot holds no more than the engine's cap.
             memory_limit: limits.memory.min(self.options.memory_limit),
+            _shared: shared,
             _ticker: self.ticker.clone(),
         })
     }
 
-    /// The plugin compiled for this engine, to store beside the plugin and
-    /// load with [`WasmEngine::load_precompiled`].
-    pub fn precompile(&self, plugin: &WasmPlugin) -> Result<Vec<u8>, EngineError> {
-        plugin
-            .component
-            .serialize()
-            .map_err(|e| EngineError::Compile(e.into()))
+    /// The plugin compiled for this engine, to store beside it and load
+    /// with [`WasmEngine::load_precompiled`]: its tenant's part only, when it
+    /// splits (the shared modules it links are compiled now, and stored in
+    /// `shared_dir`), else whole. Compiled straight to bytes: nothing is
+    /// loaded, and no memory image made, for a copy that is never run.
+    pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, EngineError> {
+        artifact::check_is_component(bytes)?;
+        let precompile = |bytes: &[u8]| {
+            self.engine
+                .precompile_component(bytes)
+                .map_err(|e| EngineError::Compile(e.into()))
+        };
+        let Some(split) = split::split(bytes)? else {
+            return precompile(bytes);
+        };
+        for module in &split.shared {
+            self.shared.get(module)?;
+        }
+        precompile(&split.component)
     }
 
     /// Loads a plugin compiled by [`WasmEngine::precompile`], memory-mapping
@@ -351,7 +403,38 @@ impl WasmEngine {
         // the server writes; it is not input from a tenant or a client.
         let component = unsafe { Component::deserialize_file(&self.engine, path) }
             .map_err(|e| EngineError::Compile(e.into()))?;
-        self.prepare(component, limits)
+        // A split plugin's tenant part names the shared modules it links.
+        let names: Vec<String> = component
+            .component_type()
+            .imports(&self.engine)
+            .filter(|(n, _)| split::shared_digest(n).is_some())
+            .map(|(n, _)| n.to_string())
+            .collect();
+        if names.is_empty() {
+            return self.prepare(component, &self.linker, Vec::new(), &[], limits);
+        }
+        let mut linker = self.linker.clone();
+        let mut shared = Vec::with_capacity(names.len());
+        for name in &names {
+            let digest = split::shared_digest(name).expect("filtered above");
+            shared.push(self.link(&mut linker, name, self.shared.find(digest)?)?);
+        }
+        let linked: Vec<&str> = names.iter().map(String::as_str).collect();
+        self.prepare(component, &linker, shared, &linked, limits)
+    }
+
+    /// Defines `module` in `linker` as `name`.
+    fn link(
+        &self,
+        linker: &mut Linker<HostState>,
+        name: &str,
+        module: Arc<shared::Shared>,
+    ) -> Result<Arc<shared::Shared>, EngineError> {
+        linker
+            .root()
+            .module(name, &module.module())
+            .map_err(|e| EngineError::Instantiate(e.into()))?;
+        Ok(module)
     }
 }
 
@@ -399,9 +482,10 @@ impl Engine for WasmEngine {
 
 /// A compiled, pre-instantiated plugin.
 pub struct WasmPlugin {
-    component: Component,
     pre: PluginPre<HostState>,
     memory_limit: usize,
+    /// The shared modules it was linked with, kept compiled while it lives.
+    _shared: Vec<Arc<shared::Shared>>,
     _ticker: Arc<ticker::Ticker>,
 }
 

@@ -13,6 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-2}
 VARIANTS=${VARIANTS:-"default inline eager-tables size unoptimized"}
+# The section written: `TAG=split TITLE="Shared code against whole plugins"
+# VARIANTS="default whole"` compares a split plugin with one compiled whole.
+TAG=${TAG:-codegen}
+TITLE=${TITLE:-"Cranelift settings"}
 PLUGINS=${PLUGINS:-"hello react"}
 OUT=benches/RESULTS-density.md
 [ -n "${PREBUILT:-}" ] || scripts/setup.sh
@@ -56,11 +60,11 @@ header="| variant |"
 sep="|---|"
 for p in $PLUGINS; do header+=" $p warm render (us) | $p compile (us) |"; sep+="---|---|"; done
 section=$(
-  echo "## Cranelift settings, $(nproc) cores"
+  echo "## $TITLE, $(nproc) cores"
   echo
-  echo "Measures a warm Wasm render and compiling a plugin (what a registration pays today), per compiler setting: \`default\` (opt level speed, no inlining, lazy tables), \`inline\` (Cranelift inlining), \`eager-tables\` (\`table_lazy_init(false)\`), \`size\` (speed and size), \`unoptimized\` (opt level none)."
+  echo "Measures a warm Wasm render and loading a plugin (what a registration compiles), per setting: \`default\` (split: the shared code compiled once, then each plugin's state module; opt level speed, no inlining, lazy tables), \`whole\` (each plugin compiled whole, no code shared), \`inline\` (Cranelift inlining), \`eager-tables\` (\`table_lazy_init(false)\`), \`size\` (speed and size), \`unoptimized\` (opt level none)."
   echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
-  echo "Command: \`ROUNDS=$ROUNDS benches/codegen.sh\` (each round runs every variant in turn: \`SSR_BENCH_CODEGEN=<variant> cargo bench --bench engine -- '(render_warm|compile)/wasm-' --warm-up-time 1 --measurement-time 3\`); criterion's medians, their median over rounds (of two, the mean), and the ratio to \`default\`."
+  echo "Command: \`ROUNDS=$ROUNDS VARIANTS=\"$VARIANTS\" TAG=$TAG TITLE=\"$TITLE\" benches/codegen.sh\` (each round runs every variant in turn: \`SSR_BENCH_CODEGEN=<variant> cargo bench --bench engine -- '(render_warm|compile)/wasm-' --warm-up-time 1 --measurement-time 3\`); criterion's medians, their median over rounds (of two, the mean), and the ratio to \`default\`."
   echo
   echo "$header"
   echo "$sep"
@@ -70,5 +74,5 @@ section=$(
   echo
   printf '%s\n' "${runs[@]}" | sort
 )
-python3 benches/section.py "$OUT" "codegen-$(nproc)" "$section"
-echo "wrote the codegen section of $OUT" >&2
+python3 benches/section.py "$OUT" "$TAG-$(nproc)" "$section"
+echo "wrote the $TAG section of $OUT" >&2

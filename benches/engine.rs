@@ -13,12 +13,14 @@
 //! - `render_fresh`: a new instance, then one render (the `fresh` mode cost).
 //!   hello and react.
 //!
-//! - `compile`: compiling a plugin's component with Cranelift (what a
-//!   registration costs today), only with `SSR_BENCH_CODEGEN` set.
+//! - `compile`: loading a plugin (what a registration compiles: the
+//!   tenant's state module, once the shared code is compiled), only with
+//!   `SSR_BENCH_CODEGEN` set.
 //!
 //! `SSR_BENCH_CODEGEN=<variant>` compiles Wasm plugins with one of
-//! `Codegen::VARIANTS` and names the Wasm engine `wasm-<variant>`
-//! (`benches/codegen.sh` runs them in turn).
+//! `Codegen::VARIANTS`, or `whole` (each plugin compiled whole, no code
+//! shared), and names the Wasm engine `wasm-<variant>` (`benches/codegen.sh`
+//! runs them in turn).
 //!
 //! Plugins are built in setup, outside every timed loop; every engine's
 //! output is checked byte for byte against the others before timing.
@@ -49,10 +51,12 @@ fn root() -> &'static Path {
 
 fn engines(c: &mut Criterion) {
     let variant = std::env::var("SSR_BENCH_CODEGEN").ok();
-    let codegen = variant
-        .as_deref()
-        .map(|v| Codegen::variant(v).unwrap())
-        .unwrap_or_default();
+    // `whole`: each plugin compiled whole, no code shared (`split.rs`).
+    let (codegen, split) = match variant.as_deref() {
+        Some("whole") => (Codegen::default(), false),
+        Some(v) => (Codegen::variant(v).unwrap(), true),
+        None => (Codegen::default(), true),
+    };
     let wasm_name = |kind: EngineKind| match (&variant, kind) {
         (Some(v), EngineKind::Wasm) => format!("wasm-{v}"),
         _ => kind.as_str().to_string(),
@@ -61,6 +65,7 @@ fn engines(c: &mut Criterion) {
         wasm: WasmOptions {
             pooled_instances: Some(64),
             codegen,
+            split,
             ..WasmOptions::default()
         },
         ..EngineOptions::default()

@@ -40,10 +40,11 @@ fn two_tenants_share_compiled_code_but_never_their_heaps() {
         let bytes = secret_plugin(name, secret);
         assert_eq!(s.put_bytes(name, &bytes, "mode=reuse").0, 201);
     }
-    // One compiled copy of each shared module: the runtime's code, the WASI
-    // adapter and two glue modules, for both tenants.
+    // One compiled copy of each shared piece for both tenants: the
+    // runtime's code, the WASI adapter, two small modules of
+    // wit-component's, and the component that wires them.
     let shared = files(dir.join("code"), "cwasm");
-    assert_eq!(shared.len(), 4, "{shared:?}");
+    assert_eq!(shared.len(), 5, "{shared:?}");
     let runtime = shared.iter().map(|(_, len)| *len).max().unwrap();
     for (path, len) in files(dir.join("plugins"), "cwasm") {
         assert!(

@@ -85,6 +85,7 @@ impl AppState {
                 code_cache: config.code_cache.clone(),
                 codegen: Default::default(),
                 shared_dir: config.data_dir.as_ref().map(|d| d.join(Store::SHARED_CODE)),
+                split: true,
             },
             // The pool's, so no offer comes before the pool may lower a
             // render.

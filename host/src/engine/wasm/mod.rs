@@ -27,7 +27,7 @@ use contract::host::ssr::plugin::{host, log, types};
 use contract::host::{Plugin as Bindings, PluginPre};
 use contract::{Request, Response};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
+use wasmtime::{Module, ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use super::imports::{Grants, Imports};
@@ -55,9 +55,13 @@ pub struct WasmOptions {
     pub code_cache: Option<std::path::PathBuf>,
     /// How Cranelift compiles plugins.
     pub codegen: Codegen,
-    /// Where the modules plugins share are kept compiled across processes
+    /// Where the code plugins share is kept compiled across processes
     /// (`shared.rs`); `None`: in memory only.
     pub shared_dir: Option<std::path::PathBuf>,
+    /// Share the runtime's compiled code between plugins (`split.rs`);
+    /// `false` compiles each plugin whole, as before, for the benchmarks
+    /// that compare the two (`benches/codegen.sh`, variant `whole`).
+    pub split: bool,
 }
 
 /// The compiler settings that trade compile time for render speed, measured
@@ -129,6 +133,7 @@ impl Default for WasmOptions {
             code_cache: None,
             codegen: Codegen::default(),
             shared_dir: None,
+            split: true,
         }
     }
 }
@@ -226,8 +231,9 @@ impl host::Host for HostState {
 pub struct WasmEngine {
     engine: wasmtime::Engine,
     linker: Linker<HostState>,
-    /// The compiled modules plugins share (`split.rs`).
-    shared: shared::SharedCode,
+    /// The compiled code plugins share (`split.rs`).
+    modules: shared::SharedCode<Module>,
+    glue: shared::SharedCode<Component>,
     options: WasmOptions,
     /// Shared with every plugin: a plugin's renders need the ticker for
     /// their deadlines however long the engine is kept.
@@ -287,106 +293,51 @@ impl WasmEngine {
         link(&mut linker).map_err(|e| EngineError::Compile(e.into()))?;
         Ok(WasmEngine {
             ticker: Arc::new(ticker::Ticker::start(engine.clone())),
-            shared: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
+            modules: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
+            glue: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
             engine,
             linker,
             options,
         })
     }
 
-    /// Checks, compiles and pre-instantiates a plugin: its tenant's part
+    /// Checks, compiles and pre-instantiates a plugin: its state module
     /// only, when it splits (`split.rs`), else whole.
     pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         artifact::check_is_component(bytes)?;
-        let compile = |bytes: &[u8]| {
-            Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))
-        };
-        let started = Instant::now();
-        let Some(split) = split::split(bytes)? else {
+        let Some(split) = self.split(bytes)? else {
             tracing::debug!("the plugin does not split; compiling it whole");
-            return self.prepare(compile(bytes)?, &self.linker, Vec::new(), &[], limits);
+            let component =
+                Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))?;
+            make_memory_images(|| component.initialize_copy_on_write_image())?;
+            return self.prepare(component, &self.linker, Held::default(), limits);
         };
-        let split_in = started.elapsed();
-        let mut linker = self.linker.clone();
-        let mut shared = Vec::with_capacity(split.shared.len());
-        for module in &split.shared {
-            shared.push(self.link(&mut linker, &module.name, self.shared.get(module)?)?);
-        }
-        let shared_in = started.elapsed() - split_in;
-        let component = compile(&split.component)?;
-        let compiled_in = started.elapsed() - split_in - shared_in;
-        // The shared modules' imports are the host's own, not the plugin's.
-        let linked: Vec<&str> = split.shared.iter().map(|m| m.name.as_str()).collect();
-        let plugin = self.prepare(component, &linker, shared, &linked, limits)?;
-        tracing::debug!(
-            ?split_in,
-            ?shared_in,
-            ?compiled_in,
-            total = ?started.elapsed(),
-            state_bytes = split.state_bytes,
-            component_bytes = split.component.len(),
-            "loaded a split plugin"
-        );
-        Ok(plugin)
-    }
-
-    fn prepare(
-        &self,
-        component: Component,
-        linker: &Linker<HostState>,
-        shared: Vec<Arc<shared::Shared>>,
-        linked: &[&str],
-        limits: InstanceCaps,
-    ) -> Result<WasmPlugin, EngineError> {
-        let ty = component.component_type();
-        let names: Vec<String> = ty
-            .exports(&self.engine)
-            .map(|(n, _)| n.to_string())
-            .collect();
-        artifact::check_contract(names.iter().map(String::as_str))?;
-        let imports: Vec<String> = ty
-            .imports(&self.engine)
-            .map(|(n, _)| n.to_string())
-            .filter(|n| !linked.contains(&n.as_str()))
-            .collect();
-        artifact::check_imports(imports.iter().map(String::as_str))?;
-        let pre = linker
-            .instantiate_pre(&component)
-            .map_err(|e| EngineError::Instantiate(e.into()))?;
-        let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(e.into()))?;
-        make_memory_images(&component)?;
-        Ok(WasmPlugin {
-            pre,
-            // A pooling-allocator slot holds no more than the engine's cap.
-            memory_limit: limits.memory.min(self.options.memory_limit),
-            _shared: shared,
-            _ticker: self.ticker.clone(),
-        })
+        let held = self.shared(&split)?;
+        let state =
+            Module::new(&self.engine, &split.state).map_err(|e| EngineError::Compile(e.into()))?;
+        self.link(held, state, limits)
     }
 
     /// The plugin compiled for this engine, to store beside it and load
-    /// with [`WasmEngine::load_precompiled`]: its tenant's part only, when it
-    /// splits (the shared modules it links are compiled now, and stored in
+    /// with [`WasmEngine::load_precompiled`]: its state module only, when
+    /// it splits (the shared code it links is compiled now, and stored in
     /// `shared_dir`), else whole. Compiled straight to bytes: nothing is
     /// loaded, and no memory image made, for a copy that is never run.
     pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, EngineError> {
         artifact::check_is_component(bytes)?;
-        let precompile = |bytes: &[u8]| {
-            self.engine
-                .precompile_component(bytes)
-                .map_err(|e| EngineError::Compile(e.into()))
+        let compiled = match self.split(bytes)? {
+            None => self.engine.precompile_component(bytes),
+            Some(split) => {
+                self.shared(&split)?;
+                self.engine.precompile_module(&split.state)
+            }
         };
-        let Some(split) = split::split(bytes)? else {
-            return precompile(bytes);
-        };
-        for module in &split.shared {
-            self.shared.get(module)?;
-        }
-        precompile(&split.component)
+        compiled.map_err(|e| EngineError::Compile(e.into()))
     }
 
     /// Loads a plugin compiled by [`WasmEngine::precompile`], memory-mapping
-    /// it: no compilation.
+    /// it: no compilation. A state module finds its glue and shared modules
+    /// by their digests, compiled in memory or in `shared_dir`.
     ///
     /// Only for files this host wrote into its own data dir: Wasmtime trusts
     /// precompiled code. It does check that the file was made by the same
@@ -398,44 +349,126 @@ impl WasmEngine {
         path: &std::path::Path,
         limits: InstanceCaps,
     ) -> Result<WasmPlugin, EngineError> {
-        // SAFETY: `path` is a `.cwasm` this process's `Store` wrote with
-        // `precompile` (`Component::serialize`) into the data dir, which only
-        // the server writes; it is not input from a tenant or a client.
-        let component = unsafe { Component::deserialize_file(&self.engine, path) }
-            .map_err(|e| EngineError::Compile(e.into()))?;
-        // A split plugin's tenant part names the shared modules it links.
-        let names: Vec<String> = component
-            .component_type()
-            .imports(&self.engine)
-            .filter(|(n, _)| split::shared_digest(n).is_some())
-            .map(|(n, _)| n.to_string())
-            .collect();
-        if names.is_empty() {
-            return self.prepare(component, &self.linker, Vec::new(), &[], limits);
+        let failed = |e: wasmtime::Error| EngineError::Compile(e.into());
+        // SAFETY (both): `path` is a `.cwasm` this process's `Store` wrote
+        // with `precompile` into the data dir, which only the server writes;
+        // it is not input from a tenant or a client.
+        match wasmtime::Engine::detect_precompiled_file(path).map_err(failed)? {
+            Some(wasmtime::Precompiled::Module) => {
+                let state =
+                    unsafe { Module::deserialize_file(&self.engine, path) }.map_err(failed)?;
+                let glue = split::glue_digest(&state).ok_or_else(|| {
+                    EngineError::Compile("the compiled module names no glue".into())
+                })?;
+                let glue = self.glue.find(&glue)?;
+                let mut modules = Vec::new();
+                for (name, _) in glue.code().component_type().imports(&self.engine) {
+                    if let Some(digest) = split::shared_digest(name) {
+                        modules.push((name.to_string(), self.modules.find(digest)?));
+                    }
+                }
+                self.link(
+                    Held {
+                        glue: Some(glue),
+                        modules,
+                    },
+                    state,
+                    limits,
+                )
+            }
+            _ => {
+                let component =
+                    unsafe { Component::deserialize_file(&self.engine, path) }.map_err(failed)?;
+                make_memory_images(|| component.initialize_copy_on_write_image())?;
+                self.prepare(component, &self.linker, Held::default(), limits)
+            }
         }
-        let mut linker = self.linker.clone();
-        let mut shared = Vec::with_capacity(names.len());
-        for name in &names {
-            let digest = split::shared_digest(name).expect("filtered above");
-            shared.push(self.link(&mut linker, name, self.shared.find(digest)?)?);
-        }
-        let linked: Vec<&str> = names.iter().map(String::as_str).collect();
-        self.prepare(component, &linker, shared, &linked, limits)
     }
 
-    /// Defines `module` in `linker` as `name`.
+    fn split(&self, bytes: &[u8]) -> Result<Option<split::Split>, EngineError> {
+        match self.options.split {
+            true => Ok(split::split(bytes)?),
+            false => Ok(None),
+        }
+    }
+
+    /// The glue and shared modules `split` links, compiled.
+    fn shared(&self, split: &split::Split) -> Result<Held, EngineError> {
+        let mut modules = Vec::with_capacity(split.shared.len());
+        for m in &split.shared {
+            modules.push((m.name.clone(), self.modules.get(&m.digest, &m.bytes)?));
+        }
+        Ok(Held {
+            glue: Some(self.glue.get(&split.glue_digest, &split.glue)?),
+            modules,
+        })
+    }
+
+    /// A split plugin: the glue, linked with the shared modules and the
+    /// tenant's state module.
     fn link(
         &self,
-        linker: &mut Linker<HostState>,
-        name: &str,
-        module: Arc<shared::Shared>,
-    ) -> Result<Arc<shared::Shared>, EngineError> {
+        held: Held,
+        state: Module,
+        limits: InstanceCaps,
+    ) -> Result<WasmPlugin, EngineError> {
+        let failed = |e: wasmtime::Error| EngineError::Instantiate(e.into());
+        let mut linker = self.linker.clone();
+        for (name, module) in &held.modules {
+            linker.root().module(name, &module.code()).map_err(failed)?;
+        }
         linker
             .root()
-            .module(name, &module.module())
-            .map_err(|e| EngineError::Instantiate(e.into()))?;
-        Ok(module)
+            .module(split::STATE_IMPORT, &state)
+            .map_err(failed)?;
+        make_memory_images(|| state.initialize_copy_on_write_image())?;
+        let glue = held.glue.as_ref().expect("a split plugin has glue").code();
+        self.prepare(glue, &linker, held, limits)
     }
+
+    fn prepare(
+        &self,
+        component: Component,
+        linker: &Linker<HostState>,
+        held: Held,
+        limits: InstanceCaps,
+    ) -> Result<WasmPlugin, EngineError> {
+        let ty = component.component_type();
+        let names: Vec<String> = ty
+            .exports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        artifact::check_contract(names.iter().map(String::as_str))?;
+        // The glue's imports of modules are the host's own, not the plugin's.
+        let linked = |n: &str| {
+            held.glue.is_some() && (n == split::STATE_IMPORT || split::shared_digest(n).is_some())
+        };
+        let imports: Vec<String> = ty
+            .imports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .filter(|n| !linked(n))
+            .collect();
+        artifact::check_imports(imports.iter().map(String::as_str))?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .map_err(|e| EngineError::Instantiate(e.into()))?;
+        let pre = PluginPre::new(pre).map_err(|e| EngineError::Instantiate(e.into()))?;
+        Ok(WasmPlugin {
+            pre,
+            // A pooling-allocator slot holds no more than the engine's cap.
+            memory_limit: limits.memory.min(self.options.memory_limit),
+            _held: held,
+            _ticker: self.ticker.clone(),
+        })
+    }
+}
+
+/// The shared code a split plugin links, kept compiled while it lives.
+#[derive(Default)]
+struct Held {
+    glue: Option<Arc<shared::Shared<Component>>>,
+    /// By import name.
+    modules: Vec<(String, Arc<shared::Shared<Module>>)>,
 }
 
 /// Makes the component's copy-on-write memory images now, at load, rather
@@ -447,11 +480,11 @@ impl WasmEngine {
 /// loaded machine: it failed one CI run ("cannot add seals to the memfd"), and
 /// a C loop sealing 32 MiB memfds with both cores busy saw it once in 2,900.
 /// Wasmtime does not remember the failure, so another try makes a new memfd.
-fn make_memory_images(component: &Component) -> Result<(), EngineError> {
+fn make_memory_images(make: impl Fn() -> wasmtime::Result<()>) -> Result<(), EngineError> {
     const TRIES: u64 = 5;
     let mut tried = 1;
     loop {
-        match component.initialize_copy_on_write_image() {
+        match make() {
             Ok(()) => return Ok(()),
             Err(e) if tried < TRIES => {
                 tracing::warn!(
@@ -484,8 +517,7 @@ impl Engine for WasmEngine {
 pub struct WasmPlugin {
     pre: PluginPre<HostState>,
     memory_limit: usize,
-    /// The shared modules it was linked with, kept compiled while it lives.
-    _shared: Vec<Arc<shared::Shared>>,
+    _held: Held,
     _ticker: Arc<ticker::Ticker>,
 }
 

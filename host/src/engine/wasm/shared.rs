@@ -1,15 +1,16 @@
-//! The compiled core modules tenants share (`split.rs`): each distinct
-//! module compiled once per process, and, with a directory, once per host.
+//! The compiled code tenants share (`split.rs`): each distinct core module
+//! and glue component compiled once per process, and, with a directory,
+//! once per host.
 //!
 //! Invariants:
-//! - A module is found by the SHA-256 of its bytes, so a tenant gets a
-//!   shared compiled module only for the very bytes its own plugin carries.
-//!   Compiled code is immutable; each instance has its own globals, tables
-//!   and memory, so sharing it shares no state between tenants.
-//! - A module stays compiled while a loaded plugin uses it, and no longer
-//!   (the map holds it weakly): a tenant's own modules go with it.
-//! - Two loads needing the same new module compile it once; the second
-//!   waits for the first.
+//! - Code is found by the SHA-256 of its bytes, so a tenant gets shared
+//!   compiled code only for the very bytes its own plugin carries. Compiled
+//!   code is immutable; each instance has its own globals, tables and
+//!   memory, so sharing it shares no state between tenants.
+//! - Code stays compiled while a loaded plugin uses it, and no longer (the
+//!   map holds it weakly).
+//! - Two loads needing the same new code compile it once; the second waits
+//!   for the first.
 //! - On disk, `<dir>/<sha256>.cwasm` is written atomically and only by this
 //!   process's engine, so it is trusted as precompiled code; a file that
 //!   Wasmtime refuses (another version or configuration) is compiled again
@@ -20,55 +21,93 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
 use wasmtime::Module;
+use wasmtime::component::Component;
 
-use super::split::SharedModule;
 use crate::engine::EngineError;
 
-/// One shared module, compiled.
-pub struct Shared {
-    module: Mutex<Option<Module>>,
+/// What can be shared: a core module or a component.
+pub trait Code: Clone + Send + Sync + 'static {
+    fn compile(engine: &wasmtime::Engine, bytes: &[u8]) -> wasmtime::Result<Self>;
+    fn serialize(&self) -> wasmtime::Result<Vec<u8>>;
+    /// # Safety
+    /// `path` must hold what [`Code::serialize`] wrote, for this engine.
+    #[allow(unsafe_code)]
+    unsafe fn deserialize_file(engine: &wasmtime::Engine, path: &Path) -> wasmtime::Result<Self>;
 }
 
-impl Shared {
-    pub fn module(&self) -> Module {
-        self.module
+impl Code for Module {
+    fn compile(engine: &wasmtime::Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
+        Module::new(engine, bytes)
+    }
+    fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
+        Module::serialize(self)
+    }
+    #[allow(unsafe_code)]
+    unsafe fn deserialize_file(engine: &wasmtime::Engine, path: &Path) -> wasmtime::Result<Self> {
+        // SAFETY: as the caller promises.
+        unsafe { Module::deserialize_file(engine, path) }
+    }
+}
+
+impl Code for Component {
+    fn compile(engine: &wasmtime::Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
+        Component::new(engine, bytes)
+    }
+    fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
+        Component::serialize(self)
+    }
+    #[allow(unsafe_code)]
+    unsafe fn deserialize_file(engine: &wasmtime::Engine, path: &Path) -> wasmtime::Result<Self> {
+        // SAFETY: as the caller promises.
+        unsafe { Component::deserialize_file(engine, path) }
+    }
+}
+
+/// One piece of shared code, compiled.
+pub struct Shared<T> {
+    code: Mutex<Option<T>>,
+}
+
+impl<T: Code> Shared<T> {
+    pub fn code(&self) -> T {
+        self.code
             .lock()
-            .expect("compiled before it is handed out")
+            .expect("never poisoned")
             .clone()
             .expect("compiled before it is handed out")
     }
 }
 
-/// Every shared module in use, by SHA-256.
-pub struct SharedCode {
+/// Every piece of shared code of one kind in use, by SHA-256.
+pub struct SharedCode<T> {
     engine: wasmtime::Engine,
     dir: Option<PathBuf>,
-    modules: Mutex<HashMap<String, Weak<Shared>>>,
+    code: Mutex<HashMap<String, Weak<Shared<T>>>>,
 }
 
-impl SharedCode {
-    pub fn new(engine: wasmtime::Engine, dir: Option<PathBuf>) -> SharedCode {
+impl<T: Code> SharedCode<T> {
+    pub fn new(engine: wasmtime::Engine, dir: Option<PathBuf>) -> SharedCode<T> {
         SharedCode {
             engine,
             dir,
-            modules: Mutex::new(HashMap::new()),
+            code: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The compiled `module`: the one in use, the one on disk, or compiled
-    /// now.
-    pub fn get(&self, module: &SharedModule) -> Result<Arc<Shared>, EngineError> {
-        self.slot(&module.digest, || {
-            Module::new(&self.engine, &module.bytes).map_err(|e| EngineError::Compile(e.into()))
+    /// `bytes` (of SHA-256 `digest`) compiled: the copy in use, the one on
+    /// disk, or compiled now.
+    pub fn get(&self, digest: &str, bytes: &[u8]) -> Result<Arc<Shared<T>>, EngineError> {
+        self.slot(digest, || {
+            T::compile(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))
         })
     }
 
-    /// The compiled module of SHA-256 `digest`, in use or on disk; an
-    /// error names it if it is in neither.
-    pub fn find(&self, digest: &str) -> Result<Arc<Shared>, EngineError> {
+    /// The compiled code of SHA-256 `digest`, in use or on disk; an error
+    /// names it if it is in neither.
+    pub fn find(&self, digest: &str) -> Result<Arc<Shared<T>>, EngineError> {
         self.slot(digest, || {
             Err(EngineError::Compile(
-                format!("the shared module {digest} is not compiled on this host").into(),
+                format!("the shared code {digest} is not compiled on this host").into(),
             ))
         })
     }
@@ -76,23 +115,23 @@ impl SharedCode {
     fn slot(
         &self,
         digest: &str,
-        compile: impl FnOnce() -> Result<Module, EngineError>,
-    ) -> Result<Arc<Shared>, EngineError> {
+        compile: impl FnOnce() -> Result<T, EngineError>,
+    ) -> Result<Arc<Shared<T>>, EngineError> {
         let slot = {
-            let mut modules = self.modules.lock().expect("never poisoned");
-            match modules.get(digest).and_then(Weak::upgrade) {
+            let mut all = self.code.lock().expect("never poisoned");
+            match all.get(digest).and_then(Weak::upgrade) {
                 Some(slot) => slot,
                 None => {
-                    modules.retain(|_, m| m.strong_count() > 0);
+                    all.retain(|_, m| m.strong_count() > 0);
                     let slot = Arc::new(Shared {
-                        module: Mutex::new(None),
+                        code: Mutex::new(None),
                     });
-                    modules.insert(digest.to_string(), Arc::downgrade(&slot));
+                    all.insert(digest.to_string(), Arc::downgrade(&slot));
                     slot
                 }
             }
         };
-        let mut compiled = slot.module.lock().expect("never poisoned");
+        let mut compiled = slot.code.lock().expect("never poisoned");
         if compiled.is_none() {
             *compiled = Some(self.load_or(digest, compile)?);
         }
@@ -100,23 +139,28 @@ impl SharedCode {
         Ok(slot)
     }
 
-    /// The module from `<dir>/<digest>.cwasm`, or else `compile`d and
-    /// stored there.
+    /// The code from `<dir>/<digest>.cwasm`, or else `compile`d and stored
+    /// there.
     fn load_or(
         &self,
         digest: &str,
-        compile: impl FnOnce() -> Result<Module, EngineError>,
-    ) -> Result<Module, EngineError> {
+        compile: impl FnOnce() -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
         let Some(dir) = &self.dir else {
             return compile();
         };
         let path = dir.join(format!("{digest}.cwasm"));
         if path.exists() {
-            match load(&self.engine, &path) {
-                Ok(m) => return Ok(m),
+            // SAFETY: `path` is a `.cwasm` that this function wrote with
+            // `serialize` into the server's own directory; it is not input
+            // from a tenant or a client. Wasmtime checks its version and
+            // settings.
+            #[allow(unsafe_code)]
+            match unsafe { T::deserialize_file(&self.engine, &path) } {
+                Ok(code) => return Ok(code),
                 Err(e) => tracing::warn!(
                     file = %path.display(),
-                    "compiled shared module unusable ({e:#}); compiling again"
+                    "compiled shared code unusable ({e:#}); compiling again"
                 ),
             }
         }
@@ -130,16 +174,8 @@ impl SharedCode {
             });
         if let Err(e) = written {
             // Only costs a compile at the next start.
-            tracing::warn!(file = %path.display(), "cannot store a compiled shared module: {e}");
+            tracing::warn!(file = %path.display(), "cannot store compiled shared code: {e}");
         }
         Ok(compiled)
     }
-}
-
-#[allow(unsafe_code)]
-fn load(engine: &wasmtime::Engine, path: &Path) -> wasmtime::Result<Module> {
-    // SAFETY: `path` is a `.cwasm` that `SharedCode::compile` wrote with
-    // `Module::serialize` into the server's own directory; it is not input
-    // from a tenant or a client. Wasmtime checks its version and settings.
-    unsafe { Module::deserialize_file(engine, path) }
 }

@@ -9,23 +9,29 @@
 //! of one plugin:
 //! - its **shared modules**: every core module with no data, as it is, and
 //!   the runtime module with its memory turned into an import from
-//!   [`STATE_MODULE`] and its data segments removed. The engine compiles
-//!   each distinct one once, by SHA-256 (`shared.rs`);
-//! - its **tenant component**: the plugin's component with each shared
-//!   module turned into a core-module import, plus one new module of its
-//!   own, the *state module*: the runtime's memory (its type as built) with
-//!   the snapshot's data segments, and no code. Wasmtime makes the tenant's
-//!   copy-on-write memory image from it, as it did from the whole runtime.
+//!   [`STATE_MODULE`] and its data segments removed;
+//! - its **glue**: the plugin's component with each of those modules, and
+//!   the state module, turned into core-module imports, and its custom
+//!   sections left out. It is the same for every plugin built by one `ssr`;
+//! - its **state module**: the runtime's memory (its type as built) with the
+//!   snapshot's data segments, and no code: all that is the tenant's own.
+//!   Wasmtime makes the tenant's copy-on-write memory image from it.
+//!
+//! The engine compiles each distinct shared module and glue once, by
+//! SHA-256 (`shared.rs`), and per tenant only its state module.
 //!
 //! Invariants:
-//! - The tenant component does what the plugin does: the same modules,
-//!   instantiated with the same arguments in the same order, the runtime's
-//!   memory created (by the state module) just before the runtime.
+//! - The glue does what the plugin does: the same modules, instantiated
+//!   with the same arguments in the same order, the runtime's memory
+//!   created (by the state module) just before the runtime.
 //! - Shared code holds no state: a module with data is never shared, the
 //!   runtime module shared only without its memory and data. Its globals
 //!   stay defined in it, their initial values part of the bytes (and so of
 //!   the hash): two plugins share a module only if it is the same bytes, and
 //!   each instance of it has its own globals, tables and (imported) memory.
+//! - The state module names its glue (an export [`GLUE_EXPORT`] + digest),
+//!   and the glue names its shared modules (import names with digests), so
+//!   a compiled state module is all a tenant needs stored.
 //! - [`split`] answers `Ok(None)` for a component of any other shape (not
 //!   made by `ssr build`, or by a version laid out otherwise): the host then
 //!   compiles it whole, as before. It refuses ([`ArtifactError`]) only a plugin
@@ -47,21 +53,31 @@ use wasmparser::{
 /// The core module name the shared runtime imports its memory from.
 pub const STATE_MODULE: &str = "ssr:state";
 
-/// How the tenant component's imports of shared modules begin. The name
-/// goes on with a letter for the module's place and `-h` with its SHA-256,
-/// so a compiled tenant component says which modules it links
-/// ([`shared_digest`]).
+/// How the glue's imports of shared modules begin. The name goes on with a
+/// letter for the module's place and `-h` with its SHA-256, so the compiled
+/// glue says which modules it links ([`shared_digest`]).
 pub const IMPORT_PREFIX: &str = "ssr-code-";
 
 /// Wasm page size (the plugin's memory has the default page size).
 const PAGE: u64 = 1 << 16;
 
+/// The glue's import of the state module.
+pub const STATE_IMPORT: &str = "ssr-state";
+
+/// How the state module's export naming its glue begins (then the glue's
+/// SHA-256).
+pub const GLUE_EXPORT: &str = "ssr-glue:";
+
 /// A plugin split by [`split`].
 pub struct Split {
-    /// The modules the tenant component imports, in its import order.
+    /// The modules the glue imports besides the state, in import order.
     pub shared: Vec<SharedModule>,
-    /// The tenant's component.
-    pub component: Vec<u8>,
+    /// The component, every module in it imported.
+    pub glue: Vec<u8>,
+    /// SHA-256 of `glue`.
+    pub glue_digest: String,
+    /// The tenant's state module.
+    pub state: Vec<u8>,
     /// The size of the state module's data: what the tenant's memory image
     /// holds.
     pub state_bytes: usize,
@@ -82,10 +98,11 @@ enum Top<'a> {
     Module(&'a [u8]),
     Instances(InstanceSectionReader<'a>),
     Aliases(ComponentAliasSectionReader<'a>),
-    /// The `component-name` custom section: it names core instances by
-    /// index, which the state module's instance shifts; it is only for
-    /// debugging, so the tenant component goes without.
-    Names,
+    /// A custom section: the bundle, the assets, `component-name` (which
+    /// names core instances by index, and the state module's instance shifts
+    /// them) and the like. No engine runs them, and they differ between
+    /// plugins, so the glue goes without.
+    Custom,
     Raw(u8, Range<usize>),
     /// A section [`split`] does not expect at the top of a plugin.
     Unexpected,
@@ -129,7 +146,7 @@ fn top_sections(plugin: &[u8]) -> Result<Vec<Top<'_>>, ArtifactError> {
             Payload::ComponentAliasSection(r) => Some(Top::Aliases(r)),
             // Core types would shift with the module types added here.
             Payload::CoreTypeSection(_) => Some(Top::Unexpected),
-            Payload::CustomSection(c) if c.name() == "component-name" => Some(Top::Names),
+            Payload::CustomSection(_) => Some(Top::Custom),
             Payload::End(_) => None,
             other => match other.as_section() {
                 Some((id, range)) => Some(Top::Raw(id, range)),
@@ -158,8 +175,9 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
             let module = match classify(bytes)? {
                 Kind::Code => (*bytes).to_vec(),
                 Kind::Runtime if runtime.is_none() => match split_runtime(bytes)? {
-                    Some((code, state, data)) => {
-                        runtime = Some((index, state, data));
+                    Some(split) => {
+                        let code = split.code.clone();
+                        runtime = Some((index, bytes, split));
                         code
                     }
                     None => return Ok(None),
@@ -172,19 +190,32 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
             modules.push((module, ty));
         }
     }
-    let Some((runtime, state, state_bytes)) = runtime else {
+    let Some((runtime, runtime_bytes, state)) = runtime else {
         return Ok(None);
     };
     if modules.len() > 26 {
         return Ok(None);
     }
-    let state_module = modules.len() as u32;
+    // The state module's type as the glue declares it: any memory.
+    let state_type = {
+        let mut ty = ModuleType::new();
+        ty.export("memory", EntityType::Memory(ANY_MEMORY));
+        ty
+    };
 
-    let mut component = Component::new();
+    let mut glue = Component::new();
     let mut shared = Vec::new();
     let mut seen_modules = 0;
     let mut state_instantiated = false;
     let mut shift = Shift;
+    let import = |glue: &mut Component, name: &str, ty: &ModuleType, index: usize| {
+        let mut types = CoreTypeSection::new();
+        types.ty().module(ty);
+        glue.section(&types);
+        let mut import = ComponentImportSection::new();
+        import.import(name, ComponentTypeRef::Module(index as u32));
+        glue.section(&import);
+    };
     for section in &sections {
         match section {
             Top::Module(_) => {
@@ -192,12 +223,7 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
                 let digest = artifact::digest(bytes);
                 let place = char::from(b'a' + seen_modules as u8);
                 let name = format!("{IMPORT_PREFIX}{place}-h{digest}");
-                let mut types = CoreTypeSection::new();
-                types.ty().module(ty);
-                component.section(&types);
-                let mut import = ComponentImportSection::new();
-                import.import(&name, ComponentTypeRef::Module(seen_modules as u32));
-                component.section(&import);
+                import(&mut glue, &name, ty, seen_modules);
                 shared.push(SharedModule {
                     name,
                     digest,
@@ -205,16 +231,13 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
                 });
                 seen_modules += 1;
                 if seen_modules == modules.len() {
-                    component.section(&RawSection {
-                        id: wasm_encoder::ComponentSectionId::CoreModule as u8,
-                        data: &state,
-                    });
+                    import(&mut glue, STATE_IMPORT, &state_type, seen_modules);
                 }
             }
             Top::Instances(reader) => {
                 let mut out = InstanceSection::new();
                 if !state_instantiated {
-                    out.instantiate(state_module, Vec::<(&str, ModuleArg)>::new());
+                    out.instantiate(modules.len() as u32, Vec::<(&str, ModuleArg)>::new());
                     state_instantiated = true;
                 }
                 for instance in reader.clone() {
@@ -232,24 +255,27 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
                         wasmparser::Instance::FromExports(exports) => {
                             let mut items = Vec::new();
                             for e in exports.iter() {
-                                items.push((e.name, shift.export_kind(e.kind).unwrap(), e.index));
+                                let kind = shift
+                                    .export_kind(e.kind)
+                                    .map_err(|e| ArtifactError::Malformed(e.to_string()))?;
+                                items.push((e.name, kind, e.index));
                             }
                             out.export_items(items);
                         }
                     }
                 }
-                component.section(&out);
+                glue.section(&out);
             }
             Top::Aliases(reader) => {
                 let mut out = wasm_encoder::ComponentAliasSection::new();
                 shift
                     .parse_component_alias_section(&mut out, reader.clone())
                     .map_err(|e| ArtifactError::Malformed(e.to_string()))?;
-                component.section(&out);
+                glue.section(&out);
             }
-            Top::Names => {}
+            Top::Custom => {}
             Top::Raw(id, range) => {
-                component.section(&RawSection {
+                glue.section(&RawSection {
                     id: *id,
                     data: &plugin[range.clone()],
                 });
@@ -257,14 +283,36 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
             Top::Unexpected => unreachable!("refused above"),
         }
     }
+    let glue = glue.finish();
+    let glue_digest = artifact::digest(&glue);
     Ok(Some(Split {
         shared,
-        component: component.finish(),
-        state_bytes,
+        state: state.module(runtime_bytes, &glue_digest),
+        state_bytes: state.bytes,
+        glue,
+        glue_digest,
     }))
 }
 
-/// The SHA-256 of the shared module a tenant component imports as `name`;
+/// The glue a state module names, by SHA-256; `None` for a module that
+/// names none.
+pub fn glue_digest(state: &wasmtime::Module) -> Option<String> {
+    state
+        .exports()
+        .find_map(|e| e.name().strip_prefix(GLUE_EXPORT).map(str::to_string))
+}
+
+/// Any 32-bit memory: the type the shared runtime imports, and the glue
+/// declares of the state module.
+const ANY_MEMORY: wasm_encoder::MemoryType = wasm_encoder::MemoryType {
+    minimum: 0,
+    maximum: None,
+    memory64: false,
+    shared: false,
+    page_size_log2: None,
+};
+
+/// The SHA-256 of the shared module the glue imports as `name`;
 /// `None` for any other import.
 pub fn shared_digest(name: &str) -> Option<&str> {
     let rest = name.strip_prefix(IMPORT_PREFIX)?;
@@ -315,14 +363,49 @@ fn classify(module: &[u8]) -> Result<Kind, ArtifactError> {
     })
 }
 
-/// The runtime module split into its code (memory imported from
-/// [`STATE_MODULE`], no data) and its state module (the memory, exported as
-/// `memory`, with the data), and the state's data size; `None` if it has a
-/// shape this does not split.
-#[allow(clippy::type_complexity)]
-fn split_runtime(module: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>, usize)>, ArtifactError> {
+/// The runtime module split: its code (memory imported from
+/// [`STATE_MODULE`], no data), and what makes its state module.
+struct Runtime {
+    code: Vec<u8>,
+    memory: wasmparser::MemoryType,
+    /// Its data section, within the module.
+    data: Range<usize>,
+    /// Bytes of data in it.
+    bytes: usize,
+}
+
+impl Runtime {
+    /// The state module: the memory, exported as `memory` and as
+    /// [`GLUE_EXPORT`] + `glue`, with the data.
+    fn module(&self, runtime: &[u8], glue: &str) -> Vec<u8> {
+        let mut state = wasm_encoder::Module::new();
+        let mut memories = wasm_encoder::MemorySection::new();
+        memories.memory(wasm_encoder::MemoryType {
+            minimum: self.memory.initial,
+            maximum: self.memory.maximum,
+            ..ANY_MEMORY
+        });
+        state.section(&memories);
+        let mut exports = wasm_encoder::ExportSection::new();
+        exports.export("memory", wasm_encoder::ExportKind::Memory, 0);
+        exports.export(
+            &format!("{GLUE_EXPORT}{glue}"),
+            wasm_encoder::ExportKind::Memory,
+            0,
+        );
+        state.section(&exports);
+        state.section(&RawSection {
+            id: wasm_encoder::SectionId::Data as u8,
+            data: &runtime[self.data.clone()],
+        });
+        state.finish()
+    }
+}
+
+/// The runtime module split (see [`Runtime`]); `None` if it has a shape
+/// this does not split.
+fn split_runtime(module: &[u8]) -> Result<Option<Runtime>, ArtifactError> {
     let mut code = wasm_encoder::Module::new();
-    let mut state = wasm_encoder::Module::new();
     let mut memory = None;
     let mut data = None;
     let mut re = RoundtripReencoder;
@@ -342,17 +425,7 @@ fn split_runtime(module: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>, usize)>, Art
                         .map_err(|e| ArtifactError::Malformed(e.to_string()))?;
                     imports.import(import.module, import.name, ty);
                 }
-                imports.import(
-                    STATE_MODULE,
-                    "memory",
-                    EntityType::Memory(wasm_encoder::MemoryType {
-                        minimum: 0,
-                        maximum: None,
-                        memory64: false,
-                        shared: false,
-                        page_size_log2: None,
-                    }),
-                );
+                imports.import(STATE_MODULE, "memory", EntityType::Memory(ANY_MEMORY));
                 code.section(&imports);
                 imported = true;
             }
@@ -387,8 +460,9 @@ fn split_runtime(module: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>, usize)>, Art
     let (Some(memory), Some(data)) = (memory, data) else {
         return Ok(None);
     };
-    // The data section as it is, once every segment is known to be active
-    // in memory 0 at a constant offset, inside the memory's initial size.
+    // The data section goes as it is, once every segment is known to be
+    // active in memory 0 at a constant offset, inside the memory's initial
+    // size.
     let limit = memory.initial * PAGE;
     let mut bytes = 0;
     for segment in data.clone() {
@@ -417,21 +491,12 @@ fn split_runtime(module: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>, usize)>, Art
         }
         bytes += segment.data.len();
     }
-    state.section(&{
-        let mut s = wasm_encoder::MemorySection::new();
-        s.memory(re.memory_type(memory).expect("a plain memory type"));
-        s
-    });
-    state.section(&{
-        let mut s = wasm_encoder::ExportSection::new();
-        s.export("memory", wasm_encoder::ExportKind::Memory, 0);
-        s
-    });
-    state.section(&RawSection {
-        id: wasm_encoder::SectionId::Data as u8,
-        data: &module[data.range()],
-    });
-    Ok(Some((code.finish(), state.finish(), bytes)))
+    Ok(Some(Runtime {
+        code: code.finish(),
+        memory,
+        data: data.range(),
+        bytes,
+    }))
 }
 
 /// The type of a core module, as a component declares it for an import:

@@ -80,8 +80,11 @@ fn two_tenants_share_compiled_code_but_never_their_heaps() {
     }
 
     // A restart loads the tenants' parts and the shared modules as stored:
-    // nothing is compiled again, and each still has its own heap.
+    // nothing is compiled again, and each still has its own heap. Shared
+    // code that no tenant links (another version's, say) is removed.
     assert!(s.stop("TERM").success());
+    let stale = dir.join("code").join(format!("{}.cwasm", "0".repeat(64)));
+    std::fs::write(&stale, b"old").unwrap();
     let s = Server::stored(data);
     check(&s, 20);
     assert_eq!(files(dir.join("code"), "cwasm"), shared);

@@ -6,6 +6,8 @@
 //!                                     <digest> is its SHA-256)
 //! <data-dir>/plugins/<digest>.cwasm   the same, compiled for this host
 //!                                     (Wasm tenants only; written once)
+//! <data-dir>/code/<sha256>.cwasm      code Wasm plugins share, compiled
+//!                                     (`engine::wasm::shared`)
 //! <data-dir>/tenants/<id>.json        the registration, naming a digest
 //! <data-dir>/secrets/<id>.json        the tenant's secrets, name to value
 //!                                     (mode 0600, in a 0700 directory)
@@ -18,7 +20,8 @@
 //!   after a crash at any moment a tenant has its old registration or its
 //!   new one.
 //! - Plugin files no registration names are garbage, removed at start-up,
-//!   and so are secrets of no registration.
+//!   and so are secrets of no registration, and shared code (`code/`) that
+//!   no loaded tenant links.
 //! - Secrets are written before the registration whose version they go
 //!   with; they are never in a registration, so never in what the admin API
 //!   shows or what a plugin file holds.
@@ -52,6 +55,8 @@ pub struct Saved {
 /// The data dir.
 pub struct Store {
     plugins: PathBuf,
+    /// The Wasm engine's shared code ([`Store::SHARED_CODE`]).
+    code: PathBuf,
     tenants: PathBuf,
     secrets: PathBuf,
 }
@@ -65,6 +70,7 @@ impl Store {
         use std::os::unix::fs::PermissionsExt;
         let store = Store {
             plugins: dir.join("plugins"),
+            code: dir.join(Store::SHARED_CODE),
             tenants: dir.join("tenants"),
             secrets: dir.join("secrets"),
         };
@@ -177,15 +183,10 @@ impl Store {
             .iter()
             .map(|s| s.registration.digest.as_str())
             .collect();
-        if let Ok(entries) = std::fs::read_dir(&self.plugins) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let digest = name.split('.').next().unwrap_or_default();
-                if !live.contains(digest) {
-                    let _ = std::fs::remove_file(entry.path());
-                }
-            }
-        }
+        remove_unused(&self.plugins, &live);
+        // Shared code no stored tenant links: another `ssr` version's, say.
+        let linked = engines.wasm.shared_in_use();
+        remove_unused(&self.code, &linked.iter().map(String::as_str).collect());
         saved
     }
 
@@ -264,6 +265,21 @@ impl Store {
 /// An error with its causes, as the skipped tenant's log line says it.
 fn said(e: impl std::error::Error + 'static) -> String {
     Chain(&e).to_string()
+}
+
+/// Removes the files of `dir` whose name, up to its first dot, is not in
+/// `live`.
+fn remove_unused(dir: &Path, live: &HashSet<&str>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let digest = name.split('.').next().unwrap_or_default();
+        if !live.contains(digest) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes a content-addressed file, unless it is there already.

@@ -385,6 +385,14 @@ impl WasmEngine {
         }
     }
 
+    /// The SHA-256 of every piece of shared code a loaded plugin links.
+    pub fn shared_in_use(&self) -> std::collections::HashSet<String> {
+        let mut all: std::collections::HashSet<String> =
+            self.modules.in_use().into_iter().collect();
+        all.extend(self.glue.in_use());
+        all
+    }
+
     fn split(&self, bytes: &[u8]) -> Result<Option<split::Split>, EngineError> {
         match self.options.split {
             true => Ok(split::split(bytes)?),

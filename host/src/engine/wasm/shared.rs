@@ -112,6 +112,15 @@ impl<T: Code> SharedCode<T> {
         })
     }
 
+    /// The digests of the code compiled and in use.
+    pub fn in_use(&self) -> Vec<String> {
+        let all = self.code.lock().expect("never poisoned");
+        all.iter()
+            .filter(|(_, m)| m.strong_count() > 0)
+            .map(|(d, _)| d.clone())
+            .collect()
+    }
+
     fn slot(
         &self,
         digest: &str,

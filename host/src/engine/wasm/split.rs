@@ -78,9 +78,6 @@ pub struct Split {
     pub glue_digest: String,
     /// The tenant's state module.
     pub state: Vec<u8>,
-    /// The size of the state module's data: what the tenant's memory image
-    /// holds.
-    pub state_bytes: usize,
 }
 
 /// A core module the tenant component imports.
@@ -164,6 +161,15 @@ fn top_sections(plugin: &[u8]) -> Result<Vec<Top<'_>>, ArtifactError> {
 pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
     let sections = top_sections(plugin)?;
     if sections.iter().any(|s| matches!(s, Top::Unexpected)) {
+        return Ok(None);
+    }
+    // The state module is imported after the last module and instantiated
+    // first of all: every module must come before any instance.
+    let last_module = sections.iter().rposition(|s| matches!(s, Top::Module(_)));
+    let first_instance = sections.iter().position(|s| matches!(s, Top::Instances(_)));
+    if let (Some(m), Some(i)) = (last_module, first_instance)
+        && i < m
+    {
         return Ok(None);
     }
     // Each module: shared as it is, or the runtime split in two.
@@ -288,7 +294,6 @@ pub fn split(plugin: &[u8]) -> Result<Option<Split>, ArtifactError> {
     Ok(Some(Split {
         shared,
         state: state.module(runtime_bytes, &glue_digest),
-        state_bytes: state.bytes,
         glue,
         glue_digest,
     }))
@@ -370,8 +375,6 @@ struct Runtime {
     memory: wasmparser::MemoryType,
     /// Its data section, within the module.
     data: Range<usize>,
-    /// Bytes of data in it.
-    bytes: usize,
 }
 
 impl Runtime {
@@ -464,7 +467,6 @@ fn split_runtime(module: &[u8]) -> Result<Option<Runtime>, ArtifactError> {
     // active in memory 0 at a constant offset, inside the memory's initial
     // size.
     let limit = memory.initial * PAGE;
-    let mut bytes = 0;
     for segment in data.clone() {
         let segment = segment?;
         let offset_expr = match segment.kind {
@@ -489,13 +491,11 @@ fn split_runtime(module: &[u8]) -> Result<Option<Runtime>, ArtifactError> {
                 pages: memory.initial,
             });
         }
-        bytes += segment.data.len();
     }
     Ok(Some(Runtime {
         code: code.finish(),
         memory,
         data: data.range(),
-        bytes,
     }))
 }
 

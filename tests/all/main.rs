@@ -8,6 +8,7 @@ mod assets;
 mod browser;
 mod build_errors;
 mod cache;
+mod cluster;
 mod contract;
 mod density;
 mod fairness;

@@ -41,6 +41,7 @@ use crate::engine::{EngineError, EngineKind, Engines, Grants, Plugin};
 use env::Env;
 pub use limits::{AppliedLimits, Defaults, LimitOverrides};
 pub use store::Store;
+pub mod redis;
 
 /// Settings given at registration.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -232,7 +232,7 @@ fn a_streamed_body_reaches_the_client_chunk_by_chunk_as_it_is_made() {
 fn a_cacheable_stream_is_kept_once_complete() {
     let gate = Gate::start();
     let server = gated(&gate, "");
-    for (stored, engine) in Engines::KINDS.into_iter().enumerate() {
+    for (stored, engine) in Engines::KINDS.iter().enumerate() {
         let path = format!("/t/g-{engine}/kept?n=2");
         let mut c = Conn::get(&server, &path);
         assert!(c.until("<p>chunk 1</p>"), "{engine}");

@@ -161,4 +161,12 @@ fn an_unreachable_redis_is_named_in_the_error() {
         err.contains(&url) && err.contains("cannot be reached"),
         "{err}"
     );
+    // A password in the URL never reaches the message.
+    let url = format!("redis://:hunter2-pass@127.0.0.1:{port}/0");
+    let err = RedisStore::open(&url).err().unwrap().to_string();
+    assert!(!err.contains("hunter2-pass"), "{err}");
+    assert!(
+        err.contains(&format!("redis://:***@127.0.0.1:{port}/0")),
+        "{err}"
+    );
 }

@@ -74,6 +74,7 @@ pub struct Stored {
 
 /// The Redis store: one connection, used by one caller at a time.
 pub struct RedisStore {
+    /// For errors: without its password.
     url: String,
     client: redis::Client,
     conn: Mutex<Option<redis::Connection>>,
@@ -108,6 +109,21 @@ return 1
 const VERSIONS: &str = "ssr:versions";
 const REMOVED: &str = "ssr:removed";
 
+/// `url` as errors show it: a password in it (`redis://:PASS@host`) is
+/// replaced by `***`, so it never reaches a log.
+fn shown(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((userinfo, host)) = rest.split_once('@') else {
+        return url.to_string();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
+    }
+}
+
 fn tenant_key(id: &str) -> String {
     format!("ssr:tenant:{id}")
 }
@@ -120,13 +136,14 @@ impl RedisStore {
     /// Connects to `url` (`redis://HOST:PORT/DB`) and checks that it
     /// answers.
     pub fn open(url: &str) -> Result<RedisStore, RedisError> {
+        let shown = shown(url);
         let unreachable = |source| RedisError::Unreachable {
-            url: url.to_string(),
+            url: shown.clone(),
             source,
         };
         let client = redis::Client::open(url).map_err(unreachable)?;
         let store = RedisStore {
-            url: url.to_string(),
+            url: shown.clone(),
             client,
             conn: Mutex::new(None),
         };

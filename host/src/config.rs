@@ -362,12 +362,12 @@ impl Config {
             + self.workers * (self.renders_in_lane() + self.waiting_per_worker)
     }
 
-    /// When long renders step aside (`crate::sched`); 0 turns that off.
     /// How long a warm instance may stay unused (`warm_idle`; 0: for ever).
     pub fn warm_idle(&self) -> Option<std::time::Duration> {
         (self.warm_idle.0 > 0).then(|| self.warm_idle.duration())
     }
 
+    /// When long renders step aside (`crate::sched`); 0 turns that off.
     pub fn scheduling(&self) -> Scheduling {
         Scheduling {
             demote_after: (self.demote_after.0 > 0).then(|| self.demote_after.duration()),

@@ -463,12 +463,6 @@ impl Pool {
         }
     }
 
-    /// Drops the warm instances unused for `idle`, on every thread; how
-    /// many.
-    pub fn expire(&self, idle: Duration) -> usize {
-        expire(&self.instances, idle)
-    }
-
     /// Instances kept warm, on every thread.
     pub fn warm_instances(&self) -> usize {
         self.instances.iter().map(|set| lock(set).len()).sum()

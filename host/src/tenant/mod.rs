@@ -446,20 +446,9 @@ impl Registry {
             // reclaim from an idle tenant, not memory of the process
             // (`benches/density.sh`).
             (EngineKind::Wasm, Some(store)) => {
-                let started = std::time::Instant::now();
                 let compiled = self.engines.wasm.precompile(bytes)?;
-                let compiled_in = started.elapsed();
                 let path = store.save_compiled(&digest, &compiled)?;
-                let stored_in = started.elapsed() - compiled_in;
-                let plugin = self.engines.wasm.load_precompiled(&path, limits.engine())?;
-                tracing::debug!(
-                    tenant = id,
-                    ?compiled_in,
-                    ?stored_in,
-                    mapped_in = ?started.elapsed() - compiled_in - stored_in,
-                    "compiled, stored and mapped a plugin"
-                );
-                Arc::new(plugin)
+                Arc::new(self.engines.wasm.load_precompiled(&path, limits.engine())?)
             }
             _ => self
                 .engines

@@ -14,11 +14,12 @@
 //! ```
 //!
 //! Invariants (crash safety):
-//! - Every file is written with `fs::write_atomically`.
+//! - Every file is written atomically (`fs::write_atomically`, or
+//!   `fs::write_cold` for the compiled files a tenant runs mapped from).
 //! - A registration is written only after both plugin files it names are
-//!   durable (the compiled one first, as registration loads from it), so a `<id>.json` never points at a missing or partial plugin:
-//!   after a crash at any moment a tenant has its old registration or its
-//!   new one.
+//!   durable (the compiled one first, as registration loads from it), so a
+//!   `<id>.json` never points at a missing or partial plugin: after a crash
+//!   at any moment a tenant has its old registration or its new one.
 //! - Plugin files no registration names are garbage, removed at start-up,
 //!   and so are secrets of no registration, and shared code (`code/`) that
 //!   no loaded tenant links.
@@ -116,16 +117,15 @@ impl Store {
     /// one that no registration names is removed at start-up.
     pub fn save_compiled(&self, digest: &str, compiled: &[u8]) -> std::io::Result<PathBuf> {
         let path = self.compiled_path(digest);
-        if !path.exists() {
-            write_cold(&path, compiled)?;
-        }
+        write_once(&path, compiled, write_cold)?;
         Ok(path)
     }
 
     /// Persists a registration: the plugin file first (its compiled form,
     /// if any, is already stored: [`Store::save_compiled`]), then the record.
     pub fn save(&self, record: &Registration, wasm: &[u8]) -> std::io::Result<()> {
-        write_once(&self.plugins.join(format!("{}.wasm", record.digest)), wasm)?;
+        let path = self.plugins.join(format!("{}.wasm", record.digest));
+        write_once(&path, wasm, write_atomically)?;
         self.save_record(record)
     }
 
@@ -282,11 +282,16 @@ fn remove_unused(dir: &Path, live: &HashSet<&str>) {
     }
 }
 
-/// Writes a content-addressed file, unless it is there already.
-fn write_once(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes a content-addressed file with `write`, unless it is there
+/// already.
+fn write_once(
+    path: &Path,
+    bytes: &[u8],
+    write: fn(&Path, &[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     match path.exists() {
         true => Ok(()),
-        false => write_atomically(path, bytes),
+        false => write(path, bytes),
     }
 }
 

@@ -309,8 +309,7 @@ impl WasmEngine {
             tracing::debug!("the plugin does not split; compiling it whole");
             let component =
                 Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))?;
-            make_memory_images(|| component.initialize_copy_on_write_image())?;
-            return self.prepare(component, &self.linker, Held::default(), limits);
+            return self.whole(component, limits);
         };
         let held = self.shared(&split)?;
         let state =
@@ -379,8 +378,7 @@ impl WasmEngine {
             _ => {
                 let component =
                     unsafe { Component::deserialize_file(&self.engine, path) }.map_err(failed)?;
-                make_memory_images(|| component.initialize_copy_on_write_image())?;
-                self.prepare(component, &self.linker, Held::default(), limits)
+                self.whole(component, limits)
             }
         }
     }
@@ -410,6 +408,12 @@ impl WasmEngine {
             glue: Some(self.glue.get(&split.glue_digest, &split.glue)?),
             modules,
         })
+    }
+
+    /// A plugin compiled whole: its own memory image, the engine's linker.
+    fn whole(&self, component: Component, limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
+        make_memory_images(|| component.initialize_copy_on_write_image())?;
+        self.prepare(component, &self.linker, Held::default(), limits)
     }
 
     /// A split plugin: the glue, linked with the shared modules and the

@@ -27,6 +27,7 @@ TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-density.md
 CHART=benches/density.png
 . benches/needs.sh
+. benches/common.sh
 needs wrk=wrk gnuplot=gnuplot-nox
 if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
@@ -35,16 +36,6 @@ fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 target/release/ssr build -q plugins/hello/render.js -o "$work/hello.wasm"
-
-# Copy i of the plugin on stdout: a custom section "ssr-density" holding i
-# appended (payload under 128 bytes, so its size is one LEB128 byte).
-variant() {
-  cat "$work/hello.wasm"
-  printf '\x00'"\\x$(printf %02x $((12 + ${#1})))"'\x0bssr-density%s' "$1"
-}
-pct() { # p (0-100) of the numbers on stdin
-  sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; print a[i]}'
-}
 
 rows=() points=() served=()
 for engine in $ENGINES; do
@@ -66,7 +57,7 @@ for engine in $ENGINES; do
     : > "$work/reg"
     while [ "$n" -lt "$step" ]; do
       n=$((n + 1))
-      variant "$n" | curl -fs -o /dev/null -w '%{time_total}\n' -X PUT -H "Authorization: Bearer $TOKEN" \
+      variant "$n" "$work/hello.wasm" | curl -fs -o /dev/null -w '%{time_total}\n' -X PUT -H "Authorization: Bearer $TOKEN" \
         --data-binary @- \
         "http://127.0.0.1:$PORT/_ssr/admin/tenants/d-$n?engine=$engine" |
         awk '{printf "%.1f\n", $1 * 1000}' >> "$work/reg"

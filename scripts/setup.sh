@@ -10,8 +10,8 @@
 # - curl (the README tutorial and the benches use it);
 # - Debian's chromium (the browser test drives it headless; nothing
 #   downloads a browser build);
-# - Debian's redis-server (the cluster tests start their own, on a free
-#   loopback port, persisting nothing);
+# - Debian's redis-server and nginx (the cluster tests start their own on
+#   loopback, and so does scripts/cluster.sh);
 # - the Rust target wasm32-wasip1;
 # - the example plugins' npm packages (esbuild, React, Preact, Vue, ...),
 #   and the browser test's (playwright-core, which drives the chromium
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
   libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
-  curl chromium redis-server)
+  curl chromium redis-server nginx)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

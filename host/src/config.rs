@@ -171,6 +171,10 @@ settings! {
     admin_listen: SocketAddr, "SSR_ADMIN_LISTEN" ("on --listen") { value_name = "ADDR" };
     /// Where tenants persist; without one, they live in memory.
     data_dir: PathBuf, "SSR_DATA_DIR" ("in memory") { value_name = "DIR" };
+    /// Keep tenants in this Redis (`redis://[:PASSWORD@]HOST:PORT/DB`),
+    /// shared with the other replicas behind the same load balancer; the
+    /// data dir then holds only the code this replica compiled.
+    store: String, "SSR_STORE" ("the data dir") { value_name = "URL", hide_env_values = true };
     /// Keep Wasm plugins' compiled code in this directory (Wasmtime's cache,
     /// keyed by the plugin's bytes and the engine's settings), so that a
     /// plugin compiled once on this machine, by any server, is not compiled
@@ -392,6 +396,17 @@ impl Config {
         let bad = |m: String| Err(ConfigError::Invalid(m));
         if self.workers == 0 {
             return bad("--workers must be at least 1".into());
+        }
+        if let Some(url) = &self.store {
+            if !url.starts_with("redis://") {
+                return bad(format!(
+                    "--store {} is not a Redis URL; use redis://HOST:PORT/DB",
+                    crate::tenant::store::redis::shown(url)
+                ));
+            }
+            if self.data_dir.is_none() {
+                return bad("--store keeps tenants in Redis, and each replica keeps the code it compiles in its own --data-dir: give --data-dir DIR too".into());
+            }
         }
         if let Some(token) = &self.admin_token
             && token.len() < MIN_ADMIN_TOKEN_BYTES

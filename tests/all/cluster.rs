@@ -1,30 +1,38 @@
-//! Issue 20, replicas sharing tenants through Redis: the store layer
-//! (`tenant::redis`) against a real `redis-server`.
+//! Issue 20, replicas sharing tenants through Redis, over real processes on
+//! loopback: the store layer (`tenant::store::redis`) against a real
+//! `redis-server`, then `ssr serve --store` replicas, and the whole
+//! `scripts/cluster.sh` (Redis, three replicas, nginx) under load.
 
 use std::ops::ControlFlow;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ssr::tenant::Registration;
-use ssr::tenant::redis::{Applied, RedisStore};
+use ssr::tenant::store::redis::{Applied, Event, RedisStore, State};
 
-/// A `redis-server` on a free loopback port, nothing persisted; killed on
-/// drop.
+use crate::support::{Client, Remote, Server, free_port, plugin, tempdir};
+
+/// A `redis-server` on a free loopback port, killed on drop. It keeps an
+/// append-only file in `dir`, so a restart ([`Redis::restart`]) loses
+/// nothing, as docs/deploying.md asks of a real one.
 struct Redis {
     child: Child,
     url: String,
+    port: u16,
+    dir: PathBuf,
 }
 
 impl Redis {
     fn start() -> Redis {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        Redis::on(free_port(), tempdir("redis"))
+    }
+
+    fn on(port: u16, dir: PathBuf) -> Redis {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
+            .args(["--save", "", "--appendonly", "yes", "--dir"])
+            .arg(&dir)
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server (scripts/setup.sh installs it)");
@@ -32,6 +40,8 @@ impl Redis {
         let redis = Redis {
             child,
             url: format!("redis://127.0.0.1:{port}/0"),
+            port,
+            dir,
         };
         for _ in 0..100 {
             if RedisStore::open(&redis.url).is_ok() {
@@ -40,6 +50,15 @@ impl Redis {
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("redis-server did not start on port {port}");
+    }
+
+    /// Stops it the way an operator would (SIGTERM: it writes its file).
+    fn stop(mut self) -> (u16, PathBuf) {
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+        (self.port, std::mem::take(&mut self.dir))
     }
 }
 
@@ -75,40 +94,54 @@ fn the_redis_store_keeps_the_newest_write_of_each_tenant() {
     let (older, newer) = (store.next_version().unwrap(), store.next_version().unwrap());
     assert!(newer > older);
     assert_eq!(
-        store.put(&record("a", newer, "d2"), &secrets).unwrap(),
+        store.put(&record("a", newer, "d2"), &secrets, 0).unwrap(),
         Applied::Yes
     );
+    // The other writer also started from "no tenant": it is refused, and
+    // so is an older write on the current base.
     assert_eq!(
         store
-            .put(&record("a", older, "d1"), &Default::default())
+            .put(&record("a", older, "d1"), &Default::default(), 0)
             .unwrap(),
         Applied::Stale
     );
-    let got = store.get("a").unwrap().unwrap();
+    assert_eq!(
+        store
+            .put(&record("a", older, "d1"), &Default::default(), newer)
+            .unwrap(),
+        Applied::Stale
+    );
+    let State::Present(got) = store.state("a").unwrap() else {
+        panic!("a is stored")
+    };
     assert_eq!(
         (got.record.version, got.record.digest.as_str()),
         (newer, "d2")
     );
     assert_eq!(got.secrets, secrets);
-    assert_eq!(store.versions().unwrap().get("a"), Some(&newer));
+    assert_eq!(store.versions().unwrap().current.get("a"), Some(&newer));
 
     // A removal is a tombstone: a late write older than it does not bring
     // the tenant back; a newer one does.
     let gone = store.next_version().unwrap();
-    assert_eq!(store.remove("a", older).unwrap(), Applied::Stale);
-    assert_eq!(store.remove("a", gone).unwrap(), Applied::Yes);
-    assert!(store.get("a").unwrap().is_none());
-    assert!(store.versions().unwrap().is_empty());
+    assert_eq!(store.remove("a", gone, older).unwrap(), Applied::Stale);
+    assert_eq!(store.remove("a", gone, newer).unwrap(), Applied::Yes);
+    assert!(matches!(store.state("a").unwrap(), State::Removed(v) if v == gone));
+    let versions = store.versions().unwrap();
+    assert!(versions.current.is_empty());
+    assert_eq!(versions.removed.get("a"), Some(&gone));
+    assert_eq!(versions.clock, gone);
     assert_eq!(
-        store.put(&record("a", newer, "d2"), &secrets).unwrap(),
+        store.put(&record("a", newer, "d2"), &secrets, 0).unwrap(),
         Applied::Stale
     );
     let back = store.next_version().unwrap();
     assert_eq!(
-        store.put(&record("a", back, "d1"), &secrets).unwrap(),
+        store.put(&record("a", back, "d1"), &secrets, 0).unwrap(),
         Applied::Yes
     );
-    assert_eq!(store.versions().unwrap().get("a"), Some(&back));
+    assert_eq!(store.versions().unwrap().current.get("a"), Some(&back));
+    assert!(matches!(store.state("never").unwrap(), State::Absent));
 }
 
 #[test]
@@ -122,11 +155,11 @@ fn every_write_is_announced_without_its_secrets() {
             let store = RedisStore::open(&url).unwrap();
             let mut seen = Vec::new();
             store
-                .listen(Duration::from_millis(50), |change| {
-                    if let Some((id, version)) = change {
-                        seen.push((id.to_string(), version));
-                    } else if seen.is_empty() {
-                        let _ = tx.send(());
+                .listen(Duration::from_millis(50), |event| {
+                    match event {
+                        Event::Subscribed => tx.send(()).unwrap(),
+                        Event::Changed(id, version) => seen.push((id.to_string(), version)),
+                        _ => {}
                     }
                     match seen.len() {
                         2 => ControlFlow::Break(()),
@@ -137,24 +170,19 @@ fn every_write_is_announced_without_its_secrets() {
             seen
         })
     };
-    // Subscribed once it has ticked.
     rx.recv_timeout(Duration::from_secs(5)).unwrap();
     let secrets = [("TOKEN".to_string(), "s3cret".to_string())].into();
     let v1 = store.next_version().unwrap();
-    store.put(&record("b", v1, "d1"), &secrets).unwrap();
+    store.put(&record("b", v1, "d1"), &secrets, 0).unwrap();
     let v2 = store.next_version().unwrap();
-    store.remove("b", v2).unwrap();
+    store.remove("b", v2, v1).unwrap();
     let seen = listener.join().unwrap();
     assert_eq!(seen, vec![("b".to_string(), v1), ("b".to_string(), v2)]);
 }
 
 #[test]
 fn an_unreachable_redis_is_named_in_the_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let url = format!("redis://127.0.0.1:{port}/0");
     let err = RedisStore::open(&url).err().unwrap().to_string();
     assert!(
@@ -169,4 +197,370 @@ fn an_unreachable_redis_is_named_in_the_error() {
         err.contains(&format!("redis://:***@127.0.0.1:{port}/0")),
         "{err}"
     );
+}
+
+/// An `ssr serve` replica of the store `redis`, with a data dir of its own.
+fn replica(redis: &Redis) -> Server {
+    let dir = tempdir("replica");
+    Server::start(&[
+        "--store",
+        &redis.url,
+        "--data-dir",
+        dir.to_str().unwrap(),
+        "--path-routing",
+    ])
+}
+
+/// How long `ok` took to hold, polling, if it held within `limit`.
+fn within(limit: Duration, mut ok: impl FnMut() -> bool) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if ok() {
+            return Some(started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    None
+}
+
+/// Three replicas of `redis`, each having served a first tenant: each
+/// compiles the code plugins share (the QuickJS runtime) once, which is
+/// not what the tests time.
+fn replicas(redis: &Redis) -> Vec<Server> {
+    let all: Vec<Server> = (0..3).map(|_| replica(redis)).collect();
+    let (status, body) = all[0].add("warm", "tests/plugins/text.js", "");
+    assert_eq!(status, 201, "{body}");
+    for r in &all {
+        let served = within(Duration::from_secs(60), || {
+            r.get("/t/warm/", &[]).status == 200
+        });
+        assert!(served.is_some(), "a replica never served `warm`");
+    }
+    all
+}
+
+/// Asserts that every replica in `others` serves `path` as `want` (a
+/// status and, for a 200, body) within a second of now.
+fn all_serve_within_a_second(others: &[Server], path: &str, want: (u16, &[u8])) {
+    for (i, r) in others.iter().enumerate() {
+        let took = within(Duration::from_secs(1), || {
+            let page = r.get(path, &[]);
+            page.status == want.0 && (want.0 != 200 || page.body == want.1)
+        });
+        assert!(
+            took.is_some(),
+            "replica {} did not serve {path} as {} within 1 s: {} {}",
+            i + 2,
+            want.0,
+            r.get(path, &[]).status,
+            r.get(path, &[]).text()
+        );
+    }
+}
+
+#[test]
+fn a_change_on_one_replica_serves_from_every_replica_within_a_second() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+
+    let (status, body) = rs[0].add("site", "plugins/hello/render.js", "");
+    assert_eq!(status, 201, "{body}");
+    let page = rs[0].get("/t/site/", &[]);
+    assert!(page.text().contains("Hello, world!"));
+    all_serve_within_a_second(&rs[1..], "/t/site/", (200, &page.body));
+
+    // Replaced by another plugin, then removed.
+    let (status, body) = rs[0].add("site", "tests/plugins/text.js", "");
+    assert_eq!(status, 200, "{body}");
+    let page = rs[0].get("/t/site/", &[]);
+    assert!(page.text().contains("<ul>"));
+    all_serve_within_a_second(&rs[1..], "/t/site/", (200, &page.body));
+
+    assert_eq!(rs[0].admin("DELETE", "/_ssr/admin/tenants/site").0, 204);
+    all_serve_within_a_second(&rs[1..], "/t/site/", (404, b""));
+
+    // A secret set on one replica reaches the others' renderers, and no
+    // admin API shows its value.
+    let (status, body) = rs[1].add("env", "tests/plugins/handler.js", "var=API=v1");
+    assert_eq!(status, 201, "{body}");
+    let env = rs[1].get("/t/env/env", &[]).body;
+    all_serve_within_a_second(&rs[2..], "/t/env/env", (200, &env));
+    let secret = b"0123456789abcdef-secret";
+    let (status, body) = rs[2].admin_with("PUT", "/_ssr/admin/tenants/env/secrets/TOKEN", secret);
+    assert_eq!(status, 204, "{body}");
+    let want = format!("length {}", secret.len());
+    all_serve_within_a_second(&rs[..2], "/t/env/secret", (200, want.as_bytes()));
+    for r in &rs {
+        let shown = r.admin("GET", "/_ssr/admin/tenants/env").1;
+        assert!(
+            shown.contains("TOKEN") && !shown.contains("-secret"),
+            "{shown}"
+        );
+    }
+}
+
+#[test]
+fn a_purge_on_one_replica_purges_every_replica() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    assert_eq!(rs[0].add("p", "plugins/hello/render.js", "").0, 201);
+    for r in &rs {
+        assert!(within(Duration::from_secs(1), || r.get("/t/p/", &[]).status == 200).is_some());
+        assert_eq!(r.get("/t/p/", &[]).header("x-cache"), Some("hit"));
+    }
+    let (status, body) = rs[1].admin("POST", "/_ssr/admin/tenants/p/purge");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(rs[1].get("/t/p/", &[]).header("x-cache"), Some("miss"));
+    for r in [&rs[0], &rs[2]] {
+        // A hit means the purge has not arrived yet; it leaves the cache
+        // as it was.
+        let purged = within(Duration::from_secs(1), || {
+            r.get("/t/p/", &[]).header("x-cache") == Some("miss")
+        });
+        assert!(purged.is_some(), "the purge did not reach a replica");
+    }
+}
+
+#[test]
+fn replicas_serve_through_a_redis_outage_and_follow_the_store_when_it_returns() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let (port, dir) = redis.stop();
+
+    // Every replica keeps serving what it knows; writes get a clear 503;
+    // `/readyz` says what is wrong and stays 200.
+    for r in &rs {
+        for _ in 0..5 {
+            assert_eq!(r.get("/t/warm/", &[]).status, 200);
+        }
+        let (status, body) = r.add("later", "plugins/hello/render.js", "");
+        assert_eq!(status, 503, "{body}");
+        assert!(body.contains("shared store"), "{body}");
+        let ready = within(Duration::from_secs(5), || {
+            let reply = r.get("/_ssr/readyz", &[]);
+            reply.status == 200 && reply.text().contains("unreachable")
+        });
+        assert!(ready.is_some(), "{}", r.get("/_ssr/readyz", &[]).text());
+    }
+    let redis = Redis::on(port, dir);
+    let (mut status, mut body) = (0, String::new());
+    let back = within(Duration::from_secs(15), || {
+        (status, body) = rs[0].add("later", "plugins/hello/render.js", "");
+        status == 201
+    });
+    assert!(back.is_some(), "writes did not come back: {status} {body}");
+    for r in &rs {
+        let served = within(Duration::from_secs(5), || {
+            r.get("/t/later/", &[]).status == 200
+        });
+        assert!(served.is_some());
+        assert_eq!(r.get("/t/warm/", &[]).status, 200);
+        assert!(r.get("/_ssr/readyz", &[]).text().contains("connected"));
+        // Each transition is logged once, however many requests failed.
+        let log = r.log.lock().unwrap().clone();
+        assert_eq!(log.matches("lost the shared store").count(), 1, "{log}");
+        assert_eq!(log.matches("the shared store is back").count(), 1, "{log}");
+    }
+    drop(redis);
+}
+
+#[test]
+fn two_replicas_registering_one_id_at_once_converge_on_one_plugin() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let a = std::fs::read(plugin("plugins/hello/render.js").plugin).unwrap();
+    let b = std::fs::read(plugin("tests/plugins/text.js").plugin).unwrap();
+    let digests = [ssr::artifact::digest(&a), ssr::artifact::digest(&b)];
+    for round in 0..3 {
+        let id = format!("same-{round}");
+        let gate = std::sync::Barrier::new(2);
+        let statuses: Vec<(u16, String)> = std::thread::scope(|s| {
+            let writers: Vec<_> = [(&rs[0], &a), (&rs[1], &b)]
+                .into_iter()
+                .map(|(r, bytes)| {
+                    let (gate, id) = (&gate, &id);
+                    s.spawn(move || {
+                        gate.wait();
+                        r.put_bytes(id, bytes, "")
+                    })
+                })
+                .collect();
+            writers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        // One lands; the other lands after it or is told it lost.
+        for (status, body) in &statuses {
+            assert!([200, 201, 409].contains(status), "{status} {body}");
+        }
+        assert!(statuses.iter().any(|(s, _)| *s == 201), "{statuses:?}");
+        let store = RedisStore::open(&redis.url).unwrap();
+        let State::Present(stored) = store.state(&id).unwrap() else {
+            panic!("{id} is not stored")
+        };
+        assert!(digests.contains(&stored.record.digest));
+        let want = format!("\"digest\":\"{}\"", stored.record.digest);
+        for r in &rs {
+            let converged = within(Duration::from_secs(2), || {
+                r.admin("GET", &format!("/_ssr/admin/tenants/{id}"))
+                    .1
+                    .contains(&want)
+            });
+            assert!(converged.is_some(), "a replica kept the other plugin");
+        }
+    }
+}
+
+/// `scripts/cluster.sh` on loopback ports from `port`, with its files in a
+/// directory of its own; stopped (SIGTERM, which it handles as Ctrl-C)
+/// and waited for on drop.
+struct Cluster {
+    script: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Cluster {
+    fn start(replicas: usize) -> Cluster {
+        use std::io::BufRead;
+        let (port, dir) = (free_port(), tempdir("cluster"));
+        let mut script = Command::new(crate::support::root().join("scripts/cluster.sh"))
+            .env("PORT", port.to_string())
+            .env("REPLICAS", replicas.to_string())
+            .env("CLUSTER_DIR", &dir)
+            .env("SSR", env!("CARGO_BIN_EXE_ssr"))
+            .env("SSR_ADMIN_TOKEN", crate::support::TOKEN)
+            .env("SSR_WORKERS", "1")
+            .env("SSR_CODE_CACHE", crate::support::code_cache())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = std::io::BufReader::new(script.stdout.take().unwrap());
+        let mut said = String::new();
+        for line in stdout.lines().map_while(Result::ok) {
+            said.push_str(&line);
+            said.push('\n');
+            if line.starts_with("Ctrl-C stops everything") {
+                break;
+            }
+        }
+        let cluster = Cluster { script, port, dir };
+        assert!(
+            said.contains("cluster up"),
+            "cluster.sh did not start:\n{said}"
+        );
+        assert!(
+            said.contains(&format!("http://127.0.0.1:{port}/")),
+            "{said}"
+        );
+        cluster
+    }
+
+    /// nginx (0) or replica `n`.
+    fn at(&self, n: u16) -> Remote {
+        Remote {
+            addr: format!("127.0.0.1:{}", self.port + n),
+        }
+    }
+
+    fn pid(&self, replica: u16) -> String {
+        std::fs::read_to_string(self.dir.join(format!("replica-{replica}.pid")))
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.script.id().to_string()])
+            .status();
+        let _ = self.script.wait();
+    }
+}
+
+#[test]
+fn the_cluster_loses_no_request_when_a_replica_is_killed_under_load() {
+    let cluster = Cluster::start(3);
+    let nginx = cluster.at(0);
+    let ids: Vec<String> = (0..4).map(|i| format!("site-{i}")).collect();
+    for id in &ids {
+        let (status, body) = nginx.add(id, "plugins/hello/render.js", "");
+        assert_eq!(status, 201, "{body}");
+    }
+    for n in 1..=3 {
+        let r = cluster.at(n);
+        for id in &ids {
+            let path = format!("/t/{id}/");
+            let served = within(Duration::from_secs(60), || r.get(&path, &[]).status == 200);
+            assert!(served.is_some(), "replica {n} never served {id}");
+        }
+    }
+
+    // A load generator of 4 clients on kept-alive connections through
+    // nginx, while replica 2 is killed.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (sent, failed) = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..4)
+            .map(|c| {
+                let (stop, ids, url) = (&stop, &ids, nginx.url(""));
+                s.spawn(move || {
+                    let agent = Server::agent();
+                    let (mut sent, mut failed) = (0u64, Vec::new());
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let id = &ids[(sent as usize + c) % ids.len()];
+                        let status = agent
+                            .get(format!("{url}/t/{id}/"))
+                            .call()
+                            .map(|r| r.status().as_u16())
+                            .unwrap_or(0);
+                        sent += 1;
+                        if status != 200 {
+                            failed.push(status);
+                        }
+                    }
+                    (sent, failed)
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_secs(2));
+        let killed = cluster.pid(2);
+        assert!(
+            Command::new("kill")
+                .args(["-9", &killed])
+                .status()
+                .unwrap()
+                .success()
+        );
+        std::thread::sleep(Duration::from_secs(4));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        clients.into_iter().fold((0, Vec::new()), |(n, mut f), c| {
+            let (sent, failed) = c.join().unwrap();
+            f.extend(failed);
+            (n + sent, f)
+        })
+    });
+    let share = failed.len() as f64 / sent as f64;
+    eprintln!(
+        "kill test: {} of {sent} requests failed ({:.4}%)",
+        failed.len(),
+        share * 100.0
+    );
+    assert!(sent > 1000, "only {sent} requests were sent");
+    assert!(
+        share < 0.001,
+        "{} of {sent} failed: {failed:?}",
+        failed.len()
+    );
+
+    // The script started replica 2 again; it serves every tenant from the
+    // store without anyone registering them again.
+    let r2 = cluster.at(2);
+    for id in &ids {
+        let path = format!("/t/{id}/");
+        let served = within(Duration::from_secs(60), || r2.get(&path, &[]).status == 200);
+        assert!(served.is_some(), "the restarted replica did not serve {id}");
+    }
+    let log = std::fs::read_to_string(cluster.dir.join("replica-2.log")).unwrap();
+    assert_eq!(log.matches("ssr listening on").count(), 2, "{log}");
 }

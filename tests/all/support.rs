@@ -449,6 +449,22 @@ pub trait Client {
     }
 }
 
+/// A server the test did not start itself (one behind nginx, say), with
+/// the tests' admin token.
+pub struct Remote {
+    pub addr: String,
+}
+
+impl Client for Remote {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    fn token(&self) -> &str {
+        TOKEN
+    }
+}
+
 impl Client for Server {
     fn addr(&self) -> &str {
         &self.addr
@@ -540,7 +556,7 @@ impl Drop for InProcess {
 }
 
 /// The admin token of the tests' servers.
-const TOKEN: &str = "test-token-0123456789";
+pub const TOKEN: &str = "test-token-0123456789";
 
 pub struct Reply {
     pub status: u16,
@@ -559,6 +575,15 @@ impl Reply {
     pub fn text(&self) -> String {
         text(&self.body)
     }
+}
+
+/// A loopback port free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A fresh, empty directory under the system's temp dir.

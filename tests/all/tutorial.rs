@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::support::{root, tempdir, text};
+use crate::support::{free_port, root, tempdir, text};
 
 /// The `sh` blocks of the README section that starts with `heading`, up to
 /// the next heading.
@@ -43,14 +43,6 @@ fn run_script(dir: &std::path::Path, addr: &str, script: &str) -> (String, Strin
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{script}\n{stdout}\n{stderr}");
     (stdout, stderr)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[test]

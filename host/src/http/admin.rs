@@ -6,7 +6,7 @@
 //! | `GET /_ssr/admin/tenants` | list tenants |
 //! | `GET /_ssr/admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /_ssr/admin/tenants/{id}` | remove a tenant |
-//! | `POST /_ssr/admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache |
+//! | `POST /_ssr/admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache (on every replica sharing the store) |
 //! | `PUT\|DELETE /_ssr/admin/tenants/{id}/vars/{name}` (body: the value) | set or remove a var |
 //! | `GET /_ssr/admin/tenants/{id}/secrets` | the names of a tenant's secrets |
 //! | `PUT\|DELETE /_ssr/admin/tenants/{id}/secrets/{name}` (body: the value) | set or remove a secret |
@@ -177,7 +177,7 @@ pub async fn put(
 /// After `tenant` became its id's current version: the old version's warm
 /// instances (and their memory) and pages (whose keys carry the old
 /// version) go now.
-fn forget_old(state: &AppState, tenant: &Tenant) {
+pub(super) fn forget_old(state: &AppState, tenant: &Tenant) {
     state.pool.forget(&tenant.id, Some(tenant.version()));
     state.cache.purge(&tenant.id, None);
 }
@@ -305,5 +305,10 @@ pub async fn purge(
         .find(|(k, _)| k == "prefix")
         .map(|(_, v)| v);
     let purged = state.cache.purge(&id, prefix.as_deref());
+    // Every other replica sharing the store purges too.
+    let app = state.clone();
+    tokio::task::spawn_blocking(move || app.registry.announce_purge(&id, prefix.as_deref()))
+        .await
+        .map_err(|_| ApiError::Internal)??;
     Ok(Json(Purged { purged }))
 }

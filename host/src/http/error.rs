@@ -71,7 +71,9 @@ impl From<TenantError> for ApiError {
         let said = Chain(&e).to_string();
         match e {
             TenantError::NotFound(_) | TenantError::NoEntry { .. } => ApiError::NotFound(said),
-            TenantError::HostTaken { .. } => ApiError::Conflict(said),
+            TenantError::HostTaken { .. } | TenantError::Changed(_) => ApiError::Conflict(said),
+            TenantError::Shared(ref source) if source.is_unreachable() => ApiError::TryAgain(said),
+            TenantError::StoreReset { .. } | TenantError::StoreDown(_) => ApiError::TryAgain(said),
             TenantError::TooLarge { .. } => ApiError::TooLarge(said),
             TenantError::Plugin(EngineError::Transient(_)) => ApiError::TryAgain(said),
             TenantError::InvalidId(_)
@@ -81,7 +83,7 @@ impl From<TenantError> for ApiError {
             | TenantError::Env(_)
             | TenantError::Assets(_)
             | TenantError::Plugin(_) => ApiError::BadRequest(said),
-            TenantError::Storage(_) => {
+            TenantError::Storage(_) | TenantError::Shared(_) => {
                 tracing::error!("{said}");
                 ApiError::Internal
             }

@@ -36,7 +36,10 @@ use crate::config::Config;
 use crate::engine::wasm::WasmOptions;
 use crate::engine::{EngineError, EngineOptions, Engines};
 use crate::pool::{Pool, PoolOptions};
-use crate::tenant::{Defaults, Registry, Store, TenantError};
+use crate::tenant::store::RedisStore;
+use crate::tenant::store::redis::RedisError;
+use crate::tenant::sync::{Effect, StoreStatus};
+use crate::tenant::{DataDir, Defaults, Registry, Store, TenantError};
 use error::ApiError;
 
 /// What every handler shares.
@@ -66,6 +69,8 @@ pub enum OpenError {
     },
     #[error("the stored tenants could not be loaded")]
     Tenants(#[from] TenantError),
+    #[error("cannot use the shared store")]
+    Store(#[from] RedisError),
 }
 
 impl AppState {
@@ -84,19 +89,30 @@ impl AppState {
                 max_wasm_stack: config.max_wasm_stack_kib.bytes(),
                 code_cache: config.code_cache.clone(),
                 codegen: Default::default(),
-                shared_dir: config.data_dir.as_ref().map(|d| d.join(Store::SHARED_CODE)),
+                shared_dir: config
+                    .data_dir
+                    .as_ref()
+                    .map(|d| d.join(DataDir::SHARED_CODE)),
                 split: true,
             },
             // The pool's, so no offer comes before the pool may lower a
             // render.
             scheduling: config.scheduling(),
         })?;
-        let store = match &config.data_dir {
-            Some(dir) => Some(Store::open(dir).map_err(|source| OpenError::DataDir {
+        let dir = |code_only| match &config.data_dir {
+            Some(dir) => DataDir::open(dir, code_only).map_err(|source| OpenError::DataDir {
                 dir: dir.clone(),
                 source,
-            })?),
-            None => None,
+            }),
+            None => unreachable!("checked: only with a data dir"),
+        };
+        let store = match (&config.store, &config.data_dir) {
+            (Some(url), _) => Some(Store::Shared {
+                redis: Box::new(RedisStore::open(url)?),
+                code: dir(true)?,
+            }),
+            (None, Some(_)) => Some(Store::Local(dir(false)?)),
+            (None, None) => None,
         };
         let registry = Arc::new(Registry::open(engines, store, Defaults::from(&config))?);
         let pool = Pool::start(PoolOptions {
@@ -110,7 +126,7 @@ impl AppState {
             waiting_per_worker: config.waiting_per_worker,
             scheduling: config.scheduling(),
         });
-        Ok(Arc::new(AppState {
+        let state = Arc::new(AppState {
             cache: Cache::new(CacheBudget::from(&config)),
             flights: Default::default(),
             config,
@@ -119,7 +135,43 @@ impl AppState {
             admin_token,
             ready: AtomicBool::new(false),
             metrics,
-        }))
+        });
+        if matches!(state.registry.store_status(), StoreStatus::Connected { .. }) {
+            let (registry, app) = (state.registry.clone(), Arc::downgrade(&state));
+            std::thread::Builder::new()
+                .name("ssr-follow".into())
+                .spawn(move || {
+                    crate::tenant::sync::follow(registry, |effect| {
+                        if let Some(app) = app.upgrade() {
+                            app.follow(effect);
+                        }
+                    })
+                })
+                .expect("spawning the store's follower");
+        }
+        Ok(state)
+    }
+
+    /// Acts on a change another replica made (`tenant::sync`).
+    fn follow(&self, effect: Effect) {
+        match effect {
+            Effect::Replaced(tenant) => {
+                admin::forget_old(self, &tenant);
+                tracing::info!(
+                    tenant = &*tenant.id,
+                    version = tenant.version(),
+                    "tenant updated from the shared store"
+                );
+            }
+            Effect::Removed(tenant) => {
+                self.pool.forget(&tenant.id, None);
+                self.cache.purge(&tenant.id, None);
+                tracing::info!(tenant = &*tenant.id, "tenant removed from the shared store");
+            }
+            Effect::Purge { tenant, prefix } => {
+                self.cache.purge(&tenant, prefix.as_deref());
+            }
+        }
     }
 }
 
@@ -211,12 +263,25 @@ pub fn host_app(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
+/// 200 once start-up work is done. With a shared store it says whether
+/// the store answers, but stays 200 while it does not: the replica still
+/// serves every tenant it knows, and every replica loses the store at
+/// once, so taking them out of the load balancer would turn a store
+/// outage into a site outage (docs/deploying.md).
 async fn readyz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    if state.ready.load(Ordering::Acquire) {
-        (StatusCode::OK, "ready\n")
-    } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "starting\n")
+    if !state.ready.load(Ordering::Acquire) {
+        return (StatusCode::SERVICE_UNAVAILABLE, "starting\n".to_string());
     }
+    let store = match state.registry.store_status() {
+        StoreStatus::Local => String::new(),
+        StoreStatus::Connected { url } => format!("store {url}: connected\n"),
+        StoreStatus::Unreachable { url, since } => format!(
+            "store {url}: unreachable for {} s; serving the {} tenants known, admin writes refused\n",
+            since.elapsed().as_secs(),
+            state.registry.list().len()
+        ),
+    };
+    (StatusCode::OK, format!("ready\n{store}"))
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> String {

@@ -11,8 +11,11 @@
 //! Invariants:
 //! - Everything is validated (id syntax, size, contract, compilation) before
 //!   anything is stored or published.
-//! - With a data dir, a registration is persisted (see `store.rs`) before it
-//!   is published, so what a client was told is stored survives a crash.
+//! - With a store, a registration is persisted (`store/`) before it is
+//!   published, so what a client was told is stored survives a crash.
+//! - With a store shared by replicas, `sync.rs` adopts the other replicas'
+//!   writes; a version is adopted only if newer than the id's current one
+//!   and than its last removal here (both checked under `writes`).
 //! - A hostname routes to at most one tenant.
 //! - Routing reads a snapshot ([`Routes`]) and writes nothing shared: a
 //!   change makes a new snapshot, so a cache hit bumps no count that every
@@ -23,7 +26,8 @@
 
 pub mod env;
 mod limits;
-mod store;
+pub mod store;
+pub mod sync;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -40,8 +44,7 @@ use crate::engine::fetch::{FetchGrant, Origin};
 use crate::engine::{EngineError, EngineKind, Engines, Grants, Plugin};
 use env::Env;
 pub use limits::{AppliedLimits, Defaults, LimitOverrides};
-pub use store::Store;
-pub mod redis;
+pub use store::{DataDir, Store};
 
 /// Settings given at registration.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -264,6 +267,22 @@ pub enum TenantError {
     Assets(#[from] AssetError),
     #[error("storing the tenant failed")]
     Storage(#[from] std::io::Error),
+    #[error(
+        "tenant `{0}` was changed on another replica since this one last saw it; nothing was written: look at it again, then retry"
+    )]
+    Changed(String),
+    #[error(
+        "the shared store did not take the write; the tenants this replica knows are still served"
+    )]
+    Shared(#[from] store::redis::RedisError),
+    #[error(
+        "the shared store has lost its data (its clock is at {clock}, this replica has seen version {seen}); this replica keeps its tenants and refuses admin writes: restore the store (docs/deploying.md), or restart the replicas to follow it as it is"
+    )]
+    StoreReset { clock: u64, seen: u64 },
+    #[error(
+        "the shared store has been unavailable for {0} s, so admin writes are refused until it is back; the tenants this replica knows are still served"
+    )]
+    StoreDown(u64),
 }
 
 /// What a put did.
@@ -310,13 +329,25 @@ pub struct Registry {
     /// Serializes version assignment, storing and publishing (each change
     /// of `table` copies it), so that of two concurrent registrations of one
     /// id the later version is the one that is stored and served.
-    /// Compilation happens outside it.
-    writes: Mutex<()>,
+    /// Compilation happens outside it. It guards the removals made here.
+    writes: Mutex<Removed>,
     engines: Engines,
     store: Option<Store>,
     next_version: AtomicU64,
     defaults: Defaults,
+    /// Since when the shared store has not answered (`sync.rs` keeps it);
+    /// never for the data dir and in memory.
+    store_down: Mutex<Option<std::time::Instant>>,
 }
+
+/// The version at which each id removed here was removed: a version of it
+/// older than that, read from a shared store before the removal, is never
+/// adopted after it.
+#[derive(Default)]
+struct Removed(HashMap<String, u64>);
+
+/// Proof that the caller holds [`Registry::writes`].
+type Writing<'a> = MutexGuard<'a, Removed>;
 
 impl Registry {
     /// A registry, reloading what `store` holds (without recompiling).
@@ -332,26 +363,69 @@ impl Registry {
             store,
             next_version: AtomicU64::new(1),
             defaults,
+            store_down: Mutex::default(),
         };
-        if let Some(store) = &reg.store {
-            let writing = crate::sync::lock(&reg.writes);
-            for saved in store.load_all(&reg.engines, &reg.defaults) {
-                let r = saved.registration;
-                reg.next_version.fetch_max(r.version + 1, Ordering::Relaxed);
-                let stats = Arc::new(Stats::new(&r.id));
-                let limits = r.limits.resolve(r.engine, &reg.defaults);
-                let tenant = Arc::new(Tenant::new(
-                    r,
-                    saved.plugin,
-                    saved.assets,
-                    limits,
-                    stats,
-                    &saved.secrets,
-                ));
-                reg.publish(&writing, tenant);
+        match &reg.store {
+            Some(Store::Local(dir)) => reg.load(dir.load_all(&reg.engines, &reg.defaults)),
+            Some(Store::Shared { redis, code }) => {
+                reg.resync(redis)?;
+                code.remove_unused_code(reg.list().iter().map(|t| &t.registration), &reg.engines);
             }
+            None => {}
         }
         Ok(reg)
+    }
+
+    /// Publishes tenants loaded from the data dir.
+    fn load(&self, saved: Vec<store::Saved>) {
+        let writing = crate::sync::lock(&self.writes);
+        for saved in saved {
+            let next = saved.registration.version + 1;
+            self.next_version.fetch_max(next, Ordering::Relaxed);
+            self.adopt(&writing, saved);
+        }
+    }
+
+    /// Makes a stored tenant the current version of its id, keeping the
+    /// id's counters.
+    fn adopt(&self, writing: &Writing<'_>, saved: store::Saved) -> Arc<Tenant> {
+        let r = saved.registration;
+        let stats = self
+            .get(&r.id)
+            .map(|t| t.stats.clone())
+            .unwrap_or_else(|| Arc::new(Stats::new(&r.id)));
+        let limits = r.limits.resolve(r.engine, &self.defaults);
+        let tenant = Arc::new(Tenant::new(
+            r,
+            saved.plugin,
+            saved.assets,
+            limits,
+            stats,
+            &saved.secrets,
+        ));
+        self.publish(writing, tenant.clone());
+        tenant
+    }
+
+    /// A new version: from the shared store's clock, else this process's.
+    fn next_version(&self, _writing: &Writing<'_>) -> Result<u64, TenantError> {
+        match &self.store {
+            Some(Store::Shared { redis, .. }) => {
+                if let Some(since) = *crate::sync::lock(&self.store_down) {
+                    return Err(TenantError::StoreDown(since.elapsed().as_secs()));
+                }
+                Ok(redis.next_version()?)
+            }
+            _ => Ok(self.next_version.fetch_add(1, Ordering::Relaxed)),
+        }
+    }
+
+    /// The version id `id` was last written at by an admin request
+    /// (demo tenants are not stored: 0).
+    fn base(&self, id: &str) -> u64 {
+        self.get(id)
+            .filter(|t| !t.registration.demo)
+            .map_or(0, |t| t.version())
     }
 
     /// The defaults tenants get for what they do not set.
@@ -377,7 +451,7 @@ impl Registry {
 
     /// Changes the routing table: readers see the old table or the new one.
     /// Writers take turns through `writes`, whose guard proves it.
-    fn update<R>(&self, _writing: &MutexGuard<'_, ()>, change: impl FnOnce(&mut Routes) -> R) -> R {
+    fn update<R>(&self, _writing: &Writing<'_>, change: impl FnOnce(&mut Routes) -> R) -> R {
         let mut table = Routes::clone(&self.table.load());
         let r = change(&mut table);
         self.table.store(Arc::new(table));
@@ -447,7 +521,7 @@ impl Registry {
             // (`benches/density.sh`).
             (EngineKind::Wasm, Some(store)) => {
                 let compiled = self.engines.wasm.precompile(bytes)?;
-                let path = store.save_compiled(&digest, &compiled)?;
+                let path = store.dir().save_compiled(&digest, &compiled)?;
                 Arc::new(self.engines.wasm.load_precompiled(&path, limits.engine())?)
             }
             _ => self
@@ -455,6 +529,9 @@ impl Registry {
                 .get(engine)?
                 .load_plugin(bytes, limits.engine())?,
         };
+        if let Some(store) = store {
+            store.save_plugin(&digest, bytes)?;
+        }
         let writing = crate::sync::lock(&self.writes);
         if demo && self.get(id).is_some() {
             return Ok(None);
@@ -464,9 +541,10 @@ impl Registry {
         self.check_hosts_free(id, &hosts)?;
         let secrets = self.secrets_of(id);
         env::check(&settings.vars, &secrets)?;
+        let base = self.base(id);
         let registration = Registration {
             id: id.to_string(),
-            version: self.next_version.fetch_add(1, Ordering::Relaxed),
+            version: self.next_version(&writing)?,
             hosts,
             mode: settings.mode.unwrap_or(self.defaults.mode),
             engine,
@@ -481,7 +559,13 @@ impl Registry {
             updated_unix: now_unix(),
         };
         if let Some(store) = store {
-            store.save(&registration, bytes)?;
+            store.write(store::Write {
+                record: &registration,
+                plugin: Some(bytes),
+                secrets: &secrets,
+                secrets_changed: false,
+                base,
+            })?;
         }
         let stats = self
             .get(id)
@@ -537,14 +621,17 @@ impl Registry {
         }
         env::check(&vars, &secrets)?;
         let mut registration = current.registration.clone();
-        registration.version = self.next_version.fetch_add(1, Ordering::Relaxed);
+        registration.version = self.next_version(&writing)?;
         registration.vars = vars;
         registration.updated_unix = now_unix();
         if let Some(store) = self.store.as_ref().filter(|_| !registration.demo) {
-            if secrets != before {
-                store.save_secrets(id, &secrets)?;
-            }
-            store.save_record(&registration)?;
+            store.write(store::Write {
+                record: &registration,
+                plugin: None,
+                secrets: &secrets,
+                secrets_changed: secrets != before,
+                base: current.version(),
+            })?;
         }
         let tenant = Arc::new(Tenant::new(
             registration,
@@ -560,17 +647,25 @@ impl Registry {
 
     /// Removes tenant `id`.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
-        let writing = crate::sync::lock(&self.writes);
+        let mut writing = crate::sync::lock(&self.writes);
         let existing = self.current(id)?;
-        if let Some(store) = &self.store {
-            store.remove(id)?;
+        let version = self.next_version(&writing)?;
+        if let Some(store) = self.store.as_ref().filter(|_| !existing.registration.demo) {
+            store.remove(id, version, existing.version())?;
         }
-        self.update(&writing, |table| {
+        self.unpublish(&mut writing, &existing, version);
+        Ok(existing)
+    }
+
+    /// Takes `existing` out of the table, as removed at `version`.
+    fn unpublish(&self, writing: &mut Writing<'_>, existing: &Arc<Tenant>, version: u64) {
+        let id = &*existing.id;
+        self.update(writing, |table| {
             table.by_host.retain(|_, owner| &*owner.id != id);
             table.by_id.remove(id);
         });
+        writing.0.insert(id.to_string(), version);
         existing.retired.store(true, Ordering::Release);
-        Ok(existing)
     }
 
     fn check_hosts_free(&self, id: &str, hosts: &[String]) -> Result<(), TenantError> {
@@ -589,7 +684,7 @@ impl Registry {
     }
 
     /// Makes `tenant` the current version; returns whether the id is new.
-    fn publish(&self, writing: &MutexGuard<'_, ()>, tenant: Arc<Tenant>) -> bool {
+    fn publish(&self, writing: &Writing<'_>, tenant: Arc<Tenant>) -> bool {
         let old = self.update(writing, |table| {
             let id = tenant.id.clone();
             table.by_host.retain(|_, owner| owner.id != id);

@@ -1,4 +1,6 @@
-//! Tenant persistence in the data dir.
+//! The data dir: where tenants persist on one machine, and where a replica
+//! sharing tenants through Redis keeps the code it compiled (then only
+//! `plugins/*.cwasm` and `code/`).
 //!
 //! Layout:
 //! ```text
@@ -35,50 +37,43 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use super::Defaults;
-use super::Registration;
-use super::env::Env;
-use crate::assets::Assets;
-use crate::engine::{EngineKind, Engines, Plugin};
+use super::super::env::Env;
+use super::super::{Defaults, Registration};
+use super::{Saved, said};
+use crate::engine::Engines;
 use crate::fs::{sync_dir, write_atomically, write_cold, write_private};
-use crate::report::Chain;
-
-/// A stored registration with its loaded plugin and its secrets.
-pub struct Saved {
-    pub registration: Registration,
-    pub plugin: Arc<dyn Plugin>,
-    pub assets: Arc<Assets>,
-    pub secrets: Env,
-}
 
 /// The data dir.
-pub struct Store {
+pub struct DataDir {
     plugins: PathBuf,
-    /// The Wasm engine's shared code ([`Store::SHARED_CODE`]).
+    /// The Wasm engine's shared code ([`DataDir::SHARED_CODE`]).
     code: PathBuf,
     tenants: PathBuf,
     secrets: PathBuf,
 }
 
-impl Store {
+impl DataDir {
     /// The subdirectory where the Wasm engine keeps the modules plugins
     /// share, compiled (`engine::wasm::shared`).
     pub const SHARED_CODE: &str = "code";
 
-    pub fn open(dir: &Path) -> std::io::Result<Store> {
+    /// Opens `dir`, making what is missing: the whole layout, or with
+    /// `code_only` (a replica of a shared store), `plugins/` alone.
+    pub fn open(dir: &Path, code_only: bool) -> std::io::Result<DataDir> {
         use std::os::unix::fs::PermissionsExt;
-        let store = Store {
+        let store = DataDir {
             plugins: dir.join("plugins"),
-            code: dir.join(Store::SHARED_CODE),
+            code: dir.join(DataDir::SHARED_CODE),
             tenants: dir.join("tenants"),
             secrets: dir.join("secrets"),
         };
         std::fs::create_dir_all(&store.plugins)?;
-        std::fs::create_dir_all(&store.tenants)?;
-        std::fs::create_dir_all(&store.secrets)?;
-        std::fs::set_permissions(&store.secrets, std::fs::Permissions::from_mode(0o700))?;
+        if !code_only {
+            std::fs::create_dir_all(&store.tenants)?;
+            std::fs::create_dir_all(&store.secrets)?;
+            std::fs::set_permissions(&store.secrets, std::fs::Permissions::from_mode(0o700))?;
+        }
         Ok(store)
     }
 
@@ -122,7 +117,7 @@ impl Store {
     }
 
     /// Persists a registration: the plugin file first (its compiled form,
-    /// if any, is already stored: [`Store::save_compiled`]), then the record.
+    /// if any, is already stored: [`DataDir::save_compiled`]), then the record.
     pub fn save(&self, record: &Registration, wasm: &[u8]) -> std::io::Result<()> {
         let path = self.plugins.join(format!("{}.wasm", record.digest));
         write_once(&path, wasm, write_atomically)?;
@@ -179,15 +174,22 @@ impl Store {
                 }
             }
         }
-        let live: HashSet<&str> = saved
-            .iter()
-            .map(|s| s.registration.digest.as_str())
-            .collect();
+        self.remove_unused_code(saved.iter().map(|s| &s.registration), engines);
+        saved
+    }
+
+    /// Removes compiled code that none of `live` uses: plugins' and, of
+    /// the code they share, what no loaded tenant links (another `ssr`
+    /// version's, say).
+    pub fn remove_unused_code<'a>(
+        &self,
+        live: impl Iterator<Item = &'a Registration>,
+        engines: &Engines,
+    ) {
+        let live: HashSet<&str> = live.map(|r| r.digest.as_str()).collect();
         remove_unused(&self.plugins, &live);
-        // Shared code no stored tenant links: another `ssr` version's, say.
         let linked = engines.wasm.shared_in_use();
         remove_unused(&self.code, &linked.iter().map(String::as_str).collect());
-        saved
     }
 
     fn load_one(
@@ -198,73 +200,16 @@ impl Store {
     ) -> Result<Saved, String> {
         let text = std::fs::read(path).map_err(said)?;
         let record: Registration = serde_json::from_slice(&text).map_err(said)?;
-        super::validate_id(&record.id).map_err(said)?;
-        record.limits.check_ranges().map_err(said)?;
         let secrets = self.load_secrets(&record.id)?;
-        super::env::check(&record.vars, &secrets).map_err(said)?;
-        let limits = record.limits.resolve(record.engine, defaults).engine();
         let wasm_path = self.plugins.join(format!("{}.wasm", record.digest));
-        let read_wasm = || {
+        let digest = record.digest.clone();
+        let read = || {
             let bytes = std::fs::read(&wasm_path).map_err(|e| format!("plugin file: {e}"))?;
-            // Records written before digests were SHA-256 (32 hex digits of
-            // xxh3) name their file by that; they load until re-registered.
-            if record.digest.len() == 64 && crate::artifact::digest(&bytes) != record.digest {
-                return Err(format!(
-                    "{} does not hash to its name; register the tenant again",
-                    wasm_path.display()
-                ));
-            }
+            super::check_digest(&digest, &bytes, &wasm_path.display().to_string())?;
             Ok(bytes)
         };
-        // Read (and checked) once, and only when needed: most plugins have
-        // no assets, and a Wasm plugin loads from its .cwasm.
-        let bytes = match record.assets > 0 || record.engine != EngineKind::Wasm {
-            true => Some(read_wasm()?),
-            false => None,
-        };
-        let assets = match (record.assets, &bytes) {
-            (1.., Some(bytes)) => Assets::from_plugin(bytes).map_err(said)?,
-            _ => Assets::default(),
-        };
-        let assets = Arc::new(assets);
-        let bytes = || bytes.map_or_else(read_wasm, Ok);
-        if record.engine != EngineKind::Wasm {
-            let engine = engines.get(record.engine).map_err(said)?;
-            let plugin = engine.load_plugin(&bytes()?, limits).map_err(said)?;
-            return Ok(Saved {
-                registration: record,
-                plugin,
-                assets,
-                secrets,
-            });
-        }
-        let wasm = &engines.wasm;
-        let compiled = self.compiled_path(&record.digest);
-        let plugin = match wasm.load_precompiled(&compiled, limits) {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::warn!(
-                    tenant = record.id,
-                    "compiled plugin unusable ({}); compiling again",
-                    Chain(&e)
-                );
-                let bytes = wasm.precompile(&bytes()?).map_err(said)?;
-                write_cold(&compiled, &bytes).map_err(said)?;
-                wasm.load_precompiled(&compiled, limits).map_err(said)?
-            }
-        };
-        Ok(Saved {
-            registration: record,
-            plugin: Arc::new(plugin),
-            assets,
-            secrets,
-        })
+        super::load(record, secrets, read, self, engines, defaults)
     }
-}
-
-/// An error with its causes, as the skipped tenant's log line says it.
-fn said(e: impl std::error::Error + 'static) -> String {
-    Chain(&e).to_string()
 }
 
 /// Removes the files of `dir` whose name, up to its first dot, is not in

@@ -1,0 +1,440 @@
+//! Tenant state shared by replicas, in Redis (`ssr serve --store
+//! redis://...`; the local data dir is `dir.rs`).
+//!
+//! Keys (all under the prefix `ssr:`):
+//! ```text
+//! ssr:clock              INCR: every write's version, one order for all ids
+//! ssr:plugin:<sha256>    a plugin's bytes (SET NX: written once, before any
+//!                        record names them)
+//! ssr:tenant:<id>        hash: version, record (the registration's JSON),
+//!                        secrets (JSON, name to value)
+//! ssr:versions           hash: id -> version of its current record
+//! ssr:removed            hash: id -> version of its removal (a tombstone)
+//! ssr:changes            pub/sub channel: "<id> <version>" after each write
+//! ssr:purges             pub/sub channel: a purge to apply on every replica
+//! ```
+//!
+//! Invariants:
+//! - A write carries a new version from `ssr:clock` and the version it was
+//!   based on, and applies only if that base is still the id's current
+//!   version and the new one is newer than the id's last removal, in one
+//!   Lua script (atomic in Redis). So a write never puts an older state
+//!   over a newer one, and of two replicas writing one id at once one
+//!   lands and the other is told ([`Applied::Stale`]): no change is lost
+//!   silently.
+//! - A record and its secrets change together (one hash), and a record is
+//!   written only after the plugin it names ([`RedisStore::save_plugin`]).
+//! - `ssr:versions` with `ssr:removed` is what a replica that missed
+//!   messages resynchronises from: every id's newest version, or its
+//!   removal.
+//! - Secrets are only in `ssr:tenant:<id>`'s `secrets` field, never in the
+//!   record, a channel or a log line.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use redis::Commands;
+use serde::{Deserialize, Serialize};
+
+use super::super::Registration;
+use super::super::env::Env;
+
+/// The channel every write is announced on.
+pub const CHANGES: &str = "ssr:changes";
+/// The channel purges are announced on.
+pub const PURGES: &str = "ssr:purges";
+
+/// How long connecting, or one command, may take before the store counts
+/// as unreachable: an admin write then fails in seconds, not minutes.
+const TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Why the Redis store failed; the message says what to check. The redis
+/// crate's error is kept for its kind, not as a cause: its own cause
+/// repeats its message.
+#[derive(Debug, thiserror::Error)]
+pub enum RedisError {
+    #[error(
+        "the Redis store at {url} cannot be reached ({reason}); check that it runs and the URL"
+    )]
+    Unreachable {
+        url: String,
+        reason: redis::RedisError,
+    },
+    #[error("the Redis store failed a command ({0})")]
+    Command(redis::RedisError),
+    #[error("the Redis store holds a record that does not parse ({0})")]
+    Corrupt(String),
+}
+
+impl From<redis::RedisError> for RedisError {
+    fn from(e: redis::RedisError) -> RedisError {
+        RedisError::Command(e)
+    }
+}
+
+impl RedisError {
+    /// Whether the store could not be reached (rather than refusing).
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            RedisError::Unreachable { .. } => true,
+            RedisError::Command(e) => {
+                e.is_io_error() || e.is_connection_dropped() || e.is_timeout()
+            }
+            RedisError::Corrupt(_) => false,
+        }
+    }
+}
+
+/// What a conditional write did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// It is now the id's state.
+    Yes,
+    /// The id changed since the version the write was based on (or was
+    /// removed at a newer version): nothing was written.
+    Stale,
+}
+
+/// A stored tenant: its registration and secrets.
+#[derive(Debug)]
+pub struct Stored {
+    pub record: Registration,
+    pub secrets: Env,
+}
+
+/// What the store holds for one id.
+#[derive(Debug)]
+pub enum State {
+    Present(Box<Stored>),
+    /// Removed at this version.
+    Removed(u64),
+    /// Never written.
+    Absent,
+}
+
+/// Every id's newest version ([`RedisStore::versions`]).
+#[derive(Debug, Default)]
+pub struct Versions {
+    pub current: HashMap<String, u64>,
+    pub removed: HashMap<String, u64>,
+    /// The last version handed out (0: the store is empty).
+    pub clock: u64,
+}
+
+/// A purge, as announced on [`PURGES`].
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Purge {
+    /// The replica that purged already ([`RedisStore::replica`]).
+    pub from: String,
+    pub tenant: String,
+    #[serde(default)]
+    pub prefix: Option<String>,
+}
+
+/// What [`RedisStore::listen`] hands its callback.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Subscribed: every later write is delivered; resynchronise now for
+    /// the ones made before.
+    Subscribed,
+    Changed(&'a str, u64),
+    Purge(Purge),
+    /// `tick` passed without a message.
+    Tick,
+}
+
+/// The Redis store: one connection for commands, used by one caller at a
+/// time, and one per [`RedisStore::listen`].
+pub struct RedisStore {
+    /// For errors: without its password.
+    url: String,
+    client: redis::Client,
+    conn: Mutex<Option<redis::Connection>>,
+    /// This process's name on [`PURGES`], random per start.
+    replica: String,
+}
+
+/// Writes a tenant if the id's version is still the write's base and the
+/// write is newer than the id's removal.
+/// KEYS: versions, removed, tenant key. ARGV: id, version, base, record,
+/// secrets.
+const PUT: &str = r"
+local v = tonumber(ARGV[2])
+local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if current ~= tonumber(ARGV[3]) or v <= current then return 0 end
+if v <= tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0') then return 0 end
+redis.call('HSET', KEYS[3], 'version', ARGV[2], 'record', ARGV[4], 'secrets', ARGV[5])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('PUBLISH', 'ssr:changes', ARGV[1] .. ' ' .. ARGV[2])
+return 1
+";
+
+/// Removes a tenant if its version is still the removal's base.
+/// KEYS: versions, removed, tenant key. ARGV: id, version, base.
+const REMOVE: &str = r"
+local v = tonumber(ARGV[2])
+local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if current == 0 or current ~= tonumber(ARGV[3]) or v <= current then return 0 end
+redis.call('DEL', KEYS[3])
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PUBLISH', 'ssr:changes', ARGV[1] .. ' ' .. ARGV[2])
+return 1
+";
+
+const CLOCK: &str = "ssr:clock";
+const VERSIONS: &str = "ssr:versions";
+const REMOVED: &str = "ssr:removed";
+
+/// `url` as errors show it: a password in it (`redis://:PASS@host`) is
+/// replaced by `***`, so it never reaches a log.
+pub fn shown(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((userinfo, host)) = rest.split_once('@') else {
+        return url.to_string();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
+    }
+}
+
+fn tenant_key(id: &str) -> String {
+    format!("ssr:tenant:{id}")
+}
+
+fn plugin_key(digest: &str) -> String {
+    format!("ssr:plugin:{digest}")
+}
+
+impl RedisStore {
+    /// Connects to `url` (`redis://HOST:PORT/DB`) and checks that it
+    /// answers.
+    pub fn open(url: &str) -> Result<RedisStore, RedisError> {
+        let shown = shown(url);
+        let client = redis::Client::open(url).map_err(|reason| RedisError::Unreachable {
+            url: shown.clone(),
+            reason,
+        })?;
+        let mut replica = [0u8; 8];
+        getrandom::fill(&mut replica).expect("the system's random source");
+        let store = RedisStore {
+            url: shown,
+            client,
+            conn: Mutex::new(None),
+            replica: replica.iter().map(|b| format!("{b:02x}")).collect(),
+        };
+        store.with(|c| redis::cmd("PING").query::<String>(c))?;
+        Ok(store)
+    }
+
+    /// The URL, as logs may show it.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// This process's name among the replicas.
+    pub fn replica(&self) -> &str {
+        &self.replica
+    }
+
+    /// A new connection with the store's timeouts.
+    fn connect(&self) -> Result<redis::Connection, RedisError> {
+        let unreachable = |reason| RedisError::Unreachable {
+            url: self.url.clone(),
+            reason,
+        };
+        let conn = self
+            .client
+            .get_connection_with_timeout(TIMEOUT)
+            .map_err(unreachable)?;
+        conn.set_write_timeout(Some(TIMEOUT)).map_err(unreachable)?;
+        Ok(conn)
+    }
+
+    /// Runs `f` on the connection, connecting first if there is none; a
+    /// failed command drops the connection, so the next call connects
+    /// again.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, RedisError> {
+        let mut conn = crate::sync::lock(&self.conn);
+        if conn.is_none() {
+            let c = self.connect()?;
+            c.set_read_timeout(Some(TIMEOUT))?;
+            *conn = Some(c);
+        }
+        let out = f(conn.as_mut().expect("connected above"));
+        if out.is_err() {
+            *conn = None;
+        }
+        Ok(out?)
+    }
+
+    /// A new version, newer than every version handed out before.
+    pub fn next_version(&self) -> Result<u64, RedisError> {
+        self.with(|c| c.incr(CLOCK, 1))
+    }
+
+    /// Stores plugin bytes under their SHA-256, unless they are there.
+    pub fn save_plugin(&self, digest: &str, bytes: &[u8]) -> Result<(), RedisError> {
+        self.with(|c| c.set_nx::<_, _, ()>(plugin_key(digest), bytes))
+    }
+
+    /// The plugin stored under `digest`, if any.
+    pub fn plugin(&self, digest: &str) -> Result<Option<Vec<u8>>, RedisError> {
+        self.with(|c| c.get(plugin_key(digest)))
+    }
+
+    /// Writes `record` (at its `version`) with `secrets`, if the id's
+    /// current version is `base` (0: none).
+    pub fn put(
+        &self,
+        record: &Registration,
+        secrets: &Env,
+        base: u64,
+    ) -> Result<Applied, RedisError> {
+        let json = serde_json::to_string(record).map_err(|e| RedisError::Corrupt(e.to_string()))?;
+        let secrets =
+            serde_json::to_string(secrets).map_err(|e| RedisError::Corrupt(e.to_string()))?;
+        self.conditional(PUT, &record.id, record.version, base, &[json, secrets])
+    }
+
+    /// Removes tenant `id` as of `version`, if its current version is
+    /// `base`.
+    pub fn remove(&self, id: &str, version: u64, base: u64) -> Result<Applied, RedisError> {
+        self.conditional(REMOVE, id, version, base, &[])
+    }
+
+    /// Runs `script` (PUT or REMOVE) for `id` at `version` on `base`, with
+    /// `more` arguments.
+    fn conditional(
+        &self,
+        script: &str,
+        id: &str,
+        version: u64,
+        base: u64,
+        more: &[String],
+    ) -> Result<Applied, RedisError> {
+        let applied: i64 = self.with(|c| {
+            redis::Script::new(script)
+                .key(VERSIONS)
+                .key(REMOVED)
+                .key(tenant_key(id))
+                .arg(id)
+                .arg(version)
+                .arg(base)
+                .arg(more)
+                .invoke(c)
+        })?;
+        Ok(match applied {
+            1 => Applied::Yes,
+            _ => Applied::Stale,
+        })
+    }
+
+    /// Every id's current version, every removed id's removal, and the
+    /// clock.
+    pub fn versions(&self) -> Result<Versions, RedisError> {
+        let (current, removed, clock) = self.with(|c| {
+            redis::pipe()
+                .hgetall(VERSIONS)
+                .hgetall(REMOVED)
+                .get(CLOCK)
+                .query::<(HashMap<String, u64>, HashMap<String, u64>, Option<u64>)>(c)
+        })?;
+        Ok(Versions {
+            current,
+            removed,
+            clock: clock.unwrap_or(0),
+        })
+    }
+
+    /// What the store holds for `id`.
+    pub fn state(&self, id: &str) -> Result<State, RedisError> {
+        let (fields, removed) = self.with(|c| {
+            redis::pipe()
+                .hgetall(tenant_key(id))
+                .hget(REMOVED, id)
+                .query::<(HashMap<String, String>, Option<u64>)>(c)
+        })?;
+        let (Some(record), Some(secrets)) = (fields.get("record"), fields.get("secrets")) else {
+            return Ok(removed.map_or(State::Absent, State::Removed));
+        };
+        let corrupt = |e: serde_json::Error| RedisError::Corrupt(format!("tenant {id}: {e}"));
+        Ok(State::Present(Box::new(Stored {
+            record: serde_json::from_str(record).map_err(corrupt)?,
+            secrets: serde_json::from_str(secrets).map_err(corrupt)?,
+        })))
+    }
+
+    /// Tells the other replicas to purge `tenant`'s pages (under `prefix`).
+    pub fn announce_purge(&self, tenant: &str, prefix: Option<&str>) -> Result<(), RedisError> {
+        let purge = Purge {
+            from: self.replica.clone(),
+            tenant: tenant.to_string(),
+            prefix: prefix.map(str::to_string),
+        };
+        let json = serde_json::to_string(&purge).map_err(|e| RedisError::Corrupt(e.to_string()))?;
+        self.with(|c| c.publish::<_, _, ()>(PURGES, json))
+    }
+
+    /// Listens on [`CHANGES`] and [`PURGES`] on a connection of its own,
+    /// calling `on` with [`Event::Subscribed`] first, then each message,
+    /// and [`Event::Tick`] whenever `tick` passes without one, until `on`
+    /// breaks (`Ok`) or the connection fails (`Err`: messages sent until
+    /// the next `Subscribed` are lost, so the caller resynchronises then).
+    /// This replica's own purges are not delivered.
+    pub fn listen(
+        &self,
+        tick: Duration,
+        mut on: impl FnMut(Event<'_>) -> std::ops::ControlFlow<()>,
+    ) -> Result<(), RedisError> {
+        let mut conn = self.connect()?;
+        conn.set_read_timeout(Some(tick))?;
+        let mut pubsub = conn.as_pubsub();
+        pubsub.subscribe(&[CHANGES, PURGES])?;
+        if on(Event::Subscribed).is_break() {
+            return Ok(());
+        }
+        loop {
+            let msg = match pubsub.get_message() {
+                Ok(msg) => msg,
+                Err(e) if e.is_timeout() => match on(Event::Tick) {
+                    std::ops::ControlFlow::Break(()) => return Ok(()),
+                    _ => continue,
+                },
+                Err(e) => return Err(e.into()),
+            };
+            let payload: String = msg.get_payload()?;
+            let flow = match msg.get_channel_name() {
+                CHANGES => match payload
+                    .rsplit_once(' ')
+                    .and_then(|(id, v)| Some((id, v.parse().ok()?)))
+                {
+                    Some((id, v)) => on(Event::Changed(id, v)),
+                    None => {
+                        tracing::warn!("ignoring a malformed message on {CHANGES}");
+                        std::ops::ControlFlow::Continue(())
+                    }
+                },
+                _ => match serde_json::from_str::<Purge>(&payload) {
+                    Ok(p) if p.from == self.replica => std::ops::ControlFlow::Continue(()),
+                    Ok(p) => on(Event::Purge(p)),
+                    Err(_) => {
+                        tracing::warn!("ignoring a malformed message on {PURGES}");
+                        std::ops::ControlFlow::Continue(())
+                    }
+                },
+            };
+            if flow.is_break() {
+                return Ok(());
+            }
+        }
+    }
+}

@@ -164,13 +164,15 @@ wrk (\`-t2 -c32\`, ${KILL_SECS} s) through nginx on four tenants' cached pages; 
 
 ## Cache hits through nginx, 1 vs 3 replicas
 
-wrk \`-t2 -c64\`, ${SECS} s, one cached page (\`plugins/hello\`, 5.6 KB), median of $RUNS runs, alternating.
+wrk \`-t2 -c64\`, ${SECS} s, one cached page (\`plugins/hello\`, 5.6 KB), the median of $RUNS runs (of an even number, the lower middle one), alternating.
 
 | path | requests/s | runs |
 |---|---|---|
 | nginx, 1 replica | $r1 |${rps[1]} |
 | nginx, 3 replicas | $r3 |${rps[3]} |
 | 1 replica, no nginx | $rd |${rps[direct]} |
+
+3 replicas serve $(awk -v a="$r3" -v b="$r1" 'BEGIN {printf "%.2f", a / b}')x the hits of 1 through nginx, and nginx serves $(awk -v a="$r1" -v b="$rd" 'BEGIN {printf "%.2f", a / b}')x of what one replica serves alone.
 
 What this can show on $cores cores: that three replicas behind nginx serve cache hits without losing throughput to the sharing itself (a hit touches neither Redis nor another replica), and what the proxy hop costs (the third row). What it cannot show is scaling: wrk, nginx's workers and every replica's workers take turns on the same $cores cores, so adding replicas adds no CPU, only more threads contending for it. A real deployment runs each replica on its own machine (or its own cores) and the load generator elsewhere, and would measure requests/s per replica as replicas are added, and p99 latency at a fixed rate, through the same nginx.
 EOF

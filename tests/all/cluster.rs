@@ -497,6 +497,9 @@ fn the_cluster_loses_no_request_when_a_replica_is_killed_under_load() {
         }
     }
 
+    let compiled_before = compiled(&cluster.dir.join("replica-2"));
+    assert!(compiled_before.len() >= 2, "{compiled_before:?}");
+
     // A load generator of 4 clients on kept-alive connections through
     // nginx, while replica 2 is killed.
     let stop = std::sync::atomic::AtomicBool::new(false);
@@ -563,4 +566,25 @@ fn the_cluster_loses_no_request_when_a_replica_is_killed_under_load() {
     }
     let log = std::fs::read_to_string(cluster.dir.join("replica-2.log")).unwrap();
     assert_eq!(log.matches("ssr listening on").count(), 2, "{log}");
+    // ...and compiled nothing again: every compiled file is the one it
+    // wrote before it was killed.
+    assert_eq!(compiled(&cluster.dir.join("replica-2")), compiled_before);
+}
+
+/// The compiled files in a replica's data dir, with their inodes (a file
+/// written again is a new inode: `fs::write_cold` renames a new file in).
+fn compiled(dir: &std::path::Path) -> Vec<(String, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut files: Vec<(String, u64)> = ["plugins", "code"]
+        .iter()
+        .flat_map(|sub| std::fs::read_dir(dir.join(sub)).unwrap().flatten())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().ino(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
 }

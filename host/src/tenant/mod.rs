@@ -386,9 +386,9 @@ impl Registry {
         }
     }
 
-    /// Makes a stored tenant the current version of its id, keeping the
-    /// id's counters.
-    fn adopt(&self, writing: &Writing<'_>, saved: store::Saved) -> Arc<Tenant> {
+    /// Makes a registration, stored or just written, the current version
+    /// of its id, keeping the id's counters.
+    fn adopt(&self, writing: &Writing<'_>, saved: store::Saved) -> Put {
         let r = saved.registration;
         let stats = self
             .get(&r.id)
@@ -403,8 +403,8 @@ impl Registry {
             stats,
             &saved.secrets,
         ));
-        self.publish(writing, tenant.clone());
-        tenant
+        let created = self.publish(writing, tenant.clone());
+        Put { tenant, created }
     }
 
     /// A new version: from the shared store's clock, else this process's.
@@ -567,20 +567,13 @@ impl Registry {
                 base,
             })?;
         }
-        let stats = self
-            .get(id)
-            .map(|t| t.stats.clone())
-            .unwrap_or_else(|| Arc::new(Stats::new(id)));
-        let tenant = Arc::new(Tenant::new(
+        let saved = store::Saved {
             registration,
             plugin,
             assets,
-            limits,
-            stats,
-            &secrets,
-        ));
-        let created = self.publish(&writing, tenant.clone());
-        Ok(Some(Put { tenant, created }))
+            secrets,
+        };
+        Ok(Some(self.adopt(&writing, saved)))
     }
 
     /// The current secrets of tenant `id` (none for an unknown id).

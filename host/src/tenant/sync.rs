@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use super::store::redis::{Event, RedisStore, State};
 use super::store::{self, Saved, Store};
-use super::{Registry, Tenant, TenantError};
+use super::{Registry, Tenant, TenantError, Writing};
 
 /// What following the store changed, for the server to act on (drop warm
 /// instances, purge pages).
@@ -86,15 +86,11 @@ impl Registry {
         }
     }
 
-    /// The newest version of `id` this replica has seen: its tenant's, or
-    /// its removal's here.
-    fn known(&self, id: &str) -> u64 {
-        let removed = crate::sync::lock(&self.writes).0.get(id).copied();
-        let current = self
-            .get(id)
-            .filter(|t| !t.registration.demo)
-            .map(|t| t.version());
-        current.max(removed).unwrap_or(0)
+    /// The newest version of `id` this replica has seen: its stored
+    /// tenant's, or its removal's here.
+    fn known(&self, writing: &Writing<'_>, id: &str) -> u64 {
+        let removed = writing.0.get(id).copied().unwrap_or(0);
+        removed.max(self.base(id))
     }
 
     /// Brings tenant `id` to the store's state; what that changed. A
@@ -102,18 +98,17 @@ impl Registry {
     fn sync_one(&self, redis: &RedisStore, id: &str) -> Result<Option<Effect>, TenantError> {
         let removed_at = match redis.state(id)? {
             State::Present(stored) => {
-                if stored.record.version <= self.known(id) {
+                if stored.record.version <= self.known(&crate::sync::lock(&self.writes), id) {
                     return Ok(None);
                 }
                 let Some(saved) = self.fetch(redis, stored) else {
                     return Ok(None);
                 };
                 let writing = crate::sync::lock(&self.writes);
-                let version = saved.registration.version;
-                if version <= writing.0.get(id).copied().unwrap_or(0) || version <= self.base(id) {
+                if saved.registration.version <= self.known(&writing, id) {
                     return Ok(None);
                 }
-                return Ok(Some(Effect::Replaced(self.adopt(&writing, saved))));
+                return Ok(Some(Effect::Replaced(self.adopt(&writing, saved).tenant)));
             }
             State::Removed(version) => Some(version),
             // Never written, or the store was emptied: what this replica
@@ -198,12 +193,14 @@ impl Registry {
                 seen,
             });
         }
+        let writing = crate::sync::lock(&self.writes);
         let mut ids: Vec<String> = versions
             .current
             .iter()
-            .filter(|(id, v)| **v > self.known(id))
+            .filter(|(id, v)| **v > self.known(&writing, id))
             .map(|(id, _)| id.clone())
             .collect();
+        drop(writing);
         // What this replica has that the store no longer does.
         ids.extend(
             self.list()
@@ -254,9 +251,13 @@ pub fn follow(registry: Arc<Registry>, mut effect: impl FnMut(Effect)) {
                     }
                     wait = BACKOFF.0;
                 }),
-                Event::Changed(id, version) if version > registry.known(id) => registry
-                    .sync_one(redis, id)
-                    .map(|e| e.into_iter().collect()),
+                Event::Changed(id, version)
+                    if version > registry.known(&crate::sync::lock(&registry.writes), id) =>
+                {
+                    registry
+                        .sync_one(redis, id)
+                        .map(|e| e.into_iter().collect())
+                }
                 Event::Changed(..) => Ok(Vec::new()),
                 Event::Purge(p) => Ok(vec![Effect::Purge {
                     tenant: p.tenant,

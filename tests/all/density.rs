@@ -85,6 +85,15 @@ fn two_tenants_share_compiled_code_but_never_their_heaps() {
     assert!(s.stop("TERM").success());
     let stale = dir.join("code").join(format!("{}.cwasm", "0".repeat(64)));
     std::fs::write(&stale, b"old").unwrap();
+    // Code another engine compiled (another Wasmtime, CPU or setting) is
+    // named by its key: never opened, and removed.
+    let (linked, _) = &shared[0];
+    let name = linked.file_name().unwrap().to_string_lossy();
+    let digest = name.split('.').next().unwrap();
+    let foreign = dir
+        .join("code")
+        .join(format!("{digest}.0000000000000000.cwasm"));
+    std::fs::write(&foreign, b"another engine's").unwrap();
     let s = Server::stored(data);
     check(&s, 20);
     assert_eq!(files(dir.join("code"), "cwasm"), shared);

@@ -311,12 +311,21 @@ fn a_stream_past_the_response_limit_is_cut_however_slowly_the_client_reads() {
         // is stopped at the limit, so the host never holds more than a
         // whole response would.
         std::thread::sleep(Duration::from_millis(500));
-        assert!(!c.complete(), "{engine}: the body ended cleanly");
-        let body = c.got.len();
-        assert!(
-            body > 512 << 10 && body < (1 << 20) + (64 << 10),
-            "{engine}: {body} bytes"
-        );
+        let whole = c.complete();
+        let got = c.got.len();
+        let text = c.text();
+        let head = text.split("\r\n\r\n").next().unwrap_or_default();
+        if head.starts_with("HTTP/1.1 500") {
+            // The render failed before the server read its head (a busy
+            // machine): the answer is a whole error, and none of the body.
+            assert!(whole && got < 4096, "{engine}: {got} bytes: {head}");
+        } else {
+            assert!(!whole, "{engine}: the body ended cleanly: {head}");
+            assert!(
+                got > 512 << 10 && got < (1 << 20) + (64 << 10),
+                "{engine}: {got} bytes"
+            );
+        }
         assert!(
             server.log_contains("passed this site's response limit of 1024 KiB"),
             "{engine}"

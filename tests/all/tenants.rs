@@ -409,20 +409,34 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
     assert_eq!(s.add("a", HELLO, "").0, 201);
     assert_eq!(s.add("b", PREACT, "engine=v8").0, 201);
     let (hello, preact) = (sha(HELLO), sha(PREACT));
-    for name in [
-        format!("{hello}.wasm"),
-        format!("{hello}.cwasm"),
-        format!("{preact}.wasm"),
-    ] {
+    for name in [format!("{hello}.wasm"), format!("{preact}.wasm")] {
         assert!(plugins.join(&name).is_file(), "{name} is stored");
     }
+    // Compiled: named by the plugin and the engine's key, once.
+    let compiled: Vec<_> = std::fs::read_dir(&plugins)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".cwasm"))
+        .collect();
+    let [name] = &compiled[..] else {
+        panic!("one compiled plugin: {compiled:?}")
+    };
+    let key = name
+        .strip_prefix(&format!("{hello}."))
+        .and_then(|n| n.strip_suffix(".cwasm"))
+        .unwrap_or_else(|| panic!("{name}"));
+    assert!(
+        key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{name}"
+    );
     let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/a");
     assert!(
         shown.contains(&format!("\"digest\":\"{hello}\"")),
         "{shown}"
     );
     // Registering the same bytes again leaves the compiled file alone.
-    let compiled = plugins.join(format!("{hello}.cwasm"));
+    let compiled = plugins.join(name);
     let before = std::fs::metadata(&compiled).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     assert_eq!(s.add("a", HELLO, "").0, 200);

@@ -100,9 +100,11 @@ impl AppState {
             scheduling: config.scheduling(),
         })?;
         let dir = |code_only| match &config.data_dir {
-            Some(dir) => DataDir::open(dir, code_only).map_err(|source| OpenError::DataDir {
-                dir: dir.clone(),
-                source,
+            Some(dir) => DataDir::open(dir, code_only, engines.wasm.code_key()).map_err(|source| {
+                OpenError::DataDir {
+                    dir: dir.clone(),
+                    source,
+                }
             }),
             None => unreachable!("checked: only with a data dir"),
         };

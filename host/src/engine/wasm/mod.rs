@@ -234,6 +234,8 @@ pub struct WasmEngine {
     /// The compiled code plugins share (`split.rs`).
     modules: shared::SharedCode<Module>,
     glue: shared::SharedCode<Component>,
+    /// [`shared::code_key`]: in the name of every file of compiled code.
+    code_key: String,
     options: WasmOptions,
     /// Shared with every plugin: a plugin's renders need the ticker for
     /// their deadlines however long the engine is kept.
@@ -295,6 +297,7 @@ impl WasmEngine {
             ticker: Arc::new(ticker::Ticker::start(engine.clone())),
             modules: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
             glue: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
+            code_key: shared::code_key(&engine),
             engine,
             linker,
             options,
@@ -381,6 +384,11 @@ impl WasmEngine {
                 self.whole(component, limits)
             }
         }
+    }
+
+    /// What names this engine's compiled code ([`shared::code_key`]).
+    pub fn code_key(&self) -> &str {
+        &self.code_key
     }
 
     /// The SHA-256 of every piece of shared code a loaded plugin links.

@@ -11,10 +11,10 @@
 //!   map holds it weakly).
 //! - Two loads needing the same new code compile it once; the second waits
 //!   for the first.
-//! - On disk, `<dir>/<sha256>.cwasm` is written atomically and only by this
-//!   process's engine, so it is trusted as precompiled code; a file that
-//!   Wasmtime refuses (another version or configuration) is compiled again
-//!   and replaced.
+//! - On disk, `<dir>/<sha256>.<engine key>.cwasm` ([`code_key`]) is written
+//!   atomically and only by this process's engine, so it is trusted as
+//!   precompiled code; a file that Wasmtime refuses all the same is compiled
+//!   again and replaced.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +24,33 @@ use wasmtime::Module;
 use wasmtime::component::Component;
 
 use crate::engine::EngineError;
+
+/// The key of `engine`'s compiled code: 16 hex digits of the SHA-256 of
+/// what Wasmtime says makes precompiled code compatible (its version, the
+/// target and its CPU features, compiler flags, tunables, wasm features).
+/// Every compiled file's name carries it, so code compiled under another
+/// Wasmtime, CPU or configuration is never even opened, and hosts that
+/// differ keep a file each instead of taking turns rewriting one.
+pub fn code_key(engine: &wasmtime::Engine) -> String {
+    use sha2::Digest;
+    use std::hash::Hash;
+    struct Sha(sha2::Sha256);
+    impl std::hash::Hasher for Sha {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.update(bytes);
+        }
+        fn finish(&self) -> u64 {
+            let sha = self.0.clone().finalize();
+            u64::from_le_bytes(sha[..8].try_into().expect("8 bytes"))
+        }
+    }
+    let mut sha = Sha(sha2::Sha256::new());
+    engine.precompile_compatibility_hash().hash(&mut sha);
+    sha.0.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// What can be shared: a core module or a component.
 pub trait Code: Clone + Send + Sync + 'static {
@@ -81,6 +108,8 @@ impl<T: Code> Shared<T> {
 /// Every piece of shared code of one kind in use, by SHA-256.
 pub struct SharedCode<T> {
     engine: wasmtime::Engine,
+    /// [`code_key`] of `engine`.
+    key: String,
     dir: Option<PathBuf>,
     code: Mutex<HashMap<String, Weak<Shared<T>>>>,
 }
@@ -88,6 +117,7 @@ pub struct SharedCode<T> {
 impl<T: Code> SharedCode<T> {
     pub fn new(engine: wasmtime::Engine, dir: Option<PathBuf>) -> SharedCode<T> {
         SharedCode {
+            key: code_key(&engine),
             engine,
             dir,
             code: Mutex::new(HashMap::new()),
@@ -148,7 +178,7 @@ impl<T: Code> SharedCode<T> {
         Ok(slot)
     }
 
-    /// The code from `<dir>/<digest>.cwasm`, or else `compile`d and stored
+    /// The code from `<dir>/<digest>.<key>.cwasm`, or else `compile`d and stored
     /// there.
     fn load_or(
         &self,
@@ -158,7 +188,7 @@ impl<T: Code> SharedCode<T> {
         let Some(dir) = &self.dir else {
             return compile();
         };
-        let path = dir.join(format!("{digest}.cwasm"));
+        let path = dir.join(format!("{digest}.{}.cwasm", self.key));
         if path.exists() {
             // SAFETY: `path` is a `.cwasm` that this function wrote with
             // `serialize` into the server's own directory; it is not input
@@ -186,5 +216,25 @@ impl<T: Code> SharedCode<T> {
             tracing::warn!(file = %path.display(), "cannot store compiled shared code: {e}");
         }
         Ok(compiled)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_key;
+
+    fn engine(opt_level: wasmtime::OptLevel) -> wasmtime::Engine {
+        let mut config = wasmtime::Config::new();
+        config.cranelift_opt_level(opt_level);
+        wasmtime::Engine::new(&config).unwrap()
+    }
+
+    #[test]
+    fn the_code_key_follows_the_engines_configuration() {
+        let speed = code_key(&engine(wasmtime::OptLevel::Speed));
+        assert_eq!(speed.len(), 16);
+        assert!(speed.bytes().all(|b| b.is_ascii_hexdigit()), "{speed}");
+        assert_eq!(speed, code_key(&engine(wasmtime::OptLevel::Speed)));
+        assert_ne!(speed, code_key(&engine(wasmtime::OptLevel::None)));
     }
 }

@@ -6,9 +6,11 @@
 //! ```text
 //! <data-dir>/plugins/<digest>.wasm    the plugin as registered (immutable;
 //!                                     <digest> is its SHA-256)
-//! <data-dir>/plugins/<digest>.cwasm   the same, compiled for this host
+//! <data-dir>/plugins/<digest>.<key>.cwasm
+//!                                     the same, compiled for this host
 //!                                     (Wasm tenants only; written once)
-//! <data-dir>/code/<sha256>.cwasm      code Wasm plugins share, compiled
+//! <data-dir>/code/<sha256>.<key>.cwasm
+//!                                     code Wasm plugins share, compiled
 //!                                     (`engine::wasm::shared`)
 //! <data-dir>/tenants/<id>.json        the registration, naming a digest
 //! <data-dir>/secrets/<id>.json        the tenant's secrets, name to value
@@ -22,9 +24,12 @@
 //!   durable (the compiled one first, as registration loads from it), so a
 //!   `<id>.json` never points at a missing or partial plugin: after a crash
 //!   at any moment a tenant has its old registration or its new one.
+//! - Compiled files are named by the engine's key too (`<key>`:
+//!   `engine::wasm::shared::code_key`, its Wasmtime version, CPU and
+//!   configuration), so code compiled by another engine is never loaded.
 //! - Plugin files no registration names are garbage, removed at start-up,
-//!   and so are secrets of no registration, and shared code (`code/`) that
-//!   no loaded tenant links.
+//!   and so are secrets of no registration, shared code (`code/`) that no
+//!   loaded tenant links, and code compiled under another engine key.
 //! - Secrets are written before the registration whose version they go
 //!   with; they are never in a registration, so never in what the admin API
 //!   shows or what a plugin file holds.
@@ -32,8 +37,8 @@
 //!   registration names them; a `.wasm` read back whose SHA-256 is not its
 //!   name is refused (that tenant is skipped), never run.
 //! - Loading a Wasm tenant prefers the compiled `.cwasm` (`deserialize_file`, no
-//!   compilation); if it cannot be used (another wasmtime version, say) the
-//!   `.wasm` is compiled again and the `.cwasm` rewritten.
+//!   compilation); if it is missing or cannot be used the `.wasm` is
+//!   compiled again and the `.cwasm` rewritten.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -49,6 +54,8 @@ pub struct DataDir {
     plugins: PathBuf,
     /// The Wasm engine's shared code ([`DataDir::SHARED_CODE`]).
     code: PathBuf,
+    /// The Wasm engine's key, in the name of each compiled file.
+    key: String,
     tenants: PathBuf,
     secrets: PathBuf,
 }
@@ -58,13 +65,15 @@ impl DataDir {
     /// share, compiled (`engine::wasm::shared`).
     pub const SHARED_CODE: &str = "code";
 
-    /// Opens `dir`, making what is missing: the whole layout, or with
-    /// `code_only` (a replica of a shared store), `plugins/` alone.
-    pub fn open(dir: &Path, code_only: bool) -> std::io::Result<DataDir> {
+    /// Opens `dir` for code compiled by the engine of `key`, making what is
+    /// missing: the whole layout, or with `code_only` (a replica of a shared
+    /// store), `plugins/` alone.
+    pub fn open(dir: &Path, code_only: bool, key: &str) -> std::io::Result<DataDir> {
         use std::os::unix::fs::PermissionsExt;
         let store = DataDir {
             plugins: dir.join("plugins"),
             code: dir.join(DataDir::SHARED_CODE),
+            key: key.to_string(),
             tenants: dir.join("tenants"),
             secrets: dir.join("secrets"),
         };
@@ -79,7 +88,7 @@ impl DataDir {
 
     /// Where the compiled form of plugin `digest` is stored.
     pub fn compiled_path(&self, digest: &str) -> PathBuf {
-        self.plugins.join(format!("{digest}.cwasm"))
+        self.plugins.join(format!("{digest}.{}.cwasm", self.key))
     }
 
     fn record_path(&self, id: &str) -> PathBuf {
@@ -180,16 +189,17 @@ impl DataDir {
 
     /// Removes compiled code that none of `live` uses: plugins' and, of
     /// the code they share, what no loaded tenant links (another `ssr`
-    /// version's, say).
+    /// version's, say); and what another engine key compiled.
     pub fn remove_unused_code<'a>(
         &self,
         live: impl Iterator<Item = &'a Registration>,
         engines: &Engines,
     ) {
         let live: HashSet<&str> = live.map(|r| r.digest.as_str()).collect();
-        remove_unused(&self.plugins, &live);
+        remove_unused(&self.plugins, &live, &self.key);
         let linked = engines.wasm.shared_in_use();
-        remove_unused(&self.code, &linked.iter().map(String::as_str).collect());
+        let linked = linked.iter().map(String::as_str).collect();
+        remove_unused(&self.code, &linked, &self.key);
     }
 
     fn load_one(
@@ -213,15 +223,18 @@ impl DataDir {
 }
 
 /// Removes the files of `dir` whose name, up to its first dot, is not in
-/// `live`.
-fn remove_unused(dir: &Path, live: &HashSet<&str>) {
+/// `live`, and compiled ones not named by engine key `key`.
+fn remove_unused(dir: &Path, live: &HashSet<&str>, key: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let digest = name.split('.').next().unwrap_or_default();
-        if !live.contains(digest) {
+        let foreign = name
+            .strip_suffix(".cwasm")
+            .is_some_and(|stem| stem != format!("{digest}.{key}"));
+        if foreign || !live.contains(digest) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -246,5 +259,37 @@ fn remove_file(path: &Path, dir: &Path) -> std::io::Result<()> {
         Ok(()) => sync_dir(dir),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unused_code_and_code_of_another_engine_key_are_removed() {
+        let dir = std::env::temp_dir().join(format!("ssr-unused-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (live, dead) = ("a".repeat(64), "b".repeat(64));
+        let names = [
+            format!("{live}.wasm"),
+            format!("{live}.0123456789abcdef.cwasm"),
+            format!("{live}.fedcba9876543210.cwasm"),
+            format!("{live}.cwasm"),
+            format!("{dead}.wasm"),
+            format!("{dead}.0123456789abcdef.cwasm"),
+        ];
+        for name in &names {
+            std::fs::write(dir.join(name), b"x").unwrap();
+        }
+        remove_unused(&dir, &HashSet::from([live.as_str()]), "0123456789abcdef");
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [names[1].clone(), names[0].clone()]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

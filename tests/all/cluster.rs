@@ -145,6 +145,47 @@ fn the_redis_store_keeps_the_newest_write_of_each_tenant() {
 }
 
 #[test]
+fn a_host_serves_one_tenant_whichever_replica_writes() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url).unwrap();
+    let hosted = |id: &str, version: u64, hosts: &[&str]| {
+        let mut r = record(id, version, "d1");
+        r.hosts = hosts.iter().map(|h| h.to_string()).collect();
+        r
+    };
+    let none = Default::default();
+    let a1 = store.next_version().unwrap();
+    let put = store.put(&hosted("a", a1, &["shop.test", "a.test"]), &none, 0);
+    assert_eq!(put.unwrap(), Applied::Yes);
+    // Another id asking for one of a's hosts is refused, naming both.
+    let b1 = store.next_version().unwrap();
+    let taken = Applied::HostTaken {
+        host: "shop.test".into(),
+        owner: "a".into(),
+    };
+    let put = store.put(&hosted("b", b1, &["b.test", "shop.test"]), &none, 0);
+    assert_eq!(put.unwrap(), taken);
+    assert!(matches!(store.state("b").unwrap(), State::Absent));
+    // a keeping its hosts through a change is no conflict; a giving one
+    // up frees it.
+    let a2 = store.next_version().unwrap();
+    let put = store.put(&hosted("a", a2, &["a.test"]), &none, a1);
+    assert_eq!(put.unwrap(), Applied::Yes);
+    let b2 = store.next_version().unwrap();
+    let put = store.put(&hosted("b", b2, &["b.test", "shop.test"]), &none, 0);
+    assert_eq!(put.unwrap(), Applied::Yes);
+    // A removal frees its hosts too.
+    let a3 = store.next_version().unwrap();
+    let put = store.put(&hosted("c", a3, &["a.test"]), &none, 0);
+    assert!(matches!(put.unwrap(), Applied::HostTaken { owner, .. } if owner == "a"));
+    let gone = store.next_version().unwrap();
+    assert_eq!(store.remove("a", gone, a2).unwrap(), Applied::Yes);
+    let c = store.next_version().unwrap();
+    let put = store.put(&hosted("c", c, &["a.test"]), &none, 0);
+    assert_eq!(put.unwrap(), Applied::Yes);
+}
+
+#[test]
 fn every_write_is_announced_without_its_secrets() {
     let redis = Redis::start();
     let store = RedisStore::open(&redis.url).unwrap();
@@ -405,6 +446,47 @@ fn two_replicas_registering_one_id_at_once_converge_on_one_plugin() {
                     .contains(&want)
             });
             assert!(converged.is_some(), "a replica kept the other plugin");
+        }
+    }
+}
+
+#[test]
+fn two_replicas_giving_one_host_to_two_tenants_at_once_give_it_to_one() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let plugins = ["plugins/hello/render.js", "tests/plugins/text.js"];
+    for round in 0..3 {
+        let host = format!("shop-{round}.test");
+        let ids = [format!("one-{round}"), format!("two-{round}")];
+        let gate = std::sync::Barrier::new(2);
+        let statuses: Vec<(u16, String)> = std::thread::scope(|s| {
+            let writers: Vec<_> = (0..2)
+                .map(|i| {
+                    let (gate, r, id, host) = (&gate, &rs[i], &ids[i], &host);
+                    s.spawn(move || {
+                        gate.wait();
+                        r.add(id, plugins[i], &format!("host={host}"))
+                    })
+                })
+                .collect();
+            writers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        // One gets the host; the other is told who has it.
+        let won = statuses.iter().position(|(s, _)| *s == 201);
+        let won = won.unwrap_or_else(|| panic!("{statuses:?}"));
+        let (status, body) = &statuses[1 - won];
+        assert_eq!(*status, 409, "{statuses:?}");
+        assert!(body.contains(&host) && body.contains(&ids[won]), "{body}");
+        // Every replica routes the host to the winner's plugin, and none
+        // has the loser.
+        let want = rs[won].get(&format!("/t/{}/", ids[won]), &[]).body;
+        for r in &rs {
+            let routed = within(Duration::from_secs(2), || {
+                r.get("/", &[("host", &host)]).body == want
+            });
+            assert!(routed.is_some(), "{host} routes elsewhere");
+            let loser = r.admin("GET", &format!("/_ssr/admin/tenants/{}", ids[1 - won]));
+            assert_eq!(loser.0, 404, "{}", loser.1);
         }
     }
 }

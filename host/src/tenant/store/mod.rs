@@ -98,10 +98,9 @@ impl Store {
                 }
                 Ok(())
             }
-            Store::Shared { redis, .. } => match redis.put(w.record, w.secrets, w.base)? {
-                redis::Applied::Yes => Ok(()),
-                redis::Applied::Stale => Err(TenantError::Changed(w.record.id.clone())),
-            },
+            Store::Shared { redis, .. } => {
+                applied(redis.put(w.record, w.secrets, w.base)?, &w.record.id)
+            }
         }
     }
 
@@ -109,11 +108,18 @@ impl Store {
     pub fn remove(&self, id: &str, version: u64, base: u64) -> Result<(), TenantError> {
         match self {
             Store::Local(dir) => Ok(dir.remove(id)?),
-            Store::Shared { redis, .. } => match redis.remove(id, version, base)? {
-                redis::Applied::Yes => Ok(()),
-                redis::Applied::Stale => Err(TenantError::Changed(id.to_string())),
-            },
+            Store::Shared { redis, .. } => applied(redis.remove(id, version, base)?, id),
         }
+    }
+}
+
+/// What a conditional write to Redis did to tenant `id`, as the writer's
+/// answer.
+fn applied(applied: redis::Applied, id: &str) -> Result<(), TenantError> {
+    match applied {
+        redis::Applied::Yes => Ok(()),
+        redis::Applied::Stale => Err(TenantError::Changed(id.to_string())),
+        redis::Applied::HostTaken { host, owner } => Err(TenantError::HostTaken { host, owner }),
     }
 }
 

@@ -7,9 +7,11 @@
 //! ssr:plugin:<sha256>    a plugin's bytes (SET NX: written once, before any
 //!                        record names them)
 //! ssr:tenant:<id>        hash: version, record (the registration's JSON),
-//!                        secrets (JSON, name to value)
+//!                        secrets (JSON, name to value), hosts (the
+//!                        record's hosts, one per line)
 //! ssr:versions           hash: id -> version of its current record
 //! ssr:removed            hash: id -> version of its removal (a tombstone)
+//! ssr:hosts              hash: host -> the id that serves it
 //! ssr:changes            pub/sub channel: "<id> <version>" after each write
 //! ssr:purges             pub/sub channel: a purge to apply on every replica
 //! ```
@@ -24,6 +26,9 @@
 //!   silently.
 //! - A record and its secrets change together (one hash), and a record is
 //!   written only after the plugin it names ([`RedisStore::save_plugin`]).
+//! - A host serves one id across all replicas: the write that would give a
+//!   host to a second id is refused in the same script
+//!   ([`Applied::HostTaken`]), however many replicas write at once.
 //! - `ssr:versions` with `ssr:removed` is what a replica that missed
 //!   messages resynchronises from: every id's newest version, or its
 //!   removal.
@@ -94,6 +99,8 @@ pub enum Applied {
     /// The id changed since the version the write was based on (or was
     /// removed at a newer version): nothing was written.
     Stale,
+    /// `host` serves another id, `owner`: nothing was written.
+    HostTaken { host: String, owner: String },
 }
 
 /// A stored tenant: its registration and secrets.
@@ -155,28 +162,40 @@ pub struct RedisStore {
     replica: String,
 }
 
-/// Writes a tenant if the id's version is still the write's base and the
-/// write is newer than the id's removal.
-/// KEYS: versions, removed, tenant key. ARGV: id, version, base, record,
-/// secrets.
+/// Writes a tenant if the id's version is still the write's base, the
+/// write is newer than the id's removal, and no other id has its hosts.
+/// Returns 1, 0 (stale) or {host, owner}.
+/// KEYS: versions, removed, tenant key, hosts. ARGV: id, version, base,
+/// record, secrets, hosts (one per line).
 const PUT: &str = r"
 local v = tonumber(ARGV[2])
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if current ~= tonumber(ARGV[3]) or v <= current then return 0 end
 if v <= tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0') then return 0 end
-redis.call('HSET', KEYS[3], 'version', ARGV[2], 'record', ARGV[4], 'secrets', ARGV[5])
+for h in string.gmatch(ARGV[6], '[^\n]+') do
+  local owner = redis.call('HGET', KEYS[4], h)
+  if owner and owner ~= ARGV[1] then return {h, owner} end
+end
+local old = redis.call('HGET', KEYS[3], 'hosts') or ''
+for h in string.gmatch(old, '[^\n]+') do redis.call('HDEL', KEYS[4], h) end
+for h in string.gmatch(ARGV[6], '[^\n]+') do redis.call('HSET', KEYS[4], h, ARGV[1]) end
+redis.call('HSET', KEYS[3], 'version', ARGV[2], 'record', ARGV[4], 'secrets', ARGV[5],
+  'hosts', ARGV[6])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('PUBLISH', 'ssr:changes', ARGV[1] .. ' ' .. ARGV[2])
 return 1
 ";
 
-/// Removes a tenant if its version is still the removal's base.
-/// KEYS: versions, removed, tenant key. ARGV: id, version, base.
+/// Removes a tenant, and its hosts, if its version is still the removal's
+/// base. Returns 1 or 0 (stale).
+/// KEYS: versions, removed, tenant key, hosts. ARGV: id, version, base.
 const REMOVE: &str = r"
 local v = tonumber(ARGV[2])
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if current == 0 or current ~= tonumber(ARGV[3]) or v <= current then return 0 end
+local old = redis.call('HGET', KEYS[3], 'hosts') or ''
+for h in string.gmatch(old, '[^\n]+') do redis.call('HDEL', KEYS[4], h) end
 redis.call('DEL', KEYS[3])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
@@ -187,6 +206,7 @@ return 1
 const CLOCK: &str = "ssr:clock";
 const VERSIONS: &str = "ssr:versions";
 const REMOVED: &str = "ssr:removed";
+const HOSTS: &str = "ssr:hosts";
 
 /// `url` as errors show it: a password in it (`redis://:PASS@host`) is
 /// replaced by `***`, so it never reaches a log.
@@ -302,7 +322,14 @@ impl RedisStore {
         let json = serde_json::to_string(record).map_err(|e| RedisError::Corrupt(e.to_string()))?;
         let secrets =
             serde_json::to_string(secrets).map_err(|e| RedisError::Corrupt(e.to_string()))?;
-        self.conditional(PUT, &record.id, record.version, base, &[json, secrets])
+        let hosts = record.hosts.join("\n");
+        self.conditional(
+            PUT,
+            &record.id,
+            record.version,
+            base,
+            &[json, secrets, hosts],
+        )
     }
 
     /// Removes tenant `id` as of `version`, if its current version is
@@ -321,21 +348,27 @@ impl RedisStore {
         base: u64,
         more: &[String],
     ) -> Result<Applied, RedisError> {
-        let applied: i64 = self.with(|c| {
+        let applied: redis::Value = self.with(|c| {
             redis::Script::new(script)
                 .key(VERSIONS)
                 .key(REMOVED)
                 .key(tenant_key(id))
+                .key(HOSTS)
                 .arg(id)
                 .arg(version)
                 .arg(base)
                 .arg(more)
                 .invoke(c)
         })?;
-        Ok(match applied {
-            1 => Applied::Yes,
-            _ => Applied::Stale,
-        })
+        match applied {
+            redis::Value::Int(1) => Ok(Applied::Yes),
+            redis::Value::Int(0) => Ok(Applied::Stale),
+            taken => {
+                let (host, owner) = redis::from_redis_value(taken)
+                    .map_err(|e| RedisError::Corrupt(format!("a write's answer: {e}")))?;
+                Ok(Applied::HostTaken { host, owner })
+            }
+        }
     }
 
     /// Every id's current version, every removed id's removal, and the

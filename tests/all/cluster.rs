@@ -88,6 +88,7 @@ fn the_redis_store_keeps_the_newest_write_of_each_tenant() {
     store.save_plugin("d1", b"other").unwrap();
     assert_eq!(store.plugin("d1").unwrap().as_deref(), Some(&b"one"[..]));
     assert_eq!(store.plugin("nope").unwrap(), None);
+    store.save_plugin("d2", b"two").unwrap();
 
     // Two writers of one id: each takes a version; whichever lands last,
     // the newer one stays.
@@ -154,6 +155,7 @@ fn a_host_serves_one_tenant_whichever_replica_writes() {
         r
     };
     let none = Default::default();
+    store.save_plugin("d1", b"one").unwrap();
     let a1 = store.next_version().unwrap();
     let put = store.put(&hosted("a", a1, &["shop.test", "a.test"]), &none, 0);
     assert_eq!(put.unwrap(), Applied::Yes);
@@ -186,6 +188,56 @@ fn a_host_serves_one_tenant_whichever_replica_writes() {
 }
 
 #[test]
+fn a_plugin_stays_in_redis_while_a_record_names_it() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url).unwrap();
+    let mut conn = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut ttl = |digest: &str| -> i64 {
+        redis::cmd("TTL")
+            .arg(format!("ssr:plugin:{digest}"))
+            .query(&mut conn)
+            .unwrap()
+    };
+    let none = Default::default();
+    // A record naming a plugin that is not stored is refused.
+    let v = store.next_version().unwrap();
+    let put = store.put(&record("a", v, "d1"), &none, 0);
+    assert_eq!(put.unwrap(), Applied::NoPlugin);
+    assert!(matches!(store.state("a").unwrap(), State::Absent));
+    // Saved, a plugin expires unless a record names it; named, it stays.
+    store.save_plugin("d1", b"one").unwrap();
+    store.save_plugin("d2", b"two").unwrap();
+    assert!(ttl("d1") > 0 && ttl("d2") > 0);
+    let (a1, b1) = (store.next_version().unwrap(), store.next_version().unwrap());
+    assert_eq!(
+        store.put(&record("a", a1, "d1"), &none, 0).unwrap(),
+        Applied::Yes
+    );
+    assert_eq!(
+        store.put(&record("b", b1, "d1"), &none, 0).unwrap(),
+        Applied::Yes
+    );
+    assert_eq!(ttl("d1"), -1, "named: kept");
+    // a moves to another plugin; b still names the first.
+    let a2 = store.next_version().unwrap();
+    assert_eq!(
+        store.put(&record("a", a2, "d2"), &none, a1).unwrap(),
+        Applied::Yes
+    );
+    assert!(store.plugin("d1").unwrap().is_some() && ttl("d2") == -1);
+    // The last record naming a plugin goes: so does the plugin.
+    let gone = store.next_version().unwrap();
+    assert_eq!(store.remove("b", gone, b1).unwrap(), Applied::Yes);
+    assert_eq!(store.plugin("d1").unwrap(), None);
+    let gone = store.next_version().unwrap();
+    assert_eq!(store.remove("a", gone, a2).unwrap(), Applied::Yes);
+    assert_eq!(store.plugin("d2").unwrap(), None);
+}
+
+#[test]
 fn every_write_is_announced_without_its_secrets() {
     let redis = Redis::start();
     let store = RedisStore::open(&redis.url).unwrap();
@@ -213,6 +265,7 @@ fn every_write_is_announced_without_its_secrets() {
     };
     rx.recv_timeout(Duration::from_secs(5)).unwrap();
     let secrets = [("TOKEN".to_string(), "s3cret".to_string())].into();
+    store.save_plugin("d1", b"one").unwrap();
     let v1 = store.next_version().unwrap();
     store.put(&record("b", v1, "d1"), &secrets, 0).unwrap();
     let v2 = store.next_version().unwrap();
@@ -319,6 +372,14 @@ fn a_change_on_one_replica_serves_from_every_replica_within_a_second() {
 
     assert_eq!(rs[0].admin("DELETE", "/_ssr/admin/tenants/site").0, 204);
     all_serve_within_a_second(&rs[1..], "/t/site/", (404, b""));
+    // Redis keeps the plugins records name, and no other: `warm`'s (the
+    // same bytes as the second), not the first.
+    let store = RedisStore::open(&redis.url).unwrap();
+    let digest = |js| ssr::artifact::digest(&std::fs::read(plugin(js).plugin).unwrap());
+    let first = store.plugin(&digest("plugins/hello/render.js")).unwrap();
+    assert!(first.is_none(), "no record names it");
+    let second = store.plugin(&digest("tests/plugins/text.js")).unwrap();
+    assert!(second.is_some(), "`warm` names it");
 
     // A secret set on one replica reaches the others' renderers, and no
     // admin API shows its value.

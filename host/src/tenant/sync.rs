@@ -160,6 +160,12 @@ impl Registry {
         };
         match store::load(record, secrets, read, code, &self.engines, &self.defaults) {
             Ok(saved) => Some(saved),
+            // Replaced or removed while it loaded (its plugin deleted with
+            // its last user, say): the newer state's message follows.
+            Err(e) if superseded(redis, &id, version) => {
+                tracing::debug!(tenant = id, version, "skipped a superseded version: {e}");
+                None
+            }
             Err(e) => {
                 metrics::counter!("ssr_tenants_skipped_total").increment(1);
                 tracing::error!(
@@ -296,5 +302,15 @@ pub fn follow(registry: Arc<Registry>, mut effect: impl FnMut(Effect)) {
         }
         std::thread::sleep(wait);
         wait = (wait * 2).min(BACKOFF.1);
+    }
+}
+
+/// Whether the store has moved `id` on from `version` (a newer version, or
+/// removed); not if it cannot say.
+fn superseded(redis: &RedisStore, id: &str, version: u64) -> bool {
+    match redis.state(id) {
+        Ok(State::Present(now)) => now.record.version != version,
+        Ok(State::Removed(_) | State::Absent) => true,
+        Err(_) => false,
     }
 }

@@ -99,7 +99,14 @@ impl Store {
                 Ok(())
             }
             Store::Shared { redis, .. } => {
-                applied(redis.put(w.record, w.secrets, w.base)?, &w.record.id)
+                let mut answer = redis.put(w.record, w.secrets, w.base)?;
+                if let (redis::Applied::NoPlugin, Some(bytes)) = (&answer, w.plugin) {
+                    // Saved, then let go by its last user before this
+                    // write named it: once more.
+                    redis.save_plugin(&w.record.digest, bytes)?;
+                    answer = redis.put(w.record, w.secrets, w.base)?;
+                }
+                applied(answer, &w.record.id)
             }
         }
     }
@@ -118,7 +125,9 @@ impl Store {
 fn applied(applied: redis::Applied, id: &str) -> Result<(), TenantError> {
     match applied {
         redis::Applied::Yes => Ok(()),
-        redis::Applied::Stale => Err(TenantError::Changed(id.to_string())),
+        redis::Applied::Stale | redis::Applied::NoPlugin => {
+            Err(TenantError::Changed(id.to_string()))
+        }
         redis::Applied::HostTaken { host, owner } => Err(TenantError::HostTaken { host, owner }),
     }
 }

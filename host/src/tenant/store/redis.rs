@@ -5,10 +5,12 @@
 //! ```text
 //! ssr:clock              INCR: every write's version, one order for all ids
 //! ssr:plugin:<sha256>    a plugin's bytes (SET NX: written once, before any
-//!                        record names them)
+//!                        record names them; expiring until one does)
+//! ssr:plugin-refs        hash: sha256 -> how many records name it
 //! ssr:tenant:<id>        hash: version, record (the registration's JSON),
 //!                        secrets (JSON, name to value), hosts (the
-//!                        record's hosts, one per line)
+//!                        record's hosts, one per line), digest (its
+//!                        plugin's)
 //! ssr:versions           hash: id -> version of its current record
 //! ssr:removed            hash: id -> version of its removal (a tombstone)
 //! ssr:hosts              hash: host -> the id that serves it
@@ -25,7 +27,11 @@
 //!   lands and the other is told ([`Applied::Stale`]): no change is lost
 //!   silently.
 //! - A record and its secrets change together (one hash), and a record is
-//!   written only after the plugin it names ([`RedisStore::save_plugin`]).
+//!   written only after the plugin it names ([`RedisStore::save_plugin`]);
+//!   the script checks that it is there ([`Applied::NoPlugin`]).
+//! - A plugin lives while a record names it: counted in the same scripts,
+//!   deleted when the last record naming it is replaced or removed. One
+//!   saved for a write that never landed expires ([`UNCLAIMED`]).
 //! - A host serves one id across all replicas: the write that would give a
 //!   host to a second id is refused in the same script
 //!   ([`Applied::HostTaken`]), however many replicas write at once.
@@ -101,6 +107,9 @@ pub enum Applied {
     Stale,
     /// `host` serves another id, `owner`: nothing was written.
     HostTaken { host: String, owner: String },
+    /// The plugin the record names is not stored (its last user let it go
+    /// after the writer saved it): nothing was written.
+    NoPlugin,
 }
 
 /// A stored tenant: its registration and secrets.
@@ -162,51 +171,84 @@ pub struct RedisStore {
     replica: String,
 }
 
+/// Lua, shared by [`PUT`] and [`REMOVE`]: the record whose tenant hash is
+/// `tenant` lets go of its hosts and its plugin; a plugin no record names
+/// any more is deleted. (The plugin's key is made here, not passed: fine on
+/// one Redis, with or without replicas and Sentinel, not on Redis Cluster.)
+macro_rules! release {
+    () => {
+        r"
+local function release(tenant, hosts, refs)
+  local old = redis.call('HMGET', tenant, 'hosts', 'digest')
+  for h in string.gmatch(old[1] or '', '[^\n]+') do redis.call('HDEL', hosts, h) end
+  if old[2] and redis.call('HINCRBY', refs, old[2], -1) <= 0 then
+    redis.call('HDEL', refs, old[2])
+    redis.call('DEL', 'ssr:plugin:' .. old[2])
+  end
+end
+"
+    };
+}
+
 /// Writes a tenant if the id's version is still the write's base, the
-/// write is newer than the id's removal, and no other id has its hosts.
-/// Returns 1, 0 (stale) or {host, owner}.
-/// KEYS: versions, removed, tenant key, hosts. ARGV: id, version, base,
-/// record, secrets, hosts (one per line).
-const PUT: &str = r"
+/// write is newer than the id's removal, its plugin is stored, and no other
+/// id has its hosts. Returns 1, 0 (stale), -1 (no plugin) or {host, owner}.
+/// KEYS: versions, removed, tenant key, hosts, plugin refs, plugin key.
+/// ARGV: id, version, base, record, secrets, hosts (one per line), digest.
+const PUT: &str = concat!(
+    release!(),
+    r"
 local v = tonumber(ARGV[2])
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if current ~= tonumber(ARGV[3]) or v <= current then return 0 end
 if v <= tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0') then return 0 end
+if redis.call('EXISTS', KEYS[6]) == 0 then return -1 end
 for h in string.gmatch(ARGV[6], '[^\n]+') do
   local owner = redis.call('HGET', KEYS[4], h)
   if owner and owner ~= ARGV[1] then return {h, owner} end
 end
-local old = redis.call('HGET', KEYS[3], 'hosts') or ''
-for h in string.gmatch(old, '[^\n]+') do redis.call('HDEL', KEYS[4], h) end
+redis.call('HINCRBY', KEYS[5], ARGV[7], 1)
+redis.call('PERSIST', KEYS[6])
+release(KEYS[3], KEYS[4], KEYS[5])
 for h in string.gmatch(ARGV[6], '[^\n]+') do redis.call('HSET', KEYS[4], h, ARGV[1]) end
 redis.call('HSET', KEYS[3], 'version', ARGV[2], 'record', ARGV[4], 'secrets', ARGV[5],
-  'hosts', ARGV[6])
+  'hosts', ARGV[6], 'digest', ARGV[7])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('PUBLISH', 'ssr:changes', ARGV[1] .. ' ' .. ARGV[2])
 return 1
-";
+"
+);
 
-/// Removes a tenant, and its hosts, if its version is still the removal's
-/// base. Returns 1 or 0 (stale).
-/// KEYS: versions, removed, tenant key, hosts. ARGV: id, version, base.
-const REMOVE: &str = r"
+/// Removes a tenant, freeing its hosts and its plugin, if its version is
+/// still the removal's base. Returns 1 or 0 (stale).
+/// KEYS: versions, removed, tenant key, hosts, plugin refs. ARGV: id,
+/// version, base.
+const REMOVE: &str = concat!(
+    release!(),
+    r"
 local v = tonumber(ARGV[2])
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if current == 0 or current ~= tonumber(ARGV[3]) or v <= current then return 0 end
-local old = redis.call('HGET', KEYS[3], 'hosts') or ''
-for h in string.gmatch(old, '[^\n]+') do redis.call('HDEL', KEYS[4], h) end
+release(KEYS[3], KEYS[4], KEYS[5])
 redis.call('DEL', KEYS[3])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('PUBLISH', 'ssr:changes', ARGV[1] .. ' ' .. ARGV[2])
 return 1
-";
+"
+);
 
 const CLOCK: &str = "ssr:clock";
 const VERSIONS: &str = "ssr:versions";
 const REMOVED: &str = "ssr:removed";
 const HOSTS: &str = "ssr:hosts";
+const PLUGIN_REFS: &str = "ssr:plugin-refs";
+
+/// How long a plugin saved for a write that then did not land (refused,
+/// or its replica died) is kept before Redis drops it. Naming it in a
+/// record makes it permanent until no record does.
+const UNCLAIMED: u64 = 3600;
 
 /// `url` as errors show it: a password in it (`redis://:PASS@host`) is
 /// replaced by `***`, so it never reaches a log.
@@ -301,9 +343,18 @@ impl RedisStore {
         self.with(|c| c.incr(CLOCK, 1))
     }
 
-    /// Stores plugin bytes under their SHA-256, unless they are there.
+    /// Stores plugin bytes under their SHA-256, unless they are there; they
+    /// expire unless a record names them within [`UNCLAIMED`] seconds.
     pub fn save_plugin(&self, digest: &str, bytes: &[u8]) -> Result<(), RedisError> {
-        self.with(|c| c.set_nx::<_, _, ()>(plugin_key(digest), bytes))
+        self.with(|c| {
+            redis::cmd("SET")
+                .arg(plugin_key(digest))
+                .arg(bytes)
+                .arg("NX")
+                .arg("EX")
+                .arg(UNCLAIMED)
+                .exec(c)
+        })
     }
 
     /// The plugin stored under `digest`, if any.
@@ -323,23 +374,19 @@ impl RedisStore {
         let secrets =
             serde_json::to_string(secrets).map_err(|e| RedisError::Corrupt(e.to_string()))?;
         let hosts = record.hosts.join("\n");
-        self.conditional(
-            PUT,
-            &record.id,
-            record.version,
-            base,
-            &[json, secrets, hosts],
-        )
+        let more = [json, secrets, hosts, record.digest.clone()];
+        let plugin = plugin_key(&record.digest);
+        self.conditional(PUT, &record.id, record.version, base, &more, Some(&plugin))
     }
 
     /// Removes tenant `id` as of `version`, if its current version is
     /// `base`.
     pub fn remove(&self, id: &str, version: u64, base: u64) -> Result<Applied, RedisError> {
-        self.conditional(REMOVE, id, version, base, &[])
+        self.conditional(REMOVE, id, version, base, &[], None)
     }
 
     /// Runs `script` (PUT or REMOVE) for `id` at `version` on `base`, with
-    /// `more` arguments.
+    /// `more` arguments, and for PUT the key of its `plugin`.
     fn conditional(
         &self,
         script: &str,
@@ -347,6 +394,7 @@ impl RedisStore {
         version: u64,
         base: u64,
         more: &[String],
+        plugin: Option<&str>,
     ) -> Result<Applied, RedisError> {
         let applied: redis::Value = self.with(|c| {
             redis::Script::new(script)
@@ -354,6 +402,8 @@ impl RedisStore {
                 .key(REMOVED)
                 .key(tenant_key(id))
                 .key(HOSTS)
+                .key(PLUGIN_REFS)
+                .key(plugin)
                 .arg(id)
                 .arg(version)
                 .arg(base)
@@ -363,6 +413,7 @@ impl RedisStore {
         match applied {
             redis::Value::Int(1) => Ok(Applied::Yes),
             redis::Value::Int(0) => Ok(Applied::Stale),
+            redis::Value::Int(-1) => Ok(Applied::NoPlugin),
             taken => {
                 let (host, owner) = redis::from_redis_value(taken)
                     .map_err(|e| RedisError::Corrupt(format!("a write's answer: {e}")))?;

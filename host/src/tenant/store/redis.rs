@@ -177,16 +177,27 @@ pub struct RedisStore {
 /// one Redis, with or without replicas and Sentinel, not on Redis Cluster.)
 macro_rules! release {
     () => {
-        r"
+        concat!(
+            r"
 local function release(tenant, hosts, refs)
   local old = redis.call('HMGET', tenant, 'hosts', 'digest')
   for h in string.gmatch(old[1] or '', '[^\n]+') do redis.call('HDEL', hosts, h) end
   if old[2] and redis.call('HINCRBY', refs, old[2], -1) <= 0 then
     redis.call('HDEL', refs, old[2])
-    redis.call('DEL', 'ssr:plugin:' .. old[2])
+    redis.call('DEL', '",
+            plugin_prefix!(),
+            r"' .. old[2])
   end
 end
 "
+        )
+    };
+}
+
+/// Where a plugin's bytes are: this, then its SHA-256.
+macro_rules! plugin_prefix {
+    () => {
+        "ssr:plugin:"
     };
 }
 
@@ -270,7 +281,7 @@ fn tenant_key(id: &str) -> String {
 }
 
 fn plugin_key(digest: &str) -> String {
-    format!("ssr:plugin:{digest}")
+    format!(concat!(plugin_prefix!(), "{}"), digest)
 }
 
 impl RedisStore {

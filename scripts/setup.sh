@@ -11,7 +11,8 @@
 # - Debian's chromium (the browser test drives it headless; nothing
 #   downloads a browser build);
 # - Debian's redis-server and nginx (the cluster tests start their own on
-#   loopback, and so does scripts/cluster.sh);
+#   loopback, and so does scripts/cluster.sh), and openssl (the TLS store
+#   test makes its certificates with it);
 # - the Rust target wasm32-wasip1;
 # - the example plugins' npm packages (esbuild, React, Preact, Vue, ...),
 #   and the browser test's (playwright-core, which drives the chromium
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
   libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
-  curl chromium redis-server nginx)
+  curl chromium redis-server nginx openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -171,10 +171,14 @@ settings! {
     admin_listen: SocketAddr, "SSR_ADMIN_LISTEN" ("on --listen") { value_name = "ADDR" };
     /// Where tenants persist; without one, they live in memory.
     data_dir: PathBuf, "SSR_DATA_DIR" ("in memory") { value_name = "DIR" };
-    /// Keep tenants in this Redis (`redis://[:PASSWORD@]HOST:PORT/DB`),
-    /// shared with the other replicas behind the same load balancer; the
-    /// data dir then holds only the code this replica compiled.
+    /// Keep tenants in this Redis (`redis://[:PASSWORD@]HOST:PORT/DB`, or
+    /// `rediss://` for TLS), shared with the other replicas behind the same
+    /// load balancer; the data dir then holds only the code this replica
+    /// compiled.
     store: String, "SSR_STORE" ("the data dir") { value_name = "URL", hide_env_values = true };
+    /// The certificate authorities (a PEM file) that a `rediss://` store's
+    /// certificate must chain to.
+    store_ca: PathBuf, "SSR_STORE_CA" ("the system's") { value_name = "FILE" };
     /// Keep Wasm plugins' compiled code in this directory (Wasmtime's cache,
     /// keyed by the plugin's bytes and the engine's settings), so that a
     /// plugin compiled once on this machine, by any server, is not compiled
@@ -398,15 +402,23 @@ impl Config {
             return bad("--workers must be at least 1".into());
         }
         if let Some(url) = &self.store {
-            if !url.starts_with("redis://") {
+            if !url.starts_with("redis://") && !url.starts_with("rediss://") {
                 return bad(format!(
-                    "--store {} is not a Redis URL; use redis://HOST:PORT/DB",
+                    "--store {} is not a Redis URL; use redis://HOST:PORT/DB (rediss:// for TLS)",
                     crate::tenant::store::redis::shown(url)
                 ));
             }
             if self.data_dir.is_none() {
                 return bad("--store keeps tenants in Redis, and each replica keeps the code it compiles in its own --data-dir: give --data-dir DIR too".into());
             }
+        }
+        if self.store_ca.is_some()
+            && !self
+                .store
+                .as_ref()
+                .is_some_and(|u| u.starts_with("rediss://"))
+        {
+            return bad("--store-ca is the authority of a TLS store: give it with --store rediss://HOST:PORT/DB".into());
         }
         if let Some(token) = &self.admin_token
             && token.len() < MIN_ADMIN_TOKEN_BYTES
@@ -507,6 +519,44 @@ mod tests {
         };
         let msg = c.validate().unwrap_err().to_string();
         assert!(msg.contains("49000 instances"), "{msg}");
+    }
+
+    #[test]
+    fn a_store_is_refused_by_what_it_lacks() {
+        let refused = |c: Config| c.validate().unwrap_err().to_string();
+        let dir = Some(PathBuf::from("/var/lib/ssr"));
+        let msg = refused(Config {
+            store: Some("postgres://u:hunter2@db/ssr".into()),
+            data_dir: dir.clone(),
+            ..Config::default()
+        });
+        assert!(
+            msg.contains("rediss://") && !msg.contains("hunter2"),
+            "{msg}"
+        );
+        let msg = refused(Config {
+            store: Some("rediss://redis.internal:6380/0".into()),
+            ..Config::default()
+        });
+        assert!(msg.contains("--data-dir"), "{msg}");
+        let msg = refused(Config {
+            store: Some("redis://redis.internal:6379/0".into()),
+            store_ca: Some(PathBuf::from("/etc/ssr/redis-ca.pem")),
+            data_dir: dir.clone(),
+            ..Config::default()
+        });
+        assert!(
+            msg.contains("--store-ca") && msg.contains("rediss://"),
+            "{msg}"
+        );
+        Config {
+            store: Some("rediss://redis.internal:6380/0".into()),
+            store_ca: Some(PathBuf::from("/etc/ssr/redis-ca.pem")),
+            data_dir: dir,
+            ..Config::default()
+        }
+        .validate()
+        .unwrap();
     }
 
     #[test]

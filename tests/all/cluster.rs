@@ -21,6 +21,8 @@ struct Redis {
     url: String,
     port: u16,
     dir: PathBuf,
+    /// With TLS: the authority its certificate chains to.
+    ca: Option<PathBuf>,
 }
 
 impl Redis {
@@ -29,8 +31,89 @@ impl Redis {
     }
 
     fn on(port: u16, dir: PathBuf) -> Redis {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        let mut redis = Command::new("redis-server");
+        redis.args(["--port", &port.to_string()]);
+        Redis::spawn(
+            redis,
+            format!("redis://127.0.0.1:{port}/0"),
+            port,
+            dir,
+            None,
+        )
+    }
+
+    /// One that speaks TLS only, with a certificate for 127.0.0.1 from an
+    /// authority made for it (`openssl`).
+    fn tls() -> Redis {
+        let (port, dir) = (free_port(), tempdir("redis-tls"));
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .expect("openssl (scripts/setup.sh installs it)");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let new_key = ["-newkey", "rsa:2048", "-nodes"];
+        openssl(
+            &[
+                &["req", "-x509", "-days", "1", "-subj", "/CN=ssr test CA"],
+                &new_key[..],
+                &["-keyout", "ca.key", "-out", "ca.pem"],
+            ]
+            .concat(),
+        );
+        openssl(
+            &[
+                &["req", "-subj", "/CN=127.0.0.1"],
+                &new_key[..],
+                &["-keyout", "srv.key", "-out", "srv.csr"],
+            ]
+            .concat(),
+        );
+        std::fs::write(dir.join("ext"), "subjectAltName=IP:127.0.0.1").unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "srv.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-extfile",
+            "ext",
+            "-out",
+            "srv.pem",
+        ]);
+        let mut redis = Command::new("redis-server");
+        redis
+            .args(["--port", "0", "--tls-port", &port.to_string()])
+            .args(["--tls-auth-clients", "no", "--tls-cert-file"])
+            .arg(dir.join("srv.pem"))
+            .arg("--tls-key-file")
+            .arg(dir.join("srv.key"));
+        let url = format!("rediss://127.0.0.1:{port}/0");
+        let ca = dir.join("ca.pem");
+        Redis::spawn(redis, url, port, dir, Some(ca))
+    }
+
+    fn spawn(
+        mut redis: Command,
+        url: String,
+        port: u16,
+        dir: PathBuf,
+        ca: Option<PathBuf>,
+    ) -> Redis {
+        let child = redis
+            .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "yes", "--dir"])
             .arg(&dir)
             .stdout(Stdio::null())
@@ -39,12 +122,13 @@ impl Redis {
         // Dropped (killed and waited for) if it never answers.
         let redis = Redis {
             child,
-            url: format!("redis://127.0.0.1:{port}/0"),
+            url,
             port,
             dir,
+            ca,
         };
         for _ in 0..100 {
-            if RedisStore::open(&redis.url).is_ok() {
+            if RedisStore::open(&redis.url, redis.ca.as_deref()).is_ok() {
                 return redis;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -80,7 +164,7 @@ fn record(id: &str, version: u64, digest: &str) -> Registration {
 #[test]
 fn the_redis_store_keeps_the_newest_write_of_each_tenant() {
     let redis = Redis::start();
-    let store = RedisStore::open(&redis.url).unwrap();
+    let store = RedisStore::open(&redis.url, None).unwrap();
     let secrets = [("TOKEN".to_string(), "s3cret".to_string())].into();
 
     // Plugins are content-addressed and written once.
@@ -148,7 +232,7 @@ fn the_redis_store_keeps_the_newest_write_of_each_tenant() {
 #[test]
 fn a_host_serves_one_tenant_whichever_replica_writes() {
     let redis = Redis::start();
-    let store = RedisStore::open(&redis.url).unwrap();
+    let store = RedisStore::open(&redis.url, None).unwrap();
     let hosted = |id: &str, version: u64, hosts: &[&str]| {
         let mut r = record(id, version, "d1");
         r.hosts = hosts.iter().map(|h| h.to_string()).collect();
@@ -190,7 +274,7 @@ fn a_host_serves_one_tenant_whichever_replica_writes() {
 #[test]
 fn a_plugin_stays_in_redis_while_a_record_names_it() {
     let redis = Redis::start();
-    let store = RedisStore::open(&redis.url).unwrap();
+    let store = RedisStore::open(&redis.url, None).unwrap();
     let mut conn = redis::Client::open(redis.url.as_str())
         .unwrap()
         .get_connection()
@@ -240,12 +324,12 @@ fn a_plugin_stays_in_redis_while_a_record_names_it() {
 #[test]
 fn every_write_is_announced_without_its_secrets() {
     let redis = Redis::start();
-    let store = RedisStore::open(&redis.url).unwrap();
+    let store = RedisStore::open(&redis.url, None).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let listener = {
         let url = redis.url.clone();
         std::thread::spawn(move || {
-            let store = RedisStore::open(&url).unwrap();
+            let store = RedisStore::open(&url, None).unwrap();
             let mut seen = Vec::new();
             store
                 .listen(Duration::from_millis(50), |event| {
@@ -275,17 +359,44 @@ fn every_write_is_announced_without_its_secrets() {
 }
 
 #[test]
+fn replicas_share_tenants_through_a_redis_that_speaks_only_tls() {
+    let redis = Redis::tls();
+    // Its certificate chains to an authority the system does not know:
+    // refused without --store-ca, and so is plain Redis on its port.
+    let err = RedisStore::open(&redis.url, None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("cannot be reached") && err.contains("UnknownIssuer"),
+        "{err}"
+    );
+    let plain = redis.url.replace("rediss://", "redis://");
+    assert!(RedisStore::open(&plain, None).is_err());
+    // With it, replicas share tenants: records, plugins and changes all
+    // travel over TLS.
+    let rs = [replica(&redis), replica(&redis)];
+    let (status, body) = rs[0].add("secure", "plugins/hello/render.js", "");
+    assert_eq!(status, 201, "{body}");
+    let page = rs[0].get("/t/secure/", &[]).body;
+    let served = within(Duration::from_secs(60), || {
+        rs[1].get("/t/secure/", &[]).body == page
+    });
+    assert!(served.is_some(), "the second replica never served it");
+}
+
+#[test]
 fn an_unreachable_redis_is_named_in_the_error() {
     let port = free_port();
     let url = format!("redis://127.0.0.1:{port}/0");
-    let err = RedisStore::open(&url).err().unwrap().to_string();
+    let err = RedisStore::open(&url, None).err().unwrap().to_string();
     assert!(
         err.contains(&url) && err.contains("cannot be reached"),
         "{err}"
     );
     // A password in the URL never reaches the message.
     let url = format!("redis://:hunter2-pass@127.0.0.1:{port}/0");
-    let err = RedisStore::open(&url).err().unwrap().to_string();
+    let err = RedisStore::open(&url, None).err().unwrap().to_string();
     assert!(!err.contains("hunter2-pass"), "{err}");
     assert!(
         err.contains(&format!("redis://:***@127.0.0.1:{port}/0")),
@@ -296,13 +407,12 @@ fn an_unreachable_redis_is_named_in_the_error() {
 /// An `ssr serve` replica of the store `redis`, with a data dir of its own.
 fn replica(redis: &Redis) -> Server {
     let dir = tempdir("replica");
-    Server::start(&[
-        "--store",
-        &redis.url,
-        "--data-dir",
-        dir.to_str().unwrap(),
-        "--path-routing",
-    ])
+    let mut args = vec!["--store", &redis.url, "--data-dir", dir.to_str().unwrap()];
+    args.push("--path-routing");
+    if let Some(ca) = &redis.ca {
+        args.extend(["--store-ca", ca.to_str().unwrap()]);
+    }
+    Server::start(&args)
 }
 
 /// How long `ok` took to hold, polling, if it held within `limit`.
@@ -374,7 +484,7 @@ fn a_change_on_one_replica_serves_from_every_replica_within_a_second() {
     all_serve_within_a_second(&rs[1..], "/t/site/", (404, b""));
     // Redis keeps the plugins records name, and no other: `warm`'s (the
     // same bytes as the second), not the first.
-    let store = RedisStore::open(&redis.url).unwrap();
+    let store = RedisStore::open(&redis.url, None).unwrap();
     let digest = |js| ssr::artifact::digest(&std::fs::read(plugin(js).plugin).unwrap());
     let first = store.plugin(&digest("plugins/hello/render.js")).unwrap();
     assert!(first.is_none(), "no record names it");
@@ -494,7 +604,7 @@ fn two_replicas_registering_one_id_at_once_converge_on_one_plugin() {
             assert!([200, 201, 409].contains(status), "{status} {body}");
         }
         assert!(statuses.iter().any(|(s, _)| *s == 201), "{statuses:?}");
-        let store = RedisStore::open(&redis.url).unwrap();
+        let store = RedisStore::open(&redis.url, None).unwrap();
         let State::Present(stored) = store.state(&id).unwrap() else {
             panic!("{id} is not stored")
         };

@@ -110,7 +110,7 @@ impl AppState {
         };
         let store = match (&config.store, &config.data_dir) {
             (Some(url), _) => Some(Store::Shared {
-                redis: Box::new(RedisStore::open(url)?),
+                redis: Box::new(RedisStore::open(url, config.store_ca.as_deref())?),
                 code: dir(true)?,
             }),
             (None, Some(_)) => Some(Store::Local(dir(false)?)),

@@ -66,11 +66,16 @@ const TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Debug, thiserror::Error)]
 pub enum RedisError {
     #[error(
-        "the Redis store at {url} cannot be reached ({reason}); check that it runs and the URL"
+        "the Redis store at {url} cannot be reached ({reason}); check that it runs and the URL (and for rediss://, its certificate and --store-ca)"
     )]
     Unreachable {
         url: String,
         reason: redis::RedisError,
+    },
+    #[error("cannot read the store's certificate authorities from {}: {source}", file.display())]
+    Ca {
+        file: std::path::PathBuf,
+        source: std::io::Error,
     },
     #[error("the Redis store failed a command ({0})")]
     Command(redis::RedisError),
@@ -92,7 +97,7 @@ impl RedisError {
             RedisError::Command(e) => {
                 e.is_io_error() || e.is_connection_dropped() || e.is_timeout()
             }
-            RedisError::Corrupt(_) => false,
+            RedisError::Corrupt(_) | RedisError::Ca { .. } => false,
         }
     }
 }
@@ -285,14 +290,29 @@ fn plugin_key(digest: &str) -> String {
 }
 
 impl RedisStore {
-    /// Connects to `url` (`redis://HOST:PORT/DB`) and checks that it
-    /// answers.
-    pub fn open(url: &str) -> Result<RedisStore, RedisError> {
+    /// Connects to `url` (`redis://HOST:PORT/DB`, or `rediss://` for TLS,
+    /// whose certificate must chain to `ca`, a PEM file, or else to the
+    /// system's authorities) and checks that it answers.
+    pub fn open(url: &str, ca: Option<&std::path::Path>) -> Result<RedisStore, RedisError> {
         let shown = shown(url);
-        let client = redis::Client::open(url).map_err(|reason| RedisError::Unreachable {
+        let unreachable = |reason| RedisError::Unreachable {
             url: shown.clone(),
             reason,
-        })?;
+        };
+        let client = match ca {
+            None => redis::Client::open(url).map_err(unreachable)?,
+            Some(file) => {
+                let root_cert = std::fs::read(file).map_err(|source| RedisError::Ca {
+                    file: file.to_path_buf(),
+                    source,
+                })?;
+                let certs = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root_cert),
+                };
+                redis::Client::build_with_tls(url, certs).map_err(unreachable)?
+            }
+        };
         let mut replica = [0u8; 8];
         getrandom::fill(&mut replica).expect("the system's random source");
         let store = RedisStore {

@@ -46,9 +46,10 @@ impl Redis {
     /// authority made for it (`openssl`).
     fn tls() -> Redis {
         let (port, dir) = (free_port(), tempdir("redis-tls"));
-        let openssl = |args: &[&str]| {
+        // Each a command line of words without spaces.
+        let openssl = |line: &str| {
             let out = Command::new("openssl")
-                .args(args)
+                .args(line.split_whitespace())
                 .current_dir(&dir)
                 .output()
                 .expect("openssl (scripts/setup.sh installs it)");
@@ -58,41 +59,17 @@ impl Redis {
                 String::from_utf8_lossy(&out.stderr)
             );
         };
-        let new_key = ["-newkey", "rsa:2048", "-nodes"];
-        openssl(
-            &[
-                &["req", "-x509", "-days", "1", "-subj", "/CN=ssr test CA"],
-                &new_key[..],
-                &["-keyout", "ca.key", "-out", "ca.pem"],
-            ]
-            .concat(),
-        );
-        openssl(
-            &[
-                &["req", "-subj", "/CN=127.0.0.1"],
-                &new_key[..],
-                &["-keyout", "srv.key", "-out", "srv.csr"],
-            ]
-            .concat(),
-        );
+        let new_key = "-newkey rsa:2048 -nodes";
+        openssl(&format!(
+            "req -x509 -days 1 -subj /CN=ssr-test-CA {new_key} -keyout ca.key -out ca.pem"
+        ));
+        openssl(&format!(
+            "req -subj /CN=127.0.0.1 {new_key} -keyout srv.key -out srv.csr"
+        ));
         std::fs::write(dir.join("ext"), "subjectAltName=IP:127.0.0.1").unwrap();
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "srv.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "1",
-            "-extfile",
-            "ext",
-            "-out",
-            "srv.pem",
-        ]);
+        openssl(
+            "x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile ext -out srv.pem",
+        );
         let mut redis = Command::new("redis-server");
         redis
             .args(["--port", "0", "--tls-port", &port.to_string()])

@@ -182,6 +182,12 @@ pub(super) fn forget_old(state: &AppState, tenant: &Tenant) {
     state.cache.purge(&tenant.id, None);
 }
 
+/// After tenant `id` was removed: its warm instances and pages go now.
+pub(super) fn forget_removed(state: &AppState, id: &str) {
+    state.pool.forget(id, None);
+    state.cache.purge(id, None);
+}
+
 /// `PUT .../vars/{name}` and `.../secrets/{name}`: the body is the value.
 fn value_of(body: &Bytes, name: &str) -> Result<String, ApiError> {
     String::from_utf8(body.to_vec()).map_err(|_| {
@@ -279,12 +285,11 @@ pub async fn remove(
     let rid = id.clone();
     tokio::task::spawn_blocking(move || {
         app.registry.remove(&rid)?;
-        app.pool.forget(&rid, None);
+        forget_removed(&app, &rid);
         Ok::<_, crate::tenant::TenantError>(())
     })
     .await
     .map_err(|_| ApiError::Internal)??;
-    state.cache.purge(&id, None);
     tracing::info!(tenant = id, "tenant removed");
     Ok(StatusCode::NO_CONTENT)
 }

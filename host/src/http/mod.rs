@@ -166,8 +166,7 @@ impl AppState {
                 );
             }
             Effect::Removed(tenant) => {
-                self.pool.forget(&tenant.id, None);
-                self.cache.purge(&tenant.id, None);
+                admin::forget_removed(self, &tenant.id);
                 tracing::info!(tenant = &*tenant.id, "tenant removed from the shared store");
             }
             Effect::Purge { tenant, prefix } => {

@@ -626,16 +626,13 @@ impl Registry {
                 base: current.version(),
             })?;
         }
-        let tenant = Arc::new(Tenant::new(
+        let saved = store::Saved {
             registration,
-            current.plugin.clone(),
-            current.assets.clone(),
-            current.limits,
-            current.stats.clone(),
-            &secrets,
-        ));
-        self.publish(&writing, tenant.clone());
-        Ok(tenant)
+            plugin: current.plugin.clone(),
+            assets: current.assets.clone(),
+            secrets,
+        };
+        Ok(self.adopt(&writing, saved).tenant)
     }
 
     /// Removes tenant `id`.

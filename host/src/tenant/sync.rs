@@ -184,22 +184,15 @@ impl Registry {
         // A store whose clock is behind what this replica has seen lost
         // its data (restarted without persistence, or emptied): following
         // it would remove every tenant here.
-        let seen = self.list().iter().map(|t| t.version()).max().unwrap_or(0);
-        let seen = seen.max(
-            crate::sync::lock(&self.writes)
-                .0
-                .values()
-                .copied()
-                .max()
-                .unwrap_or(0),
-        );
+        let writing = crate::sync::lock(&self.writes);
+        let served = self.list().into_iter().map(|t| t.version());
+        let seen = served.chain(writing.0.values().copied()).max().unwrap_or(0);
         if versions.clock < seen {
             return Err(TenantError::StoreReset {
                 clock: versions.clock,
                 seen,
             });
         }
-        let writing = crate::sync::lock(&self.writes);
         let mut ids: Vec<String> = versions
             .current
             .iter()

@@ -293,11 +293,12 @@ impl WasmEngine {
             Ok(())
         };
         link(&mut linker).map_err(|e| EngineError::Compile(e.into()))?;
+        let (key, dir) = (shared::code_key(&engine), options.shared_dir.clone());
         Ok(WasmEngine {
             ticker: Arc::new(ticker::Ticker::start(engine.clone())),
-            modules: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
-            glue: shared::SharedCode::new(engine.clone(), options.shared_dir.clone()),
-            code_key: shared::code_key(&engine),
+            modules: shared::SharedCode::new(engine.clone(), key.clone(), dir.clone()),
+            glue: shared::SharedCode::new(engine.clone(), key.clone(), dir),
+            code_key: key,
             engine,
             linker,
             options,

@@ -115,9 +115,10 @@ pub struct SharedCode<T> {
 }
 
 impl<T: Code> SharedCode<T> {
-    pub fn new(engine: wasmtime::Engine, dir: Option<PathBuf>) -> SharedCode<T> {
+    /// Code compiled by `engine`, whose [`code_key`] is `key`, kept in `dir`.
+    pub fn new(engine: wasmtime::Engine, key: String, dir: Option<PathBuf>) -> SharedCode<T> {
         SharedCode {
-            key: code_key(&engine),
+            key,
             engine,
             dir,
             code: Mutex::new(HashMap::new()),

@@ -2022,14 +2022,21 @@
     // lower-case names, repeated ones joined with ", ".
     // The response's `vary` lists the headers the renderer declared and
     // those it read.
-    // A body that is a stream goes to the host as it comes (`sendStream`).
+    // A body that is a stream goes to the host as it comes (`sendStream`);
+    // the head goes with the headers read so far, and the final result
+    // lists every header read, those read while the body streamed too
+    // (a Suspense boundary reading a cookie), so that the host keys the
+    // page it keeps on all of them.
     call(raw) {
       const reads = new Set();
-      return new Promise((ok) => ok(render(raw, reads))).then((out) => {
-        const res = normalize(out);
+      const noteReads = (res) => {
         for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
+        return res;
+      };
+      return new Promise((ok) => ok(render(raw, reads))).then((out) => {
+        const res = noteReads(normalize(out));
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;
-        return body instanceof ReadableStreamImpl ? sendStream(body, res) : res;
+        return body instanceof ReadableStreamImpl ? sendStream(body, res).then(noteReads) : res;
       });
     },
     describe,

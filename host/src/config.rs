@@ -215,6 +215,21 @@ settings! {
     header_timeout: Millis = Millis(10_000), "SSR_HEADER_TIMEOUT" { value_name = "MS" };
     /// The largest request head (request line and headers); larger is 431.
     max_header_kib: Kib = Kib(32), "SSR_MAX_HEADER_KIB" { value_name = "KIB" };
+    /// How long a client may take to send a request's body once its head
+    /// has arrived; then 408 and the connection is closed.
+    body_timeout: Millis = Millis(10_000), "SSR_BODY_TIMEOUT" { value_name = "MS" };
+    /// Request bodies one client address may be sending at once; more get
+    /// 429 at once, so that connections waiting on bodies cannot fill the
+    /// listener. Behind a proxy that streams bodies (nginx buffers them by
+    /// default), every client has the proxy's address: raise it there.
+    max_uploads_per_client: usize = 32, "SSR_MAX_UPLOADS_PER_CLIENT" { value_name = "N" };
+    /// How long a response may make no progress to a client that does not
+    /// read it; then its connection is closed.
+    send_timeout: Millis = Millis(30_000), "SSR_SEND_TIMEOUT" { value_name = "MS" };
+    /// Rendered response bytes waiting for clients to read them, over all
+    /// connections (cache hits and assets are the cache's and the plugins'
+    /// memory, not counted); past it, new renders get 503 until they drain.
+    max_unsent_mib: Mib = Mib(512), "SSR_MAX_UNSENT_MIB" { value_name = "MIB" };
     /// Memory per instance: Wasm linear memory, or a V8 isolate's heap and as
     /// much again for its `ArrayBuffer`s; a tenant may set a lower one.
     memory_limit_mib: Mib = Mib(crate::engine::DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
@@ -448,6 +463,18 @@ impl Config {
         }
         if self.max_header_kib.0 == 0 {
             return bad("--max-header-kib must be at least 1".into());
+        }
+        if self.body_timeout.0 == 0 || self.send_timeout.0 == 0 {
+            return bad("--body-timeout and --send-timeout must be more than 0 ms".into());
+        }
+        if self.max_uploads_per_client == 0 {
+            return bad("--max-uploads-per-client must be at least 1".into());
+        }
+        if self.max_unsent_mib.bytes() < self.max_response_kib.bytes() {
+            return bad(format!(
+                "--max-unsent-mib {} is below --max-response-kib {}: one response could never be sent; raise it",
+                self.max_unsent_mib.0, self.max_response_kib.0
+            ));
         }
         if self.v8_threads == Some(0) {
             return bad("--v8-threads must be at least 1".into());

@@ -31,3 +31,4 @@ pub mod report;
 pub mod sched;
 pub mod sync;
 pub mod tenant;
+pub mod unsent;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{Client, Server};
 
-fn connect(s: &Server) -> TcpStream {
+pub fn connect(s: &Server) -> TcpStream {
     let stream = TcpStream::connect(&s.addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -16,7 +16,7 @@ fn connect(s: &Server) -> TcpStream {
 }
 
 /// Reads until the server closes the connection; returns what it sent.
-fn read_to_close(mut stream: TcpStream) -> String {
+pub fn read_to_close(mut stream: TcpStream) -> String {
     let mut out = Vec::new();
     let _ = stream.read_to_end(&mut out);
     String::from_utf8_lossy(&out).into_owned()

@@ -18,6 +18,7 @@ mod hardening;
 mod hostile;
 mod limits;
 mod pool;
+mod probe;
 mod render;
 mod runtime;
 mod streams;

@@ -603,14 +603,23 @@ pub fn tempdir(tag: &str) -> PathBuf {
 impl Server {
     /// The server's resident memory, bytes.
     pub fn rss(&self) -> usize {
+        self.status_kib("VmRSS:") << 10
+    }
+
+    /// The most resident memory the server has had, bytes.
+    pub fn peak_rss(&self) -> usize {
+        self.status_kib("VmHWM:") << 10
+    }
+
+    /// A `/proc/PID/status` field in KiB.
+    fn status_kib(&self, field: &str) -> usize {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let kib: usize = status
+        status
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.split_whitespace().next())
             .and_then(|v| v.parse().ok())
-            .unwrap();
-        kib << 10
+            .unwrap()
     }
 
     /// The Prometheus text of `/_ssr/metrics` (with the admin token).

@@ -16,15 +16,22 @@
 //! - Each request is capped in time and in response bytes ([`Caps`]), so a
 //!   slow or endless origin costs a render its deadline, not the host its
 //!   memory.
-//!
 //! - Per render, a tenant makes at most `max_subrequests` requests and
-//!   reads at most `max_bytes` of responses ([`FetchGrant`]), and no wait
-//!   outlives the render's deadline ([`Subrequests`]).
+//!   reads at most `max_bytes` of responses ([`FetchGrant`]). Bytes are
+//!   counted as they arrive, over all the render's requests together
+//!   ([`Budget`]), so parallel requests cannot each read up to the cap
+//!   before one is checked; the request that crosses it fails there.
+//! - No wait outlives the render's deadline, and no request outlives its
+//!   render: what is in flight, or finished and never awaited, is dropped
+//!   when the render ends ([`Subrequests::end_render`]).
+//! - A URL with credentials (`user:pass@`) is refused, as the Fetch
+//!   standard's `Request` does, and a URL is written into the log without
+//!   its credentials or query ([`shown`]), where API keys travel.
 //!
 //! Lifetimes: the client and the runtime its requests run on ([`net`]) live
 //! for the process and start on first use; [`Subrequests`] belongs to one
-//! instance, and aborts what is still in flight when a new render starts
-//! or the instance goes.
+//! instance, and aborts what is still in flight when its render ends or
+//! the instance goes.
 //!
 //! The client is reqwest's (connection pooling, HTTP/1.1 and TLS with
 //! rustls): see docs/development.md for why.
@@ -131,6 +138,46 @@ impl Default for Caps {
     }
 }
 
+/// The response bytes a render may still read, over all its requests:
+/// taken as each chunk arrives, on whichever thread reads it.
+#[derive(Debug)]
+pub struct Budget {
+    left: std::sync::atomic::AtomicUsize,
+    limit: usize,
+}
+
+impl Budget {
+    pub fn new(limit: usize) -> Arc<Budget> {
+        Arc::new(Budget {
+            left: limit.into(),
+            limit,
+        })
+    }
+
+    /// Takes `n` bytes, or fails (taking nothing) when fewer are left.
+    fn take(&self, n: usize) -> Result<(), FetchError> {
+        use std::sync::atomic::Ordering;
+        self.left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            })
+            .map(drop)
+            .map_err(|_| self.spent())
+    }
+
+    /// Whether `n` more bytes would fit.
+    fn fits(&self, n: u64) -> bool {
+        n <= self.left.load(std::sync::atomic::Ordering::Relaxed) as u64
+    }
+
+    fn spent(&self) -> FetchError {
+        FetchError::Capped(format!(
+            "this render's responses are over its limit of {} bytes (the tenant's `max_fetch_kib`)",
+            self.limit
+        ))
+    }
+}
+
 /// A request a renderer asked for.
 #[derive(Clone, Debug)]
 pub struct Outbound {
@@ -159,9 +206,12 @@ pub enum FetchError {
     /// The grant does not allow it (an origin, or a redirect to one).
     #[error("{0}")]
     Refused(String),
-    /// The network, the origin or a cap failed it.
+    /// The network, the origin or a per-request cap failed it.
     #[error("{0}")]
     Failed(String),
+    /// The render's response bytes ([`Budget`]) ran out while reading it.
+    #[error("{0}")]
+    Capped(String),
 }
 
 /// The host's HTTP client for renderers: one per process, its connections
@@ -184,16 +234,20 @@ impl Fetcher {
     }
 
     /// Sends `req` if `allowed` grants its origin, following redirects
-    /// within the grant, within `caps`.
+    /// within the grant, within `caps`, its body's bytes taken from
+    /// `budget` as they arrive.
     pub async fn fetch(
         &self,
         allowed: &[Origin],
         mut req: Outbound,
         caps: Caps,
+        budget: &Budget,
     ) -> Result<Fetched, FetchError> {
         let mut urls = Vec::new();
-        let mut url = reqwest::Url::parse(&req.url)
-            .map_err(|_| FetchError::Failed(format!("Failed to parse URL from {}", req.url)))?;
+        let mut url = reqwest::Url::parse(&req.url).map_err(|_| {
+            FetchError::Failed(format!("Failed to parse URL from {}", shown_text(&req.url)))
+        })?;
+        let asked = shown(&url);
         let exchange = async {
             loop {
                 check(allowed, &url)?;
@@ -209,8 +263,8 @@ impl Fetcher {
                     (Some(next), "follow") if is_redirect(status) => {
                         if urls.len() > caps.max_redirects {
                             return Err(FetchError::Failed(format!(
-                                "fetch of {} was redirected more than {} times",
-                                req.url, caps.max_redirects
+                                "fetch of {asked} was redirected more than {} times",
+                                caps.max_redirects
                             )));
                         }
                         // 303, and 301/302 after a POST, go on as a GET
@@ -230,11 +284,10 @@ impl Fetcher {
                     }
                     (Some(_), "error") if is_redirect(status) => {
                         return Err(FetchError::Failed(format!(
-                            "fetch of {} was redirected, and its redirect mode is \"error\"",
-                            req.url
+                            "fetch of {asked} was redirected, and its redirect mode is \"error\""
                         )));
                     }
-                    _ => return read(resp, caps.max_response_bytes, urls).await,
+                    _ => return read(resp, caps.max_response_bytes, budget, urls).await,
                 }
             }
         };
@@ -242,8 +295,8 @@ impl Fetcher {
             .await
             .unwrap_or_else(|_| {
                 Err(FetchError::Failed(format!(
-                    "fetch of {} took longer than {:?}",
-                    req.url, caps.timeout
+                    "fetch of {asked} took longer than {:?}",
+                    caps.timeout
                 )))
             })
     }
@@ -264,13 +317,16 @@ impl Fetcher {
             builder = builder.body(req.body.clone());
         }
         builder.send().await.map_err(|e| {
+            // Without the URL reqwest adds: it is shown here without its
+            // credentials and query.
+            let e = e.without_url();
             let mut said = e.to_string();
             let mut cause = std::error::Error::source(&e);
             while let Some(c) = cause {
                 said = format!("{said}: {c}");
                 cause = c.source();
             }
-            FetchError::Failed(format!("fetch of {url} failed: {said}"))
+            FetchError::Failed(format!("fetch of {} failed: {said}", shown(url)))
         })
     }
 }
@@ -365,7 +421,8 @@ pub struct Subrequests {
     tenant: Arc<str>,
     next_id: u64,
     made: usize,
-    bytes: usize,
+    /// The render's response bytes, shared with its requests' tasks.
+    budget: Arc<Budget>,
     deadline: Instant,
     /// Requests in flight, by id: their task, to abort.
     inflight: HashMap<u64, tokio::task::AbortHandle>,
@@ -386,7 +443,7 @@ impl Subrequests {
             tenant: tenant.clone(),
             next_id: 1,
             made: 0,
-            bytes: 0,
+            budget: Budget::new(0),
             deadline: Instant::now(),
             inflight: HashMap::new(),
             done_tx,
@@ -394,14 +451,21 @@ impl Subrequests {
         }
     }
 
-    /// A render starts, to end by `deadline`: its limits are whole again,
-    /// and what an earlier render left in flight is aborted.
-    pub fn start_render(&mut self, deadline: Instant) {
+    /// A render starts, to end by `deadline`, with `grant`'s limits whole
+    /// again.
+    pub fn start_render(&mut self, grant: &FetchGrant, deadline: Instant) {
+        self.end_render();
+        self.made = 0;
+        self.budget = Budget::new(grant.max_bytes);
+        self.deadline = deadline;
+    }
+
+    /// The render ended: its requests in flight are aborted (their
+    /// connections closed), and responses it never awaited are dropped,
+    /// so nothing it fetched stays with the instance.
+    pub fn end_render(&mut self) {
         self.abort_all();
         while self.done_rx.try_recv().is_ok() {}
-        self.made = 0;
-        self.bytes = 0;
-        self.deadline = deadline;
     }
 
     fn abort_all(&mut self) {
@@ -430,29 +494,30 @@ impl Subrequests {
                 "subrequests",
                 format!(
                     "fetch of {}: this render has made {} requests, its limit (the tenant's `max_subrequests`)",
-                    args.url, grant.max_subrequests
+                    shown_text(&args.url),
+                    grant.max_subrequests
                 ),
             ));
         }
         self.made += 1;
         let url = reqwest::Url::parse(&args.url)
-            .map_err(|_| format!("Failed to parse URL from {}", args.url))?;
-        check(&grant.allowed, &url).map_err(|e| self.refuse("origin", e.to_string()))?;
+            .map_err(|_| format!("Failed to parse URL from {}", shown_text(&args.url)))?;
+        check(&grant.allowed, &url).map_err(|e| match e {
+            FetchError::Refused(m) => self.refuse("origin", m),
+            other => other.to_string(),
+        })?;
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(self.refuse(
                 "deadline",
-                format!("fetch of {url}: the render's deadline has passed"),
+                format!("fetch of {}: the render's deadline has passed", shown(&url)),
             ));
         }
-        let max_response_bytes = Caps::default()
-            .max_response_bytes
-            .min(grant.max_bytes.saturating_sub(self.bytes));
         let caps = Caps {
             timeout: Caps::default().timeout.min(left),
-            max_response_bytes,
             ..Caps::default()
         };
+        let budget = self.budget.clone();
         let net = net().map_err(|e| e.to_string())?;
         let id = self.next_id;
         self.next_id += 1;
@@ -471,7 +536,7 @@ impl Subrequests {
         let task = net.runtime.spawn(async move {
             let _in_flight = in_flight;
             let started = Instant::now();
-            let out = net.fetcher.fetch(&allowed, request, caps).await;
+            let out = net.fetcher.fetch(&allowed, request, caps, &budget).await;
             let outcome = if out.is_ok() { "ok" } else { "error" };
             metrics::histogram!("ssr_fetch_seconds", "tenant" => tenant.clone(), "origin" => origin.clone())
                 .record(started.elapsed());
@@ -490,7 +555,7 @@ impl Subrequests {
     /// (`null` or negative: as long as the render's deadline allows) for a
     /// request in flight to finish, and answers it, its body as the bytes.
     /// At the deadline, a request still in flight fails.
-    pub async fn wait(&mut self, grant: &FetchGrant, args: &str) -> Result<Reply, String> {
+    pub async fn wait(&mut self, args: &str) -> Result<Reply, String> {
         let max: Option<f64> = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH_WAIT))?;
         let started = Instant::now();
@@ -549,21 +614,14 @@ impl Subrequests {
             Err(FetchError::Refused(m)) => {
                 return reply(finished(id, self.refuse("redirect", m)), Vec::new());
             }
+            Err(FetchError::Capped(m)) => {
+                return reply(finished(id, self.refuse("bytes", m)), Vec::new());
+            }
             Err(FetchError::Failed(m)) => {
                 tracing::info!(tenant = &*self.tenant, "fetch failed: {m}");
                 return reply(finished(id, m), Vec::new());
             }
         };
-        let total = self.bytes + f.body.len();
-        if total > grant.max_bytes {
-            let message = format!(
-                "fetch of {}: this render's responses would reach {total} bytes, over its limit of {} (the tenant's `max_fetch_kib`)",
-                f.urls.last().map_or("", String::as_str),
-                grant.max_bytes
-            );
-            return reply(finished(id, self.refuse("bytes", message)), Vec::new());
-        }
-        self.bytes = total;
         let head = Finished {
             id: Some(id),
             status: Some(f.status),
@@ -601,16 +659,56 @@ fn reply(finished: Finished, data: Vec<u8>) -> Result<Reply, String> {
     })
 }
 
-/// Refuses a URL whose origin is not granted.
+/// Refuses a URL with credentials (as the Fetch standard's `Request`
+/// does: they would go out in the clear, and into logs), and one whose
+/// origin is not granted.
 fn check(allowed: &[Origin], url: &reqwest::Url) -> Result<(), FetchError> {
+    let said = shown(url);
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(FetchError::Failed(format!(
+            "fetch of {said}: a URL with credentials (user:password@) cannot be fetched; send them in an Authorization header"
+        )));
+    }
     match Origin::of(url) {
         Some(origin) if allowed.contains(&origin) => Ok(()),
         Some(origin) => Err(FetchError::Refused(format!(
-            "fetch of {url}: the origin {origin} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`"
+            "fetch of {said}: the origin {origin} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`"
         ))),
         None => Err(FetchError::Refused(format!(
-            "fetch of {url}: only http and https URLs can be fetched"
+            "fetch of {said}: only http and https URLs can be fetched"
         ))),
+    }
+}
+
+/// `url` as messages and the log show it: without credentials, and with
+/// its query as `?[query]`, since API keys and tokens travel there.
+pub fn shown(url: &reqwest::Url) -> String {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    let query = url.query().is_some_and(|q| !q.is_empty());
+    url.set_query(None);
+    url.set_fragment(None);
+    let mut out = url.to_string();
+    if query {
+        out.push_str("?[query]");
+    }
+    out
+}
+
+/// A URL as the renderer wrote it, shown as [`shown`] does; text that is
+/// not a URL loses whatever follows a `?` or `@`-looking authority.
+fn shown_text(text: &str) -> String {
+    match reqwest::Url::parse(text) {
+        Ok(url) => shown(&url),
+        Err(_) => {
+            let cut = text.find(['?', '@', '#']).unwrap_or(text.len());
+            let mut out = text[..cut].to_string();
+            if cut < text.len() {
+                out.push_str("[...]");
+            }
+            out
+        }
     }
 }
 
@@ -638,20 +736,27 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-/// The response, its body read up to `max` bytes.
+/// The response, its body read up to `max` bytes, each chunk taken from
+/// `budget` as it arrives.
 async fn read(
     mut resp: reqwest::Response,
     max: usize,
+    budget: &Budget,
     urls: Vec<String>,
 ) -> Result<Fetched, FetchError> {
-    let url = resp.url().clone();
+    let url = shown(resp.url());
     let too_large = || {
         FetchError::Failed(format!(
             "the response of {url} is over the limit of {max} bytes"
         ))
     };
-    if resp.content_length().is_some_and(|n| n > max as u64) {
-        return Err(too_large());
+    if let Some(n) = resp.content_length() {
+        if !budget.fits(n) {
+            return Err(budget.spent());
+        }
+        if n > max as u64 {
+            return Err(too_large());
+        }
     }
     let status = resp.status();
     let headers = resp
@@ -660,14 +765,16 @@ async fn read(
         .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
         .collect();
     let mut body = Vec::new();
-    while let Some(chunk) = resp
-        .chunk()
-        .await
-        .map_err(|e| FetchError::Failed(format!("reading the response of {url} failed: {e}")))?
-    {
+    while let Some(chunk) = resp.chunk().await.map_err(|e| {
+        FetchError::Failed(format!(
+            "reading the response of {url} failed: {}",
+            e.without_url()
+        ))
+    })? {
         if body.len() + chunk.len() > max {
             return Err(too_large());
         }
+        budget.take(chunk.len())?;
         body.extend_from_slice(&chunk);
     }
     Ok(Fetched {
@@ -700,34 +807,89 @@ impl reqwest::dns::Resolve for PublicOnly {
     }
 }
 
-/// Whether `ip` is on the public internet: not loopback, private,
-/// link-local, shared (CGNAT), unspecified, multicast or broadcast, in
-/// IPv4 or IPv6 (IPv4-mapped addresses as their IPv4).
+/// Whether `ip` is on the public internet: not in a range IANA's
+/// special-purpose address registries mark as not globally reachable
+/// (loopback, private, shared, link-local, documentation, benchmarking,
+/// reserved, ...), nor multicast. An IPv4 address carried inside an IPv6
+/// one (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64's well-known
+/// prefix, 6to4) is judged as that IPv4 address, so `::ffff:127.0.0.1`,
+/// `64:ff9b::a9fe:a9fe` or `2002:7f00:1::` reach nothing `127.0.0.1` or
+/// `169.254.169.254` would not.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b)))
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80)
-        }
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => match embedded_v4(v6) {
+            Some(v4) => is_public_v4(v4),
+            None => is_public_v6(v6),
+        },
+    }
+}
+
+/// IPv4: the IANA IPv4 Special-Purpose Address Registry's ranges that are
+/// not globally reachable, and multicast.
+fn is_public_v4(v4: std::net::Ipv4Addr) -> bool {
+    let bits = u32::from(v4);
+    const NOT_GLOBAL: [(u32, u32); 16] = [
+        (0x0000_0000, 8),  // 0.0.0.0/8 "this network"
+        (0x0a00_0000, 8),  // 10.0.0.0/8 private
+        (0x6440_0000, 10), // 100.64.0.0/10 shared (CGNAT)
+        (0x7f00_0000, 8),  // 127.0.0.0/8 loopback
+        (0xa9fe_0000, 16), // 169.254.0.0/16 link-local (cloud metadata)
+        (0xac10_0000, 12), // 172.16.0.0/12 private
+        (0xc000_0000, 24), // 192.0.0.0/24 IETF protocol assignments
+        (0xc000_0200, 24), // 192.0.2.0/24 documentation
+        (0xc058_6300, 24), // 192.88.99.0/24 6to4 relay anycast (deprecated)
+        (0xc0a8_0000, 16), // 192.168.0.0/16 private
+        (0xc612_0000, 15), // 198.18.0.0/15 benchmarking
+        (0xc633_6400, 24), // 198.51.100.0/24 documentation
+        (0xcb00_7100, 24), // 203.0.113.0/24 documentation
+        (0xe000_0000, 4),  // 224.0.0.0/4 multicast
+        (0xf000_0000, 4),  // 240.0.0.0/4 reserved, broadcast
+        (0xffff_ffff, 32), // 255.255.255.255 broadcast
+    ];
+    !NOT_GLOBAL
+        .iter()
+        .any(|&(net, len)| bits >> (32 - len) == net >> (32 - len))
+}
+
+/// IPv6: the IANA IPv6 Special-Purpose Address Registry's ranges that are
+/// not globally reachable, and multicast and the deprecated site-local.
+fn is_public_v6(v6: std::net::Ipv6Addr) -> bool {
+    let bits = u128::from(v6);
+    const NOT_GLOBAL: [(u128, u32); 13] = [
+        (0, 128),                          // :: unspecified
+        (1, 128),                          // ::1 loopback
+        (0x0064_ff9b_0001 << 80, 48),      // 64:ff9b:1::/48 local-use NAT64
+        (0x0100 << 112, 64),               // 100::/64 discard-only
+        (0x0100_0000_0000_0001 << 64, 64), // 100:0:0:1::/64 dummy prefix
+        (0x2001 << 112, 23),               // 2001::/23 IETF protocol assignments (Teredo...)
+        (0x2001_0db8 << 96, 32),           // 2001:db8::/32 documentation
+        (0x3fff << 112, 20),               // 3fff::/20 documentation
+        (0x5f00 << 112, 16),               // 5f00::/16 segment routing
+        (0xfc00 << 112, 7),                // fc00::/7 unique local
+        (0xfe80 << 112, 10),               // fe80::/10 link-local
+        (0xfec0 << 112, 10),               // fec0::/10 site-local (deprecated)
+        (0xff00 << 112, 8),                // ff00::/8 multicast
+    ];
+    !NOT_GLOBAL
+        .iter()
+        .any(|&(net, len)| bits >> (128 - len) == net >> (128 - len))
+}
+
+/// The IPv4 address an IPv6 address carries, in the forms a connection can
+/// reach it through: IPv4-mapped (`::ffff:0:0/96`), IPv4-compatible
+/// (`::/96`, but `::` and `::1` themselves), IPv4-translated
+/// (`::ffff:0:0:0/96`), NAT64's well-known prefix (`64:ff9b::/96`) and 6to4
+/// (`2002::/16`, the address in bits 16-47).
+fn embedded_v4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    let bits = u128::from(v6);
+    let low = std::net::Ipv4Addr::from(bits as u32);
+    let prefix96 = bits >> 32;
+    match prefix96 {
+        0xffff | 0xffff_0000 | 0x0064_ff9b_0000_0000_0000_0000 => Some(low),
+        0 if bits > 1 => Some(low),
+        _ if bits >> 112 == 0x2002 => Some(std::net::Ipv4Addr::from((bits >> 80) as u32)),
+        _ => None,
     }
 }
 
@@ -764,16 +926,74 @@ mod tests {
             "169.254.169.254",
             "100.64.0.1",
             "0.0.0.0",
+            "192.0.0.170",
+            "198.18.0.1",
+            "198.19.255.254",
+            "240.0.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+            "::",
             "::1",
             "fd00::1",
             "fe80::1",
+            "ff02::1",
+            "2001:db8::1",
+            "64:ff9b:1::1",
+            // IPv4 inside IPv6: mapped, compatible, translated, NAT64, 6to4.
             "::ffff:127.0.0.1",
+            "::127.0.0.1",
+            "::ffff:0:127.0.0.1",
+            "::ffff:0:a9fe:a9fe",
+            "64:ff9b::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b::10.0.0.1",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "2002:c0a8:101::",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
-        for public in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+        for public in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "2606:4700::1111",
+            "2001:4860:4860::8888",
+            "64:ff9b::8.8.8.8",
+            "2002:808:808::1",
+            "::ffff:8.8.8.8",
+        ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials_or_query() {
+        let url = |s: &str| reqwest::Url::parse(s).unwrap();
+        assert_eq!(
+            shown(&url("https://user:hunter2@api.test/v1/x?key=SECRET#f")),
+            "https://api.test/v1/x?[query]"
+        );
+        assert_eq!(shown(&url("http://api.test/a")), "http://api.test/a");
+        assert_eq!(shown_text("not a url ?key=SECRET"), "not a url [...]");
+        let e = check(&[], &url("http://u:p@api.test/")).unwrap_err();
+        assert!(
+            e.to_string().contains("a URL with credentials") && !e.to_string().contains(":p@"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_budget_is_shared_and_never_overdrawn() {
+        let budget = Budget::new(10);
+        budget.take(6).unwrap();
+        assert!(budget.take(5).is_err());
+        budget.take(4).unwrap();
+        let e = budget.take(1).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("this render's responses are over its limit of 10 bytes"),
+            "{e}"
+        );
     }
 
     /// A loopback origin answering by path: `/ok`, `/host` (the `Host` lines it got), `/to-ok` (303 to /ok),
@@ -857,14 +1077,19 @@ mod tests {
             max_response_bytes: 1 << 20,
             max_redirects: 20,
         };
-        let fetch = |path: &str| fetcher.fetch(&granted, post(format!("{base}{path}")), caps);
+        let budget = Budget::new(usize::MAX);
+        let fetch =
+            |path: &str| fetcher.fetch(&granted, post(format!("{base}{path}")), caps, &budget);
 
         // A renderer cannot name another site on a granted address.
         let mut spoofed = post(format!("{base}/host"));
         spoofed
             .headers
             .push(("Host".into(), "intranet.example".into()));
-        let got = fetcher.fetch(&granted, spoofed, caps).await.unwrap();
+        let got = fetcher
+            .fetch(&granted, spoofed, caps, &budget)
+            .await
+            .unwrap();
         assert_eq!(
             got.body,
             format!("host: 127.0.0.1:{}", addr.port()).as_bytes()
@@ -881,7 +1106,12 @@ mod tests {
         let refused = |e: FetchError, needle: &str| assert!(e.to_string().contains(needle), "{e}");
         refused(
             fetcher
-                .fetch(&granted, post("http://127.0.0.1:1/ok".into()), caps)
+                .fetch(
+                    &granted,
+                    post("http://127.0.0.1:1/ok".into()),
+                    caps,
+                    &budget,
+                )
                 .await
                 .unwrap_err(),
             "the origin http://127.0.0.1:1 is not allowed for this site",
@@ -902,7 +1132,11 @@ mod tests {
         let mut manual = post(format!("{base}/to-ok"));
         manual.redirect = "manual".into();
         assert_eq!(
-            fetcher.fetch(&granted, manual, caps).await.unwrap().status,
+            fetcher
+                .fetch(&granted, manual, caps, &budget)
+                .await
+                .unwrap()
+                .status,
             303
         );
 
@@ -914,6 +1148,7 @@ mod tests {
                 &by_name,
                 post(format!("http://localhost:{}/ok", addr.port())),
                 caps,
+                &budget,
             )
             .await
             .unwrap_err();

@@ -49,9 +49,12 @@ pub struct Grants {
     pub env: BTreeMap<String, String>,
     /// The origins it may fetch, and its per-render limits.
     pub fetch: FetchGrant,
-    /// The secrets by name and value, longest value first (redacted in that
-    /// order, so a secret containing another is replaced whole).
+    /// The secrets by name and value.
     secrets: Vec<(String, String)>,
+    /// Every form a secret's value can take in text the host writes (see
+    /// [`written_forms`]), with its name, longest first (redacted in that
+    /// order, so a secret containing another is replaced whole).
+    hidden: Vec<(String, String)>,
 }
 
 impl Grants {
@@ -76,14 +79,19 @@ impl Grants {
         env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
         let mut hidden: Vec<(String, String)> = secrets
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .flat_map(|(k, v)| written_forms(v).into_iter().map(|f| (k.clone(), f)))
             .collect();
         hidden.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        hidden.dedup();
         Arc::new(Grants {
             tenant: tenant.into(),
             env,
             fetch,
-            secrets: hidden,
+            secrets: secrets
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            hidden,
         })
     }
 
@@ -92,10 +100,11 @@ impl Grants {
         self.secrets.iter().cloned().collect()
     }
 
-    /// `text` with every secret's value written as `[secret NAME]`.
+    /// `text` with every secret's value, in every form the host writes it
+    /// ([`written_forms`]), written as `[secret NAME]`.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
-        for (name, value) in &self.secrets {
+        for (name, value) in &self.hidden {
             if !value.is_empty() && out.contains(value.as_str()) {
                 out = Cow::Owned(out.replace(value.as_str(), &format!("[secret {name}]")));
             }
@@ -106,7 +115,7 @@ impl Grants {
     /// A render's outcome with no secret in its error's message or stack.
     pub fn redact_error<T>(&self, out: Result<T, EngineError>) -> Result<T, EngineError> {
         match out {
-            Err(EngineError::Js(e)) if !self.secrets.is_empty() => {
+            Err(EngineError::Js(e)) if !self.hidden.is_empty() => {
                 Err(EngineError::Js(RenderError {
                     kind: e.kind,
                     message: self.redact(&e.message).into_owned(),
@@ -159,13 +168,15 @@ impl Imports {
     /// last render left in flight is dropped.
     pub fn start_render(&mut self, deadline: Instant, body: Option<Sink>) {
         self.console.start_render();
-        self.subrequests.start_render(deadline);
+        self.subrequests.start_render(&self.grants.fetch, deadline);
         self.body = body;
     }
 
-    /// The render ended: its body channel closes.
+    /// The render ended: its body channel closes, and its requests end
+    /// with it.
     pub fn end_render(&mut self) {
         self.body = None;
+        self.subrequests.end_render();
     }
 
     /// One `console.*` line.
@@ -177,7 +188,7 @@ impl Imports {
     /// `fetch-wait` waits; every other call is [`Imports::call_now`].
     pub async fn call(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
         if name == calls::FETCH_WAIT {
-            return self.subrequests.wait(&self.grants.fetch, args).await;
+            return self.subrequests.wait(args).await;
         }
         self.call_now(name, args, data)
     }
@@ -216,6 +227,33 @@ impl Imports {
             )),
         }
     }
+}
+
+/// The forms a secret's value takes in text that reaches the log or an
+/// error page: as it is; escaped as JSON (`JSON.stringify`, and the
+/// console's formatting of a string inside an object or a thrown
+/// non-`Error`), once and twice (a JSON document logged as a string); as
+/// Rust's `Debug` escapes it; and as the log's own escaping
+/// (`console::escape`) writes it. A secret with a newline or a quote (a
+/// PEM key, a JSON credential) differs in each.
+fn written_forms(value: &str) -> Vec<String> {
+    let json = |s: &str| {
+        let quoted = serde_json::to_string(s).expect("a string serializes");
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    let once = json(value);
+    let forms = [
+        value.to_string(),
+        json(&once),
+        value.escape_debug().to_string(),
+        super::console::escape(value).into_owned(),
+        super::console::escape(&once).into_owned(),
+        once,
+    ];
+    let mut out: Vec<String> = forms.into_iter().filter(|f| !f.is_empty()).collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn json(value: &str) -> Reply {
@@ -311,5 +349,26 @@ mod tests {
             "Error: s3cr3t",
         ))));
         assert!(matches!(err, Err(EngineError::Js(e)) if e.message == "Error: [secret SHORT]"));
+    }
+
+    #[test]
+    fn a_secret_with_newlines_and_quotes_is_redacted_in_every_written_form() {
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIEv\"Q\\IBADANB\n-----END PRIVATE KEY-----\n";
+        let secrets = BTreeMap::from([("KEY".to_string(), pem.to_string())]);
+        let grants = Grants::with_env("t", &BTreeMap::new(), &secrets, FetchGrant::default());
+        let json = serde_json::to_string(pem).unwrap();
+        let twice = serde_json::to_string(&json).unwrap();
+        for text in [
+            format!("key: {pem}"),
+            format!("{{ key: {json} }}"),
+            format!("Uncaught {json}"),
+            format!("{{\"config\":{twice}}}"),
+            format!("{pem:?}"),
+            super::super::console::escape(pem).into_owned(),
+        ] {
+            let out = grants.redact(&text);
+            assert!(out.contains("[secret KEY]"), "{text:?} -> {out:?}");
+            assert!(!out.contains("MIIEv"), "{text:?} -> {out:?}");
+        }
     }
 }

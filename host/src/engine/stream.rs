@@ -14,16 +14,23 @@
 //!   stream that never ends is cut by the limit or the render's deadline.
 //! - A write after the client went away (the receiver dropped) is refused,
 //!   so the renderer stops instead of rendering for no one.
+//! - A chunk is counted in the server's [`Unsent`] from its write until the
+//!   HTTP side takes it (`http::stream`) or drops it ([`Paced`]).
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
+
+use crate::unsent::{Paced, Unsent};
 
 /// What a streaming render sends.
 #[derive(Debug)]
 pub enum Frame {
     /// Status, headers, cache policy and vary; the body is empty.
     Head(contract::Response),
-    Chunk(Bytes),
+    /// Bytes of the body, counted as unsent until taken or dropped.
+    Chunk(Paced),
 }
 
 /// The HTTP side's half: frames in the order the render sent them.
@@ -36,16 +43,19 @@ pub struct Sink {
     headed: bool,
     sent: usize,
     limit: usize,
+    unsent: Arc<Unsent>,
 }
 
-/// A new channel for a body of at most `limit` bytes.
-pub fn channel(limit: usize) -> (Sink, Frames) {
+/// A new channel for a body of at most `limit` bytes, its chunks counted
+/// in `unsent` until taken.
+pub fn channel(limit: usize, unsent: &Arc<Unsent>) -> (Sink, Frames) {
     let (tx, rx) = mpsc::unbounded_channel();
     let sink = Sink {
         tx,
         headed: false,
         sent: 0,
         limit,
+        unsent: unsent.clone(),
     };
     (sink, rx)
 }
@@ -75,9 +85,8 @@ impl Sink {
         if bytes.is_empty() {
             return Ok(());
         }
-        self.tx
-            .send(Frame::Chunk(Bytes::copy_from_slice(bytes)))
-            .map_err(|_| gone())
+        let chunk = Paced::new(Bytes::copy_from_slice(bytes), &self.unsent);
+        self.tx.send(Frame::Chunk(chunk)).map_err(|_| gone())
     }
 }
 
@@ -101,7 +110,7 @@ mod tests {
 
     #[test]
     fn frames_come_in_order_up_to_the_limit() {
-        let (mut sink, mut frames) = channel(10);
+        let (mut sink, mut frames) = channel(10, &Unsent::new(1 << 20));
         assert!(sink.write(b"early").is_err());
         sink.head(head()).unwrap();
         assert!(sink.head(head()).is_err());
@@ -110,16 +119,18 @@ mod tests {
         let err = sink.write(b"x").unwrap_err();
         assert!(err.contains("response limit of 0 KiB"), "{err}");
         assert!(matches!(frames.try_recv(), Ok(Frame::Head(_))));
-        assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b[..] == b"12345"));
-        assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b[..] == b"67890"));
+        assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b.bytes()[..] == b"12345"));
+        assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b.bytes()[..] == b"67890"));
         assert!(frames.try_recv().is_err());
     }
 
     #[test]
     fn a_write_after_the_client_left_is_refused() {
-        let (mut sink, frames) = channel(1 << 20);
+        let unsent = Unsent::new(1 << 20);
+        let (mut sink, frames) = channel(1 << 20, &unsent);
         sink.head(head()).unwrap();
         drop(frames);
         assert!(sink.write(b"x").unwrap_err().contains("went away"));
+        assert_eq!(unsent.bytes(), 0);
     }
 }

@@ -41,6 +41,12 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     TooLarge(String),
+    /// The client did not send what it announced in time.
+    #[error("{0}")]
+    SlowClient(String),
+    /// One client asks for more at once than any may.
+    #[error("{0}")]
+    TooMany(String),
     #[error("internal error")]
     Internal,
     /// A render failure with its detail, for a tenant in debug mode.
@@ -61,6 +67,8 @@ impl ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::SlowClient(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Detailed(inner, _) => inner.status(),
         }
     }
@@ -104,7 +112,7 @@ impl IntoResponse for ApiError {
             ),
         )
             .into_response();
-        if status == StatusCode::SERVICE_UNAVAILABLE {
+        if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }

@@ -12,16 +12,29 @@
 //!   same time;
 //! - **a header size limit**: a longer head is answered 431 and the
 //!   connection closed. Bodies are limited by the router
-//!   (`DefaultBodyLimit`); page requests never read theirs.
+//!   (`DefaultBodyLimit`) and, for pages, in `routes::read_body`, which
+//!   also bounds their time (`--body-timeout`) and how many one client
+//!   address may be sending at once ([`Uploads`]); each request carries
+//!   its [`Client`] address for that;
+//! - **a send timeout**: a write that makes no progress for
+//!   `send_timeout` (a client that stopped reading) fails, and the
+//!   connection closes ([`SendTimeout`]), which frees what its response
+//!   held.
 //!
 //! Shutdown: when `stop` fires the loop stops accepting, every connection
 //! finishes its request in flight and closes, up to `grace`.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use axum::response::Response;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -35,6 +48,8 @@ pub struct ConnectionPolicy {
     pub max_connections: usize,
     pub header_timeout: Duration,
     pub max_header_bytes: usize,
+    /// How long a write may make no progress.
+    pub send_timeout: Duration,
     /// How long shutdown waits for requests in flight.
     pub grace: Duration,
 }
@@ -45,8 +60,146 @@ impl From<&crate::config::Config> for ConnectionPolicy {
             max_connections: c.max_connections,
             header_timeout: c.header_timeout.duration(),
             max_header_bytes: c.max_header_kib.bytes(),
+            send_timeout: c.send_timeout.duration(),
             grace: crate::config::SHUTDOWN_GRACE,
         }
+    }
+}
+
+/// The address of the client a request came from (a request extension).
+#[derive(Clone, Copy, Debug)]
+pub struct Client(pub IpAddr);
+
+/// Request bodies each client address is sending now, at most `max` each.
+pub struct Uploads {
+    max: usize,
+    by_client: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One body being received; its client's count goes down when dropped.
+pub struct Upload<'a> {
+    uploads: &'a Uploads,
+    client: IpAddr,
+}
+
+impl Uploads {
+    pub fn new(max: usize) -> Uploads {
+        Uploads {
+            max,
+            by_client: Mutex::default(),
+        }
+    }
+
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// A body from `client` starts arriving, unless it is sending `max`.
+    pub fn begin(&self, client: IpAddr) -> Option<Upload<'_>> {
+        let mut all = crate::sync::lock(&self.by_client);
+        let n = all.entry(client).or_default();
+        if *n >= self.max {
+            return None;
+        }
+        *n += 1;
+        Some(Upload {
+            uploads: self,
+            client,
+        })
+    }
+}
+
+impl Drop for Upload<'_> {
+    fn drop(&mut self) {
+        let mut all = crate::sync::lock(&self.uploads.by_client);
+        if let Some(n) = all.get_mut(&self.client) {
+            *n -= 1;
+            if *n == 0 {
+                all.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// A connection whose writes fail once one has made no progress for
+/// `timeout`: the clock starts when a write cannot go on (the client's
+/// window and the kernel's buffer are full) and stops at the next one
+/// that does.
+pub struct SendTimeout<T> {
+    io: T,
+    timeout: Duration,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> SendTimeout<T> {
+    pub fn new(io: T, timeout: Duration) -> SendTimeout<T> {
+        SendTimeout {
+            io,
+            timeout,
+            stalled: None,
+        }
+    }
+
+    /// `poll` made no progress or some: the clock runs or stops.
+    fn paced<R>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<R>>) -> Poll<io::Result<R>> {
+        if poll.is_ready() {
+            self.stalled = None;
+            return poll;
+        }
+        let timeout = self.timeout;
+        let stalled = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match stalled.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the client read nothing for {timeout:?}"),
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for SendTimeout<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for SendTimeout<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.paced(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.paced(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.io).poll_flush(cx);
+        self.paced(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -75,9 +228,9 @@ pub async fn serve(
             p = open.clone().acquire_owned() => p.expect("the semaphore is never closed"),
             _ = stop.changed() => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors, or the peer left before we
                     // accepted: wait a little instead of spinning.
@@ -90,11 +243,14 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let service = service.clone();
-        let service = hyper::service::service_fn(move |req| {
+        let client = Client(peer.ip());
+        let service = hyper::service::service_fn(move |mut req: Request| {
+            req.extensions_mut().insert(client);
             let answer = service(req);
             async move { Ok::<_, Infallible>(answer.await) }
         });
-        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let io = TokioIo::new(SendTimeout::new(stream, limits.send_timeout));
+        let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             let _ = conn.await;
             drop(permit);

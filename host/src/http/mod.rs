@@ -51,6 +51,10 @@ pub struct AppState {
     /// Concurrent misses for one URL share one render (`cache/flight.rs`).
     pub flights: Flights<ApiError>,
     pub admin_token: String,
+    /// Rendered bytes waiting for clients (`--max-unsent-mib`).
+    pub unsent: Arc<crate::unsent::Unsent>,
+    /// Request bodies arriving, per client (`--max-uploads-per-client`).
+    pub uploads: listen::Uploads,
     /// Set once start-up work (demo tenants) is done.
     pub ready: AtomicBool,
     pub metrics: PrometheusHandle,
@@ -131,6 +135,8 @@ impl AppState {
         let state = Arc::new(AppState {
             cache: Cache::new(CacheBudget::from(&config)),
             flights: Default::default(),
+            unsent: crate::unsent::Unsent::new(config.max_unsent_mib.bytes()),
+            uploads: listen::Uploads::new(config.max_uploads_per_client),
             config,
             registry,
             pool,
@@ -302,6 +308,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     for (tenant, bytes) in state.cache.bytes_by_tenant() {
         metrics::gauge!("ssr_cache_tenant_bytes", "tenant" => tenant.to_string()).set(bytes as f64);
     }
+    metrics::gauge!("ssr_unsent_bytes").set(state.unsent.bytes() as f64);
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
     metrics::gauge!("ssr_warm_instances").set(state.pool.warm_instances() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);

@@ -34,6 +34,7 @@ use crate::engine::stream::{self, Frame};
 use crate::pool::PoolError;
 use crate::report::Chain;
 use crate::tenant::{Routes, Tenant};
+use crate::unsent::{Paced, Unsent};
 
 /// What [`answer`] decided.
 pub enum Step {
@@ -98,7 +99,7 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
     let hit = state.cache.lookup(&url, headers, |entry, _| {
-        respond(entry, headers, "hit", method, wanted)
+        respond(entry, headers, "hit", method, wanted, None)
     });
     match hit {
         Ok(resp) => {
@@ -127,9 +128,20 @@ pub async fn render(
         cache,
     } = pending;
     let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
+    if state.unsent.full() {
+        metrics::counter!("ssr_rejections_total", "tenant" => tenant.id.to_string(), "reason" => "unsent")
+            .increment(1);
+        tracing::warn!(
+            tenant = %tenant.id,
+            "503: {} MiB of rendered pages wait for clients to read them (--max-unsent-mib)",
+            state.unsent.limit() >> 20
+        );
+        return ApiError::Saturated.into_response();
+    }
     let mut request = request(&tenant, method, uri, &base, &target, headers);
     if has_body(method) {
-        match read_body(body, headers, tenant.limits.max_request_bytes).await {
+        let read = read_body(&state, &parts, body, tenant.limits.max_request_bytes);
+        match read.await {
             Ok(bytes) => request.body = bytes,
             Err(e) => return e.into_response(),
         }
@@ -178,7 +190,11 @@ pub async fn render(
         }
     };
     match rendered {
-        Ok(Answer::Whole(entry)) => respond(&entry, headers, how, method, wanted),
+        // Counted until the client takes it: the cache's copy may be
+        // evicted while a slow client holds this one.
+        Ok(Answer::Whole(entry)) => {
+            respond(&entry, headers, how, method, wanted, Some(&state.unsent))
+        }
         Ok(Answer::Streamed(mut resp)) => {
             resp.headers_mut()
                 .insert(X_CACHE, HeaderValue::from_static(how));
@@ -206,9 +222,17 @@ fn has_body(method: &Method) -> bool {
     !cache_of(method)
 }
 
-/// The request body, up to `limit` bytes; past it a 413 that says the limit
-/// (before reading anything when `Content-Length` says so already).
-async fn read_body(body: Incoming, headers: &HeaderMap, limit: usize) -> Result<Vec<u8>, ApiError> {
+/// The request body, up to `limit` bytes, within `--body-timeout`, while
+/// its client has fewer than `--max-uploads-per-client` bodies arriving:
+/// past the limit a 413 that says it (before reading anything when
+/// `Content-Length` says so already), past the time a 408, past the
+/// uploads a 429. Answering before the body is read closes the connection.
+async fn read_body(
+    state: &AppState,
+    parts: &Parts,
+    body: Incoming,
+    limit: usize,
+) -> Result<Vec<u8>, ApiError> {
     use http_body_util::{BodyExt, LengthLimitError, Limited};
     let too_large = || {
         ApiError::TooLarge(format!(
@@ -216,14 +240,34 @@ async fn read_body(body: Incoming, headers: &HeaderMap, limit: usize) -> Result<
             limit >> 10
         ))
     };
+    let headers = &parts.headers;
     let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes().into()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(ApiError::BadRequest(format!(
+    if declared == Some(0) {
+        return Ok(Vec::new());
+    }
+    let client = parts.extensions.get::<super::listen::Client>();
+    let _upload = match client {
+        Some(client) => Some(state.uploads.begin(client.0).ok_or_else(|| {
+            ApiError::TooMany(format!(
+                "this address is sending {} request bodies already; send one when another is done",
+                state.uploads.max()
+            ))
+        })?),
+        None => None,
+    };
+    let timeout = state.config.body_timeout.duration();
+    let read = tokio::time::timeout(timeout, Limited::new(body, limit).collect());
+    match read.await {
+        Err(_) => Err(ApiError::SlowClient(format!(
+            "the request body did not arrive within {} ms; send it at once",
+            timeout.as_millis()
+        ))),
+        Ok(Ok(collected)) => Ok(collected.to_bytes().into()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Err(e)) => Err(ApiError::BadRequest(format!(
             "reading the request body failed: {e}"
         ))),
     }
@@ -314,7 +358,7 @@ async fn submit(
         // rendering on an event loop does: the comparison the pool is for.
         state.pool.render_here(tenant, &request, deadline)
     } else if streams {
-        let (sink, mut frames) = stream::channel(tenant.limits.max_response_bytes);
+        let (sink, mut frames) = stream::channel(tenant.limits.max_response_bytes, &state.unsent);
         let mut render: super::stream::Render = {
             let (state, tenant) = (state.clone(), tenant.clone());
             Box::pin(async move {
@@ -501,14 +545,15 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 
 /// Turns an entry into a response: 304 for a GET or HEAD whose
 /// `If-None-Match` matches a stored 2xx entry, else the body in the
-/// negotiated encoding (if the entry has it). The entry's headers were made
-/// once, when it was created.
+/// negotiated encoding (if the entry has it), counted in `unsent` if given.
+/// The entry's headers were made once, when it was created.
 fn respond(
     entry: &CacheEntry,
     req: &HeaderMap,
     cache: &'static str,
     method: &Method,
     wanted: Encoding,
+    unsent: Option<&Arc<Unsent>>,
 ) -> Response {
     let (_, body, head) = entry.encoded(wanted);
     let mut resp = Response::new(Body::empty());
@@ -529,7 +574,10 @@ fn respond(
     }
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     if *method != Method::HEAD && !bodiless {
-        *resp.body_mut() = Body::from(body.clone());
+        *resp.body_mut() = match unsent {
+            Some(unsent) => Body::new(Paced::new(body.clone(), unsent)),
+            None => Body::from(body.clone()),
+        };
     }
     resp
 }

@@ -14,7 +14,9 @@
 //!   with an error: hyper closes the connection without the last chunk, so
 //!   the client sees a cut response, never a complete-looking one.
 //! - What is kept in the cache is the whole body, once complete, and only
-//!   when the cache could keep it (its policy, its entry limit).
+//!   when the cache could keep it (its policy, its entry limit), keyed on
+//!   every request header the render read, those it read after the head
+//!   went out included (the render's final result lists them all).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -30,6 +32,7 @@ use crate::cache::{CacheKey, Encoding};
 use crate::engine::stream::{Frame, Frames};
 use crate::pool::{PoolError, Rendered};
 use crate::tenant::Tenant;
+use crate::unsent::{Paced, SLICE};
 
 /// How long a failed stream's last chunks get to leave before the
 /// connection is cut.
@@ -51,6 +54,8 @@ pub struct Store {
 pub struct Streamed {
     tenant: Arc<Tenant>,
     frames: Frames,
+    /// What is left of the chunk being given out in slices.
+    pending: Option<Paced>,
     render: Render,
     /// How the render ended, once it has: sent after what is left in
     /// `frames`.
@@ -71,7 +76,7 @@ pub fn gathered(mut rendered: Rendered, frames: &mut Frames) -> Rendered {
     while let Ok(frame) = frames.try_recv() {
         match frame {
             Frame::Head(h) => head = Some(h),
-            Frame::Chunk(bytes) => body.extend_from_slice(&bytes),
+            Frame::Chunk(chunk) => body.extend_from_slice(chunk.bytes()),
         }
     }
     if let Some(mut head) = head {
@@ -91,6 +96,7 @@ impl Streamed {
         Streamed {
             tenant,
             frames,
+            pending: None,
             render,
             end: None,
             done: false,
@@ -127,16 +133,27 @@ impl Streamed {
 }
 
 impl Streamed {
-    /// A chunk to send, keeping its copy for the cache while it fits.
-    fn chunk(&mut self, bytes: Bytes) -> http_body::Frame<Bytes> {
+    /// A chunk taken from the render: its copy kept for the cache while it
+    /// fits, and its first slice to send.
+    fn chunk(&mut self, chunk: Paced) -> http_body::Frame<Bytes> {
         if let Some((store, copy)) = &mut self.copy {
+            let bytes = chunk.bytes();
             if copy.len() + bytes.len() <= store.state.cache.entry_limit() {
-                copy.extend_from_slice(&bytes);
+                copy.extend_from_slice(bytes);
             } else {
                 self.copy = None;
             }
         }
-        http_body::Frame::data(bytes)
+        self.slice(chunk)
+    }
+
+    /// The next slice of `chunk`; the rest is kept for the next poll.
+    fn slice(&mut self, mut chunk: Paced) -> http_body::Frame<Bytes> {
+        let slice = chunk.take(SLICE);
+        if !chunk.is_empty() {
+            self.pending = Some(chunk);
+        }
+        http_body::Frame::data(slice)
     }
 }
 
@@ -149,6 +166,9 @@ impl http_body::Body for Streamed {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
         let this = &mut *self;
+        if let Some(chunk) = this.pending.take() {
+            return Poll::Ready(Some(Ok(this.slice(chunk))));
+        }
         loop {
             // What is buffered goes first. `try_recv` is not held back by
             // tokio's cooperative budget as `poll_recv` may be, so the
@@ -191,6 +211,10 @@ impl http_body::Body for Streamed {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Ok(r)) => {
                     counted(&this.tenant, &r);
+                    // The headers read after the head went out count too.
+                    if let Some((store, _)) = &mut this.copy {
+                        store.head.vary.extend(r.response.vary);
+                    }
                     this.end = Some(Ok(()));
                 }
                 Poll::Ready(Err(e)) => {

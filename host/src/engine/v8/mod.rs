@@ -138,6 +138,48 @@ pub struct V8Instance {
     isolate: ffi::Isolate,
 }
 
+impl V8Instance {
+    /// The render's calls into the isolate, and its waits for `fetch` in
+    /// between, until it settles or fails.
+    async fn run(
+        &mut self,
+        req: &Request,
+        ends: Instant,
+        deadline: Duration,
+    ) -> Result<Response, EngineError> {
+        let left = || millis(ends.saturating_duration_since(Instant::now()));
+        // The prelude's raw request and normalized response are the
+        // contract's serde form; the bodies travel beside the JSON.
+        let json = serde_json::to_string(req)
+            .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
+        let mut outcome = self.isolate.render(&json, &req.body, left());
+        while let ffi::Outcome::Waiting(ms) = outcome {
+            let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
+            let reply = self
+                .isolate
+                .imports()
+                .call(contract::calls::FETCH_WAIT, &arg, &[])
+                .await
+                .map_err(|e| EngineError::Trap(format!("waiting for fetch: {e}").into()))?;
+            // The wait ends at the deadline at the latest; past it the
+            // render is over, as a Wasm render's epoch ends it.
+            if Instant::now() >= ends {
+                return Err(EngineError::Timeout(deadline));
+            }
+            outcome = self.isolate.resume(&reply.value, &reply.data, left());
+        }
+        match outcome {
+            ffi::Outcome::Ok { body, meta } => {
+                let mut response: Response = serde_json::from_str(&meta)
+                    .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
+                response.body = body;
+                Ok(response)
+            }
+            other => Err(error(other, deadline)),
+        }
+    }
+}
+
 impl Instance for V8Instance {
     /// V8 cannot yield mid-script: each call into the isolate runs until the
     /// render settles or waits only for requests in flight. Then the render
@@ -152,38 +194,9 @@ impl Instance for V8Instance {
         Box::pin(async move {
             let _running = crate::activity::renders().begin();
             let ends = Instant::now() + deadline;
-            let left = || millis(ends.saturating_duration_since(Instant::now()));
             self.isolate.imports().start_render(ends, body);
-            // The prelude's raw request and normalized response are the
-            // contract's serde form; the bodies travel beside the JSON.
-            let json = serde_json::to_string(req)
-                .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
-            let mut outcome = self.isolate.render(&json, &req.body, left());
-            while let ffi::Outcome::Waiting(ms) = outcome {
-                let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
-                let reply = self
-                    .isolate
-                    .imports()
-                    .call(contract::calls::FETCH_WAIT, &arg, &[])
-                    .await
-                    .map_err(|e| EngineError::Trap(format!("waiting for fetch: {e}").into()))?;
-                // The wait ends at the deadline at the latest; past it the
-                // render is over, as a Wasm render's epoch ends it.
-                if Instant::now() >= ends {
-                    return Err(EngineError::Timeout(deadline));
-                }
-                outcome = self.isolate.resume(&reply.value, &reply.data, left());
-            }
-            let out = match outcome {
-                ffi::Outcome::Ok { body, meta } => {
-                    let mut response: Response = serde_json::from_str(&meta).map_err(|e| {
-                        EngineError::Trap(format!("reading the response: {e}").into())
-                    })?;
-                    response.body = body;
-                    Ok(response)
-                }
-                other => Err(error(other, deadline)),
-            };
+            let out = self.run(req, ends, deadline).await;
+            // Every way out of the render, failures included.
             self.isolate.imports().end_render();
             self.isolate.imports().grants().redact_error(out)
         })

@@ -1,0 +1,160 @@
+//! Rendered response bytes waiting for their clients to read them
+//! ([`Unsent`]), over every connection of the process, so that clients
+//! that never read cannot make the host hold more than `--max-unsent-mib`
+//! of pages they asked for.
+//!
+//! What counts: a whole rendered body from when it is handed to its
+//! connection until the connection takes its last slice, and each chunk of
+//! a streamed body from the render's write until the connection takes it
+//! (`engine::stream`, `http::stream`). Both are a [`Paced`], which holds
+//! its count and gives it back as it is taken or dropped, whatever path
+//! drops it. Bodies go to hyper in
+//! slices of at most [`SLICE`] bytes, and hyper queues at most 16 of them
+//! per connection, so what the count misses is bounded per connection.
+//! Cache hits and assets are not counted: their bytes are the cache's (under
+//! its own budget) and the plugins', shared by every response made of them.
+//!
+//! Invariant: every byte added is subtracted once, when its holder gives it
+//! to the connection or is dropped.
+//!
+//! Lifetime: one per server ([`crate::http::AppState`]).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+
+/// The most bytes a body gives its connection at once.
+pub const SLICE: usize = 64 << 10;
+
+/// The count, and its limit.
+#[derive(Debug)]
+pub struct Unsent {
+    bytes: AtomicUsize,
+    limit: usize,
+}
+
+impl Unsent {
+    pub fn new(limit: usize) -> Arc<Unsent> {
+        Arc::new(Unsent {
+            bytes: AtomicUsize::new(0),
+            limit,
+        })
+    }
+
+    pub fn add(&self, n: usize) {
+        self.bytes.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn sub(&self, n: usize) {
+        self.bytes.fetch_sub(n, Ordering::Relaxed);
+    }
+
+    /// Bytes waiting now.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Whether the limit is reached: new renders wait for clients to read.
+    pub fn full(&self) -> bool {
+        self.bytes() >= self.limit
+    }
+
+    /// The limit, bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+}
+
+/// A whole body, counted in [`Unsent`] until its connection takes it, and
+/// given in slices of at most [`SLICE`] bytes (copying nothing).
+#[derive(Debug)]
+pub struct Paced {
+    rest: Bytes,
+    unsent: Arc<Unsent>,
+}
+
+impl Paced {
+    pub fn new(body: Bytes, unsent: &Arc<Unsent>) -> Paced {
+        unsent.add(body.len());
+        Paced {
+            rest: body,
+            unsent: unsent.clone(),
+        }
+    }
+}
+
+impl Paced {
+    /// Up to `max` bytes from the front, no longer counted.
+    pub fn take(&mut self, max: usize) -> Bytes {
+        let n = self.rest.len().min(max);
+        self.unsent.sub(n);
+        self.rest.split_to(n)
+    }
+
+    /// What is left.
+    pub fn bytes(&self) -> &Bytes {
+        &self.rest
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+}
+
+impl Drop for Paced {
+    fn drop(&mut self) {
+        self.unsent.sub(self.rest.len());
+    }
+}
+
+impl http_body::Body for Paced {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        if self.rest.is_empty() {
+            return Poll::Ready(None);
+        }
+        Poll::Ready(Some(Ok(http_body::Frame::data(self.take(SLICE)))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.rest.len() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    #[tokio::test]
+    async fn a_paced_body_is_counted_until_taken_or_dropped() {
+        let unsent = Unsent::new(1 << 20);
+        let body = Paced::new(Bytes::from(vec![7u8; 3 * SLICE + 5]), &unsent);
+        assert_eq!(unsent.bytes(), 3 * SLICE + 5);
+        let mut body = Box::pin(body);
+        let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(first.len(), SLICE);
+        assert_eq!(unsent.bytes(), 2 * SLICE + 5);
+        drop(body);
+        assert_eq!(unsent.bytes(), 0);
+        let all = Paced::new(Bytes::from(vec![1u8; SLICE + 1]), &unsent)
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes();
+        assert_eq!((all.len(), unsent.bytes()), (SLICE + 1, 0));
+        assert!(!unsent.full());
+    }
+}

@@ -197,6 +197,68 @@ fn ranges_of_an_asset_obeyed_and_violated() {
 }
 
 #[test]
+fn issue_32_partial_answers_carry_the_whole_ones_headers_and_invalid_ranges_are_ignored() {
+    let server = Server::start(&["--demo=false", "--path-routing"]);
+    let (status, body) = server.put_bytes("ranges", &std::fs::read(built()).unwrap(), "");
+    assert_eq!(status, 201, "{body}");
+    let get = |range: &str| {
+        let headers: Vec<(&str, &str)> = Some(("range", range))
+            .filter(|_| !range.is_empty())
+            .into_iter()
+            .collect();
+        server.get("/t/ranges/docs/readme.txt", &headers)
+    };
+    let whole = get("");
+    let len = "read me\n".len() * 64;
+    assert_eq!((whole.status, whole.body.len()), (200, len));
+    assert_eq!(whole.header("vary"), Some("accept-encoding"));
+    for (range, status) in [("bytes=0-9", 206), ("bytes=9999-", 416), ("bytes=-0", 416)] {
+        let r = get(range);
+        assert_eq!(r.status, status, "{range}");
+        for name in [
+            "vary",
+            "x-content-type-options",
+            "cache-control",
+            "content-type",
+        ] {
+            assert_eq!(r.header(name), whole.header(name), "{range}: {name}");
+        }
+    }
+    // Invalid (last before first) or overlapping: ignored, the whole file.
+    for range in ["bytes=5-2", "bytes=0-5,3-8", "bytes=0-5, 2-3"] {
+        let r = get(range);
+        assert_eq!((r.status, r.body.len()), (200, len), "{range}");
+    }
+}
+
+#[test]
+fn issue_32_asset_copies_that_share_bytes_are_refused_before_any_is_hashed() {
+    let server = Server::start(&["--demo=false"]);
+    // 2,000 entries naming the same MiB: 2 GiB to hash if each were.
+    let data = vec![7u8; 1 << 20];
+    let sha = ssr::artifact::digest(&data);
+    let entries: Vec<String> = (0..2000)
+        .map(|i| {
+            format!(
+                r#"{{"path":"/f{i}","sha256":"{sha}","identity":[0,{}]}}"#,
+                data.len()
+            )
+        })
+        .collect();
+    let index = format!(r#"{{"files":[{}]}}"#, entries.join(","));
+    let mut section = b"ssra\x01".to_vec();
+    section.extend_from_slice(&(index.len() as u32).to_le_bytes());
+    section.extend_from_slice(index.as_bytes());
+    section.extend_from_slice(&data);
+    let (status, body) = server.put_bytes("amplified", &with_assets_section(&section), "");
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("copies of /f0 and /f1 share bytes at 0; each copy must have its own"),
+        "{body}"
+    );
+}
+
+#[test]
 fn request_paths_never_escape_the_asset_table() {
     let server = Server::start(&["--demo=false"]);
     let (status, body) = server.put_bytes(

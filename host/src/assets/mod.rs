@@ -17,10 +17,12 @@
 //!   character or backslash ([`check_path`]). A request path is looked up,
 //!   never joined to anything: whatever it holds (`..`, an encoded slash,
 //!   NUL), it names one of the table's files or none ([`Assets::find`]).
-//! - A table that is truncated or inconsistent (a span outside the data, an
-//!   identity copy whose SHA-256 is not the one recorded, a compressed copy
-//!   that does not decode to it, a path twice) is refused whole, at
-//!   registration: no tenant ever serves part of a table.
+//! - A table that is truncated or inconsistent (a span outside the data,
+//!   copies that share bytes, an identity copy whose SHA-256 is not the one
+//!   recorded, a compressed copy that does not decode to it, a path twice)
+//!   is refused whole, at registration: no tenant ever serves part of a
+//!   table. A stored plugin, whose SHA-256 is checked as it is read back,
+//!   is not hashed or decoded again at start ([`Verify`]).
 //! - Which wins: for `GET` and `HEAD`, an asset's path is the asset's; the
 //!   renderer gets every other path and every other method.
 
@@ -38,6 +40,7 @@ use thiserror::Error;
 use crate::encoding::Encoding;
 pub use pack::{Limits, Source, collect, pack};
 pub use respond::respond;
+pub use table::Verify;
 
 /// The largest file `ssr build` packs, unless `--max-asset-mib` says.
 pub const DEFAULT_MAX_FILE: usize = 8 << 20;
@@ -105,8 +108,6 @@ pub struct Asset {
     etags: [Option<HeaderValue>; 3],
     /// The whole head of a `200` in each encoding it has.
     heads: [HeaderMap; 3],
-    content_type: HeaderValue,
-    cache_control: HeaderValue,
 }
 
 impl Asset {
@@ -151,12 +152,13 @@ pub struct Assets {
 }
 
 impl Assets {
-    /// The assets in a plugin (none if it has no assets section), checked.
-    pub fn from_plugin(plugin: &[u8]) -> Result<Assets, AssetError> {
+    /// The assets in a plugin (none if it has no assets section), checked
+    /// as `verify` says.
+    pub fn from_plugin(plugin: &[u8], verify: Verify) -> Result<Assets, AssetError> {
         let section = crate::artifact::custom_section(plugin, crate::artifact::ASSETS_SECTION)
             .map_err(|e| AssetError::Corrupt(e.to_string()))?;
         match section {
-            Some(data) => table::read(data),
+            Some(data) => table::read(data, verify),
             None => Ok(Assets::default()),
         }
     }

@@ -10,9 +10,16 @@
 //! data                 every copy's bytes
 //! ```
 //!
-//! Invariant: [`read`] accepts a table only if every part of it is
-//! consistent (see the module doc of `assets`): the whole table, or an
-//! error that says what is wrong.
+//! Invariants:
+//! - [`read`] accepts a table only if every part of it is consistent (see
+//!   the module doc of `assets`): the whole table, or an error that says
+//!   what is wrong.
+//! - No two copies share a byte of the data, so checking a table hashes and
+//!   decodes each byte of it once: a table whose many entries point at the
+//!   same bytes cannot make registration or start-up pay for each.
+//! - [`Verify::Structure`] skips the hashes and decodings, for a plugin
+//!   whose bytes the stored record's SHA-256 vouches for (checked whole
+//!   when registered); the layout is checked either way.
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use bytes::Bytes;
@@ -81,8 +88,19 @@ pub fn write(files: &[Packed]) -> Vec<u8> {
     out
 }
 
-/// The assets in a section, checked whole.
-pub fn read(section: &[u8]) -> Result<Assets, AssetError> {
+/// How much of a table [`read`] checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verify {
+    /// Layout, paths and spans, each identity copy's SHA-256 and each
+    /// compressed copy's decoding: a plugin being registered.
+    Whole,
+    /// Layout, paths and spans only: a stored plugin whose SHA-256 was
+    /// checked as it was read (its bytes are those registered).
+    Structure,
+}
+
+/// The assets in a section, checked as `verify` says.
+pub fn read(section: &[u8], verify: Verify) -> Result<Assets, AssetError> {
     let corrupt = |why: String| AssetError::Corrupt(why);
     let rest = section
         .strip_prefix(MAGIC)
@@ -103,19 +121,44 @@ pub fn read(section: &[u8]) -> Result<Assets, AssetError> {
     if index.files.len() > MAX_FILES {
         return Err(corrupt(format!("it lists over {MAX_FILES} files")));
     }
+    disjoint(&index.files).map_err(corrupt)?;
     // One buffer for every copy; each asset's bytes are slices of it.
     let data = Bytes::copy_from_slice(data);
     let mut assets = Assets::default();
     for entry in index.files {
         let path = entry.path.clone();
-        let asset = asset(entry, &data).map_err(|why| corrupt(format!("{path}: {why}")))?;
+        let asset = asset(entry, &data, verify).map_err(|why| corrupt(format!("{path}: {why}")))?;
         assets.insert(asset)?;
     }
     Ok(assets)
 }
 
-/// One entry, checked, as served.
-fn asset(entry: Entry, data: &Bytes) -> Result<Asset, String> {
+/// Refuses copies that share bytes (empty ones share none).
+fn disjoint(files: &[Entry]) -> Result<(), String> {
+    let mut spans: Vec<(u64, u64, &str)> = files
+        .iter()
+        .flat_map(|e| {
+            [Some(e.identity), e.gzip, e.br]
+                .into_iter()
+                .flatten()
+                .filter(|s| s.1 > 0)
+                .map(|Span(offset, len)| (offset, offset.saturating_add(len), e.path.as_str()))
+        })
+        .collect();
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        let ((_, end, a), (start, _, b)) = (pair[0], pair[1]);
+        if start < end {
+            return Err(format!(
+                "copies of {a} and {b} share bytes at {start}; each copy must have its own"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One entry, checked as `verify` says, as served.
+fn asset(entry: Entry, data: &Bytes, verify: Verify) -> Result<Asset, String> {
     super::check_path(&entry.path)?;
     let slice = |Span(offset, len): Span| {
         let end = offset.checked_add(len).filter(|&e| e <= data.len() as u64);
@@ -128,14 +171,18 @@ fn asset(entry: Entry, data: &Bytes) -> Result<Asset, String> {
         }
     };
     let identity = slice(entry.identity)?;
-    if crate::artifact::digest(&identity) != entry.sha256 {
+    let whole = verify == Verify::Whole;
+    if entry.sha256.len() != 64 || !entry.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err("its SHA-256 is not 64 hex digits".into());
+    }
+    if whole && crate::artifact::digest(&identity) != entry.sha256 {
         return Err("its bytes do not hash to the SHA-256 the index records".into());
     }
     let mut bodies = [Some(identity.clone()), None, None];
     for (encoding, span) in [(Encoding::Gzip, entry.gzip), (Encoding::Br, entry.br)] {
         let Some(span) = span else { continue };
         let copy = slice(span)?;
-        if decompress(encoding, &copy, identity.len()).as_deref() != Some(&identity[..]) {
+        if whole && decompress(encoding, &copy, identity.len()).as_deref() != Some(&identity[..]) {
             return Err(format!(
                 "its {} copy does not decode to its bytes",
                 encoding.name().unwrap_or("identity")
@@ -189,8 +236,6 @@ fn made(path: String, sha256: &str, bodies: [Option<Bytes>; 3]) -> Asset {
         bodies,
         etags,
         heads,
-        content_type,
-        cache_control,
     }
 }
 
@@ -217,7 +262,7 @@ mod tests {
 
     #[test]
     fn a_written_table_reads_back() {
-        let assets = read(&table()).unwrap();
+        let assets = read(&table(), Verify::Whole).unwrap();
         assert_eq!(assets.paths(), ["/app.js", "/logo.png"]);
         let js = assets.find("/app.js").unwrap();
         assert_eq!(js.identity().len(), 1100);
@@ -228,7 +273,7 @@ mod tests {
     fn every_truncation_is_refused() {
         let t = table();
         for cut in 0..t.len() {
-            let err = read(&t[..cut]).err().map(|e| e.to_string());
+            let err = read(&t[..cut], Verify::Whole).err().map(|e| e.to_string());
             // The data's last byte belongs to a copy, so a table missing it
             // is inconsistent too.
             assert!(
@@ -269,13 +314,49 @@ mod tests {
             ),
         ];
         for (index, want) in cases {
-            let err = read(&with_index(&index)).unwrap_err().to_string();
+            let err = read(&with_index(&index), Verify::Whole)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(want), "{want}: {err}");
         }
         // A compressed copy that is another file's bytes.
         let mut swapped = t.clone();
         let at = swapped.len() - 1;
         swapped[at] ^= 0xff;
-        assert!(read(&swapped).is_err());
+        assert!(read(&swapped, Verify::Whole).is_err());
+    }
+
+    #[test]
+    fn copies_that_share_bytes_are_refused() {
+        let body = vec![7u8; 4096];
+        let sha = crate::artifact::digest(&body);
+        let entries: Vec<String> = (0..3)
+            .map(|i| format!(r#"{{"path":"/f{i}","sha256":"{sha}","identity":[0,4096]}}"#))
+            .collect();
+        let index = format!(r#"{{"files":[{}]}}"#, entries.join(","));
+        let mut t = MAGIC.to_vec();
+        t.extend_from_slice(&(index.len() as u32).to_le_bytes());
+        t.extend_from_slice(index.as_bytes());
+        t.extend_from_slice(&body);
+        for verify in [Verify::Whole, Verify::Structure] {
+            let err = read(&t, verify).unwrap_err().to_string();
+            assert!(
+                err.contains("copies of /f0 and /f1 share bytes at 0"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_vouched_table_is_not_hashed_again() {
+        // A recorded SHA-256 that is not the bytes': only a whole check
+        // sees it, so a structure check did not hash.
+        let t = table();
+        let at = t.windows(8).position(|w| w == b"\"sha256\"").unwrap() + 10;
+        let mut other = t.clone();
+        other[at] = if other[at] == b'0' { b'1' } else { b'0' };
+        assert!(read(&other, Verify::Whole).is_err());
+        let assets = read(&other, Verify::Structure).unwrap();
+        assert_eq!(assets.paths(), ["/app.js", "/logo.png"]);
     }
 }

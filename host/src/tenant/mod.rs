@@ -510,7 +510,7 @@ impl Registry {
         self.check_hosts_free(id, &hosts)?;
         let engine = settings.engine.unwrap_or_default();
         let limits = settings.limits.resolve(engine, &self.defaults);
-        let assets = Arc::new(Assets::from_plugin(bytes)?);
+        let assets = Arc::new(Assets::from_plugin(bytes, crate::assets::Verify::Whole)?);
         let store = self.store.as_ref().filter(|_| !demo);
         let digest = crate::artifact::digest(bytes);
         let plugin = match (engine, store) {

@@ -293,6 +293,36 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// The shortest admin token accepted: an empty or short one would leave the
 /// admin API open to guessing.
 pub const MIN_ADMIN_TOKEN_BYTES: usize = 16;
+/// The fewest distinct characters an admin token may have: 16 bytes of one
+/// or two characters (`xxxxxxxxxxxxxxxx`, 15 spaces and an `x`) are long
+/// but guessable. A random hex token of 32 digits has 14 on average and
+/// fewer than 10 about once in 50,000; base64 and UUIDs have more.
+pub const MIN_ADMIN_TOKEN_CHARS: usize = 10;
+
+/// Why `token` is too weak to guard the admin API, if it is: shorter than
+/// [`MIN_ADMIN_TOKEN_BYTES`], fewer than [`MIN_ADMIN_TOKEN_CHARS`]
+/// distinct characters, or whitespace in it (a copy-and-paste slip, and a
+/// filler). The message names the problem, never the token.
+pub fn weak_admin_token(token: &str) -> Option<String> {
+    let distinct = token
+        .chars()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if token.len() < MIN_ADMIN_TOKEN_BYTES {
+        Some(format!(
+            "it is {} bytes; use at least {MIN_ADMIN_TOKEN_BYTES}",
+            token.len()
+        ))
+    } else if token.chars().any(char::is_whitespace) {
+        Some("it holds whitespace; use printable characters only".into())
+    } else if distinct < MIN_ADMIN_TOKEN_CHARS {
+        Some(format!(
+            "it has {distinct} distinct characters; use at least {MIN_ADMIN_TOKEN_CHARS}"
+        ))
+    } else {
+        None
+    }
+}
 /// Pooling-allocator slots are reserved up front (virtual memory); this caps
 /// `workers × (warm instances + renders per worker + 1)` plus the renders in
 /// background lanes.
@@ -435,12 +465,9 @@ impl Config {
         {
             return bad("--store-ca is the authority of a TLS store: give it with --store rediss://HOST:PORT/DB".into());
         }
-        if let Some(token) = &self.admin_token
-            && token.len() < MIN_ADMIN_TOKEN_BYTES
-        {
+        if let Some(why) = self.admin_token.as_deref().and_then(weak_admin_token) {
             return bad(format!(
-                "the admin token (--admin-token or SSR_ADMIN_TOKEN) is {} bytes; use at least {MIN_ADMIN_TOKEN_BYTES} (a long random string), or leave it unset to have one made",
-                token.len()
+                "the admin token (--admin-token or SSR_ADMIN_TOKEN) is too weak: {why} (a long random string, such as `openssl rand -hex 32` makes), or leave it unset to have one made"
             ));
         }
         if self.queue_capacity == 0 {
@@ -599,6 +626,29 @@ mod tests {
         assert_eq!(c.mode, Mode::Fresh);
         assert_eq!(c.admin_listen, Some("127.0.0.1:9".parse().unwrap()));
         assert_eq!(c.queue_capacity, Config::default().queue_capacity);
+    }
+
+    #[test]
+    fn weak_admin_tokens_are_refused_by_what_makes_them_weak() {
+        let spaces = format!("{}x", " ".repeat(15));
+        for (token, why) in [
+            ("short", "is 5 bytes"),
+            (spaces.as_str(), "whitespace"),
+            ("xxxxxxxxxxxxxxxxxxxxxxxx", "1 distinct characters"),
+            ("abababababababab", "2 distinct characters"),
+            ("test token 0123456789", "whitespace"),
+        ] {
+            let said = weak_admin_token(token).unwrap_or_default();
+            assert!(said.contains(why), "{token:?}: {said}");
+        }
+        for strong in [
+            "test-token-0123456789",
+            "9f86d081884c7d659a2feaa0c55ad015",
+            "3b1c2f0e-8a4d-4e1b-9c7a-5d2e6f8a9b0c",
+            "q8Zr2LxT0vWm5NcY",
+        ] {
+            assert_eq!(weak_admin_token(strong), None, "{strong}");
+        }
     }
 
     #[test]

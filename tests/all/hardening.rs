@@ -154,6 +154,52 @@ fn issue_15_a_generated_admin_token_is_kept_private_in_the_data_dir() {
 }
 
 #[test]
+fn issue_32_an_admin_token_long_but_guessable_is_refused_at_start() {
+    let spaces = format!("{}x", " ".repeat(15));
+    for (token, why) in [
+        (spaces.as_str(), "it holds whitespace"),
+        (
+            "xxxxxxxxxxxxxxxxxxxx",
+            "it has 1 distinct characters; use at least 10",
+        ),
+    ] {
+        let out = crate::support::ssr()
+            .args(["serve", "--demo=false", "--listen", "127.0.0.1:0"])
+            .env("SSR_ADMIN_TOKEN", token)
+            .output()
+            .unwrap();
+        let err = crate::support::text(&out.stderr);
+        assert!(!out.status.success(), "{token:?} was accepted");
+        assert!(
+            err.contains("the admin token") && err.contains(why),
+            "{err}"
+        );
+        assert!(
+            !err.contains("xxxxxxxxxxxxxxxx"),
+            "the token was printed: {err}"
+        );
+    }
+    // A kept token file that is weak is refused too, naming the file.
+    let dir = crate::support::tempdir("weak-token");
+    std::fs::write(dir.join("admin-token"), "aaaaaaaaaaaaaaaaaaaaaaaa\n").unwrap();
+    let out = crate::support::ssr()
+        .args([
+            "serve",
+            "--demo=false",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
+        .arg(&dir)
+        .env_remove("SSR_ADMIN_TOKEN")
+        .output()
+        .unwrap();
+    let err = crate::support::text(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("admin-token is too weak"), "{err}");
+}
+
+#[test]
 fn settings_come_from_the_file_then_the_environment_then_the_flags() {
     let dir = crate::support::tempdir("config-file");
     let file = dir.join("ssr.toml");

@@ -138,6 +138,27 @@ fn bad_registrations_get_4xx_naming_the_problem() {
 }
 
 #[test]
+fn issue_32_no_tenant_claims_an_ip_address_or_localhost_itself() {
+    let s = Server::start(&["--demo=false"]);
+    for host in ["127.0.0.1", "localhost", "169.254.169.254", "0x7f.1"] {
+        let (status, body) = s.add("claims", HELLO, &format!("host={host}"));
+        assert_eq!(status, 400, "{host}: {body}");
+        assert!(
+            body.contains(&format!(
+                "hostname `{host}` is an IP address or `localhost` itself"
+            )),
+            "{body}"
+        );
+    }
+    assert_eq!(s.add("claims", HELLO, "host=shop.localhost").0, 201);
+    let page = s.get("/", &[("host", "shop.localhost")]);
+    assert_eq!(page.status, 200);
+    // The server's own address still routes to no tenant.
+    let page = s.get("/", &[("host", "127.0.0.1")]);
+    assert_eq!(page.status, 404);
+}
+
+#[test]
 fn tenants_survive_a_restart_without_recompiling() {
     let dir = tempdir("restart");
     let data = dir.to_str().unwrap();

@@ -211,18 +211,20 @@ fn generated_token(data_dir: Option<&Path>) -> anyhow::Result<String> {
     };
     let path = dir.join("admin-token");
     match std::fs::read_to_string(&path) {
-        Ok(token) if token.trim().len() >= ssr::config::MIN_ADMIN_TOKEN_BYTES => {
+        Ok(token) => {
+            let token = token.trim();
+            if let Some(why) = ssr::config::weak_admin_token(token) {
+                anyhow::bail!(
+                    "the token in {} is too weak: {why}; delete the file to have a new one made, or pass --admin-token",
+                    path.display()
+                );
+            }
             eprintln!(
                 "no --admin-token given; using the one in {}",
                 path.display()
             );
-            return Ok(token.trim().to_string());
+            return Ok(token.to_string());
         }
-        Ok(_) => anyhow::bail!(
-            "{} holds no token of at least {} bytes; delete it to have a new one made, or pass --admin-token",
-            path.display(),
-            ssr::config::MIN_ADMIN_TOKEN_BYTES
-        ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     }

@@ -86,6 +86,7 @@ impl From<TenantError> for ApiError {
             TenantError::Plugin(EngineError::Transient(_)) => ApiError::TryAgain(said),
             TenantError::InvalidId(_)
             | TenantError::InvalidHost(_)
+            | TenantError::ReservedHost(_)
             | TenantError::Empty
             | TenantError::Limit(_)
             | TenantError::Env(_)

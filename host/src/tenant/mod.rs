@@ -241,6 +241,12 @@ pub enum TenantError {
         "invalid hostname `{0}`: use a DNS name such as `shop.example.com` (letters, digits, `-` and `.`, no port)"
     )]
     InvalidHost(String),
+    /// An address or the machine itself, not a site's name: a tenant on
+    /// it would answer requests meant for the host's own address.
+    #[error(
+        "hostname `{0}` is an IP address or `localhost` itself, which no tenant may claim; use a DNS name (a subdomain such as `shop.localhost` is fine)"
+    )]
+    ReservedHost(String),
     #[error("hostname `{host}` already routes to tenant `{owner}`; remove it there first")]
     HostTaken { host: String, owner: String },
     #[error("the plugin is {size} bytes, over the limit of {limit} bytes")]
@@ -727,11 +733,17 @@ fn validate_host(host: &str) -> Result<String, TenantError> {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         });
-    if ok {
-        Ok(h)
-    } else {
-        Err(TenantError::InvalidHost(host.to_string()))
+    if !ok {
+        return Err(TenantError::InvalidHost(host.to_string()));
     }
+    // No top-level domain starts with a digit, and a last label that does
+    // is how an IPv4 address reads (`127.0.0.1`, `0x7f.1`, `2130706433`);
+    // IPv6 has `:`, refused above.
+    let last = h.rsplit('.').next().unwrap_or("");
+    if h == "localhost" || last.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(TenantError::ReservedHost(host.to_string()));
+    }
+    Ok(h)
 }
 
 #[cfg(test)]
@@ -760,5 +772,31 @@ mod tests {
         );
         assert!(validate_host("shop.example.com:8080").is_err());
         assert!(validate_host("bad..name").is_err());
+    }
+
+    #[test]
+    fn addresses_and_localhost_itself_are_no_tenant_hostnames() {
+        for reserved in [
+            "127.0.0.1",
+            "10.0.0.1",
+            "0x7f.1",
+            "2130706433",
+            "LOCALHOST",
+            "localhost",
+        ] {
+            let e = validate_host(reserved).unwrap_err();
+            assert!(matches!(e, TenantError::ReservedHost(_)), "{reserved}: {e}");
+        }
+        for host in ["[::1]", "::1"] {
+            assert!(validate_host(host).is_err(), "{host}");
+        }
+        for fine in [
+            "shop.localhost",
+            "1password.com",
+            "a1.example",
+            "x.localhost",
+        ] {
+            validate_host(fine).unwrap();
+        }
     }
 }

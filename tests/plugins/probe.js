@@ -8,17 +8,32 @@ export default {
     const q = url.searchParams;
     switch (url.pathname) {
       // Streams its head, then reads the visitor's cookie (as a Suspense
-      // boundary does once its data is there) and greets them.
+      // boundary does once its data is there) and greets them: after a
+      // timer (`?late=timer`; the render outlasts the head's sending), or
+      // as soon as the body is pulled (`?late=pull`; it may end before the
+      // host has read the head).
       case '/stream-cookie': {
-        const body = new ReadableStream({
-          async start(c) {
-            c.enqueue(enc.encode('<h1>shop</h1>'));
-            await new Promise((ok) => setTimeout(ok, 5));
-            const who = request.headers.get('cookie') || 'nobody';
-            c.enqueue(enc.encode(`<p>hello ${who} ${Math.random()}</p>`));
-            c.close();
-          },
-        });
+        const greet = (c) => {
+          const who = request.headers.get('cookie') || 'nobody';
+          c.enqueue(enc.encode(`<p>hello ${who} ${Math.random()}</p>`));
+          c.close();
+        };
+        let pulled = false;
+        const body = q.get('late') === 'pull'
+          ? new ReadableStream({
+            pull(c) {
+              if (pulled) return greet(c);
+              pulled = true;
+              c.enqueue(enc.encode('<h1>shop</h1>'));
+            },
+          })
+          : new ReadableStream({
+            async start(c) {
+              c.enqueue(enc.encode('<h1>shop</h1>'));
+              await new Promise((ok) => setTimeout(ok, 5));
+              greet(c);
+            },
+          });
         return new Response(body, { headers: { 'content-type': 'text/html' } });
       }
       // `n` requests of `url` at once, each read whole: the bytes that came

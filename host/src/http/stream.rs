@@ -81,6 +81,8 @@ pub fn gathered(mut rendered: Rendered, frames: &mut Frames) -> Rendered {
     }
     if let Some(mut head) = head {
         head.body = body;
+        // The headers read after the head went out count too.
+        head.vary.append(&mut rendered.response.vary);
         rendered.response = head;
     }
     rendered

@@ -14,8 +14,15 @@
 //! Cache hits and assets are not counted: their bytes are the cache's (under
 //! its own budget) and the plugins', shared by every response made of them.
 //!
-//! Invariant: every byte added is subtracted once, when its holder gives it
-//! to the connection or is dropped.
+//! Invariants:
+//! - The count never passes the limit: a body is held ([`Paced::hold`])
+//!   only if it fits, atomically, so responses finishing at once cannot
+//!   overshoot together. One that does not fit is refused: a whole page
+//!   is answered 503, a streamed one is cut (`engine::stream`). A
+//!   response of `--max-response-kib` always fits an empty count
+//!   (`Config::validate`).
+//! - Every byte added is subtracted once, when its holder gives it to the
+//!   connection or is dropped.
 //!
 //! Lifetime: one per server ([`crate::http::AppState`]).
 
@@ -44,11 +51,16 @@ impl Unsent {
         })
     }
 
-    pub fn add(&self, n: usize) {
-        self.bytes.fetch_add(n, Ordering::Relaxed);
+    /// Adds `n` bytes if the count stays within the limit.
+    fn add(&self, n: usize) -> bool {
+        self.bytes
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                held.checked_add(n).filter(|&total| total <= self.limit)
+            })
+            .is_ok()
     }
 
-    pub fn sub(&self, n: usize) {
+    fn sub(&self, n: usize) {
         self.bytes.fetch_sub(n, Ordering::Relaxed);
     }
 
@@ -77,12 +89,15 @@ pub struct Paced {
 }
 
 impl Paced {
-    pub fn new(body: Bytes, unsent: &Arc<Unsent>) -> Paced {
-        unsent.add(body.len());
-        Paced {
+    /// `body`, counted in `unsent`, if it fits there; else `body` back.
+    pub fn hold(body: Bytes, unsent: &Arc<Unsent>) -> Result<Paced, Bytes> {
+        if !unsent.add(body.len()) {
+            return Err(body);
+        }
+        Ok(Paced {
             rest: body,
             unsent: unsent.clone(),
-        }
+        })
     }
 }
 
@@ -141,7 +156,7 @@ mod tests {
     #[tokio::test]
     async fn a_paced_body_is_counted_until_taken_or_dropped() {
         let unsent = Unsent::new(1 << 20);
-        let body = Paced::new(Bytes::from(vec![7u8; 3 * SLICE + 5]), &unsent);
+        let body = Paced::hold(Bytes::from(vec![7u8; 3 * SLICE + 5]), &unsent).unwrap();
         assert_eq!(unsent.bytes(), 3 * SLICE + 5);
         let mut body = Box::pin(body);
         let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
@@ -149,12 +164,25 @@ mod tests {
         assert_eq!(unsent.bytes(), 2 * SLICE + 5);
         drop(body);
         assert_eq!(unsent.bytes(), 0);
-        let all = Paced::new(Bytes::from(vec![1u8; SLICE + 1]), &unsent)
+        let all = Paced::hold(Bytes::from(vec![1u8; SLICE + 1]), &unsent)
+            .unwrap()
             .collect()
             .await
             .unwrap()
             .to_bytes();
         assert_eq!((all.len(), unsent.bytes()), (SLICE + 1, 0));
         assert!(!unsent.full());
+    }
+
+    #[test]
+    fn a_body_that_would_pass_the_limit_is_not_held() {
+        let unsent = Unsent::new(100);
+        let first = Paced::hold(Bytes::from(vec![0u8; 60]), &unsent).unwrap();
+        let refused = Paced::hold(Bytes::from(vec![0u8; 41]), &unsent).unwrap_err();
+        assert_eq!((refused.len(), unsent.bytes()), (41, 60));
+        let fits = Paced::hold(Bytes::from(vec![0u8; 40]), &unsent).unwrap();
+        assert!(unsent.full());
+        drop((first, fits));
+        assert_eq!(unsent.bytes(), 0);
     }
 }

@@ -15,7 +15,9 @@
 //! - A write after the client went away (the receiver dropped) is refused,
 //!   so the renderer stops instead of rendering for no one.
 //! - A chunk is counted in the server's [`Unsent`] from its write until the
-//!   HTTP side takes it (`http::stream`) or drops it ([`Paced`]).
+//!   HTTP side takes it (`http::stream`) or drops it ([`Paced`]); a write
+//!   that would pass that count's limit is refused, and the stream is cut
+//!   as at the response limit.
 
 use std::sync::Arc;
 
@@ -85,7 +87,12 @@ impl Sink {
         if bytes.is_empty() {
             return Ok(());
         }
-        let chunk = Paced::new(Bytes::copy_from_slice(bytes), &self.unsent);
+        let chunk = Paced::hold(Bytes::copy_from_slice(bytes), &self.unsent).map_err(|_| {
+            format!(
+                "the server holds its limit of {} MiB of pages for clients that read slowly (--max-unsent-mib); the response is cut",
+                self.unsent.limit() >> 20
+            )
+        })?;
         self.tx.send(Frame::Chunk(chunk)).map_err(|_| gone())
     }
 }
@@ -122,6 +129,25 @@ mod tests {
         assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b.bytes()[..] == b"12345"));
         assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b.bytes()[..] == b"67890"));
         assert!(frames.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_write_past_the_servers_unsent_bound_cuts_the_stream() {
+        let unsent = Unsent::new(8);
+        let (mut sink, mut frames) = channel(1 << 20, &unsent);
+        sink.head(head()).unwrap();
+        sink.write(b"12345").unwrap();
+        let err = sink.write(b"6789").unwrap_err();
+        assert!(
+            err.contains("(--max-unsent-mib); the response is cut"),
+            "{err}"
+        );
+        assert_eq!(unsent.bytes(), 5);
+        // Taken by the connection: room again.
+        let _ = frames.try_recv();
+        drop(frames.try_recv());
+        assert_eq!(unsent.bytes(), 0);
+        assert!(sink.write(b"6789").is_ok());
     }
 
     #[test]

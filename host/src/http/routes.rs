@@ -128,15 +128,9 @@ pub async fn render(
         cache,
     } = pending;
     let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
+    // Full already: refused before it renders (its page would be, after).
     if state.unsent.full() {
-        metrics::counter!("ssr_rejections_total", "tenant" => tenant.id.to_string(), "reason" => "unsent")
-            .increment(1);
-        tracing::warn!(
-            tenant = %tenant.id,
-            "503: {} MiB of rendered pages wait for clients to read them (--max-unsent-mib)",
-            state.unsent.limit() >> 20
-        );
-        return ApiError::Saturated.into_response();
+        return unsent_full(&tenant.id);
     }
     let mut request = request(&tenant, method, uri, &base, &target, headers);
     if has_body(method) {
@@ -193,7 +187,8 @@ pub async fn render(
         // Counted until the client takes it: the cache's copy may be
         // evicted while a slow client holds this one.
         Ok(Answer::Whole(entry)) => {
-            respond(&entry, headers, how, method, wanted, Some(&state.unsent))
+            let unsent = Some((&state.unsent, &*tenant.id));
+            respond(&entry, headers, how, method, wanted, unsent)
         }
         Ok(Answer::Streamed(mut resp)) => {
             resp.headers_mut()
@@ -545,7 +540,8 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 
 /// Turns an entry into a response: 304 for a GET or HEAD whose
 /// `If-None-Match` matches a stored 2xx entry, else the body in the
-/// negotiated encoding (if the entry has it), counted in `unsent` if given.
+/// negotiated encoding (if the entry has it), counted in `unsent` if given
+/// (with the tenant, to count a refusal by): a 503 when it does not fit.
 /// The entry's headers were made once, when it was created.
 fn respond(
     entry: &CacheEntry,
@@ -553,7 +549,7 @@ fn respond(
     cache: &'static str,
     method: &Method,
     wanted: Encoding,
-    unsent: Option<&Arc<Unsent>>,
+    unsent: Option<(&Arc<Unsent>, &str)>,
 ) -> Response {
     let (_, body, head) = entry.encoded(wanted);
     let mut resp = Response::new(Body::empty());
@@ -574,10 +570,22 @@ fn respond(
     }
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     if *method != Method::HEAD && !bodiless {
-        *resp.body_mut() = match unsent {
-            Some(unsent) => Body::new(Paced::new(body.clone(), unsent)),
+        *resp.body_mut() = match unsent.map(|(u, tenant)| (Paced::hold(body.clone(), u), tenant)) {
             None => Body::from(body.clone()),
+            Some((Ok(paced), _)) => Body::new(paced),
+            Some((Err(_), tenant)) => return unsent_full(tenant),
         };
     }
     resp
+}
+
+/// The 503 of a render whose page would pass `--max-unsent-mib`.
+fn unsent_full(tenant: &str) -> Response {
+    metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => "unsent")
+        .increment(1);
+    tracing::warn!(
+        tenant,
+        "503: the rendered pages waiting for clients to read them are at --max-unsent-mib"
+    );
+    ApiError::Saturated.into_response()
 }

@@ -1990,16 +1990,57 @@
     return env;
   }
 
+  // What `import ... from "cloudflare:workers"` gives (host/src/build/
+  // workers.js re-exports these). `env` is a read-only live view of the
+  // tenant's vars and secrets: empty while the bundle's top level runs
+  // (`ssr build` runs it, before any tenant exists; V8 runs it when an
+  // isolate starts), their current values once a request is served.
+  let serving = false;
+  const liveEnv = new Proxy(Object.create(null), {
+    get: (_, k) => (serving && typeof k === 'string' ? tenantEnv()[k] : undefined),
+    has: (_, k) => serving && k in tenantEnv(),
+    ownKeys: () => (serving ? Reflect.ownKeys(tenantEnv()) : []),
+    getOwnPropertyDescriptor(_, k) {
+      const d = serving ? Reflect.getOwnPropertyDescriptor(tenantEnv(), k) : undefined;
+      return d && { value: d.value, writable: false, enumerable: true, configurable: true };
+    },
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
+  // The base of a handler in class form: `export default class extends
+  // WorkerEntrypoint { fetch(request) { ... this.env ... } }`.
+  class WorkerEntrypoint {
+    constructor(ctx, env) {
+      this.ctx = ctx;
+      this.env = env;
+    }
+  }
+  // Declaring one is fine (a framework's build may); making one is not.
+  class DurableObject {
+    constructor() {
+      throw new Error('Durable Objects are not supported by ssr: a tenant has no storage or addressable objects of its own; keep such state behind an API the renderer fetches');
+    }
+  }
+  const workers = Object.freeze({ env: liveEnv, WorkerEntrypoint, DurableObject, waitUntil: (p) => context.waitUntil(p) });
+
   // The renderer, set once the bundle's top level has run: (raw, reads) ->
   // its result. `handlerName` names it in messages.
   let render = null;
   let handlerName = 'render';
   const ssr = {
-    // Pick the renderer from a module namespace: a default object with a
-    // `fetch` method (the Workers form), `render`, a default function, or a
-    // default object with a `render` method.
+    // Pick the renderer from a module namespace: a default class with a
+    // `fetch` method (the Workers `WorkerEntrypoint` form: one instance per
+    // request, given the context and `env`), a default object with a
+    // `fetch` method (the Workers form), `render`, a default function, or
+    // a default object with a `render` method.
     resolve(ns) {
       const d = ns.default;
+      if (typeof d === 'function' && d.prototype && typeof d.prototype.fetch === 'function') {
+        handlerName = 'fetch';
+        render = (raw, reads) => new d(context, tenantEnv()).fetch(incomingRequest(raw, reads));
+        return;
+      }
       if (d && typeof d === 'object' && typeof d.fetch === 'function') {
         handlerName = 'fetch';
         render = (raw, reads) => d.fetch(incomingRequest(raw, reads), tenantEnv(), context);
@@ -2028,6 +2069,7 @@
     // (a Suspense boundary reading a cookie), so that the host keys the
     // page it keeps on all of them.
     call(raw) {
+      serving = true;
       const reads = new Set();
       const noteReads = (res) => {
         for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
@@ -2040,6 +2082,7 @@
       });
     },
     describe,
+    workers,
     runNextTimer,
     arrived,
     reset() {

@@ -27,3 +27,4 @@ mod tenants;
 mod tutorial;
 #[cfg(feature = "v8")]
 mod v8;
+mod workers;

@@ -5,6 +5,10 @@
 //! nearest `node_modules/.bin` above the entry (or the working directory);
 //! without one, the error says exactly how to install it or bundle by hand.
 //!
+//! Built-in modules: `cloudflare:workers` (`workers.js` beside this file,
+//! over the prelude's `workers`) is resolved by esbuild's `--alias`, so the
+//! apps Cloudflare's adapters build import it as they do on Workers.
+//!
 //! JSX: esbuild compiles it as the nearest `tsconfig.json` or
 //! `jsconfig.json` says, or as a `@jsxImportSource` pragma in the file says,
 //! or to `React.createElement` by default. `--jsx-import-source` sets the
@@ -37,6 +41,14 @@ pub const ESBUILD_FLAGS: &[&str] = &[
     "--log-level=warning",
     "--define:process.env.NODE_ENV=\"production\"",
 ];
+
+/// Modules the host provides to every bundle: the name imported, a file
+/// name for esbuild, and the source.
+const BUILTIN_MODULES: &[(&str, &str, &str)] = &[(
+    "cloudflare:workers",
+    "cloudflare-workers.js",
+    include_str!("workers.js"),
+)];
 
 /// How to bundle, beyond the entry.
 #[derive(Clone, Debug, Default)]
@@ -75,6 +87,20 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
     let Some(esbuild) = find_esbuild(entry) else {
         return Err(no_esbuild(entry));
     };
+    // esbuild reads a built-in module from a file: it lives as long as
+    // this call.
+    let builtins = tempfile::tempdir().map_err(|source| BuildError::RunBundler {
+        path: esbuild.clone(),
+        source,
+    })?;
+    for (name, file, source) in BUILTIN_MODULES {
+        let path = builtins.path().join(file);
+        std::fs::write(&path, source).map_err(|source| BuildError::RunBundler {
+            path: path.clone(),
+            source,
+        })?;
+        flags.push(format!("--alias:{name}={}", path.display()));
+    }
     let out = Command::new(&esbuild)
         .arg(entry)
         .args(ESBUILD_FLAGS)

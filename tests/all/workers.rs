@@ -1,0 +1,92 @@
+//! Apps built for Cloudflare Workers (issue 33), over real HTTP on both
+//! engines: the `cloudflare:workers` module and the `WorkerEntrypoint`
+//! class form of a handler.
+
+use ssr::engine::Engines;
+
+use std::path::PathBuf;
+
+use crate::support::{Client, InProcess, root, ssr, text};
+
+const WORKERS: &str = "tests/plugins/workers.js";
+
+/// The plugin built from [`WORKERS`], once per run. It imports a module,
+/// so it is bundled: with the esbuild of `plugins/` (found above the
+/// working directory), as an app's own would be.
+fn plugin() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = root().join("target/test-plugins/workers.wasm");
+            let built = ssr()
+                .arg("build")
+                .arg(root().join(WORKERS))
+                .arg("-o")
+                .arg(&out)
+                .current_dir(root().join("plugins"))
+                .output()
+                .unwrap();
+            assert!(built.status.success(), "{}", text(&built.stderr));
+            out
+        })
+        .clone()
+}
+
+/// What `tests/plugins/workers.js` answers when its `env` holds `keys` and
+/// `GREETING` is `greeting`.
+fn expected(keys: &[&str], greeting: &str) -> String {
+    let keys: Vec<String> = keys.iter().map(|k| format!("\"{k}\"")).collect();
+    format!(
+        concat!(
+            r#"{{"path":"/x","atTopLevel":[],"live":"{g}","keys":[{k}],"has":true,"mine":"{g}","#,
+            r#""ctx":"function","waitUntil":"function","written":"TypeError","#,
+            r#""durable":"Error: Durable Objects are not supported by ssr: a tenant has no storage or addressable objects of its own; keep such state behind an API the renderer fetches"}}"#
+        ),
+        g = greeting,
+        k = keys.join(",")
+    )
+}
+
+#[test]
+fn cloudflare_workers_gives_a_live_env_and_a_worker_entrypoint_class_handles_requests() {
+    let s = InProcess::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("w-{engine}");
+        let bytes = std::fs::read(plugin()).unwrap();
+        let (status, body) = s.put_bytes(&id, &bytes, &format!("engine={engine}&var=GREETING=hi"));
+        assert_eq!(status, 201, "{body}");
+        let page = s.get(&format!("/t/{id}/x"), &[]);
+        assert_eq!(page.status, 200, "{engine}: {}", page.text());
+        assert_eq!(page.text(), expected(&["GREETING"], "hi"), "{engine}");
+        // A var changed, and a secret added: the next request sees both.
+        let vars = format!("/_ssr/admin/tenants/{id}/vars/GREETING");
+        assert_eq!(s.admin_with("PUT", &vars, b"hello").0, 200);
+        let secret = format!("/_ssr/admin/tenants/{id}/secrets/TOKEN");
+        assert_eq!(s.admin_with("PUT", &secret, b"s3cr3t-value").0, 204);
+        let page = s.get(&format!("/t/{id}/x"), &[]);
+        assert_eq!(
+            page.text(),
+            expected(&["GREETING", "TOKEN"], "hello"),
+            "{engine}"
+        );
+    }
+}
+
+#[test]
+fn ssr_render_runs_a_worker_entrypoint_with_its_vars() {
+    let plugin = plugin();
+    for engine in Engines::KINDS {
+        let out = ssr()
+            .arg("render")
+            .arg(&plugin)
+            .args(["/x", "--engine", engine.as_str(), "--var", "GREETING=hi"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            text(&out.stdout),
+            expected(&["GREETING"], "hi"),
+            "{engine}: {}",
+            text(&out.stderr)
+        );
+    }
+}

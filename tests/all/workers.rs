@@ -90,3 +90,35 @@ fn ssr_render_runs_a_worker_entrypoint_with_its_vars() {
         );
     }
 }
+
+#[test]
+fn abort_controllers_events_and_dom_exceptions_behave_as_in_node() {
+    crate::support::assert_same_as_node("tests/plugins/abort.js", "/", &[]);
+}
+
+#[test]
+fn a_fetch_whose_signal_aborts_rejects_with_its_reason_on_both_engines() {
+    let api = crate::fetch::Origin::start();
+    let s = InProcess::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("a-{engine}");
+        let query = format!("engine={engine}&allow_fetch={}", api.origin());
+        let (status, body) = s.add(&id, "tests/plugins/fetcher.js", &query);
+        assert_eq!(status, 201, "{body}");
+        // The origin answers after 3 s; the signal gives up after 200 ms.
+        let started = std::time::Instant::now();
+        let page = s.get(
+            &format!("/t/{id}/abort?ms=200&url={}", api.url("/slow")),
+            &[],
+        );
+        assert_eq!(
+            page.text(),
+            "TimeoutError: The operation was aborted due to timeout",
+            "{engine}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{engine}"
+        );
+    }
+}

@@ -60,6 +60,12 @@ export default {
         out = await Promise.race([describe(fetch(target)), timeout]);
         break;
       }
+      case '/abort': {
+        // A fetch given up after `ms` through its signal.
+        const signal = AbortSignal.timeout(Number(url.searchParams.get('ms')));
+        out = await describe(fetch(target, { signal }));
+        break;
+      }
       default:
         return new Response('not found', { status: 404 });
     }

@@ -168,6 +168,13 @@
     TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
     QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
   };
+  // The state of an object of one of these classes, by the class's map:
+  // a method called on anything else throws, as WebIDL's brand checks do.
+  function branded(states, object) {
+    const state = states.get(object);
+    if (state === undefined) throw new TypeError('Illegal invocation');
+    return state;
+  }
   const exceptionState = new WeakMap();
   class DOMExceptionImpl extends Error {
     constructor(message = '', options = 'Error') {
@@ -184,11 +191,7 @@
     get code() { return legacyCodes[domState(this).name] || 0; }
     get [Symbol.toStringTag]() { return 'DOMException'; }
   }
-  function domState(e) {
-    const s = exceptionState.get(e);
-    if (s === undefined) throw new TypeError('Illegal invocation');
-    return s;
-  }
+  const domState = (e) => branded(exceptionState, e);
   const legacyConstants = ['INDEX_SIZE_ERR', 'DOMSTRING_SIZE_ERR', 'HIERARCHY_REQUEST_ERR',
     'WRONG_DOCUMENT_ERR', 'INVALID_CHARACTER_ERR', 'NO_DATA_ALLOWED_ERR', 'NO_MODIFICATION_ALLOWED_ERR',
     'NOT_FOUND_ERR', 'NOT_SUPPORTED_ERR', 'INUSE_ATTRIBUTE_ERR', 'INVALID_STATE_ERR', 'SYNTAX_ERR',
@@ -235,11 +238,7 @@
     stopPropagation() { ev(this).stop = true; }
     stopImmediatePropagation() { const s = ev(this); s.stop = true; s.stopNow = true; }
   }
-  function ev(e) {
-    const s = eventState.get(e);
-    if (s === undefined) throw new TypeError('Illegal invocation');
-    return s;
-  }
+  const ev = (e) => branded(eventState, e);
   ['NONE', 'CAPTURING_PHASE', 'AT_TARGET', 'BUBBLING_PHASE'].forEach((name, value) => {
     Object.defineProperty(EventImpl, name, { value, enumerable: true });
     Object.defineProperty(EventImpl.prototype, name, { value, enumerable: true });
@@ -311,11 +310,7 @@
       return !s.canceled;
     }
   }
-  function targetListeners(t) {
-    const all = listenerState.get(t);
-    if (all === undefined) throw new TypeError('Illegal invocation');
-    return all;
-  }
+  const targetListeners = (t) => branded(listenerState, t);
   Object.defineProperty(EventTargetImpl, 'name', { value: 'EventTarget' });
   defineMissing('EventTarget', EventTargetImpl);
 
@@ -372,11 +367,7 @@
       return result;
     }
   }
-  function sig(s) {
-    const state = signalState.get(s);
-    if (state === undefined) throw new TypeError('Illegal invocation');
-    return state;
-  }
+  const sig = (s) => branded(signalState, s);
   function newSignal() { return new AbortSignalImpl(makingSignal); }
   function signalAbort(signal, reason) {
     const s = sig(signal);
@@ -399,11 +390,7 @@
     get signal() { return ctrl(this); }
     abort(reason) { signalAbort(ctrl(this), reason); }
   }
-  function ctrl(c) {
-    const s = controllerSignal.get(c);
-    if (s === undefined) throw new TypeError('Illegal invocation');
-    return s;
-  }
+  const ctrl = (c) => branded(controllerSignal, c);
   Object.defineProperty(AbortControllerImpl, 'name', { value: 'AbortController' });
   defineMissing('AbortController', AbortControllerImpl);
 

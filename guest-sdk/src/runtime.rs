@@ -110,7 +110,16 @@ impl Renderer {
             let module = javy::quickjs::Module::declare(ctx.clone(), name, bundle)
                 .map_err(|e| caught(&ctx, e))?;
             let (module, promise) = module.eval().map_err(|e| caught(&ctx, e))?;
-            settle::<javy::quickjs::Value>(&ctx, promise, &imports)?;
+            // A top-level `await` settles here, at build time, or never.
+            settle::<javy::quickjs::Value>(&ctx, promise, &imports).map_err(|e| {
+                if e.kind != ErrorKind::NeverSettled {
+                    return e;
+                }
+                RenderError::new(
+                    ErrorKind::NeverSettled,
+                    "the module's top level awaits a promise that can never settle: no job, timer or message is left that could settle it (the top level runs at build time, where no request or fetch is)",
+                )
+            })?;
             let ns = module.namespace().map_err(|e| caught(&ctx, e))?;
             driver(&ctx)?
                 .get::<_, Function>("resolve")

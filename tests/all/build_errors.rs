@@ -175,3 +175,15 @@ fn jsx_that_says_not_its_runtime_is_refused_with_what_to_add() {
     .unwrap();
     renders(build(&[]));
 }
+
+#[test]
+fn a_top_level_await_that_never_settles_is_refused_naming_the_top_level() {
+    let err = build_fails(
+        Some("await new Promise(() => {});\nexport default { fetch: () => new Response('x') };\n"),
+        "waits.js",
+    );
+    assert!(
+        err.contains("waits.js: the module's top level awaits a promise that can never settle"),
+        "{err}"
+    );
+}

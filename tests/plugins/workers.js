@@ -3,8 +3,10 @@
 // `WorkerEntrypoint` class form.
 import { env, WorkerEntrypoint, DurableObject, waitUntil } from 'cloudflare:workers';
 
-// The top level runs at build time: no tenant, so no vars yet.
+// The top level runs at build time: no tenant, so no vars yet. It may
+// await (esbuild's target keeps a top-level await; the build settles it).
 const atTopLevel = Object.keys(env);
+const settled = await new Promise((ok) => setTimeout(() => ok('at build time'), 5));
 
 class Counter extends DurableObject {}
 
@@ -28,6 +30,7 @@ export default class extends WorkerEntrypoint {
     const out = {
       path: url.pathname,
       atTopLevel,
+      settled,
       live: env.GREETING,
       keys: Object.keys(env),
       has: 'GREETING' in env,

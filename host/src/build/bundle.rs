@@ -31,12 +31,12 @@ pub struct Bundle {
 
 /// esbuild flags: one ESM file, browser conditions (react-dom/server picks its
 /// web-streams build), production mode, a target QuickJS-ng and V8 10.2 both
-/// run.
+/// run: ES2022, which keeps a top-level `await` (ES2020 refused it).
 pub const ESBUILD_FLAGS: &[&str] = &[
     "--bundle",
     "--format=esm",
     "--platform=browser",
-    "--target=es2020",
+    "--target=es2022",
     "--charset=utf8",
     "--log-level=warning",
     "--define:process.env.NODE_ENV=\"production\"",

@@ -99,9 +99,7 @@ impl Paced {
             unsent: unsent.clone(),
         })
     }
-}
 
-impl Paced {
     /// Up to `max` bytes from the front, no longer counted.
     pub fn take(&mut self, max: usize) -> Bytes {
         let n = self.rest.len().min(max);

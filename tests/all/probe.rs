@@ -12,7 +12,7 @@ use ssr::engine::Engines;
 
 use crate::fetch::Origin;
 use crate::hardening::{connect, read_to_close};
-use crate::support::{Client, InProcess, Server};
+use crate::support::{Client, InProcess, Server, within};
 
 const PROBE: &str = "tests/plugins/probe.js";
 
@@ -58,19 +58,14 @@ fn issue_32_a_header_read_after_the_head_streamed_still_keys_the_page() {
                 assert!(nobody.contains("hello nobody"), "{id} {late}: {nobody}");
             }
             // The page is still kept, for the visitor it was rendered for.
-            let until = Instant::now() + Duration::from_secs(5);
-            loop {
-                let (again, how) = page(Some("name=alice"));
-                if how == "hit" {
-                    assert_eq!(again, alice, "{id} {late}");
-                    break;
-                }
-                assert!(
-                    Instant::now() < until,
-                    "{id} {late}: alice's page was never kept"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            let mut again = String::new();
+            let kept = within(Duration::from_secs(5), || {
+                let (body, how) = page(Some("name=alice"));
+                again = body;
+                how == "hit"
+            });
+            assert!(kept, "{id} {late}: alice's page was never kept");
+            assert_eq!(again, alice, "{id} {late}");
         }
     }
 }
@@ -116,14 +111,10 @@ fn issue_32_fetches_a_render_never_awaited_end_with_it() {
         assert_eq!(r.text(), "fired 10", "{id}");
         // Aborted at once (the abort lands when the fetch runtime next
         // polls them), well before the origin would answer.
-        let until = Instant::now() + Duration::from_secs(1);
-        while s.metric("ssr_fetch_in_flight") > 0.0 {
-            assert!(
-                Instant::now() < until,
-                "{id}: requests outlived their render"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let ended = within(Duration::from_secs(1), || {
+            s.metric("ssr_fetch_in_flight") == 0.0
+        });
+        assert!(ended, "{id}: requests outlived their render");
     }
 }
 
@@ -289,15 +280,12 @@ fn issue_32_clients_that_never_read_hold_bounded_memory_for_a_bounded_time() {
     // buffers take a few MiB of it, the rest waits, counted.
     let get = |route: &str| send_head(&s, &format!("GET /t/p-wasm/{route} HTTP/1.1\nhost: x"));
     let whole = get("big?kib=24576");
-    let until = Instant::now() + Duration::from_secs(10);
-    while unsent() < (12 << 20) as f64 {
-        assert!(
-            Instant::now() < until,
-            "the bytes waiting were never counted: {}",
-            unsent()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let counted = within(Duration::from_secs(10), || unsent() >= (12 << 20) as f64);
+    assert!(
+        counted,
+        "the bytes waiting were never counted: {}",
+        unsent()
+    );
     // Another such page would pass the bound: refused, not held. A
     // streamed one, to another client that reads nothing, is held as far
     // as the bound (and cut there: `engine::stream`'s tests).
@@ -310,14 +298,8 @@ fn issue_32_clients_that_never_read_hold_bounded_memory_for_a_bounded_time() {
     assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
     // After the send timeout the stalled connections are closed, and what
     // they held is given back.
-    let until = Instant::now() + Duration::from_secs(10);
-    while unsent() > 0.0 {
-        assert!(
-            Instant::now() < until,
-            "the stalled clients kept their bytes"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let freed = within(Duration::from_secs(10), || unsent() == 0.0);
+    assert!(freed, "the stalled clients kept their bytes: {}", unsent());
     for c in [whole, streamed] {
         let got = read_to_close(c);
         assert!(got.len() < 24 << 20, "a stalled client got its whole page");

@@ -289,14 +289,9 @@ impl Server {
 
     /// Waits (up to 5 s) until the server's log contains `needle`.
     pub fn log_contains(&self, needle: &str) -> bool {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while std::time::Instant::now() < until {
-            if self.log.lock().unwrap().contains(needle) {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        false
+        within(std::time::Duration::from_secs(5), || {
+            self.log.lock().unwrap().contains(needle)
+        })
     }
 
     pub fn agent() -> ureq::Agent {
@@ -574,6 +569,21 @@ impl Reply {
 
     pub fn text(&self) -> String {
         text(&self.body)
+    }
+}
+
+/// Whether `done` comes true within `limit`, asked every 20 ms: for what a
+/// server does a moment after a response (a store, a close, an abort).
+pub fn within(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

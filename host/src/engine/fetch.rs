@@ -247,7 +247,9 @@ impl Fetcher {
         let mut url = reqwest::Url::parse(&req.url).map_err(|_| {
             FetchError::Failed(format!("Failed to parse URL from {}", shown_text(&req.url)))
         })?;
-        let asked = shown(&url);
+        // The URL asked for, shown (formatted) only on the way out.
+        let first = url.clone();
+        let asked = || shown(&first);
         let exchange = async {
             loop {
                 check(allowed, &url)?;
@@ -263,7 +265,8 @@ impl Fetcher {
                     (Some(next), "follow") if is_redirect(status) => {
                         if urls.len() > caps.max_redirects {
                             return Err(FetchError::Failed(format!(
-                                "fetch of {asked} was redirected more than {} times",
+                                "fetch of {} was redirected more than {} times",
+                                asked(),
                                 caps.max_redirects
                             )));
                         }
@@ -284,7 +287,8 @@ impl Fetcher {
                     }
                     (Some(_), "error") if is_redirect(status) => {
                         return Err(FetchError::Failed(format!(
-                            "fetch of {asked} was redirected, and its redirect mode is \"error\""
+                            "fetch of {} was redirected, and its redirect mode is \"error\"",
+                            asked()
                         )));
                     }
                     _ => return read(resp, caps.max_response_bytes, budget, urls).await,
@@ -295,7 +299,8 @@ impl Fetcher {
             .await
             .unwrap_or_else(|_| {
                 Err(FetchError::Failed(format!(
-                    "fetch of {asked} took longer than {:?}",
+                    "fetch of {} took longer than {:?}",
+                    asked(),
                     caps.timeout
                 )))
             })
@@ -663,19 +668,21 @@ fn reply(finished: Finished, data: Vec<u8>) -> Result<Reply, String> {
 /// does: they would go out in the clear, and into logs), and one whose
 /// origin is not granted.
 fn check(allowed: &[Origin], url: &reqwest::Url) -> Result<(), FetchError> {
-    let said = shown(url);
     if !url.username().is_empty() || url.password().is_some() {
         return Err(FetchError::Failed(format!(
-            "fetch of {said}: a URL with credentials (user:password@) cannot be fetched; send them in an Authorization header"
+            "fetch of {}: a URL with credentials (user:password@) cannot be fetched; send them in an Authorization header",
+            shown(url)
         )));
     }
     match Origin::of(url) {
         Some(origin) if allowed.contains(&origin) => Ok(()),
         Some(origin) => Err(FetchError::Refused(format!(
-            "fetch of {said}: the origin {origin} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`"
+            "fetch of {}: the origin {origin} is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`",
+            shown(url)
         ))),
         None => Err(FetchError::Refused(format!(
-            "fetch of {said}: only http and https URLs can be fetched"
+            "fetch of {}: only http and https URLs can be fetched",
+            shown(url)
         ))),
     }
 }
@@ -744,10 +751,12 @@ async fn read(
     budget: &Budget,
     urls: Vec<String>,
 ) -> Result<Fetched, FetchError> {
-    let url = shown(resp.url());
+    // Shown only on the way out: a response that fits formats nothing.
+    let url = resp.url().clone();
     let too_large = || {
         FetchError::Failed(format!(
-            "the response of {url} is over the limit of {max} bytes"
+            "the response of {} is over the limit of {max} bytes",
+            shown(&url)
         ))
     };
     if let Some(n) = resp.content_length() {
@@ -767,7 +776,8 @@ async fn read(
     let mut body = Vec::new();
     while let Some(chunk) = resp.chunk().await.map_err(|e| {
         FetchError::Failed(format!(
-            "reading the response of {url} failed: {}",
+            "reading the response of {} failed: {}",
+            shown(&url),
             e.without_url()
         ))
     })? {

@@ -82,7 +82,6 @@ impl Grants {
             .flat_map(|(k, v)| written_forms(v).into_iter().map(|f| (k.clone(), f)))
             .collect();
         hidden.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
-        hidden.dedup();
         Arc::new(Grants {
             tenant: tenant.into(),
             env,

@@ -570,10 +570,12 @@ fn respond(
     }
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     if *method != Method::HEAD && !bodiless {
-        *resp.body_mut() = match unsent.map(|(u, tenant)| (Paced::hold(body.clone(), u), tenant)) {
+        *resp.body_mut() = match unsent {
             None => Body::from(body.clone()),
-            Some((Ok(paced), _)) => Body::new(paced),
-            Some((Err(_), tenant)) => return unsent_full(tenant),
+            Some((unsent, tenant)) => match Paced::hold(body.clone(), unsent) {
+                Ok(paced) => Body::new(paced),
+                Err(_) => return unsent_full(tenant),
+            },
         };
     }
     resp

@@ -193,8 +193,8 @@ pub struct Pool {
     instances: Vec<worker::SharedInstances>,
     /// Keeps the blocking threads; its drop waits for them.
     _watch: Watch,
-    /// Stops the idle sweeper when dropped (with `warm_idle`).
-    _sweeper: Option<Sender<()>>,
+    /// The idle sweeper (with `warm_idle`); its drop stops and joins it.
+    _sweeper: Option<Sweeper>,
 }
 
 impl Drop for Pool {
@@ -222,10 +222,28 @@ fn expire(sets: &[worker::SharedInstances], idle: Duration) -> usize {
 
 /// Starts the thread that drops warm instances unused for `idle`, a quarter
 /// of `idle` late at most; it ends when the returned sender is dropped.
-fn sweep(idle: Duration, sets: Vec<worker::SharedInstances>) -> Sender<()> {
+/// The thread that drops warm instances idle for `warm_idle`. It holds
+/// every worker's instance set, so its drop joins it: the last instance (a
+/// V8 isolate too) is gone before the pool's drop returns, never while the
+/// process exits (a V8 isolate deleted during exit crashed it).
+struct Sweeper {
+    stop: Option<Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Sweeper {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn sweep(idle: Duration, sets: Vec<worker::SharedInstances>) -> Sweeper {
     let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
     let every = (idle / 4).max(Duration::from_millis(250));
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("ssr-idle".into())
         .spawn(move || {
             while let Err(crossbeam_channel::RecvTimeoutError::Timeout) =
@@ -238,7 +256,10 @@ fn sweep(idle: Duration, sets: Vec<worker::SharedInstances>) -> Sender<()> {
             }
         })
         .expect("spawning the idle sweeper");
-    stop
+    Sweeper {
+        stop: Some(stop),
+        thread: Some(thread),
+    }
 }
 
 thread_local! {

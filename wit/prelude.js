@@ -20,7 +20,8 @@
 //   Uint8Array]` or `[false, message]`; the prelude hides both. Host
 //   capabilities (named in the contract crate's `calls`) are reached only
 //   through `host()` below, and only once the bundle's top level has run:
-//   what it drew at build time would be frozen into every instance.
+//   what it drew at build time would be frozen into every instance. The
+//   one exception is `crypto.subtle`'s pure arithmetic (`subtleCall`).
 // - `__ssr.call(raw)` shapes the engine's raw request (below) into the
 //   renderer's `request` (a `Request` for a fetch handler), and returns a
 //   promise of a normalized response `{status, headers: [[name, value]],
@@ -659,6 +660,328 @@
     }
     return out;
   });
+
+  // ---------------------------------------------------------- crypto.subtle
+  // Web Crypto's SubtleCrypto: this side checks what the spec asks of the
+  // caller (algorithm names, parameters, usages, extractable, JWK members)
+  // and makes the CryptoKey objects; the host does the arithmetic
+  // (`calls::CRYPTO`, `host/src/engine/crypto.rs`), keeping no state: a key
+  // travels with each call as its material (raw bytes for a secret key,
+  // PKCS #8 or SPKI DER for a private or public one). Only `generateKey`
+  // is refused at the top level, which runs at build time: its key would be
+  // the same in every instance.
+  const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
+  const ALGORITHMS = ['HMAC', 'AES-GCM', 'AES-CBC', 'PBKDF2', 'HKDF', 'ECDSA', 'Ed25519',
+    'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+  // The usages each kind of key may have.
+  const USAGES = {
+    HMAC: { secret: ['sign', 'verify'] },
+    'AES-GCM': { secret: ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey'] },
+    'AES-CBC': { secret: ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey'] },
+    PBKDF2: { secret: ['deriveBits', 'deriveKey'] },
+    HKDF: { secret: ['deriveBits', 'deriveKey'] },
+    ECDSA: { private: ['sign'], public: ['verify'] },
+    Ed25519: { private: ['sign'], public: ['verify'] },
+    'RSASSA-PKCS1-v1_5': { private: ['sign'], public: ['verify'] },
+    'RSA-PSS': { private: ['sign'], public: ['verify'] },
+  };
+  const JWK_ALG = {
+    HMAC: (a) => `HS${a.hash.name.slice(4)}`,
+    'AES-GCM': (a) => `A${a.length}GCM`,
+    'AES-CBC': (a) => `A${a.length}CBC`,
+    ECDSA: (a) => ({ 'P-256': 'ES256', 'P-384': 'ES384' })[a.namedCurve],
+    Ed25519: () => 'Ed25519',
+    'RSASSA-PKCS1-v1_5': (a) => `RS${a.hash.name.slice(4)}`,
+    'RSA-PSS': (a) => `PS${a.hash.name.slice(4)}`,
+  };
+  function cryptoError(name, message) { return new DOMEx(message, name); }
+  function canonical(list, name, what) {
+    const wanted = String(name).toUpperCase();
+    const found = list.find((n) => n.toUpperCase() === wanted);
+    if (found === undefined) throw cryptoError('NotSupportedError', `${what} "${name}" is not supported (${list.join(', ')})`);
+    return found;
+  }
+  function normalizeAlgorithm(algorithm, op) {
+    const a = typeof algorithm === 'string' ? { name: algorithm } : algorithm;
+    if (a === null || typeof a !== 'object' || a.name === undefined) {
+      throw new TypeError(`${op}: the algorithm must be a name or an object with a name`);
+    }
+    const out = Object.assign({}, a, { name: canonical(ALGORITHMS, a.name, 'the algorithm') });
+    if (a.hash !== undefined) out.hash = { name: canonical(HASHES, typeof a.hash === 'string' ? a.hash : a.hash && a.hash.name, 'the hash') };
+    return out;
+  }
+  function needs(a, member, op) {
+    if (a[member] === undefined) throw new TypeError(`${op}: ${a.name} needs "${member}"`);
+    return a[member];
+  }
+  function bufferSource(value, what) {
+    if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
+    if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
+    throw new TypeError(`${what} must be an ArrayBuffer or a view of one`);
+  }
+  function b64url(bytes) {
+    let s = '';
+    for (const b of bytes) s += String.fromCharCode(b);
+    return g.btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  function unb64url(text, member) {
+    if (typeof text !== 'string' || /[^A-Za-z0-9_-]/.test(text)) throw cryptoError('DataError', `the JWK's "${member}" is not base64url`);
+    const s = g.atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+    return Uint8Array.from(s, (c) => c.charCodeAt(0));
+  }
+
+  // Calls the host's crypto; a refusal rejects with its DOMException.
+  function subtleCall(args, parts) {
+    const bytes = concat(parts);
+    const [ok, text, data] = hostCall('crypto', JSON.stringify(Object.assign(args, { parts: parts.map((p) => p.length) })), bytes);
+    if (!ok) {
+      const m = /^(\w+Error): ([\s\S]*)$/.exec(text);
+      throw m ? cryptoError(m[1], m[2]) : new TypeError(text);
+    }
+    return { value: text === '' ? undefined : JSON.parse(text), data };
+  }
+
+  const keyState = new WeakMap();
+  let makingKey = false;
+  class CryptoKeyImpl {
+    constructor() {
+      if (!makingKey) throw new TypeError('Illegal constructor');
+    }
+    get type() { return branded(keyState, this).type; }
+    get extractable() { return branded(keyState, this).extractable; }
+    get algorithm() { return branded(keyState, this).algorithm; }
+    get usages() { return branded(keyState, this).usages.slice(); }
+    get [Symbol.toStringTag]() { return 'CryptoKey'; }
+  }
+  Object.defineProperty(CryptoKeyImpl, 'name', { value: 'CryptoKey' });
+  function newKey(type, extractable, algorithm, usages, material) {
+    makingKey = true;
+    let key;
+    try { key = new CryptoKeyImpl(); } finally { makingKey = false; }
+    const shown = Object.assign({}, algorithm);
+    if (shown.publicExponent) shown.publicExponent = new Uint8Array(shown.publicExponent);
+    keyState.set(key, { type, extractable, algorithm: shown, usages: usages.filter((u, i) => usages.indexOf(u) === i), material });
+    return key;
+  }
+  // The usages asked for, checked against what a `type` key of `name` may
+  // have; a secret or private key needs at least one.
+  function checkUsages(name, type, usages, op) {
+    const allowed = USAGES[name][type] || [];
+    const list = Array.from(usages);
+    for (const u of list) {
+      if (!allowed.includes(u)) throw cryptoError('SyntaxError', `${op}: a ${type} ${name} key cannot be used to ${u}`);
+    }
+    if (list.length === 0 && type !== 'public') throw cryptoError('SyntaxError', `${op}: a ${type} key needs at least one usage`);
+    return list;
+  }
+  function usable(key, usage, name, op) {
+    const k = branded(keyState, key);
+    if (k.algorithm.name !== name || !k.usages.includes(usage)) {
+      throw cryptoError('InvalidAccessError', `${op}: this key (${k.algorithm.name}, usages ${k.usages.join(', ') || 'none'}) cannot be used to ${usage} with ${name}`);
+    }
+    return k;
+  }
+  // The algorithm fields the host needs of a key's algorithm.
+  function hostAlg(algorithm) {
+    return { alg: algorithm.name, hash: algorithm.hash ? algorithm.hash.name : '', curve: algorithm.namedCurve || '' };
+  }
+  const HMAC_BLOCK = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
+  function secretAlgorithm(a, bits, op) {
+    if (a.name === 'HMAC') {
+      const length = a.length === undefined ? bits : Number(a.length);
+      if (length === 0 || length > bits || length <= bits - 8) throw cryptoError('DataError', `${op}: the HMAC key is ${bits} bits, not ${length}`);
+      return { name: 'HMAC', hash: needs(a, 'hash', op), length };
+    }
+    if (a.name === 'AES-GCM' || a.name === 'AES-CBC') {
+      if (bits !== 128 && bits !== 256) throw cryptoError('DataError', `${op}: an AES key is 128 or 256 bits, not ${bits}`);
+      return { name: a.name, length: bits };
+    }
+    return { name: a.name };
+  }
+
+  async function importKey(format, keyData, algorithm, extractable, usages) {
+    const a = normalizeAlgorithm(algorithm, 'importKey');
+    const op = 'importKey';
+    const kinds = USAGES[a.name];
+    if (kinds.secret) {
+      let bytes;
+      if (format === 'raw') bytes = bufferSource(keyData, 'keyData');
+      else if (format === 'jwk' && a.name !== 'PBKDF2' && a.name !== 'HKDF') {
+        checkJwk(keyData, 'oct', a, extractable, usages);
+        bytes = unb64url(keyData.k, 'k');
+      } else throw cryptoError('NotSupportedError', `${op}: a ${a.name} key is imported as ${a.name === 'PBKDF2' || a.name === 'HKDF' ? '"raw"' : '"raw" or "jwk"'}, not "${format}"`);
+      if ((a.name === 'PBKDF2' || a.name === 'HKDF') && extractable) throw cryptoError('SyntaxError', `${op}: ${a.name} keys are not extractable`);
+      if (a.name === 'HMAC') needs(a, 'hash', op);
+      const shown = secretAlgorithm(a, bytes.length * 8, op);
+      if (format === 'jwk' && keyData.alg !== undefined && keyData.alg !== JWK_ALG[a.name](shown)) {
+        throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${JWK_ALG[a.name](shown)}`);
+      }
+      return newKey('secret', Boolean(extractable), shown, checkUsages(a.name, 'secret', usages, op), bytes);
+    }
+    if (a.name === 'ECDSA') a.namedCurve = canonical(['P-256', 'P-384'], needs(a, 'namedCurve', op), 'the curve');
+    if (a.name.startsWith('RSA')) needs(a, 'hash', op);
+    const args = Object.assign({ op: 'import', format: String(format) }, hostAlg(a));
+    let parts = [];
+    if (format === 'jwk') {
+      checkJwk(keyData, { ECDSA: 'EC', Ed25519: 'OKP', 'RSASSA-PKCS1-v1_5': 'RSA', 'RSA-PSS': 'RSA' }[a.name], a, extractable, usages);
+      args.jwk = keyData;
+    } else if (['raw', 'spki', 'pkcs8'].includes(format)) {
+      if (format === 'raw' && a.name.startsWith('RSA')) throw cryptoError('NotSupportedError', `${op}: an RSA key is not imported as "raw"`);
+      parts = [bufferSource(keyData, 'keyData')];
+    } else throw new TypeError(`${op}: unknown key format "${format}"`);
+    const { value, data } = subtleCall(args, parts);
+    const shown = { name: a.name };
+    if (a.namedCurve) shown.namedCurve = a.namedCurve;
+    if (value.modulusLength) Object.assign(shown, { modulusLength: value.modulusLength, publicExponent: value.publicExponent });
+    if (a.hash) shown.hash = a.hash;
+    if (format === 'jwk' && keyData.alg !== undefined && a.name !== 'ECDSA' && keyData.alg !== JWK_ALG[a.name](shown) && !(a.name === 'Ed25519' && keyData.alg === 'EdDSA')) {
+      throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${JWK_ALG[a.name](shown)}`);
+    }
+    return newKey(value.kind, Boolean(extractable), shown, checkUsages(a.name, value.kind, usages, op), data);
+  }
+  function checkJwk(jwk, kty, a, extractable, usages) {
+    if (jwk === null || typeof jwk !== 'object') throw new TypeError('importKey: a "jwk" key is a JsonWebKey object');
+    if (jwk.kty !== kty) throw cryptoError('DataError', `importKey: a ${a.name} JWK has kty "${kty}", not "${jwk.kty}"`);
+    if (jwk.ext === false && extractable) throw cryptoError('DataError', 'importKey: the JWK says ext: false, so the key cannot be extractable');
+    if (jwk.key_ops !== undefined && Array.from(usages).some((u) => !jwk.key_ops.includes(u))) {
+      throw cryptoError('DataError', `importKey: the JWK's key_ops (${jwk.key_ops}) do not allow ${Array.from(usages)}`);
+    }
+  }
+
+  async function exportKey(format, key) {
+    const k = branded(keyState, key);
+    if (!k.extractable) throw cryptoError('InvalidAccessError', 'exportKey: the key is not extractable');
+    let jwk;
+    if (k.type === 'secret') {
+      if (format === 'raw') return k.material.slice().buffer;
+      if (format !== 'jwk' || k.algorithm.name === 'PBKDF2' || k.algorithm.name === 'HKDF') {
+        throw cryptoError('NotSupportedError', `exportKey: a ${k.algorithm.name} key is not exported as "${format}"`);
+      }
+      jwk = { kty: 'oct', k: b64url(k.material) };
+    } else {
+      const { value, data } = subtleCall(Object.assign({ op: 'export', format: String(format), kind: k.type }, hostAlg(k.algorithm)), [k.material]);
+      if (format !== 'jwk') return data.slice().buffer;
+      jwk = value;
+    }
+    // An ECDSA JWK names its curve only (`crv`), not an `alg`.
+    const alg = k.algorithm.name === 'ECDSA' ? undefined : JWK_ALG[k.algorithm.name](k.algorithm);
+    return Object.assign({ key_ops: k.usages.slice(), ext: true }, jwk, alg ? { alg } : {});
+  }
+
+  async function generateKey(algorithm, extractable, usages) {
+    const op = 'generateKey';
+    if (render === null) throw new TypeError(`${op}: a key made at the top level, which runs at build time, would be the same in every instance; make it in the handler`);
+    const a = normalizeAlgorithm(algorithm, op);
+    const kinds = USAGES[a.name];
+    if (a.name === 'PBKDF2' || a.name === 'HKDF') throw cryptoError('NotSupportedError', `${op}: ${a.name} keys are imported, not generated`);
+    if (kinds.secret) {
+      const bits = a.name === 'HMAC' ? (a.length === undefined ? HMAC_BLOCK[needs(a, 'hash', op).name] : Number(a.length)) : Number(needs(a, 'length', op));
+      if (a.name !== 'HMAC' && bits !== 128 && bits !== 256) throw cryptoError('OperationError', `${op}: an AES key is 128 or 256 bits, not ${bits}`);
+      const list = checkUsages(a.name, 'secret', usages, op);
+      const { data } = subtleCall(Object.assign({ op: 'generate', length: bits }, hostAlg(a)), []);
+      return newKey('secret', Boolean(extractable), secretAlgorithm(a, bits, op), list, data);
+    }
+    if (a.name === 'ECDSA') a.namedCurve = canonical(['P-256', 'P-384'], needs(a, 'namedCurve', op), 'the curve');
+    const list = Array.from(usages);
+    const privateUsages = checkUsages(a.name, 'private', list.filter((u) => u === 'sign'), op);
+    const publicUsages = list.filter((u) => u !== 'sign');
+    checkUsages(a.name, 'public', publicUsages, op);
+    const args = Object.assign({ op: 'generate' }, hostAlg(a));
+    if (a.name.startsWith('RSA')) {
+      needs(a, 'hash', op);
+      args.modulusLength = Number(needs(a, 'modulusLength', op));
+      args.publicExponent = Array.from(bufferSource(needs(a, 'publicExponent', op), 'publicExponent'));
+    }
+    const { value, data } = subtleCall(args, []);
+    const shown = { name: a.name };
+    if (a.namedCurve) shown.namedCurve = a.namedCurve;
+    if (value.modulusLength) Object.assign(shown, { modulusLength: value.modulusLength, publicExponent: value.publicExponent });
+    if (a.hash) shown.hash = a.hash;
+    const [n] = value.parts;
+    return {
+      privateKey: newKey('private', Boolean(extractable), shown, privateUsages, data.slice(0, n)),
+      publicKey: newKey('public', true, shown, publicUsages, data.slice(n)),
+    };
+  }
+
+  // The host's parameters of a signature: RSA-PSS's salt length, and the
+  // hash of ECDSA (given per call) or of the key.
+  function signArgs(a, k, op) {
+    const args = hostAlg(k.algorithm);
+    if (a.name === 'ECDSA') args.hash = normalizeAlgorithm({ name: 'ECDSA', hash: needs(a, 'hash', op) }, op).hash.name;
+    if (a.name === 'RSA-PSS') args.saltLength = Number(needs(a, 'saltLength', op));
+    return args;
+  }
+  async function sign(algorithm, key, data) {
+    const a = normalizeAlgorithm(algorithm, 'sign');
+    const k = usable(key, 'sign', a.name, 'sign');
+    return subtleCall(Object.assign({ op: 'sign' }, signArgs(a, k, 'sign')), [k.material, bufferSource(data, 'data')]).data.buffer;
+  }
+  async function verify(algorithm, key, signature, data) {
+    const a = normalizeAlgorithm(algorithm, 'verify');
+    const k = usable(key, 'verify', a.name, 'verify');
+    return subtleCall(Object.assign({ op: 'verify' }, signArgs(a, k, 'verify')),
+      [k.material, bufferSource(signature, 'signature'), bufferSource(data, 'data')]).value;
+  }
+  function cipherCall(op, algorithm, key, data) {
+    const a = normalizeAlgorithm(algorithm, op);
+    const k = usable(key, op, a.name, op);
+    const args = Object.assign({ op }, hostAlg(k.algorithm));
+    if (a.tagLength !== undefined) args.tagLength = Number(a.tagLength);
+    const aad = a.additionalData === undefined ? new Uint8Array(0) : bufferSource(a.additionalData, 'additionalData');
+    return subtleCall(args, [k.material, bufferSource(needs(a, 'iv', op), 'iv'), aad, bufferSource(data, 'data')]).data.buffer;
+  }
+  async function encrypt(algorithm, key, data) { return cipherCall('encrypt', algorithm, key, data); }
+  async function decrypt(algorithm, key, data) { return cipherCall('decrypt', algorithm, key, data); }
+  function bitsOf(algorithm, key, length, op, usage) {
+    const a = normalizeAlgorithm(algorithm, op);
+    const k = usable(key, usage, a.name, op);
+    if (length === null || length === undefined) throw cryptoError('OperationError', `${op}: ${a.name} needs a length`);
+    const args = { op: 'derive', alg: a.name, hash: needs(a, 'hash', op).name, length: Number(length) };
+    if (a.name === 'PBKDF2') args.iterations = Number(needs(a, 'iterations', op));
+    const info = a.name === 'HKDF' ? bufferSource(needs(a, 'info', op), 'info') : new Uint8Array(0);
+    return subtleCall(args, [k.material, bufferSource(needs(a, 'salt', op), 'salt'), info]).data;
+  }
+  async function deriveBits(algorithm, key, length) {
+    return bitsOf(algorithm, key, length, 'deriveBits', 'deriveBits').buffer;
+  }
+  async function deriveKey(algorithm, key, derivedKeyType, extractable, usages) {
+    const d = normalizeAlgorithm(derivedKeyType, 'deriveKey');
+    if (!USAGES[d.name].secret || d.name === 'PBKDF2' || d.name === 'HKDF') throw cryptoError('NotSupportedError', `deriveKey: a ${d.name} key cannot be derived`);
+    const bits = d.name === 'HMAC' ? (d.length === undefined ? HMAC_BLOCK[needs(d, 'hash', 'deriveKey').name] : Number(d.length)) : Number(needs(d, 'length', 'deriveKey'));
+    const bytes = bitsOf(algorithm, key, bits, 'deriveKey', 'deriveKey');
+    return newKey('secret', Boolean(extractable), secretAlgorithm(d, bits, 'deriveKey'), checkUsages(d.name, 'secret', usages, 'deriveKey'), bytes);
+  }
+  async function digest(algorithm, data) {
+    const name = canonical(HASHES, typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name, 'the hash');
+    return subtleCall({ op: 'digest', hash: name }, [bufferSource(data, 'data')]).data.buffer;
+  }
+  // Workers' extension: compares in time that depends on the length only.
+  function timingSafeEqual(a, b) {
+    const x = bufferSource(a, 'a');
+    const y = bufferSource(b, 'b');
+    if (x.length !== y.length) throw new TypeError('timingSafeEqual: the two buffers must have the same length');
+    let diff = 0;
+    for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+    return diff === 0;
+  }
+  let makingSubtle = false;
+  class SubtleCryptoImpl {
+    constructor() { if (!makingSubtle) throw new TypeError('Illegal constructor'); }
+    get [Symbol.toStringTag]() { return 'SubtleCrypto'; }
+  }
+  Object.defineProperty(SubtleCryptoImpl, 'name', { value: 'SubtleCrypto' });
+  for (const [name, fn] of Object.entries({ digest, importKey, exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, timingSafeEqual })) {
+    Object.defineProperty(SubtleCryptoImpl.prototype, name, { value: fn, writable: true, configurable: true, enumerable: true });
+  }
+  makingSubtle = true;
+  const subtle = new SubtleCryptoImpl();
+  makingSubtle = false;
+  if (g.crypto && g.crypto.subtle === undefined) {
+    Object.defineProperty(g.crypto, 'subtle', { value: subtle, configurable: true, enumerable: true });
+  }
+  defineMissing('CryptoKey', CryptoKeyImpl);
+  defineMissing('SubtleCrypto', SubtleCryptoImpl);
 
   // -------------------------------------------------------- structuredClone
   function structuredCloneImpl(value, seen = new Map()) {

@@ -122,3 +122,53 @@ fn a_fetch_whose_signal_aborts_rejects_with_its_reason_on_both_engines() {
         );
     }
 }
+
+#[test]
+fn crypto_subtle_gives_what_node_gives_for_every_algorithm_on_both_engines() {
+    crate::support::assert_same_as_node("tests/plugins/subtle.js", "/", &[]);
+}
+
+#[test]
+fn crypto_subtle_refuses_bad_input_by_its_spec_name_and_says_what_is_wrong() {
+    let built = crate::support::plugin("tests/plugins/subtle-edges.js");
+    for &engine in Engines::KINDS {
+        let out = crate::support::render_on(engine, &built.plugin, "/", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let says = |key: &str, start: &str| {
+            let got = v[key].as_str().unwrap_or_default();
+            assert!(got.starts_with(start), "{engine} {key}: {got}");
+        };
+        says(
+            "atTopLevel",
+            "TypeError: generateKey: a key made at the top level, which runs at build time",
+        );
+        assert_eq!((&v["equal"], &v["unequal"]), (&true.into(), &false.into()));
+        says(
+            "lengths",
+            "TypeError: timingSafeEqual: the two buffers must have the same length",
+        );
+        assert_eq!(v["generated"], 512, "{engine}");
+        says(
+            "badJwk",
+            "DataError: the jwk key data is not a valid RSA-PSS key: the JWK has no \"e\"",
+        );
+        says("badBase64", "DataError: the JWK's \"k\" is not base64url");
+        says(
+            "badDer",
+            "DataError: the spki key data is not a valid ECDSA key: ",
+        );
+        says(
+            "curve",
+            "NotSupportedError: the curve \"P-521\" is not supported",
+        );
+        says(
+            "iterations",
+            "OperationError: iterations must be 1 to 1000000, not 5000000",
+        );
+        says(
+            "tag",
+            "NotSupportedError: AES-GCM takes a tagLength of 128 only",
+        );
+    }
+}

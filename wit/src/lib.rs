@@ -257,6 +257,17 @@ pub mod calls {
     /// `getRandomValues`).
     pub const RANDOM_MAX_BYTES: usize = 65536;
 
+    /// `crypto.subtle`'s arithmetic. Arguments: `{op, alg, hash, ...,
+    /// parts}`, the byte arguments (keys, data, iv...) concatenated as the
+    /// call's bytes, `parts` giving their lengths; reply: bytes, or a JSON
+    /// value (a verification's boolean, an exported JWK, an imported key's
+    /// shape). A refusal reads `"<DOMException name>: <message>"`. The
+    /// operations and their arguments are documented where the host does
+    /// them (`host/src/engine/crypto.rs`). The one capability a module's
+    /// top level may call: it is pure, so a key imported at build time is
+    /// the same in every instance.
+    pub const CRYPTO: &str = "crypto";
+
     /// The tenant's vars and secrets, the handler's `env`. Arguments: none
     /// (`null`); reply: a JSON object of name to value, no data. They
     /// change only with the tenant's version, so an instance asks once.

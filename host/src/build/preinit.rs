@@ -11,6 +11,9 @@
 //!   or host state is baked into the snapshot.
 //! - `console.*` during initialization goes to this process's log
 //!   (`ssr::build` target), through the same `log` import a render uses.
+//! - Of the host's capabilities, only `crypto` answers here (it is pure:
+//!   what it returns at build time is what it would return in any
+//!   instance); the prelude refuses the others at the top level.
 //! - A JavaScript failure comes back as `BuildError::Javascript`, read from
 //!   the `kind\x1fmessage\x1fstack` frame the guest writes before exiting.
 
@@ -51,6 +54,13 @@ pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, 
             "write",
             log_during_init,
         )?;
+        linker.func_wrap_async(
+            &format!("ssr:plugin/host@{CONTRACT_VERSION}"),
+            "call",
+            |caller: Caller<'_, InitState>, args: (i32, i32, i32, i32, i32, i32, i32)| {
+                Box::new(call_during_init(caller, args))
+            },
+        )?;
         Ok(())
     };
     setup().map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
@@ -87,6 +97,68 @@ pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, 
             }
         }
     }
+}
+
+/// The guest's bytes at `ptr..ptr + len`, or a trap.
+fn guest_bytes(
+    caller: &mut Caller<'_, InitState>,
+    ptr: i32,
+    len: i32,
+) -> wasmtime::Result<Vec<u8>> {
+    let Some(Extern::Memory(mem)) = caller.get_export("memory") else {
+        wasmtime::bail!("the guest exports no memory");
+    };
+    let (start, len) = (ptr as u32 as usize, len as u32 as usize);
+    let data = mem.data(&caller);
+    start
+        .checked_add(len)
+        .and_then(|end| data.get(start..end))
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| {
+            wasmtime::format_err!("a host call's argument lies outside the guest's memory")
+        })
+}
+
+/// The `ssr:plugin/host.call` import, as the core module sees it (the
+/// canonical ABI, lowered by hand): name, args and data as pointer and
+/// length, then where to write the `result<reply, string>`: a tag byte, and
+/// at offset 4 either the reply's value and data (pointer, length each) or
+/// the error's text. The reply's bytes go in memory the guest allocates
+/// (`cabi_realloc`).
+async fn call_during_init(
+    mut caller: Caller<'_, InitState>,
+    (name, name_len, args, args_len, data, data_len, ret): (i32, i32, i32, i32, i32, i32, i32),
+) -> wasmtime::Result<()> {
+    let name = String::from_utf8(guest_bytes(&mut caller, name, name_len)?)?;
+    let args = String::from_utf8(guest_bytes(&mut caller, args, args_len)?)?;
+    let data = guest_bytes(&mut caller, data, data_len)?;
+    let reply = match name.as_str() {
+        contract::calls::CRYPTO => crate::engine::crypto::call(&args, &data),
+        _ => Err(format!(
+            "{name}: not available while the module's top level runs at build time"
+        )),
+    };
+    let Some(Extern::Func(realloc)) = caller.get_export("cabi_realloc") else {
+        wasmtime::bail!("the guest exports no cabi_realloc");
+    };
+    let realloc = realloc.typed::<(i32, i32, i32, i32), i32>(&caller)?;
+    let Some(Extern::Memory(mem)) = caller.get_export("memory") else {
+        wasmtime::bail!("the guest exports no memory");
+    };
+    let mut words = Vec::new();
+    for bytes in match &reply {
+        Ok(r) => vec![r.value.as_bytes(), r.data.as_slice()],
+        Err(e) => vec![e.as_bytes()],
+    } {
+        let len = i32::try_from(bytes.len())?;
+        let ptr = realloc.call_async(&mut caller, (0, 0, 1, len)).await?;
+        mem.write(&mut caller, ptr as u32 as usize, bytes)?;
+        words.extend([ptr, len]);
+    }
+    let mut out = vec![u8::from(reply.is_err()), 0, 0, 0];
+    out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+    mem.write(&mut caller, ret as u32 as usize, &out)?;
+    Ok(())
 }
 
 /// The `ssr:plugin/log.write` import, as seen by the core module.

@@ -202,6 +202,7 @@ impl Imports {
                 "{name}: only the engine waits for requests; await the promise `fetch` returns"
             )),
             calls::RANDOM => random(parse(name, args)?),
+            calls::CRYPTO => super::crypto::call(args, data),
             calls::RESPONSE_HEAD => match self.body.as_mut() {
                 None => Ok(json("false")),
                 Some(sink) => {

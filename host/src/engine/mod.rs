@@ -17,6 +17,7 @@
 //! the JavaScript or of the sandbox is an [`EngineError`].
 
 pub mod console;
+pub mod crypto;
 pub mod fetch;
 pub mod imports;
 pub mod stream;

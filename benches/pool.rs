@@ -28,7 +28,7 @@ fn pool(c: &mut Criterion) {
         ..EngineOptions::default()
     })
     .unwrap();
-    let registry = Registry::open(engines, None, Defaults::default()).unwrap();
+    let registry = Registry::open(engines, None, Defaults::default(), None).unwrap();
     let built = build::build(
         &root.join("plugins/hello/render.js"),
         &Default::default(),

@@ -172,3 +172,77 @@ fn crypto_subtle_refuses_bad_input_by_its_spec_name_and_says_what_is_wrong() {
         );
     }
 }
+
+#[test]
+fn caches_keep_what_the_workers_cache_api_keeps_per_tenant_by_the_page_cache_rules() {
+    let s = InProcess::start(&["--demo=false", "--path-routing", "--cache-entry-kib", "64"]);
+    for engine in Engines::KINDS {
+        let (a, b) = (format!("c-{engine}"), format!("d-{engine}"));
+        for id in [&a, &b] {
+            let (status, body) = s.add(id, "tests/plugins/caches.js", &format!("engine={engine}"));
+            assert_eq!(status, 201, "{body}");
+        }
+        let call = |id: &str, query: &str| s.get(&format!("/t/{id}/?{query}"), &[]).text();
+        // Read at the top level, at build time.
+        assert_eq!(call(&a, ""), "\"function\"", "{engine}");
+        assert_eq!(call(&a, "op=match&key=one"), "\"miss\"", "{engine}");
+        assert_eq!(call(&a, "op=put&key=one"), "\"put\"", "{engine}");
+        assert_eq!(
+            call(&a, "op=match&key=one"),
+            r#"[200,"value of one","kept","HIT"]"#,
+            "{engine}"
+        );
+        // Another tenant, and another cache of the same tenant, see nothing.
+        assert_eq!(call(&b, "op=match&key=one"), "\"miss\"", "{engine}");
+        assert_eq!(
+            call(&a, "op=match&key=one&cache=other"),
+            "\"miss\"",
+            "{engine}"
+        );
+        // Never kept: a cookie, no-store, private.
+        for query in ["cookie=1", "cc=no-store", "cc=private,max-age=60"] {
+            assert_eq!(call(&a, &format!("op=put&key=no&{query}")), "\"put\"");
+            assert_eq!(call(&a, "op=match&key=no"), "\"miss\"", "{engine} {query}");
+        }
+        // A varying response is found only with the same header values.
+        assert_eq!(
+            call(&a, "op=put&key=v&vary=accept-language&lang=fr"),
+            "\"put\""
+        );
+        assert_eq!(
+            call(&a, "op=match&key=v&lang=fr"),
+            r#"[200,"value of v","kept","HIT"]"#
+        );
+        assert_eq!(call(&a, "op=match&key=v&lang=en"), "\"miss\"", "{engine}");
+        // Refused with the Workers API's errors.
+        for (query, says) in [
+            (
+                "method=POST",
+                "TypeError: cache.put: only a response to a GET request",
+            ),
+            (
+                "status=206",
+                "TypeError: cache.put: a partial response (206)",
+            ),
+            ("vary=*", "TypeError: cache.put: a response with Vary: *"),
+            (
+                "size=100000",
+                "TypeError: cache.put: the response's body is 100000 bytes, over the cache's entry limit of 65536 bytes",
+            ),
+        ] {
+            let out = call(&a, &format!("op=put&key=bad&{query}"));
+            assert!(
+                out.starts_with(&format!("\"{says}")),
+                "{engine} {query}: {out}"
+            );
+        }
+        // Deleted once; a purge of the tenant empties it too.
+        assert_eq!(call(&a, "op=delete&key=one"), "true", "{engine}");
+        assert_eq!(call(&a, "op=delete&key=one"), "false", "{engine}");
+        assert_eq!(call(&a, "op=match&key=one"), "\"miss\"", "{engine}");
+        assert_eq!(call(&a, "op=put&key=two"), "\"put\"");
+        let purge = s.admin("POST", &format!("/_ssr/admin/tenants/{a}/purge"));
+        assert_eq!(purge.0, 200, "{}", purge.1);
+        assert_eq!(call(&a, "op=match&key=two"), "\"miss\"", "{engine}");
+    }
+}

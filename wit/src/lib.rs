@@ -273,6 +273,15 @@ pub mod calls {
     /// change only with the tenant's version, so an instance asks once.
     pub const ENV: &str = "env";
 
+    /// The Workers Cache API (`caches`). Arguments: `{op: "match" | "put" |
+    /// "delete", name, url, headers: [[name, value]], response?: {status,
+    /// headers, ttl}}` (the request's URL and headers; for `put` the
+    /// response's head, its body as the call's bytes); reply: for `match`
+    /// `{status, headers}` with the body as the bytes, or `null`; for
+    /// `delete` whether an entry was removed. Kept in the page cache, by the
+    /// page cache's rules (`host/src/cache/api.rs`).
+    pub const CACHE: &str = "cache";
+
     /// Starts the global `fetch()`'s request. Arguments: `{method, url,
     /// headers: [[name, value]], redirect}`, the body as the call's bytes;
     /// reply: the request's id (a number). The host refuses an origin the

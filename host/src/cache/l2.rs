@@ -162,6 +162,17 @@ impl L2 {
         }
     }
 
+    /// Removes the slot `key`; whether there was one.
+    pub fn remove(&self, key: &str) -> bool {
+        match self.map.remove(key) {
+            Some((k, s)) => {
+                self.release(&k, &s);
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn bytes(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }

@@ -23,6 +23,7 @@
 //! - Bytes are bounded in total and per tenant (`l2.rs`); [`Cache::purge`]
 //!   and [`Cache::clear`] drop the entries and invalidate every thread's L1.
 
+mod api;
 mod entry;
 mod flight;
 mod key;
@@ -37,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
 
+pub use api::CacheApi;
 pub use entry::{CacheEntry, Decision, Encoding, X_CACHE, policy_ttl};
 pub use flight::Flights;
 pub use key::{CacheKey, Url, Varied};
@@ -263,6 +265,12 @@ impl Cache {
         self.stats
             .evictions
             .fetch_add(evicted as u64, Ordering::Relaxed);
+    }
+
+    /// Drops the entries of `key`; whether it had any.
+    pub fn remove(&self, key: &CacheKey) -> bool {
+        use std::borrow::Borrow;
+        self.l2.remove(key.borrow())
     }
 
     /// Drops `tenant`'s entries (those under `prefix` only, if given).

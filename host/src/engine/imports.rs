@@ -38,6 +38,7 @@ use super::EngineError;
 use super::console::Console;
 use super::fetch::{FetchGrant, Subrequests};
 use super::stream::Sink;
+use crate::cache::CacheApi;
 
 /// What a tenant version's renderer was given: its id, its `env` (vars
 /// and secrets), and what it may fetch. Immutable: a change makes a new
@@ -49,6 +50,8 @@ pub struct Grants {
     pub env: BTreeMap<String, String>,
     /// The origins it may fetch, and its per-render limits.
     pub fetch: FetchGrant,
+    /// Where its Cache API calls go (`caches`); none under `ssr render`.
+    pub cache: Option<CacheApi>,
     /// The secrets by name and value.
     secrets: Vec<(String, String)>,
     /// Every form a secret's value can take in text the host writes (see
@@ -68,12 +71,13 @@ impl Grants {
 
     /// A renderer of `tenant` whose `env` holds `vars` and `secrets` (names
     /// are distinct: the registry refuses a secret named like a var), and
-    /// that may fetch what `fetch` grants.
+    /// that may fetch what `fetch` grants, and keep responses in `cache`.
     pub fn with_env(
         tenant: &str,
         vars: &BTreeMap<String, String>,
         secrets: &BTreeMap<String, String>,
         fetch: FetchGrant,
+        cache: Option<CacheApi>,
     ) -> Arc<Grants> {
         let mut env = vars.clone();
         env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -86,6 +90,7 @@ impl Grants {
             tenant: tenant.into(),
             env,
             fetch,
+            cache,
             secrets: secrets
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
@@ -203,6 +208,12 @@ impl Imports {
             )),
             calls::RANDOM => random(parse(name, args)?),
             calls::CRYPTO => super::crypto::call(args, data),
+            calls::CACHE => match &self.grants.cache {
+                Some(api) => api.call(&self.grants.tenant, args, data),
+                None => Err(format!(
+                    "{name}: there is no cache here (`ssr render` keeps none); the Cache API works under `ssr serve`"
+                )),
+            },
             calls::RESPONSE_HEAD => match self.body.as_mut() {
                 None => Ok(json("false")),
                 Some(sink) => {
@@ -332,7 +343,7 @@ mod tests {
             ("TOKEN".to_string(), "s3cr3t-value".to_string()),
             ("SHORT".to_string(), "s3cr3t".to_string()),
         ]);
-        let grants = Grants::with_env("t", &vars, &secrets, FetchGrant::default());
+        let grants = Grants::with_env("t", &vars, &secrets, FetchGrant::default(), None);
         let mut imports = Imports::new(&grants);
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
@@ -355,7 +366,7 @@ mod tests {
     fn a_secret_with_newlines_and_quotes_is_redacted_in_every_written_form() {
         let pem = "-----BEGIN PRIVATE KEY-----\nMIIEv\"Q\\IBADANB\n-----END PRIVATE KEY-----\n";
         let secrets = BTreeMap::from([("KEY".to_string(), pem.to_string())]);
-        let grants = Grants::with_env("t", &BTreeMap::new(), &secrets, FetchGrant::default());
+        let grants = Grants::with_env("t", &BTreeMap::new(), &secrets, FetchGrant::default(), None);
         let json = serde_json::to_string(pem).unwrap();
         let twice = serde_json::to_string(&json).unwrap();
         for text in [

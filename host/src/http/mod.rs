@@ -47,7 +47,7 @@ pub struct AppState {
     pub config: Config,
     pub registry: Arc<Registry>,
     pub pool: Pool,
-    pub cache: Cache,
+    pub cache: Arc<Cache>,
     /// Concurrent misses for one URL share one render (`cache/flight.rs`).
     pub flights: Flights<ApiError>,
     pub admin_token: String,
@@ -120,7 +120,13 @@ impl AppState {
             (None, Some(_)) => Some(Store::Local(dir(false)?)),
             (None, None) => None,
         };
-        let registry = Arc::new(Registry::open(engines, store, Defaults::from(&config))?);
+        let cache = Arc::new(Cache::new(CacheBudget::from(&config)));
+        let registry = Arc::new(Registry::open(
+            engines,
+            store,
+            Defaults::from(&config),
+            Some(cache.clone()),
+        )?);
         let pool = Pool::start(PoolOptions {
             workers: config.workers,
             pin: config.pin,
@@ -133,7 +139,7 @@ impl AppState {
             scheduling: config.scheduling(),
         });
         let state = Arc::new(AppState {
-            cache: Cache::new(CacheBudget::from(&config)),
+            cache,
             flights: Default::default(),
             unsent: crate::unsent::Unsent::new(config.max_unsent_mib.bytes()),
             uploads: listen::Uploads::new(config.max_uploads_per_client),

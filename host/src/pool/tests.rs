@@ -35,7 +35,7 @@ fn plugin() -> &'static [u8] {
 fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>) {
     let config = Config::default();
     let engines = Engines::new(EngineOptions::default()).expect("engines");
-    let registry = Registry::open(engines, None, Defaults::from(&config)).expect("registry");
+    let registry = Registry::open(engines, None, Defaults::from(&config), None).expect("registry");
     // Renders may run as long as the requests wait (`SPIN`), so that a
     // spinner holds its worker or permit for the whole test.
     let limits = LimitOverrides {

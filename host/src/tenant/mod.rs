@@ -180,6 +180,7 @@ impl Tenant {
         limits: AppliedLimits,
         stats: Arc<Stats>,
         secrets: &Env,
+        cache: Option<&Arc<crate::cache::Cache>>,
     ) -> Tenant {
         Tenant {
             id: registration.id.as_str().into(),
@@ -192,6 +193,10 @@ impl Tenant {
                     max_subrequests: limits.max_subrequests,
                     max_bytes: limits.max_fetch_bytes,
                 },
+                cache.map(|cache| crate::cache::CacheApi {
+                    cache: cache.clone(),
+                    version: registration.version,
+                }),
             ),
             registration,
             plugin,
@@ -341,6 +346,9 @@ pub struct Registry {
     store: Option<Store>,
     next_version: AtomicU64,
     defaults: Defaults,
+    /// The page cache, which tenants' Cache API calls reach (none under
+    /// `ssr render` and in tests of the registry alone).
+    cache: Option<Arc<crate::cache::Cache>>,
     /// Since when the shared store has not answered (`sync.rs` keeps it);
     /// never for the data dir and in memory.
     store_down: Mutex<Option<std::time::Instant>>,
@@ -361,6 +369,7 @@ impl Registry {
         engines: Engines,
         store: Option<Store>,
         defaults: Defaults,
+        cache: Option<Arc<crate::cache::Cache>>,
     ) -> Result<Registry, TenantError> {
         let reg = Registry {
             table: Default::default(),
@@ -369,6 +378,7 @@ impl Registry {
             store,
             next_version: AtomicU64::new(1),
             defaults,
+            cache,
             store_down: Mutex::default(),
         };
         match &reg.store {
@@ -408,6 +418,7 @@ impl Registry {
             limits,
             stats,
             &saved.secrets,
+            self.cache.as_ref(),
         ));
         let created = self.publish(writing, tenant.clone());
         Put { tenant, created }

@@ -2350,10 +2350,12 @@
       const args = { method: req._method, url: req._url, headers, redirect: req._redirect };
       const id = host('fetch', args, body).value;
       inflight.set(id, { resolve, reject, method: req._method });
-      // The host's request ends with the render at the latest.
+      // An aborted signal ends the host's request at once.
       if (signal !== undefined) {
         signal.addEventListener('abort', () => {
-          if (inflight.delete(id)) reject(signal.reason);
+          if (!inflight.delete(id)) return;
+          host('fetch-abort', id);
+          reject(signal.reason);
         }, { once: true });
       }
     }));

@@ -191,9 +191,13 @@ settings! {
     /// Renders that may wait for a worker, and requests that may wait for one
     /// tenant at its concurrency cap; past either, 503 + `Retry-After`.
     queue_capacity: usize = 512, "SSR_QUEUE_CAPACITY" { value_name = "N" };
-    /// A request end to end; past it, 504 and the render is stopped.
-    request_timeout: Millis = Millis(2000), "SSR_REQUEST_TIMEOUT" { value_name = "MS" };
-    /// One render's deadline.
+    /// A request end to end, in wall-clock time, waits for `fetch` and a
+    /// slow client included; past it, 504 and the render is stopped, and a
+    /// streamed body is cut there.
+    request_timeout: Millis = Millis(30_000), "SSR_REQUEST_TIMEOUT" { value_name = "MS" };
+    /// One render's CPU time: the JavaScript it runs, not its waits for
+    /// `fetch`, timers or a slow client; past it, 504 and its instance is
+    /// dropped. What stops a runaway loop.
     render_deadline: Millis = Millis(crate::engine::DEFAULT_DEADLINE.as_millis() as u64), "SSR_RENDER_DEADLINE" { value_name = "MS" };
     /// The page cache's memory over all tenants: bodies, compressed copies,
     /// headers and keys; the oldest pages go first.

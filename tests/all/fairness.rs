@@ -381,7 +381,7 @@ fn limits_set_at_registration_apply_and_persist() {
 
     assert_eq!(s.get("/t/hasty/loop", &[]).status, 504);
     assert!(
-        s.log_contains("deadline of 200ms"),
+        s.log_contains("CPU time of 200ms"),
         "{}",
         s.log.lock().unwrap()
     );

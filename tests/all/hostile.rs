@@ -74,9 +74,9 @@ fn contained_on(s: &Server, evil: &str, path: &str, status: u16, log: &str) {
 #[test]
 fn infinite_loops_are_stopped_at_the_deadline() {
     let s = server();
-    contained(&s, "/loop", 504, "render timed out");
-    contained(&s, "/async-loop", 504, "render timed out");
-    contained(&s, "/timer-loop", 504, "render timed out");
+    contained(&s, "/loop", 504, "used up its CPU time");
+    contained(&s, "/async-loop", 504, "used up its CPU time");
+    contained(&s, "/timer-loop", 504, "used up its CPU time");
 }
 
 #[test]

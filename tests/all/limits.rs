@@ -40,7 +40,7 @@ fn the_render_deadline_obeyed_and_violated() {
         let past = s.get(&format!("/t/slow-{engine}/?ms=3000"), &[]);
         assert_eq!(past.status, 504, "{engine}: {}", past.text());
     }
-    assert!(s.log_contains("render timed out"));
+    assert!(s.log_contains("used up its CPU time of 1s"));
 }
 
 #[test]

@@ -283,12 +283,17 @@ fn a_client_that_leaves_mid_stream_ends_the_render_and_frees_its_worker() {
 }
 
 #[test]
-fn the_deadline_ends_a_stream_that_never_finishes() {
+fn the_request_timeout_ends_a_stream_that_never_finishes() {
     let gate = Gate::start();
-    let server = Server::start(&["--demo=false", "--path-routing"]);
+    let server = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--request-timeout",
+        "1500",
+    ]);
     for engine in Engines::KINDS {
         let query = format!(
-            "engine={engine}&allow_fetch={o}&var=ORIGIN={o}&render_deadline_ms=700",
+            "engine={engine}&allow_fetch={o}&var=ORIGIN={o}",
             o = gate.origin()
         );
         let (status, body) = server.add(&format!("h-{engine}"), GATE, &query);
@@ -330,5 +335,54 @@ fn a_stream_past_the_response_limit_is_cut_however_slowly_the_client_reads() {
             server.log_contains("passed this site's response limit of 1024 KiB"),
             "{engine}"
         );
+    }
+}
+
+/// Issue 33, item 9: a page whose data takes 1.4 s streams whole with the
+/// defaults (its waits cost no CPU time), and one that burns CPU between
+/// waits is stopped at its CPU time however little wall time it took.
+#[test]
+fn waiting_costs_no_cpu_time_and_burning_cpu_between_waits_is_stopped() {
+    let gate = Gate::start();
+    let server = Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let query = format!(
+            "engine={engine}&allow_fetch={o}&var=ORIGIN={o}",
+            o = gate.origin()
+        );
+        let (status, body) = server.add(&format!("d-{engine}"), GATE, &query);
+        assert_eq!(status, 201, "{body}");
+        let mut c = Conn::get(&server, &format!("/t/d-{engine}/steps?n=3"));
+        assert!(c.until("chunk 1"), "{engine}: {}", c.text());
+        for _ in 0..2 {
+            std::thread::sleep(Duration::from_millis(700));
+            gate.open();
+        }
+        assert!(c.until("chunk 3"), "{engine}: {}", c.text());
+        assert!(c.complete(), "{engine}: {}", c.text());
+
+        // 4 bursts of 400 ms busy, each after a wait: up to 1.6 s of CPU
+        // time (less on a loaded machine, where a busy loop gets a share of
+        // its core), against a tenant's 500 ms.
+        let (status, body) = server.add(
+            &format!("e-{engine}"),
+            GATE,
+            &format!("{query}&render_deadline_ms=500"),
+        );
+        assert_eq!(status, 201, "{body}");
+        let mut c = Conn::get(&server, &format!("/t/e-{engine}/burn?n=4&ms=400"));
+        assert!(c.until("burst 1"), "{engine}: {}", c.text());
+        for _ in 0..3 {
+            gate.open();
+        }
+        c.until("never there");
+        assert!(!c.complete(), "{engine}: {}", c.text());
+        assert!(!c.text().contains("burst 4"), "{engine}: {}", c.text());
+        assert!(
+            server.log_contains("used up its CPU time of 500ms"),
+            "{engine}: {}",
+            server.log.lock().unwrap()
+        );
+        server.log.lock().unwrap().clear();
     }
 }

@@ -5,6 +5,7 @@
 use ssr::engine::Engines;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::support::{Client, InProcess, root, ssr, text};
 
@@ -120,6 +121,42 @@ fn a_fetch_whose_signal_aborts_rejects_with_its_reason_on_both_engines() {
             started.elapsed() < std::time::Duration::from_secs(2),
             "{engine}"
         );
+    }
+}
+
+#[test]
+fn an_aborted_fetch_closes_its_connection_at_once_while_the_render_goes_on() {
+    use std::sync::atomic::Ordering;
+    let api = crate::fetch::Origin::start();
+    let s = InProcess::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("h-{engine}");
+        let query = format!("engine={engine}&allow_fetch={}", api.origin());
+        assert_eq!(s.add(&id, "tests/plugins/fetcher.js", &query).0, 201);
+        let before = crate::fetch::HELD_CLOSED.load(Ordering::SeqCst);
+        // Given up after 200 ms; the render then waits 3 s on another origin path.
+        let path = format!(
+            "/t/{id}/abort?ms=200&url={}&then={}",
+            api.url("/hold"),
+            api.url("/slow")
+        );
+        std::thread::scope(|scope| {
+            let page = scope.spawn(|| s.get(&path, &[]));
+            // The held connection closes long before the render ends.
+            assert!(
+                crate::support::within(Duration::from_millis(1500), || {
+                    crate::fetch::HELD_CLOSED.load(Ordering::SeqCst) > before
+                }),
+                "{engine}: the aborted request's connection is still open"
+            );
+            assert!(!page.is_finished(), "{engine}");
+            let page = page.join().unwrap();
+            assert_eq!(
+                page.text(),
+                "TimeoutError: The operation was aborted due to timeout",
+                "{engine}"
+            );
+        });
     }
 }
 

@@ -61,9 +61,12 @@ export default {
         break;
       }
       case '/abort': {
-        // A fetch given up after `ms` through its signal.
+        // A fetch given up after `ms` through its signal; then, if given,
+        // a fetch of `then` keeps the render going.
         const signal = AbortSignal.timeout(Number(url.searchParams.get('ms')));
         out = await describe(fetch(target, { signal }));
+        const then = url.searchParams.get('then');
+        if (then) await (await fetch(then)).text();
         break;
       }
       default:

@@ -3,6 +3,8 @@
 // answer from ORIGIN/wait (tests/all/streams.rs opens that gate).
 // - /steps?n=N: N chunks, no-store; /kept?n=N: the same, cached 60 s;
 // - /hang: one chunk, then waits on ORIGIN/never;
+// - /burn?n=N&ms=M: N chunks, each made by M ms of busy CPU, the second on
+//   each after an answer from ORIGIN/wait;
 // - /big: 2 MiB in 64 KiB chunks, at once.
 const enc = new TextEncoder();
 
@@ -22,6 +24,15 @@ export default {
         i += 1;
         if (i > 1) await fetch(`${env.ORIGIN}/never`);
         c.enqueue(enc.encode('<p>the only chunk</p>\n'));
+      },
+      '/burn': async (c) => {
+        i += 1;
+        if (i > n) return c.close();
+        if (i > 1) await (await fetch(`${env.ORIGIN}/wait`)).text();
+        const ms = Number(url.searchParams.get('ms'));
+        const end = Date.now() + ms;
+        while (Date.now() < end);
+        c.enqueue(enc.encode(`<p>burst ${i}</p>\n`));
       },
       '/big': (c) => {
         i += 1;

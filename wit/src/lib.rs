@@ -289,6 +289,11 @@ pub mod calls {
     /// the message the promise rejects with.
     pub const FETCH: &str = "fetch";
 
+    /// Aborts one of the render's requests, whose `AbortSignal` aborted.
+    /// Arguments: its id; reply: none. Its connection closes at once, and
+    /// its answer never arrives.
+    pub const FETCH_ABORT: &str = "fetch-abort";
+
     /// Waits for one of the render's requests to finish, up to the
     /// argument's milliseconds (`null`: as long as the render's deadline
     /// allows). Reply: `{id, status, statusText, headers, urls, waited}`

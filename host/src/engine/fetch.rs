@@ -473,6 +473,14 @@ impl Subrequests {
         while self.done_rx.try_recv().is_ok() {}
     }
 
+    /// Aborts request `id`, whose signal aborted: its connection closes now,
+    /// and its answer never arrives. An id not in flight is ignored.
+    pub fn abort(&mut self, id: u64) {
+        if let Some(task) = self.inflight.remove(&id) {
+            task.abort();
+        }
+    }
+
     fn abort_all(&mut self) {
         for (_, task) in self.inflight.drain() {
             task.abort();

@@ -206,6 +206,10 @@ impl Imports {
             calls::FETCH_WAIT => Err(format!(
                 "{name}: only the engine waits for requests; await the promise `fetch` returns"
             )),
+            calls::FETCH_ABORT => {
+                self.subrequests.abort(parse(name, args)?);
+                Ok(Reply::default())
+            }
             calls::RANDOM => random(parse(name, args)?),
             calls::CRYPTO => super::crypto::call(args, data),
             calls::CACHE => match &self.grants.cache {

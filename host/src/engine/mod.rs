@@ -77,8 +77,10 @@ pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<Response, EngineErro
 
 /// One instance: owned by one thread at a time, serving one tenant.
 pub trait Instance: Send {
-    /// Renders one request within `deadline` (wall-clock time from the first
-    /// poll, slices given to other renders and waits for `fetch` included).
+    /// Renders one request within `budget`: its CPU time (the JavaScript it
+    /// runs, on this thread, while it is polled) and its wall-clock time
+    /// from the first poll (slices given to other renders and waits for
+    /// `fetch` included).
     /// After an error for which [`EngineError::poisons_instance`] holds,
     /// drop the instance.
     /// With `body`, a renderer whose body is a stream sends it there as it
@@ -87,14 +89,18 @@ pub trait Instance: Send {
     fn render<'a>(
         &'a mut self,
         req: &'a Request,
-        deadline: Duration,
+        budget: Budget,
         body: Option<stream::Sink>,
     ) -> Rendering<'a>;
 
     /// [`Instance::render`] to completion on the calling thread, the body
-    /// whole.
+    /// whole, within `deadline` of CPU and of wall-clock time.
     fn render_now(&mut self, req: &Request, deadline: Duration) -> Result<Response, EngineError> {
-        block_on(self.render(req, deadline, None))
+        let budget = Budget {
+            cpu: deadline,
+            wall: deadline,
+        };
+        block_on(self.render(req, budget, None))
     }
 
     /// Bytes of memory the instance's JavaScript holds (linear memory, or
@@ -289,8 +295,18 @@ impl Engines {
     }
 }
 
-/// The default render deadline: long enough for a heavy SSR page, short
-/// enough that a stuck renderer frees its worker quickly.
+/// What one render may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// CPU time: what stops a runaway loop. Waiting for `fetch`, for a
+    /// timer while one is in flight, or for a slow client costs none of it.
+    pub cpu: Duration,
+    /// Wall-clock time: what ends a render that waits or streams forever.
+    pub wall: Duration,
+}
+
+/// The default render CPU time: long enough for a heavy SSR page, short
+/// enough that a runaway renderer frees its worker quickly.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
 /// What making an instance may take: the adapter's and runtime's start code
 /// on Wasm (the bundle's top level ran at build time), the prelude and the
@@ -318,6 +334,8 @@ pub enum EngineError {
     Js(#[from] RenderError),
     #[error("render exceeded its deadline of {0:?}")]
     Timeout(Duration),
+    #[error("render used up its CPU time of {0:?} (the tenant's `render_deadline_ms`)")]
+    CpuTime(Duration),
     #[error("render exceeded its memory limit")]
     OutOfMemory,
     #[error("the response body is {size} bytes, over the limit of {limit} bytes")]
@@ -342,6 +360,7 @@ impl EngineError {
         matches!(
             self,
             EngineError::Timeout(_)
+                | EngineError::CpuTime(_)
                 | EngineError::OutOfMemory
                 | EngineError::Trap(_)
                 | EngineError::ResponseTooLarge { .. }

@@ -506,6 +506,11 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
             tracing::warn!(tenant, "render timed out: {e}");
             ApiError::Timeout
         }
+        PoolError::Engine(EngineError::CpuTime(_)) => {
+            render_error("cpu");
+            tracing::warn!(tenant, "render stopped: {e}");
+            ApiError::Timeout
+        }
         PoolError::Closed => {
             render_error("other");
             ApiError::Unavailable

@@ -57,7 +57,7 @@ use super::demote::{Lane, Watched, lower_priority};
 use super::lifo::{Lifo, Work};
 use super::{Job, PoolError, Rendered, Task, lock};
 use crate::engine::stream::Sink;
-use crate::engine::{EngineError, Instance};
+use crate::engine::{Budget, EngineError, Instance};
 use crate::sched::thread_cpu_time;
 use crate::tenant::{Mode, Tenant};
 
@@ -625,7 +625,14 @@ pub(super) async fn render(
         None => tenant.plugin.instantiate(&tenant.grants)?,
     };
     let out = instance
-        .render(request, remaining.min(tenant.limits.render_deadline), body)
+        .render(
+            request,
+            Budget {
+                cpu: tenant.limits.render_deadline,
+                wall: remaining,
+            },
+            body,
+        )
         .instrument(span)
         .await;
     let out = match out {

@@ -31,7 +31,7 @@ pub const RANGES: [(&str, u64); 7] = [
 /// The limits a registration may set; each one not set is the server's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimitOverrides {
-    /// The longest one render may run, in milliseconds.
+    /// The CPU time one render may use, in milliseconds (its waits cost none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub render_deadline_ms: Option<u64>,
     /// Cap on an instance's memory (Wasm linear memory or the V8 heap), MiB;

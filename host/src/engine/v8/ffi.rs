@@ -91,6 +91,7 @@ unsafe extern "C" {
         request_len: usize,
         body: *const u8,
         body_len: usize,
+        cpu_ms: u32,
         deadline_ms: u32,
         out: *mut RawResult,
     ) -> i32;
@@ -100,6 +101,7 @@ unsafe extern "C" {
         value_len: usize,
         data: *const u8,
         data_len: usize,
+        cpu_ms: u32,
         deadline_ms: u32,
         out: *mut RawResult,
     ) -> i32;
@@ -275,8 +277,14 @@ impl Isolate {
     }
 
     /// Renders one request, given as the prelude's raw request JSON and its
-    /// body.
-    pub fn render(&mut self, request_json: &str, body: &[u8], deadline_ms: u32) -> Outcome {
+    /// body, within `cpu_ms` of this thread's CPU time and `deadline_ms`.
+    pub fn render(
+        &mut self,
+        request_json: &str,
+        body: &[u8],
+        cpu_ms: u32,
+        deadline_ms: u32,
+    ) -> Outcome {
         let mut out = empty_result();
         // SAFETY: as in `load`.
         unsafe {
@@ -286,6 +294,7 @@ impl Isolate {
                 request_json.len(),
                 body.as_ptr(),
                 body.len(),
+                cpu_ms,
                 deadline_ms,
                 &mut out,
             );
@@ -295,7 +304,7 @@ impl Isolate {
 
     /// Goes on with a render that answered [`Outcome::Waiting`], given the
     /// host's `fetch-wait` reply.
-    pub fn resume(&mut self, value: &str, data: &[u8], deadline_ms: u32) -> Outcome {
+    pub fn resume(&mut self, value: &str, data: &[u8], cpu_ms: u32, deadline_ms: u32) -> Outcome {
         let mut out = empty_result();
         // SAFETY: as in `load`.
         unsafe {
@@ -305,6 +314,7 @@ impl Isolate {
                 value.len(),
                 data.as_ptr(),
                 data.len(),
+                cpu_ms,
                 deadline_ms,
                 &mut out,
             );

@@ -42,7 +42,7 @@ use contract::{ErrorKind, RenderError, Request, Response};
 
 use super::imports::{Grants, Imports};
 use super::stream::Sink;
-use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
+use super::{Budget, Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
 use crate::sched::{self, Scheduling};
 
@@ -145,14 +145,23 @@ impl V8Instance {
         &mut self,
         req: &Request,
         ends: Instant,
-        deadline: Duration,
+        budget: Budget,
     ) -> Result<Response, EngineError> {
         let left = || millis(ends.saturating_duration_since(Instant::now()));
+
         // The prelude's raw request and normalized response are the
         // contract's serde form; the bodies travel beside the JSON.
         let json = serde_json::to_string(req)
             .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
-        let mut outcome = self.isolate.render(&json, &req.body, left());
+        // The CPU time left: each call into the isolate runs on this thread
+        // and spends what the thread's clock says it used.
+        let mut cpu = budget.cpu;
+        let spend = |cpu: &mut Duration, from: Duration| {
+            *cpu = cpu.saturating_sub(crate::sched::thread_cpu_time().saturating_sub(from));
+        };
+        let started = crate::sched::thread_cpu_time();
+        let mut outcome = self.isolate.render(&json, &req.body, millis(cpu), left());
+        spend(&mut cpu, started);
         while let ffi::Outcome::Waiting(ms) = outcome {
             let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
             let reply = self
@@ -164,9 +173,13 @@ impl V8Instance {
             // The wait ends at the deadline at the latest; past it the
             // render is over, as a Wasm render's epoch ends it.
             if Instant::now() >= ends {
-                return Err(EngineError::Timeout(deadline));
+                return Err(EngineError::Timeout(budget.wall));
             }
-            outcome = self.isolate.resume(&reply.value, &reply.data, left());
+            let resumed = crate::sched::thread_cpu_time();
+            outcome = self
+                .isolate
+                .resume(&reply.value, &reply.data, millis(cpu), left());
+            spend(&mut cpu, resumed);
         }
         match outcome {
             ffi::Outcome::Ok { body, meta } => {
@@ -175,7 +188,12 @@ impl V8Instance {
                 response.body = body;
                 Ok(response)
             }
-            other => Err(error(other, deadline)),
+            // Stopped with its CPU time used up (within the watchdog's
+            // millisecond), when that was the tighter limit.
+            ffi::Outcome::Timeout if budget.cpu < budget.wall && cpu < Duration::from_millis(2) => {
+                Err(EngineError::CpuTime(budget.cpu))
+            }
+            other => Err(error(other, budget.wall)),
         }
     }
 }
@@ -188,14 +206,14 @@ impl Instance for V8Instance {
     fn render<'a>(
         &'a mut self,
         req: &'a Request,
-        deadline: Duration,
+        budget: Budget,
         body: Option<Sink>,
     ) -> Rendering<'a> {
         Box::pin(async move {
             let _running = crate::activity::renders().begin();
-            let ends = Instant::now() + deadline;
+            let ends = Instant::now() + budget.wall;
             self.isolate.imports().start_render(ends, body);
-            let out = self.run(req, ends, deadline).await;
+            let out = self.run(req, ends, budget).await;
             // Every way out of the render, failures included.
             self.isolate.imports().end_render();
             self.isolate.imports().grants().redact_error(out)

@@ -44,7 +44,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <string>
 #include <thread>
 
@@ -159,8 +161,9 @@ class Watchdog {
     return *w;
   }
 
-  // Arms `inst` until `deadline`; returns a ticket for `disarm`.
-  uint64_t arm(ssr_v8* inst, Clock::time_point deadline);
+  // Arms `inst` until the calling thread has used `cpu` of CPU time, or
+  // until `deadline`, whichever comes first; returns a ticket for `disarm`.
+  uint64_t arm(ssr_v8* inst, Clock::duration cpu, Clock::time_point deadline);
   // Disarms; after it returns the watchdog no longer touches `inst`.
   void disarm(uint64_t ticket);
 
@@ -170,7 +173,15 @@ class Watchdog {
 
   struct Entry {
     ssr_v8* inst;
+    // When to look next: at `hard`, or when the CPU time could be used up
+    // (a thread uses at most one second of CPU per second).
     Clock::time_point deadline;
+    // The wall-clock deadline, whatever the CPU time.
+    Clock::time_point hard;
+    // The calling thread's CPU clock, and its reading at which the CPU
+    // time is used up (nanoseconds).
+    clockid_t cpu_clock;
+    int64_t cpu_end;
     // When the render next offers its core (max: never; see `offer_every`).
     Clock::time_point yield;
   };
@@ -244,13 +255,24 @@ Clock::time_point request_offer(ssr_v8* inst, Clock::time_point now) {
   return now + every;
 }
 
-uint64_t Watchdog::arm(ssr_v8* inst, Clock::time_point deadline) {
+// Nanoseconds on `clock`, a thread's CPU clock.
+int64_t cpu_now(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+uint64_t Watchdog::arm(ssr_v8* inst, Clock::duration cpu, Clock::time_point hard) {
+  clockid_t clock;
+  if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_THREAD_CPUTIME_ID;
+  int64_t cpu_end = cpu_now(clock) + std::chrono::duration_cast<std::chrono::nanoseconds>(cpu).count();
+  auto deadline = std::min(hard, Clock::now() + cpu);
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_++;
   auto yield = inst->offer_core_after == Clock::duration::zero()
                    ? Clock::time_point::max()
                    : std::min(deadline, Clock::now() + inst->offer_core_after);
-  armed_.emplace(ticket, Entry{inst, deadline, yield});
+  armed_.emplace(ticket, Entry{inst, deadline, hard, clock, cpu_end, yield});
   auto first = std::min(deadline, yield);
   if (first < wake_) {
     wake_ = first;
@@ -275,6 +297,11 @@ void Watchdog::run() {
     auto now = Clock::now();
     auto earliest = Clock::time_point::max();
     for (auto it = armed_.begin(); it != armed_.end();) {
+      if (it->second.deadline <= now && it->second.hard > now) {
+        // Its CPU time may be left: the thread waited for a core.
+        int64_t left = it->second.cpu_end - cpu_now(it->second.cpu_clock);
+        if (left > 0) it->second.deadline = std::min(it->second.hard, now + std::chrono::nanoseconds(left));
+      }
       if (it->second.deadline <= now) {
         // Under the lock: `disarm` cannot return while this runs, so a
         // termination never reaches a later render of the instance.
@@ -557,7 +584,7 @@ const char* NEVER_SETTLED =
 // watchdog, turns a termination into a timeout or out-of-memory, drops the
 // timers the call left, and fills `out`.
 template <typename F>
-int32_t call(ssr_v8* inst, uint32_t deadline_ms, ssr_v8_result* out, F body) {
+int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out, F body) {
   inst->body.clear();
   inst->meta.clear();
   Enter enter(inst);
@@ -566,7 +593,8 @@ int32_t call(ssr_v8* inst, uint32_t deadline_ms, ssr_v8_result* out, F body) {
   v8::Context::Scope scope(ctx);
   v8::TryCatch tc(iso);
   inst->timed_out = false;
-  uint64_t ticket = Watchdog::get().arm(inst, Clock::now() + std::chrono::milliseconds(deadline_ms));
+  uint64_t ticket = Watchdog::get().arm(inst, std::chrono::milliseconds(cpu_ms),
+                                        Clock::now() + std::chrono::milliseconds(deadline_ms));
   int32_t outcome = body(iso, ctx, tc);
   Watchdog::get().disarm(ticket);
   if (inst->timed_out || inst->out_of_memory || iso->IsExecutionTerminating()) {
@@ -656,7 +684,7 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
 int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const char* prelude_name,
                     const char* name, size_t name_len, const char* bundle, size_t bundle_len,
                     uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, deadline_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     v8::ScriptOrigin prelude_origin(iso, str(iso, prelude_name));
     v8::Local<v8::Script> script;
     v8::Local<v8::Value> ignored;
@@ -714,10 +742,10 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
 // Renders one request, given as the prelude's raw request in JSON (the
 // contract's `Request` in its serde form) and its body (`body_len` bytes,
 // set as the raw request's `body`, a Uint8Array, when not empty), within
-// `deadline_ms`.
+// `cpu_ms` of this thread's CPU time and `deadline_ms`.
 int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, const uint8_t* body,
-                      size_t body_len, uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+                      size_t body_len, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out) {
+  return call(inst, cpu_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->call_fn.IsEmpty()) {
       inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
       return SSR_V8_JS_ERROR;
@@ -744,10 +772,11 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, con
 // Goes on with a render that answered WAITING: hands the host's
 // `fetch-wait` reply (`value`, JSON, and its bytes) to the prelude's
 // `arrived`, then drives the render on as `ssr_v8_render` does, within
-// `deadline_ms` (what is left of the render's deadline).
+// `cpu_ms` and `deadline_ms` (what is left of the render's CPU time and
+// deadline).
 int32_t ssr_v8_resume(ssr_v8* inst, const char* value, size_t value_len, const uint8_t* data,
-                      size_t data_len, uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+                      size_t data_len, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out) {
+  return call(inst, cpu_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->pending.IsEmpty()) {
       inst->meta = "{\"kind\":\"exception\",\"message\":\"no render is waiting\"}";
       return SSR_V8_JS_ERROR;

@@ -32,7 +32,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use super::imports::{Grants, Imports};
 use super::stream::Sink;
-use super::{Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
+use super::{Budget, Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::activity;
 use crate::artifact;
 
@@ -144,8 +144,12 @@ pub struct HostState {
     table: ResourceTable,
     limits: MemoryLimiter,
     imports: Imports,
-    /// When the render in progress must stop.
+    /// When the render in progress must stop, whatever its CPU time.
     deadline: Instant,
+    /// The CPU time the render in progress may use.
+    cpu: Duration,
+    /// Whether it was stopped for its CPU time (else for its deadline).
+    cpu_spent: bool,
 }
 
 /// The store's resource limiter: caps linear memory, and remembers how large
@@ -555,6 +559,8 @@ impl WasmPlugin {
             },
             imports: Imports::new(grants),
             deadline: Instant::now(),
+            cpu: Duration::ZERO,
+            cpu_spent: false,
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limits);
@@ -567,13 +573,17 @@ impl WasmPlugin {
             .map_err(|e| EngineError::Instantiate(e.into()))?;
         // From now on the epoch callback ends a render's time slice: at the
         // first tick after the render has run one `TICK` since it was last
-        // polled, it yields to the caller's scheduler; past its deadline
-        // (`WasmInstance::render` sets it) it is interrupted. A render
-        // shorter than a tick is never cut, wherever the ticks fall.
+        // polled, it yields to the caller's scheduler; past its deadline or
+        // its CPU time (`WasmInstance::render` sets both) it is interrupted.
+        // A render shorter than a tick is never cut, wherever the ticks fall.
         let slice = Arc::new(Slice::new());
         let polled = slice.clone();
-        store.epoch_deadline_callback(move |store| {
-            Ok(if Instant::now() >= store.data().deadline {
+        store.epoch_deadline_callback(move |mut store| {
+            let state = store.data_mut();
+            Ok(if Instant::now() >= state.deadline {
+                UpdateDeadline::Interrupt
+            } else if polled.cpu() >= state.cpu {
+                state.cpu_spent = true;
                 UpdateDeadline::Interrupt
             } else if polled.ran() < ticker::TICK {
                 UpdateDeadline::Continue(1)
@@ -606,10 +616,15 @@ pub struct WasmInstance {
     slice: Arc<Slice>,
 }
 
-/// When the instance's render was last polled, for its epoch callback.
+/// When the instance's render was last polled, and the CPU time its polls
+/// have used, for its epoch callback.
 struct Slice {
     base: Instant,
     polled_nanos: AtomicU64,
+    /// The thread's CPU clock when the poll in progress began.
+    cpu_at_poll: AtomicU64,
+    /// The CPU time of the render's polls that have ended.
+    cpu_used: AtomicU64,
 }
 
 impl Slice {
@@ -617,12 +632,38 @@ impl Slice {
         Slice {
             base: Instant::now(),
             polled_nanos: AtomicU64::new(0),
+            cpu_at_poll: AtomicU64::new(0),
+            cpu_used: AtomicU64::new(0),
         }
     }
 
+    /// A new render: none of its CPU time is used.
+    fn start(&self) {
+        self.cpu_used.store(0, Ordering::Relaxed);
+    }
+
+    /// A poll begins.
     fn mark(&self) {
         let now = self.base.elapsed().as_nanos() as u64;
         self.polled_nanos.store(now, Ordering::Relaxed);
+        let cpu = crate::sched::thread_cpu_time().as_nanos() as u64;
+        self.cpu_at_poll.store(cpu, Ordering::Relaxed);
+    }
+
+    /// A poll ended: its CPU time counts.
+    fn unmark(&self) {
+        let cpu = crate::sched::thread_cpu_time().as_nanos() as u64;
+        let began = self.cpu_at_poll.load(Ordering::Relaxed);
+        self.cpu_used
+            .fetch_add(cpu.saturating_sub(began), Ordering::Relaxed);
+    }
+
+    /// The render's CPU time, the poll in progress included (the epoch
+    /// callback runs inside a poll, on the polling thread).
+    fn cpu(&self) -> Duration {
+        let began = self.cpu_at_poll.load(Ordering::Relaxed);
+        let now = crate::sched::thread_cpu_time().as_nanos() as u64;
+        Duration::from_nanos(self.cpu_used.load(Ordering::Relaxed) + now.saturating_sub(began))
     }
 
     /// How long the render has run since it was last polled.
@@ -636,21 +677,25 @@ impl Instance for WasmInstance {
     fn render<'a>(
         &'a mut self,
         req: &'a Request,
-        deadline: Duration,
+        budget: Budget,
         body: Option<Sink>,
     ) -> Rendering<'a> {
         Box::pin(async move {
             let req = types::Request::from(req);
             // The callback installed by `WasmPlugin::instance` reads the
-            // deadline, and `slice` to end a slice one tick after each poll.
+            // deadline and the CPU time, and `slice` to end a slice one tick
+            // after each poll and to count the polls' CPU time.
             let state = self.store.data_mut();
-            state.deadline = Instant::now() + deadline;
+            state.deadline = Instant::now() + budget.wall;
+            state.cpu = budget.cpu;
+            state.cpu_spent = false;
             state.limits.refused = false;
             state.imports.start_render(state.deadline, body);
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();
             let slice = &self.slice;
+            slice.start();
             let out = {
                 let mut call = std::pin::pin!(
                     self.bindings
@@ -659,7 +704,9 @@ impl Instance for WasmInstance {
                 );
                 std::future::poll_fn(|cx| {
                     slice.mark();
-                    call.as_mut().poll(cx)
+                    let polled = call.as_mut().poll(cx);
+                    slice.unmark();
+                    polled
                 })
                 .await
             };
@@ -667,7 +714,7 @@ impl Instance for WasmInstance {
             let data = self.store.data();
             data.imports
                 .grants()
-                .redact_error(response(out, deadline, data.limits.refused))
+                .redact_error(response(out, budget, data))
         })
     }
 
@@ -680,9 +727,14 @@ impl Instance for WasmInstance {
 /// The engine's view of what `render` returned or how it trapped.
 fn response(
     out: wasmtime::Result<Result<types::Response, types::RenderError>>,
-    deadline: Duration,
-    refused_memory: bool,
+    budget: Budget,
+    state: &HostState,
 ) -> Result<Response, EngineError> {
+    let refused_memory = state.limits.refused;
+    let timeout = || match state.cpu_spent {
+        true => EngineError::CpuTime(budget.cpu),
+        false => EngineError::Timeout(budget.wall),
+    };
     match out {
         Ok(Ok(r)) => Ok(r.into()),
         // QuickJS turns a failed allocation (the memory cap) into an
@@ -691,8 +743,7 @@ fn response(
         Ok(Err(_)) if refused_memory => Err(EngineError::OutOfMemory),
         Ok(Err(e)) => Err(EngineError::Js(e.into())),
         Err(trap) => Err(match trap.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => EngineError::Timeout(deadline),
-            Some(Trap::OutOfFuel) => EngineError::Timeout(deadline),
+            Some(Trap::Interrupt) | Some(Trap::OutOfFuel) => timeout(),
             _ if trap.downcast_ref::<MemoryLimitReached>().is_some() => EngineError::OutOfMemory,
             _ => EngineError::Trap(trap.into()),
         }),

@@ -2516,7 +2516,8 @@
   function sendStream(stream, res) {
     const what = `${handlerName}()`;
     const head = { status: res.status, headers: res.headers, ttl: res.ttl, vary: res.vary };
-    if (!host('response-head', head).value) {
+    headSent = host('response-head', head).value;
+    if (!headSent) {
       return readAllBytes(stream, what, BadResult).then((bytes) => {
         res.body = bytes;
         return res;
@@ -2613,10 +2614,56 @@
     return r;
   }
 
-  // A fetch handler's third argument. Work a promise passed to waitUntil()
-  // does after the response is not kept alive: timers and jobs left when a
-  // render settles are dropped.
-  const context = Object.freeze({ waitUntil() {}, passThroughOnException() {} });
+  // A fetch handler's third argument. The promises given to waitUntil()
+  // are waited for after the response has gone (`afterResponse`), within
+  // the render's CPU time and the request's wall-clock limit; at most
+  // MAX_WAIT_UNTIL per request.
+  const MAX_WAIT_UNTIL = 32;
+  let afterwork = [];
+  let given = 0;
+  const context = Object.freeze({
+    waitUntil(promise) {
+      if (++given > MAX_WAIT_UNTIL) {
+        hostLog(3, `ctx.waitUntil(): more than ${MAX_WAIT_UNTIL} promises in one request; this one is not waited for`);
+        return;
+      }
+      afterwork.push(Promise.resolve(promise));
+    },
+    passThroughOnException() {},
+  });
+  // Whether this render's head went to the host as a stream's
+  // (`sendStream`): its body is then sent, and only its end is left.
+  let headSent = false;
+
+  // The response goes first (its head and body to the host, which sends
+  // them, then its end), then the render waits for its waitUntil() work,
+  // telling the host how each promise settled. Without a client to stream
+  // to (`ssr render`), the work is waited for before the response.
+  function afterResponse(res) {
+    if (!headSent) {
+      const head = { status: res.status, headers: res.headers, ttl: res.ttl, vary: res.vary };
+      headSent = host('response-head', head).value;
+      if (headSent) {
+        const bytes = typeof res.body === 'string' ? encoder().encode(res.body) : res.body;
+        if (bytes.length > 0) host('response-write', null, bytes);
+        res.body = '';
+      }
+    }
+    if (headSent) host('response-end', res.vary);
+    // Work may give more work to wait for.
+    const drain = () => {
+      if (afterwork.length === 0) return res;
+      const work = afterwork;
+      afterwork = [];
+      return Promise.allSettled(work).then((settled) => {
+        for (const s of settled) {
+          host('wait-until', { failed: s.status === 'fulfilled' ? null : describe(s.reason).message });
+        }
+        return drain();
+      });
+    };
+    return drain();
+  }
 
   // The tenant's vars and secrets, asked of the host once per instance:
   // they change only with the tenant's version, which makes new instances.
@@ -2711,11 +2758,14 @@
         for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
         return res;
       };
+      afterwork = [];
+      given = 0;
+      headSent = false;
       return new Promise((ok) => ok(render(raw, reads))).then((out) => {
         const res = noteReads(normalize(out));
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;
         return body instanceof ReadableStreamImpl ? sendStream(body, res).then(noteReads) : res;
-      });
+      }).then((res) => (afterwork.length > 0 ? afterResponse(res) : res));
     },
     describe,
     workers,
@@ -2724,6 +2774,7 @@
     reset() {
       timers.clear();
       inflight.clear();
+      afterwork = [];
     },
   };
   Object.defineProperty(g, '__ssr', { value: Object.freeze(ssr), enumerable: false });

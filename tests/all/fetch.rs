@@ -20,6 +20,7 @@ const FETCHER: &str = "tests/plugins/fetcher.js";
 /// - `/echo`: the method, the `x-token` header and the body it got;
 /// - `/slow`: "slow", after 3 s;
 /// - `/never`: reads the request and never answers;
+/// - `/mark`: counts in [`MARKED`], and answers "marked";
 /// - `/hold`: answers nothing, and counts in [`HELD_CLOSED`] when the client
 ///   closes the connection;
 /// - `/huge`: declares 1 GiB and sends zeros until the client leaves;
@@ -52,6 +53,9 @@ impl Origin {
         format!("{}{path}", self.origin())
     }
 }
+
+/// Requests `/mark` got.
+pub static MARKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Connections to `/hold` that their client closed.
 pub static HELD_CLOSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -112,6 +116,10 @@ fn answer(mut conn: TcpStream, port: u16) {
                 header("x-token").unwrap_or_default()
             ),
         ),
+        "/mark" => {
+            MARKED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            reply("200 OK", "content-type: text/plain\r\n", "marked")
+        }
         "/slow" => {
             std::thread::sleep(Duration::from_secs(3));
             reply("200 OK", "content-type: text/plain\r\n", "slow")

@@ -161,6 +161,47 @@ fn an_aborted_fetch_closes_its_connection_at_once_while_the_render_goes_on() {
 }
 
 #[test]
+fn wait_until_work_runs_after_the_response_and_its_failures_are_logged_and_counted() {
+    use std::sync::atomic::Ordering;
+    let api = crate::fetch::Origin::start();
+    let s = crate::support::Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("u-{engine}");
+        let query = format!("engine={engine}&allow_fetch={}", api.origin());
+        assert_eq!(s.add(&id, "tests/plugins/fetcher.js", &query).0, 201);
+        let before = crate::fetch::MARKED.load(Ordering::SeqCst);
+        // The work waits 3 s on `/slow`, then marks; the page comes first.
+        let started = std::time::Instant::now();
+        let page = s.get(
+            &format!(
+                "/t/{id}/after?url={}&then={}",
+                api.url("/slow"),
+                api.url("/mark")
+            ),
+            &[],
+        );
+        assert_eq!(
+            (page.status, page.text().as_str()),
+            (200, "answered before the work"),
+            "{engine}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(2), "{engine}");
+        assert_eq!(crate::fetch::MARKED.load(Ordering::SeqCst), before);
+        assert!(
+            crate::support::within(Duration::from_secs(8), || {
+                crate::fetch::MARKED.load(Ordering::SeqCst) > before
+            }),
+            "{engine}: the work never ran"
+        );
+        assert!(s.log_contains("ctx.waitUntil() work failed: Error: the work failed on purpose"));
+        for outcome in ["ok", "failed"] {
+            let series = format!("ssr_wait_until_total{{tenant=\"{id}\",outcome=\"{outcome}\"}}");
+            assert_eq!(s.metric(&series), 1.0, "{engine}: {series}");
+        }
+    }
+}
+
+#[test]
 fn crypto_subtle_gives_what_node_gives_for_every_algorithm_on_both_engines() {
     crate::support::assert_same_as_node("tests/plugins/subtle.js", "/", &[]);
 }

@@ -11,7 +11,7 @@ async function describe(promise) {
 }
 
 export default {
-  async fetch(request, env) {
+  async fetch(request, env, ctx) {
     const url = new URL(request.url);
     const target = url.searchParams.get('url');
     const n = Number(url.searchParams.get('n') || 1);
@@ -59,6 +59,14 @@ export default {
         const timeout = new Promise((ok) => setTimeout(() => ok('timed out'), ms));
         out = await Promise.race([describe(fetch(target)), timeout]);
         break;
+      }
+      case '/after': {
+        // Answers at once; then fetches `url` and `then`, one after the
+        // other, as ctx.waitUntil() work, and fails a second piece of work.
+        ctx.passThroughOnException();
+        ctx.waitUntil(fetch(target).then((r) => r.text()).then(() => fetch(url.searchParams.get('then'))));
+        ctx.waitUntil(Promise.reject(new Error('the work failed on purpose')));
+        return new Response('answered before the work', { headers: { 'cache-control': 'no-store' } });
       }
       case '/abort': {
         // A fetch given up after `ms` through its signal; then, if given,

@@ -318,6 +318,18 @@ pub mod calls {
     /// passes the tenant's response limit: the prelude cancels the stream,
     /// and the render fails with that message.
     pub const RESPONSE_WRITE: &str = "response-write";
+
+    /// The streamed body is complete though the render goes on (its
+    /// `ctx.waitUntil()` work): the client gets the end of the response
+    /// now. Arguments: the request headers the page read so far (the
+    /// response's `vary`); reply: none.
+    pub const RESPONSE_END: &str = "response-end";
+
+    /// One promise given to `ctx.waitUntil()` settled, after the response.
+    /// Arguments: `{failed: null}` or `{failed: "why"}`; reply: none. The
+    /// host counts it (`ssr_wait_until_total{tenant,outcome}`) and logs a
+    /// failure.
+    pub const WAIT_UNTIL: &str = "wait-until";
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).

@@ -226,6 +226,31 @@ impl Imports {
                     Ok(json("true"))
                 }
             },
+            calls::RESPONSE_END => {
+                let sink = self.body.take().ok_or_else(|| {
+                    format!("{name}: this render's body is not streamed; return it whole")
+                })?;
+                sink.end(parse(name, args)?)?;
+                Ok(Reply::default())
+            }
+            calls::WAIT_UNTIL => {
+                let done: WaitedFor = parse(name, args)?;
+                let outcome = if done.failed.is_some() {
+                    "failed"
+                } else {
+                    "ok"
+                };
+                metrics::counter!("ssr_wait_until_total", "tenant" => self.grants.tenant.to_string(), "outcome" => outcome)
+                    .increment(1);
+                if let Some(message) = done.failed {
+                    tracing::warn!(
+                        tenant = %self.grants.tenant,
+                        "ctx.waitUntil() work failed: {}",
+                        self.grants.redact(&message)
+                    );
+                }
+                Ok(Reply::default())
+            }
             calls::RESPONSE_WRITE => {
                 let sink = self.body.as_mut().ok_or_else(|| {
                     format!("{name}: this render's body is not streamed; return it whole")
@@ -269,6 +294,13 @@ fn written_forms(value: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// One promise given to `ctx.waitUntil()` settled (`calls::WAIT_UNTIL`).
+#[derive(serde::Deserialize)]
+struct WaitedFor {
+    /// Why it rejected; none when it fulfilled.
+    failed: Option<String>,
 }
 
 fn json(value: &str) -> Reply {

@@ -33,6 +33,9 @@ pub enum Frame {
     Head(contract::Response),
     /// Bytes of the body, counted as unsent until taken or dropped.
     Chunk(Paced),
+    /// The body is complete, though the render goes on (its
+    /// `ctx.waitUntil()` work); with the request headers it read so far.
+    End(Vec<String>),
 }
 
 /// The HTTP side's half: frames in the order the render sent them.
@@ -94,6 +97,17 @@ impl Sink {
             )
         })?;
         self.tx.send(Frame::Chunk(chunk)).map_err(|_| gone())
+    }
+}
+
+impl Sink {
+    /// The body is complete: nothing more is written, and the client gets
+    /// its end now; `vary` lists the request headers the page read.
+    pub fn end(self, vary: Vec<String>) -> Result<(), String> {
+        if !self.headed {
+            return Err("the response ended before its head".into());
+        }
+        self.tx.send(Frame::End(vary)).map_err(|_| gone())
     }
 }
 

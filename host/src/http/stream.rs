@@ -77,6 +77,7 @@ pub fn gathered(mut rendered: Rendered, frames: &mut Frames) -> Rendered {
         match frame {
             Frame::Head(h) => head = Some(h),
             Frame::Chunk(chunk) => body.extend_from_slice(chunk.bytes()),
+            Frame::End(mut vary) => rendered.response.vary.append(&mut vary),
         }
     }
     if let Some(mut head) = head {
@@ -135,6 +136,27 @@ impl Streamed {
 }
 
 impl Streamed {
+    /// The body ended before the render: it is kept if it may be, and the
+    /// render goes on by itself (its `ctx.waitUntil()` work), holding its
+    /// worker and permit until it ends, its failure logged and counted.
+    fn finish_early(&mut self, vary: Vec<String>) {
+        if let Some((store, _)) = &mut self.copy {
+            store.head.vary.extend(vary);
+        }
+        self.keep();
+        self.done = true;
+        let render = std::mem::replace(&mut self.render, Box::pin(std::future::pending()));
+        let tenant = self.tenant.clone();
+        tokio::spawn(async move {
+            match render.await {
+                Ok(r) => counted(&tenant, &r),
+                Err(e) => {
+                    failed_render(&tenant, e);
+                }
+            }
+        });
+    }
+
     /// A chunk taken from the render: its copy kept for the cache while it
     /// fits, and its first slice to send.
     fn chunk(&mut self, chunk: Paced) -> http_body::Frame<Bytes> {
@@ -179,6 +201,10 @@ impl http_body::Body for Streamed {
             match this.frames.try_recv() {
                 Ok(Frame::Chunk(bytes)) => return Poll::Ready(Some(Ok(this.chunk(bytes)))),
                 Ok(Frame::Head(_)) => continue,
+                Ok(Frame::End(vary)) => {
+                    this.finish_early(vary);
+                    return Poll::Ready(None);
+                }
                 Err(_) => {}
             }
             match this.end.take() {
@@ -204,10 +230,14 @@ impl http_body::Body for Streamed {
                 None => {}
             }
             if let Poll::Ready(Some(frame)) = this.frames.poll_recv(cx) {
-                if let Frame::Chunk(bytes) = frame {
-                    return Poll::Ready(Some(Ok(this.chunk(bytes))));
+                match frame {
+                    Frame::Chunk(bytes) => return Poll::Ready(Some(Ok(this.chunk(bytes)))),
+                    Frame::End(vary) => {
+                        this.finish_early(vary);
+                        return Poll::Ready(None);
+                    }
+                    Frame::Head(_) => continue,
                 }
-                continue;
             }
             match this.render.as_mut().poll(cx) {
                 Poll::Pending => return Poll::Pending,

@@ -202,6 +202,23 @@ fn wait_until_work_runs_after_the_response_and_its_failures_are_logged_and_count
 }
 
 #[test]
+fn wait_until_work_that_can_never_end_is_ended_and_logged_and_the_tenant_goes_on() {
+    let api = crate::fetch::Origin::start();
+    let s = crate::support::Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("n-{engine}");
+        let query = format!("engine={engine}&allow_fetch={}", api.origin());
+        assert_eq!(s.add(&id, "tests/plugins/fetcher.js", &query).0, 201);
+        let page = s.get(&format!("/t/{id}/forever"), &[]);
+        assert_eq!((page.status, page.text().as_str()), (200, "answered"));
+        assert!(s.log_contains("never settle"), "{engine}");
+        let next = s.get(&format!("/t/{id}/get?url={}", api.url("/data.json")), &[]);
+        assert_eq!(next.status, 200, "{engine}: {}", next.text());
+        s.log.lock().unwrap().clear();
+    }
+}
+
+#[test]
 fn crypto_subtle_gives_what_node_gives_for_every_algorithm_on_both_engines() {
     crate::support::assert_same_as_node("tests/plugins/subtle.js", "/", &[]);
 }

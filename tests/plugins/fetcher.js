@@ -68,6 +68,10 @@ export default {
         ctx.waitUntil(Promise.reject(new Error('the work failed on purpose')));
         return new Response('answered before the work', { headers: { 'cache-control': 'no-store' } });
       }
+      case '/forever':
+        // Work that can never end.
+        ctx.waitUntil(new Promise(() => {}));
+        return new Response('answered', { headers: { 'cache-control': 'no-store' } });
       case '/abort': {
         // A fetch given up after `ms` through its signal; then, if given,
         // a fetch of `then` keeps the render going.

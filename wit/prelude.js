@@ -2669,9 +2669,30 @@
   // they change only with the tenant's version, which makes new instances.
   let env = null;
   function tenantEnv() {
-    if (env === null) env = Object.freeze(host('env', null).value || {});
+    if (env === null) {
+      const vars = host('env', null).value || {};
+      // A tenant with assets gets the Workers binding (a var of that name wins).
+      const bindings = host('assets', { path: null }).value ? { ASSETS: assetsBinding } : {};
+      env = Object.freeze(Object.assign(bindings, vars));
+    }
     return env;
   }
+  // `env.ASSETS`: the tenant's packed assets by Workers' rules for HTML
+  // files (`calls::ASSETS`, `host/src/assets/binding.rs`).
+  let requestBase = '';
+  const assetsBinding = Object.freeze({
+    async fetch(input, init) {
+      const req = input instanceof RequestImpl && init === undefined ? input : new RequestImpl(input, init);
+      // Below the base the host routed by (`/t/<id>` under path routing).
+      let path = new URLImpl(req._url).pathname;
+      if (requestBase !== '' && (path === requestBase || path.startsWith(`${requestBase}/`))) {
+        path = path.slice(requestBase.length) || '/';
+      }
+      const { value, data } = host('assets', { path });
+      const body = value.status === 200 && req._method !== 'HEAD' ? data : null;
+      return new ResponseImpl(body, { status: value.status, headers: value.headers });
+    },
+  });
 
   // What `import ... from "cloudflare:workers"` gives (host/src/build/
   // workers.js re-exports these). `env` is a read-only live view of the
@@ -2761,6 +2782,7 @@
       afterwork = [];
       given = 0;
       headSent = false;
+      requestBase = typeof raw.base === 'string' ? raw.base : '';
       return new Promise((ok) => ok(render(raw, reads))).then((out) => {
         const res = noteReads(normalize(out));
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;

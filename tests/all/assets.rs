@@ -466,3 +466,54 @@ fn only_text_gets_compressed_copies_and_only_when_smaller() {
     assert_eq!(br("/tiny.css"), None, "too small to gain");
     assert_eq!(br("/photo.jpg"), None, "not a text type");
 }
+
+/// Issue 33, item 7: `env.ASSETS.fetch(request)` answers from the tenant's
+/// packed assets by Workers' default rules for HTML files, for the paths
+/// the host's own asset serving (exact file names) did not answer.
+#[test]
+fn env_assets_serves_pages_by_the_workers_html_rules_on_both_engines() {
+    let dir = tempdir("assets-html");
+    std::fs::write(dir.join("about.html"), "<p>about</p>").unwrap();
+    std::fs::create_dir(dir.join("blog")).unwrap();
+    std::fs::write(dir.join("blog/index.html"), "<p>blog</p>").unwrap();
+    std::fs::write(dir.join("index.html"), "<p>home</p>").unwrap();
+    let with = plugin_with(
+        "tests/plugins/assets-binding.js",
+        &["--assets", dir.to_str().unwrap()],
+    );
+    let without = crate::support::plugin("tests/plugins/assets-binding.js");
+    let server = Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("h-{engine}");
+        let bytes = std::fs::read(&with.plugin).unwrap();
+        let (status, body) = server.put_bytes(&id, &bytes, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        let page = |path: &str| server.get(&format!("/t/{id}{path}"), &[]).text();
+        assert_eq!(page("/has"), r#"[true,"function"]"#, "{engine}");
+        let html = "text/html; charset=utf-8";
+        for (path, said) in [
+            ("/about", format!("{html} <p>about</p>")),
+            ("/blog/", format!("{html} <p>blog</p>")),
+            ("/", format!("{html} <p>home</p>")),
+            ("/blog", "307 /blog/".to_string()),
+            ("/about/", "307 /about".to_string()),
+            ("/nothing", "404 null".to_string()),
+        ] {
+            assert_eq!(page(path), said, "{engine} {path}");
+        }
+        // The file names themselves are the host's: served before the renderer.
+        let direct = server.get(&format!("/t/{id}/about.html"), &[]);
+        assert_eq!(direct.text(), "<p>about</p>", "{engine}");
+        // A tenant without assets has no binding.
+        let bare = format!("bare-{engine}");
+        let bytes = std::fs::read(&without.plugin).unwrap();
+        assert_eq!(
+            server
+                .put_bytes(&bare, &bytes, &format!("engine={engine}"))
+                .0,
+            201
+        );
+        let has = server.get(&format!("/t/{bare}/has"), &[]).text();
+        assert_eq!(has, r#"[false,"undefined"]"#, "{engine}");
+    }
+}

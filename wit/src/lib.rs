@@ -273,6 +273,13 @@ pub mod calls {
     /// change only with the tenant's version, so an instance asks once.
     pub const ENV: &str = "env";
 
+    /// The Workers `env.ASSETS` binding: the tenant's own packed assets.
+    /// Arguments: `{path}` (percent-encoded, no query); reply: `{status,
+    /// headers}` with the body as the bytes, by Workers' default rules for
+    /// HTML files (`host/src/assets/binding.rs`). `{path: null}` asks
+    /// whether the tenant has assets: `true` or `false`.
+    pub const ASSETS: &str = "assets";
+
     /// The Workers Cache API (`caches`). Arguments: `{op: "match" | "put" |
     /// "delete", name, url, headers: [[name, value]], response?: {status,
     /// headers, ttl}}` (the request's URL and headers; for `put` the

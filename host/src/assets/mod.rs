@@ -26,6 +26,7 @@
 //! - Which wins: for `GET` and `HEAD`, an asset's path is the asset's; the
 //!   renderer gets every other path and every other method.
 
+pub mod binding;
 mod pack;
 mod respond;
 mod table;

@@ -106,7 +106,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         allowed: args.allow_fetch.clone(),
         ..FetchGrant::default()
     };
-    let grants = Grants::with_env(&args.tenant, &vars, &Env::new(), fetch, None);
+    let grants = Grants::with_env(&args.tenant, &vars, &Env::new(), fetch, None, None);
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {

@@ -52,6 +52,8 @@ pub struct Grants {
     pub fetch: FetchGrant,
     /// Where its Cache API calls go (`caches`); none under `ssr render`.
     pub cache: Option<CacheApi>,
+    /// Its packed assets, for `env.ASSETS`; none under `ssr render`.
+    pub assets: Option<Arc<crate::assets::Assets>>,
     /// The secrets by name and value.
     secrets: Vec<(String, String)>,
     /// Every form a secret's value can take in text the host writes (see
@@ -78,6 +80,7 @@ impl Grants {
         secrets: &BTreeMap<String, String>,
         fetch: FetchGrant,
         cache: Option<CacheApi>,
+        assets: Option<Arc<crate::assets::Assets>>,
     ) -> Arc<Grants> {
         let mut env = vars.clone();
         env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -91,6 +94,7 @@ impl Grants {
             env,
             fetch,
             cache,
+            assets,
             secrets: secrets
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
@@ -212,6 +216,10 @@ impl Imports {
             }
             calls::RANDOM => random(parse(name, args)?),
             calls::CRYPTO => super::crypto::call(args, data),
+            calls::ASSETS => match &self.grants.assets {
+                Some(assets) => crate::assets::binding::call(assets, args),
+                None => crate::assets::binding::call(&Default::default(), args),
+            },
             calls::CACHE => match &self.grants.cache {
                 Some(api) => api.call(&self.grants.tenant, args, data),
                 None => Err(format!(
@@ -379,7 +387,7 @@ mod tests {
             ("TOKEN".to_string(), "s3cr3t-value".to_string()),
             ("SHORT".to_string(), "s3cr3t".to_string()),
         ]);
-        let grants = Grants::with_env("t", &vars, &secrets, FetchGrant::default(), None);
+        let grants = Grants::with_env("t", &vars, &secrets, FetchGrant::default(), None, None);
         let mut imports = Imports::new(&grants);
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
@@ -402,7 +410,14 @@ mod tests {
     fn a_secret_with_newlines_and_quotes_is_redacted_in_every_written_form() {
         let pem = "-----BEGIN PRIVATE KEY-----\nMIIEv\"Q\\IBADANB\n-----END PRIVATE KEY-----\n";
         let secrets = BTreeMap::from([("KEY".to_string(), pem.to_string())]);
-        let grants = Grants::with_env("t", &BTreeMap::new(), &secrets, FetchGrant::default(), None);
+        let grants = Grants::with_env(
+            "t",
+            &BTreeMap::new(),
+            &secrets,
+            FetchGrant::default(),
+            None,
+            None,
+        );
         let json = serde_json::to_string(pem).unwrap();
         let twice = serde_json::to_string(&json).unwrap();
         for text in [

@@ -197,6 +197,7 @@ impl Tenant {
                     cache: cache.clone(),
                     version: registration.version,
                 }),
+                Some(assets.clone()),
             ),
             registration,
             plugin,

@@ -366,8 +366,22 @@ async fn submit(
         tokio::select! {
             biased;
             // Ended before its head was read: every chunk is here, and the
-            // response goes out whole.
-            outcome = &mut render => outcome.map(|r| super::stream::gathered(r, &mut frames)),
+            // response goes out whole; so does one that was complete before
+            // its `ctx.waitUntil()` work failed.
+            outcome = &mut render => match outcome {
+                Ok(r) => Ok(super::stream::gathered(r, &mut frames)),
+                Err(e) => match super::stream::completed(&mut frames) {
+                    Some(response) => {
+                        failed_render(tenant, e);
+                        Ok(crate::pool::Rendered {
+                            response,
+                            queue_wait: std::time::Duration::ZERO,
+                            render_time: std::time::Duration::ZERO,
+                        })
+                    }
+                    None => Err(e),
+                },
+            },
             frame = frames.recv() => match frame {
                 Some(Frame::Head(head)) => {
                     let store = key.map(|k| (k.clone(), parts.headers.clone(), wanted));

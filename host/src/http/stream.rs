@@ -89,6 +89,26 @@ pub fn gathered(mut rendered: Rendered, frames: &mut Frames) -> Rendered {
     rendered
 }
 
+/// The response a render completed (its head, its body and its end) before
+/// it failed in its `ctx.waitUntil()` work, if it did: the client gets it,
+/// and the failure is logged as any.
+pub fn completed(frames: &mut Frames) -> Option<contract::Response> {
+    let (mut head, mut body) = (None, Vec::new());
+    while let Ok(frame) = frames.try_recv() {
+        match frame {
+            Frame::Head(h) => head = Some(h),
+            Frame::Chunk(chunk) => body.extend_from_slice(chunk.bytes()),
+            Frame::End(mut vary) => {
+                let mut head: contract::Response = head.take()?;
+                head.body = body;
+                head.vary.append(&mut vary);
+                return Some(head);
+            }
+        }
+    }
+    None
+}
+
 impl Streamed {
     pub fn new(
         tenant: Arc<Tenant>,

@@ -786,6 +786,21 @@
     return { alg: algorithm.name, hash: algorithm.hash ? algorithm.hash.name : '', curve: algorithm.namedCurve || '' };
   }
   const HMAC_BLOCK = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
+  // The bits of a new secret key of `a`: HMAC's `length`, else its hash's
+  // block size; AES's `length`.
+  function keyBits(a, op) {
+    if (a.name !== 'HMAC') return Number(needs(a, 'length', op));
+    return a.length === undefined ? HMAC_BLOCK[needs(a, 'hash', op).name] : Number(a.length);
+  }
+  // What a private or public key's `algorithm` shows: `a` as asked, with
+  // what the host read of the key (an RSA key's size and exponent).
+  function pairAlgorithm(a, value) {
+    const shown = { name: a.name };
+    if (a.namedCurve) shown.namedCurve = a.namedCurve;
+    if (value.modulusLength) Object.assign(shown, { modulusLength: value.modulusLength, publicExponent: value.publicExponent });
+    if (a.hash) shown.hash = a.hash;
+    return shown;
+  }
   function secretAlgorithm(a, bits, op) {
     if (a.name === 'HMAC') {
       const length = a.length === undefined ? bits : Number(a.length);
@@ -830,10 +845,7 @@
       parts = [bufferSource(keyData, 'keyData')];
     } else throw new TypeError(`${op}: unknown key format "${format}"`);
     const { value, data } = subtleCall(args, parts);
-    const shown = { name: a.name };
-    if (a.namedCurve) shown.namedCurve = a.namedCurve;
-    if (value.modulusLength) Object.assign(shown, { modulusLength: value.modulusLength, publicExponent: value.publicExponent });
-    if (a.hash) shown.hash = a.hash;
+    const shown = pairAlgorithm(a, value);
     if (format === 'jwk' && keyData.alg !== undefined && a.name !== 'ECDSA' && keyData.alg !== JWK_ALG[a.name](shown) && !(a.name === 'Ed25519' && keyData.alg === 'EdDSA')) {
       throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${JWK_ALG[a.name](shown)}`);
     }
@@ -875,7 +887,7 @@
     const kinds = USAGES[a.name];
     if (a.name === 'PBKDF2' || a.name === 'HKDF') throw cryptoError('NotSupportedError', `${op}: ${a.name} keys are imported, not generated`);
     if (kinds.secret) {
-      const bits = a.name === 'HMAC' ? (a.length === undefined ? HMAC_BLOCK[needs(a, 'hash', op).name] : Number(a.length)) : Number(needs(a, 'length', op));
+      const bits = keyBits(a, op);
       if (a.name !== 'HMAC' && bits !== 128 && bits !== 256) throw cryptoError('OperationError', `${op}: an AES key is 128 or 256 bits, not ${bits}`);
       const list = checkUsages(a.name, 'secret', usages, op);
       const { data } = subtleCall(Object.assign({ op: 'generate', length: bits }, hostAlg(a)), []);
@@ -893,10 +905,7 @@
       args.publicExponent = Array.from(bufferSource(needs(a, 'publicExponent', op), 'publicExponent'));
     }
     const { value, data } = subtleCall(args, []);
-    const shown = { name: a.name };
-    if (a.namedCurve) shown.namedCurve = a.namedCurve;
-    if (value.modulusLength) Object.assign(shown, { modulusLength: value.modulusLength, publicExponent: value.publicExponent });
-    if (a.hash) shown.hash = a.hash;
+    const shown = pairAlgorithm(a, value);
     const [n] = value.parts;
     return {
       privateKey: newKey('private', Boolean(extractable), shown, privateUsages, data.slice(0, n)),
@@ -948,7 +957,7 @@
   async function deriveKey(algorithm, key, derivedKeyType, extractable, usages) {
     const d = normalizeAlgorithm(derivedKeyType, 'deriveKey');
     if (!USAGES[d.name].secret || d.name === 'PBKDF2' || d.name === 'HKDF') throw cryptoError('NotSupportedError', `deriveKey: a ${d.name} key cannot be derived`);
-    const bits = d.name === 'HMAC' ? (d.length === undefined ? HMAC_BLOCK[needs(d, 'hash', 'deriveKey').name] : Number(d.length)) : Number(needs(d, 'length', 'deriveKey'));
+    const bits = keyBits(d, 'deriveKey');
     const bytes = bitsOf(algorithm, key, bits, 'deriveKey', 'deriveKey');
     return newKey('secret', Boolean(extractable), secretAlgorithm(d, bits, 'deriveKey'), checkUsages(d.name, 'secret', usages, 'deriveKey'), bytes);
   }
@@ -2513,9 +2522,14 @@
   // each chunk as the stream gives it (`RESPONSE_WRITE`), and `res` with an
   // empty body once the stream ends. A host that takes bodies whole
   // (`ssr render`) gets it read whole into `res`.
+  // A normalized response without its body: what `response-head` takes.
+  function headOf(res) {
+    return { status: res.status, headers: res.headers, ttl: res.ttl, vary: res.vary };
+  }
+
   function sendStream(stream, res) {
     const what = `${handlerName}()`;
-    const head = { status: res.status, headers: res.headers, ttl: res.ttl, vary: res.vary };
+    const head = headOf(res);
     headSent = host('response-head', head).value;
     if (!headSent) {
       return readAllBytes(stream, what, BadResult).then((bytes) => {
@@ -2641,7 +2655,7 @@
   // to (`ssr render`), the work is waited for before the response.
   function afterResponse(res) {
     if (!headSent) {
-      const head = { status: res.status, headers: res.headers, ttl: res.ttl, vary: res.vary };
+      const head = headOf(res);
       headSent = host('response-head', head).value;
       if (headSent) {
         const bytes = typeof res.body === 'string' ? encoder().encode(res.body) : res.body;

@@ -50,10 +50,7 @@ pub fn call(assets: &Assets, args: &str) -> Result<Reply, String> {
             status: 307,
             headers: vec![("location", to)],
         };
-        reply(
-            &serde_json::to_string(&answer).expect("serializes"),
-            Vec::new(),
-        )
+        reply(&answered(&answer), Vec::new())
     };
     let found = |name: &str| {
         assets.find(name).map(|asset| {
@@ -65,10 +62,7 @@ pub fn call(assets: &Assets, args: &str) -> Result<Reply, String> {
                     .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
                     .collect(),
             };
-            reply(
-                &serde_json::to_string(&answer).expect("serializes"),
-                body.to_vec(),
-            )
+            reply(&answered(&answer), body.to_vec())
         })
     };
     if let Some(page) = path.strip_suffix("/index.html")
@@ -100,11 +94,12 @@ pub fn call(assets: &Assets, args: &str) -> Result<Reply, String> {
             status: 404,
             headers: Vec::new(),
         };
-        reply(
-            &serde_json::to_string(&answer).expect("serializes"),
-            Vec::new(),
-        )
+        reply(&answered(&answer), Vec::new())
     }))
+}
+
+fn answered(answer: &Answer) -> String {
+    serde_json::to_string(answer).expect("an answer serializes")
 }
 
 fn reply(value: &str, data: Vec<u8>) -> Reply {

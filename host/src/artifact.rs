@@ -24,6 +24,10 @@ pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
 pub const BUNDLE_SECTION: &str = "ssr-bundle";
 /// Custom section holding the static assets (`crate::assets`), if any.
 pub const ASSETS_SECTION: &str = "ssr-assets";
+/// Custom section `v8` in a plugin built with `ssr build --engine v8`: its
+/// top level never ran under Wasm, so its component holds no snapshot and
+/// only the V8 engine, which runs the bundle, may load it.
+pub const ENGINE_SECTION: &str = "ssr-engine";
 
 /// A plugin may import any interface of the contract's package (the
 /// contract version is checked apart); the host implements every one.
@@ -79,6 +83,10 @@ pub enum ArtifactError {
     )]
     NotAPlugin { exports: String },
     #[error(
+        "this plugin was built for the V8 engine only (`ssr build --engine v8`: its top level did not run under Wasm); register it with engine v8, or build it without --engine"
+    )]
+    V8Only,
+    #[error(
         "the plugin was built for contract ssr:plugin@{found}, but this host speaks ssr:plugin@{CONTRACT_VERSION}; rebuild it with this version's `ssr build`"
     )]
     WrongVersion { found: String },
@@ -115,6 +123,14 @@ pub fn check_is_component(bytes: &[u8]) -> Result<(), ArtifactError> {
         Err(ArtifactError::CoreModule)
     } else {
         Err(ArtifactError::NotWasm)
+    }
+}
+
+/// Refuses a plugin built for V8 only ([`ENGINE_SECTION`]).
+pub fn check_runs_on_wasm(bytes: &[u8]) -> Result<(), ArtifactError> {
+    match custom_section(bytes, ENGINE_SECTION)? {
+        Some(b"v8") => Err(ArtifactError::V8Only),
+        _ => Ok(()),
     }
 }
 

@@ -6,7 +6,8 @@
 //! - [`artifact`] defines what a plugin file is and checks its contract
 //!   version.
 //! - [`assets`] packs a site's static files into its plugin and serves
-//!   them before any render.
+//!   them before any render, as its [`app`] config (from the app's
+//!   `wrangler.jsonc`, `_headers` and `_redirects`) says.
 //! - [`tenant`] registers plugins per tenant, persists them, routes hosts.
 //! - [`http`] serves requests: (1) route → (2) tenant → (3) [`cache`] lookup
 //!   → (4) [`pool`] submit → (5) [`engine`] render → (6) cache insert → (7)
@@ -16,6 +17,7 @@
 //!   printed; [`sched`] how renders share the cores.
 
 pub mod activity;
+pub mod app;
 pub mod artifact;
 pub mod assets;
 pub mod build;

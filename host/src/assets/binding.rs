@@ -1,32 +1,168 @@
-//! The Workers `env.ASSETS` binding (`calls::ASSETS`): a handler's own
-//! `fetch` of its packed assets, by Workers' default rules for HTML files
-//! (`html_handling: "auto-trailing-slash"`), so a framework that serves its
-//! prerendered pages through `env.ASSETS.fetch(request)` finds them.
+//! Which of a tenant's files a path names, by Workers' rules, for the host's
+//! assets-first serving and for the `env.ASSETS` binding (`calls::ASSETS`).
 //!
-//! For a path that names no file exactly:
-//! - `/about` is `about.html`, else `/about/` (a redirect) if
-//!   `about/index.html` exists;
-//! - `/blog/` is `blog/index.html`, else `/blog` (a redirect) if
-//!   `blog.html` exists.
+//! [`resolve`], in order:
+//! 1. a `_redirects` rule that matches the path: that redirect;
+//! 2. then, by `assets.html_handling` (`crate::app::HtmlHandling`), the
+//!    default `auto-trailing-slash`:
+//!    - a path naming an HTML file by its file name redirects to its
+//!      page's path: `/about.html` to `/about`, `/blog/index.html` to
+//!      `/blog/`;
+//!    - a file whose name is the path;
+//!    - `/about` is `about.html`, else `/about/` (a redirect) if
+//!      `about/index.html` exists; `/blog/` is `blog/index.html`, else
+//!      `/blog` (a redirect) if `blog.html` exists.
 //!
-//! And a path that names an HTML file by its file name redirects to its
-//! page's path: `/about.html` to `/about`, `/blog/index.html` to `/blog/`.
-//! Anything else is a `404` with an empty body (`not_found_handling:
-//! "none"`). A `200` carries the file's identity bytes and head.
+//!    `force-trailing-slash` and `drop-trailing-slash` serve every page at
+//!    the one form and redirect the other to it; `none` serves exact names.
+//!
+//! A path that names nothing goes to the renderer on the host; through the
+//! binding it gets `assets.not_found_handling`: an empty `404`, the nearest
+//! `404.html` up the path (status `404`), or `/index.html` (a
+//! single-page application, `200`). A file's response carries its head and
+//! what `_headers` sets for the path ([`apply_headers`]).
 //!
 //! Invariant: it reads the tenant version's own assets, nothing else.
 
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use contract::Reply;
 use serde::Deserialize;
 
-use super::Assets;
+use super::{Asset, Assets};
+use crate::app::{AppConfig, HtmlHandling, NotFoundHandling};
 use crate::encoding::Encoding;
 
-/// One call: the request's path (percent-encoded, no query); none asks
-/// whether the tenant has assets at all (reply `true` or `false`).
+/// What a path names.
+pub enum Resolved<'a> {
+    File(&'a Asset),
+    /// A status and a location (a path of the tenant's, or a URL).
+    Redirect(u16, String),
+    NotFound,
+}
+
+/// The status of a redirect made by the HTML rules, as on Workers.
+const HTML_REDIRECT: u16 = 307;
+
+/// What `path` (percent-encoded, no query) names among `assets`.
+pub fn resolve<'a>(assets: &'a Assets, path: &str) -> Resolved<'a> {
+    let app = &assets.app;
+    if let Some((status, to)) = app.redirect(path) {
+        return Resolved::Redirect(status, to);
+    }
+    if assets.is_empty() {
+        return Resolved::NotFound;
+    }
+    let mode = app.html_handling;
+    let file = |p: &str| assets.find(p).map(Resolved::File);
+    let exists = |p: &str| assets.find(p).is_some();
+    let redirect = |to: &str| Some(Resolved::Redirect(HTML_REDIRECT, to.to_string()));
+    if mode == HtmlHandling::None {
+        return file(path).unwrap_or(Resolved::NotFound);
+    }
+    // A page's canonical path, with (`dir/`) or without (`dir`) its slash.
+    let slashed = |dir: &str| format!("{dir}/");
+    let bare = |dir: &str| {
+        if dir.is_empty() {
+            "/".to_string()
+        } else {
+            dir.to_string()
+        }
+    };
+    let page_path = |dir: &str, index: bool| match (mode, index) {
+        (HtmlHandling::ForceTrailingSlash, _) | (HtmlHandling::AutoTrailingSlash, true) => {
+            slashed(dir)
+        }
+        _ => bare(dir),
+    };
+    if exists(path) {
+        if let Some(dir) = path.strip_suffix("/index.html") {
+            return redirect(&page_path(dir, true)).unwrap();
+        }
+        if let Some(page) = path.strip_suffix(".html")
+            && !page.ends_with('/')
+        {
+            return redirect(&page_path(page, false)).unwrap();
+        }
+        return file(path).unwrap();
+    }
+    let answer = match path.strip_suffix('/') {
+        Some("") => file("/index.html"),
+        Some(dir) => {
+            let (index, named) = (format!("{dir}/index.html"), format!("{dir}.html"));
+            match mode {
+                HtmlHandling::AutoTrailingSlash => {
+                    file(&index).or_else(|| exists(&named).then(|| redirect(dir)).flatten())
+                }
+                HtmlHandling::ForceTrailingSlash => file(&index).or_else(|| file(&named)),
+                _ => (exists(&index) || exists(&named))
+                    .then(|| redirect(dir))
+                    .flatten(),
+            }
+        }
+        None => {
+            let (index, named) = (format!("{path}/index.html"), format!("{path}.html"));
+            match mode {
+                HtmlHandling::AutoTrailingSlash => file(&named)
+                    .or_else(|| exists(&index).then(|| redirect(&slashed(path))).flatten()),
+                HtmlHandling::ForceTrailingSlash => (exists(&index) || exists(&named))
+                    .then(|| redirect(&slashed(path)))
+                    .flatten(),
+                _ => file(&named).or_else(|| file(&index)),
+            }
+        }
+    };
+    answer.unwrap_or(Resolved::NotFound)
+}
+
+/// The file `env.ASSETS` answers with for a path that names nothing.
+fn not_found<'a>(assets: &'a Assets, path: &str) -> Option<&'a Asset> {
+    match assets.app.not_found_handling {
+        NotFoundHandling::None => None,
+        NotFoundHandling::SinglePageApplication => assets.find("/index.html"),
+        NotFoundHandling::NotFoundPage => {
+            let mut dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            loop {
+                if let Some(page) = assets.find(&format!("{dir}/404.html")) {
+                    return Some(page);
+                }
+                dir = dir.rsplit_once('/')?.0;
+            }
+        }
+    }
+}
+
+/// Sets on `head` what `_headers` says for `path`: a rule's value replaces
+/// the host's own header of that name and joins an earlier rule's.
+pub fn apply_headers(app: &AppConfig, path: &str, head: &mut HeaderMap) {
+    let mut set_by_rules: Vec<HeaderName> = Vec::new();
+    for (name, value) in app.header_changes(path) {
+        let Ok(name) = HeaderName::try_from(name) else {
+            continue;
+        };
+        match value {
+            None => {
+                head.remove(&name);
+            }
+            Some(value) => {
+                let joined = match head.get(&name) {
+                    Some(old) if set_by_rules.contains(&name) => {
+                        format!("{}, {value}", old.to_str().unwrap_or(""))
+                    }
+                    _ => value,
+                };
+                if let Ok(v) = HeaderValue::try_from(joined) {
+                    head.insert(name.clone(), v);
+                }
+            }
+        }
+        set_by_rules.push(name);
+    }
+}
+
+/// One call: the request's path (percent-encoded, no query).
 #[derive(Deserialize)]
 struct Args {
-    path: Option<String>,
+    path: String,
 }
 
 #[derive(serde::Serialize)]
@@ -39,72 +175,49 @@ struct Answer<'a> {
 pub fn call(assets: &Assets, args: &str) -> Result<Reply, String> {
     let a: Args =
         serde_json::from_str(args).map_err(|e| format!("assets: bad arguments {args:?}: {e}"))?;
-    let Some(path) = a.path else {
-        return Ok(reply(&(!assets.is_empty()).to_string(), Vec::new()));
-    };
+    let path = a.path;
     if !path.starts_with('/') {
         return Err(format!("assets: the path {path:?} does not start with /"));
     }
-    let redirect = |to: &str| {
-        let answer = Answer {
-            status: 307,
-            headers: vec![("location", to)],
-        };
-        reply(&answered(&answer), Vec::new())
-    };
-    let found = |name: &str| {
-        assets.find(name).map(|asset| {
-            let (_, body, head) = asset.encoded(Encoding::Identity);
+    let (status, file) = match resolve(assets, &path) {
+        Resolved::File(asset) => (200, asset),
+        Resolved::Redirect(status, to) => {
             let answer = Answer {
-                status: 200,
-                headers: head
-                    .iter()
-                    .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
-                    .collect(),
+                status,
+                headers: vec![("location", &to)],
             };
-            reply(&answered(&answer), body.to_vec())
-        })
+            return Ok(reply(&answer, Vec::new()));
+        }
+        Resolved::NotFound => match not_found(assets, &path) {
+            Some(page) => {
+                let spa = assets.app.not_found_handling == NotFoundHandling::SinglePageApplication;
+                (if spa { 200 } else { 404 }, page)
+            }
+            None => {
+                let answer = Answer {
+                    status: 404,
+                    headers: Vec::new(),
+                };
+                return Ok(reply(&answer, Vec::new()));
+            }
+        },
     };
-    if let Some(page) = path.strip_suffix("/index.html")
-        && assets.find(&path).is_some()
-    {
-        return Ok(redirect(&format!("{page}/")));
-    }
-    if let Some(page) = path.strip_suffix(".html")
-        && !page.ends_with('/')
-        && assets.find(&path).is_some()
-    {
-        return Ok(redirect(page));
-    }
-    if let Some(answer) = found(&path) {
-        return Ok(answer);
-    }
-    let answer = match path.strip_suffix('/') {
-        Some(dir) if !dir.is_empty() => found(&format!("{dir}/index.html"))
-            .or_else(|| assets.find(&format!("{dir}.html")).map(|_| redirect(dir))),
-        Some(_) => found("/index.html"),
-        None => found(&format!("{path}.html")).or_else(|| {
-            assets
-                .find(&format!("{path}/index.html"))
-                .map(|_| redirect(&format!("{path}/")))
-        }),
+    let (_, body, head) = file.encoded(Encoding::Identity);
+    let mut head = head.clone();
+    apply_headers(&assets.app, &path, &mut head);
+    let answer = Answer {
+        status,
+        headers: head
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
+            .collect(),
     };
-    Ok(answer.unwrap_or_else(|| {
-        let answer = Answer {
-            status: 404,
-            headers: Vec::new(),
-        };
-        reply(&answered(&answer), Vec::new())
-    }))
+    Ok(reply(&answer, body.to_vec()))
 }
 
-fn answered(answer: &Answer) -> String {
-    serde_json::to_string(answer).expect("an answer serializes")
-}
-
-fn reply(value: &str, data: Vec<u8>) -> Reply {
+fn reply(answer: &Answer, data: Vec<u8>) -> Reply {
     Reply {
-        value: value.to_string(),
+        value: serde_json::to_string(answer).expect("an answer serializes"),
         data,
     }
 }

@@ -5,6 +5,8 @@
 //! - `table.rs`: the plugin's `ssr-assets` section (an index and the bytes),
 //!   written by the build and read back, checked, at registration.
 //! - `pack.rs`: the build's half: a directory in, precompressed, out.
+//! - `binding.rs`: Workers' rules for HTML files, not-found handling and
+//!   `_redirects`, for the host and for `env.ASSETS`.
 //! - `respond.rs`: one asset as an HTTP response (encodings, `ETag` and
 //!   `304`, `Range`, `HEAD`).
 //!
@@ -38,6 +40,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use bytes::Bytes;
 use thiserror::Error;
 
+use crate::app::AppConfig;
 use crate::encoding::Encoding;
 pub use pack::{Limits, Source, collect, pack};
 pub use respond::respond;
@@ -145,11 +148,13 @@ impl Asset {
     }
 }
 
-/// A tenant version's assets, by path.
+/// A tenant version's assets, by path, and its app config: how they are
+/// served, and the `env` its config declares (`crate::app`).
 #[derive(Debug, Default)]
 pub struct Assets {
     files: HashMap<Box<str>, Asset, foldhash::fast::RandomState>,
     bytes: usize,
+    pub app: AppConfig,
 }
 
 impl Assets {
@@ -158,10 +163,12 @@ impl Assets {
     pub fn from_plugin(plugin: &[u8], verify: Verify) -> Result<Assets, AssetError> {
         let section = crate::artifact::custom_section(plugin, crate::artifact::ASSETS_SECTION)
             .map_err(|e| AssetError::Corrupt(e.to_string()))?;
-        match section {
-            Some(data) => table::read(data, verify),
-            None => Ok(Assets::default()),
-        }
+        let mut assets = match section {
+            Some(data) => table::read(data, verify)?,
+            None => Assets::default(),
+        };
+        assets.app = AppConfig::from_plugin(plugin).map_err(AssetError::Corrupt)?;
+        Ok(assets)
     }
 
     pub fn len(&self) -> usize {

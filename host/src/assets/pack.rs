@@ -64,8 +64,15 @@ pub struct Source {
     pub from: PathBuf,
 }
 
+/// Files of an assets directory that configure how it is served and are
+/// never served themselves, as on Workers: `.assetsignore` (gitignore
+/// patterns of files not to pack), `_headers` and `_redirects` (read into
+/// the plugin's `ssr-app` section by the build).
+pub const CONFIG_FILES: &[&str] = &[".assetsignore", "_headers", "_redirects"];
+
 /// Adds every file under `dir` to `out`, served at `prefix` + its path
-/// relative to `dir` (`prefix` is "" or starts with `/`), sorted by path.
+/// relative to `dir` (`prefix` is "" or starts with `/`), sorted by path,
+/// less the [`CONFIG_FILES`] at its top and what its `.assetsignore` names.
 pub fn collect(
     dir: &Path,
     prefix: &str,
@@ -74,6 +81,7 @@ pub fn collect(
 ) -> Result<(), AssetError> {
     let root = std::fs::canonicalize(dir).map_err(|e| AssetError::ReadDir(dir.into(), e))?;
     let mut total: usize = out.iter().map(|s| s.bytes.len()).sum();
+    let ignored = ignore_list(dir)?;
     let walk = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name();
@@ -92,6 +100,14 @@ pub fn collect(
             continue;
         }
         let path = entry.path();
+        let relative = path.strip_prefix(dir).unwrap_or(path);
+        if CONFIG_FILES.iter().any(|f| relative == Path::new(f))
+            || ignored
+                .matched_path_or_any_parents(relative, false)
+                .is_ignore()
+        {
+            continue;
+        }
         let target = std::fs::canonicalize(path).map_err(|e| AssetError::Read(path.into(), e))?;
         if !target.starts_with(&root) {
             return Err(AssetError::LinkOutside {
@@ -128,6 +144,24 @@ pub fn collect(
         });
     }
     Ok(())
+}
+
+/// The patterns of `dir`'s `.assetsignore` (none without one).
+fn ignore_list(dir: &Path) -> Result<ignore::gitignore::Gitignore, AssetError> {
+    let file = dir.join(".assetsignore");
+    let mut list = ignore::gitignore::GitignoreBuilder::new(dir);
+    if file.exists()
+        && let Some(e) = list.add(&file)
+    {
+        return Err(AssetError::BadName {
+            path: file,
+            why: format!("not a list of gitignore patterns: {e}"),
+        });
+    }
+    list.build().map_err(|e| AssetError::BadName {
+        path: file,
+        why: format!("not a list of gitignore patterns: {e}"),
+    })
 }
 
 /// The URL path of a file at `relative` under the assets directory.

@@ -22,12 +22,14 @@
 mod bundle;
 mod client;
 mod preinit;
+pub mod wrangler;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
+use crate::app::AppConfig;
 use crate::assets::{self, AssetError};
 pub use bundle::{Bundle, BundleOptions};
 pub use client::{CLIENT_PREFIX, Client};
@@ -68,6 +70,10 @@ pub enum BuildError {
     Assets(#[from] AssetError),
     #[error("{0}")]
     Client(String),
+    /// The app's Workers config, or its `_headers` / `_redirects`
+    /// (`wrangler.rs`).
+    #[error("{0}")]
+    Config(String),
 }
 
 fn js_message(message: &str, stack: &Option<String>) -> String {
@@ -127,6 +133,14 @@ pub struct Options {
     pub client: Option<PathBuf>,
     /// How much may be packed.
     pub limits: assets::Limits,
+    /// What the app's Workers config says (`wrangler.rs`), carried in the
+    /// plugin's `ssr-app` section (`crate::app`). Without one, a plugin
+    /// whose assets directory has `_headers` or `_redirects` carries the
+    /// default config with those rules.
+    pub app: Option<AppConfig>,
+    /// For the V8 engine only: skip running the top level under Wasm
+    /// ([`build_bundle_v8`]).
+    pub v8_only: bool,
 }
 
 /// The result of a build.
@@ -137,6 +151,9 @@ pub struct Built {
     pub bundle: Bundle,
     /// The files packed as assets, by URL path.
     pub assets: Vec<String>,
+    /// What the assets directory asks that the build left out, one line
+    /// each (`wrangler::read_rules`).
+    pub warnings: Vec<String>,
 }
 
 fn step<T>(
@@ -172,8 +189,24 @@ pub fn build(
         sources.extend(built.files);
     }
     let bundle = step(progress, Step::Bundle, || bundle::bundle(entry, &bundling))?;
-    let mut plugin = build_bundle(&bundle, progress)?;
+    let mut plugin = match options.v8_only {
+        true => build_bundle_v8(&bundle, progress)?,
+        false => build_bundle(&bundle, progress)?,
+    };
     let mut paths = Vec::new();
+    let mut warnings = Vec::new();
+    let mut app = options.app.clone();
+    if let Some(dir) = &options.assets {
+        let mut config = app.clone().unwrap_or_default();
+        wrangler::read_rules(dir, &mut config, &mut warnings)?;
+        if app.is_some() || !config.headers.is_empty() || !config.redirects.is_empty() {
+            app = Some(config);
+        }
+    }
+    if let Some(app) = &app {
+        let json = serde_json::to_vec(app).expect("an app config serializes");
+        plugin = crate::artifact::with_section(plugin, crate::app::APP_SECTION, &json);
+    }
     if options.assets.is_some() || options.client.is_some() {
         progress.start(Step::Assets);
         let started = Instant::now();
@@ -190,6 +223,7 @@ pub fn build(
         plugin,
         bundle,
         assets: paths,
+        warnings,
     })
 }
 
@@ -206,10 +240,34 @@ pub fn build_bundle(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Vec<
     let snapshot = step(progress, Step::Preinit, || {
         preinit::preinitialize(GUEST_RUNTIME, &bundle.name, &bundle.source)
     })?;
+    encode(&snapshot, bundle, progress)
+}
+
+/// A plugin for the V8 engine only: the guest runtime as it is, the bundle
+/// not run under Wasm (for a top level that needs what only V8 has), marked
+/// so that the Wasm engine refuses it (`artifact::ENGINE_SECTION`).
+pub fn build_bundle_v8(
+    bundle: &Bundle,
+    progress: &mut dyn Progress,
+) -> Result<Vec<u8>, BuildError> {
+    let plugin = encode(GUEST_RUNTIME, bundle, progress)?;
+    Ok(crate::artifact::with_section(
+        plugin,
+        crate::artifact::ENGINE_SECTION,
+        b"v8",
+    ))
+}
+
+/// Wraps a core module as a component and embeds the bundle.
+fn encode(
+    module: &[u8],
+    bundle: &Bundle,
+    progress: &mut dyn Progress,
+) -> Result<Vec<u8>, BuildError> {
     step(progress, Step::Encode, || {
         let component = wit_component::ComponentEncoder::default()
             .validate(true)
-            .module(&snapshot)
+            .module(module)
             .and_then(|e| {
                 e.adapter(
                     "wasi_snapshot_preview1",

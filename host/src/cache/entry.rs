@@ -86,7 +86,8 @@ pub struct CacheEntry {
     /// `content-encoding` and `x-cache: hit`), made once: serving clones one
     /// and inserts nothing (`benches/hits.sh`).
     heads: [HeaderMap; 3],
-    /// A weak validator, the same for every encoding; stored entries only.
+    /// The renderer's validator, or else a weak one of ours (stored
+    /// entries only); the same for every encoding.
     pub etag: Option<String>,
     pub expires: Instant,
     /// Whether this entry is kept (false: served once).
@@ -110,7 +111,11 @@ impl CacheEntry {
     ) -> CacheEntry {
         let body = Bytes::from(response.body);
         let stored = decision.ttl.is_some();
-        let etag = stored.then(|| format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body)));
+        // The renderer's own validator when it set one (a framework that
+        // answers `If-None-Match` itself needs its tag back), else ours.
+        let etag = own_etag(&response.headers).or_else(|| {
+            stored.then(|| format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body)))
+        });
         let made = |e: Encoding| {
             encodings
                 .contains(&e)
@@ -195,7 +200,8 @@ impl CacheEntry {
     /// The head of a streamed response, made as an entry's is (the
     /// renderer's valid headers, `vary`), without a length or validator.
     pub fn stream_head(response: &contract::Response) -> HeaderMap {
-        head(&response.headers, &vary_of(response), None)
+        let etag = own_etag(&response.headers);
+        head(&response.headers, &vary_of(response), etag.as_deref())
     }
 
     /// The body in `wanted` encoding if the entry has it, else as rendered,
@@ -266,6 +272,14 @@ pub fn compressible(response: &contract::Response, max: usize) -> bool {
     crate::encoding::compressible_type(ct)
 }
 
+/// The `ETag` a renderer set, if it is a valid header value.
+fn own_etag(headers: &[(String, String)]) -> Option<String> {
+    headers
+        .iter()
+        .find(|(k, v)| k == "etag" && HeaderValue::try_from(v.as_str()).is_ok())
+        .map(|(_, v)| v.clone())
+}
+
 /// The headers of every response made from one entry. Headers that describe
 /// the bytes on the wire (length, encoding) are set per response instead;
 /// a header that is not valid HTTP is dropped.
@@ -305,7 +319,7 @@ fn head(headers: &[(String, String)], vary: &[String], etag: Option<&str>) -> He
     if let Some(etag) = etag {
         h.insert(
             header::ETAG,
-            HeaderValue::try_from(etag).expect("an etag is ASCII"),
+            HeaderValue::try_from(etag).expect("an etag is checked or ours"),
         );
     }
     h

@@ -1,8 +1,11 @@
 //! `ssr build <entry> -o <plugin.wasm> [--client <entry>] [--assets <dir>]`:
 //! bundle, pre-initialize, encode, pack. Shows each step and its time on
-//! stderr, and each asset as it is compressed.
+//! stderr, and each asset as it is compressed. Without an entry, or with
+//! `--wrangler FILE`, the app's Workers config names the entry, the assets
+//! and the rest (`ssr::build::wrangler`), and what it asks that `ssr` does
+//! not do is printed as warnings.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -14,8 +17,15 @@ use ssr::fs::write_atomically;
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The renderer's entry ES module (`.js`, `.mjs`, `.jsx`, `.ts`, `.tsx`).
-    entry: PathBuf,
+    /// The renderer's entry ES module (`.js`, `.mjs`, `.jsx`, `.ts`, `.tsx`)
+    /// [default: `main` of the app's wrangler.json, wrangler.jsonc or
+    /// wrangler.toml in this directory].
+    entry: Option<PathBuf>,
+    /// The app's Workers config, whose `main`, `assets` and `vars` are
+    /// built in (bindings ssr does not provide are warned of, and throw when
+    /// touched).
+    #[arg(long, value_name = "FILE", conflicts_with = "entry")]
+    wrangler: Option<PathBuf>,
     /// Where to write the plugin.
     #[arg(short, long, value_name = "PLUGIN.wasm")]
     output: PathBuf,
@@ -43,6 +53,11 @@ pub struct BuildArgs {
     /// The most all assets together may take, in MiB (before compression).
     #[arg(long, value_name = "MIB", default_value_t = ssr::assets::DEFAULT_MAX_TOTAL >> 20)]
     max_assets_mib: usize,
+    /// The engine the plugin is for: both (the default), or `v8` only, for
+    /// an app whose top level needs what only V8 has (`Intl`): its top
+    /// level is not run under Wasm here, and the Wasm engine refuses it.
+    #[arg(long, value_name = "ENGINE")]
+    engine: Option<ssr::engine::EngineKind>,
     /// Print no progress.
     #[arg(short, long)]
     quiet: bool,
@@ -85,16 +100,41 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         bar: None,
         quiet: args.quiet,
     };
+    let (entry, app) = match (&args.entry, &args.wrangler) {
+        (Some(entry), _) => (entry.clone(), None),
+        (None, file) => {
+            let path = match file {
+                Some(file) => file.clone(),
+                None => build::wrangler::find(Path::new("."))?,
+            };
+            let app = build::wrangler::read(&path)?;
+            (app.entry.clone(), Some(app))
+        }
+    };
+    if let Some(app) = &app
+        && !args.quiet
+    {
+        eprintln!("  reading {}", app.path.display());
+    }
     let options = build::Options {
         jsx_import_source: args.jsx_import_source.clone(),
-        assets: args.assets.clone(),
+        assets: args
+            .assets
+            .clone()
+            .or_else(|| app.as_ref().and_then(|a| a.assets.clone())),
         client: args.client.clone(),
         limits: ssr::assets::Limits {
             file: args.max_asset_mib << 20,
             total: args.max_assets_mib << 20,
         },
+        app: app.as_ref().map(|a| a.config.clone()),
+        v8_only: args.engine == Some(ssr::engine::EngineKind::V8),
     };
-    let built = build::build(&args.entry, &options, &mut steps)?;
+    let built = build::build(&entry, &options, &mut steps)?;
+    let warnings = app.iter().flat_map(|a| &a.warnings).chain(&built.warnings);
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
     if let Some(path) = &args.emit_bundle {
         write_atomically(path, built.bundle.source.as_bytes())
             .with_context(|| format!("writing the bundle to {}", path.display()))?;

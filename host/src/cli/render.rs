@@ -106,7 +106,17 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         allowed: args.allow_fetch.clone(),
         ..FetchGrant::default()
     };
-    let grants = Grants::with_env(&args.tenant, &vars, &Env::new(), fetch, None, None);
+    // Its assets and app config: `env.ASSETS` and the config's vars.
+    let assets = ssr::assets::Assets::from_plugin(&bytes, ssr::assets::Verify::Whole)
+        .with_context(|| format!("cannot read the assets of {}", args.plugin.display()))?;
+    let grants = Grants::with_env(
+        &args.tenant,
+        &vars,
+        &Env::new(),
+        fetch,
+        None,
+        Some(std::sync::Arc::new(assets)),
+    );
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {

@@ -82,7 +82,12 @@ impl Grants {
         cache: Option<CacheApi>,
         assets: Option<Arc<crate::assets::Assets>>,
     ) -> Arc<Grants> {
-        let mut env = vars.clone();
+        // The app's config gives defaults; the tenant's registration wins.
+        let mut env = assets
+            .as_ref()
+            .map(|a| a.app.vars.clone())
+            .unwrap_or_default();
+        env.extend(vars.iter().map(|(k, v)| (k.clone(), v.clone())));
         env.extend(secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
         let mut hidden: Vec<(String, String)> = secrets
             .iter()
@@ -266,10 +271,23 @@ impl Imports {
                 sink.write(data)?;
                 Ok(Reply::default())
             }
-            calls::ENV => Ok(Reply {
-                value: serde_json::to_string(&self.grants.env).map_err(|e| e.to_string())?,
-                data: Vec::new(),
-            }),
+            calls::ENV => {
+                let app = self
+                    .grants
+                    .assets
+                    .as_deref()
+                    .map(|a| (&a.app, a.is_empty()));
+                let reply = serde_json::json!({
+                    "vars": self.grants.env,
+                    // The binding exists where there are assets to fetch.
+                    "assets": app.and_then(|(app, empty)| app.assets_binding.as_ref().filter(|_| !empty)),
+                    "missing": app.map(|(app, _)| &app.missing),
+                });
+                Ok(Reply {
+                    value: reply.to_string(),
+                    data: Vec::new(),
+                })
+            }
             _ => Err(format!(
                 "the host has no capability \"{name}\" (this plugin may need a newer host)"
             )),
@@ -392,7 +410,7 @@ mod tests {
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}"#
+            r#"{"assets":null,"missing":null,"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),

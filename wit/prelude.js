@@ -2535,7 +2535,9 @@
     // its event loop comes round: work the app scheduled for "now"
     // (React's flush of ready Suspense boundaries) goes into the first
     // chunk, so a streamed page comes out as on workerd
-    // (tests/all/apps.rs compares them byte for byte).
+    // (tests/all/apps.rs compares them byte for byte). It costs about 3% of
+    // a streamed Hono page's req/s on Wasm and nothing measurable on V8
+    // (wrk, alternating with a build without it; issue 33's note).
     const turn = new Promise((resolve) => setTimeout(resolve, 0));
     if (!headSent) {
       return turn

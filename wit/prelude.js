@@ -2231,7 +2231,7 @@
       this._url = url;
       this._method = method;
       this._headers = new HeadersImpl(init.headers !== undefined ? init.headers : from ? from._headers : undefined);
-      const signal = init.signal !== undefined && init.signal !== null ? init.signal : from ? from._signal : undefined;
+      const signal = init.signal !== undefined && init.signal !== null ? init.signal : from ? from.signal : undefined;
       if (signal !== undefined && !(signal instanceof AbortSignalImpl)) {
         throw new TypeError("Failed to construct 'Request': member signal is not of type AbortSignal.");
       }
@@ -2375,6 +2375,11 @@
     const value = JSON.parse(text);
     clock += value.waited;
     if (value.id !== undefined) fetched(value, data);
+    if (value.gone && leaving !== null) {
+      const r = leaving;
+      leaving = null;
+      signalAbort(r.signal, new DOMEx('The client went away before the response was complete', 'AbortError'));
+    }
   }
   // Settles the promise of the request the host finished.
   function fetched(v, data) {
@@ -2624,8 +2629,13 @@
   // parsing again what the host parsed. A handler owns its URL space: under
   // path routing its URL is without the base (`/t/<id>`), which comes as
   // `x-forwarded-prefix` for the links it makes.
+  // The incoming request, whose `signal` (made when first read) aborts
+  // when its client goes away before the response is complete
+  // (`fetch-wait` says so).
+  let leaving = null;
   function incomingRequest(raw, reads) {
     const r = Object.create(RequestImpl.prototype);
+    leaving = r;
     r._url = raw.href.slice(0, raw.href.length - raw.base.length - raw.url.length) + raw.url;
     r._method = raw.method;
     r._headers = new HeadersImpl();

@@ -127,20 +127,24 @@ impl AppConfig {
         Ok(config)
     }
 
-    /// Refuses rules that could not have come from a build: a pattern or
-    /// target that is not an absolute path or URL, a status that is not a
-    /// redirect.
+    /// Refuses rules that could not have come from a build: too many, a
+    /// pattern that is not a path as [`check_pattern`] says, a target that
+    /// is not a path or URL, a status that is not a redirect.
     pub fn check(&self) -> Result<(), String> {
-        let absolute = |p: &str| p.starts_with('/');
+        if self.headers.len() > MAX_HEADER_RULES || self.redirects.len() > MAX_REDIRECTS {
+            return Err(format!(
+                "more than {MAX_HEADER_RULES} header rules or {MAX_REDIRECTS} redirects"
+            ));
+        }
         for rule in &self.headers {
-            if !absolute(&rule.pattern) {
-                return Err(format!("the header rule {:?} is not a path", rule.pattern));
-            }
+            check_pattern(&rule.pattern)?;
         }
         for r in &self.redirects {
-            let target =
-                absolute(&r.to) || r.to.starts_with("https://") || r.to.starts_with("http://");
-            if !absolute(&r.from) || !target || !REDIRECT_STATUSES.contains(&r.status) {
+            check_pattern(&r.from)?;
+            let target = r.to.starts_with('/')
+                || r.to.starts_with("https://")
+                || r.to.starts_with("http://");
+            if !target || !REDIRECT_STATUSES.contains(&r.status) {
                 return Err(format!(
                     "the redirect {} {} {} is not valid",
                     r.from, r.to, r.status
@@ -180,9 +184,41 @@ impl AppConfig {
 /// The statuses a `_redirects` rule may give.
 pub const REDIRECT_STATUSES: &[u16] = &[301, 302, 303, 307, 308];
 
-/// The captures of `path` against `pattern`, where `*` matches any run of
-/// characters (captured as `splat`) and `:name` one non-empty path segment
-/// part up to the next `/`; `None` if it does not match.
+/// Rules one app may have, as Workers allows: each request is matched
+/// against every rule, on the host's threads.
+pub const MAX_HEADER_RULES: usize = 100;
+pub const MAX_REDIRECTS: usize = 2100;
+
+/// A pattern is an absolute path with at most one `*`, whose `:name`
+/// placeholders are whole segments: so matching a path backtracks through
+/// it once at most ([`matches`]).
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("the rule {pattern:?} is not valid: {why}"));
+    if !pattern.starts_with('/') {
+        return bad("it does not start with /");
+    }
+    if pattern.matches('*').count() > 1 {
+        return bad("it has more than one *");
+    }
+    let placeholder = |seg: &str| {
+        seg.strip_prefix(':').is_some_and(|name| {
+            name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+    };
+    if pattern
+        .split('/')
+        .any(|seg| seg.contains(':') && !placeholder(seg))
+    {
+        return bad("a :placeholder must be a whole segment");
+    }
+    Ok(())
+}
+
+/// The captures of `path` against `pattern` (checked by
+/// [`check_pattern`]), where `*` matches any run of characters (captured
+/// as `splat`) and `:name` one whole, non-empty path segment; `None` if it
+/// does not match.
 pub fn matches(pattern: &str, path: &str) -> Option<Vec<(String, String)>> {
     let mut captures = Vec::new();
     walk(pattern.as_bytes(), path.as_bytes(), &mut captures).then_some(captures)
@@ -205,16 +241,12 @@ fn walk(pattern: &[u8], path: &[u8], captures: &mut Vec<(String, String)>) -> bo
                 .iter()
                 .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
                 .count();
-            let name = text(&pattern[1..1 + name_len]);
             let segment = path.iter().take_while(|b| **b != b'/').count();
-            (1..=segment).rev().any(|n| {
-                let mark = captures.len();
-                captures.push((name.clone(), text(&path[..n])));
-                walk(&pattern[1 + name_len..], &path[n..], captures) || {
-                    captures.truncate(mark);
-                    false
-                }
-            })
+            if segment == 0 {
+                return false;
+            }
+            captures.push((text(&pattern[1..1 + name_len]), text(&path[..segment])));
+            walk(&pattern[1 + name_len..], &path[segment..], captures)
         }
         Some(&b) => path.first() == Some(&b) && walk(&pattern[1..], &path[1..], captures),
     }
@@ -310,5 +342,9 @@ mod tests {
             ..AppConfig::default()
         };
         assert!(bad.check().is_err());
+        for pattern in ["/a/*/b/*", "/u/x:id", "/u/:id.json", "no-slash"] {
+            assert!(check_pattern(pattern).is_err(), "{pattern}");
+        }
+        assert!(check_pattern("/u/:id/*").is_ok());
     }
 }

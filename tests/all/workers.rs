@@ -160,6 +160,50 @@ fn an_aborted_fetch_closes_its_connection_at_once_while_the_render_goes_on() {
     }
 }
 
+/// Issue 33, item 4: the incoming request's `signal` aborts when its client
+/// goes away before the response is complete; a fetch made with it is
+/// aborted (its connection closed), and the render goes on to run what
+/// follows.
+#[test]
+fn request_signal_aborts_when_the_client_goes_away() {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    let api = crate::fetch::Origin::start();
+    let s = InProcess::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("l-{engine}");
+        let query = format!("engine={engine}&allow_fetch={}", api.origin());
+        assert_eq!(s.add(&id, "tests/plugins/fetcher.js", &query).0, 201);
+        let (closed, marked) = (
+            crate::fetch::HELD_CLOSED.load(Ordering::SeqCst),
+            crate::fetch::MARKED.load(Ordering::SeqCst),
+        );
+        let path = format!(
+            "/t/{id}/leave?url={}&then={}",
+            api.url("/hold"),
+            api.url("/mark")
+        );
+        let mut client = std::net::TcpStream::connect(s.addr()).unwrap();
+        write!(client, "GET {path} HTTP/1.1\r\nhost: localhost\r\n\r\n").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        // While the client waits, the render waits on `/hold`.
+        assert_eq!(
+            crate::fetch::HELD_CLOSED.load(Ordering::SeqCst),
+            closed,
+            "{engine}"
+        );
+        drop(client);
+        let aborted = crate::support::within(Duration::from_secs(5), || {
+            crate::fetch::HELD_CLOSED.load(Ordering::SeqCst) > closed
+                && crate::fetch::MARKED.load(Ordering::SeqCst) > marked
+        });
+        assert!(
+            aborted,
+            "{engine}: the signal did not abort, or the render did not go on"
+        );
+    }
+}
+
 #[test]
 fn wait_until_work_runs_after_the_response_and_its_failures_are_logged_and_counted() {
     use std::sync::atomic::Ordering;

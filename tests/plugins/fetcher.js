@@ -81,6 +81,14 @@ export default {
         if (then) await (await fetch(then)).text();
         break;
       }
+      case '/leave': {
+        // Waits on `url` (which never answers) with the incoming request's
+        // signal: when the client goes away, that fetch is aborted, and the
+        // render goes on to fetch `then`.
+        out = await fetch(target, { signal: request.signal }).then(() => 'answered', (e) => e.name);
+        await fetch(url.searchParams.get('then'));
+        break;
+      }
       default:
         return new Response('not found', { status: 404 });
     }

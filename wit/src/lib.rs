@@ -305,7 +305,9 @@ pub mod calls {
     /// argument's milliseconds (`null`: as long as the render's deadline
     /// allows). Reply: `{id, status, statusText, headers, urls, waited}`
     /// with the body as the bytes, or `{id, error, waited}`, or `{waited}`
-    /// when none finished in time. `waited` (ms) advances the prelude's
+    /// when none finished in time, or `{gone: true, waited}` (once per
+    /// render) when the client went away before the response was complete:
+    /// the prelude then aborts the incoming request's `signal`. `waited` (ms) advances the prelude's
     /// timer clock. The engine's driver calls it when the prelude's
     /// `runNextTimer` asks for a wait, and hands the reply to `arrived`; on
     /// Wasm the render's fiber suspends here, on V8 the render leaves its

@@ -278,7 +278,7 @@ pub fn read_rules(
                 .map(|w| format!("{}: {w}", redirects.display())),
         );
     }
-    Ok(())
+    config.check().map_err(|why| config_error(dir, why))
 }
 
 /// `_headers`: a path pattern at the start of a line, then its headers on
@@ -292,9 +292,7 @@ fn parse_headers(text: &str) -> Result<Vec<HeaderRule>, String> {
             continue;
         }
         if !line.starts_with([' ', '\t']) {
-            if !trimmed.starts_with('/') {
-                return Err(at("a rule's path must start with /"));
-            }
+            crate::app::check_pattern(trimmed).map_err(|why| at(&why))?;
             rules.push(HeaderRule {
                 pattern: trimmed.to_string(),
                 ..HeaderRule::default()

@@ -47,6 +47,8 @@ use contract::Reply;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use super::stream::Sink;
+
 /// One origin a tenant may fetch: scheme, host and port, as
 /// `--allow-fetch http://127.0.0.1:9000` grants it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -417,6 +419,10 @@ struct Finished {
     urls: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// The client went away before the response was complete: the
+    /// request's `request.signal` aborts. Said once per render.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    gone: bool,
     waited: u64,
 }
 
@@ -433,6 +439,8 @@ pub struct Subrequests {
     inflight: HashMap<u64, tokio::task::AbortHandle>,
     done_tx: mpsc::UnboundedSender<(u64, Result<Fetched, FetchError>)>,
     done_rx: mpsc::UnboundedReceiver<(u64, Result<Fetched, FetchError>)>,
+    /// The render was told its client went away.
+    told_gone: bool,
 }
 
 impl Drop for Subrequests {
@@ -453,6 +461,7 @@ impl Subrequests {
             inflight: HashMap::new(),
             done_tx,
             done_rx,
+            told_gone: false,
         }
     }
 
@@ -463,6 +472,7 @@ impl Subrequests {
         self.made = 0;
         self.budget = Budget::new(grant.max_bytes);
         self.deadline = deadline;
+        self.told_gone = false;
     }
 
     /// The render ended: its requests in flight are aborted (their
@@ -567,8 +577,10 @@ impl Subrequests {
     /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds
     /// (`null` or negative: as long as the render's deadline allows) for a
     /// request in flight to finish, and answers it, its body as the bytes.
-    /// At the deadline, a request still in flight fails.
-    pub async fn wait(&mut self, args: &str) -> Result<Reply, String> {
+    /// At the deadline, a request still in flight fails. When `client`
+    /// (the render's streamed body) closes first, the answer says the
+    /// client went away, once.
+    pub async fn wait(&mut self, args: &str, client: Option<&Sink>) -> Result<Reply, String> {
         let max: Option<f64> = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH_WAIT))?;
         let started = Instant::now();
@@ -589,9 +601,25 @@ impl Subrequests {
             let _in = net.runtime.enter();
             tokio::time::sleep_until(until.into())
         };
+        let client = client.filter(|_| !self.told_gone);
+        let leaving = async {
+            match client {
+                Some(sink) => sink.closed().await,
+                None => std::future::pending().await,
+            }
+        };
         let got = tokio::select! {
             biased;
             got = self.done_rx.recv() => got,
+            () = leaving => {
+                self.told_gone = true;
+                let gone = Finished {
+                    gone: true,
+                    waited: started.elapsed().as_millis() as u64,
+                    ..Finished::default()
+                };
+                return reply(gone, Vec::new());
+            }
             () = sleep => None,
         };
         let waited = started.elapsed().as_millis() as u64;

@@ -201,7 +201,7 @@ impl Imports {
     /// `fetch-wait` waits; every other call is [`Imports::call_now`].
     pub async fn call(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
         if name == calls::FETCH_WAIT {
-            return self.subrequests.wait(args).await;
+            return self.subrequests.wait(args, self.body.as_ref()).await;
         }
         self.call_now(name, args, data)
     }

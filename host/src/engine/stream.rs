@@ -13,7 +13,8 @@
 //!   the host hold no more of a streamed body than of a whole one, and a
 //!   stream that never ends is cut by the limit or the render's deadline.
 //! - A write after the client went away (the receiver dropped) is refused,
-//!   so the renderer stops instead of rendering for no one.
+//!   so the renderer stops instead of rendering for no one; a render that
+//!   waits for `fetch` is told at once ([`Sink::closed`]).
 //! - A chunk is counted in the server's [`Unsent`] from its write until the
 //!   HTTP side takes it (`http::stream`) or drops it ([`Paced`]); a write
 //!   that would pass that count's limit is refused, and the stream is cut
@@ -101,6 +102,13 @@ impl Sink {
 }
 
 impl Sink {
+    /// Resolves when the HTTP side dropped its half: the client went away
+    /// before the response was complete (`fetch-wait` then tells the render,
+    /// whose `request.signal` aborts).
+    pub async fn closed(&self) {
+        self.tx.closed().await;
+    }
+
     /// The body is complete: nothing more is written, and the client gets
     /// its end now; `vary` lists the request headers the page read.
     pub fn end(self, vary: Vec<String>) -> Result<(), String> {

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Web-platform conformance (issue 34): the Web Platform Tests' `.any.js`
+# files of the directories below, on ssr's two engines, on Node and on
+# Cloudflare's workerd (tests/peers), each test a new global
+# (benches/wpt/run.mjs says how each runtime runs one).
+#
+# Usage: benches/wpt.sh WPT_DIR
+# WPT_DIR is a WPT checkout, kept outside this repository (the tests are
+# third-party code): the upstream repository, or its mirror felipeerias/wpt.
+# Its commit is recorded with the results (WPT_COMMIT names it for files
+# taken without their .git). RUNTIMES picks runtimes
+# (default: ssr-wasm,ssr-v8,node,workerd); DIRS the directories.
+#
+# A test has 30 s of wall-clock time on every runtime (20 s of CPU on
+# ssr): one that has not finished counts as failed.
+#
+# Writes benches/RESULTS-wpt.md (the pass counts per directory, the
+# commit, what was left out and why) and the table in
+# docs/compatibility.md (between the `wpt:start`/`wpt:end` markers).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WPT_DIR=$(cd "${1:?usage: benches/wpt.sh WPT_DIR (a Web Platform Tests checkout)}" && pwd)
+[ -f "$WPT_DIR/resources/testharness.js" ] || { echo "$WPT_DIR is not a WPT checkout (no resources/testharness.js)" >&2; exit 1; }
+RUNTIMES=${RUNTIMES:-ssr-wasm,ssr-v8,node,workerd}
+DIRS=${DIRS:-"url encoding fetch/api/headers fetch/api/request fetch/api/response fetch/api/body streams dom/abort dom/events FileAPI/blob html/webappapis/atob html/webappapis/structured-clone html/webappapis/timers html/webappapis/microtask-queuing webidl WebCryptoAPI compression"}
+PORT=18310
+TOKEN=bench-token-0123456789
+scripts/setup.sh
+. benches/common.sh
+cargo build --release --bin ssr
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+commit=${WPT_COMMIT:-$(git -C "$WPT_DIR" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout: set WPT_COMMIT)")}
+
+target/release/ssr build -q benches/wpt/ssr-harness.js -o "$work/wpt.wasm"
+SSR_ADMIN_TOKEN=$TOKEN target/release/ssr serve --listen "127.0.0.1:$PORT" --demo=false --path-routing \
+  --render-deadline 20000 --request-timeout 30000 --max-request-kib 16384 \
+  --max-subrequests 1000 --max-response-kib 65536 2>"$work/ssr.log" &
+wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
+for engine in wasm v8; do
+  curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/wpt.wasm" \
+    "http://127.0.0.1:$PORT/_ssr/admin/tenants/wpt-$engine?engine=$engine&mode=fresh&allow_fetch=http://127.0.0.1:18311" >/dev/null
+done
+
+# shellcheck disable=SC2086
+counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" WPT_PORT=18311 \
+  WORKERD="$PWD/tests/peers/node_modules/.bin/workerd" \
+  node benches/wpt/run.mjs "$WPT_DIR" "$work/results.json" $DIRS)
+
+python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" <<'PY'
+import json, subprocess, sys, datetime
+results, counts, commit, runtimes = json.load(open(sys.argv[1])), json.loads(sys.argv[2]), sys.argv[3], sys.argv[4].split(',')
+names = {'ssr-wasm': 'ssr Wasm', 'ssr-v8': 'ssr V8', 'node': 'Node', 'workerd': 'workerd'}
+def pct(n, total): return f"{n} ({100 * n / total:.1f}%)" if total else "0"
+rows = ["| directory | subtests | " + " | ".join(names[r] for r in runtimes) + " |", "|---|---|" + "---|" * len(runtimes)]
+for d, row in sorted(counts.items(), key=lambda kv: (kv[0] == 'all', kv[0])):
+    label = "**all**" if d == 'all' else f"`{d}/`"
+    rows.append(f"| {label} | {row['total']} | " + " | ".join(pct(row.get(r, 0), row['total']) for r in runtimes) + " |")
+head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
+node = subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()
+table = "\n".join(rows)
+about = (f"{datetime.date.today()}, ssr at `{head}`, WPT at `{commit}`, Node {node}, workerd from `tests/peers`. "
+         f"`benches/wpt.sh WPT_DIR`: {len(results['files'])} files run, {len(results['left_out'])} left out (listed in benches/RESULTS-wpt.md). "
+         "A subtest passes when its harness status is PASS; a file a runtime could not start counts all its subtests as failed.")
+subprocess.run(['python3', 'benches/section.py', 'docs/compatibility.md', 'wpt', about + "\n\n" + table], check=True)
+left = "\n".join(f"- `{f}`: {why}" for f, why in sorted(results['left_out'].items()))
+failing = []
+for f, per in sorted(results['files'].items()):
+    for r in runtimes:
+        res = per.get(r, {})
+        if res.get('harness') not in ('OK', None) and not res.get('tests'):
+            why = ' '.join((res.get('message') or '').split())[:160]
+            failing.append(f"- `{f}` on {names[r]}: {res.get('harness')}: {why}")
+section = about + "\n\n" + table + "\n\n### Left out, and why\n\n" + (left or "none") + "\n\n### Files a runtime could not run at all\n\n" + ("\n".join(failing) or "none")
+subprocess.run(['python3', 'benches/section.py', 'benches/RESULTS-wpt.md', 'wpt', section], check=True)
+print(table)
+PY

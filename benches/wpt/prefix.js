@@ -1,0 +1,29 @@
+// Evaluated first, before resources/testharness.js: what a dedicated worker
+// loaded from the WPT server has and a bare runtime may not, the same on
+// every runtime benches/wpt.sh compares (ssr's engines, Node, workerd):
+// `location` (the test's URL), `GLOBAL` (as wptserve's worker wrapper
+// defines it), and relative `fetch` URLs resolved against the test's URL
+// (the driver serves the WPT tree there). the test's URL is put in by the
+// driver. The results are a promise, `__wptResults`, settled when the
+// harness completes (suffix.js) or after 30 s of the runtime's timers.
+(function () {
+  var url = '__WPT_URL__';
+  if (typeof globalThis.self === 'undefined') globalThis.self = globalThis;
+  globalThis.location = new URL(url);
+  globalThis.GLOBAL = {
+    isWindow: function () { return false; },
+    isWorker: function () { return true; },
+    isShadowRealm: function () { return false; },
+  };
+  var realFetch = globalThis.fetch;
+  if (typeof realFetch === 'function') {
+    globalThis.fetch = function (input, init) {
+      if (typeof input === 'string' || input instanceof URL) input = new URL(input, url).href;
+      return realFetch.call(globalThis, input, init);
+    };
+  }
+  var settle;
+  globalThis.__wptResults = new Promise(function (resolve) { settle = resolve; });
+  globalThis.__wptSettle = settle;
+  setTimeout(function () { settle({ harness: 'TIMEOUT', message: 'no completion in 30 s', tests: [] }); }, 30000);
+})();

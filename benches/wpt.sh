@@ -47,10 +47,33 @@ counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" WPT_PORT=18311 \
   WORKERD="$PWD/tests/peers/node_modules/.bin/workerd" \
   node benches/wpt/run.mjs "$WPT_DIR" "$work/results.json" $DIRS)
 
-python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" <<'PY'
+python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" "${MERGE:-0}" <<'PY'
 import json, subprocess, sys, datetime
 results, counts, commit, runtimes = json.load(open(sys.argv[1])), json.loads(sys.argv[2]), sys.argv[3], sys.argv[4].split(',')
 names = {'ssr-wasm': 'ssr Wasm', 'ssr-v8': 'ssr V8', 'node': 'Node', 'workerd': 'workerd'}
+carried = ""
+if sys.argv[5] == '1':
+    # MERGE=1: the runtimes and directories this run left out keep the
+    # counts of the table already in benches/RESULTS-wpt.md.
+    text = open('benches/RESULTS-wpt.md').read()
+    section = text.split('<!-- wpt:start -->')[1].split('<!-- wpt:end -->')[0]
+    lines = [l for l in section.splitlines() if l.startswith('| ')]
+    columns = [c.strip() for c in lines[0].strip('|').split('|')][2:]
+    by_name = {v: k for k, v in names.items()}
+    merged = {}
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip('|').split('|')]
+        d = cells[0].strip('`*').rstrip('/')
+        if d != 'all':
+            merged[d] = {'total': int(cells[1]), **{by_name[c]: int(v.split()[0]) for c, v in zip(columns, cells[2:])}}
+    for d, row in counts.items():
+        if d != 'all':
+            merged.setdefault(d, {}).update(row)
+    runtimes = [r for r in names if r in runtimes or r in {by_name[c] for c in columns}]
+    counts = dict(merged)
+    counts['all'] = {k: sum(row.get(k, 0) for row in merged.values()) for k in ['total'] + runtimes}
+    carried = (" Merged (`MERGE=1`) into the table before it: this run's runtimes and directories are new, the rest are carried from that run, "
+               "whose line was: " + section.strip().splitlines()[0].split('`benches/wpt.sh WPT_DIR`')[0].strip())
 def pct(n, total): return f"{n} ({100 * n / total:.1f}%)" if total else "0"
 rows = ["| directory | subtests | " + " | ".join(names[r] for r in runtimes) + " |", "|---|---|" + "---|" * len(runtimes)]
 for d, row in sorted(counts.items(), key=lambda kv: (kv[0] == 'all', kv[0])):
@@ -61,7 +84,7 @@ node = subprocess.run(['node', '--version'], capture_output=True, text=True).std
 table = "\n".join(rows)
 about = (f"{datetime.date.today()}, ssr at `{head}`, WPT at `{commit}`, Node {node}, workerd from `tests/peers`. "
          f"`benches/wpt.sh WPT_DIR`: {len(results['files'])} files run, {len(results['left_out'])} left out (listed in benches/RESULTS-wpt.md). "
-         "A subtest passes when its harness status is PASS; a file a runtime could not start counts all its subtests as failed.")
+         "A subtest passes when its harness status is PASS; a file a runtime could not start counts all its subtests as failed." + carried)
 subprocess.run(['python3', 'benches/section.py', 'docs/compatibility.md', 'wpt', about + "\n\n" + table], check=True)
 left = "\n".join(f"- `{f}`: {why}" for f, why in sorted(results['left_out'].items()))
 failing = []

@@ -40,6 +40,9 @@
     }
   }
 
+  // Workers' global scope names itself `self`, as a worker's does.
+  defineMissing('self', g);
+
   const hostLog = g.__ssr_log;
   const hostCall = g.__ssr_host;
   delete g.__ssr_log;
@@ -57,19 +60,49 @@
     return { value: text === '' ? undefined : JSON.parse(text), data };
   }
 
+  // A callback that throws (a timer, a microtask, an event listener) is
+  // reported to the tenant's log, as a browser, Node and workerd report
+  // it, and the render goes on (checked by WPT's html/webappapis/timers/).
+  function reportUncaught(e, where) {
+    let text;
+    try {
+      if (e instanceof Error) {
+        const head = `${e.name}: ${e.message}`;
+        // V8's stack starts with the head; QuickJS's is the frames alone.
+        text = typeof e.stack !== 'string' ? head : e.stack.startsWith(head) ? e.stack : `${head}\n${e.stack}`;
+      } else {
+        text = String(e);
+      }
+    } catch (_) {
+      text = Object.prototype.toString.call(e);
+    }
+    hostLog(3, `Uncaught ${text} (in ${where})`);
+  }
+
   // ---------------------------------------------------------------- timers
+  // Delays follow the HTML standard's timer initialization steps: a
+  // WebIDL `long` (wrapped to 32 bits), below 0 is 0, and at least 4 ms once
+  // timers nest more than 5 deep.
   let clock = 0;
   let nextId = 1;
   let order = 0;
+  let nesting = 0;
   const timers = new Map();
+
+  // `level`: the nesting level of the timer that is running (0: none).
+  function clampDelay(ms, level) {
+    const n = Number(ms);
+    const delay = Number.isFinite(n) ? Math.max(0, Math.trunc(n) | 0) : 0;
+    return level > 5 && delay < 4 ? 4 : delay;
+  }
 
   function addTimer(fn, ms, args, repeat) {
     if (typeof fn !== 'function') {
       throw new TypeError('The "callback" argument must be of type function');
     }
-    const delay = Math.max(0, Number(ms) || 0);
+    const delay = clampDelay(ms, nesting);
     const id = nextId++;
-    timers.set(id, { fn, args, delay, repeat, due: clock + delay, order: order++ });
+    timers.set(id, { fn, args, ms, delay, repeat, level: nesting + 1, due: clock + delay, order: order++ });
     return id;
   }
 
@@ -96,14 +129,24 @@
       return next === null ? -1 : next.due - clock;
     }
     if (next === null) return false;
+    const { due, level } = next;
     if (next.repeat) {
+      next.delay = clampDelay(next.ms, level);
+      next.level = level + 1;
       next.due += Math.max(1, next.delay);
       next.order = order++;
     } else {
       timers.delete(id);
     }
-    if (next.due > clock) clock = next.due;
-    next.fn.apply(g, next.args);
+    if (due > clock) clock = due;
+    nesting = level;
+    try {
+      next.fn.apply(g, next.args);
+    } catch (e) {
+      reportUncaught(e, 'a timer');
+    } finally {
+      nesting = 0;
+    }
     return true;
   }
 
@@ -113,10 +156,17 @@
   defineMissing('clearTimeout', (id) => { timers.delete(id); });
   defineMissing('clearInterval', (id) => { timers.delete(id); });
   defineMissing('clearImmediate', (id) => { timers.delete(id); });
-  defineMissing('queueMicrotask', (fn) => {
+  // Always ours: QuickJS's own drops an exception its callback throws.
+  Object.defineProperty(g, 'queueMicrotask', { writable: true, configurable: true, enumerable: false, value: (fn) => {
     if (typeof fn !== 'function') throw new TypeError('queueMicrotask needs a function');
-    Promise.resolve().then(() => fn());
-  });
+    Promise.resolve().then(() => {
+      try {
+        fn();
+      } catch (e) {
+        reportUncaught(e, 'a microtask');
+      }
+    });
+  } });
 
   // --------------------------------------------------------- MessageChannel
   class MessagePort {
@@ -247,11 +297,6 @@
   Object.defineProperty(EventImpl, 'name', { value: 'Event' });
   defineMissing('Event', EventImpl);
 
-  // A listener that throws is reported, as a browser reports it, and the
-  // others still run.
-  function reportListenerError(e) {
-    hostLog(3, `Uncaught ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)} (in an event listener)`);
-  }
   const listenerState = new WeakMap();
   class EventTargetImpl {
     constructor() { listenerState.set(this, new Map()); }
@@ -298,7 +343,7 @@
           if (typeof l.callback === 'function') l.callback.call(this, event);
           else if (l.callback && typeof l.callback.handleEvent === 'function') l.callback.handleEvent(event);
         } catch (e) {
-          reportListenerError(e);
+          reportUncaught(e, 'an event listener');
         }
         s.passive = false;
         if (s.stopNow) break;
@@ -487,140 +532,206 @@
   defineMissing('crypto', { getRandomValues, randomUUID });
 
   // ------------------------------------------------------- TextEncoder/Decoder
+  // TextEncoder: UTF-8 by QuickJS's native encoder where the engine has
+  // one, here elsewhere; `encodeInto` here on both (QuickJS's refuses it).
+  const NativeEncoder = typeof g.TextEncoder === 'function' ? new g.TextEncoder() : null;
+  function utf8Into(s, out, room) {
+    let read = 0;
+    let written = 0;
+    for (let i = 0; i < s.length; i++) {
+      let c = s.charCodeAt(i);
+      let units = 1;
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          units = 2;
+        } else {
+          c = 0xfffd;
+        }
+      } else if (c >= 0xd800 && c <= 0xdfff) {
+        c = 0xfffd;
+      }
+      const size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+      if (written + size > room) break;
+      if (size === 1) out[written] = c;
+      else if (size === 2) { out[written] = 0xc0 | (c >> 6); out[written + 1] = 0x80 | (c & 63); }
+      else if (size === 3) { out[written] = 0xe0 | (c >> 12); out[written + 1] = 0x80 | ((c >> 6) & 63); out[written + 2] = 0x80 | (c & 63); }
+      else { out[written] = 0xf0 | (c >> 18); out[written + 1] = 0x80 | ((c >> 12) & 63); out[written + 2] = 0x80 | ((c >> 6) & 63); out[written + 3] = 0x80 | (c & 63); }
+      written += size;
+      read += units;
+      i += units - 1;
+    }
+    return { read, written };
+  }
   class TextEncoderImpl {
     get encoding() { return 'utf-8'; }
     encode(input = '') {
-      const s = String(input);
-      const out = [];
-      for (let i = 0; i < s.length; i++) {
-        let c = s.charCodeAt(i);
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-          const d = s.charCodeAt(i + 1);
-          if (d >= 0xdc00 && d <= 0xdfff) {
-            c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-            i++;
-          } else {
-            c = 0xfffd;
-          }
-        } else if (c >= 0xd800 && c <= 0xdfff) {
-          c = 0xfffd;
-        }
-        if (c < 0x80) out.push(c);
-        else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-        else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-        else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      }
-      return new Uint8Array(out);
+      const s = usv(input);
+      if (NativeEncoder !== null) return NativeEncoder.encode(s);
+      const out = new Uint8Array(s.length * 3);
+      return out.slice(0, utf8Into(s, out, out.length).written);
     }
-    encodeInto(input, dest) {
-      const bytes = this.encode(input);
-      const n = Math.min(bytes.length, dest.length);
-      dest.set(bytes.subarray(0, n));
-      return { read: n === bytes.length ? String(input).length : undefined, written: n };
+    encodeInto(source, destination) {
+      if (!(destination instanceof Uint8Array)) throw new TypeError("Failed to execute 'encodeInto' on 'TextEncoder': parameter 2 is not of type 'Uint8Array'.");
+      return utf8Into(usv(source), destination, destination.length);
     }
   }
+  Object.defineProperty(TextEncoderImpl, 'name', { value: 'TextEncoder' });
+  Object.defineProperty(TextEncoderImpl.prototype, Symbol.toStringTag, { value: 'TextEncoder', configurable: true });
+  Object.defineProperty(g, 'TextEncoder', { value: TextEncoderImpl, writable: true, configurable: true, enumerable: false });
+
+  // TextDecoder (checked by WPT's encoding/): UTF-8 is decoded here (a
+  // whole decode by QuickJS's native decoder where the engine has one);
+  // every other encoding of the Encoding Standard by the host
+  // (`calls::TEXT_DECODE`: encoding_rs, host/src/engine/text.rs).
+  const NativeDecoder = typeof g.TextDecoder === 'function' ? g.TextDecoder : null;
+  let nativeUtf8 = null;
+  const UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
+  // Labels the host named, by label (only those that name an encoding).
+  const labelNames = new Map();
+  function encodingOf(label) {
+    const l = label.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '').toLowerCase();
+    if (UTF8_LABELS.includes(l)) return 'utf-8';
+    if (labelNames.has(l)) return labelNames.get(l);
+    const name = textCall({ op: 'label', label: l }).value;
+    if (name !== null) labelNames.set(l, name);
+    return name;
+  }
+  // A `calls::TEXT_DECODE` call; its `"<Error name>: ..."` refusals throw
+  // that error.
+  function textCall(args, bytes) {
+    const [ok, text] = hostCall('text-decode', JSON.stringify(args), bytes);
+    if (ok) return { value: JSON.parse(text) };
+    const m = /^(TypeError|RangeError): ([\s\S]*)$/.exec(text);
+    throw m ? new (m[1] === 'RangeError' ? RangeError : TypeError)(m[2]) : new TypeError(text);
+  }
+  function bufferSourceBytes(input) {
+    if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) return new Uint8Array(input);
+    if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    throw new TypeError("Failed to execute 'decode' on 'TextDecoder': The provided value is not of type '(ArrayBuffer or ArrayBufferView)'");
+  }
   class TextDecoderImpl {
-    constructor(label = 'utf-8', options = {}) {
-      const l = String(label).toLowerCase();
-      if (l !== 'utf-8' && l !== 'utf8' && l !== 'unicode-1-1-utf-8') {
-        throw new RangeError(`TextDecoder: only utf-8 is supported, not "${label}"`);
+    #encoding;
+    #fatal;
+    #ignoreBOM;
+    // UTF-8 streaming: the bytes of a sequence cut at the last call's end,
+    // and whether a stream is under way (a BOM is looked for at its start).
+    #pending = null;
+    #midStream = false;
+    // Other encodings: the host's open stream.
+    #stream = null;
+    constructor(label = 'utf-8', options = undefined) {
+      if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') {
+        throw new TypeError("Failed to construct 'TextDecoder': The provided value is not of type 'TextDecoderOptions'");
       }
-      this.fatal = !!options.fatal;
-      this.ignoreBOM = !!options.ignoreBOM;
+      const name = encodingOf(`${label}`);
+      if (name === null || name === 'replacement') throw new RangeError(`Failed to construct 'TextDecoder': The encoding label provided ('${label}') is invalid.`);
+      this.#encoding = name;
+      this.#fatal = !!(options && options.fatal);
+      this.#ignoreBOM = !!(options && options.ignoreBOM);
     }
-    get encoding() { return 'utf-8'; }
+    get encoding() { return this.#encoding; }
+    get fatal() { return this.#fatal; }
+    get ignoreBOM() { return this.#ignoreBOM; }
     // With `{ stream: true }` a sequence cut at the end of `input` waits for
     // the next call, and a BOM is looked for at the stream's start only.
-    decode(input, options = {}) {
-      let b = input === undefined ? new Uint8Array(0) : ArrayBuffer.isView(input)
-        ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
-        : new Uint8Array(input);
-      if (this._pending) {
-        const joined = new Uint8Array(this._pending.length + b.length);
-        joined.set(this._pending);
-        joined.set(b, this._pending.length);
-        b = joined;
-        this._pending = null;
+    decode(input = undefined, options = undefined) {
+      const bytes = input === undefined ? new Uint8Array(0) : bufferSourceBytes(input);
+      const stream = !!(options && options.stream);
+      if (this.#encoding !== 'utf-8') {
+        const id = this.#stream;
+        // A call that throws ends the stream (the host dropped it).
+        this.#stream = null;
+        const { value } = textCall({ op: 'decode', encoding: this.#encoding, fatal: this.#fatal, ignoreBOM: this.#ignoreBOM, stream, id }, bytes);
+        this.#stream = value.id;
+        return value.text;
       }
-      const streaming = !!(options && options.stream);
-      if (streaming) {
+      let b = bytes;
+      if (this.#pending) {
+        const joined = new Uint8Array(this.#pending.length + b.length);
+        joined.set(this.#pending);
+        joined.set(b, this.#pending.length);
+        b = joined;
+        this.#pending = null;
+      }
+      if (stream) {
         const cut = incompleteTail(b);
         if (cut < b.length) {
-          this._pending = b.slice(cut);
+          this.#pending = b.slice(cut);
           b = b.subarray(0, cut);
         }
       }
-      const atStart = !this._midStream;
-      this._midStream = streaming;
-      let s = '';
+      // A BOM cut between calls is still the stream's start.
+      const atStart = !this.#midStream;
+      this.#midStream = stream && (this.#midStream || b.length > 0);
       let i = 0;
-      if (atStart && !this.ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
-      const bad = () => {
-        if (this.fatal) throw new TypeError('The encoded data was not valid utf-8');
-        return 0xfffd;
-      };
-      while (i < b.length) {
-        const x = b[i];
-        let c;
-        let need = 0;
-        if (x < 0x80) { c = x; } else if (x >= 0xc2 && x < 0xe0) { c = x & 31; need = 1; } else if (x >= 0xe0 && x < 0xf0) { c = x & 15; need = 2; } else if (x >= 0xf0 && x < 0xf5) { c = x & 7; need = 3; } else { s += String.fromCharCode(bad()); i++; continue; }
-        let j = 1;
-        for (; j <= need; j++) {
-          const y = b[i + j];
-          if (y === undefined || (y & 0xc0) !== 0x80) break;
-          c = (c << 6) | (y & 63);
-        }
-        if (j <= need || (need === 2 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (need === 3 && (c < 0x10000 || c > 0x10ffff))) {
-          s += String.fromCharCode(bad());
-          i += Math.max(1, j);
-          continue;
-        }
-        i += need + 1;
-        s += String.fromCodePoint(c);
+      if (atStart && !this.#ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
+      if (NativeDecoder !== null && !this.#fatal) {
+        nativeUtf8 = nativeUtf8 || new NativeDecoder('utf-8', { ignoreBOM: true });
+        return nativeUtf8.decode(i === 0 ? b : b.subarray(i));
       }
-      return s;
+      return decodeUtf8(b, i, this.#fatal);
     }
   }
+  Object.defineProperty(TextDecoderImpl, 'name', { value: 'TextDecoder' });
+  Object.defineProperty(TextDecoderImpl.prototype, Symbol.toStringTag, { value: 'TextDecoder', configurable: true });
+  function decodeUtf8(b, from, fatal) {
+    let s = '';
+    let i = from;
+    const bad = () => {
+      if (fatal) throw new TypeError('The encoded data was not valid utf-8');
+      return 0xfffd;
+    };
+    while (i < b.length) {
+      const x = b[i];
+      let c;
+      let need = 0;
+      let lo = 0x80;
+      let hi = 0xbf;
+      if (x < 0x80) { c = x; } else if (x >= 0xc2 && x < 0xe0) { c = x & 31; need = 1; } else if (x >= 0xe0 && x < 0xf0) { c = x & 15; need = 2; if (x === 0xe0) lo = 0xa0; if (x === 0xed) hi = 0x9f; } else if (x >= 0xf0 && x < 0xf5) { c = x & 7; need = 3; if (x === 0xf0) lo = 0x90; if (x === 0xf4) hi = 0x8f; } else { s += String.fromCharCode(bad()); i++; continue; }
+      // The standard's bounds on the first continuation byte make every
+      // overlong form, surrogate and value past U+10FFFF an error at once,
+      // so the bytes read so far become one U+FFFD.
+      let j = 1;
+      for (; j <= need; j++) {
+        const y = b[i + j];
+        if (y === undefined || y < (j === 1 ? lo : 0x80) || y > (j === 1 ? hi : 0xbf)) break;
+        c = (c << 6) | (y & 63);
+      }
+      if (j <= need) {
+        s += String.fromCharCode(bad());
+        i += j;
+        continue;
+      }
+      i += need + 1;
+      s += String.fromCodePoint(c);
+    }
+    return s;
+  }
   // Where an unfinished UTF-8 sequence starts at the end of `b` (its length
-  // if none): a lead byte whose sequence needs more bytes than follow it.
+  // if none): a lead byte whose sequence needs more bytes than follow it,
+  // followed only by bytes its sequence can go on with.
   function incompleteTail(b) {
     for (let k = 1; k <= 3 && k <= b.length; k++) {
       const x = b[b.length - k];
       if (x < 0x80) return b.length;
       if (x >= 0xc0) {
         const need = x >= 0xf0 ? 3 : x >= 0xe0 ? 2 : 1;
-        return need >= k ? b.length - k : b.length;
+        if (need < k || x < 0xc2 || x > 0xf4) return b.length;
+        if (k >= 2) {
+          const y = b[b.length - k + 1];
+          const lo = x === 0xe0 ? 0xa0 : x === 0xf0 ? 0x90 : 0x80;
+          const hi = x === 0xed ? 0x9f : x === 0xf4 ? 0x8f : 0xbf;
+          if (y < lo || y > hi) return b.length;
+        }
+        return b.length - k;
       }
     }
     return b.length;
   }
-  defineMissing('TextEncoder', TextEncoderImpl);
-  defineMissing('TextDecoder', TextDecoderImpl);
-  // javy's native TextDecoder (QuickJS) refuses `{ stream: true }`: keep it
-  // for whole decodes, and decode streams here.
-  if (g.TextDecoder !== TextDecoderImpl) {
-    const Native = g.TextDecoder;
-    let streams = true;
-    try {
-      new Native().decode(new Uint8Array(0), { stream: true });
-    } catch (_) {
-      streams = false;
-    }
-    if (!streams) {
-      class TextDecoderStreaming extends TextDecoderImpl {
-        constructor(label, options) {
-          super(label, options);
-          this._native = new Native(label, options);
-        }
-        decode(input, options) {
-          if ((options && options.stream) || this._pending || this._midStream) return super.decode(input, options);
-          return this._native.decode(input);
-        }
-      }
-      Object.defineProperty(TextDecoderStreaming, 'name', { value: 'TextDecoder' });
-      Object.defineProperty(g, 'TextDecoder', { value: TextDecoderStreaming, writable: true, configurable: true, enumerable: false });
-    }
-  }
+  // Always ours: QuickJS's own knows UTF-8 only, and no streams.
+  Object.defineProperty(g, 'TextDecoder', { value: TextDecoderImpl, writable: true, configurable: true, enumerable: false });
 
   // ---------------------------------------------------------- atob / btoa
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -993,291 +1104,315 @@
   defineMissing('SubtleCrypto', SubtleCryptoImpl);
 
   // -------------------------------------------------------- structuredClone
-  function structuredCloneImpl(value, seen = new Map()) {
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'symbol')) {
-      return value;
-    }
-    if (typeof value === 'function' || typeof value === 'symbol') {
-      const e = new Error(`${String(value)} could not be cloned.`);
-      e.name = 'DataCloneError';
-      throw e;
-    }
-    if (seen.has(value)) return seen.get(value);
-    let out;
-    if (Array.isArray(value)) {
-      out = new Array(value.length);
-      seen.set(value, out);
-      for (let i = 0; i < value.length; i++) if (i in value) out[i] = structuredCloneImpl(value[i], seen);
-      return out;
-    }
-    if (value instanceof Date) return new Date(value.getTime());
-    if (value instanceof RegExp) return new RegExp(value.source, value.flags);
-    if (value instanceof ArrayBuffer) return value.slice(0);
-    if (ArrayBuffer.isView(value)) {
-      const C = value.constructor;
-      return value instanceof DataView
-        ? new DataView(value.buffer.slice(0), value.byteOffset, value.byteLength)
-        : new C(value);
-    }
-    if (value instanceof Map) {
-      out = new Map();
-      seen.set(value, out);
-      for (const [k, v] of value) out.set(structuredCloneImpl(k, seen), structuredCloneImpl(v, seen));
-      return out;
-    }
-    if (value instanceof Set) {
-      out = new Set();
-      seen.set(value, out);
-      for (const v of value) out.add(structuredCloneImpl(v, seen));
-      return out;
-    }
-    if (value instanceof Error) {
-      const C = { EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError }[value.name] || Error;
-      out = new C(value.message);
-      if (value.stack !== undefined) out.stack = value.stack;
-      return out;
-    }
-    out = {};
-    seen.set(value, out);
-    for (const k of Object.keys(value)) out[k] = structuredCloneImpl(value[k], seen);
-    return out;
+  // The HTML standard's StructuredSerialize and StructuredDeserialize in
+  // one pass (checked by WPT's html/webappapis/structured-clone/). It walks
+  // with a stack of its own, not by recursion, so a chain of a million
+  // objects clones as a short one does; properties are read in the
+  // standard's order (depth first, own enumerable string keys, getters run
+  // once). What cannot be serialized throws a `DataCloneError`.
+  const ERRORS = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+  const UNCLONEABLE = [WeakMap, WeakSet, Promise].concat(typeof WeakRef === 'function' ? [WeakRef] : []);
+  function cloneError(what) {
+    return new DOMExceptionImpl(`${what} could not be cloned.`, 'DataCloneError');
   }
-  defineMissing('structuredClone', (value) => structuredCloneImpl(value));
+  function cloneBuffer(buffer) {
+    if (buffer.byteLength === 0 && buffer.detached === true) throw cloneError('A detached ArrayBuffer');
+    return buffer.slice(0);
+  }
+  function structuredCloneImpl(value, transfer = []) {
+    const memory = new Map();
+    // The objects whose members are still to copy: a stack of frames, each
+    // a source, its copy, the member keys (or Map/Set entries) and how far.
+    const froms = [];
+    const tos = [];
+    const keys = [];
+    const nexts = [];
+    // The copy of one value, shallow: an object's members are filled in
+    // from the stack.
+    function shallow(v) {
+      if (v === null || (typeof v !== 'object' && typeof v !== 'function')) {
+        if (typeof v === 'symbol') throw cloneError(String(v));
+        return v;
+      }
+      const known = memory.get(v);
+      if (known !== undefined) return known;
+      if (typeof v === 'function') throw cloneError(`function ${v.name || '(anonymous)'}`);
+      let out;
+      let members = null;
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Object.prototype || proto === null) {
+        out = {};
+        members = Object.keys(v);
+      } else if (Array.isArray(v)) {
+        out = new Array(v.length);
+        members = Object.keys(v);
+      } else {
+        [out, members] = special(v);
+      }
+      memory.set(v, out);
+      if (members !== null && members.length > 0) {
+        froms.push(v);
+        tos.push(out);
+        keys.push(members);
+        nexts.push(0);
+      }
+      return out;
+    }
+    // Everything but plain objects and arrays: [copy, members or null].
+    function special(v) {
+      const tag = Object.prototype.toString.call(v);
+      if (v instanceof Boolean || tag === '[object Boolean]') return [Object(Boolean.prototype.valueOf.call(v)), null];
+      if (v instanceof Number || tag === '[object Number]') return [Object(Number.prototype.valueOf.call(v)), null];
+      if (v instanceof BigInt || tag === '[object BigInt]') return [Object(BigInt.prototype.valueOf.call(v)), null];
+      if (v instanceof String || tag === '[object String]') return [Object(String.prototype.valueOf.call(v)), null];
+      if (v instanceof Date) return [new Date(v.getTime()), null];
+      if (v instanceof RegExp) return [new RegExp(v.source, v.flags), null];
+      if (v instanceof ArrayBuffer) return [cloneBuffer(v), null];
+      if (ArrayBuffer.isView(v)) {
+        let buffer = memory.get(v.buffer);
+        if (buffer === undefined) {
+          buffer = cloneBuffer(v.buffer);
+          memory.set(v.buffer, buffer);
+        }
+        return [v instanceof DataView ? new DataView(buffer, v.byteOffset, v.byteLength) : new g[tag.slice(8, -1)](buffer, v.byteOffset, v.length), null];
+      }
+      if (v instanceof Map) return [new Map(), Array.from(v)];
+      if (v instanceof Set) return [new Set(), Array.from(v)];
+      if (v instanceof DOMExceptionImpl) return [new DOMExceptionImpl(v.message, v.name), null];
+      if (v instanceof Error) {
+        const name = v.name;
+        const C = Object.prototype.hasOwnProperty.call(ERRORS, name) ? ERRORS[name] : Error;
+        const message = Object.getOwnPropertyDescriptor(v, 'message');
+        const out = message !== undefined && 'value' in message ? new C(String(message.value)) : new C();
+        if (!Object.prototype.hasOwnProperty.call(v, 'cause')) return [out, null];
+        Object.defineProperty(out, 'cause', { value: undefined, writable: true, configurable: true });
+        return [out, ['cause']];
+      }
+      if (v instanceof FileImpl) return [new FileImpl([v], v.name, { type: v.type, lastModified: v.lastModified }), null];
+      if (v instanceof BlobImpl) return [new BlobImpl([v], { type: v.type }), null];
+      if (UNCLONEABLE.some((C) => v instanceof C) || isPlatform(v)) throw cloneError(tag.slice(8, -1));
+      return [{}, Object.keys(v)];
+    }
+    const moved = new Set();
+    for (const t of transfer) {
+      if (!(t instanceof ArrayBuffer)) throw cloneError(`${Object.prototype.toString.call(t).slice(8, -1)} in the transfer list`);
+      if (moved.has(t)) throw cloneError('An ArrayBuffer listed twice in the transfer list');
+      moved.add(t);
+    }
+    const root = shallow(value);
+    let top;
+    while ((top = froms.length - 1) >= 0) {
+      const members = keys[top];
+      const at = nexts[top];
+      if (at >= members.length) {
+        froms.pop();
+        tos.pop();
+        keys.pop();
+        nexts.pop();
+        continue;
+      }
+      nexts[top] = at + 1;
+      const m = members[at];
+      const to = tos[top];
+      if (to instanceof Map) to.set(shallow(m[0]), shallow(m[1]));
+      else if (to instanceof Set) to.add(shallow(m));
+      else if (Object.prototype.hasOwnProperty.call(froms[top], m)) to[m] = shallow(froms[top][m]);
+    }
+    // A transferred buffer was copied like the others; the original is
+    // then detached, where the engine can (ES2024's `transfer`).
+    for (const t of moved) {
+      if (typeof t.transfer === 'function') t.transfer();
+    }
+    return root;
+  }
+  // The prelude's classes that are not serializable (the standard's
+  // platform objects), whose state a copy of their properties would lose.
+  let platform = null;
+  function isPlatform(v) {
+    platform = platform || [RequestImpl, ResponseImpl, HeadersImpl, ReadableStreamImpl, WritableStreamImpl, EventTargetImpl, MessagePort, URLImpl, URLSearchParamsImpl];
+    return platform.some((C) => v instanceof C);
+  }
+  defineMissing('structuredClone', function structuredClone(value, options) {
+    if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
+    const transfer = options === undefined || options === null ? [] : options.transfer;
+    return structuredCloneImpl(value, transfer === undefined ? [] : Array.from(transfer));
+  });
 
-  // ------------------------------------------------------- URLSearchParams
-  function formEncode(s) {
-    return encodeURIComponent(s)
-      .replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
-      .replace(/%20/g, '+');
+  // ------------------------------------------------------- URL, URLSearchParams
+  // WHATWG URL and URLSearchParams (checked by WPT's url/). The state lives
+  // here; every parse, setter and form-encoding step is the host's
+  // (`calls::URL`: the `url` crate, host/src/engine/url.rs), which
+  // implements the standard. Strings cross as USVStrings: a lone surrogate
+  // becomes U+FFFD, as WebIDL converts them.
+  function usv(v) {
+    const s = typeof v === 'string' ? v : `${v}`;
+    return /[\ud800-\udfff]/.test(s) ? s.replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (m) => (m.length === 2 ? m : '\ufffd')) : s;
   }
-  function percentDecode(s) {
-    try {
-      return decodeURIComponent(s);
-    } catch (_) {
-      return s.replace(/%([0-9A-Fa-f]{2})/g, (m, h) => {
-        const c = parseInt(h, 16);
-        return c < 0x80 ? String.fromCharCode(c) : m;
-      });
-    }
+  // The host's answer, or null for a URL that does not parse. Pure, so the
+  // top level may call it.
+  function urlCall(args) {
+    const [ok, text] = hostCall('url', JSON.stringify(args));
+    if (ok) return JSON.parse(text);
+    if (text.startsWith('Invalid')) return null;
+    throw new TypeError(text);
   }
-  const paramsOwner = Symbol('url');
+  const clip = (s) => JSON.stringify(s.length > 200 ? `${s.slice(0, 200)}...` : s);
+  // A URL's attributes, in the order the host gives them.
+  const [HREF, ORIGIN, PROTOCOL, USERNAME, PASSWORD, HOST, HOSTNAME, PORT, PATHNAME, SEARCH, HASH] = Array.from({ length: 11 }, (_, i) => i);
+  const internal = Symbol('internal');
+  function parseQuery(s) { return s === '' ? [] : urlCall({ op: 'params', query: s }); }
+  function parseURL(url, base) {
+    return urlCall({ op: 'parse', input: usv(url), base: base === undefined ? null : usv(base) });
+  }
+  function needArgs(args, n, what) {
+    if (args.length < n) throw new TypeError(`Failed to execute '${what}': ${n} argument${n > 1 ? 's' : ''} required, but only ${args.length} present.`);
+  }
+
+  let attachParams; // (url, search) => a URLSearchParams updating url
+  let reparseParams; // (params, search) => void
+  let searchUpdated; // (url, query) => void
   class URLSearchParamsImpl {
+    #list = [];
+    #url = null;
     constructor(init = '') {
-      this._list = [];
-      this[paramsOwner] = null;
-      if (typeof init === 'object' && init !== null) {
-        if (typeof init[Symbol.iterator] === 'function') {
+      if (init === internal) return;
+      if ((typeof init === 'object' && init !== null) || typeof init === 'function') {
+        const iterator = init[Symbol.iterator];
+        if (iterator !== undefined && iterator !== null) {
+          if (typeof iterator !== 'function') throw new TypeError("Failed to construct 'URLSearchParams': The object's @@iterator property is not callable.");
           for (const pair of init) {
+            if ((typeof pair !== 'object' || pair === null) && typeof pair !== 'function') {
+              throw new TypeError("Failed to construct 'URLSearchParams': The provided value cannot be converted to a sequence.");
+            }
             const p = Array.from(pair);
-            if (p.length !== 2) throw new TypeError('Each query pair must be an iterable [name, value] tuple');
-            this._list.push([String(p[0]), String(p[1])]);
+            if (p.length !== 2) throw new TypeError("Failed to construct 'URLSearchParams': Sequence initializer must only contain pair elements");
+            this.#list.push([usv(p[0]), usv(p[1])]);
           }
         } else {
-          for (const k of Object.keys(init)) this._list.push([k, String(init[k])]);
+          for (const k of Reflect.ownKeys(init)) {
+            const d = Reflect.getOwnPropertyDescriptor(init, k);
+            if (d === undefined || !d.enumerable) continue;
+            const name = usv(k);
+            const value = usv(init[k]);
+            const at = this.#list.findIndex(([n]) => n === name);
+            if (at < 0) this.#list.push([name, value]);
+            else this.#list[at][1] = value;
+          }
         }
       } else {
-        this._parse(String(init));
+        const s = usv(init);
+        this.#list = parseQuery(s.startsWith('?') ? s.slice(1) : s);
       }
     }
-    _parse(s) {
-      this._list = [];
-      if (s.startsWith('?')) s = s.slice(1);
-      for (const part of s.split('&')) {
-        if (part === '') continue;
-        const eq = part.indexOf('=');
-        const name = eq < 0 ? part : part.slice(0, eq);
-        const value = eq < 0 ? '' : part.slice(eq + 1);
-        this._list.push([percentDecode(name.replace(/\+/g, ' ')), percentDecode(value.replace(/\+/g, ' '))]);
-      }
+    static {
+      attachParams = (url, search) => {
+        const p = new URLSearchParamsImpl(internal);
+        p.#url = url;
+        p.#list = parseQuery(search.slice(1));
+        return p;
+      };
+      reparseParams = (p, search) => { p.#list = parseQuery(search.slice(1)); };
     }
-    _update() {
-      const url = this[paramsOwner];
-      if (url) {
-        const q = this.toString();
-        url._query = q === '' ? null : q;
-      }
-    }
-    get size() { return this._list.length; }
-    append(name, value) { this._list.push([String(name), String(value)]); this._update(); }
+    #update() { if (this.#url !== null) searchUpdated(this.#url, this.toString()); }
+    get size() { return this.#list.length; }
+    append(name, value) { needArgs(arguments, 2, 'append'); this.#list.push([usv(name), usv(value)]); this.#update(); }
     delete(name, value) {
-      name = String(name);
-      this._list = this._list.filter(([k, v]) => !(k === name && (value === undefined || v === String(value))));
-      this._update();
+      needArgs(arguments, 1, 'delete');
+      const n = usv(name);
+      const v = value === undefined ? undefined : usv(value);
+      this.#list = this.#list.filter(([k, x]) => !(k === n && (v === undefined || x === v)));
+      this.#update();
     }
-    get(name) { const p = this._list.find(([k]) => k === String(name)); return p ? p[1] : null; }
-    getAll(name) { return this._list.filter(([k]) => k === String(name)).map(([, v]) => v); }
-    has(name, value) { return this._list.some(([k, v]) => k === String(name) && (value === undefined || v === String(value))); }
+    get(name) { needArgs(arguments, 1, 'get'); const n = usv(name); const p = this.#list.find(([k]) => k === n); return p ? p[1] : null; }
+    getAll(name) { needArgs(arguments, 1, 'getAll'); const n = usv(name); return this.#list.filter(([k]) => k === n).map(([, v]) => v); }
+    has(name, value) {
+      needArgs(arguments, 1, 'has');
+      const n = usv(name);
+      const v = value === undefined ? undefined : usv(value);
+      return this.#list.some(([k, x]) => k === n && (v === undefined || x === v));
+    }
     set(name, value) {
-      name = String(name);
-      const i = this._list.findIndex(([k]) => k === name);
-      if (i < 0) {
-        this._list.push([name, String(value)]);
-      } else {
-        this._list[i][1] = String(value);
-        this._list = this._list.filter(([k], j) => j <= i || k !== name);
-      }
-      this._update();
+      needArgs(arguments, 2, 'set');
+      const n = usv(name);
+      const v = usv(value);
+      const i = this.#list.findIndex(([k]) => k === n);
+      if (i < 0) this.#list.push([n, v]);
+      else this.#list = this.#list.filter(([k], j) => j <= i || k !== n).map((p, j) => (j === i ? [n, v] : p));
+      this.#update();
     }
     sort() {
-      this._list = this._list.map((p, i) => [p, i]).sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1])).map(([p]) => p);
-      this._update();
+      // Array.prototype.sort is stable; `<` compares code units, as asked.
+      this.#list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      this.#update();
     }
-    forEach(fn, thisArg) { for (const [k, v] of this._list) fn.call(thisArg, v, k, this); }
-    *keys() { for (const [k] of this._list) yield k; }
-    *values() { for (const [, v] of this._list) yield v; }
-    *entries() { for (const [k, v] of this._list) yield [k, v]; }
-    [Symbol.iterator]() { return this.entries(); }
-    toString() { return this._list.map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`).join('&'); }
-    get [Symbol.toStringTag]() { return 'URLSearchParams'; }
+    forEach(fn, thisArg) {
+      if (typeof fn !== 'function') throw new TypeError("Failed to execute 'forEach' on 'URLSearchParams': The callback provided as parameter 1 is not a function.");
+      for (let i = 0; i < this.#list.length; i++) fn.call(thisArg, this.#list[i][1], this.#list[i][0], this);
+    }
+    *keys() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][0]; }
+    *values() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][1]; }
+    *entries() { for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]]; }
+    toString() { return this.#list.length === 0 ? '' : urlCall({ op: 'form', list: this.#list }); }
   }
+  Object.defineProperty(URLSearchParamsImpl.prototype, Symbol.iterator, { value: URLSearchParamsImpl.prototype.entries, writable: true, configurable: true });
+  Object.defineProperty(URLSearchParamsImpl.prototype, Symbol.toStringTag, { value: 'URLSearchParams', configurable: true });
 
-  // ------------------------------------------------------------------- URL
-  // WHATWG URL for special schemes (http, https, ws, wss, ftp, file) and
-  // opaque ones (mailto:, data:). Not implemented: IDNA host mapping, IPv4
-  // number normalization and IPv6 compression.
-  const SPECIAL = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21', 'file:': '' };
-  const encodeSet = (extra) => (s) => s.replace(/[\u0000-\u0020"<>`\u007f-\uffff]|[#?{}]/g, (c) => {
-    if (!extra.includes(c) && /[#?{}]/.test(c)) return c;
-    return Array.from(new TextEncoderImpl().encode(c)).map((b) => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join('');
-  });
-  const encodePath = encodeSet('#?{}');
-  const encodeQuery = encodeSet('#');
-  const encodeFragment = encodeSet('');
-  function normalizePath(path) {
-    const out = [];
-    const segs = path.split('/');
-    for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i];
-      const last = i === segs.length - 1;
-      if (seg === '..' || seg.toLowerCase() === '%2e%2e' || seg === '.%2e' || seg === '%2e.') {
-        if (out.length > 1) out.pop();
-        if (last) out.push('');
-      } else if (seg === '.' || seg.toLowerCase() === '%2e') {
-        if (last) out.push('');
-      } else {
-        out.push(seg);
-      }
-    }
-    const joined = out.join('/');
-    return joined.startsWith('/') ? joined : '/' + joined;
-  }
-  function parseAbsolute(input) {
-    const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(input);
-    if (!m) return null;
-    const protocol = m[1].toLowerCase() + ':';
-    let rest = m[2];
-    const u = { protocol, username: '', password: '', hostname: '', port: '', path: '', _query: null, _fragment: null, opaque: false };
-    const hashAt = rest.indexOf('#');
-    if (hashAt >= 0) { u._fragment = encodeFragment(rest.slice(hashAt + 1)); rest = rest.slice(0, hashAt); }
-    const qAt = rest.indexOf('?');
-    if (qAt >= 0) { u._query = encodeQuery(rest.slice(qAt + 1)); rest = rest.slice(0, qAt); }
-    if (protocol in SPECIAL) {
-      rest = rest.replace(/\\/g, '/').replace(/^\/*/, '');
-      const slash = rest.indexOf('/');
-      let authority = slash < 0 ? rest : rest.slice(0, slash);
-      const path = slash < 0 ? '/' : rest.slice(slash);
-      const at = authority.lastIndexOf('@');
-      if (at >= 0) {
-        const cred = authority.slice(0, at);
-        authority = authority.slice(at + 1);
-        const colon = cred.indexOf(':');
-        u.username = encodeURIComponent(percentDecode(colon < 0 ? cred : cred.slice(0, colon)));
-        u.password = colon < 0 ? '' : encodeURIComponent(percentDecode(cred.slice(colon + 1)));
-      }
-      const pm = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(authority);
-      if (!pm) return null;
-      u.hostname = percentDecode(pm[1]).toLowerCase();
-      if (u.hostname === '' && protocol !== 'file:') return null;
-      if (/[\s#%/:<>?@[\\\]^|]/.test(u.hostname.replace(/^\[.*\]$/, ''))) return null;
-      const port = pm[2] || '';
-      if (port !== '' && Number(port) > 65535) return null;
-      u.port = port === '' || String(Number(port)) === SPECIAL[protocol] ? '' : String(Number(port));
-      u.path = normalizePath(encodePath(path));
-    } else {
-      u.opaque = !rest.startsWith('/');
-      u.path = u.opaque ? rest.replace(/[\u0000-\u001f\u007f-\uffff]/g, (c) => encodeURIComponent(c)) : normalizePath(encodePath(rest));
-    }
-    return u;
-  }
-  function resolve(input, base) {
-    const abs = parseAbsolute(input);
-    if (abs && !(abs.protocol === base.protocol && abs.protocol in SPECIAL && !/^[^:]*:[/\\]/.test(input))) return abs;
-    if (base.opaque) return null;
-    const u = Object.assign({}, base, { _fragment: null });
-    let rest = input;
-    const hashAt = rest.indexOf('#');
-    if (hashAt >= 0) { u._fragment = encodeFragment(rest.slice(hashAt + 1)); rest = rest.slice(0, hashAt); }
-    if (/^[/\\]{2}/.test(rest)) {
-      return parseAbsolute(base.protocol + rest + (u._fragment !== null ? '#' + u._fragment : ''));
-    }
-    const qAt = rest.indexOf('?');
-    const hasQuery = qAt >= 0;
-    const pathPart = hasQuery ? rest.slice(0, qAt) : rest;
-    if (hasQuery) u._query = encodeQuery(rest.slice(qAt + 1));
-    else if (pathPart !== '') u._query = null;
-    if (pathPart.startsWith('/') || pathPart.startsWith('\\')) {
-      u.path = normalizePath(encodePath(pathPart.replace(/\\/g, '/')));
-    } else if (pathPart !== '') {
-      const dir = base.path.slice(0, base.path.lastIndexOf('/') + 1);
-      u.path = normalizePath(encodePath(dir + pathPart));
-    }
-    return u;
-  }
   class URLImpl {
-    constructor(input, base) {
-      let u;
-      if (base !== undefined) {
-        const b = parseAbsolute(String(base).trim());
-        if (!b) throw new TypeError(`Invalid base URL: ${base}`);
-        u = resolve(String(input).trim(), b);
-      } else {
-        u = parseAbsolute(String(input).trim());
-      }
-      if (!u) throw new TypeError(`Invalid URL: ${input}`);
-      Object.assign(this, u);
-      this._params = new URLSearchParamsImpl(this._query || '');
-      this._params[paramsOwner] = this;
+    #c;
+    #params = null;
+    constructor(url, base) {
+      if (url === internal) { this.#c = base; return; }
+      needArgs(arguments, 1, 'URL');
+      const c = parseURL(url, base);
+      if (c === null) throw new TypeError(`Invalid URL: ${clip(usv(url))}${base === undefined ? '' : ` against ${clip(usv(base))}`}`);
+      this.#c = c;
     }
-    static canParse(input, base) {
-      try { new URLImpl(input, base); return true; } catch (_) { return false; }
+    static {
+      searchUpdated = (url, query) => { url.#c = urlCall({ op: 'set', href: url.#c[HREF], field: 'search', value: query }); };
     }
-    get origin() {
-      return this.protocol in SPECIAL && this.protocol !== 'file:' ? `${this.protocol}//${this.host}` : 'null';
+    static parse(url, base) {
+      needArgs(arguments, 1, 'parse');
+      const c = parseURL(url, base);
+      return c === null ? null : new URLImpl(internal, c);
     }
-    get host() { return this.port ? `${this.hostname}:${this.port}` : this.hostname; }
-    set host(v) { const [h, p] = String(v).split(':'); this.hostname = h.toLowerCase(); if (p !== undefined) this.port = p; }
-    get pathname() { return this.path; }
-    set pathname(v) { if (!this.opaque) this.path = normalizePath(encodePath(String(v).startsWith('/') ? String(v) : '/' + v)); }
-    get search() { return this._query ? '?' + this._query : ''; }
-    set search(v) {
-      const s = String(v).replace(/^\?/, '');
-      this._query = s === '' ? null : encodeQuery(s);
-      this._params._parse(s);
+    static canParse(url, base) { needArgs(arguments, 1, 'canParse'); return parseURL(url, base) !== null; }
+    #set(field, value) {
+      const c = urlCall({ op: 'set', href: this.#c[HREF], field, value: usv(value) });
+      if (c === null) throw new TypeError(`Invalid URL: ${clip(usv(value))}`);
+      this.#c = c;
+      if (this.#params !== null && (field === 'href' || field === 'search')) reparseParams(this.#params, c[SEARCH]);
     }
-    get searchParams() { return this._params; }
-    get hash() { return this._fragment ? '#' + this._fragment : ''; }
-    set hash(v) { const s = String(v).replace(/^#/, ''); this._fragment = s === '' ? null : encodeFragment(s); }
-    get href() {
-      let out = this.protocol;
-      if (!this.opaque && (this.protocol in SPECIAL || this.hostname !== '')) {
-        out += '//';
-        if (this.username || this.password) out += this.username + (this.password ? ':' + this.password : '') + '@';
-        out += this.host;
-      }
-      out += this.path;
-      if (this._query !== null) out += '?' + this._query;
-      if (this._fragment !== null) out += '#' + this._fragment;
-      return out;
+    get href() { return this.#c[HREF]; }
+    set href(v) { this.#set('href', v); }
+    get origin() { return this.#c[ORIGIN]; }
+    get protocol() { return this.#c[PROTOCOL]; }
+    set protocol(v) { this.#set('protocol', v); }
+    get username() { return this.#c[USERNAME]; }
+    set username(v) { this.#set('username', v); }
+    get password() { return this.#c[PASSWORD]; }
+    set password(v) { this.#set('password', v); }
+    get host() { return this.#c[HOST]; }
+    set host(v) { this.#set('host', v); }
+    get hostname() { return this.#c[HOSTNAME]; }
+    set hostname(v) { this.#set('hostname', v); }
+    get port() { return this.#c[PORT]; }
+    set port(v) { this.#set('port', v); }
+    get pathname() { return this.#c[PATHNAME]; }
+    set pathname(v) { this.#set('pathname', v); }
+    get search() { return this.#c[SEARCH]; }
+    set search(v) { this.#set('search', v); }
+    get searchParams() {
+      if (this.#params === null) this.#params = attachParams(this, this.#c[SEARCH]);
+      return this.#params;
     }
-    set href(v) {
-      const u = parseAbsolute(String(v));
-      if (!u) throw new TypeError(`Invalid URL: ${v}`);
-      Object.assign(this, u);
-      this._params._parse(this._query || '');
-    }
-    toString() { return this.href; }
-    toJSON() { return this.href; }
-    get [Symbol.toStringTag]() { return 'URL'; }
+    get hash() { return this.#c[HASH]; }
+    set hash(v) { this.#set('hash', v); }
+    toString() { return this.#c[HREF]; }
+    toJSON() { return this.#c[HREF]; }
+  }
+  Object.defineProperty(URLImpl.prototype, Symbol.toStringTag, { value: 'URL', configurable: true });
+  for (const name of ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'searchParams', 'hash']) {
+    Object.defineProperty(URLImpl.prototype, name, Object.assign(Object.getOwnPropertyDescriptor(URLImpl.prototype, name), { enumerable: true }));
   }
   defineMissing('URLSearchParams', URLSearchParamsImpl);
   defineMissing('URL', URLImpl);
@@ -1842,10 +1977,22 @@
   class TextEncoderStreamImpl extends TransformStreamImpl {
     constructor() {
       const enc = new g.TextEncoder();
+      // A high surrogate ending a chunk waits for the low one that may
+      // start the next (the Encoding Standard's "pending high surrogate").
+      let high = '';
       super({
         transform(chunk, c) {
-          const s = String(chunk);
+          let s = high + String(chunk);
+          high = '';
+          const last = s.charCodeAt(s.length - 1);
+          if (last >= 0xd800 && last <= 0xdbff) {
+            high = s.slice(-1);
+            s = s.slice(0, -1);
+          }
           if (s !== '') c.enqueue(enc.encode(s));
+        },
+        flush(c) {
+          if (high !== '') c.enqueue(enc.encode(high));
         },
       });
     }
@@ -1871,7 +2018,7 @@
       });
       this._decoder = dec;
     }
-    get encoding() { return 'utf-8'; }
+    get encoding() { return this._decoder.encoding; }
     get fatal() { return this._decoder.fatal; }
     get ignoreBOM() { return this._decoder.ignoreBOM; }
     get [Symbol.toStringTag]() { return 'TextDecoderStream'; }
@@ -2144,7 +2291,7 @@
       if (type.startsWith('application/x-www-form-urlencoded')) {
         return this.text().then((t) => {
           const form = new FormDataImpl();
-          for (const [k, v] of new URLSearchParamsImpl(t)._list) form.append(k, v);
+          for (const [k, v] of new URLSearchParamsImpl(t)) form.append(k, v);
           return form;
         });
       }

@@ -28,4 +28,5 @@ mod tenants;
 mod tutorial;
 #[cfg(feature = "v8")]
 mod v8;
+mod web_platform;
 mod workers;

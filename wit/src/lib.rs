@@ -268,6 +268,27 @@ pub mod calls {
     /// the same in every instance.
     pub const CRYPTO: &str = "crypto";
 
+    /// WHATWG URL parsing, setters and form-encoded queries, for the
+    /// prelude's `URL` and `URLSearchParams`. Arguments: `{op: "parse",
+    /// input, base}`, `{op: "set", href, field, value}`, `{op: "params",
+    /// query}` or `{op: "form", list: [[name, value]]}`; reply: a URL's
+    /// attributes (`[href, origin, protocol, username, password, host,
+    /// hostname, port, pathname, search, hash]`), a query's pairs, or a
+    /// query. `"Invalid URL"` when a URL does not parse
+    /// (`host/src/engine/url.rs`). Pure, like [`CRYPTO`], so a module's
+    /// top level may call it.
+    pub const URL: &str = "url";
+
+    /// `TextDecoder` for every encoding but UTF-8 (which the prelude
+    /// decodes). Arguments: `{op: "label", label}`, reply: the encoding's
+    /// lowercase name or `null`; or `{op: "decode", encoding, fatal,
+    /// ignoreBOM, stream, id}` with the bytes, reply: `{text, id}`, `id`
+    /// naming the open stream to continue (`null` when it ended). A
+    /// malformed sequence under `fatal` reads `"TypeError: ..."`
+    /// (`host/src/engine/text.rs`). Pure but for streams, which the
+    /// instance keeps until their last call or the render's end.
+    pub const TEXT_DECODE: &str = "text-decode";
+
     /// The tenant's vars and secrets, the handler's `env`. Arguments: none
     /// (`null`); reply: a JSON object of name to value, no data. They
     /// change only with the tenant's version, so an instance asks once.

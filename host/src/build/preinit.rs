@@ -132,12 +132,7 @@ async fn call_during_init(
     let name = String::from_utf8(guest_bytes(&mut caller, name, name_len)?)?;
     let args = String::from_utf8(guest_bytes(&mut caller, args, args_len)?)?;
     let data = guest_bytes(&mut caller, data, data_len)?;
-    let reply = match name.as_str() {
-        contract::calls::CRYPTO => crate::engine::crypto::call(&args, &data),
-        _ => Err(format!(
-            "{name}: not available while the module's top level runs at build time"
-        )),
-    };
+    let reply = crate::engine::imports::pure(&name, &args, &data);
     let Some(Extern::Func(realloc)) = caller.get_export("cabi_realloc") else {
         wasmtime::bail!("the guest exports no cabi_realloc");
     };

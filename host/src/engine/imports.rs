@@ -159,6 +159,8 @@ pub struct Imports {
     /// Where this render's body goes as it is made, when its client can
     /// take it so (`stream.rs`).
     body: Option<Sink>,
+    /// `TextDecoder` streams open in this render (`text.rs`).
+    decoders: super::text::Decoders,
 }
 
 impl Imports {
@@ -168,6 +170,7 @@ impl Imports {
             subrequests: Subrequests::new(&grants.tenant),
             grants: grants.clone(),
             body: None,
+            decoders: Default::default(),
         }
     }
 
@@ -189,6 +192,7 @@ impl Imports {
     /// with it.
     pub fn end_render(&mut self) {
         self.body = None;
+        self.decoders.clear();
         self.subrequests.end_render();
     }
 
@@ -220,7 +224,8 @@ impl Imports {
                 Ok(Reply::default())
             }
             calls::RANDOM => random(parse(name, args)?),
-            calls::CRYPTO => super::crypto::call(args, data),
+            calls::CRYPTO | calls::URL => pure(name, args, data),
+            calls::TEXT_DECODE => self.decoders.call(args, data),
             calls::ASSETS => match &self.grants.assets {
                 Some(assets) => crate::assets::binding::call(assets, args),
                 None => crate::assets::binding::call(&Default::default(), args),
@@ -341,6 +346,21 @@ fn parse<'a, T: serde::Deserialize<'a>>(name: &str, args: &'a str) -> Result<T, 
 }
 
 /// `bytes` from the operating system's generator.
+/// Answers a pure capability (`calls::CRYPTO`, `calls::URL`, and
+/// `calls::TEXT_DECODE` but for streams): the same in an instance as at
+/// build time, where `build/preinit.rs` calls this for the module's top
+/// level.
+pub fn pure(name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
+    match name {
+        calls::CRYPTO => super::crypto::call(args, data),
+        calls::URL => super::url::call(args),
+        calls::TEXT_DECODE => super::text::pure(args, data),
+        _ => Err(format!(
+            "{name}: not available while the module's top level runs at build time"
+        )),
+    }
+}
+
 fn random(bytes: usize) -> Result<Reply, String> {
     if bytes > calls::RANDOM_MAX_BYTES {
         return Err(format!(

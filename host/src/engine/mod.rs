@@ -21,6 +21,8 @@ pub mod crypto;
 pub mod fetch;
 pub mod imports;
 pub mod stream;
+pub mod text;
+pub mod url;
 #[cfg(feature = "v8")]
 pub mod v8;
 pub mod wasm;

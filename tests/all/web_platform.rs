@@ -1,0 +1,74 @@
+//! Web-platform behaviour that WPT measures (issue 34, `benches/wpt.sh`),
+//! kept by tests of our own on both engines, since CI has no WPT checkout:
+//! URL, URLSearchParams, structuredClone and TextDecoder against Node,
+//! timers and what Node's decoder gets wrong against the standards.
+
+use ssr::engine::Engines;
+
+use crate::support::{assert_same_as_node, plugin, render_on, text};
+
+#[test]
+fn url_search_params_and_structured_clone_give_what_node_gives_on_both_engines() {
+    assert_same_as_node("tests/plugins/web-platform.js", "/", &[]);
+}
+
+#[test]
+fn structured_clone_walks_a_long_chain_without_recursion_and_a_huge_one_meets_the_cpu_limit() {
+    let built = plugin("tests/plugins/web-platform.js");
+    for &engine in Engines::KINDS {
+        // Ten times deeper than a recursive clone gets on the Wasm stack.
+        let out = render_on(engine, &built.plugin, "/?only=chain&chain=10000", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "10000", "{engine}");
+        // A million objects: the render's CPU time runs out, cleanly.
+        let out = render_on(engine, &built.plugin, "/?only=chain&chain=1000000", &[]);
+        assert!(!out.status.success(), "{engine}");
+        let err = text(&out.stderr);
+        assert!(err.contains("exceeded its deadline"), "{engine}: {err}");
+    }
+}
+
+#[test]
+fn a_throwing_timer_or_microtask_is_logged_delays_clamp_as_html_says_and_self_is_global() {
+    let built = plugin("tests/plugins/timers.js");
+    for &engine in Engines::KINDS {
+        let out = render_on(engine, &built.plugin, "/", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            "self: true; after the throws: nest1 negative nest2 nest3 nest4 nest5 nest6 wrapped nest7 nest8 10ms nest9",
+            "{engine}"
+        );
+        let log = text(&out.stderr);
+        assert!(
+            log.contains("Uncaught Error: timer boom") && log.contains("(in a timer)"),
+            "{engine}: {log}"
+        );
+        assert!(
+            log.contains("Uncaught TypeError: microtask boom") && log.contains("(in a microtask)"),
+            "{engine}: {log}"
+        );
+    }
+}
+
+#[test]
+fn text_decoder_decodes_every_encoding_and_stream_cut_as_node_does_on_both_engines() {
+    assert_same_as_node("tests/plugins/encodings.js", "/", &[]);
+}
+
+#[test]
+fn text_decoder_holds_to_the_encoding_standard_where_node_departs_from_it() {
+    let built = plugin("tests/plugins/encodings.js");
+    for &engine in Engines::KINDS {
+        let out = render_on(engine, &built.plugin, "/?part=standard", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        // The standard's index-windows-1252 and x-user-defined, and EUC-KR's
+        // error for a lone 0x80 (Node's ICU gives C1 controls, refuses
+        // x-user-defined, and passes 0x80 through).
+        assert_eq!(
+            text(&out.stdout),
+            "20ac 160 178; 41 f780 f7ff; fffd; TypeError",
+            "{engine}"
+        );
+    }
+}

@@ -61,14 +61,16 @@ if sys.argv[5] == '1':
     columns = [c.strip() for c in lines[0].strip('|').split('|')][2:]
     by_name = {v: k for k, v in names.items()}
     merged = {}
-    for line in lines[2:]:
+    for line in lines[1:]:
         cells = [c.strip() for c in line.strip('|').split('|')]
         d = cells[0].strip('`*').rstrip('/')
         if d != 'all':
             merged[d] = {'total': int(cells[1]), **{by_name[c]: int(v.split()[0]) for c, v in zip(columns, cells[2:])}}
     for d, row in counts.items():
         if d != 'all':
-            merged.setdefault(d, {}).update(row)
+            # A directory's subtests are the most any runtime ran.
+            total = max(merged.get(d, {}).get('total', 0), row['total'])
+            merged.setdefault(d, {}).update(row, total=total)
     runtimes = [r for r in names if r in runtimes or r in {by_name[c] for c in columns}]
     counts = dict(merged)
     counts['all'] = {k: sum(row.get(k, 0) for row in merged.values()) for k in ['total'] + runtimes}

@@ -309,6 +309,12 @@ fn crypto_subtle_refuses_bad_input_by_its_spec_name_and_says_what_is_wrong() {
             "tag",
             "NotSupportedError: AES-GCM takes a tagLength of 128 only",
         );
+        // issue 34: before, the host searched for its primes forever,
+        // holding a worker thread that no limit could stop.
+        says(
+            "evenExponent",
+            "OperationError: an RSA key's publicExponent is 3 or 65537",
+        );
     }
 }
 

@@ -27,6 +27,8 @@ export async function render() {
     curve: await said(s.importKey('raw', new Uint8Array(65), { name: 'ECDSA', namedCurve: 'P-521' }, true, ['verify'])),
     iterations: await said(s.importKey('raw', bytes('pw'), 'PBKDF2', false, ['deriveBits'])
       .then((k) => s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: bytes('s'), iterations: 5e6 }, k, 256))),
+    // An even exponent: a prime search that would never end, in the host.
+    evenExponent: await said(s.generateKey({ name: 'RSA-PSS', hash: 'SHA-256', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 0]) }, true, ['sign', 'verify'])),
     tag: await said(s.importKey('raw', new Uint8Array(16), 'AES-GCM', false, ['encrypt'])
       .then((k) => s.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12), tagLength: 96 }, k, bytes('x')))),
   });

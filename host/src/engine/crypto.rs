@@ -786,7 +786,16 @@ fn generate(a: &Args) -> Result<Reply, String> {
                     RSA_BITS, a.modulus_length
                 )));
             }
+            // Only the exponents Chrome's and workerd's BoringSSL accept: the
+            // key search never ends for an even one (no prime p has p - 1
+            // coprime to it), and it would run in the host, where neither
+            // the CPU limit nor the deadline can stop it.
             let e = rsa::BigUint::from_bytes_be(&a.public_exponent);
+            if e != rsa::BigUint::from(3u32) && e != rsa::BigUint::from(65537u32) {
+                return Err(operation_error(format!(
+                    "an RSA key's publicExponent is 3 or 65537 ([1, 0, 1]), not {e}"
+                )));
+            }
             let key = rsa::RsaPrivateKey::new_with_exp(&mut rand_core::OsRng, a.modulus_length, &e)
                 .map_err(operation_error)?;
             let public = rsa::RsaPublicKey::from(&key);
@@ -894,5 +903,22 @@ mod tests {
                 "false"
             );
         }
+    }
+
+    #[test]
+    fn issue_34_an_rsa_key_with_an_exponent_whose_search_never_ends_is_refused_at_once() {
+        for e in [vec![1u8], vec![1, 0, 0], vec![2]] {
+            let err = run(
+                json!({"op": "generate", "alg": "RSA-PSS", "modulusLength": 1024, "publicExponent": e}),
+                &[],
+            )
+            .unwrap_err();
+            assert!(err.starts_with("OperationError: "), "{err}");
+        }
+        let ok = run(
+            json!({"op": "generate", "alg": "RSA-PSS", "modulusLength": 1024, "publicExponent": [1, 0, 1]}),
+            &[],
+        );
+        assert!(ok.is_ok());
     }
 }

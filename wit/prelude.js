@@ -598,14 +598,15 @@
     if (name !== null) labelNames.set(l, name);
     return name;
   }
-  // A `calls::TEXT_DECODE` call; its `"<Error name>: ..."` refusals throw
-  // that error.
-  function textCall(args, bytes) {
-    const [ok, text] = hostCall('text-decode', JSON.stringify(args), bytes);
-    if (ok) return { value: JSON.parse(text) };
+  // A call to a capability whose refusals read `"<Error name>: ..."`
+  // (`calls::TEXT_DECODE`, `calls::COMPRESS`): that error is thrown.
+  function namedCall(name, args, bytes) {
+    const [ok, text, data] = hostCall(name, JSON.stringify(args), bytes);
+    if (ok) return { value: JSON.parse(text), data };
     const m = /^(TypeError|RangeError): ([\s\S]*)$/.exec(text);
     throw m ? new (m[1] === 'RangeError' ? RangeError : TypeError)(m[2]) : new TypeError(text);
   }
+  const textCall = (args, bytes) => namedCall('text-decode', args, bytes);
   function bufferSourceBytes(input) {
     if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) return new Uint8Array(input);
     if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
@@ -2024,6 +2025,49 @@
     get [Symbol.toStringTag]() { return 'TextDecoderStream'; }
   }
 
+  // CompressionStream and DecompressionStream (checked by WPT's
+  // compression/): the host codes each chunk (`calls::COMPRESS`, flate2:
+  // host/src/engine/compress.rs), handing out at most 1 MiB per call.
+  function codingStream(format, compress, what) {
+    const f = `${format}`;
+    if (!['gzip', 'deflate', 'deflate-raw'].includes(f)) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${f}'`);
+    const { id } = namedCall('compress', { op: 'open', format: f, compress }).value;
+    // Every piece of what one op gives, while the host says there is more.
+    const run = (op, bytes, c) => {
+      let more = true;
+      for (let first = true; more; first = false) {
+        const { value, data } = namedCall('compress', { op, id }, first ? bytes : undefined);
+        more = value.more;
+        if (data.length > 0) c.enqueue(data);
+      }
+    };
+    return {
+      transform(chunk, c) {
+        if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk)) || (typeof SharedArrayBuffer === 'function' && (chunk instanceof SharedArrayBuffer || chunk.buffer instanceof SharedArrayBuffer))) {
+          throw new TypeError(`${what}: a chunk must be an ArrayBuffer or a view of one`);
+        }
+        run('write', chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength), c);
+      },
+      flush(c) {
+        run('finish', undefined, c);
+      },
+    };
+  }
+  class CompressionStreamImpl extends TransformStreamImpl {
+    constructor(format) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'CompressionStream': 1 argument required, but only 0 present.");
+      super(codingStream(format, true, 'CompressionStream'));
+    }
+    get [Symbol.toStringTag]() { return 'CompressionStream'; }
+  }
+  class DecompressionStreamImpl extends TransformStreamImpl {
+    constructor(format) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'DecompressionStream': 1 argument required, but only 0 present.");
+      super(codingStream(format, false, 'DecompressionStream'));
+    }
+    get [Symbol.toStringTag]() { return 'DecompressionStream'; }
+  }
+
   // Calls `each` with every chunk of `stream`, which must be bytes. A chunk
   // of anything else (rejecting with `Err`), or an `each` that throws,
   // cancels the stream and rejects.
@@ -2059,6 +2103,8 @@
   defineMissing('TransformStream', TransformStreamImpl);
   defineMissing('TextEncoderStream', TextEncoderStreamImpl);
   defineMissing('TextDecoderStream', TextDecoderStreamImpl);
+  defineMissing('CompressionStream', CompressionStreamImpl);
+  defineMissing('DecompressionStream', DecompressionStreamImpl);
   defineMissing('CountQueuingStrategy', class CountQueuingStrategy {
     constructor({ highWaterMark }) { this.highWaterMark = highWaterMark; }
     get size() { return () => 1; }

@@ -289,6 +289,16 @@ pub mod calls {
     /// instance keeps until their last call or the render's end.
     pub const TEXT_DECODE: &str = "text-decode";
 
+    /// `CompressionStream` and `DecompressionStream`: `gzip`, `deflate`
+    /// and `deflate-raw`. Arguments: `{op: "open", format, compress}`,
+    /// reply `{id}`; then `{op: "write", id}` with a chunk's bytes, and at
+    /// the input's end `{op: "finish", id}`, each replying `{more}` with
+    /// the bytes that came out; while `more` is true the prelude calls the
+    /// same op again with no bytes. Bad compressed data reads
+    /// `"TypeError: ..."` (`host/src/engine/compress.rs`). The instance
+    /// keeps each stream until its end or the render's.
+    pub const COMPRESS: &str = "compress";
+
     /// The tenant's vars and secrets, the handler's `env`. Arguments: none
     /// (`null`); reply: a JSON object of name to value, no data. They
     /// change only with the tenant's version, so an instance asks once.

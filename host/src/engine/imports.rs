@@ -161,6 +161,9 @@ pub struct Imports {
     body: Option<Sink>,
     /// `TextDecoder` streams open in this render (`text.rs`).
     decoders: super::text::Decoders,
+    /// `CompressionStream`s and `DecompressionStream`s open in this render
+    /// (`compress.rs`).
+    coders: super::compress::Coders,
 }
 
 impl Imports {
@@ -171,6 +174,7 @@ impl Imports {
             grants: grants.clone(),
             body: None,
             decoders: Default::default(),
+            coders: Default::default(),
         }
     }
 
@@ -193,6 +197,7 @@ impl Imports {
     pub fn end_render(&mut self) {
         self.body = None;
         self.decoders.clear();
+        self.coders.clear();
         self.subrequests.end_render();
     }
 
@@ -226,6 +231,7 @@ impl Imports {
             calls::RANDOM => random(parse(name, args)?),
             calls::CRYPTO | calls::URL => pure(name, args, data),
             calls::TEXT_DECODE => self.decoders.call(args, data),
+            calls::COMPRESS => self.coders.call(args, data),
             calls::ASSETS => match &self.grants.assets {
                 Some(assets) => crate::assets::binding::call(assets, args),
                 None => crate::assets::binding::call(&Default::default(), args),

@@ -16,10 +16,12 @@
 //! Invariant: an engine never panics on what a plugin does; every failure of
 //! the JavaScript or of the sandbox is an [`EngineError`].
 
+pub mod compress;
 pub mod console;
 pub mod crypto;
 pub mod fetch;
 pub mod imports;
+pub mod open;
 pub mod stream;
 pub mod text;
 pub mod url;

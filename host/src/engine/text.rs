@@ -13,20 +13,17 @@
 //! - A whole decode (`stream: false`, no open decoder) and a label lookup
 //!   are pure: the answer depends on the arguments alone, so the top level
 //!   may call them at build time ([`pure`]).
-//! - At most [`MAX_OPEN`] streams are open per instance; past that the call
-//!   is refused by name. All are dropped at the render's end.
+//! - Streams are held as `super::open` holds them: a bounded number per
+//!   instance, all dropped at the render's end.
 //! - A malformed sequence under `fatal` is `Err("TypeError: ...")`, which
 //!   the prelude throws; nothing here panics on input, and one call's work
 //!   is linear in its bytes.
-
-use std::collections::HashMap;
 
 use contract::Reply;
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 use serde::Deserialize;
 
-/// The most streaming decodes one instance keeps open at once.
-pub const MAX_OPEN: usize = 64;
+use super::open::Open;
 
 /// One call, as the prelude sends it.
 #[derive(Deserialize)]
@@ -49,10 +46,12 @@ enum Args {
 }
 
 /// The streaming decoders of one instance, by id.
-#[derive(Default)]
-pub struct Decoders {
-    open: HashMap<u32, Decoder>,
-    next: u32,
+pub struct Decoders(Open<Decoder>);
+
+impl Default for Decoders {
+    fn default() -> Decoders {
+        Decoders(Open::new("text-decode"))
+    }
 }
 
 impl Decoders {
@@ -67,23 +66,17 @@ impl Decoders {
                 id,
             } => {
                 let mut decoder = match id {
-                    Some(id) => self.open.remove(&id).ok_or_else(|| {
-                        format!("text-decode: stream {id} is not open (streams end with the render that opened them)")
-                    })?,
+                    Some(id) => self.0.take(id)?,
                     None => new_decoder(&encoding, ignore_bom)?,
                 };
                 let text = decode(&mut decoder, data, fatal, !stream, &encoding)?;
-                let id = if stream {
-                    if self.open.len() >= MAX_OPEN {
-                        return Err(format!(
-                            "text-decode: {MAX_OPEN} streaming decodes are open already; finish one with decode() without {{stream: true}}"
-                        ));
+                let id = match (stream, id) {
+                    (false, _) => None,
+                    (true, Some(id)) => {
+                        self.0.put_back(id, decoder);
+                        Some(id)
                     }
-                    self.next = self.next.wrapping_add(1);
-                    self.open.insert(self.next, decoder);
-                    Some(self.next)
-                } else {
-                    None
+                    (true, None) => Some(self.0.keep(decoder)?),
                 };
                 reply(&serde_json::json!({ "text": text, "id": id }))
             }
@@ -93,7 +86,7 @@ impl Decoders {
 
     /// Drops every open stream (the render ended).
     pub fn clear(&mut self) {
-        self.open.clear();
+        self.0.clear();
     }
 }
 
@@ -242,7 +235,7 @@ mod tests {
     #[test]
     fn streams_past_the_bound_are_refused_by_name() {
         let mut d = Decoders::default();
-        for _ in 0..super::MAX_OPEN {
+        for _ in 0..super::super::open::MAX_OPEN {
             d.call(
                 r#"{"op":"decode","encoding":"utf-16le","stream":true}"#,
                 &[0x41],
@@ -253,7 +246,7 @@ mod tests {
             r#"{"op":"decode","encoding":"utf-16le","stream":true}"#,
             &[0x41],
         );
-        assert!(over.unwrap_err().contains("streaming decodes are open"));
+        assert!(over.unwrap_err().contains("streams are open already"));
         d.clear();
         assert!(
             d.call(

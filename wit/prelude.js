@@ -21,7 +21,9 @@
 //   capabilities (named in the contract crate's `calls`) are reached only
 //   through `host()` below, and only once the bundle's top level has run:
 //   what it drew at build time would be frozen into every instance. The
-//   one exception is `crypto.subtle`'s pure arithmetic (`subtleCall`).
+//   exceptions are the pure ones, whose answer depends on their arguments
+//   alone: `crypto.subtle`'s arithmetic (`subtleCall`), URL parsing
+//   (`urlCall`) and whole text decodes (`textCall`).
 // - `__ssr.call(raw)` shapes the engine's raw request (below) into the
 //   renderer's `request` (a `Request` for a fetch handler), and returns a
 //   promise of a normalized response `{status, headers: [[name, value]],

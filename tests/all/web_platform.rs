@@ -29,6 +29,20 @@ fn structured_clone_walks_a_long_chain_without_recursion_and_a_huge_one_meets_th
 }
 
 #[test]
+fn a_url_of_a_mebibyte_parses_and_a_bad_one_is_named_in_a_short_message() {
+    let built = plugin("tests/plugins/web-platform.js");
+    for &engine in Engines::KINDS {
+        let out = render_on(engine, &built.plugin, "/?only=long-url", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            "1048577 true Invalid URL: \"https://a ",
+            "{engine}"
+        );
+    }
+}
+
+#[test]
 fn a_throwing_timer_or_microtask_is_logged_delays_clamp_as_html_says_and_self_is_global() {
     let built = plugin("tests/plugins/timers.js");
     for &engine in Engines::KINDS {

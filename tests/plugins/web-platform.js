@@ -160,7 +160,21 @@ function cloning(chain) {
   };
 }
 
+// A URL of 1 MiB parses, and one that does not says so in a short message.
+function longUrl() {
+  const path = 'a'.repeat(1 << 20);
+  const parsed = new URL(`https://a.test/${path}?q`).pathname.length;
+  let message = '';
+  try {
+    new URL(`https://a b/${path}`);
+  } catch (e) {
+    message = e.message;
+  }
+  return `${parsed} ${message.length < 300} ${message.slice(0, 24)}`;
+}
+
 export function render(request) {
+  if (request.query?.only === 'long-url') return longUrl();
   const chain = Number(request.query?.chain ?? 1000);
   if (request.query?.only === 'chain') return JSON.stringify(cloning(chain).depth);
   return JSON.stringify({ parsing: parsing(), setters: setters(), params: params(), cloning: cloning(chain) }, null, 1);

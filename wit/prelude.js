@@ -2134,7 +2134,8 @@
     constructor(init) {
       this._list = [];
       this._reads = null;
-      if (init === undefined || init === null) return;
+      if (init === undefined) return;
+      if (init === null) throw new TypeError("Failed to construct 'Headers': The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'.");
       if (init instanceof HeadersImpl) {
         if (init._reads) init._reads.add('*');
         this._list = init._list.map(([k, v]) => [k, v]);
@@ -2162,7 +2163,7 @@
     append(name, value) {
       const n = this._name(name, 'append');
       const v = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-      if (/[\0\r\n]/.test(v)) throw new TypeError(`Headers.append: "${v}" is an invalid header value.`);
+      if (/[\0\r\n\u0100-\uffff]/.test(v)) throw new TypeError(`Headers.append: "${v}" is an invalid header value.`);
       this._list.push([n, v]);
     }
     delete(name) {
@@ -2187,23 +2188,52 @@
       this.delete(n);
       this.append(n, value);
     }
-    // Sorted by name, a name's values joined, each `set-cookie` apart.
-    *entries() {
+    // The Fetch standard's "sort and combine": by name, a name's values
+    // joined, each `set-cookie` apart.
+    _sorted() {
       if (this._reads) this._reads.add('*');
-      const names = Array.from(new Set(this._list.map(([k]) => k))).sort();
-      for (const n of names) {
+      const out = [];
+      for (const n of Array.from(new Set(this._list.map(([k]) => k))).sort()) {
         if (n === 'set-cookie') {
-          for (const [k, v] of this._list) if (k === n) yield [n, v];
+          for (const [k, v] of this._list) if (k === n) out.push([n, v]);
         } else {
-          yield [n, this._list.filter(([k]) => k === n).map(([, v]) => v).join(', ')];
+          out.push([n, this._list.filter(([k]) => k === n).map(([, v]) => v).join(', ')]);
         }
       }
+      return out;
     }
-    *keys() { for (const [k] of this.entries()) yield k; }
-    *values() { for (const [, v] of this.entries()) yield v; }
-    forEach(fn, thisArg) { for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this); }
+    entries() { return headersIterator(this, (p) => [p[0], p[1]]); }
+    keys() { return headersIterator(this, (p) => p[0]); }
+    values() { return headersIterator(this, (p) => p[1]); }
+    forEach(fn, thisArg) {
+      for (let i = 0, all = this._sorted(); i < all.length; i++, all = this._sorted()) fn.call(thisArg, all[i][1], all[i][0], this);
+    }
     [Symbol.iterator]() { return this.entries(); }
     get [Symbol.toStringTag]() { return 'Headers'; }
+  }
+  // WebIDL's pair iterator: live, so each step sorts the list as it is
+  // then and takes the next index (a header added or removed during the
+  // walk moves what comes next, as the standard says).
+  const HeadersIteratorPrototype = Object.create(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())), {
+    next: {
+      value() {
+        const it = headersIterators.get(this);
+        if (it === undefined) throw new TypeError("Illegal invocation: next() of a Headers iterator");
+        const all = it.headers._sorted();
+        if (it.at >= all.length) return { value: undefined, done: true };
+        return { value: it.pick(all[it.at++]), done: false };
+      },
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    },
+    [Symbol.toStringTag]: { value: 'Headers Iterator', configurable: true },
+  });
+  const headersIterators = new WeakMap();
+  function headersIterator(headers, pick) {
+    const it = Object.create(HeadersIteratorPrototype);
+    headersIterators.set(it, { headers, pick, at: 0 });
+    return it;
   }
 
   // A body's bytes as a new Uint8Array (strings as UTF-8).
@@ -2484,6 +2514,8 @@
       }
       this._status = status;
       this._statusText = init.statusText === undefined ? '' : String(init.statusText);
+      // The reason-phrase production: tabs, spaces and visible Latin-1.
+      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(this._statusText)) throw new TypeError(`Response constructor: "${this._statusText}" is an invalid statusText`);
       this._headers = new HeadersImpl(init.headers);
       this._type = 'default';
       this._urlList = [];

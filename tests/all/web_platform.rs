@@ -1,7 +1,8 @@
 //! Web-platform behaviour that WPT measures (issue 34, `benches/wpt.sh`),
 //! kept by tests of our own on both engines, since CI has no WPT checkout:
-//! URL, URLSearchParams, structuredClone and TextDecoder against Node,
-//! timers and what Node's decoder gets wrong against the standards.
+//! URL, URLSearchParams, structuredClone, TextDecoder and Headers against
+//! Node; timers, compression, and what Node's decoder gets wrong against
+//! the standards.
 
 use ssr::engine::Engines;
 
@@ -10,6 +11,11 @@ use crate::support::{assert_same_as_node, plugin, render_on, text};
 #[test]
 fn url_search_params_and_structured_clone_give_what_node_gives_on_both_engines() {
     assert_same_as_node("tests/plugins/web-platform.js", "/", &[]);
+}
+
+#[test]
+fn headers_iterate_live_and_refuse_what_fetch_refuses_as_node_does_on_both_engines() {
+    assert_same_as_node("tests/plugins/headers.js", "/", &[]);
 }
 
 #[test]

@@ -786,7 +786,7 @@ fn generate(a: &Args) -> Result<Reply, String> {
                     RSA_BITS, a.modulus_length
                 )));
             }
-            // Only the exponents Chrome's and workerd's BoringSSL accept: the
+            // Only the exponents Chrome accepts (3 and 65537): the
             // key search never ends for an even one (no prime p has p - 1
             // coprime to it), and it would run in the host, where neither
             // the CPU limit nor the deadline can stop it.

@@ -537,23 +537,13 @@
   // TextEncoder: UTF-8 by QuickJS's native encoder where the engine has
   // one, here elsewhere; `encodeInto` here on both (QuickJS's refuses it).
   const NativeEncoder = typeof g.TextEncoder === 'function' ? new g.TextEncoder() : null;
+  // UTF-8 of `s`, a USVString (`usv`: no lone surrogates), into `out` as
+  // far as `room` allows: how many UTF-16 units it read, and bytes it wrote.
   function utf8Into(s, out, room) {
     let read = 0;
     let written = 0;
-    for (let i = 0; i < s.length; i++) {
-      let c = s.charCodeAt(i);
-      let units = 1;
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-        const d = s.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          units = 2;
-        } else {
-          c = 0xfffd;
-        }
-      } else if (c >= 0xd800 && c <= 0xdfff) {
-        c = 0xfffd;
-      }
+    while (read < s.length) {
+      const c = s.codePointAt(read);
       const size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
       if (written + size > room) break;
       if (size === 1) out[written] = c;
@@ -561,8 +551,7 @@
       else if (size === 3) { out[written] = 0xe0 | (c >> 12); out[written + 1] = 0x80 | ((c >> 6) & 63); out[written + 2] = 0x80 | (c & 63); }
       else { out[written] = 0xf0 | (c >> 18); out[written + 1] = 0x80 | ((c >> 12) & 63); out[written + 2] = 0x80 | ((c >> 6) & 63); out[written + 3] = 0x80 | (c & 63); }
       written += size;
-      read += units;
-      i += units - 1;
+      read += c > 0xffff ? 2 : 1;
     }
     return { read, written };
   }
@@ -679,6 +668,16 @@
   }
   Object.defineProperty(TextDecoderImpl, 'name', { value: 'TextDecoder' });
   Object.defineProperty(TextDecoderImpl.prototype, Symbol.toStringTag, { value: 'TextDecoder', configurable: true });
+  // What the Encoding Standard's UTF-8 decoder allows after lead byte `x`:
+  // `[need, lo, hi]`, the continuation bytes it needs and the bounds of the
+  // first (which make every overlong form, surrogate and value past
+  // U+10FFFF an error at once), or null for a byte that cannot lead.
+  function utf8Lead(x) {
+    if (x >= 0xc2 && x < 0xe0) return [1, 0x80, 0xbf];
+    if (x >= 0xe0 && x < 0xf0) return [2, x === 0xe0 ? 0xa0 : 0x80, x === 0xed ? 0x9f : 0xbf];
+    if (x >= 0xf0 && x < 0xf5) return [3, x === 0xf0 ? 0x90 : 0x80, x === 0xf4 ? 0x8f : 0xbf];
+    return null;
+  }
   function decodeUtf8(b, from, fatal) {
     let s = '';
     let i = from;
@@ -688,14 +687,20 @@
     };
     while (i < b.length) {
       const x = b[i];
-      let c;
-      let need = 0;
-      let lo = 0x80;
-      let hi = 0xbf;
-      if (x < 0x80) { c = x; } else if (x >= 0xc2 && x < 0xe0) { c = x & 31; need = 1; } else if (x >= 0xe0 && x < 0xf0) { c = x & 15; need = 2; if (x === 0xe0) lo = 0xa0; if (x === 0xed) hi = 0x9f; } else if (x >= 0xf0 && x < 0xf5) { c = x & 7; need = 3; if (x === 0xf0) lo = 0x90; if (x === 0xf4) hi = 0x8f; } else { s += String.fromCharCode(bad()); i++; continue; }
-      // The standard's bounds on the first continuation byte make every
-      // overlong form, surrogate and value past U+10FFFF an error at once,
-      // so the bytes read so far become one U+FFFD.
+      if (x < 0x80) {
+        s += String.fromCharCode(x);
+        i++;
+        continue;
+      }
+      const lead = utf8Lead(x);
+      if (lead === null) {
+        s += String.fromCharCode(bad());
+        i++;
+        continue;
+      }
+      const [need, lo, hi] = lead;
+      // A sequence broken off becomes one U+FFFD for the bytes read so far.
+      let c = x & (0x3f >> need);
       let j = 1;
       for (; j <= need; j++) {
         const y = b[i + j];
@@ -720,14 +725,10 @@
       const x = b[b.length - k];
       if (x < 0x80) return b.length;
       if (x >= 0xc0) {
-        const need = x >= 0xf0 ? 3 : x >= 0xe0 ? 2 : 1;
-        if (need < k || x < 0xc2 || x > 0xf4) return b.length;
-        if (k >= 2) {
-          const y = b[b.length - k + 1];
-          const lo = x === 0xe0 ? 0xa0 : x === 0xf0 ? 0x90 : 0x80;
-          const hi = x === 0xed ? 0x9f : x === 0xf4 ? 0x8f : 0xbf;
-          if (y < lo || y > hi) return b.length;
-        }
+        const lead = utf8Lead(x);
+        if (lead === null || lead[0] < k) return b.length;
+        const y = b[b.length - k + 1];
+        if (k >= 2 && (y < lead[1] || y > lead[2])) return b.length;
         return b.length - k;
       }
     }

@@ -4,9 +4,17 @@
 //! Node; timers, compression, and what Node's decoder gets wrong against
 //! the standards.
 
-use ssr::engine::Engines;
+use ssr::engine::{EngineKind, Engines};
 
 use crate::support::{assert_same_as_node, plugin, render_on, text};
+
+/// What `entry` renders for `url` on `engine`, and the log: the render
+/// must succeed.
+fn rendered(entry: &str, engine: EngineKind, url: &str) -> (String, String) {
+    let out = render_on(engine, &plugin(entry).plugin, url, &[]);
+    assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+    (text(&out.stdout), text(&out.stderr))
+}
 
 #[test]
 fn url_search_params_and_structured_clone_give_what_node_gives_on_both_engines() {
@@ -23,9 +31,12 @@ fn structured_clone_walks_a_long_chain_without_recursion_and_a_huge_one_meets_th
     let built = plugin("tests/plugins/web-platform.js");
     for &engine in Engines::KINDS {
         // Ten times deeper than a recursive clone gets on the Wasm stack.
-        let out = render_on(engine, &built.plugin, "/?only=chain&chain=10000", &[]);
-        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
-        assert_eq!(text(&out.stdout), "10000", "{engine}");
+        let (body, _) = rendered(
+            "tests/plugins/web-platform.js",
+            engine,
+            "/?only=chain&chain=10000",
+        );
+        assert_eq!(body, "10000", "{engine}");
         // A million objects: the render's CPU time runs out, cleanly.
         let out = render_on(engine, &built.plugin, "/?only=chain&chain=1000000", &[]);
         assert!(!out.status.success(), "{engine}");
@@ -36,30 +47,21 @@ fn structured_clone_walks_a_long_chain_without_recursion_and_a_huge_one_meets_th
 
 #[test]
 fn a_url_of_a_mebibyte_parses_and_a_bad_one_is_named_in_a_short_message() {
-    let built = plugin("tests/plugins/web-platform.js");
     for &engine in Engines::KINDS {
-        let out = render_on(engine, &built.plugin, "/?only=long-url", &[]);
-        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
-        assert_eq!(
-            text(&out.stdout),
-            "1048577 true Invalid URL: \"https://a ",
-            "{engine}"
-        );
+        let (body, _) = rendered("tests/plugins/web-platform.js", engine, "/?only=long-url");
+        assert_eq!(body, "1048577 true Invalid URL: \"https://a ", "{engine}");
     }
 }
 
 #[test]
 fn a_throwing_timer_or_microtask_is_logged_delays_clamp_as_html_says_and_self_is_global() {
-    let built = plugin("tests/plugins/timers.js");
     for &engine in Engines::KINDS {
-        let out = render_on(engine, &built.plugin, "/", &[]);
-        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let (body, log) = rendered("tests/plugins/timers.js", engine, "/");
         assert_eq!(
-            text(&out.stdout),
+            body,
             "self: true; after the throws: nest1 negative nest2 nest3 nest4 nest5 nest6 wrapped nest7 nest8 10ms nest9",
             "{engine}"
         );
-        let log = text(&out.stderr);
         assert!(
             log.contains("Uncaught Error: timer boom") && log.contains("(in a timer)"),
             "{engine}: {log}"
@@ -78,16 +80,13 @@ fn text_decoder_decodes_every_encoding_and_stream_cut_as_node_does_on_both_engin
 
 #[test]
 fn text_decoder_holds_to_the_encoding_standard_where_node_departs_from_it() {
-    let built = plugin("tests/plugins/encodings.js");
     for &engine in Engines::KINDS {
-        let out = render_on(engine, &built.plugin, "/?part=standard", &[]);
-        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let (body, _) = rendered("tests/plugins/encodings.js", engine, "/?part=standard");
         // The standard's index-windows-1252 and x-user-defined, and EUC-KR's
         // error for a lone 0x80 (Node's ICU gives C1 controls, refuses
         // x-user-defined, and passes 0x80 through).
         assert_eq!(
-            text(&out.stdout),
-            "20ac 160 178; 41 f780 f7ff; fffd; TypeError",
+            body, "20ac 160 178; 41 f780 f7ff; fffd; TypeError",
             "{engine}"
         );
     }
@@ -95,7 +94,6 @@ fn text_decoder_holds_to_the_encoding_standard_where_node_departs_from_it() {
 
 #[test]
 fn compression_streams_round_trip_and_refuse_bad_data_as_the_standard_says() {
-    let built = plugin("tests/plugins/compression.js");
     // Per format: a round trip fed a byte at a time, 'hello world' as
     // Node's zlib wrote it, then the TypeError for no input, data after
     // the end, a cut stream, a broken checksum (raw: a reserved block
@@ -110,22 +108,15 @@ fn compression_streams_round_trip_and_refuse_bad_data_as_the_standard_says() {
         .join("\n")
         + "\nTypeError";
     for &engine in Engines::KINDS {
-        let out = render_on(engine, &built.plugin, "/", &[]);
-        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
-        assert_eq!(text(&out.stdout), expected, "{engine}");
+        let (body, _) = rendered("tests/plugins/compression.js", engine, "/");
+        assert_eq!(body, expected, "{engine}");
     }
 }
 
 #[test]
 fn a_decompression_bomb_comes_out_a_megabyte_at_a_time() {
-    let built = plugin("tests/plugins/compression.js");
     for &engine in Engines::KINDS {
-        let out = render_on(engine, &built.plugin, "/?part=bomb", &[]);
-        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
-        assert_eq!(
-            text(&out.stdout),
-            "packed true total 67108864 largest true",
-            "{engine}"
-        );
+        let (body, _) = rendered("tests/plugins/compression.js", engine, "/?part=bomb");
+        assert_eq!(body, "packed true total 67108864 largest true", "{engine}");
     }
 }

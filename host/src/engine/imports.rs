@@ -351,7 +351,6 @@ fn parse<'a, T: serde::Deserialize<'a>>(name: &str, args: &'a str) -> Result<T, 
     serde_json::from_str(args).map_err(|e| format!("{name}: bad arguments {args:?}: {e}"))
 }
 
-/// `bytes` from the operating system's generator.
 /// Answers a pure capability (`calls::CRYPTO`, `calls::URL`, and
 /// `calls::TEXT_DECODE` but for streams): the same in an instance as at
 /// build time, where `build/preinit.rs` calls this for the module's top
@@ -367,6 +366,7 @@ pub fn pure(name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
     }
 }
 
+/// `bytes` from the operating system's generator.
 fn random(bytes: usize) -> Result<Reply, String> {
     if bytes > calls::RANDOM_MAX_BYTES {
         return Err(format!(

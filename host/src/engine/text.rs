@@ -57,7 +57,11 @@ impl Default for Decoders {
 impl Decoders {
     /// Answers one call, streams included.
     pub fn call(&mut self, args: &str, data: &[u8]) -> Result<Reply, String> {
-        match parse(args)? {
+        self.answer(parse(args)?, data)
+    }
+
+    fn answer(&mut self, args: Args, data: &[u8]) -> Result<Reply, String> {
+        match args {
             Args::Decode {
                 encoding,
                 fatal,
@@ -90,23 +94,14 @@ impl Decoders {
     }
 }
 
-/// The calls that need no open stream: label lookups and whole decodes.
+/// The calls that need no open stream: label lookups and whole decodes,
+/// answered as an instance answers them, with no stream to keep.
 pub fn pure(args: &str, data: &[u8]) -> Result<Reply, String> {
     match parse(args)? {
         Args::Decode { stream: true, .. } | Args::Decode { id: Some(_), .. } => Err(
             "text-decode: a streaming decode of this encoding is not available while the module's top level runs at build time".into(),
         ),
-        Args::Decode {
-            encoding,
-            fatal,
-            ignore_bom,
-            ..
-        } => {
-            let mut decoder = new_decoder(&encoding, ignore_bom)?;
-            let text = decode(&mut decoder, data, fatal, true, &encoding)?;
-            reply(&serde_json::json!({ "text": text, "id": null }))
-        }
-        Args::Label { label } => lookup(&label),
+        args => Decoders::default().answer(args, data),
     }
 }
 

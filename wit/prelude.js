@@ -23,7 +23,7 @@
 //   what it drew at build time would be frozen into every instance. The
 //   exceptions are the pure ones, whose answer depends on their arguments
 //   alone: `crypto.subtle`'s arithmetic (`subtleCall`), URL parsing
-//   (`urlCall`) and whole text decodes (`textCall`).
+//   (`urlCall`), whole text decodes (`textCall`) and `Intl` (`intlCall`).
 // - `__ssr.call(raw)` shapes the engine's raw request (below) into the
 //   renderer's `request` (a `Request` for a fetch handler), and returns a
 //   promise of a normalized response `{status, headers: [[name, value]],
@@ -47,8 +47,11 @@
 
   const hostLog = g.__ssr_log;
   const hostCall = g.__ssr_host;
+  // V8's promise hooks (the V8 engine only; see "async context").
+  const promiseHooks = g.__ssr_promise_hooks;
   delete g.__ssr_log;
   delete g.__ssr_host;
+  delete g.__ssr_promise_hooks;
 
   // Calls the host capability `name` with `args` (JSON-able) and optional
   // bytes: `{ value, data }`, or a TypeError saying why the host refused.
@@ -81,6 +84,75 @@
     hostLog(3, `Uncaught ${text} (in ${where})`);
   }
 
+  // --------------------------------------------------------- async context
+  // What `node:async_hooks`' AsyncLocalStorage reads (host/src/build/node/
+  // async_hooks.js): the frame current now, a Map from each storage to its
+  // value, or undefined. A callback scheduled now (a promise reaction, a
+  // timer, a microtask) runs in the frame current when it was scheduled.
+  // Nothing here costs a thing until the first storage is made. Then:
+  // - on V8, its promise hooks keep each promise's frame from its creation
+  //   and restore it while its reactions run, `await`'s included;
+  // - QuickJS has no hook where a reaction runs, so `then` is wrapped, and
+  //   the Wasm plugin of a bundle that imports `node:async_hooks` is built
+  //   with async functions lowered to generators driven by `then`
+  //   (build/bundle.rs). Lowering cost SvelteKit's page a quarter of its
+  //   speed on V8, where the hooks cost nothing measurable
+  //   (benches/RESULTS-peers.md).
+  // Each render starts in the empty frame (`__ssr.call`, `reset`).
+  const promiseFrames = new WeakMap();
+  const outerFrames = [];
+  const asyncContext = {
+    frame: undefined,
+    enabled: false,
+    // `fn` bound to the frame current now (as it is, while disabled).
+    bind(fn) {
+      if (!asyncContext.enabled || typeof fn !== 'function') return fn;
+      return asyncContext.bindTo(asyncContext.frame, fn);
+    },
+    bindTo(frame, fn) {
+      return function (...args) {
+        return asyncContext.runIn(frame, fn, this, args);
+      };
+    },
+    runIn(frame, fn, thisArg, args) {
+      const outer = asyncContext.frame;
+      asyncContext.frame = frame;
+      try {
+        return fn.apply(thisArg, args);
+      } finally {
+        asyncContext.frame = outer;
+      }
+    },
+    enable() {
+      if (asyncContext.enabled) return;
+      asyncContext.enabled = true;
+      if (typeof promiseHooks === 'function') {
+        promiseHooks(
+          (promise) => {
+            if (asyncContext.frame !== undefined) promiseFrames.set(promise, asyncContext.frame);
+          },
+          (promise) => {
+            outerFrames.push(asyncContext.frame);
+            asyncContext.frame = promiseFrames.get(promise);
+          },
+          () => {
+            asyncContext.frame = outerFrames.pop();
+          },
+        );
+        return;
+      }
+      const then = Promise.prototype.then;
+      Object.defineProperty(Promise.prototype, 'then', {
+        writable: true,
+        configurable: true,
+        enumerable: false,
+        value: { then(onFulfilled, onRejected) {
+          return then.call(this, asyncContext.bind(onFulfilled), asyncContext.bind(onRejected));
+        } }.then,
+      });
+    },
+  };
+
   // ---------------------------------------------------------------- timers
   // Delays follow the HTML standard's timer initialization steps: a
   // WebIDL `long` (wrapped to 32 bits), below 0 is 0, and at least 4 ms once
@@ -104,7 +176,7 @@
     }
     const delay = clampDelay(ms, nesting);
     const id = nextId++;
-    timers.set(id, { fn, args, ms, delay, repeat, level: nesting + 1, due: clock + delay, order: order++ });
+    timers.set(id, { fn: asyncContext.bind(fn), args, ms, delay, repeat, level: nesting + 1, due: clock + delay, order: order++ });
     return id;
   }
 
@@ -590,12 +662,16 @@
     return name;
   }
   // A call to a capability whose refusals read `"<Error name>: ..."`
-  // (`calls::TEXT_DECODE`, `calls::COMPRESS`): that error is thrown.
+  // (`calls::TEXT_DECODE`, `calls::COMPRESS`, `calls::INTL`): that error
+  // is thrown.
   function namedCall(name, args, bytes) {
     const [ok, text, data] = hostCall(name, JSON.stringify(args), bytes);
     if (ok) return { value: JSON.parse(text), data };
+    throw namedError(text);
+  }
+  function namedError(text) {
     const m = /^(TypeError|RangeError): ([\s\S]*)$/.exec(text);
-    throw m ? new (m[1] === 'RangeError' ? RangeError : TypeError)(m[2]) : new TypeError(text);
+    return m ? new (m[1] === 'RangeError' ? RangeError : TypeError)(m[2]) : new TypeError(text);
   }
   const textCall = (args, bytes) => namedCall('text-decode', args, bytes);
   function bufferSourceBytes(input) {
@@ -2636,6 +2712,240 @@
   defineMissing('Request', RequestImpl);
   defineMissing('Response', ResponseImpl);
 
+  // -------------------------------------------------------------------- Intl
+  // QuickJS has no Intl: the host answers each call with V8's own (the
+  // capability `intl`, `calls::INTL`, host/src/engine/intl.rs), so the
+  // Wasm engine formats exactly as the V8 engine does, and the locale data
+  // is never in a tenant. Each object keeps what made it (its locales and
+  // options, as JSON) and its resolved options; the host keeps the
+  // formatters. Where the engine has Intl (V8), none of this is defined.
+  if (typeof g.Intl === 'undefined') {
+    const intlState = new WeakMap();
+    // The host's call: the object's key ({type, locales, options} as
+    // JSON, which the host keeps its formatter by), the op, its arguments.
+    const intlKey = (type, locales, options) => JSON.stringify({ type, locales, options });
+    const intlCallKey = (key, op, args = []) => {
+      const [ok, text] = hostCall('intl', `${key}\n${op}\n${JSON.stringify(args)}`);
+      if (ok) return JSON.parse(text).ok;
+      throw namedError(text);
+    };
+    const intlCall = (type, op, locales, options, args) => intlCallKey(intlKey(type, locales, options), op, args);
+    // The resolved options of the last INTL_KEPT objects made, by key: a
+    // component that makes `new Intl.NumberFormat('de')` on every render
+    // asks the host once.
+    const INTL_KEPT = 64;
+    const intlKept = new Map();
+    const intlResolved = (key) => {
+      let resolved = intlKept.get(key);
+      if (resolved === undefined) {
+        resolved = intlCallKey(key, 'new');
+        if (intlKept.size >= INTL_KEPT) intlKept.delete(intlKept.keys().next().value);
+        intlKept.set(key, resolved);
+      }
+      return resolved;
+    };
+    const ownState = (self, type) => {
+      const s = intlState.get(self);
+      if (s === undefined || s.type !== type) throw new TypeError(`Method Intl.${type}.prototype method called on an incompatible receiver`);
+      return s;
+    };
+    // Locales as JSON: tags, with an Intl.Locale as its tag.
+    const intlLocales = (locales) => {
+      if (locales === undefined || typeof locales === 'string') return locales;
+      if (locales instanceof IntlLocale) return locales.toString();
+      if (locales === null) throw new TypeError('Cannot convert undefined or null to object');
+      return Array.from(locales, (l) => (l instanceof IntlLocale ? l.toString() : l));
+    };
+    // Options as JSON: the values the standard reads are primitives.
+    const intlOptions = (options) => {
+      if (options === undefined) return undefined;
+      if (options === null) throw new TypeError('Cannot convert undefined or null to object');
+      const out = {};
+      for (const k in options) {
+        const v = options[k];
+        if (v !== undefined) out[k] = typeof v === 'object' && v !== null ? String(v) : v;
+      }
+      return out;
+    };
+    // A time value, or now; NaN is the standard's RangeError.
+    const intlTime = (date) => {
+      const t = date === undefined ? Date.now() : Number(date);
+      if (!Number.isFinite(t)) throw new RangeError('Invalid time value');
+      return t;
+    };
+    // A number as JSON: BigInts and non-finite numbers travel tagged.
+    const intlNumber = (x) => {
+      if (typeof x === 'bigint') return { $bigint: String(x) };
+      if (typeof x === 'string') return x;
+      const n = Number(x);
+      return Number.isFinite(n) && !Object.is(n, -0) ? n : { $number: Object.is(n, -0) ? '-0' : String(n) };
+    };
+    // A constructor `type`: `methods` get the object's state and the call's
+    // arguments; `bound` are getters of bound functions (`format`,
+    // `compare`); `callable`: it may be called without `new`.
+    function intlClass(type, { methods = {}, bound = {}, callable = false } = {}) {
+      const C = function (locales, options) {
+        if (new.target === undefined) {
+          if (callable) return new C(locales, options);
+          throw new TypeError(`Constructor Intl.${type} requires 'new'`);
+        }
+        const key = intlKey(type, intlLocales(locales), intlOptions(options));
+        intlState.set(this, { type, key, resolved: intlResolved(key) });
+      };
+      Object.defineProperty(C, 'name', { value: type });
+      const call = (s, op, args) => intlCallKey(s.key, op, args);
+      const proto = {
+        resolvedOptions() {
+          return Object.assign({}, ownState(this, type).resolved);
+        },
+      };
+      for (const [name, fn] of Object.entries(methods)) {
+        proto[name] = { [name](...args) { return fn(ownState(this, type), call, ...args); } }[name];
+      }
+      for (const [name, fn] of Object.entries(bound)) {
+        Object.defineProperty(proto, name, {
+          configurable: true,
+          get() {
+            const s = ownState(this, type);
+            if (s[name] === undefined) s[name] = (...args) => fn(s, call, ...args);
+            return s[name];
+          },
+        });
+      }
+      Object.defineProperty(proto, Symbol.toStringTag, { value: `Intl.${type}`, configurable: true });
+      for (const k of Object.keys(proto)) Object.defineProperty(proto, k, { enumerable: false });
+      C.prototype = proto;
+      Object.defineProperty(proto, 'constructor', { value: C, writable: true, configurable: true });
+      C.supportedLocalesOf = (locales, options) => intlCall(type, 'supportedLocalesOf', intlLocales(locales), intlOptions(options));
+      return C;
+    }
+    const oneTime = (op) => (s, call, date) => call(s, op, [intlTime(date)]);
+    const twoTimes = (op) => (s, call, start, end) => {
+      if (start === undefined || end === undefined) throw new TypeError(`${op}: startDate and endDate are required`);
+      return call(s, op, [intlTime(start), intlTime(end)]);
+    };
+    const numbers = (op) => (s, call, ...xs) => call(s, op, xs.map(intlNumber));
+    const DateTimeFormat = intlClass('DateTimeFormat', {
+      callable: true,
+      bound: { format: oneTime('format') },
+      methods: { formatToParts: oneTime('formatToParts'), formatRange: twoTimes('formatRange'), formatRangeToParts: twoTimes('formatRangeToParts') },
+    });
+    const NumberFormat = intlClass('NumberFormat', {
+      callable: true,
+      bound: { format: numbers('format') },
+      methods: { formatToParts: numbers('formatToParts'), formatRange: numbers('formatRange'), formatRangeToParts: numbers('formatRangeToParts') },
+    });
+    const Collator = intlClass('Collator', {
+      callable: true,
+      bound: { compare: (s, call, a, b) => call(s, 'compare', [String(a), String(b)]) },
+    });
+    const PluralRules = intlClass('PluralRules', {
+      methods: { select: numbers('select'), selectRange: numbers('selectRange') },
+    });
+    const RelativeTimeFormat = intlClass('RelativeTimeFormat', {
+      methods: {
+        format: (s, call, value, unit) => call(s, 'format', [intlNumber(value), String(unit)]),
+        formatToParts: (s, call, value, unit) => call(s, 'formatToParts', [intlNumber(value), String(unit)]),
+      },
+    });
+    const ListFormat = intlClass('ListFormat', {
+      methods: {
+        format: (s, call, list) => call(s, 'format', [list === undefined ? [] : Array.from(list)]),
+        formatToParts: (s, call, list) => call(s, 'formatToParts', [list === undefined ? [] : Array.from(list)]),
+      },
+    });
+    const DisplayNames = intlClass('DisplayNames', {
+      methods: { of: (s, call, code) => call(s, 'of', [String(code)]) },
+    });
+    // A text's segments: the host says where each starts.
+    const Segmenter = intlClass('Segmenter', {
+      methods: {
+        segment(s, call, input) {
+          const text = String(input);
+          const { starts, wordLike } = call(s, 'segment', [text]);
+          const data = (i) => {
+            const d = { segment: text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : text.length), index: starts[i], input: text };
+            if (wordLike.length > 0) d.isWordLike = wordLike[i] === 1;
+            return d;
+          };
+          return {
+            containing(index) {
+              const n = index === undefined ? 0 : Math.trunc(Number(index)) || 0;
+              if (n < 0 || n >= text.length) return undefined;
+              let i = starts.length - 1;
+              while (i > 0 && starts[i] > n) i--;
+              return data(i);
+            },
+            *[Symbol.iterator]() {
+              for (let i = 0; i < starts.length; i++) yield data(i);
+            },
+          };
+        },
+      },
+    });
+    const localeState = new WeakMap();
+    class IntlLocale {
+      constructor(tag, options) {
+        if (typeof tag !== 'string' && !(tag instanceof IntlLocale)) {
+          throw new TypeError('First argument to Intl.Locale constructor can\'t be empty or missing');
+        }
+        localeState.set(this, intlCall('Locale', 'new', undefined, intlOptions(options), [String(tag)]));
+      }
+      maximize() { return new IntlLocale(this.state().maximal); }
+      minimize() { return new IntlLocale(this.state().minimal); }
+      toString() { return this.state().tag; }
+      state() {
+        const s = localeState.get(this);
+        if (s === undefined) throw new TypeError('Method Intl.Locale.prototype method called on an incompatible receiver');
+        return s;
+      }
+      get [Symbol.toStringTag]() { return 'Intl.Locale'; }
+    }
+    for (const k of ['baseName', 'calendar', 'caseFirst', 'collation', 'hourCycle', 'language', 'numberingSystem', 'numeric', 'region', 'script', 'calendars', 'collations', 'hourCycles', 'numberingSystems', 'timeZones', 'textInfo', 'weekInfo']) {
+      Object.defineProperty(IntlLocale.prototype, k, { configurable: true, get() { return this.state()[k]; } });
+    }
+    Object.defineProperty(IntlLocale.prototype, 'state', { enumerable: false });
+    Object.defineProperty(IntlLocale, 'name', { value: 'Locale' });
+    const Intl = {
+      DateTimeFormat, NumberFormat, Collator, PluralRules, RelativeTimeFormat, ListFormat, DisplayNames, Segmenter, Locale: IntlLocale,
+      getCanonicalLocales: (locales) => intlCall('Intl', 'getCanonicalLocales', intlLocales(locales)),
+      supportedValuesOf: (key) => intlCall('Intl', 'supportedValuesOf', undefined, undefined, [String(key)]),
+    };
+    Object.defineProperty(Intl, Symbol.toStringTag, { value: 'Intl', configurable: true });
+    for (const k of Object.keys(Intl)) Object.defineProperty(Intl, k, { enumerable: false });
+    defineMissing('Intl', Intl);
+    // The built-ins' locale methods go through it, as the standard says.
+    const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: { [name]: fn }[name], writable: true, configurable: true, enumerable: false });
+    for (const op of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+      method(Date.prototype, op, function (locales, options) {
+        const t = Date.prototype.getTime.call(this);
+        return Number.isNaN(t) ? 'Invalid Date' : intlCall('Date', op, intlLocales(locales), intlOptions(options), [t]);
+      });
+    }
+    method(Number.prototype, 'toLocaleString', function (locales, options) {
+      return intlCall('Number', 'toLocaleString', intlLocales(locales), intlOptions(options), [intlNumber(Number.prototype.valueOf.call(this))]);
+    });
+    method(BigInt.prototype, 'toLocaleString', function (locales, options) {
+      return intlCall('BigInt', 'toLocaleString', intlLocales(locales), intlOptions(options), [intlNumber(BigInt.prototype.valueOf.call(this))]);
+    });
+    method(String.prototype, 'localeCompare', function (that, locales, options) {
+      if (this === undefined || this === null) throw new TypeError('String.prototype.localeCompare called on null or undefined');
+      return intlCall('String', 'localeCompare', intlLocales(locales), intlOptions(options), [String(this), String(that)]);
+    });
+    // ECMA-402 passes the locales and options on to each element.
+    const listLocaleString = function (locales, options) {
+      return Array.prototype.map.call(this, (e) => (e === undefined || e === null ? '' : Object(e).toLocaleString(locales, options))).join(',');
+    };
+    method(Array.prototype, 'toLocaleString', listLocaleString);
+    method(Object.getPrototypeOf(Uint8Array.prototype), 'toLocaleString', listLocaleString);
+    for (const op of ['toLocaleUpperCase', 'toLocaleLowerCase']) {
+      method(String.prototype, op, function (locales) {
+        if (this === undefined || this === null) throw new TypeError(`String.prototype.${op} called on null or undefined`);
+        return intlCall('String', op, intlLocales(locales), undefined, [String(this)]);
+      });
+    }
+  }
+
   // ------------------------------------------------------ renderer driver
   class BadResult extends Error {}
 
@@ -3055,6 +3365,7 @@
     // page it keeps on all of them.
     call(raw) {
       serving = true;
+      asyncContext.frame = undefined;
       const reads = new Set();
       const noteReads = (res) => {
         for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
@@ -3072,9 +3383,18 @@
     },
     describe,
     workers,
+    // What the `node:` modules (host/src/build/node/) build on.
+    node: Object.freeze({
+      asyncContext,
+      reportUncaught,
+      digest: (hash, bytes) => subtleCall({ op: 'digest', hash }, [bytes]).data,
+      hmac: (hash, key, bytes) => subtleCall({ op: 'sign', alg: 'HMAC', hash }, [key, bytes]).data,
+    }),
     runNextTimer,
     arrived,
     reset() {
+      asyncContext.frame = undefined;
+      outerFrames.length = 0;
       timers.clear();
       inflight.clear();
       afterwork = [];

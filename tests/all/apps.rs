@@ -4,8 +4,8 @@
 //! bundled as wrangler bundles it), then by `ssr build` in its directory,
 //! which reads the app's wrangler config. The same build is served by
 //! Cloudflare's `workerd` (`tests/peers`) and by `ssr serve` on both engines
-//! (Astro on V8 only: its top level needs `Intl`, which the Wasm engine has
-//! not yet), and every page, form, session and API answer is compared: the
+//! (Astro's top level uses `Intl`, which the Wasm engine asks the host
+//! for), and every page, form, session and API answer is compared: the
 //! status, the body byte for byte, and the headers the app set.
 //!
 //! The apps share one shape, so one list of requests checks them all: `/`
@@ -40,7 +40,6 @@ struct App {
     /// The config's assets directory, if any.
     assets: Option<PathBuf>,
     vars: Vec<(String, String)>,
-    engines: &'static [EngineKind],
 }
 
 /// Builds `name` once per run: its framework's build (with Node 22 first
@@ -92,18 +91,10 @@ fn build(name: &'static str) -> App {
     if framework_build {
         run(Command::new("npm").args(["run", "--silent", "build"]));
     }
-    // Astro's top level needs Intl, which only V8 has for now (issue 34).
-    let engines: &'static [EngineKind] = match name {
-        "astro" => &[EngineKind::V8],
-        _ => Engines::KINDS,
-    };
     let out = tempdir(&format!("app-{name}"));
     let plugin = out.join(format!("{name}.wasm"));
     let mut ssr_build = crate::support::ssr();
     ssr_build.args(["build", "-o", plugin.to_str().unwrap()]);
-    if engines == [EngineKind::V8] {
-        ssr_build.args(["--engine", "v8"]);
-    }
     let said = run(&mut ssr_build);
     let config = ssr::build::wrangler::read(&ssr::build::wrangler::find(&dir).unwrap()).unwrap();
     // A binding the app's config declares that ssr does not provide is named.
@@ -131,7 +122,6 @@ fn build(name: &'static str) -> App {
         bundle,
         assets: config.assets.clone(),
         vars: config.config.vars.clone().into_iter().collect(),
-        engines,
     }
 }
 
@@ -347,7 +337,7 @@ fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: Engin
 fn check(name: &'static str) {
     let app = app(name);
     let server = Server::start(&["--demo=false"]);
-    for &engine in app.engines {
+    for &engine in Engines::KINDS {
         // A fresh workerd for each engine, as each tenant's isolate is
         // fresh: a module's counters (Hono's Suspense ids) start alike.
         let workerd = Workerd::start(&app);
@@ -367,13 +357,6 @@ fn check(name: &'static str) {
         };
         compare(&app, &peer, &server, &id, engine);
     }
-    // On Wasm only, the build refuses: the message names the engine to use.
-    if app.engines == [EngineKind::V8] {
-        let bytes = std::fs::read(&app.plugin).unwrap();
-        let (status, body) = server.put_bytes(&format!("{name}-wasm"), &bytes, "engine=wasm");
-        assert_eq!(status, 400, "{body}");
-        assert!(body.contains("register it with engine v8"), "{body}");
-    }
 }
 
 #[test]
@@ -392,6 +375,6 @@ fn hono_app_matches_workerd_on_both_engines() {
 }
 
 #[test]
-fn astro_app_matches_workerd_on_v8() {
+fn astro_app_matches_workerd_on_both_engines() {
     check("astro");
 }

@@ -92,6 +92,7 @@ fn import_without_bundler_says_how_to_bundle() {
         .arg("-o")
         .arg(dir.join("out.wasm"))
         .current_dir(&dir)
+        .env("PATH", "/usr/bin:/bin")
         .output()
         .unwrap();
     let err = text(&out.stderr);

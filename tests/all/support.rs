@@ -67,6 +67,8 @@ pub fn plugin_with(entry: &str, flags: &[&str]) -> Built {
             .arg(&bundle)
             .args(flags)
             .current_dir(root())
+            // The examples' esbuild bundles a test plugin that imports.
+            .env("PATH", with_esbuild())
             .output()
             .unwrap();
         assert!(
@@ -77,6 +79,13 @@ pub fn plugin_with(entry: &str, flags: &[&str]) -> Built {
         Built { plugin, bundle }
     })
     .clone()
+}
+
+/// `PATH` with the examples' `node_modules/.bin` first.
+pub fn with_esbuild() -> std::ffi::OsString {
+    let bin = root().join("plugins/node_modules/.bin");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap()
 }
 
 pub fn text(b: &[u8]) -> String {

@@ -1,7 +1,7 @@
-// Loads on QuickJS, throws at the top level on V8 (which has `Intl`;
-// QuickJS has not): registering it for V8 must fail with this message, at
-// registration.
-if (typeof Intl === 'object') {
+// Loads on QuickJS, throws at the top level on V8 (whose stacks start with
+// the error's name and message; QuickJS's hold the frames alone):
+// registering it for V8 must fail with this message, at registration.
+if (new Error('probe').stack.startsWith('Error: probe')) {
   throw new Error('this bundle refuses V8');
 }
 export function render() {

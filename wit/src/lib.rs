@@ -279,6 +279,16 @@ pub mod calls {
     /// top level may call it.
     pub const URL: &str = "url";
 
+    /// `Intl` for an engine that has none (QuickJS), answered by the
+    /// host's V8 (`host/src/engine/intl.rs`, `intl.js`). Arguments: three
+    /// lines, not JSON: `{type, locales, options}` (JSON), an op, and the
+    /// op's arguments (a JSON array; dates as time values, BigInts as
+    /// `{"$bigint": digits}`). Op "new" checks and resolves a `type`
+    /// (`DateTimeFormat`, `NumberFormat`...); another names its method.
+    /// Reply `{ok: value}`. A bad locale, time zone or option reads
+    /// `"RangeError: ..."` or `"TypeError: ..."`. Pure, like [`CRYPTO`].
+    pub const INTL: &str = "intl";
+
     /// `TextDecoder` for every encoding but UTF-8 (which the prelude
     /// decodes). Arguments: `{op: "label", label}`, reply: the encoding's
     /// lowercase name or `null`; or `{op: "decode", encoding, fatal,

@@ -2,12 +2,22 @@
 //!
 //! An entry that imports nothing is used as it is. An entry that imports
 //! other modules (JSX, npm packages) is bundled with the esbuild found in the
-//! nearest `node_modules/.bin` above the entry (or the working directory);
-//! without one, the error says exactly how to install it or bundle by hand.
+//! nearest `node_modules/.bin` above the entry (or the working directory),
+//! else on `PATH`; without one, the error says exactly how to install it or
+//! bundle by hand.
 //!
 //! Built-in modules: `cloudflare:workers` (`workers.js` beside this file,
 //! over the prelude's `workers`) is resolved by esbuild's `--alias`, so the
-//! apps Cloudflare's adapters build import it as they do on Workers.
+//! apps Cloudflare's adapters build import it as they do on Workers. So are
+//! the Node modules in `node/` ([`NODE_MODULES`]), under `node:NAME` and
+//! their bare names; a static import of any other Node module fails here,
+//! naming it. An app whose wrangler config sets `nodejs_compat` also gets
+//! the globals `Buffer` and `process` (esbuild's `--inject`: bundled only
+//! where the code names them). A bundle that includes `node:async_hooks`
+//! is bundled again for the Wasm engine with async functions lowered to
+//! generators, so that an `await` resumes through `then`, which carries
+//! AsyncLocalStorage's context there (the prelude's "async context"; V8
+//! runs the bundle as it is, with promise hooks).
 //!
 //! JSX: esbuild compiles it as the nearest `tsconfig.json` or
 //! `jsconfig.json` says, or as a `@jsxImportSource` pragma in the file says,
@@ -26,7 +36,11 @@ use super::BuildError;
 pub struct Bundle {
     /// Module name used in stack traces (the entry's file name).
     pub name: String,
+    /// What the V8 engine runs; embedded in the plugin.
     pub source: String,
+    /// What the Wasm engine runs instead, where it differs: `source` with
+    /// async functions lowered (see the module doc).
+    pub lowered: Option<String>,
 }
 
 /// esbuild flags: one ESM file, browser conditions (react-dom/server picks its
@@ -50,6 +64,35 @@ const BUILTIN_MODULES: &[(&str, &str, &str)] = &[(
     include_str!("workers.js"),
 )];
 
+/// The Node modules provided (`node/NAME.js`), as `node:NAME` and `NAME`.
+pub const NODE_MODULES: &[(&str, &str)] = &[
+    ("async_hooks", include_str!("node/async_hooks.js")),
+    ("buffer", include_str!("node/buffer.js")),
+    ("crypto", include_str!("node/crypto.js")),
+    ("events", include_str!("node/events.js")),
+    ("path", include_str!("node/path.js")),
+    ("process", include_str!("node/process.js")),
+    ("querystring", include_str!("node/querystring.js")),
+    ("string_decoder", include_str!("node/string_decoder.js")),
+    ("url", include_str!("node/url.js")),
+    ("util", include_str!("node/util.js")),
+];
+
+/// Other names of the modules above.
+const NODE_ALIASES: &[(&str, &str)] = &[("path/posix", "path")];
+
+/// What `--inject` adds for `nodejs_compat`.
+const NODE_GLOBALS: &str =
+    "export { Buffer } from './buffer.js';\nexport { default as process } from './process.js';\n";
+
+/// esbuild flags that lower async functions and generators to generators
+/// driven by `then` (see the module doc).
+const LOWER_ASYNC: &[&str] = &[
+    "--supported:async-await=false",
+    "--supported:async-generator=false",
+    "--supported:for-await=false",
+];
+
 /// How to bundle, beyond the entry.
 #[derive(Clone, Debug, Default)]
 pub struct BundleOptions {
@@ -59,6 +102,8 @@ pub struct BundleOptions {
     /// Global names replaced by a JSON value (esbuild `--define`), such as
     /// `SSR_CLIENT`; an entry with any is always bundled.
     pub defines: Vec<(String, String)>,
+    /// Node's globals `Buffer` and `process` where the code names them.
+    pub node_globals: bool,
 }
 
 pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildError> {
@@ -74,8 +119,12 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         entry.extension().and_then(|e| e.to_str()),
         Some("js" | "mjs")
     );
-    if is_plain_js && !has_imports(&source) && options.defines.is_empty() {
-        return Ok(Bundle { name, source });
+    if is_plain_js && !has_imports(&source) && options.defines.is_empty() && !options.node_globals {
+        return Ok(Bundle {
+            name,
+            source,
+            lowered: None,
+        });
     }
     let mut flags = jsx_flags(entry, &source, options.jsx_import_source.as_deref())?;
     flags.extend(
@@ -93,25 +142,85 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         path: esbuild.clone(),
         source,
     })?;
-    for (name, file, source) in BUILTIN_MODULES {
+    let write = |file: &str, source: &str| {
         let path = builtins.path().join(file);
-        std::fs::write(&path, source).map_err(|source| BuildError::RunBundler {
-            path: path.clone(),
-            source,
-        })?;
+        std::fs::write(&path, source)
+            .map(|()| path.clone())
+            .map_err(|source| BuildError::RunBundler { path, source })
+    };
+    for (name, file, source) in BUILTIN_MODULES {
+        let path = write(file, source)?;
         flags.push(format!("--alias:{name}={}", path.display()));
     }
-    let out = Command::new(&esbuild)
-        .arg(entry)
-        .args(ESBUILD_FLAGS)
-        .args(&flags)
-        .output()
-        .map_err(|source| BuildError::RunBundler {
-            path: esbuild.clone(),
-            source,
-        })?;
-    let source = esbuild_output(entry, out)?;
-    Ok(Bundle { name, source })
+    std::fs::create_dir(builtins.path().join("node")).map_err(|source| BuildError::RunBundler {
+        path: builtins.path().join("node"),
+        source,
+    })?;
+    for (name, source) in NODE_MODULES {
+        write(&format!("node/{name}.js"), source)?;
+    }
+    let node_aliases = NODE_MODULES
+        .iter()
+        .map(|(name, _)| (*name, *name))
+        .chain(NODE_ALIASES.iter().copied());
+    for (name, file) in node_aliases {
+        let path = builtins.path().join(format!("node/{file}.js"));
+        flags.push(format!("--alias:node:{name}={}", path.display()));
+        flags.push(format!("--alias:{name}={}", path.display()));
+    }
+    if options.node_globals {
+        let path = write("node/globals.js", NODE_GLOBALS)?;
+        flags.push(format!("--inject:{}", path.display()));
+    }
+    // The metafile says what went in; esbuild writes one only with the
+    // bundle in a file.
+    let meta = builtins.path().join("meta.json");
+    let outfile = builtins.path().join("bundle.mjs");
+    flags.push(format!("--metafile={}", meta.display()));
+    flags.push(format!("--outfile={}", outfile.display()));
+    let run = |extra: &[&str]| {
+        run_esbuild(
+            Command::new(&esbuild)
+                .arg(entry)
+                .args(ESBUILD_FLAGS)
+                .args(&flags)
+                .args(extra),
+            &esbuild,
+            entry,
+        )?;
+        std::fs::read_to_string(&outfile).map_err(|_| BuildError::Bundler {
+            path: entry.to_path_buf(),
+            stderr: format!("esbuild wrote no UTF-8 bundle at {}", outfile.display()),
+        })
+    };
+    let source = run(&[])?;
+    let async_hooks = builtins.path().join("node/async_hooks.js");
+    let lowered = match bundles(&meta, &async_hooks) {
+        true => Some(run(LOWER_ASYNC)?),
+        false => None,
+    };
+    Ok(Bundle {
+        name,
+        source,
+        lowered,
+    })
+}
+
+/// Whether esbuild's metafile at `meta` lists `file` among its inputs.
+fn bundles(meta: &Path, file: &Path) -> bool {
+    let Some(inputs) = std::fs::read(meta)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v.get("inputs").and_then(|i| i.as_object()).cloned())
+    else {
+        return false;
+    };
+    let file = std::fs::canonicalize(file).unwrap_or(file.to_path_buf());
+    let base = std::env::current_dir().unwrap_or_default();
+    inputs.keys().any(|k| {
+        let path = base.join(k);
+        std::fs::canonicalize(&path).unwrap_or(path) == file
+    })
 }
 
 /// esbuild's JSX flags for `entry`: the automatic runtime of
@@ -149,21 +258,57 @@ pub(super) fn jsx_flags(
     Ok(Vec::new())
 }
 
-/// What esbuild wrote on stdout, or its complaint.
-pub(super) fn esbuild_output(
+/// Runs `command`, the esbuild at `esbuild`, on `entry`: its complaint, if
+/// it fails, is the error.
+pub(super) fn run_esbuild(
+    command: &mut Command,
+    esbuild: &Path,
     entry: &Path,
-    out: std::process::Output,
-) -> Result<String, BuildError> {
-    if !out.status.success() {
-        return Err(BuildError::Bundler {
-            path: entry.to_path_buf(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
-        });
+) -> Result<(), BuildError> {
+    let out = command.output().map_err(|source| BuildError::RunBundler {
+        path: esbuild.to_path_buf(),
+        source,
+    })?;
+    if out.status.success() {
+        return Ok(());
     }
-    String::from_utf8(out.stdout).map_err(|_| BuildError::Bundler {
+    let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
+    Err(BuildError::Bundler {
         path: entry.to_path_buf(),
-        stderr: "esbuild produced output that is not UTF-8".into(),
+        stderr: match missing_node_modules(&stderr) {
+            missing if missing.is_empty() => stderr,
+            missing => format!(
+                "{} {} not provided by ssr: the Node modules it provides are {} (docs/compatibility.md). Remove the import, or import it only where the code runs under Node.\n\n{stderr}",
+                missing.join(", "),
+                if missing.len() == 1 { "is" } else { "are" },
+                NODE_MODULES
+                    .iter()
+                    .map(|(name, _)| format!("node:{name}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        },
     })
+}
+
+/// The Node built-in modules esbuild could not resolve, from its errors:
+/// each `Could not resolve "NAME"` that it says is built into Node.
+fn missing_node_modules(stderr: &str) -> Vec<String> {
+    let mut missing = Vec::new();
+    for part in stderr.split("Could not resolve \"").skip(1) {
+        let Some((name, rest)) = part.split_once('"') else {
+            continue;
+        };
+        let next = rest.split("Could not resolve").next().unwrap_or("");
+        let label = match name.strip_prefix("node:") {
+            Some(_) => name.to_string(),
+            None => format!("node:{name}"),
+        };
+        if next.contains("built into node") && !missing.contains(&label) {
+            missing.push(label);
+        }
+    }
+    missing
 }
 
 /// The error for an entry that needs esbuild where none is installed.
@@ -232,16 +377,22 @@ fn says_jsx_runtime(entry: &Path, source: &str) -> bool {
 }
 
 /// The nearest `node_modules/.bin/esbuild` above the entry, then above the
-/// working directory.
+/// working directory, then on `PATH`.
 pub(super) fn find_esbuild(entry: &Path) -> Option<PathBuf> {
     let entry_dir = std::fs::canonicalize(entry)
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf));
     let cwd = std::env::current_dir().ok();
-    [entry_dir, cwd].into_iter().flatten().find_map(|start| {
+    let nearest = [entry_dir, cwd].into_iter().flatten().find_map(|start| {
         start
             .ancestors()
             .map(|d| d.join("node_modules/.bin/esbuild"))
+            .find(|p| p.is_file())
+    });
+    // Else one installed globally (`npm install -g esbuild`).
+    nearest.or_else(|| {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join("esbuild"))
             .find(|p| p.is_file())
     })
 }

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::BuildError;
-use super::bundle::{esbuild_output, find_esbuild, jsx_flags, no_esbuild};
+use super::bundle::{find_esbuild, jsx_flags, no_esbuild, run_esbuild};
 use crate::assets::{self, Source};
 
 /// Where the client's files are served.
@@ -61,18 +61,16 @@ pub fn build(entry: &Path, jsx_import_source: Option<&str>) -> Result<Client, Bu
     })?;
     let work = tempfile::tempdir()
         .map_err(|e| BuildError::Client(format!("cannot make a temporary directory: {e}")))?;
-    let out = Command::new(&esbuild)
-        .current_dir(work.path())
-        .arg(&entry_abs)
-        .args(CLIENT_FLAGS)
-        .args(&flags)
-        .args(["--outdir=out", "--metafile=meta.json"])
-        .output()
-        .map_err(|source| BuildError::RunBundler {
-            path: esbuild.clone(),
-            source,
-        })?;
-    esbuild_output(entry, out)?;
+    run_esbuild(
+        Command::new(&esbuild)
+            .current_dir(work.path())
+            .arg(&entry_abs)
+            .args(CLIENT_FLAGS)
+            .args(&flags)
+            .args(["--outdir=out", "--metafile=meta.json"]),
+        &esbuild,
+        entry,
+    )?;
     let meta = std::fs::read(work.path().join("meta.json"))
         .map_err(|e| BuildError::Client(format!("esbuild wrote no metafile: {e}")))?;
     let manifest = manifest(&meta)?;

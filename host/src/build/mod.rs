@@ -138,6 +138,9 @@ pub struct Options {
     /// whose assets directory has `_headers` or `_redirects` carries the
     /// default config with those rules.
     pub app: Option<AppConfig>,
+    /// Node's globals `Buffer` and `process` in the bundle (an app whose
+    /// wrangler config sets `nodejs_compat`; `BundleOptions::node_globals`).
+    pub node_globals: bool,
     /// For the V8 engine only: skip running the top level under Wasm
     /// ([`build_bundle_v8`]).
     pub v8_only: bool,
@@ -178,6 +181,7 @@ pub fn build(
     let mut bundling = BundleOptions {
         jsx_import_source: options.jsx_import_source.clone(),
         defines: Vec::new(),
+        node_globals: options.node_globals,
     };
     if let Some(client) = &options.client {
         let built = step(progress, Step::Client, || {
@@ -238,7 +242,8 @@ fn check_sizes(sources: &[assets::Source], limits: assets::Limits) -> Result<(),
 /// Builds a plugin from an already bundled ES module.
 pub fn build_bundle(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Vec<u8>, BuildError> {
     let snapshot = step(progress, Step::Preinit, || {
-        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, &bundle.source)
+        let source = bundle.lowered.as_ref().unwrap_or(&bundle.source);
+        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source)
     })?;
     encode(&snapshot, bundle, progress)
 }

@@ -36,6 +36,9 @@ pub struct App {
     /// `assets.directory`, resolved likewise.
     pub assets: Option<PathBuf>,
     pub config: AppConfig,
+    /// `compatibility_flags` has `nodejs_compat`: the bundle gets Node's
+    /// globals `Buffer` and `process`, as on Workers (`BundleOptions`).
+    pub node_globals: bool,
     /// What the config asks that `ssr` does not do, one line each.
     pub warnings: Vec<String>,
 }
@@ -68,6 +71,10 @@ fn config_error(path: &Path, why: String) -> BuildError {
     BuildError::Config(format!("{}: {why}", path.display()))
 }
 
+/// The compatibility flags `ssr` acts on: the Node modules are always there
+/// (build/node/), and `nodejs_compat` adds their globals.
+const NODE_FLAGS: &[&str] = &["nodejs_compat", "nodejs_compat_v2", "nodejs_als"];
+
 /// Reads the config at `path`.
 pub fn read(path: &Path) -> Result<App, BuildError> {
     let text = std::fs::read_to_string(path)
@@ -86,6 +93,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
     let mut config = AppConfig::default();
     let mut entry = None;
     let mut assets = None;
+    let mut node_globals = false;
     let text_of = |key: &str, v: &Value| {
         v.as_str()
             .map(str::to_string)
@@ -120,7 +128,13 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     .into_iter()
                     .flatten()
                     .filter_map(Value::as_str)
+                    .filter(|f| !NODE_FLAGS.contains(f))
                     .collect();
+                node_globals = v
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|f| matches!(f.as_str(), Some("nodejs_compat" | "nodejs_compat_v2")));
                 if !flags.is_empty() {
                     warnings.push(format!(
                         "compatibility_flags {} are not acted on: ssr has one behaviour for each (docs/compatibility.md says what it provides)",
@@ -194,6 +208,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         entry,
         assets,
         config,
+        node_globals,
         warnings,
     })
 }
@@ -386,7 +401,7 @@ mod tests {
               "name": "shop",
               "main": "src/index.js",
               "compatibility_date": "2026-01-01",
-              "compatibility_flags": ["nodejs_compat"],
+              "compatibility_flags": ["nodejs_compat", "no_global_navigator"],
               "assets": { "directory": "./public", "binding": "STATIC", "not_found_handling": "404-page" },
               "vars": { "API": "https://api.test", "LIMIT": 5 },
               "kv_namespaces": [{ "binding": "SESSIONS", "id": "x" }],
@@ -405,9 +420,11 @@ mod tests {
         assert_eq!(app.config.vars["LIMIT"], "5");
         assert_eq!(app.config.missing["SESSIONS"], "KV namespace");
         assert_eq!(app.config.missing["ROOMS"], "Durable Object namespace");
+        assert!(app.node_globals);
+        assert!(!app.warnings.join("\n").contains("nodejs_compat"));
         let all = app.warnings.join("\n");
         for named in [
-            "nodejs_compat",
+            "no_global_navigator",
             "LIMIT",
             "env.SESSIONS",
             "env.ROOMS",

@@ -128,6 +128,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
             total: args.max_assets_mib << 20,
         },
         app: app.as_ref().map(|a| a.config.clone()),
+        node_globals: app.as_ref().is_some_and(|a| a.node_globals),
         v8_only: args.engine == Some(ssr::engine::EngineKind::V8),
     };
     let built = build::build(&entry, &options, &mut steps)?;

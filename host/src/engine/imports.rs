@@ -229,7 +229,7 @@ impl Imports {
                 Ok(Reply::default())
             }
             calls::RANDOM => random(parse(name, args)?),
-            calls::CRYPTO | calls::URL => pure(name, args, data),
+            calls::CRYPTO | calls::URL | calls::INTL => pure(name, args, data),
             calls::TEXT_DECODE => self.decoders.call(args, data),
             calls::COMPRESS => self.coders.call(args, data),
             calls::ASSETS => match &self.grants.assets {
@@ -351,7 +351,8 @@ fn parse<'a, T: serde::Deserialize<'a>>(name: &str, args: &'a str) -> Result<T, 
     serde_json::from_str(args).map_err(|e| format!("{name}: bad arguments {args:?}: {e}"))
 }
 
-/// Answers a pure capability (`calls::CRYPTO`, `calls::URL`, and
+/// Answers a pure capability (`calls::CRYPTO`, `calls::URL`,
+/// `calls::INTL`, and
 /// `calls::TEXT_DECODE` but for streams): the same in an instance as at
 /// build time, where `build/preinit.rs` calls this for the module's top
 /// level.
@@ -359,6 +360,7 @@ pub fn pure(name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
     match name {
         calls::CRYPTO => super::crypto::call(args, data),
         calls::URL => super::url::call(args),
+        calls::INTL => super::intl::call(args),
         calls::TEXT_DECODE => super::text::pure(args, data),
         _ => Err(format!(
             "{name}: not available while the module's top level runs at build time"

@@ -21,6 +21,7 @@ pub mod console;
 pub mod crypto;
 pub mod fetch;
 pub mod imports;
+pub mod intl;
 pub mod open;
 pub mod stream;
 pub mod text;

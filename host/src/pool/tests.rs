@@ -24,6 +24,7 @@ fn plugin() -> &'static [u8] {
         let bundle = crate::build::Bundle {
             name: "pool-test.js".into(),
             source: PLUGIN.into(),
+            lowered: None,
         };
         crate::build::build_bundle(&bundle, &mut crate::build::Quiet).expect("building")
     })

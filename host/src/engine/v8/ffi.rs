@@ -63,6 +63,22 @@ type CallFn = extern "C" fn(
 
 unsafe extern "C" {
     fn ssr_v8_init();
+    fn ssr_v8_script(
+        inst: *mut RawIsolate,
+        script: *const c_char,
+        script_len: usize,
+        name: *const c_char,
+        deadline_ms: u32,
+        out: *mut RawResult,
+    ) -> i32;
+    fn ssr_v8_invoke(
+        inst: *mut RawIsolate,
+        function: *const c_char,
+        arg: *const c_char,
+        arg_len: usize,
+        cpu_ms: u32,
+        out: *mut RawResult,
+    ) -> i32;
     fn ssr_v8_new(
         heap_limit: usize,
         stack_bytes: usize,
@@ -316,6 +332,44 @@ impl Isolate {
                 data.len(),
                 cpu_ms,
                 deadline_ms,
+                &mut out,
+            );
+            outcome(&out)
+        }
+    }
+
+    /// Evaluates `script`, a classic script of the host's own (a service
+    /// isolate's: no prelude, no bundle).
+    pub fn script(&mut self, script: &str, name: &str, deadline_ms: u32) -> Outcome {
+        let mut out = empty_result();
+        let name = std::ffi::CString::new(name).unwrap_or_default();
+        // SAFETY: as in `load`.
+        unsafe {
+            ssr_v8_script(
+                self.raw,
+                script.as_ptr().cast(),
+                script.len(),
+                name.as_ptr(),
+                deadline_ms,
+                &mut out,
+            );
+            outcome(&out)
+        }
+    }
+
+    /// Calls the global function `function` with `arg`: its result as text
+    /// is [`Outcome::Ok`]'s body.
+    pub fn invoke(&mut self, function: &str, arg: &str, cpu_ms: u32) -> Outcome {
+        let mut out = empty_result();
+        let function = std::ffi::CString::new(function).unwrap_or_default();
+        // SAFETY: as in `load`.
+        unsafe {
+            ssr_v8_invoke(
+                self.raw,
+                function.as_ptr(),
+                arg.as_ptr().cast(),
+                arg.len(),
+                cpu_ms,
                 &mut out,
             );
             outcome(&out)

@@ -123,6 +123,54 @@ impl V8Plugin {
     }
 }
 
+/// An isolate that runs only a script of the host's own, never a tenant's:
+/// a service the host calls (`engine/intl.rs`). Its JavaScript has no host
+/// capability: it gets text and answers text.
+pub struct Service {
+    isolate: ffi::Isolate,
+}
+
+impl Service {
+    /// A new isolate of at most `heap_limit` bytes with `script` evaluated.
+    /// It may be called from a Wasm render's host call, on the render's
+    /// fiber, which has 1 MiB beyond the Wasm stack
+    /// (`engine/wasm`'s `async_stack_size`): its JavaScript gets a quarter
+    /// of that.
+    pub fn new(script: &str, name: &str, heap_limit: usize) -> Result<Service, String> {
+        let mut isolate = ffi::Isolate::new(
+            heap_limit,
+            STACK_BYTES / 4,
+            0,
+            0,
+            Imports::new(&Grants::new(name)),
+        );
+        match isolate.script(script, name, millis(super::INSTANTIATE_DEADLINE)) {
+            ffi::Outcome::Ok { .. } => Ok(Service { isolate }),
+            other => Err(service_error(other)),
+        }
+    }
+
+    /// The text the global function `function` gives for `arg`, within
+    /// `cpu_ms`; after an error the service should be made anew.
+    pub fn invoke(&mut self, function: &str, arg: &str, cpu_ms: u32) -> Result<String, String> {
+        match self.isolate.invoke(function, arg, cpu_ms) {
+            ffi::Outcome::Ok { body, .. } => {
+                String::from_utf8(body).map_err(|_| "an answer that is not UTF-8".to_string())
+            }
+            other => Err(service_error(other)),
+        }
+    }
+}
+
+fn service_error(outcome: ffi::Outcome) -> String {
+    match outcome {
+        ffi::Outcome::Timeout => "it ran out of time".into(),
+        ffi::Outcome::OutOfMemory => "it ran out of memory".into(),
+        ffi::Outcome::JsError(e) => e,
+        ffi::Outcome::Ok { .. } | ffi::Outcome::Waiting(_) => "it did not answer".into(),
+    }
+}
+
 impl Plugin for V8Plugin {
     fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
         Ok(Box::new(self.instance(grants)?))

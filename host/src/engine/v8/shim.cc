@@ -460,6 +460,20 @@ void log_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
   if (inst->log) inst->log(inst->host_data, level, msg.data(), msg.size());
 }
 
+// `__ssr_promise_hooks(init, before, after)`: V8's promise hooks for this
+// context, through which the prelude carries AsyncLocalStorage's frame
+// across `await` (its "async context"; the Wasm engine's bundle has its
+// async functions lowered instead).
+void promise_hooks_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
+  v8::Isolate* iso = args.GetIsolate();
+  if (args.Length() < 3 || !args[0]->IsFunction() || !args[1]->IsFunction() || !args[2]->IsFunction()) {
+    iso->ThrowException(v8::Exception::TypeError(str(iso, "__ssr_promise_hooks needs three functions")));
+    return;
+  }
+  iso->GetCurrentContext()->SetPromiseHooks(args[0].As<v8::Function>(), args[1].As<v8::Function>(),
+                                            args[2].As<v8::Function>(), v8::Local<v8::Function>());
+}
+
 void free_quota_bytes(void* data, size_t n, void* allocator) {
   static_cast<v8::ArrayBuffer::Allocator*>(allocator)->Free(data, n);
 }
@@ -614,6 +628,15 @@ int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result*
 
 int32_t finish(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::TryCatch& tc, v8::Local<v8::Promise> p);
 
+// Compiles and runs a classic script named `name`; false with the
+// exception in the caller's TryCatch.
+bool run_script(v8::Isolate* iso, v8::Local<v8::Context> ctx, const char* src, size_t len, const char* name) {
+  v8::ScriptOrigin origin(iso, str(iso, name));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> ignored;
+  return v8::Script::Compile(ctx, str(iso, src, len), &origin).ToLocal(&script) && script->Run(ctx).ToLocal(&ignored);
+}
+
 }  // namespace
 
 extern "C" {
@@ -639,7 +662,8 @@ void ssr_v8_init(void) {
   });
 }
 
-// A new isolate and context with `__ssr_log` and `__ssr_host` defined,
+// A new isolate and context with `__ssr_log`, `__ssr_host` and
+// `__ssr_promise_hooks` defined,
 // calling `log` and `call` with `host_data`. Never null.
 ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_after_ms,
                    uint32_t offer_every_us, ssr_v8_log_fn log, ssr_v8_call_fn call, void* host_data) {
@@ -674,6 +698,8 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
     v8::Local<v8::Function> host =
         v8::Function::New(ctx, host_callback, v8::External::New(iso, inst)).ToLocalChecked();
     (void)ctx->Global()->Set(ctx, str(iso, "__ssr_host"), host);
+    v8::Local<v8::Function> hooks = v8::Function::New(ctx, promise_hooks_callback).ToLocalChecked();
+    (void)ctx->Global()->Set(ctx, str(iso, "__ssr_promise_hooks"), hooks);
     inst->context.Reset(iso, ctx);
   }
   return inst;
@@ -685,11 +711,7 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
                     const char* name, size_t name_len, const char* bundle, size_t bundle_len,
                     uint32_t deadline_ms, ssr_v8_result* out) {
   return call(inst, deadline_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
-    v8::ScriptOrigin prelude_origin(iso, str(iso, prelude_name));
-    v8::Local<v8::Script> script;
-    v8::Local<v8::Value> ignored;
-    if (!v8::Script::Compile(ctx, str(iso, prelude, prelude_len), &prelude_origin).ToLocal(&script) ||
-        !script->Run(ctx).ToLocal(&ignored)) {
+    if (!run_script(iso, ctx, prelude, prelude_len, prelude_name)) {
       return failure(inst, ctx, tc, "the prelude failed");
     }
     v8::Local<v8::Value> driver;
@@ -861,6 +883,38 @@ size_t ssr_v8_heap_used(ssr_v8* inst) {
   v8::HeapStatistics stats;
   inst->isolate->GetHeapStatistics(&stats);
   return stats.used_heap_size();
+}
+
+// A service isolate (no prelude, no bundle; `engine/intl.rs`): evaluates
+// `script`, a classic script of the host's own, that defines global
+// functions for `ssr_v8_invoke`.
+int32_t ssr_v8_script(ssr_v8* inst, const char* script, size_t script_len, const char* name,
+                      uint32_t deadline_ms, ssr_v8_result* out) {
+  return call(inst, deadline_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+    if (!run_script(iso, ctx, script, script_len, name)) {
+      return failure(inst, ctx, tc, "the script failed");
+    }
+    return SSR_V8_OK;
+  });
+}
+
+// Calls the global function `fn` with the string `arg`; its result, as a
+// string, is the body.
+int32_t ssr_v8_invoke(ssr_v8* inst, const char* fn, const char* arg, size_t arg_len, uint32_t cpu_ms,
+                      ssr_v8_result* out) {
+  return call(inst, cpu_ms, cpu_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+    v8::Local<v8::Value> f;
+    v8::Local<v8::Value> argument = str(iso, arg, arg_len);
+    v8::Local<v8::Value> result;
+    v8::Local<v8::String> text;
+    if (!ctx->Global()->Get(ctx, str(iso, fn)).ToLocal(&f) || !f->IsFunction() ||
+        !f.As<v8::Function>()->Call(ctx, v8::Undefined(iso), 1, &argument).ToLocal(&result) ||
+        !result->ToString(ctx).ToLocal(&text)) {
+      return failure(inst, ctx, tc, "the call failed");
+    }
+    utf8(iso, text, &inst->body);
+    return SSR_V8_OK;
+  });
 }
 
 // Times a call in this process offered its core.

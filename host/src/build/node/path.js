@@ -1,0 +1,133 @@
+// `node:path` as `ssr build` resolves it (build/bundle.rs): POSIX paths,
+// with `/` as the working directory, as on Workers.
+
+function check(p, name = 'path') {
+  if (typeof p !== 'string') {
+    throw new TypeError(`The "${name}" argument must be of type string. Received ${p === null ? 'null' : typeof p}`);
+  }
+}
+
+// `.` and `..` resolved; `..` above the root of an absolute path dropped.
+function normalizeParts(path, absolute) {
+  const out = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
+      else if (!absolute) out.push('..');
+    } else {
+      out.push(part);
+    }
+  }
+  return out.join('/');
+}
+
+export function normalize(path) {
+  check(path);
+  if (path === '') return '.';
+  const absolute = path.startsWith('/');
+  const trailing = path.endsWith('/');
+  let out = normalizeParts(path, absolute);
+  if (out === '' && !absolute) out = '.';
+  if (out !== '' && trailing) out += '/';
+  return absolute ? `/${out}` : out;
+}
+
+export function join(...parts) {
+  parts.forEach((p) => check(p));
+  const joined = parts.filter((p) => p !== '').join('/');
+  return joined === '' ? '.' : normalize(joined);
+}
+
+export function resolve(...parts) {
+  let resolved = '';
+  let absolute = false;
+  for (let i = parts.length - 1; i >= -1 && !absolute; i--) {
+    const p = i >= 0 ? parts[i] : '/';
+    check(p, `paths[${i}]`);
+    if (p === '') continue;
+    resolved = `${p}/${resolved}`;
+    absolute = p.startsWith('/');
+  }
+  const out = normalizeParts(resolved, true);
+  return `/${out}`;
+}
+
+export function isAbsolute(path) {
+  check(path);
+  return path.startsWith('/');
+}
+
+export function relative(from, to) {
+  check(from, 'from');
+  check(to, 'to');
+  const a = resolve(from).split('/').filter(Boolean);
+  const b = resolve(to).split('/').filter(Boolean);
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+}
+
+// The directory part: before the last separator of a path without its
+// trailing ones (`//a//b//` -> `//a/`, as Node's).
+function dirPart(path) {
+  const trimmed = path.replace(/(.)\/+$/, '$1');
+  const i = trimmed.lastIndexOf('/');
+  if (i === -1) return null;
+  if (i === 0) return '/';
+  return i === 1 && trimmed[0] === '/' ? '//' : trimmed.slice(0, i);
+}
+
+export function dirname(path) {
+  check(path);
+  const dir = dirPart(path);
+  return dir === null ? (path.startsWith('/') ? '/' : '.') : dir;
+}
+
+export function basename(path, suffix) {
+  check(path);
+  if (suffix !== undefined) check(suffix, 'suffix');
+  const trimmed = path.replace(/\/+$/, '');
+  let base = trimmed.slice(trimmed.lastIndexOf('/') + 1);
+  if (suffix !== undefined && suffix !== base && base.endsWith(suffix)) {
+    base = base.slice(0, base.length - suffix.length);
+  }
+  return base;
+}
+
+export function extname(path) {
+  check(path);
+  const base = basename(path);
+  const dot = base.lastIndexOf('.');
+  // None, only a leading one (`.profile` is a hidden file), or `..`.
+  return dot <= 0 || base === '..' ? '' : base.slice(dot);
+}
+
+export function parse(path) {
+  check(path);
+  const root = path.startsWith('/') ? '/' : '';
+  const base = basename(path);
+  const ext = extname(path);
+  return { root, dir: dirPart(path) ?? '', base, ext, name: base.slice(0, base.length - ext.length) };
+}
+
+export function format(p) {
+  if (p === null || typeof p !== 'object') {
+    throw new TypeError(`The "pathObject" argument must be of type object. Received ${p === null ? 'null' : typeof p}`);
+  }
+  const dir = p.dir || p.root || '';
+  const base = p.base || `${p.name || ''}${p.ext ? (p.ext.startsWith('.') ? '' : '.') + p.ext : ''}`;
+  if (!dir) return base;
+  return dir === p.root ? `${dir}${base}` : `${dir}/${base}`;
+}
+
+export function toNamespacedPath(path) {
+  return path;
+}
+
+export const sep = '/';
+export const delimiter = ':';
+const path = { normalize, join, resolve, isAbsolute, relative, dirname, basename, extname, parse, format, toNamespacedPath, sep, delimiter };
+path.posix = path;
+export const posix = path;
+export default path;

@@ -1,0 +1,91 @@
+// `node:process` as `ssr build` resolves it (build/bundle.rs), and the
+// global `process` of an app whose wrangler config sets `nodejs_compat`.
+// `env` holds the tenant's vars and secrets that are text (empty while the
+// bundle's top level runs at build time); a value set here stays in this
+// instance only.
+import EventEmitter from './events.js';
+
+const live = globalThis.__ssr.workers.env;
+const own = Object.create(null);
+const textVar = (k) => (typeof k === 'string' && !(k in own) && typeof live[k] === 'string' ? live[k] : undefined);
+export const env = new Proxy(own, {
+  get: (t, k) => (k in t ? t[k] : textVar(k)),
+  has: (t, k) => k in t || textVar(k) !== undefined,
+  set: (t, k, v) => {
+    t[k] = String(v);
+    return true;
+  },
+  deleteProperty: (t, k) => delete t[k],
+  ownKeys: (t) => [...new Set([...Reflect.ownKeys(t), ...Reflect.ownKeys(live).filter((k) => textVar(k) !== undefined)])],
+  getOwnPropertyDescriptor: (t, k) => {
+    const value = k in t ? t[k] : textVar(k);
+    return value === undefined ? undefined : { value, writable: true, enumerable: true, configurable: true };
+  },
+});
+
+// The Node release whose APIs these modules follow.
+export const version = 'v22.12.0';
+export const versions = Object.freeze({ node: '22.12.0' });
+export const platform = 'linux';
+export const arch = 'x64';
+export const release = Object.freeze({ name: 'node' });
+export const argv = ['node'];
+export const execArgv = [];
+export const pid = 1;
+export const ppid = 0;
+export const title = 'ssr';
+export const browser = false;
+export const features = Object.freeze({});
+export const exitCode = undefined;
+
+// Node runs ticks before promise reactions; here they queue with them.
+export function nextTick(fn, ...args) {
+  if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function');
+  queueMicrotask(() => fn(...args));
+}
+
+export const cwd = () => '/';
+export function chdir() {
+  throw new Error('process.chdir() is not supported: a renderer has no file system');
+}
+export function exit(code) {
+  throw new Error(`process.exit(${code === undefined ? '' : code}) is not supported: a renderer cannot end the server; throw or return a response instead`);
+}
+export const abort = exit;
+export const umask = () => 0o22;
+export const uptime = () => performance.now() / 1000;
+export function hrtime(previous) {
+  const ns = BigInt(Math.round(performance.now() * 1e6));
+  const now = [Number(ns / 1000000000n), Number(ns % 1000000000n)];
+  if (!previous) return now;
+  let s = now[0] - previous[0];
+  let n = now[1] - previous[1];
+  if (n < 0) {
+    s--;
+    n += 1e9;
+  }
+  return [s, n];
+}
+hrtime.bigint = () => BigInt(Math.round(performance.now() * 1e6));
+export const memoryUsage = () => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 });
+export function emitWarning(warning, type) {
+  const text = warning instanceof Error ? `${warning.name}: ${warning.message}` : `${typeof type === 'string' ? type : 'Warning'}: ${warning}`;
+  console.warn(text);
+}
+
+const emitter = new EventEmitter();
+const process = {
+  env, version, versions, platform, arch, release, argv, execArgv, pid, ppid, title, browser, features, exitCode,
+  nextTick, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
+};
+for (const name of ['on', 'once', 'off', 'emit', 'addListener', 'removeListener', 'removeAllListeners', 'listeners', 'listenerCount', 'prependListener']) {
+  process[name] = (...args) => {
+    const out = emitter[name](...args);
+    return out === emitter ? process : out;
+  };
+}
+export const on = process.on;
+export const once = process.once;
+export const off = process.off;
+export const emit = process.emit;
+export default process;

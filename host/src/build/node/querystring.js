@@ -1,0 +1,78 @@
+// `node:querystring` as `ssr build` resolves it (build/bundle.rs): Node's
+// legacy query-string codec (`+` is a space, repeated keys make arrays).
+
+// Node escapes all but the characters encodeURIComponent keeps, and a lone
+// surrogate is an error there too.
+export function escape(str) {
+  return encodeURIComponent(typeof str === 'string' ? str : String(str));
+}
+
+// Invalid percent-escapes stay as they are, byte by byte, as Node's do.
+export function unescape(str) {
+  try {
+    return decodeURIComponent(str);
+  } catch (_) {
+    return str.replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+      const bytes = run.match(/%[0-9a-fA-F]{2}/g).map((h) => parseInt(h.slice(1), 16));
+      return new TextDecoder().decode(new Uint8Array(bytes));
+    });
+  }
+}
+
+function stringifyPrimitive(v) {
+  if (typeof v === 'string') return v;
+  if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return '';
+}
+
+export function stringify(obj, sep = '&', eq = '=', options) {
+  const enc = (options && options.encodeURIComponent) || escape;
+  if (obj === null || typeof obj !== 'object') return '';
+  const out = [];
+  for (const key of Object.keys(obj)) {
+    const v = obj[key];
+    const k = enc(stringifyPrimitive(key)) + eq;
+    if (Array.isArray(v)) {
+      for (const item of v) out.push(k + enc(stringifyPrimitive(item)));
+    } else {
+      out.push(k + enc(stringifyPrimitive(v)));
+    }
+  }
+  return out.join(sep || '&');
+}
+
+export function parse(qs, sep = '&', eq = '=', options) {
+  const out = Object.create(null);
+  if (typeof qs !== 'string' || qs.length === 0) return out;
+  sep = sep || '&';
+  eq = eq || '=';
+  const maxKeys = options && typeof options.maxKeys === 'number' ? options.maxKeys : 1000;
+  const dec = (options && options.decodeURIComponent) || unescape;
+  let pairs = qs.split(sep);
+  if (maxKeys > 0) pairs = pairs.slice(0, maxKeys);
+  for (const pair of pairs) {
+    if (pair === '') continue;
+    const at = pair.indexOf(eq);
+    const rawKey = at === -1 ? pair : pair.slice(0, at);
+    const rawValue = at === -1 ? '' : pair.slice(at + eq.length);
+    const decode = (s) => {
+      const plain = s.replace(/\+/g, ' ');
+      try {
+        return dec(plain);
+      } catch (_) {
+        return unescape(plain);
+      }
+    };
+    const key = decode(rawKey);
+    const value = decode(rawValue);
+    if (!(key in out)) out[key] = value;
+    else if (Array.isArray(out[key])) out[key].push(value);
+    else out[key] = [out[key], value];
+  }
+  return out;
+}
+
+export const decode = parse;
+export const encode = stringify;
+export default { escape, unescape, stringify, parse, decode, encode };

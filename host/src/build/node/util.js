@@ -1,0 +1,466 @@
+// `node:util` as `ssr build` resolves it (build/bundle.rs): promisify,
+// format, inspect, types and the rest frameworks reach for.
+//
+// `inspect` lays values out as Node's does for what a log line usually
+// holds: quoting, nesting (`depth` 2), `[Circular *1]`, one line when it
+// fits in 80 columns and at most three levels nest, else two spaces of
+// indentation per level. It does not group long arrays of numbers into
+// columns, and it has no colors.
+import { Buffer } from './buffer.js';
+
+export const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
+const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
+
+// ------------------------------------------------------------------ types
+const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
+const TypedArray = Object.getPrototypeOf(Uint8Array);
+const typedTag = (v) => (ArrayBuffer.isView(v) && !(v instanceof DataView) ? v[Symbol.toStringTag] : undefined);
+export const types = {
+  isAnyArrayBuffer: (v) => v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer),
+  isArrayBuffer: (v) => v instanceof ArrayBuffer,
+  isSharedArrayBuffer: (v) => typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer,
+  isArrayBufferView: (v) => ArrayBuffer.isView(v),
+  isTypedArray: (v) => v instanceof TypedArray,
+  isDataView: (v) => v instanceof DataView,
+  isDate: (v) => v instanceof Date,
+  isRegExp: (v) => v instanceof RegExp,
+  isMap: (v) => v instanceof Map,
+  isSet: (v) => v instanceof Set,
+  isWeakMap: (v) => v instanceof WeakMap,
+  isWeakSet: (v) => v instanceof WeakSet,
+  isMapIterator: (v) => tag(v) === 'Map Iterator',
+  isSetIterator: (v) => tag(v) === 'Set Iterator',
+  isPromise: (v) => v instanceof Promise,
+  isProxy: () => false,
+  isNativeError: (v) => v instanceof Error,
+  isAsyncFunction: (v) => typeof v === 'function' && tag(v) === 'AsyncFunction' || tag(v) === 'AsyncGeneratorFunction',
+  isGeneratorFunction: (v) => typeof v === 'function' && (tag(v) === 'GeneratorFunction' || tag(v) === 'AsyncGeneratorFunction'),
+  isGeneratorObject: (v) => tag(v) === 'Generator',
+  isBoxedPrimitive: (v) => v instanceof Number || v instanceof String || v instanceof Boolean || v instanceof BigInt || v instanceof Symbol,
+  isNumberObject: (v) => v instanceof Number,
+  isStringObject: (v) => v instanceof String,
+  isBooleanObject: (v) => v instanceof Boolean,
+  isBigIntObject: (v) => v instanceof BigInt,
+  isSymbolObject: (v) => v instanceof Symbol,
+  isModuleNamespaceObject: (v) => tag(v) === 'Module',
+  isKeyObject: () => false,
+  isCryptoKey: (v) => typeof CryptoKey !== 'undefined' && v instanceof CryptoKey,
+};
+for (const name of ['Uint8Array', 'Uint8ClampedArray', 'Uint16Array', 'Uint32Array', 'Int8Array', 'Int16Array', 'Int32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) {
+  types[`is${name}`] = (v) => typedTag(v) === name;
+}
+
+// --------------------------------------------------------------- inspect
+const DEFAULTS = { depth: 2, breakLength: 80, maxArrayLength: 100, maxStringLength: 10000, compact: 3, sorted: false, showHidden: false, colors: false, getters: false, customInspect: true };
+
+function quote(s) {
+  const q = !s.includes("'") ? "'" : !s.includes('"') ? '"' : !s.includes('`') && !s.includes('${') ? '`' : "'";
+  const escaped = s.replace(/[\x00-\x1f\x7f\\]|'/g, (c) => {
+    if (c === q) return `\\${c}`;
+    if (c === "'") return c;
+    const named = { '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\\': '\\\\' }[c];
+    return named || `\\x${c.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`;
+  });
+  return q + escaped + q;
+}
+
+function key(k) {
+  if (typeof k === 'symbol') return `[${k.toString()}]`;
+  return /^[a-zA-Z_$][a-zA-Z_$0-9]*$/.test(k) ? k : quote(k);
+}
+
+function fnBase(fn) {
+  const src = Function.prototype.toString.call(fn);
+  const name = fn.name;
+  if (src.startsWith('class') && /^class[\s{]/.test(src)) {
+    const ext = /^class\s*[^{]*?\bextends\s+([\w$.]+)/.exec(src);
+    return `[class ${name || '(anonymous)'}${ext ? ` extends ${ext[1]}` : ''}]`;
+  }
+  const kind = tag(fn) === 'Function' ? 'Function' : tag(fn);
+  return `[${kind}${name ? `: ${name}` : ' (anonymous)'}]`;
+}
+
+function primitive(v, ctx) {
+  switch (typeof v) {
+    case 'string': {
+      const cut = v.length > ctx.maxStringLength ? v.slice(0, ctx.maxStringLength) : v;
+      const more = v.length - cut.length;
+      return quote(cut) + (more > 0 ? `... ${more} more character${more > 1 ? 's' : ''}` : '');
+    }
+    case 'number': return Object.is(v, -0) ? '-0' : String(v);
+    case 'bigint': return `${v}n`;
+    case 'symbol': return v.toString();
+    case 'undefined': return 'undefined';
+    case 'boolean': return String(v);
+    default: return v === null ? 'null' : undefined;
+  }
+}
+
+function ctorName(v) {
+  let proto = Object.getPrototypeOf(v);
+  while (proto !== null) {
+    const d = Object.getOwnPropertyDescriptor(proto, 'constructor');
+    if (d && typeof d.value === 'function' && d.value.name !== '') return d.value.name;
+    proto = Object.getPrototypeOf(proto);
+  }
+  return null;
+}
+
+function prefix(v, fallback, size) {
+  const name = ctorName(v);
+  const t = v[Symbol.toStringTag];
+  const tagPart = typeof t === 'string' && t !== '' && t !== name ? ` [${t}]` : '';
+  const sizePart = size === undefined ? '' : `(${size})`;
+  if (name === null) return `[${fallback}${sizePart}: null prototype]${tagPart} `;
+  if (name === fallback && sizePart === '' && tagPart === '') return fallback === 'Object' || fallback === 'Array' ? '' : `${name} `;
+  return `${name}${sizePart}${tagPart} `;
+}
+
+function formatValue(v, ctx, depth) {
+  const p = primitive(v, ctx);
+  if (p !== undefined) return { text: p, nest: -1 };
+  if (ctx.customInspect && v !== null && typeof v[inspectCustom] === 'function' && v[inspectCustom] !== inspect) {
+    const out = v[inspectCustom](ctx.depth - depth, Object.assign({}, ctx, { stylize: (s) => s }), inspect);
+    if (out !== v) return typeof out === 'string' ? { text: out, nest: -1 } : formatValue(out, ctx, depth);
+  }
+  if (ctx.seen.includes(v)) {
+    if (!ctx.circular.has(v)) ctx.circular.set(v, ctx.circular.size + 1);
+    return { text: `[Circular *${ctx.circular.get(v)}]`, nest: -1 };
+  }
+  return formatObject(v, ctx, depth);
+}
+
+function formatObject(v, ctx, depth) {
+  let base = '';
+  let braces = ['{', '}'];
+  let entries = [];
+  let keys = Object.keys(v);
+  let isArrayLike = false;
+  if (typeof v === 'function') {
+    base = fnBase(v);
+    keys = keys.filter((k) => k !== 'prototype');
+    if (keys.length === 0) return { text: base, nest: 0 };
+  } else if (Array.isArray(v)) {
+    isArrayLike = true;
+    braces = [`${prefix(v, 'Array', v.length === 0 ? undefined : undefined)}[`, ']'];
+    keys = keys.filter((k) => !/^(0|[1-9][0-9]*)$/.test(k) || Number(k) >= v.length);
+  } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+    isArrayLike = true;
+    braces = [`${prefix(v, v[Symbol.toStringTag], v.length)}[`, ']'];
+    keys = keys.filter((k) => !/^(0|[1-9][0-9]*)$/.test(k));
+  } else if (v instanceof Map) {
+    braces = [`${prefix(v, 'Map', v.size)}{`, '}'];
+  } else if (v instanceof Set) {
+    braces = [`${prefix(v, 'Set', v.size)}{`, '}'];
+  } else if (v instanceof Date) {
+    base = Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
+    if (keys.length === 0) return { text: base, nest: 0 };
+  } else if (v instanceof RegExp) {
+    base = RegExp.prototype.toString.call(v);
+    if (keys.length === 0) return { text: base, nest: 0 };
+  } else if (v instanceof Error) {
+    base = typeof v.stack === 'string' && v.stack.includes(v.message) ? v.stack : `${v.name}: ${v.message}${typeof v.stack === 'string' && v.stack !== '' ? `\n${v.stack.replace(/\n$/, '')}` : ''}`;
+    if (base === `${v.name}: ` || base === '') base = `[${v.name}]`;
+    keys = keys.filter((k) => k !== 'stack' && k !== 'message');
+    if (v.cause !== undefined && !keys.includes('cause')) keys.push('cause');
+    if (keys.length === 0) return { text: base, nest: 0 };
+  } else if (v instanceof Promise) {
+    braces = ['Promise {', '}'];
+    entries.push('<pending>');
+  } else if (v instanceof WeakMap || v instanceof WeakSet) {
+    return { text: `${ctorName(v)} { <items unknown> }`, nest: 0 };
+  } else if (v instanceof ArrayBuffer) {
+    const bytes = new Uint8Array(v);
+    const hex = Array.from(bytes.subarray(0, 50), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    entries.push(`[Uint8Contents]: <${hex}${bytes.length > 50 ? ` ... ${bytes.length - 50} more bytes` : ''}>`, `byteLength: ${v.byteLength}`);
+    braces = ['ArrayBuffer {', '}'];
+  } else if (v instanceof Number || v instanceof String || v instanceof Boolean) {
+    const inner = primitive(v.valueOf(), ctx);
+    base = `[${v instanceof Number ? 'Number' : v instanceof String ? 'String' : 'Boolean'}: ${inner}]`;
+    if (v instanceof String) keys = keys.filter((k) => !/^(0|[1-9][0-9]*)$/.test(k));
+    if (keys.length === 0) return { text: base, nest: 0 };
+  } else {
+    const p = prefix(v, 'Object');
+    braces = [`${p}{`, '}'];
+  }
+  if (depth > ctx.depth) {
+    const name = ctorName(v) || 'Object';
+    return { text: Array.isArray(v) ? '[Array]' : `[${name}]`, nest: -1 };
+  }
+  ctx.seen.push(v);
+  // How many levels of objects nest below this one (0: none).
+  let nest = 0;
+  const child = (x) => {
+    const r = formatValue(x, ctx, depth + 1);
+    nest = Math.max(nest, r.nest + 1);
+    return r.text;
+  };
+  if (Array.isArray(v) || (isArrayLike && !(v instanceof ArrayBuffer))) {
+    const shown = Math.min(v.length, ctx.maxArrayLength);
+    let holes = 0;
+    const flushHoles = () => {
+      if (holes > 0) entries.push(`<${holes} empty item${holes > 1 ? 's' : ''}>`);
+      holes = 0;
+    };
+    for (let i = 0; i < shown; i++) {
+      if (Array.isArray(v) && !Object.prototype.hasOwnProperty.call(v, i)) {
+        holes++;
+        continue;
+      }
+      flushHoles();
+      entries.push(Array.isArray(v) ? child(v[i]) : primitive(v[i], ctx));
+    }
+    flushHoles();
+    if (ctx.showHidden && Array.isArray(v)) keys.unshift('[length]');
+    if (v.length > shown) entries.push(`... ${v.length - shown} more item${v.length - shown > 1 ? 's' : ''}`);
+  } else if (v instanceof Map) {
+    for (const [k, x] of v) entries.push(`${child(k)} => ${child(x)}`);
+  } else if (v instanceof Set) {
+    for (const x of v) entries.push(child(x));
+  }
+  for (const k of keys) entries.push(k === '[length]' ? `[length]: ${v.length}` : `${key(k)}: ${child(v[k])}`);
+  for (const s of Object.getOwnPropertySymbols(v)) {
+    if (Object.prototype.propertyIsEnumerable.call(v, s)) entries.push(`${key(s)}: ${child(v[s])}`);
+  }
+  ctx.seen.pop();
+  if (ctx.sorted) entries.sort(typeof ctx.sorted === 'function' ? ctx.sorted : undefined);
+  if (ctx.circular.has(v)) {
+    const ref = `<ref *${ctx.circular.get(v)}> `;
+    if (base !== '') base = ref + base;
+    else braces[0] = ref + braces[0];
+  }
+  const head = base === '' ? braces[0] : `${base} ${braces[0]}`;
+  if (entries.length === 0) {
+    return { text: base !== '' && braces[0] === '{' ? base : `${head}${braces[1]}`, nest };
+  }
+  const indent = ' '.repeat(2 * depth);
+  const oneLine = `${head} ${entries.join(', ')} ${braces[1]}`;
+  const width = entries.reduce((n, e) => n + e.length, entries.length) + head.length + indent.length + 10;
+  if (nest < ctx.compact && width <= ctx.breakLength && !oneLine.includes('\n')) return { text: oneLine, nest };
+  return { text: `${head}\n${indent}  ${entries.join(`,\n${indent}  `)}\n${indent}${braces[1]}`, nest };
+}
+
+export function inspect(value, opts) {
+  const ctx = Object.assign({}, DEFAULTS, inspect.defaultOptions);
+  if (typeof opts === 'boolean') ctx.showHidden = opts;
+  else if (opts !== null && typeof opts === 'object') Object.assign(ctx, opts);
+  if (arguments.length > 2 && arguments[2] !== undefined) ctx.depth = arguments[2];
+  if (ctx.depth === null) ctx.depth = Infinity;
+  ctx.seen = [];
+  ctx.circular = new Map();
+  return formatValue(value, ctx, 0).text;
+}
+inspect.custom = inspectCustom;
+inspect.defaultOptions = {};
+
+// ---------------------------------------------------------------- format
+function formatWith(opts, args) {
+  const first = args[0];
+  let out = '';
+  let next = 1;
+  if (typeof first === 'string') {
+    if (args.length === 1) return first;
+    let last = 0;
+    for (let i = 0; i < first.length - 1; i++) {
+      if (first.charCodeAt(i) !== 37) continue; // '%'
+      const c = first[i + 1];
+      if (c === '%') {
+        out += first.slice(last, i) + '%';
+        last = i + 2;
+        i++;
+        continue;
+      }
+      if (next >= args.length || !'sdifjoOc'.includes(c)) continue;
+      const a = args[next];
+      let piece;
+      switch (c) {
+        case 's':
+          if (typeof a === 'bigint') piece = `${a}n`;
+          else if (typeof a === 'number' && Object.is(a, -0)) piece = '-0';
+          else if (typeof a === 'object' && a !== null && !hasOwnToString(a)) piece = inspect(a, Object.assign({}, opts, { depth: 0 }));
+          else piece = String(a);
+          break;
+        case 'd':
+          piece = typeof a === 'bigint' ? `${a}n` : typeof a === 'symbol' ? 'NaN' : formatNumber(Number(a));
+          break;
+        case 'i':
+          piece = typeof a === 'bigint' ? `${a}n` : typeof a === 'symbol' ? 'NaN' : formatNumber(parseInt(a));
+          break;
+        case 'f':
+          piece = typeof a === 'symbol' ? 'NaN' : formatNumber(parseFloat(a));
+          break;
+        case 'j':
+          try {
+            piece = JSON.stringify(a);
+          } catch (_) {
+            piece = '[Circular]';
+          }
+          break;
+        case 'o':
+          piece = inspect(a, Object.assign({}, opts, { showHidden: true, depth: 4 }));
+          break;
+        case 'O':
+          piece = inspect(a, opts);
+          break;
+        case 'c':
+          piece = '';
+          break;
+      }
+      out += first.slice(last, i) + piece;
+      last = i + 2;
+      next++;
+      i++;
+    }
+    out += first.slice(last);
+  } else {
+    next = 0;
+  }
+  for (; next < args.length; next++) {
+    const a = args[next];
+    out += (out === '' && next === 0 ? '' : ' ') + (typeof a === 'string' ? a : inspect(a, opts));
+  }
+  return out;
+}
+const formatNumber = (n) => (Object.is(n, -0) ? '-0' : String(n));
+function hasOwnToString(o) {
+  let proto = o;
+  while (proto !== null && proto !== Object.prototype) {
+    if (Object.prototype.hasOwnProperty.call(proto, 'toString') && !(o instanceof Error) && proto !== Array.prototype) return true;
+    proto = Object.getPrototypeOf(proto);
+  }
+  return o instanceof Error || o instanceof Date;
+}
+export function format(...args) {
+  return formatWith({}, args);
+}
+export function formatWithOptions(opts, ...args) {
+  return formatWith(opts, args);
+}
+
+// ------------------------------------------------------ promises, misc.
+export function promisify(original) {
+  if (typeof original !== 'function') {
+    throw new TypeError('The "original" argument must be of type function');
+  }
+  if (typeof original[promisifyCustom] === 'function') return original[promisifyCustom];
+  function fn(...args) {
+    return new Promise((resolve, reject) => {
+      original.call(this, ...args, (err, ...values) => {
+        if (err) reject(err);
+        else resolve(values.length > 1 ? values : values[0]);
+      });
+    });
+  }
+  Object.setPrototypeOf(fn, Object.getPrototypeOf(original));
+  Object.defineProperty(fn, promisifyCustom, { value: fn, configurable: true });
+  return Object.defineProperties(fn, Object.getOwnPropertyDescriptors(original));
+}
+promisify.custom = promisifyCustom;
+
+export function callbackify(original) {
+  if (typeof original !== 'function') {
+    throw new TypeError('The "original" argument must be of type function');
+  }
+  return function (...args) {
+    const cb = args.pop();
+    if (typeof cb !== 'function') throw new TypeError('The last argument must be of type function');
+    original.apply(this, args).then(
+      (v) => queueMicrotask(() => cb(null, v)),
+      (err) => {
+        let reason = err;
+        if (!reason) {
+          reason = new Error('Promise was rejected with a falsy value');
+          reason.reason = err;
+        }
+        queueMicrotask(() => cb(reason));
+      },
+    );
+  };
+}
+
+export function inherits(ctor, superCtor) {
+  Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
+  Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+}
+
+export function deprecate(fn, message) {
+  let warned = false;
+  return function (...args) {
+    if (!warned) {
+      warned = true;
+      console.warn(`DeprecationWarning: ${message}`);
+    }
+    return new.target ? Reflect.construct(fn, args, new.target) : fn.apply(this, args);
+  };
+}
+
+export function debuglog() {
+  const log = () => {};
+  log.enabled = false;
+  return log;
+}
+export const debug = debuglog;
+
+export function isDeepStrictEqual(a, b, seen = new Map()) {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (tag(a) !== tag(b)) return false;
+  if (seen.get(a) === b) return true;
+  seen.set(a, b);
+  if (a instanceof Date) return Object.is(a.getTime(), b.getTime());
+  if (a instanceof RegExp) return String(a) === String(b) && a.lastIndex === b.lastIndex;
+  if (ArrayBuffer.isView(a)) {
+    if (a.byteLength !== b.byteLength) return false;
+    const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    if (!x.every((v, i) => v === y[i])) return false;
+  }
+  if (a instanceof Map || a instanceof Set) {
+    if (a.size !== b.size) return false;
+    for (const [k, v] of a.entries()) {
+      if (!b.has(k) || (a instanceof Map && !isDeepStrictEqual(v, b.get(k), seen))) return false;
+    }
+  }
+  const ka = Reflect.ownKeys(a).filter((k) => Object.prototype.propertyIsEnumerable.call(a, k));
+  const kb = Reflect.ownKeys(b).filter((k) => Object.prototype.propertyIsEnumerable.call(b, k));
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.propertyIsEnumerable.call(b, k) && isDeepStrictEqual(a[k], b[k], seen));
+}
+
+export function toUSVString(s) {
+  return String(s).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
+export function stripVTControlCharacters(s) {
+  return String(s).replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+}
+
+export function getSystemErrorName(code) {
+  return `Unknown system error ${code}`;
+}
+
+export const isArray = Array.isArray;
+export const isBoolean = (v) => typeof v === 'boolean';
+export const isBuffer = (v) => Buffer.isBuffer(v);
+export const isFunction = (v) => typeof v === 'function';
+export const isNull = (v) => v === null;
+export const isNullOrUndefined = (v) => v === null || v === undefined;
+export const isNumber = (v) => typeof v === 'number';
+export const isObject = (v) => v !== null && typeof v === 'object';
+export const isPrimitive = (v) => v === null || (typeof v !== 'object' && typeof v !== 'function');
+export const isString = (v) => typeof v === 'string';
+export const isSymbol = (v) => typeof v === 'symbol';
+export const isUndefined = (v) => v === undefined;
+export const isRegExp = types.isRegExp;
+export const isDate = types.isDate;
+export const isError = types.isNativeError;
+
+export const TextEncoder = globalThis.TextEncoder;
+export const TextDecoder = globalThis.TextDecoder;
+
+export default {
+  inspect, format, formatWithOptions, promisify, callbackify, inherits, deprecate, debuglog, debug, isDeepStrictEqual,
+  toUSVString, stripVTControlCharacters, getSystemErrorName, types, TextEncoder, TextDecoder,
+  isArray, isBoolean, isBuffer, isFunction, isNull, isNullOrUndefined, isNumber, isObject, isPrimitive, isString, isSymbol, isUndefined, isRegExp, isDate, isError,
+};

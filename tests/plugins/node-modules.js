@@ -1,0 +1,150 @@
+// The Node modules frameworks import (issue 34, part 3), under their `node:`
+// names and their bare ones: what each gives must equal what Node gives
+// (tests/all/node_modules.rs renders this on both engines and on Node).
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { Buffer } from 'node:buffer';
+import { createHash, createHmac, timingSafeEqual, randomBytes, randomUUID, webcrypto } from 'node:crypto';
+import EventEmitter, { once } from 'node:events';
+import path from 'node:path';
+import { posix } from 'path';
+import querystring from 'node:querystring';
+import { StringDecoder } from 'node:string_decoder';
+import { fileURLToPath, pathToFileURL, parse as parseUrl, format as formatUrl } from 'node:url';
+import util from 'util';
+import process from 'node:process';
+
+const als = new AsyncLocalStorage();
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+// The store follows each request through awaits, timers, microtasks and
+// promise callbacks, and two interleaved runs never see each other's.
+async function visit(id, log) {
+  await null;
+  log.push(`${id} after await: ${als.getStore().id}`);
+  await tick();
+  log.push(`${id} after timer: ${als.getStore().id}`);
+  await new Promise((resolve) => queueMicrotask(() => {
+    log.push(`${id} in microtask: ${als.getStore().id}`);
+    resolve();
+  }));
+  await Promise.resolve().then(() => log.push(`${id} in then: ${als.getStore().id}`));
+  for await (const n of (async function* () { yield 1; await tick(); yield 2; })()) {
+    log.push(`${id} in for await ${n}: ${als.getStore().id}`);
+  }
+  return als.getStore().id;
+}
+
+async function asyncContext() {
+  const log = [];
+  log.push(`outside: ${als.getStore()}`);
+  const results = await Promise.all([
+    als.run({ id: 'a' }, () => visit('a', log)),
+    als.run({ id: 'b' }, () => visit('b', log)),
+  ]);
+  log.push(`results: ${results.join(',')}, after: ${als.getStore()}`);
+  const inner = als.run({ id: 'outer' }, () => als.run({ id: 'inner' }, () => als.getStore().id));
+  const exited = als.run({ id: 'x' }, () => als.exit(() => als.getStore()));
+  const bound = als.run({ id: 'bound' }, () => AsyncLocalStorage.bind(() => als.getStore().id));
+  const snapshot = als.run({ id: 'snap' }, () => AsyncLocalStorage.snapshot());
+  const resource = als.run({ id: 'res' }, () => new AsyncResource('thing'));
+  log.push(`nested: ${inner}, exit: ${exited}, bind: ${bound()}, snapshot: ${snapshot(() => als.getStore().id)}, resource: ${resource.runInAsyncScope(() => als.getStore().id)}`);
+  const other = new AsyncLocalStorage();
+  log.push(`two stores: ${als.run(1, () => other.run(2, () => `${als.getStore()}+${other.getStore()}`))}`);
+  return log;
+}
+
+function buffers() {
+  const b = Buffer.from('héllo wörld €𝄞');
+  const n = Buffer.alloc(12);
+  n.writeUInt32BE(0xdeadbeef, 0);
+  n.writeInt16LE(-2, 4);
+  n.writeDoubleBE(Math.PI, 4);
+  return [
+    b.toString('hex'), b.toString('base64'), b.toString('base64url'), b.toString('latin1'),
+    Buffer.from(b.toString('base64'), 'base64').equals(b), Buffer.byteLength('€𝄞'), Buffer.from('aGk', 'base64').toString(),
+    Buffer.from('zz0a1', 'hex').length, b.slice(1, 3).toString('hex'), b.indexOf('w'), b.includes('€'),
+    Buffer.concat([Buffer.from('ab'), Buffer.from([99])]).toString(), Buffer.compare(Buffer.from('a'), Buffer.from('b')),
+    n.toString('hex'), n.readUInt32LE(0), n.readDoubleBE(4), Buffer.isBuffer(b), b instanceof Uint8Array,
+    JSON.stringify(Buffer.from([1, 2])), Buffer.from('ünï', 'latin1').toString('latin1'), Buffer.from('hi', 'utf16le').toString('hex'),
+    Buffer.alloc(5, 'ab').toString(), (() => { try { Buffer.from('x', 'nope'); return 'no error'; } catch (e) { return e.message; } })(),
+  ].map(String);
+}
+
+async function emitters() {
+  const log = [];
+  const e = new EventEmitter();
+  e.on('x', (v) => log.push(`on ${v}`));
+  e.once('x', (v) => log.push(`once ${v}`));
+  e.emit('x', 1);
+  e.emit('x', 2);
+  log.push(`count ${e.listenerCount('x')}`);
+  setTimeout(() => e.emit('ready', 'go'), 1);
+  const [arg] = await once(e, 'ready');
+  log.push(`once() ${arg}`);
+  try {
+    e.emit('error', new Error('boom'));
+  } catch (err) {
+    log.push(`error ${err.message}`);
+  }
+  return log;
+}
+
+// Bad input: each must fail this render alone, at the tenant's memory limit.
+const BAD = {
+  // 1 GiB at once.
+  buffer: () => `allocated ${Buffer.alloc(2 ** 30).length}`,
+  // A store that grows across awaits until memory runs out.
+  store: () => als.run([], async () => {
+    for (;;) {
+      als.getStore().push(new Uint8Array(16 << 20).fill(1));
+      await null;
+    }
+  }),
+};
+
+export async function render(request) {
+  if (request.query.bad) return BAD[request.query.bad]();
+  const decoder = new StringDecoder('utf8');
+  const euro = Buffer.from('€');
+  const hmac = createHmac('sha256', 'key').update('data').digest('hex');
+  const sections = {
+    asyncContext: await asyncContext(),
+    buffers: buffers(),
+    crypto: [
+      createHash('sha256').update('abc').digest('hex'),
+      createHash('md5').update('a').update(Buffer.from('bc')).digest('base64'),
+      createHash('sha1').update('').digest('hex'),
+      createHash('SHA512').update('x').digest().length,
+      hmac,
+      createHmac('md5', Buffer.from('k')).update('v').digest('hex'),
+      timingSafeEqual(Buffer.from('abc'), Buffer.from('abc')),
+      randomBytes(16).length,
+      /^[0-9a-f-]{36}$/.test(randomUUID()),
+      typeof webcrypto.subtle.digest,
+    ].map(String),
+    events: await emitters(),
+    path: [
+      path.join('/a/b', '../c', './d.txt'), path.resolve('/x', 'y', '..', 'z'), path.dirname('/a/b/c.js'),
+      path.basename('/a/b/c.js', '.js'), path.extname('index.coffee.md'), path.relative('/data/a/b', '/data/c'),
+      path.normalize('/foo/bar//baz/asdf/quux/..'), JSON.stringify(path.parse('/home/user/file.txt')), posix.sep,
+    ],
+    querystring: [
+      JSON.stringify(querystring.parse('a=1&b=x+y&a=2&c=%E2%82%AC')),
+      querystring.stringify({ q: 'a b&c', list: [1, 2], empty: '' }),
+    ],
+    stringDecoder: [decoder.write(euro.subarray(0, 1)), decoder.write(euro.subarray(1)), decoder.end()].map((s) => JSON.stringify(s)),
+    url: [
+      fileURLToPath('file:///srv/a%20b.txt'), pathToFileURL('/srv/a b.txt').href,
+      JSON.stringify(parseUrl('http://u@Host.com:81/p?q=1#h', true)), formatUrl({ protocol: 'https', hostname: 'x.com', pathname: '/y', query: { z: 1 } }),
+    ],
+    util: [
+      util.format('%s=%d %j %o', 'n', 42, { a: [1] }, 'str'), util.inspect({ a: 1, nested: { deep: { deeper: { deepest: 1 } } }, list: [1, 'two'] }),
+      util.inspect(new Map([['k', new Set([1])]])), util.types.isPromise(Promise.resolve()), util.isDeepStrictEqual({ a: [1] }, { a: [1] }),
+      await util.promisify((x, cb) => setTimeout(() => cb(null, x * 2), 1))(21),
+    ].map(String),
+    process: [typeof process.nextTick, process.version.startsWith('v'), process.platform, typeof process.cwd()].map(String),
+  };
+  const only = request.query.only;
+  const out = only ? { [only]: sections[only] } : sections;
+  return Object.entries(out).map(([name, lines]) => `## ${name}\n${lines.join('\n')}`).join('\n');
+}

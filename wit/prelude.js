@@ -2750,20 +2750,56 @@
       return s;
     };
     // Locales as JSON: tags, with an Intl.Locale as its tag.
+    // The standard's CanonicalizeLocaleList, but for the canonicalizing
+    // (the host does that): tags, an Intl.Locale as its tag (its toString
+    // is not called), only the indices an array-like has.
     const intlLocales = (locales) => {
       if (locales === undefined || typeof locales === 'string') return locales;
-      if (locales instanceof IntlLocale) return locales.toString();
       if (locales === null) throw new TypeError('Cannot convert undefined or null to object');
-      return Array.from(locales, (l) => (l instanceof IntlLocale ? l.toString() : l));
+      if (localeState.has(locales)) return localeState.get(locales).tag;
+      const o = Object(locales);
+      const length = Math.min(Math.max(Math.trunc(Number(o.length)) || 0, 0), 2 ** 32);
+      const tags = [];
+      for (let k = 0; k < length; k++) {
+        if (!(k in o)) continue;
+        const v = o[k];
+        if (typeof v !== 'string' && (typeof v !== 'object' || v === null)) {
+          throw new TypeError(`Language ID should be string or object, got ${typeof v}`);
+        }
+        tags.push(localeState.has(v) ? localeState.get(v).tag : `${v}`);
+      }
+      return tags;
     };
-    // Options as JSON: the values the standard reads are primitives.
-    const intlOptions = (options) => {
+    // The options a constructor reads, in the standard's order: each is
+    // read once (a getter runs, and may throw), and travels as a primitive
+    // (an object as its string, a symbol is the TypeError ToString gives).
+    const DIGITS = ['minimumIntegerDigits', 'minimumFractionDigits', 'maximumFractionDigits', 'minimumSignificantDigits', 'maximumSignificantDigits', 'roundingIncrement', 'roundingMode', 'roundingPriority', 'trailingZeroDisplay'];
+    const DATE_FIELDS = ['weekday', 'era', 'year', 'month', 'day', 'dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits', 'timeZoneName'];
+    const OPTIONS = {
+      Collator: ['usage', 'localeMatcher', 'collation', 'numeric', 'caseFirst', 'sensitivity', 'ignorePunctuation'],
+      NumberFormat: ['localeMatcher', 'numberingSystem', 'style', 'currency', 'currencyDisplay', 'currencySign', 'unit', 'unitDisplay', 'notation', ...DIGITS, 'compactDisplay', 'useGrouping', 'signDisplay'],
+      DateTimeFormat: ['localeMatcher', 'calendar', 'numberingSystem', 'hour12', 'hourCycle', 'timeZone', ...DATE_FIELDS, 'formatMatcher', 'dateStyle', 'timeStyle'],
+      PluralRules: ['localeMatcher', 'type', ...DIGITS],
+      RelativeTimeFormat: ['localeMatcher', 'numberingSystem', 'style', 'numeric'],
+      ListFormat: ['localeMatcher', 'type', 'style'],
+      Segmenter: ['localeMatcher', 'granularity'],
+      DisplayNames: ['localeMatcher', 'style', 'type', 'fallback', 'languageDisplay'],
+      Locale: ['language', 'script', 'region', 'calendar', 'collation', 'hourCycle', 'caseFirst', 'numeric', 'numberingSystem'],
+      supportedLocalesOf: ['localeMatcher'],
+    };
+    // Constructors whose options must be an object (GetOptionsObject).
+    const OPTIONS_OBJECT = new Set(['ListFormat', 'Segmenter', 'DisplayNames', 'Locale']);
+    const intlOptions = (options, type) => {
       if (options === undefined) return undefined;
-      if (options === null) throw new TypeError('Cannot convert undefined or null to object');
-      const out = {};
-      for (const k in options) {
-        const v = options[k];
-        if (v !== undefined) out[k] = typeof v === 'object' && v !== null ? String(v) : v;
+      if (options === null || (typeof options !== 'object' && typeof options !== 'function' && OPTIONS_OBJECT.has(type))) {
+        throw new TypeError(`Intl.${type}: options must be an object`);
+      }
+      const o = Object(options);
+      const out = Object.create(null);
+      for (const k of OPTIONS[type] || []) {
+        const v = o[k];
+        if (v === undefined) continue;
+        out[k] = typeof v === 'symbol' || (typeof v === 'object' && v !== null) || typeof v === 'function' ? `${v}` : v;
       }
       return out;
     };
@@ -2789,34 +2825,43 @@
           if (callable) return new C(locales, options);
           throw new TypeError(`Constructor Intl.${type} requires 'new'`);
         }
-        const key = intlKey(type, intlLocales(locales), intlOptions(options));
-        intlState.set(this, { type, key, resolved: intlResolved(key) });
+        const key = intlKey(type, intlLocales(locales), intlOptions(options, type));
+        intlState.set(this, Object.assign(Object.create(null), { type, key, resolved: intlResolved(key) }));
       };
       Object.defineProperty(C, 'name', { value: type });
       const call = (s, op, args) => intlCallKey(s.key, op, args);
       const proto = {
         resolvedOptions() {
-          return Object.assign({}, ownState(this, type).resolved);
+          return dataObject(ownState(this, type).resolved);
         },
       };
-      for (const [name, fn] of Object.entries(methods)) {
-        proto[name] = { [name](...args) { return fn(ownState(this, type), call, ...args); } }[name];
+      // Methods and bound functions get the standard's lengths and names.
+      const named = (f, name, length) => Object.defineProperties(f, { name: { value: name, configurable: true }, length: { value: length, configurable: true } });
+      for (const [name, [fn, length]] of Object.entries(methods)) {
+        proto[name] = named({ [name](...args) { return fn(ownState(this, type), call, ...args); } }[name], name, length);
       }
-      for (const [name, fn] of Object.entries(bound)) {
+      for (const [name, [fn, length]] of Object.entries(bound)) {
         Object.defineProperty(proto, name, {
           configurable: true,
-          get() {
+          get: named({ get() {
             const s = ownState(this, type);
-            if (s[name] === undefined) s[name] = (...args) => fn(s, call, ...args);
+            if (s[name] === undefined) s[name] = named((...args) => fn(s, call, ...args), '', length);
             return s[name];
-          },
+          } }.get, `get ${name}`, 0),
         });
       }
       Object.defineProperty(proto, Symbol.toStringTag, { value: `Intl.${type}`, configurable: true });
       for (const k of Object.keys(proto)) Object.defineProperty(proto, k, { enumerable: false });
-      C.prototype = proto;
+      Object.defineProperty(C, 'prototype', { value: proto, writable: false, enumerable: false, configurable: false });
       Object.defineProperty(proto, 'constructor', { value: C, writable: true, configurable: true });
-      C.supportedLocalesOf = (locales, options) => intlCall(type, 'supportedLocalesOf', intlLocales(locales), intlOptions(options));
+      Object.defineProperty(C, 'length', { value: type === 'DisplayNames' ? 2 : 0, configurable: true });
+      Object.defineProperty(C, 'supportedLocalesOf', {
+        writable: true,
+        configurable: true,
+        value: named({ supportedLocalesOf(locales, options) {
+          return intlCall(type, 'supportedLocalesOf', intlLocales(locales), intlOptions(options, 'supportedLocalesOf'));
+        } }.supportedLocalesOf, 'supportedLocalesOf', 1),
+      });
       return C;
     }
     const oneTime = (op) => (s, call, date) => call(s, op, [intlTime(date)]);
@@ -2825,52 +2870,67 @@
       return call(s, op, [intlTime(start), intlTime(end)]);
     };
     const numbers = (op) => (s, call, ...xs) => call(s, op, xs.map(intlNumber));
+    // StringListFromIterable: an element that is not a string closes the
+    // iterator and is a TypeError.
+    const stringList = (list) => {
+      if (list === undefined) return [];
+      const out = [];
+      const it = list[Symbol.iterator]();
+      for (let step = it.next(); !step.done; step = it.next()) {
+        if (typeof step.value !== 'string') {
+          if (typeof it.return === 'function') it.return();
+          throw new TypeError(`Iterable yielded ${typeof step.value} which is not a string`);
+        }
+        out.push(step.value);
+      }
+      return out;
+    };
     const DateTimeFormat = intlClass('DateTimeFormat', {
       callable: true,
-      bound: { format: oneTime('format') },
-      methods: { formatToParts: oneTime('formatToParts'), formatRange: twoTimes('formatRange'), formatRangeToParts: twoTimes('formatRangeToParts') },
+      bound: { format: [oneTime('format'), 1] },
+      methods: { formatToParts: [oneTime('formatToParts'), 1], formatRange: [twoTimes('formatRange'), 2], formatRangeToParts: [twoTimes('formatRangeToParts'), 2] },
     });
     const NumberFormat = intlClass('NumberFormat', {
       callable: true,
-      bound: { format: numbers('format') },
-      methods: { formatToParts: numbers('formatToParts'), formatRange: numbers('formatRange'), formatRangeToParts: numbers('formatRangeToParts') },
+      bound: { format: [numbers('format'), 1] },
+      methods: { formatToParts: [numbers('formatToParts'), 1], formatRange: [numbers('formatRange'), 2], formatRangeToParts: [numbers('formatRangeToParts'), 2] },
     });
     const Collator = intlClass('Collator', {
       callable: true,
-      bound: { compare: (s, call, a, b) => call(s, 'compare', [String(a), String(b)]) },
+      bound: { compare: [(s, call, a, b) => call(s, 'compare', [`${a}`, `${b}`]), 2] },
     });
     const PluralRules = intlClass('PluralRules', {
-      methods: { select: numbers('select'), selectRange: numbers('selectRange') },
+      methods: { select: [numbers('select'), 1], selectRange: [numbers('selectRange'), 2] },
     });
     const RelativeTimeFormat = intlClass('RelativeTimeFormat', {
       methods: {
-        format: (s, call, value, unit) => call(s, 'format', [intlNumber(value), String(unit)]),
-        formatToParts: (s, call, value, unit) => call(s, 'formatToParts', [intlNumber(value), String(unit)]),
+        format: [(s, call, value, unit) => call(s, 'format', [intlNumber(value), `${unit}`]), 2],
+        formatToParts: [(s, call, value, unit) => call(s, 'formatToParts', [intlNumber(value), `${unit}`]), 2],
       },
     });
     const ListFormat = intlClass('ListFormat', {
       methods: {
-        format: (s, call, list) => call(s, 'format', [list === undefined ? [] : Array.from(list)]),
-        formatToParts: (s, call, list) => call(s, 'formatToParts', [list === undefined ? [] : Array.from(list)]),
+        format: [(s, call, list) => call(s, 'format', [stringList(list)]), 1],
+        formatToParts: [(s, call, list) => call(s, 'formatToParts', [stringList(list)]), 1],
       },
     });
     const DisplayNames = intlClass('DisplayNames', {
-      methods: { of: (s, call, code) => call(s, 'of', [String(code)]) },
+      methods: { of: [(s, call, code) => call(s, 'of', [`${code}`]), 1] },
     });
     // A text's segments: the host says where each starts.
     const Segmenter = intlClass('Segmenter', {
       methods: {
-        segment(s, call, input) {
-          const text = String(input);
+        segment: [function (s, call, input) {
+          const text = `${input}`;
           const { starts, wordLike } = call(s, 'segment', [text]);
           const data = (i) => {
             const d = { segment: text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : text.length), index: starts[i], input: text };
-            if (wordLike.length > 0) d.isWordLike = wordLike[i] === 1;
-            return d;
+            return wordLike.length > 0 ? Object.defineProperty(d, 'isWordLike', { value: wordLike[i] === 1, writable: true, enumerable: true, configurable: true }) : d;
           };
-          return {
+          const segments = {
             containing(index) {
-              const n = index === undefined ? 0 : Math.trunc(Number(index)) || 0;
+              if (!segmentsMade.has(this)) throw new TypeError('containing called on an incompatible receiver');
+              const n = index === undefined ? 0 : Math.trunc(+index) || 0;
               if (n < 0 || n >= text.length) return undefined;
               let i = starts.length - 1;
               while (i > 0 && starts[i] > n) i--;
@@ -2880,16 +2940,27 @@
               for (let i = 0; i < starts.length; i++) yield data(i);
             },
           };
-        },
+          segmentsMade.add(segments);
+          return segments;
+        }, 1],
       },
     });
     const localeState = new WeakMap();
+    const segmentsMade = new WeakSet();
+    // A plain object with `from`'s properties, made without [[Set]] (a
+    // setter on Object.prototype sees nothing).
+    const dataObject = (from) => {
+      const out = {};
+      for (const [k, v] of Object.entries(from)) Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+      return out;
+    };
     class IntlLocale {
       constructor(tag, options) {
-        if (typeof tag !== 'string' && !(tag instanceof IntlLocale)) {
+        if (typeof tag !== 'string' && (typeof tag !== 'object' || tag === null)) {
           throw new TypeError('First argument to Intl.Locale constructor can\'t be empty or missing');
         }
-        localeState.set(this, intlCall('Locale', 'new', undefined, intlOptions(options), [String(tag)]));
+        const given = localeState.has(tag) ? localeState.get(tag).tag : `${tag}`;
+        localeState.set(this, intlCall('Locale', 'new', undefined, intlOptions(options, 'Locale'), [given]));
       }
       maximize() { return new IntlLocale(this.state().maximal); }
       minimize() { return new IntlLocale(this.state().minimal); }
@@ -2899,39 +2970,48 @@
         if (s === undefined) throw new TypeError('Method Intl.Locale.prototype method called on an incompatible receiver');
         return s;
       }
-      get [Symbol.toStringTag]() { return 'Intl.Locale'; }
     }
+    Object.defineProperty(IntlLocale.prototype, Symbol.toStringTag, { value: 'Intl.Locale', configurable: true });
+    Object.defineProperty(IntlLocale, 'length', { value: 1, configurable: true });
     for (const k of ['baseName', 'calendar', 'caseFirst', 'collation', 'hourCycle', 'language', 'numberingSystem', 'numeric', 'region', 'script', 'calendars', 'collations', 'hourCycles', 'numberingSystems', 'timeZones', 'textInfo', 'weekInfo']) {
-      Object.defineProperty(IntlLocale.prototype, k, { configurable: true, get() { return this.state()[k]; } });
+      const get = { get() { return this.state()[k]; } }.get;
+      Object.defineProperty(get, 'name', { value: `get ${k}`, configurable: true });
+      Object.defineProperty(IntlLocale.prototype, k, { configurable: true, get });
     }
     Object.defineProperty(IntlLocale.prototype, 'state', { enumerable: false });
     Object.defineProperty(IntlLocale, 'name', { value: 'Locale' });
     const Intl = {
       DateTimeFormat, NumberFormat, Collator, PluralRules, RelativeTimeFormat, ListFormat, DisplayNames, Segmenter, Locale: IntlLocale,
       getCanonicalLocales: (locales) => intlCall('Intl', 'getCanonicalLocales', intlLocales(locales)),
-      supportedValuesOf: (key) => intlCall('Intl', 'supportedValuesOf', undefined, undefined, [String(key)]),
+      supportedValuesOf: (key) => intlCall('Intl', 'supportedValuesOf', undefined, undefined, [`${key}`]),
     };
     Object.defineProperty(Intl, Symbol.toStringTag, { value: 'Intl', configurable: true });
     for (const k of Object.keys(Intl)) Object.defineProperty(Intl, k, { enumerable: false });
     defineMissing('Intl', Intl);
     // The built-ins' locale methods go through it, as the standard says.
-    const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: { [name]: fn }[name], writable: true, configurable: true, enumerable: false });
+    // A built-in method: no prototype, the standard's length.
+    const method = (proto, name, fn, length = 0) => Object.defineProperty(proto, name, {
+      value: Object.defineProperties({ [name](...args) { return fn.apply(this, args); } }[name], { length: { value: length, configurable: true } }),
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
     for (const op of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
       method(Date.prototype, op, function (locales, options) {
         const t = Date.prototype.getTime.call(this);
-        return Number.isNaN(t) ? 'Invalid Date' : intlCall('Date', op, intlLocales(locales), intlOptions(options), [t]);
+        return Number.isNaN(t) ? 'Invalid Date' : intlCall('Date', op, intlLocales(locales), intlOptions(options, 'DateTimeFormat'), [t]);
       });
     }
     method(Number.prototype, 'toLocaleString', function (locales, options) {
-      return intlCall('Number', 'toLocaleString', intlLocales(locales), intlOptions(options), [intlNumber(Number.prototype.valueOf.call(this))]);
+      return intlCall('Number', 'toLocaleString', intlLocales(locales), intlOptions(options, 'NumberFormat'), [intlNumber(Number.prototype.valueOf.call(this))]);
     });
     method(BigInt.prototype, 'toLocaleString', function (locales, options) {
-      return intlCall('BigInt', 'toLocaleString', intlLocales(locales), intlOptions(options), [intlNumber(BigInt.prototype.valueOf.call(this))]);
+      return intlCall('BigInt', 'toLocaleString', intlLocales(locales), intlOptions(options, 'NumberFormat'), [intlNumber(BigInt.prototype.valueOf.call(this))]);
     });
     method(String.prototype, 'localeCompare', function (that, locales, options) {
       if (this === undefined || this === null) throw new TypeError('String.prototype.localeCompare called on null or undefined');
-      return intlCall('String', 'localeCompare', intlLocales(locales), intlOptions(options), [String(this), String(that)]);
-    });
+      return intlCall('String', 'localeCompare', intlLocales(locales), intlOptions(options, 'Collator'), [String(this), String(that)]);
+    }, 1);
     // ECMA-402 passes the locales and options on to each element.
     const listLocaleString = function (locales, options) {
       return Array.prototype.map.call(this, (e) => (e === undefined || e === null ? '' : Object(e).toLocaleString(locales, options))).join(',');

@@ -50,15 +50,7 @@ fn a_bad_locale_time_zone_or_option_is_the_standards_error_on_both_engines() {
 
 #[test]
 fn formatters_made_in_a_loop_stay_bounded_and_a_loop_of_100000_meets_the_cpu_limit() {
-    let s = Server::start(&["--demo=false", "--memory-limit-mib", "64"]);
-    for engine in Engines::KINDS {
-        let (status, body) = s.add(
-            &format!("intl-{engine}"),
-            ENTRY,
-            &format!("engine={engine}"),
-        );
-        assert_eq!(status, 201, "{body}");
-    }
+    let s = Server::per_engine("intl", ENTRY);
     for engine in Engines::KINDS {
         let get = |q: &str| s.get(&format!("/t/intl-{engine}/?only=loop&{q}"), &[]);
         // More kinds than the engine's and the host's caches keep.

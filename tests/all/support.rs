@@ -244,6 +244,23 @@ impl Server {
         ])
     }
 
+    /// A server with a 64 MiB memory cap, `entry` as `<prefix>-<engine>` on
+    /// every engine, and `plugins/hello` as `good`: for bad input that must
+    /// fail its own render alone.
+    pub fn per_engine(prefix: &str, entry: &str) -> Server {
+        let s = Server::start(&["--demo=false", "--memory-limit-mib", "64"]);
+        for engine in Engines::KINDS {
+            let (status, body) = s.add(
+                &format!("{prefix}-{engine}"),
+                entry,
+                &format!("engine={engine}"),
+            );
+            assert_eq!(status, 201, "{body}");
+        }
+        assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+        s
+    }
+
     /// [`Server::start`] without an admin token of the test's own (`token`
     /// is empty): the server makes or finds one.
     pub fn launch(args: &[&str]) -> Server {

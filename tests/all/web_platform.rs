@@ -6,7 +6,7 @@
 
 use ssr::engine::{EngineKind, Engines};
 
-use crate::support::{assert_same_as_node, plugin, render_on, text};
+use crate::support::{Client, Server, assert_same_as_node, plugin, render_on, text};
 
 /// What `entry` renders for `url` on `engine`, and the log: the render
 /// must succeed.
@@ -118,5 +118,23 @@ fn a_decompression_bomb_comes_out_a_megabyte_at_a_time() {
     for &engine in Engines::KINDS {
         let (body, _) = rendered("tests/plugins/compression.js", engine, "/?part=bomb");
         assert_eq!(body, "packed true total 67108864 largest true", "{engine}");
+    }
+}
+
+#[test]
+fn a_stream_nobody_reads_fails_that_render_alone_on_both_engines() {
+    let s = Server::per_engine("unread", "tests/plugins/web-platform.js");
+    for engine in Engines::KINDS {
+        // Waiting for room that never comes; queueing past the memory limit.
+        for wait in ["1", "0"] {
+            let r = s.get(&format!("/t/unread-{engine}/?only=unread&wait={wait}"), &[]);
+            assert_eq!(r.status, 500, "{engine} wait={wait}: {}", r.text());
+            assert_eq!(s.get("/t/good/?after=1", &[]).status, 200, "{engine}");
+            let ok = s.get(
+                &format!("/t/unread-{engine}/?only=long-url&after={wait}"),
+                &[],
+            );
+            assert_eq!(ok.status, 200, "{engine} wait={wait}: {}", ok.text());
+        }
     }
 }

@@ -173,8 +173,22 @@ function longUrl() {
   return `${parsed} ${message.length < 300} ${message.slice(0, 24)}`;
 }
 
+// Bad input: a stream nobody reads. Writes that wait for room wait for
+// ever (the render never settles); writes that do not wait queue until the
+// tenant's memory runs out. Either way that render alone fails.
+async function unread(wait) {
+  const { writable } = new TransformStream();
+  const writer = writable.getWriter();
+  const chunk = new Uint8Array(1 << 20);
+  for (;;) {
+    const written = writer.write(chunk.slice());
+    if (wait) await written;
+  }
+}
+
 export function render(request) {
   if (request.query?.only === 'long-url') return longUrl();
+  if (request.query?.only === 'unread') return unread(request.query.wait === '1');
   const chain = Number(request.query?.chain ?? 1000);
   if (request.query?.only === 'chain') return JSON.stringify(cloning(chain).depth);
   return JSON.stringify({ parsing: parsing(), setters: setters(), params: params(), cloning: cloning(chain) }, null, 1);

@@ -20,3 +20,21 @@ wait_for() { # url: waits up to a minute for anything to answer there
   done
   echo "nothing answered at $1" >&2; exit 1
 }
+
+# A conformance suite's harness plugin $1 (benches/wpt.sh, test262.sh)
+# served on port $2 as tenants $3-wasm and $3-v8, by path, in mode fresh (a
+# new global per test), with $4 added to their registration's query and the
+# rest as `ssr serve` flags. Needs $work and $TOKEN; ssr logs to
+# $work/ssr.log.
+serve_harness() {
+  local plugin=$1 port=$2 prefix=$3 query=$4
+  shift 4
+  target/release/ssr build -q "$plugin" -o "$work/$prefix.wasm"
+  SSR_ADMIN_TOKEN=$TOKEN target/release/ssr serve --listen "127.0.0.1:$port" --demo=false --path-routing \
+    "$@" 2>"$work/ssr.log" &
+  wait_for "http://127.0.0.1:$port/_ssr/healthz"
+  for engine in wasm v8; do
+    curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$prefix.wasm" \
+      "http://127.0.0.1:$port/_ssr/admin/tenants/$prefix-$engine?engine=$engine&mode=fresh$query" >/dev/null
+  done
+}

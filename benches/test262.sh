@@ -26,14 +26,8 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 commit=${TEST262_COMMIT:-$(git -C "$DIR" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout: set TEST262_COMMIT)")}
 
-target/release/ssr build -q benches/test262/ssr-harness.js -o "$work/t262.wasm"
-SSR_ADMIN_TOKEN=$TOKEN target/release/ssr serve --listen "127.0.0.1:$PORT" --demo=false --path-routing \
-  --render-deadline 10000 --request-timeout 20000 --max-request-kib 4096 2>"$work/ssr.log" &
-wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
-for engine in wasm v8; do
-  curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/t262.wasm" \
-    "http://127.0.0.1:$PORT/_ssr/admin/tenants/t262-$engine?engine=$engine&mode=fresh" >/dev/null
-done
+serve_harness benches/test262/ssr-harness.js "$PORT" t262 "" \
+  --render-deadline 10000 --request-timeout 20000 --max-request-kib 4096
 
 counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" node benches/test262/run.mjs "$DIR" "$work/results.json")
 

@@ -32,15 +32,9 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 commit=${WPT_COMMIT:-$(git -C "$WPT_DIR" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout: set WPT_COMMIT)")}
 
-target/release/ssr build -q benches/wpt/ssr-harness.js -o "$work/wpt.wasm"
-SSR_ADMIN_TOKEN=$TOKEN target/release/ssr serve --listen "127.0.0.1:$PORT" --demo=false --path-routing \
+serve_harness benches/wpt/ssr-harness.js "$PORT" wpt "&allow_fetch=http://127.0.0.1:18311" \
   --render-deadline 20000 --request-timeout 30000 --max-request-kib 16384 \
-  --max-subrequests 1000 --max-response-kib 65536 2>"$work/ssr.log" &
-wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
-for engine in wasm v8; do
-  curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/wpt.wasm" \
-    "http://127.0.0.1:$PORT/_ssr/admin/tenants/wpt-$engine?engine=$engine&mode=fresh&allow_fetch=http://127.0.0.1:18311" >/dev/null
-done
+  --max-subrequests 1000 --max-response-kib 65536
 
 # shellcheck disable=SC2086
 counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" WPT_PORT=18311 \

@@ -2750,13 +2750,18 @@
       return s;
     };
     // Locales as JSON: tags, with an Intl.Locale as its tag.
+    // An Intl.Locale's tag, read from its state (not through toString).
+    const localeTag = (l) => {
+      const s = intlState.get(l);
+      return s !== undefined && s.type === 'Locale' ? s.tag : undefined;
+    };
     // The standard's CanonicalizeLocaleList, but for the canonicalizing
     // (the host does that): tags, an Intl.Locale as its tag (its toString
     // is not called), only the indices an array-like has.
     const intlLocales = (locales) => {
       if (locales === undefined || typeof locales === 'string') return locales;
       if (locales === null) throw new TypeError('Cannot convert undefined or null to object');
-      if (localeState.has(locales)) return localeState.get(locales).tag;
+      if (localeTag(locales) !== undefined) return localeTag(locales);
       const o = Object(locales);
       const length = Math.min(Math.max(Math.trunc(Number(o.length)) || 0, 0), 2 ** 32);
       const tags = [];
@@ -2766,7 +2771,7 @@
         if (typeof v !== 'string' && (typeof v !== 'object' || v === null)) {
           throw new TypeError(`Language ID should be string or object, got ${typeof v}`);
         }
-        tags.push(localeState.has(v) ? localeState.get(v).tag : `${v}`);
+        tags.push(localeTag(v) ?? `${v}`);
       }
       return tags;
     };
@@ -2945,7 +2950,6 @@
         }, 1],
       },
     });
-    const localeState = new WeakMap();
     const segmentsMade = new WeakSet();
     // A plain object with `from`'s properties, made without [[Set]] (a
     // setter on Object.prototype sees nothing).
@@ -2959,26 +2963,21 @@
         if (typeof tag !== 'string' && (typeof tag !== 'object' || tag === null)) {
           throw new TypeError('First argument to Intl.Locale constructor can\'t be empty or missing');
         }
-        const given = localeState.has(tag) ? localeState.get(tag).tag : `${tag}`;
-        localeState.set(this, intlCall('Locale', 'new', undefined, intlOptions(options, 'Locale'), [given]));
+        const given = localeTag(tag) ?? `${tag}`;
+        const state = intlCall('Locale', 'new', undefined, intlOptions(options, 'Locale'), [given]);
+        intlState.set(this, Object.assign(Object.create(null), state, { type: 'Locale' }));
       }
-      maximize() { return new IntlLocale(this.state().maximal); }
-      minimize() { return new IntlLocale(this.state().minimal); }
-      toString() { return this.state().tag; }
-      state() {
-        const s = localeState.get(this);
-        if (s === undefined) throw new TypeError('Method Intl.Locale.prototype method called on an incompatible receiver');
-        return s;
-      }
+      maximize() { return new IntlLocale(ownState(this, 'Locale').maximal); }
+      minimize() { return new IntlLocale(ownState(this, 'Locale').minimal); }
+      toString() { return ownState(this, 'Locale').tag; }
     }
     Object.defineProperty(IntlLocale.prototype, Symbol.toStringTag, { value: 'Intl.Locale', configurable: true });
     Object.defineProperty(IntlLocale, 'length', { value: 1, configurable: true });
     for (const k of ['baseName', 'calendar', 'caseFirst', 'collation', 'hourCycle', 'language', 'numberingSystem', 'numeric', 'region', 'script', 'calendars', 'collations', 'hourCycles', 'numberingSystems', 'timeZones', 'textInfo', 'weekInfo']) {
-      const get = { get() { return this.state()[k]; } }.get;
+      const get = { get() { return ownState(this, 'Locale')[k]; } }.get;
       Object.defineProperty(get, 'name', { value: `get ${k}`, configurable: true });
       Object.defineProperty(IntlLocale.prototype, k, { configurable: true, get });
     }
-    Object.defineProperty(IntlLocale.prototype, 'state', { enumerable: false });
     Object.defineProperty(IntlLocale, 'name', { value: 'Locale' });
     const Intl = {
       DateTimeFormat, NumberFormat, Collator, PluralRules, RelativeTimeFormat, ListFormat, DisplayNames, Segmenter, Locale: IntlLocale,

@@ -152,24 +152,22 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         let path = write(file, source)?;
         flags.push(format!("--alias:{name}={}", path.display()));
     }
-    std::fs::create_dir(builtins.path().join("node")).map_err(|source| BuildError::RunBundler {
-        path: builtins.path().join("node"),
-        source,
-    })?;
+    // Beside `cloudflare-workers.js`: the Node modules import each other
+    // as `./NAME.js`.
     for (name, source) in NODE_MODULES {
-        write(&format!("node/{name}.js"), source)?;
+        write(&format!("{name}.js"), source)?;
     }
     let node_aliases = NODE_MODULES
         .iter()
         .map(|(name, _)| (*name, *name))
         .chain(NODE_ALIASES.iter().copied());
     for (name, file) in node_aliases {
-        let path = builtins.path().join(format!("node/{file}.js"));
+        let path = builtins.path().join(format!("{file}.js"));
         flags.push(format!("--alias:node:{name}={}", path.display()));
         flags.push(format!("--alias:{name}={}", path.display()));
     }
     if options.node_globals {
-        let path = write("node/globals.js", NODE_GLOBALS)?;
+        let path = write("node-globals.js", NODE_GLOBALS)?;
         flags.push(format!("--inject:{}", path.display()));
     }
     // The metafile says what went in; esbuild writes one only with the
@@ -194,8 +192,7 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         })
     };
     let source = run(&[])?;
-    let async_hooks = builtins.path().join("node/async_hooks.js");
-    let lowered = match bundles(&meta, &async_hooks) {
+    let lowered = match bundles(&meta, builtins.path(), "async_hooks.js") {
         true => Some(run(LOWER_ASYNC)?),
         false => None,
     };
@@ -206,21 +203,24 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
     })
 }
 
-/// Whether esbuild's metafile at `meta` lists `file` among its inputs.
-fn bundles(meta: &Path, file: &Path) -> bool {
-    let Some(inputs) = std::fs::read(meta)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|v| v.get("inputs").and_then(|i| i.as_object()).cloned())
-    else {
+/// Whether esbuild's metafile at `meta` lists `dir`'s `file` among its
+/// inputs. Their paths are relative to the working directory, so one is
+/// matched by its last two parts: `dir` is a fresh temporary directory,
+/// whose name nothing else has.
+fn bundles(meta: &Path, dir: &Path, file: &str) -> bool {
+    let Some(dir_name) = dir.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    let file = std::fs::canonicalize(file).unwrap_or(file.to_path_buf());
-    let base = std::env::current_dir().unwrap_or_default();
-    inputs.keys().any(|k| {
-        let path = base.join(k);
-        std::fs::canonicalize(&path).unwrap_or(path) == file
-    })
+    let tail = format!("{dir_name}/{file}");
+    std::fs::read(meta)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| {
+            v.get("inputs")?
+                .as_object()
+                .map(|i| i.keys().any(|k| k.ends_with(&tail)))
+        })
+        .unwrap_or(false)
 }
 
 /// esbuild's JSX flags for `entry`: the automatic runtime of

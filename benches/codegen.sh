@@ -4,7 +4,7 @@
 # command rewrites the codegen section of benches/RESULTS-density.md.
 #
 # For ROUNDS rounds, each variant of `Codegen::VARIANTS` in turn runs
-# `cargo bench --bench engine` with SSR_BENCH_CODEGEN=<variant> for hello and
+# `cargo bench -p ssr --features bench --bench engine` with SSR_BENCH_CODEGEN=<variant> for hello and
 # react: `render_warm` (one render on a warm instance) and `compile` (a
 # plugin compiled and prepared, what a registration costs). The table gives
 # criterion's median per variant, the median over rounds, and the ratio to
@@ -28,7 +28,7 @@ declare -A got
 for r in $(seq 1 "$ROUNDS"); do
   for v in $VARIANTS; do
     SSR_BENCH_CODEGEN=$v SSR_BENCH_PLUGINS=$(echo "$PLUGINS" | tr ' ' ,) \
-      cargo bench -q -p ssr --bench engine -- '(render_warm|compile)/wasm-' \
+      cargo bench -q -p ssr --features bench --bench engine -- '(render_warm|compile)/wasm-' \
       --warm-up-time 1 --measurement-time 3 >/dev/null 2>&1
     for p in $PLUGINS; do
       for g in render_warm compile; do
@@ -64,7 +64,7 @@ section=$(
   echo
   echo "Measures a warm Wasm render and loading a plugin (what a registration compiles), per setting: \`default\` (split: the shared code compiled once, then each plugin's state module; opt level speed, no inlining, lazy tables), \`whole\` (each plugin compiled whole, no code shared), \`inline\` (Cranelift inlining), \`eager-tables\` (\`table_lazy_init(false)\`), \`size\` (speed and size), \`unoptimized\` (opt level none)."
   echo "Machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
-  echo "Command: \`ROUNDS=$ROUNDS VARIANTS=\"$VARIANTS\" TAG=$TAG TITLE=\"$TITLE\" benches/codegen.sh\` (each round runs every variant in turn: \`SSR_BENCH_CODEGEN=<variant> cargo bench --bench engine -- '(render_warm|compile)/wasm-' --warm-up-time 1 --measurement-time 3\`); criterion's medians, their median over rounds (of two, the mean), and the ratio to \`default\`."
+  echo "Command: \`ROUNDS=$ROUNDS VARIANTS=\"$VARIANTS\" TAG=$TAG TITLE=\"$TITLE\" benches/codegen.sh\` (each round runs every variant in turn: \`SSR_BENCH_CODEGEN=<variant> cargo bench -p ssr --features bench --bench engine -- '(render_warm|compile)/wasm-' --warm-up-time 1 --measurement-time 3\`); criterion's medians, their median over rounds (of two, the mean), and the ratio to \`default\`."
   echo
   echo "$header"
   echo "$sep"

@@ -24,7 +24,7 @@
 //!
 //! Plugins are built in setup, outside every timed loop; every engine's
 //! output is checked byte for byte against the others before timing.
-//! Run: `cargo bench -p ssr --bench engine` (`benches/run.sh` runs it for
+//! Run: `cargo bench -p ssr --features bench --bench engine` (`benches/run.sh` runs it for
 //! `benches/RESULTS.md`).
 
 use std::path::Path;

@@ -6,7 +6,7 @@
 //!
 //! The difference is the shared queue's hand-off, the number the queueing
 //! design in `host/src/pool/mod.rs` rests on.
-//! Run: `cargo bench -p ssr --bench pool`.
+//! Run: `cargo bench -p ssr --features bench --bench pool`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

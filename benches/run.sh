@@ -2,7 +2,7 @@
 # The engine comparison: one command regenerates benches/RESULTS.md and the
 # chart benches/results.png.
 #
-# 1. Rendering, criterion (`cargo bench --bench engine -- render_warm`): a
+# 1. Rendering, criterion (`cargo bench -p ssr --features bench --bench engine -- render_warm`): a
 #    warm render of every example plugin on Wasm, V8 and native QuickJS, and
 #    Node (benches/node-render.mjs) on the same bundle: the node on PATH, and
 #    Debian's Node 18, whose V8 (10.2) is the one libnode gives the V8 engine,
@@ -77,7 +77,7 @@ done
 
 # ---------------------------------------------------------------- rendering
 echo "== criterion: warm renders" >&2
-cargo bench -p ssr --bench engine -- render_warm >&2
+cargo bench -p ssr --features bench --bench engine -- render_warm >&2
 echo "== node: warm renders" >&2
 for p in "${plugins[@]}"; do
   name=${p%%:*}

@@ -9,7 +9,8 @@
 # third-party code): the upstream repository, or its mirror felipeerias/wpt.
 # Its commit is recorded with the results (WPT_COMMIT names it for files
 # taken without their .git). RUNTIMES picks runtimes
-# (default: ssr-wasm,ssr-v8,node,workerd); DIRS the directories.
+# (default: ssr-wasm,ssr-v8,node,workerd); DIRS the directories;
+# RESULTS_JSON, if set, is where every subtest's result is kept.
 #
 # A test has 30 s of wall-clock time on every runtime (20 s of CPU on
 # ssr): one that has not finished counts as failed.
@@ -40,6 +41,7 @@ serve_harness benches/wpt/ssr-harness.js "$PORT" wpt "&allow_fetch=http://127.0.
 counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" WPT_PORT=18311 \
   WORKERD="$PWD/tests/peers/node_modules/.bin/workerd" \
   node benches/wpt/run.mjs "$WPT_DIR" "$work/results.json" $DIRS)
+[ -z "${RESULTS_JSON:-}" ] || cp "$work/results.json" "$RESULTS_JSON"
 
 python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" "${MERGE:-0}" <<'PY'
 import json, subprocess, sys, datetime

@@ -578,20 +578,15 @@
 
   // ----------------------------------------------------------------- crypto
   // Web Crypto's random half, from the host's generator (`calls::RANDOM`).
-  function domError(name, message) {
-    const e = new Error(message);
-    e.name = name;
-    return e;
-  }
   const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
     'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
   function getRandomValues(array) {
     const type = ArrayBuffer.isView(array) && Object.prototype.toString.call(array).slice(8, -1);
     if (!integerArrays.includes(type)) {
-      throw domError('TypeMismatchError', 'The data argument must be an integer-type TypedArray');
+      throw new DOMEx('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
     }
     if (array.byteLength > 65536) {
-      throw domError('QuotaExceededError', `The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`);
+      throw new DOMEx(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError');
     }
     new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(host('random', array.byteLength).data);
     return array;
@@ -862,28 +857,51 @@
   // is refused at the top level, which runs at build time: its key would be
   // the same in every instance.
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
-  const ALGORITHMS = ['HMAC', 'AES-GCM', 'AES-CBC', 'PBKDF2', 'HKDF', 'ECDSA', 'Ed25519',
-    'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+  const AES = ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'];
+  const CIPHERS = ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM'];
+  const SIGNERS = ['HMAC', 'ECDSA', 'Ed25519', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+  const DERIVERS = ['ECDH', 'X25519', 'HKDF', 'PBKDF2'];
+  const ALGORITHMS = [...SIGNERS, ...CIPHERS, 'AES-KW', ...DERIVERS];
+  // The algorithms each operation knows (the spec's "supported
+  // algorithms"); another is a NotSupportedError.
+  const OPERATIONS = {
+    encrypt: CIPHERS, decrypt: CIPHERS, sign: SIGNERS, verify: SIGNERS,
+    deriveBits: DERIVERS, deriveKey: DERIVERS,
+    wrapKey: [...CIPHERS, 'AES-KW'], unwrapKey: [...CIPHERS, 'AES-KW'],
+    generateKey: ALGORITHMS.filter((n) => n !== 'HKDF' && n !== 'PBKDF2'),
+  };
+  const CURVES = ['P-256', 'P-384', 'P-521'];
   // The usages each kind of key may have.
+  const CIPHER_USAGES = ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey'];
   const USAGES = {
     HMAC: { secret: ['sign', 'verify'] },
-    'AES-GCM': { secret: ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey'] },
-    'AES-CBC': { secret: ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey'] },
+    'AES-GCM': { secret: CIPHER_USAGES },
+    'AES-CBC': { secret: CIPHER_USAGES },
+    'AES-CTR': { secret: CIPHER_USAGES },
+    'AES-KW': { secret: ['wrapKey', 'unwrapKey'] },
     PBKDF2: { secret: ['deriveBits', 'deriveKey'] },
     HKDF: { secret: ['deriveBits', 'deriveKey'] },
     ECDSA: { private: ['sign'], public: ['verify'] },
     Ed25519: { private: ['sign'], public: ['verify'] },
     'RSASSA-PKCS1-v1_5': { private: ['sign'], public: ['verify'] },
     'RSA-PSS': { private: ['sign'], public: ['verify'] },
+    'RSA-OAEP': { private: ['decrypt', 'unwrapKey'], public: ['encrypt', 'wrapKey'] },
+    ECDH: { private: ['deriveKey', 'deriveBits'], public: [] },
+    X25519: { private: ['deriveKey', 'deriveBits'], public: [] },
   };
+  // A JWK's `kty` per algorithm of a key pair.
+  const KTY = { ECDSA: 'EC', ECDH: 'EC', Ed25519: 'OKP', X25519: 'OKP', 'RSASSA-PKCS1-v1_5': 'RSA', 'RSA-PSS': 'RSA', 'RSA-OAEP': 'RSA' };
+  // A JWK's `alg` per algorithm (the EC algorithms and X25519 name none).
   const JWK_ALG = {
     HMAC: (a) => `HS${a.hash.name.slice(4)}`,
     'AES-GCM': (a) => `A${a.length}GCM`,
     'AES-CBC': (a) => `A${a.length}CBC`,
-    ECDSA: (a) => ({ 'P-256': 'ES256', 'P-384': 'ES384' })[a.namedCurve],
+    'AES-CTR': (a) => `A${a.length}CTR`,
+    'AES-KW': (a) => `A${a.length}KW`,
     Ed25519: () => 'Ed25519',
     'RSASSA-PKCS1-v1_5': (a) => `RS${a.hash.name.slice(4)}`,
     'RSA-PSS': (a) => `PS${a.hash.name.slice(4)}`,
+    'RSA-OAEP': (a) => (a.hash.name === 'SHA-1' ? 'RSA-OAEP' : `RSA-OAEP-${a.hash.name.slice(4)}`),
   };
   function cryptoError(name, message) { return new DOMEx(message, name); }
   function canonical(list, name, what) {
@@ -892,12 +910,12 @@
     if (found === undefined) throw cryptoError('NotSupportedError', `${what} "${name}" is not supported (${list.join(', ')})`);
     return found;
   }
-  function normalizeAlgorithm(algorithm, op) {
+  function normalizeAlgorithm(algorithm, op, list = OPERATIONS[op] || ALGORITHMS) {
     const a = typeof algorithm === 'string' ? { name: algorithm } : algorithm;
     if (a === null || typeof a !== 'object' || a.name === undefined) {
       throw new TypeError(`${op}: the algorithm must be a name or an object with a name`);
     }
-    const out = Object.assign({}, a, { name: canonical(ALGORITHMS, a.name, 'the algorithm') });
+    const out = Object.assign({}, a, { name: canonical(list, a.name, `${op}: the algorithm`) });
     if (a.hash !== undefined) out.hash = { name: canonical(HASHES, typeof a.hash === 'string' ? a.hash : a.hash && a.hash.name, 'the hash') };
     return out;
   }
@@ -941,7 +959,9 @@
     get type() { return branded(keyState, this).type; }
     get extractable() { return branded(keyState, this).extractable; }
     get algorithm() { return branded(keyState, this).algorithm; }
-    get usages() { return branded(keyState, this).usages.slice(); }
+    // The same array each time, as the spec's [[usages_cached]]; what the
+    // key may do is its own copy, which changing this one does not change.
+    get usages() { return branded(keyState, this).shownUsages; }
     get [Symbol.toStringTag]() { return 'CryptoKey'; }
   }
   Object.defineProperty(CryptoKeyImpl, 'name', { value: 'CryptoKey' });
@@ -951,17 +971,22 @@
     try { key = new CryptoKeyImpl(); } finally { makingKey = false; }
     const shown = Object.assign({}, algorithm);
     if (shown.publicExponent) shown.publicExponent = new Uint8Array(shown.publicExponent);
-    keyState.set(key, { type, extractable, algorithm: shown, usages: usages.filter((u, i) => usages.indexOf(u) === i), material });
+    const list = usages.filter((u, i) => usages.indexOf(u) === i);
+    keyState.set(key, { type, extractable, algorithm: shown, usages: list, shownUsages: list.slice(), material });
     return key;
   }
   // The usages asked for, checked against what a `type` key of `name` may
-  // have; a secret or private key needs at least one.
-  function checkUsages(name, type, usages, op) {
+  // have; a secret or private key needs at least one, which the spec checks
+  // last (`nonEmpty`), after the key's parameters and data.
+  function checkUsages(name, type, usages, op, later = false) {
     const allowed = USAGES[name][type] || [];
     const list = Array.from(usages);
     for (const u of list) {
       if (!allowed.includes(u)) throw cryptoError('SyntaxError', `${op}: a ${type} ${name} key cannot be used to ${u}`);
     }
+    return later ? list : nonEmpty(list, type, op);
+  }
+  function nonEmpty(list, type, op) {
     if (list.length === 0 && type !== 'public') throw cryptoError('SyntaxError', `${op}: a ${type} key needs at least one usage`);
     return list;
   }
@@ -998,15 +1023,32 @@
       if (length === 0 || length > bits || length <= bits - 8) throw cryptoError('DataError', `${op}: the HMAC key is ${bits} bits, not ${length}`);
       return { name: 'HMAC', hash: needs(a, 'hash', op), length };
     }
-    if (a.name === 'AES-GCM' || a.name === 'AES-CBC') {
-      if (bits !== 128 && bits !== 256) throw cryptoError('DataError', `${op}: an AES key is 128 or 256 bits, not ${bits}`);
+    if (AES.includes(a.name)) {
+      if (bits !== 128 && bits !== 192 && bits !== 256) throw cryptoError('DataError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
       return { name: a.name, length: bits };
     }
     return { name: a.name };
   }
+  // An EC algorithm's curve, by its canonical name.
+  function namedCurve(a, op) {
+    if (a.name === 'ECDSA' || a.name === 'ECDH') a.namedCurve = canonical(CURVES, needs(a, 'namedCurve', op), `${op}: the curve`);
+  }
+  // The usages, each either a private key's or a public key's, as a pair
+  // (`[private, public]`); a private key needs one.
+  function pairUsages(name, usages, op) {
+    const list = Array.from(usages);
+    const { private: mine, public: theirs } = USAGES[name];
+    for (const u of list) {
+      if (!mine.includes(u) && !theirs.includes(u)) throw cryptoError('SyntaxError', `${op}: a ${name} key cannot be used to ${u}`);
+    }
+    return [list.filter((u) => mine.includes(u)), list.filter((u) => theirs.includes(u))];
+  }
 
   async function importKey(format, keyData, algorithm, extractable, usages) {
     const a = normalizeAlgorithm(algorithm, 'importKey');
+    return importNormalized(format, keyData, a, extractable, usages);
+  }
+  function importNormalized(format, keyData, a, extractable, usages) {
     const op = 'importKey';
     const kinds = USAGES[a.name];
     if (kinds.secret) {
@@ -1016,43 +1058,56 @@
         checkJwk(keyData, 'oct', a, extractable, usages);
         bytes = unb64url(keyData.k, 'k');
       } else throw cryptoError('NotSupportedError', `${op}: a ${a.name} key is imported as ${a.name === 'PBKDF2' || a.name === 'HKDF' ? '"raw"' : '"raw" or "jwk"'}, not "${format}"`);
+      const list = checkUsages(a.name, 'secret', usages, op, true);
       if ((a.name === 'PBKDF2' || a.name === 'HKDF') && extractable) throw cryptoError('SyntaxError', `${op}: ${a.name} keys are not extractable`);
       if (a.name === 'HMAC') needs(a, 'hash', op);
       const shown = secretAlgorithm(a, bytes.length * 8, op);
       if (format === 'jwk' && keyData.alg !== undefined && keyData.alg !== JWK_ALG[a.name](shown)) {
         throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${JWK_ALG[a.name](shown)}`);
       }
-      return newKey('secret', Boolean(extractable), shown, checkUsages(a.name, 'secret', usages, op), bytes);
+      return newKey('secret', Boolean(extractable), shown, nonEmpty(list, 'secret', op), bytes);
     }
-    if (a.name === 'ECDSA') a.namedCurve = canonical(['P-256', 'P-384'], needs(a, 'namedCurve', op), 'the curve');
+    namedCurve(a, op);
     if (a.name.startsWith('RSA')) needs(a, 'hash', op);
     const args = Object.assign({ op: 'import', format: String(format) }, hostAlg(a));
     let parts = [];
     if (format === 'jwk') {
-      checkJwk(keyData, { ECDSA: 'EC', Ed25519: 'OKP', 'RSASSA-PKCS1-v1_5': 'RSA', 'RSA-PSS': 'RSA' }[a.name], a, extractable, usages);
+      checkJwk(keyData, KTY[a.name], a, extractable, usages);
       args.jwk = keyData;
     } else if (['raw', 'spki', 'pkcs8'].includes(format)) {
       if (format === 'raw' && a.name.startsWith('RSA')) throw cryptoError('NotSupportedError', `${op}: an RSA key is not imported as "raw"`);
       parts = [bufferSource(keyData, 'keyData')];
     } else throw new TypeError(`${op}: unknown key format "${format}"`);
+    // A private key's usages are checked before its data is read.
+    const list = Array.from(usages);
+    if (format === 'pkcs8' || (format === 'jwk' && keyData.d !== undefined)) checkUsages(a.name, 'private', list, op, true);
+    else if (format !== 'jwk') checkUsages(a.name, 'public', list, op);
     const { value, data } = subtleCall(args, parts);
     const shown = pairAlgorithm(a, value);
-    if (format === 'jwk' && keyData.alg !== undefined && a.name !== 'ECDSA' && keyData.alg !== JWK_ALG[a.name](shown) && !(a.name === 'Ed25519' && keyData.alg === 'EdDSA')) {
-      throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${JWK_ALG[a.name](shown)}`);
+    const jwkAlg = JWK_ALG[a.name] && JWK_ALG[a.name](shown);
+    if (format === 'jwk' && keyData.alg !== undefined && jwkAlg && keyData.alg !== jwkAlg && !(a.name === 'Ed25519' && keyData.alg === 'EdDSA')) {
+      throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${jwkAlg}`);
     }
-    return newKey(value.kind, Boolean(extractable), shown, checkUsages(a.name, value.kind, usages, op), data);
+    return newKey(value.kind, Boolean(extractable), shown, checkUsages(a.name, value.kind, list, op), data);
   }
   function checkJwk(jwk, kty, a, extractable, usages) {
     if (jwk === null || typeof jwk !== 'object') throw new TypeError('importKey: a "jwk" key is a JsonWebKey object');
     if (jwk.kty !== kty) throw cryptoError('DataError', `importKey: a ${a.name} JWK has kty "${kty}", not "${jwk.kty}"`);
     if (jwk.ext === false && extractable) throw cryptoError('DataError', 'importKey: the JWK says ext: false, so the key cannot be extractable');
+    const use = SIGNERS.includes(a.name) ? 'sig' : 'enc';
+    if (jwk.use !== undefined && Array.from(usages).length > 0 && jwk.use !== use) throw cryptoError('DataError', `importKey: a ${a.name} JWK's use is "${use}", not "${jwk.use}"`);
     if (jwk.key_ops !== undefined && Array.from(usages).some((u) => !jwk.key_ops.includes(u))) {
       throw cryptoError('DataError', `importKey: the JWK's key_ops (${jwk.key_ops}) do not allow ${Array.from(usages)}`);
     }
   }
 
   async function exportKey(format, key) {
+    return exportBytes(format, key);
+  }
+  // The key as `format` gives it: an ArrayBuffer, or a JWK object.
+  function exportBytes(format, key) {
     const k = branded(keyState, key);
+    if (!['raw', 'spki', 'pkcs8', 'jwk'].includes(format)) throw new TypeError(`exportKey: unknown key format "${format}"`);
     if (!k.extractable) throw cryptoError('InvalidAccessError', 'exportKey: the key is not extractable');
     let jwk;
     if (k.type === 'secret') {
@@ -1066,8 +1121,7 @@
       if (format !== 'jwk') return data.slice().buffer;
       jwk = value;
     }
-    // An ECDSA JWK names its curve only (`crv`), not an `alg`.
-    const alg = k.algorithm.name === 'ECDSA' ? undefined : JWK_ALG[k.algorithm.name](k.algorithm);
+    const alg = JWK_ALG[k.algorithm.name] && JWK_ALG[k.algorithm.name](k.algorithm);
     return Object.assign({ key_ops: k.usages.slice(), ext: true }, jwk, alg ? { alg } : {});
   }
 
@@ -1076,19 +1130,17 @@
     if (render === null) throw new TypeError(`${op}: a key made at the top level, which runs at build time, would be the same in every instance; make it in the handler`);
     const a = normalizeAlgorithm(algorithm, op);
     const kinds = USAGES[a.name];
-    if (a.name === 'PBKDF2' || a.name === 'HKDF') throw cryptoError('NotSupportedError', `${op}: ${a.name} keys are imported, not generated`);
     if (kinds.secret) {
+      const list = checkUsages(a.name, 'secret', usages, op, true);
       const bits = keyBits(a, op);
-      if (a.name !== 'HMAC' && bits !== 128 && bits !== 256) throw cryptoError('OperationError', `${op}: an AES key is 128 or 256 bits, not ${bits}`);
-      const list = checkUsages(a.name, 'secret', usages, op);
+      if (a.name !== 'HMAC' && bits !== 128 && bits !== 192 && bits !== 256) throw cryptoError('OperationError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
+      if (a.name === 'HMAC' && bits === 0) throw cryptoError('OperationError', `${op}: an HMAC key of 0 bits`);
+      nonEmpty(list, 'secret', op);
       const { data } = subtleCall(Object.assign({ op: 'generate', length: bits }, hostAlg(a)), []);
       return newKey('secret', Boolean(extractable), secretAlgorithm(a, bits, op), list, data);
     }
-    if (a.name === 'ECDSA') a.namedCurve = canonical(['P-256', 'P-384'], needs(a, 'namedCurve', op), 'the curve');
-    const list = Array.from(usages);
-    const privateUsages = checkUsages(a.name, 'private', list.filter((u) => u === 'sign'), op);
-    const publicUsages = list.filter((u) => u !== 'sign');
-    checkUsages(a.name, 'public', publicUsages, op);
+    const [privateUsages, publicUsages] = pairUsages(a.name, usages, op);
+    namedCurve(a, op);
     const args = Object.assign({ op: 'generate' }, hostAlg(a));
     if (a.name.startsWith('RSA')) {
       needs(a, 'hash', op);
@@ -1096,6 +1148,7 @@
       args.publicExponent = Array.from(bufferSource(needs(a, 'publicExponent', op), 'publicExponent'));
     }
     const { value, data } = subtleCall(args, []);
+    nonEmpty(privateUsages, 'private', op);
     const shown = pairAlgorithm(a, value);
     const [n] = value.parts;
     return {
@@ -1123,36 +1176,89 @@
     return subtleCall(Object.assign({ op: 'verify' }, signArgs(a, k, 'verify')),
       [k.material, bufferSource(signature, 'signature'), bufferSource(data, 'data')]).value;
   }
-  function cipherCall(op, algorithm, key, data) {
-    const a = normalizeAlgorithm(algorithm, op);
-    const k = usable(key, op, a.name, op);
+  // Encrypts or decrypts `data` with `a` (normalized) and `key`, which must
+  // allow `usage`: the AES modes and RSA-OAEP for encrypt and decrypt, and
+  // AES-KW too for wrapKey and unwrapKey.
+  function cipherCall(encrypt, a, key, data, usage) {
+    const op = encrypt ? 'encrypt' : 'decrypt';
+    const k = usable(key, usage, a.name, usage);
     const args = Object.assign({ op }, hostAlg(k.algorithm));
-    if (a.tagLength !== undefined) args.tagLength = Number(a.tagLength);
-    const aad = a.additionalData === undefined ? new Uint8Array(0) : bufferSource(a.additionalData, 'additionalData');
-    return subtleCall(args, [k.material, bufferSource(needs(a, 'iv', op), 'iv'), aad, bufferSource(data, 'data')]).data.buffer;
+    let iv = new Uint8Array(0);
+    let aad = new Uint8Array(0);
+    if (a.name === 'AES-GCM' || a.name === 'AES-CBC') iv = bufferSource(needs(a, 'iv', usage), 'iv');
+    if (a.name === 'AES-GCM') {
+      if (a.tagLength !== undefined) args.tagLength = Number(a.tagLength);
+      if (a.additionalData !== undefined) aad = bufferSource(a.additionalData, 'additionalData');
+    }
+    if (a.name === 'AES-CTR') {
+      iv = bufferSource(needs(a, 'counter', usage), 'counter');
+      args.length = Number(needs(a, 'length', usage));
+    }
+    if (a.name === 'RSA-OAEP' && a.label !== undefined) aad = bufferSource(a.label, 'label');
+    return subtleCall(args, [k.material, iv, aad, bufferSource(data, 'data')]).data;
   }
-  async function encrypt(algorithm, key, data) { return cipherCall('encrypt', algorithm, key, data); }
-  async function decrypt(algorithm, key, data) { return cipherCall('decrypt', algorithm, key, data); }
+  async function encrypt(algorithm, key, data) { return cipherCall(true, normalizeAlgorithm(algorithm, 'encrypt'), key, data, 'encrypt').buffer; }
+  async function decrypt(algorithm, key, data) { return cipherCall(false, normalizeAlgorithm(algorithm, 'decrypt'), key, data, 'decrypt').buffer; }
+
+  async function wrapKey(format, key, wrappingKey, wrapAlgorithm) {
+    const a = normalizeAlgorithm(wrapAlgorithm, 'wrapKey');
+    usable(wrappingKey, 'wrapKey', a.name, 'wrapKey');
+    const exported = exportBytes(format, key);
+    const bytes = format === 'jwk' ? new TextEncoder().encode(JSON.stringify(exported)) : new Uint8Array(exported);
+    return cipherCall(true, a, wrappingKey, bytes, 'wrapKey').buffer;
+  }
+  async function unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages) {
+    const a = normalizeAlgorithm(unwrapAlgorithm, 'unwrapKey');
+    const keyAlgorithm = normalizeAlgorithm(unwrappedKeyAlgorithm, 'importKey');
+    const bytes = cipherCall(false, a, unwrappingKey, wrappedKey, 'unwrapKey');
+    let keyData = bytes;
+    if (format === 'jwk') {
+      try {
+        keyData = JSON.parse(new TextDecoder().decode(bytes));
+      } catch {
+        throw cryptoError('DataError', 'unwrapKey: the unwrapped "jwk" key is not JSON');
+      }
+    }
+    return importNormalized(format, keyData, keyAlgorithm, extractable, usages);
+  }
+
+  // The bits ECDH or X25519 agree on, of the private `k` and `a.public`.
+  function agreedBits(a, k, length, op) {
+    const peer = a.public;
+    const p = peer === undefined ? undefined : keyState.get(peer);
+    if (p === undefined) throw new TypeError(`${op}: ${a.name} needs "public", a CryptoKey`);
+    if (p.type !== 'public') throw cryptoError('InvalidAccessError', `${op}: "public" is a ${p.type} key, not a public one`);
+    if (p.algorithm.name !== a.name || (p.algorithm.namedCurve || '') !== (k.algorithm.namedCurve || '')) {
+      throw cryptoError('InvalidAccessError', `${op}: "public" is a ${p.algorithm.name} ${p.algorithm.namedCurve || ''} key, not one of this key's`);
+    }
+    const args = Object.assign({ op: 'agree' }, hostAlg(k.algorithm));
+    if (length !== null && length !== undefined) args.bits = Number(length);
+    return subtleCall(args, [k.material, p.material]).data;
+  }
   function bitsOf(algorithm, key, length, op, usage) {
     const a = normalizeAlgorithm(algorithm, op);
     const k = usable(key, usage, a.name, op);
+    if (a.name === 'ECDH' || a.name === 'X25519') return agreedBits(a, k, length, op);
     if (length === null || length === undefined) throw cryptoError('OperationError', `${op}: ${a.name} needs a length`);
     const args = { op: 'derive', alg: a.name, hash: needs(a, 'hash', op).name, length: Number(length) };
     if (a.name === 'PBKDF2') args.iterations = Number(needs(a, 'iterations', op));
     const info = a.name === 'HKDF' ? bufferSource(needs(a, 'info', op), 'info') : new Uint8Array(0);
     return subtleCall(args, [k.material, bufferSource(needs(a, 'salt', op), 'salt'), info]).data;
   }
-  async function deriveBits(algorithm, key, length) {
+  async function deriveBits(algorithm, key, length = null) {
     return bitsOf(algorithm, key, length, 'deriveBits', 'deriveBits').buffer;
   }
   async function deriveKey(algorithm, key, derivedKeyType, extractable, usages) {
-    const d = normalizeAlgorithm(derivedKeyType, 'deriveKey');
+    const d = normalizeAlgorithm(derivedKeyType, 'deriveKey', ALGORITHMS);
     if (!USAGES[d.name].secret || d.name === 'PBKDF2' || d.name === 'HKDF') throw cryptoError('NotSupportedError', `deriveKey: a ${d.name} key cannot be derived`);
     const bits = keyBits(d, 'deriveKey');
+    if (d.name !== 'HMAC' && bits !== 128 && bits !== 192 && bits !== 256) throw cryptoError('OperationError', `deriveKey: an AES key is 128, 192 or 256 bits, not ${bits}`);
     const bytes = bitsOf(algorithm, key, bits, 'deriveKey', 'deriveKey');
-    return newKey('secret', Boolean(extractable), secretAlgorithm(d, bits, 'deriveKey'), checkUsages(d.name, 'secret', usages, 'deriveKey'), bytes);
+    const list = checkUsages(d.name, 'secret', usages, 'deriveKey');
+    return newKey('secret', Boolean(extractable), secretAlgorithm(d, bits, 'deriveKey'), list, bytes);
   }
   async function digest(algorithm, data) {
+    if (algorithm === null || (typeof algorithm === 'object' && algorithm.name === undefined)) throw new TypeError('digest: the algorithm must be a name or an object with a name');
     const name = canonical(HASHES, typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name, 'the hash');
     return subtleCall({ op: 'digest', hash: name }, [bufferSource(data, 'data')]).data.buffer;
   }
@@ -1171,7 +1277,7 @@
     get [Symbol.toStringTag]() { return 'SubtleCrypto'; }
   }
   Object.defineProperty(SubtleCryptoImpl, 'name', { value: 'SubtleCrypto' });
-  for (const [name, fn] of Object.entries({ digest, importKey, exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, timingSafeEqual })) {
+  for (const [name, fn] of Object.entries({ digest, importKey, exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey, timingSafeEqual })) {
     Object.defineProperty(SubtleCryptoImpl.prototype, name, { value: fn, writable: true, configurable: true, enumerable: true });
   }
   makingSubtle = true;

@@ -8,12 +8,13 @@
 //! arithmetic. The host keeps no state: a key travels with each call as its
 //! canonical material, which is what [`import`] returns:
 //! - a secret key (HMAC, AES, PBKDF2, HKDF): its raw bytes;
-//! - a private key (ECDSA, Ed25519, RSA): PKCS #8 DER;
+//! - a private key (ECDSA, ECDH, Ed25519, X25519, RSA): PKCS #8 DER;
 //! - a public key: SubjectPublicKeyInfo DER.
 //!
 //! Invariants:
-//! - Every call is pure but for `generate` and the randomized signatures
-//!   (ECDSA, RSA-PSS), which draw from the operating system's generator.
+//! - Every call is pure but for `generate`, the randomized signatures
+//!   (ECDSA, RSA-PSS) and RSA-OAEP's encryption, which draw from the
+//!   operating system's generator.
 //! - A failure is `"<DOMException name>: <message>"`, the name being the
 //!   one the spec gives (`DataError` for bad key material, `OperationError`
 //!   for a failed decryption, `NotSupportedError` for an algorithm or
@@ -59,8 +60,11 @@ struct Args {
     salt_length: usize,
     tag_length: Option<usize>,
     iterations: u32,
-    /// Bits: of a derived output, or of a generated secret key.
+    /// Bits: of a derived output, of a generated secret key, or of
+    /// AES-CTR's counter.
     length: usize,
+    /// The bits of an agreed secret wanted, where given (`agree`).
+    bits: Option<usize>,
     modulus_length: usize,
     public_exponent: Vec<u8>,
 }
@@ -112,6 +116,7 @@ pub fn call(args: &str, data: &[u8]) -> Result<Reply, String> {
             part(3),
         )?)),
         "derive" => Ok(bytes(derive(&a, part(0), part(1), part(2))?)),
+        "agree" => Ok(bytes(agree(&a, part(0), part(1))?)),
         "import" => import(&a, part(0)).map_err(|e| {
             let what = format!("the {} key data is not a valid {} key: ", a.format, a.alg);
             e.replacen("DataError: ", &format!("DataError: {what}"), 1)
@@ -140,6 +145,27 @@ fn split<'a>(data: &'a [u8], parts: &[usize]) -> Result<Vec<&'a [u8]>, String> {
             head
         })
         .collect())
+}
+
+/// Runs `$body` with `$m` the module of the NIST curve `$curve` names.
+macro_rules! with_curve {
+    ($curve:expr, $m:ident => $body:expr) => {
+        match $curve {
+            "P-256" => {
+                use ec256 as $m;
+                $body
+            }
+            "P-384" => {
+                use ec384 as $m;
+                $body
+            }
+            "P-521" => {
+                use ec521 as $m;
+                $body
+            }
+            other => Err(unknown_curve(other)),
+        }
+    };
 }
 
 /// Runs `$body` with `$h` the hash type named by `$name`.
@@ -202,11 +228,7 @@ fn sign(a: &Args, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
             let key = ed25519_dalek::SigningKey::from_pkcs8_der(key).map_err(data_error)?;
             Ok(key.sign(data).to_bytes().to_vec())
         }
-        "ECDSA" => match a.curve.as_str() {
-            "P-256" => ec256::sign(key, &digest(&a.hash, data)?),
-            "P-384" => ec384::sign(key, &digest(&a.hash, data)?),
-            other => Err(unknown_curve(other)),
-        },
+        "ECDSA" => with_curve!(a.curve.as_str(), ec => ec::sign(key, &digest(&a.hash, data)?)),
         "RSASSA-PKCS1-v1_5" | "RSA-PSS" => rsa_sign(a, key, data),
         other => Err(not_supported(format!("{other} cannot sign"))),
     }
@@ -227,11 +249,9 @@ fn verify(a: &Args, key: &[u8], signature: &[u8], data: &[u8]) -> Result<bool, S
             };
             Ok(key.verify_strict(data, &signature).is_ok())
         }
-        "ECDSA" => match a.curve.as_str() {
-            "P-256" => ec256::verify(key, &digest(&a.hash, data)?, signature),
-            "P-384" => ec384::verify(key, &digest(&a.hash, data)?, signature),
-            other => Err(unknown_curve(other)),
-        },
+        "ECDSA" => {
+            with_curve!(a.curve.as_str(), ec => ec::verify(key, &digest(&a.hash, data)?, signature))
+        }
         "RSASSA-PKCS1-v1_5" | "RSA-PSS" => rsa_verify(a, key, signature, data),
         other => Err(not_supported(format!("{other} cannot verify"))),
     }
@@ -239,14 +259,14 @@ fn verify(a: &Args, key: &[u8], signature: &[u8], data: &[u8]) -> Result<bool, S
 
 fn unknown_curve(curve: &str) -> String {
     not_supported(format!(
-        "the curve \"{curve}\" is not supported (P-256 or P-384)"
+        "the curve \"{curve}\" is not supported (P-256, P-384 or P-521)"
     ))
 }
 
-/// One NIST curve's ECDSA and key formats; the two curves differ only in
-/// their crate.
+/// One NIST curve's ECDSA, ECDH and key formats; the curves differ only in
+/// their crate and field size.
 macro_rules! ec_curve {
-    ($module:ident, $krate:ident, $name:literal) => {
+    ($module:ident, $krate:ident, $name:literal, $field:literal) => {
         mod $module {
             use super::{Reply, data_error, operation_error};
             use $krate::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
@@ -263,19 +283,39 @@ macro_rules! ec_curve {
             fn public(der: &[u8]) -> Result<PublicKey, String> {
                 PublicKey::from_public_key_der(der).map_err(data_error)
             }
+            /// A hash shorter than the field, as its integer: ECDSA takes
+            /// the hash's leftmost bits, and the crate refuses one shorter
+            /// than half the field (SHA-1 on P-384, SHA-256 on P-521).
+            fn field(prehash: &[u8]) -> Vec<u8> {
+                let mut out = vec![0; $field - prehash.len().min($field)];
+                out.extend_from_slice(prehash);
+                out
+            }
 
             pub fn sign(der: &[u8], prehash: &[u8]) -> Result<Vec<u8>, String> {
-                let key = SigningKey::from(private(der)?);
-                let signature: Signature = key.sign_prehash(prehash).map_err(operation_error)?;
+                let key = SigningKey::from_bytes(&private(der)?.to_bytes()).map_err(data_error)?;
+                let signature: Signature =
+                    key.sign_prehash(&field(prehash)).map_err(operation_error)?;
                 Ok(signature.to_bytes().to_vec())
             }
 
             pub fn verify(der: &[u8], prehash: &[u8], signature: &[u8]) -> Result<bool, String> {
-                let key = VerifyingKey::from(public(der)?);
+                let key =
+                    VerifyingKey::from_affine(*public(der)?.as_affine()).map_err(data_error)?;
                 let Ok(signature) = Signature::from_slice(signature) else {
                     return Ok(false);
                 };
-                Ok(key.verify_prehash(prehash, &signature).is_ok())
+                Ok(key.verify_prehash(&field(prehash), &signature).is_ok())
+            }
+
+            /// ECDH: the shared point's x coordinate.
+            pub fn agree(private_der: &[u8], public_der: &[u8]) -> Result<Vec<u8>, String> {
+                let secret = private(private_der)?;
+                let shared = $krate::ecdh::diffie_hellman(
+                    secret.to_nonzero_scalar(),
+                    public(public_der)?.as_affine(),
+                );
+                Ok(shared.raw_secret_bytes().to_vec())
             }
 
             /// `(kind, canonical DER)` from `raw` (a public point), `spki`,
@@ -340,8 +380,133 @@ macro_rules! ec_curve {
     };
 }
 
-ec_curve!(ec256, p256, "P-256");
-ec_curve!(ec384, p384, "P-384");
+ec_curve!(ec256, p256, "P-256", 32);
+ec_curve!(ec384, p384, "P-384", 48);
+ec_curve!(ec521, p521, "P-521", 66);
+
+/// X25519 (RFC 7748) by curve25519-dalek's Montgomery arithmetic; keys in
+/// the PKCS #8 and SPKI forms of RFC 8410 (OID 1.3.101.110), made here
+/// because no crate in the tree writes them.
+mod x25519 {
+    use super::{B64, Map, Reply, Value, bad_export, bad_format, data_error, json};
+    use base64::Engine as _;
+    use curve25519_dalek::montgomery::MontgomeryPoint;
+    use rsa::pkcs8::der::{Decode, asn1::OctetStringRef};
+    use rsa::pkcs8::{ObjectIdentifier, PrivateKeyInfo, spki::SubjectPublicKeyInfoRef};
+
+    const OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.110");
+    const SPKI: [u8; 12] = [
+        0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00,
+    ];
+    const PKCS8: [u8; 16] = [
+        0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04,
+        0x20,
+    ];
+
+    fn key32(b: &[u8], what: &str) -> Result<[u8; 32], String> {
+        <[u8; 32]>::try_from(b).map_err(|_| data_error(format!("an X25519 {what} is 32 bytes")))
+    }
+    fn spki(public: [u8; 32]) -> Vec<u8> {
+        [&SPKI[..], &public].concat()
+    }
+    fn pkcs8(secret: [u8; 32]) -> Vec<u8> {
+        [&PKCS8[..], &secret].concat()
+    }
+    /// The public key of a canonical SPKI.
+    fn public(der: &[u8]) -> Result<[u8; 32], String> {
+        let info = SubjectPublicKeyInfoRef::from_der(der).map_err(data_error)?;
+        if info.algorithm.oid != OID {
+            return Err(data_error("not an X25519 key (its OID is not 1.3.101.110)"));
+        }
+        key32(info.subject_public_key.raw_bytes(), "public key")
+    }
+    /// The secret scalar's bytes of a PKCS #8 key.
+    fn private(der: &[u8]) -> Result<[u8; 32], String> {
+        let info = PrivateKeyInfo::from_der(der).map_err(data_error)?;
+        if info.algorithm.oid != OID {
+            return Err(data_error("not an X25519 key (its OID is not 1.3.101.110)"));
+        }
+        let inner = OctetStringRef::from_der(info.private_key).map_err(data_error)?;
+        key32(inner.as_bytes(), "private key")
+    }
+    fn public_of(secret: [u8; 32]) -> [u8; 32] {
+        MontgomeryPoint::mul_base_clamped(secret).to_bytes()
+    }
+
+    /// The shared secret; all zeros (a small-order public key) is refused,
+    /// as the spec asks.
+    pub fn agree(private_der: &[u8], public_der: &[u8]) -> Result<Vec<u8>, String> {
+        let shared = MontgomeryPoint(public(public_der)?).mul_clamped(private(private_der)?);
+        if shared.to_bytes() == [0; 32] {
+            return Err(super::operation_error(
+                "the public key is of small order: the shared secret would be zero",
+            ));
+        }
+        Ok(shared.to_bytes().to_vec())
+    }
+
+    pub fn import(
+        format: &str,
+        input: &[u8],
+        jwk: Option<&Map<String, Value>>,
+    ) -> Result<(&'static str, Vec<u8>), String> {
+        match (format, jwk) {
+            ("raw", _) => Ok(("public", spki(key32(input, "public key")?))),
+            ("spki", _) => Ok(("public", spki(public(input)?))),
+            ("pkcs8", _) => Ok(("private", pkcs8(private(input)?))),
+            ("jwk", Some(j)) => {
+                if j.get("kty").and_then(Value::as_str) != Some("OKP")
+                    || j.get("crv").and_then(Value::as_str) != Some("X25519")
+                {
+                    return Err(data_error(
+                        "an X25519 JWK has kty \"OKP\" and crv \"X25519\"",
+                    ));
+                }
+                let x = key32(&super::jwk_bytes(j, "x")?, "public key")?;
+                if !j.contains_key("d") {
+                    return Ok(("public", spki(x)));
+                }
+                let d = key32(&super::jwk_bytes(j, "d")?, "private key")?;
+                if public_of(d) != x {
+                    return Err(data_error(
+                        "the JWK's \"x\" is not the public half of its \"d\"",
+                    ));
+                }
+                Ok(("private", pkcs8(d)))
+            }
+            (other, _) => Err(bad_format(other)),
+        }
+    }
+
+    pub fn export(kind: &str, format: &str, der: &[u8]) -> Result<Reply, String> {
+        let jwk = |v: Value| Reply {
+            value: v.to_string(),
+            data: Vec::new(),
+        };
+        match (kind, format) {
+            ("public", "spki") | ("private", "pkcs8") => Ok(super::bytes(der.to_vec())),
+            ("public", "raw") => Ok(super::bytes(public(der)?.to_vec())),
+            ("public", "jwk") => Ok(jwk(
+                json!({"kty": "OKP", "crv": "X25519", "x": B64.encode(public(der)?)}),
+            )),
+            ("private", "jwk") => {
+                let d = private(der)?;
+                Ok(jwk(json!({
+                    "kty": "OKP", "crv": "X25519",
+                    "x": B64.encode(public_of(d)), "d": B64.encode(d),
+                })))
+            }
+            _ => Err(bad_export(kind, format)),
+        }
+    }
+
+    /// A new pair: (PKCS #8, SPKI).
+    pub fn generate() -> Result<(Vec<u8>, Vec<u8>), String> {
+        let mut secret = [0; 32];
+        getrandom::fill(&mut secret).map_err(super::operation_error)?;
+        Ok((pkcs8(secret), spki(public_of(secret))))
+    }
+}
 
 fn bad_format(format: &str) -> String {
     not_supported(format!("the key format \"{format}\" does not apply here"))
@@ -392,7 +557,30 @@ fn rsa_verify(a: &Args, key: &[u8], signature: &[u8], data: &[u8]) -> Result<boo
     }))
 }
 
-/// AES-GCM (a 96-bit IV and a 128-bit tag) and AES-CBC (PKCS #7 padding).
+/// Runs `$body` with `$a` the AES block cipher of `$key`'s length.
+macro_rules! with_aes {
+    ($key:expr, $a:ident => $body:expr) => {
+        match $key.len() {
+            16 => {
+                type $a = aes::Aes128;
+                $body
+            }
+            24 => {
+                type $a = aes::Aes192;
+                $body
+            }
+            32 => {
+                type $a = aes::Aes256;
+                $body
+            }
+            n => Err(aes_length(n)),
+        }
+    };
+}
+
+/// The AES modes and RSA-OAEP. `iv` is AES-GCM's and AES-CBC's iv, or
+/// AES-CTR's counter block; `aad` is AES-GCM's additional data, or
+/// RSA-OAEP's label. AES-KW is reached through `wrapKey` and `unwrapKey`.
 fn cipher(
     a: &Args,
     encrypt: bool,
@@ -401,40 +589,28 @@ fn cipher(
     aad: &[u8],
     data: &[u8],
 ) -> Result<Vec<u8>, String> {
+    let failed = || {
+        operation_error(
+            "the data could not be decrypted (wrong key or parameters, or altered data)",
+        )
+    };
     match a.alg.as_str() {
         "AES-GCM" => {
-            use aes_gcm::aead::{Aead, KeyInit, Payload};
-            if a.tag_length.unwrap_or(128) != 128 {
-                return Err(not_supported("AES-GCM takes a tagLength of 128 only"));
-            }
-            if iv.len() != 12 {
-                return Err(not_supported(format!(
-                    "AES-GCM takes a 12-byte iv only, not {} bytes",
-                    iv.len()
+            use aes::cipher::consts::{U12, U16, U32};
+            let tag = a.tag_length.unwrap_or(128);
+            if ![32, 64, 96, 104, 112, 120, 128].contains(&tag) {
+                return Err(operation_error(format!(
+                    "AES-GCM's tagLength is 32, 64, 96, 104, 112, 120 or 128, not {tag}"
                 )));
             }
-            let nonce = aes_gcm::Nonce::from_slice(iv);
-            let payload = Payload { msg: data, aad };
-            let out = match key.len() {
-                16 => {
-                    let c = aes_gcm::Aes128Gcm::new_from_slice(key).map_err(data_error)?;
-                    if encrypt {
-                        c.encrypt(nonce, payload)
-                    } else {
-                        c.decrypt(nonce, payload)
-                    }
-                }
-                32 => {
-                    let c = aes_gcm::Aes256Gcm::new_from_slice(key).map_err(data_error)?;
-                    if encrypt {
-                        c.encrypt(nonce, payload)
-                    } else {
-                        c.decrypt(nonce, payload)
-                    }
-                }
-                n => return Err(aes_length(n)),
-            };
-            out.map_err(|_| operation_error("the data could not be decrypted (wrong key, iv, additionalData or a tampered ciphertext)"))
+            with_aes!(key, A => match iv.len() {
+                12 => gcm::<A, U12>(encrypt, key, iv, aad, data, tag / 8),
+                16 => gcm::<A, U16>(encrypt, key, iv, aad, data, tag / 8),
+                32 => gcm::<A, U32>(encrypt, key, iv, aad, data, tag / 8),
+                n => Err(not_supported(format!(
+                    "AES-GCM takes an iv of 12, 16 or 32 bytes here, not {n}"
+                ))),
+            })
         }
         "AES-CBC" => {
             use aes::cipher::block_padding::Pkcs7;
@@ -445,43 +621,198 @@ fn cipher(
                     iv.len()
                 )));
             }
-            let bad =
-                |_| operation_error("the data could not be decrypted (bad padding or length)");
-            match (key.len(), encrypt) {
-                (16, true) => Ok(cbc::Encryptor::<aes::Aes128>::new_from_slices(key, iv)
+            with_aes!(key, A => if encrypt {
+                Ok(cbc::Encryptor::<A>::new_from_slices(key, iv)
                     .map_err(data_error)?
-                    .encrypt_padded_vec_mut::<Pkcs7>(data)),
-                (32, true) => Ok(cbc::Encryptor::<aes::Aes256>::new_from_slices(key, iv)
-                    .map_err(data_error)?
-                    .encrypt_padded_vec_mut::<Pkcs7>(data)),
-                (16, false) => cbc::Decryptor::<aes::Aes128>::new_from_slices(key, iv)
+                    .encrypt_padded_vec_mut::<Pkcs7>(data))
+            } else {
+                cbc::Decryptor::<A>::new_from_slices(key, iv)
                     .map_err(data_error)?
                     .decrypt_padded_vec_mut::<Pkcs7>(data)
-                    .map_err(bad),
-                (32, false) => cbc::Decryptor::<aes::Aes256>::new_from_slices(key, iv)
-                    .map_err(data_error)?
-                    .decrypt_padded_vec_mut::<Pkcs7>(data)
-                    .map_err(bad),
-                (n, _) => Err(aes_length(n)),
+                    .map_err(|_| failed())
+            })
+        }
+        "AES-CTR" => with_aes!(key, A => ctr::<A>(key, iv, a.length, data)),
+        "AES-KW" => with_aes!(key, A => {
+            let kek = aes_kw::Kek::<A>::try_from(key).map_err(data_error)?;
+            if !data.len().is_multiple_of(8) || data.len() < if encrypt { 16 } else { 24 } {
+                return Err(operation_error(format!(
+                    "AES-KW wraps whole 8-byte blocks, at least 16 bytes, not {} bytes",
+                    data.len()
+                )));
             }
+            if encrypt {
+                kek.wrap_vec(data).map_err(operation_error)
+            } else {
+                kek.unwrap_vec(data).map_err(|_| failed())
+            }
+        }),
+        "RSA-OAEP" => {
+            let label = String::from_utf8(aad.to_vec())
+                .map_err(|_| not_supported("RSA-OAEP takes a label of UTF-8 text here"))?;
+            with_hash!(a.hash.as_str(), H => {
+                let padding = rsa::Oaep::new_with_label::<H, _>(&label);
+                if encrypt {
+                    rsa_public(key)?
+                        .encrypt(&mut rand_core::OsRng, padding, data)
+                        .map_err(operation_error)
+                } else {
+                    rsa_private(key)?.decrypt(padding, data).map_err(|_| failed())
+                }
+            })
         }
         other => Err(not_supported(format!("{other} cannot encrypt or decrypt"))),
     }
 }
 
+/// AES-GCM with an `N`-byte iv and a `tag`-byte tag. The crate's tags are
+/// 12 to 16 bytes, so the tag is always made whole and cut: GCM's shorter
+/// tags are the whole tag's first bytes.
+fn gcm<A, N>(
+    encrypt: bool,
+    key: &[u8],
+    iv: &[u8],
+    aad: &[u8],
+    data: &[u8],
+    tag: usize,
+) -> Result<Vec<u8>, String>
+where
+    A: aes::cipher::BlockCipher
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>
+        + aes::cipher::BlockEncrypt
+        + aes::cipher::KeyInit,
+    N: aes::cipher::ArrayLength<u8>,
+{
+    use aes_gcm::aead::{AeadInPlace, KeyInit};
+    use subtle::ConstantTimeEq;
+    let c = aes_gcm::AesGcm::<A, N>::new_from_slice(key).map_err(data_error)?;
+    let nonce = aes_gcm::Nonce::<N>::from_slice(iv);
+    let seal = |buf: &mut Vec<u8>| {
+        c.encrypt_in_place_detached(nonce, aad, buf)
+            .map_err(|_| operation_error("the data is too long for AES-GCM"))
+    };
+    let mut out = data.to_vec();
+    if encrypt {
+        let whole = seal(&mut out)?;
+        out.extend_from_slice(&whole[..tag]);
+        return Ok(out);
+    }
+    let failed = || {
+        operation_error(
+            "the data could not be decrypted (wrong key, iv, additionalData or tagLength, or altered data)",
+        )
+    };
+    let Some(cut) = data.len().checked_sub(tag) else {
+        return Err(failed());
+    };
+    let given = out.split_off(cut);
+    if tag == 16 {
+        return c
+            .decrypt_in_place_detached(nonce, aad, &mut out, aes_gcm::Tag::from_slice(&given))
+            .map(|()| out)
+            .map_err(|_| failed());
+    }
+    // A shorter tag: the keystream is its own inverse, so sealing the
+    // ciphertext gives the plaintext, and sealing that gives the
+    // ciphertext again with its whole tag, to compare.
+    seal(&mut out)?;
+    let mut again = out.clone();
+    let whole = seal(&mut again)?;
+    if bool::from(whole[..tag].ct_eq(&given)) {
+        Ok(out)
+    } else {
+        Err(failed())
+    }
+}
+
+/// AES-CTR: the counter block's rightmost `bits` bits count the blocks and
+/// wrap; more blocks than they can count would reuse the keystream, which
+/// the spec refuses.
+fn ctr<A>(key: &[u8], counter: &[u8], bits: usize, data: &[u8]) -> Result<Vec<u8>, String>
+where
+    A: aes::cipher::BlockEncrypt
+        + aes::cipher::KeyInit
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    let Ok(start) = <[u8; 16]>::try_from(counter) else {
+        return Err(operation_error(format!(
+            "AES-CTR takes a 16-byte counter, not {} bytes",
+            counter.len()
+        )));
+    };
+    if bits == 0 || bits > 128 {
+        return Err(operation_error(format!(
+            "AES-CTR's length is 1 to 128 bits, not {bits}"
+        )));
+    }
+    let blocks = data.len().div_ceil(16) as u128;
+    if bits < 128 && blocks > 1u128 << bits {
+        return Err(operation_error(format!(
+            "{blocks} blocks would wrap a {bits}-bit counter and repeat the keystream"
+        )));
+    }
+    let cipher = A::new_from_slice(key).map_err(data_error)?;
+    let mask = if bits == 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    };
+    let mut n = u128::from_be_bytes(start);
+    let mut out = Vec::with_capacity(data.len());
+    for chunk in data.chunks(16) {
+        let mut block = aes::Block::from(n.to_be_bytes());
+        cipher.encrypt_block(&mut block);
+        out.extend(chunk.iter().zip(block.iter()).map(|(d, k)| d ^ k));
+        n = (n & !mask) | (n.wrapping_add(1) & mask);
+    }
+    Ok(out)
+}
+
 fn aes_length(bytes: usize) -> String {
-    data_error(format!("an AES key is 128 or 256 bits, not {}", bytes * 8))
+    data_error(format!(
+        "an AES key is 128, 192 or 256 bits, not {}",
+        bytes * 8
+    ))
+}
+
+/// ECDH and X25519: the shared secret of a private key and another's
+/// public key, its first `bits` bits (all of it when `bits` is absent).
+fn agree(a: &Args, private: &[u8], public: &[u8]) -> Result<Vec<u8>, String> {
+    let mut secret = match a.alg.as_str() {
+        "ECDH" => with_curve!(a.curve.as_str(), ec => ec::agree(private, public))?,
+        "X25519" => x25519::agree(private, public)?,
+        other => return Err(not_supported(format!("{other} cannot agree on a secret"))),
+    };
+    let Some(bits) = a.bits else {
+        return Ok(secret);
+    };
+    if bits > secret.len() * 8 {
+        return Err(operation_error(format!(
+            "{} gives {} bits, fewer than the {bits} asked for",
+            a.alg,
+            secret.len() * 8
+        )));
+    }
+    secret.truncate(bits.div_ceil(8));
+    if bits % 8 != 0 {
+        let last = secret.len() - 1;
+        secret[last] &= 0xffu8 << (8 - bits % 8);
+    }
+    Ok(secret)
 }
 
 /// PBKDF2 and HKDF: `length` bits from `key`, `salt` and HKDF's `info`.
 fn derive(a: &Args, key: &[u8], salt: &[u8], info: &[u8]) -> Result<Vec<u8>, String> {
-    if a.length == 0 || !a.length.is_multiple_of(8) {
+    if !a.length.is_multiple_of(8) {
         return Err(operation_error(format!(
-            "length must be a positive multiple of 8, not {}",
+            "length must be a multiple of 8, not {}",
             a.length
         )));
     }
     let mut out = vec![0; a.length / 8];
+    if out.is_empty() {
+        return Ok(out);
+    }
     match a.alg.as_str() {
         "PBKDF2" => {
             if a.iterations == 0 || a.iterations > MAX_ITERATIONS {
@@ -516,7 +847,6 @@ fn jwk_bytes(jwk: &Map<String, Value>, name: &str) -> Result<Vec<u8>, String> {
 /// Imports `input` (or `jwk`) as an `alg` key: its kind, what the
 /// `CryptoKey`'s algorithm shows of it, and its canonical material.
 fn import(a: &Args, input: &[u8]) -> Result<Reply, String> {
-    let jwk_text = a.jwk.as_ref().map(|j| Value::Object(j.clone()).to_string());
     let (kind, der, shown) = match a.alg.as_str() {
         "ECDSA" | "ECDH" => {
             if let Some(j) = &a.jwk {
@@ -528,18 +858,30 @@ fn import(a: &Args, input: &[u8]) -> Result<Reply, String> {
                     )));
                 }
             }
-            let (kind, der) = match a.curve.as_str() {
-                "P-256" => ec256::import(&a.format, input, jwk_text.as_deref())?,
-                "P-384" => ec384::import(&a.format, input, jwk_text.as_deref())?,
-                other => return Err(unknown_curve(other)),
-            };
+            // The curve crates' JWK parser takes only the key's own
+            // members; a JWK carries `alg`, `key_ops`, `ext` too.
+            let jwk_text = a.jwk.as_ref().map(|j| {
+                let own = ["kty", "crv", "x", "y", "d"];
+                Value::Object(
+                    j.iter()
+                        .filter(|(k, _)| own.contains(&k.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )
+                .to_string()
+            });
+            let (kind, der) = with_curve!(a.curve.as_str(), ec => ec::import(&a.format, input, jwk_text.as_deref()))?;
+            (kind, der, json!({}))
+        }
+        "X25519" => {
+            let (kind, der) = x25519::import(&a.format, input, a.jwk.as_ref())?;
             (kind, der, json!({}))
         }
         "Ed25519" => {
             let (kind, der) = ed25519_import(&a.format, input, a.jwk.as_ref())?;
             (kind, der, json!({}))
         }
-        "RSASSA-PKCS1-v1_5" | "RSA-PSS" => {
+        "RSASSA-PKCS1-v1_5" | "RSA-PSS" | "RSA-OAEP" => {
             let (kind, der) = rsa_import(&a.format, input, a.jwk.as_ref())?;
             let public = match kind {
                 "private" => rsa::RsaPublicKey::from(rsa_private(&der)?),
@@ -677,11 +1019,8 @@ fn rsa_import(
 fn export(a: &Args, der: &[u8]) -> Result<Reply, String> {
     let kind = a.kind.as_str();
     match a.alg.as_str() {
-        "ECDSA" | "ECDH" => match a.curve.as_str() {
-            "P-256" => ec256::export(kind, &a.format, der),
-            "P-384" => ec384::export(kind, &a.format, der),
-            other => Err(unknown_curve(other)),
-        },
+        "ECDSA" | "ECDH" => with_curve!(a.curve.as_str(), ec => ec::export(kind, &a.format, der)),
+        "X25519" => x25519::export(kind, &a.format, der),
         "Ed25519" => {
             use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey};
             let x = |k: &ed25519_dalek::VerifyingKey| B64.encode(k.as_bytes());
@@ -708,7 +1047,7 @@ fn export(a: &Args, der: &[u8]) -> Result<Reply, String> {
                 _ => Err(bad_export(kind, &a.format)),
             }
         }
-        "RSASSA-PKCS1-v1_5" | "RSA-PSS" => {
+        "RSASSA-PKCS1-v1_5" | "RSA-PSS" | "RSA-OAEP" => {
             use rsa::traits::{PrivateKeyParts, PublicKeyParts};
             let b = |n: &rsa::BigUint| B64.encode(n.to_bytes_be());
             match (kind, a.format.as_str()) {
@@ -757,7 +1096,7 @@ fn generate(a: &Args) -> Result<Reply, String> {
         })
     };
     match a.alg.as_str() {
-        "HMAC" | "AES-GCM" | "AES-CBC" => {
+        "HMAC" | "AES-GCM" | "AES-CBC" | "AES-CTR" | "AES-KW" => {
             if a.length == 0 || !a.length.is_multiple_of(8) || a.length > 4096 {
                 return Err(operation_error(format!(
                     "a key's length must be a multiple of 8 bits, up to 4096, not {}",
@@ -768,11 +1107,8 @@ fn generate(a: &Args) -> Result<Reply, String> {
             getrandom::fill(&mut key).map_err(operation_error)?;
             Ok(bytes(key))
         }
-        "ECDSA" | "ECDH" => match a.curve.as_str() {
-            "P-256" => pair(ec256::generate()?, json!({})),
-            "P-384" => pair(ec384::generate()?, json!({})),
-            other => Err(unknown_curve(other)),
-        },
+        "ECDSA" | "ECDH" => with_curve!(a.curve.as_str(), ec => pair(ec::generate()?, json!({}))),
+        "X25519" => pair(x25519::generate()?, json!({})),
         "Ed25519" => {
             use ed25519_dalek::pkcs8::{EncodePrivateKey, EncodePublicKey};
             let key = ed25519_dalek::SigningKey::generate(&mut rand_core::OsRng);
@@ -788,7 +1124,7 @@ fn generate(a: &Args) -> Result<Reply, String> {
                 .map_err(operation_error)?;
             pair((private.as_bytes().to_vec(), public.into_vec()), json!({}))
         }
-        "RSASSA-PKCS1-v1_5" | "RSA-PSS" => {
+        "RSASSA-PKCS1-v1_5" | "RSA-PSS" | "RSA-OAEP" => {
             use rsa::pkcs8::{EncodePrivateKey, EncodePublicKey};
             if !RSA_BITS.contains(&a.modulus_length) {
                 return Err(not_supported(format!(
@@ -916,6 +1252,73 @@ mod tests {
                 "false"
             );
         }
+    }
+
+    fn unhex(text: &str) -> Vec<u8> {
+        (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn issue_34_aes_ctr_aes_kw_and_x25519_match_their_standards_vectors() {
+        // NIST SP 800-38A, F.5.1 (CTR-AES128.Encrypt), its first two blocks.
+        let ctr = run(
+            json!({"op": "encrypt", "alg": "AES-CTR", "length": 128}),
+            &[
+                &unhex("2b7e151628aed2a6abf7158809cf4f3c"),
+                &unhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"),
+                b"",
+                &unhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            hex(&ctr.data),
+            "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
+        );
+        // RFC 3394, 4.1: a 128-bit key wrapped with a 128-bit KEK.
+        let kw = run(
+            json!({"op": "encrypt", "alg": "AES-KW"}),
+            &[
+                &unhex("000102030405060708090a0b0c0d0e0f"),
+                b"",
+                b"",
+                &unhex("00112233445566778899aabbccddeeff"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            hex(&kw.data),
+            "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5"
+        );
+        // RFC 7748, 6.1: Alice's private key and Bob's public key.
+        let import = |format: &str, bytes: &[u8]| {
+            run(
+                json!({"op": "import", "alg": "X25519", "format": format}),
+                &[bytes],
+            )
+            .unwrap()
+            .data
+        };
+        let mut pkcs8 = unhex("302e020100300506032b656e04220420");
+        pkcs8.extend(unhex(
+            "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
+        ));
+        let alice = import("pkcs8", &pkcs8);
+        let bob = import(
+            "raw",
+            &unhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"),
+        );
+        let shared = run(json!({"op": "agree", "alg": "X25519"}), &[&alice, &bob]).unwrap();
+        assert_eq!(
+            hex(&shared.data),
+            "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"
+        );
+        let zero = import("raw", &[0; 32]);
+        let err = run(json!({"op": "agree", "alg": "X25519"}), &[&alice, &zero]).unwrap_err();
+        assert!(err.starts_with("OperationError: "), "{err}");
     }
 
     #[test]

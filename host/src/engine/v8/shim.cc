@@ -651,7 +651,7 @@ void ssr_v8_init(void) {
     // later render then fills the old generation with garbage that only a
     // full collection frees. Whether it happened varied by run: preact on V8 took 40 us a render in three runs of six and
     // 103-111 us in the others; with this flag 37-50 us in eight of eight,
-    // the other examples unchanged (`cargo bench -p ssr --bench engine --
+    // the other examples unchanged (`cargo bench -p ssr --features bench --bench engine --
     // render_warm/v8`).
     v8::V8::SetFlagsFromString("--no-allocation-site-pretenuring");
     // No `WebAssembly` global (see the invariants).

@@ -65,7 +65,7 @@ pub struct WasmOptions {
 }
 
 /// The compiler settings that trade compile time for render speed, measured
-/// by `benches/codegen.sh` (`cargo bench --bench engine` per setting,
+/// by `benches/codegen.sh` (`cargo bench -p ssr --features bench --bench engine` per setting,
 /// alternating; `benches/RESULTS-density.md`). The default is what that
 /// measurement kept: no setting rendered faster (inlining, eager tables and
 /// speed-and-size at 1.00-1.03x of its warm render time, unoptimized

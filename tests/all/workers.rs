@@ -310,7 +310,7 @@ fn crypto_subtle_refuses_bad_input_by_its_spec_name_and_says_what_is_wrong() {
         );
         says(
             "curve",
-            "NotSupportedError: the curve \"P-521\" is not supported",
+            "NotSupportedError: importKey: the curve \"P-192\" is not supported (P-256, P-384, P-521)",
         );
         says(
             "iterations",
@@ -318,7 +318,15 @@ fn crypto_subtle_refuses_bad_input_by_its_spec_name_and_says_what_is_wrong() {
         );
         says(
             "tag",
-            "NotSupportedError: AES-GCM takes a tagLength of 128 only",
+            "OperationError: AES-GCM's tagLength is 32, 64, 96, 104, 112, 120 or 128, not 100",
+        );
+        says(
+            "iv",
+            "NotSupportedError: AES-GCM takes an iv of 12, 16 or 32 bytes here, not 8",
+        );
+        says(
+            "label",
+            "NotSupportedError: RSA-OAEP takes a label of UTF-8 text here",
         );
         // issue 34: before, the host searched for its primes forever,
         // holding a worker thread that no limit could stop.

@@ -818,7 +818,7 @@
       const b = s.charCodeAt(i + 1);
       const c = s.charCodeAt(i + 2);
       if (a > 255 || b > 255 || c > 255) {
-        throw new Error('InvalidCharacterError: btoa() only takes characters in the Latin-1 range');
+        throw new DOMEx('btoa() only takes characters in the Latin-1 range', 'InvalidCharacterError');
       }
       const n = (a << 16) | ((b || 0) << 8) | (c || 0);
       out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
@@ -831,7 +831,7 @@
     let s = String(input).replace(/[\t\n\f\r ]/g, '');
     if (s.length % 4 === 0) s = s.replace(/==?$/, '');
     if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) {
-      throw new Error('InvalidCharacterError: atob() was given a string that is not valid base64');
+      throw new DOMEx('atob() was given a string that is not valid base64', 'InvalidCharacterError');
     }
     let out = '';
     let bits = 0;
@@ -2343,13 +2343,20 @@
       if (this._reads) this._reads.add(name);
       return name;
     }
+    // A fetched response's headers, and an error's or a redirect's, are
+    // immutable (the Fetch standard's guard), as on Workers.
+    _mutable(op) {
+      if (this._immutable) throw new TypeError(`Headers.${op}: these headers are immutable (a fetched response's: copy them with new Response(body, response))`);
+    }
     append(name, value) {
+      this._mutable('append');
       const n = this._name(name, 'append');
       const v = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
       if (/[\0\r\n\u0100-\uffff]/.test(v)) throw new TypeError(`Headers.append: "${v}" is an invalid header value.`);
       this._list.push([n, v]);
     }
     delete(name) {
+      this._mutable('delete');
       const n = this._name(name, 'delete');
       this._list = this._list.filter(([k]) => k !== n);
     }
@@ -2367,6 +2374,7 @@
       return this._list.some(([k]) => k === n);
     }
     set(name, value) {
+      this._mutable('set');
       const n = this._name(name, 'set');
       this.delete(n);
       this.append(n, value);
@@ -2533,10 +2541,14 @@
   // The Body mixin of Request and Response. `_body` is null, a string, a
   // Uint8Array or a ReadableStream (read whole here); `_used` is set once a
   // method has read it.
-  function streamUsed(b) { return b instanceof ReadableStreamImpl && (b._disturbed || b.locked); }
+  // `bodyUsed` is the Fetch standard's "disturbed"; a body is unusable
+  // when disturbed or locked to a reader.
+  function streamUsed(b) { return b instanceof ReadableStreamImpl && b._disturbed; }
   const bodyMethods = {
     _take() {
-      if (this._used || streamUsed(this._body)) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+      if (this._used || streamUsed(this._body) || (this._body instanceof ReadableStreamImpl && this._body.locked)) {
+        return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+      }
       this._used = this._body !== null;
       if (this._body instanceof ReadableStreamImpl) return readAllBytes(this._body, 'reading the body');
       return Promise.resolve(this._body);
@@ -2546,20 +2558,20 @@
     arrayBuffer() { return this.bytes().then((b) => b.buffer); },
     json() { return this.text().then((t) => JSON.parse(t)); },
     blob() { return this.bytes().then((b) => new BlobImpl([b], { type: this.headers.get('content-type') || '' })); },
+    // The body is read first, so that its stream's error is what a
+    // failed read rejects with; then its type decides.
     formData() {
       const given = this.headers.get('content-type') || '';
       const type = given.toLowerCase();
-      if (type.startsWith('application/x-www-form-urlencoded')) {
-        return this.text().then((t) => {
+      return this.bytes().then((b) => {
+        if (type.startsWith('application/x-www-form-urlencoded')) {
           const form = new FormDataImpl();
-          for (const [k, v] of new URLSearchParamsImpl(t)) form.append(k, v);
+          for (const [k, v] of new URLSearchParamsImpl(decoder().decode(b))) form.append(k, v);
           return form;
-        });
-      }
-      if (type.startsWith('multipart/form-data')) {
-        return this.bytes().then((b) => parseMultipart(b, given));
-      }
-      return Promise.reject(new TypeError(`formData() reads application/x-www-form-urlencoded or multipart/form-data bodies; this one is ${given ? `"${given}"` : 'untyped'}`));
+        }
+        if (type.startsWith('multipart/form-data')) return parseMultipart(b, given);
+        throw new TypeError(`formData() reads application/x-www-form-urlencoded or multipart/form-data bodies; this one is ${given ? `"${given}"` : 'untyped'}`);
+      });
     },
   };
   function parseMultipart(bytes, type) {
@@ -2569,6 +2581,7 @@
     const text = Array.from(bytes, (c) => String.fromCharCode(c)).join('');
     const form = new FormDataImpl();
     const parts = text.split(`--${m[1] || m[2]}`);
+    if (parts.length < 2 || !parts[parts.length - 1].startsWith('--')) throw new TypeError('formData(): the multipart/form-data body does not end with its boundary');
     for (const part of parts.slice(1, -1)) {
       const split = part.indexOf('\r\n\r\n');
       if (split < 0) continue;
@@ -2599,7 +2612,11 @@
         if (b === null || b instanceof ReadableStreamImpl) return b;
         const bytes = typeof b === 'string' ? encoder().encode(b) : b;
         this._body = new ReadableStreamImpl({ start(c) { c.enqueue(bytes); c.close(); } });
-        if (this._used) this._body._disturbed = true;
+        // A body read whole was read through a reader, which keeps it.
+        if (this._used) {
+          this._body.getReader();
+          this._body._disturbed = true;
+        }
         return this._body;
       },
       configurable: true,
@@ -2711,6 +2728,7 @@
       const r = new ResponseImpl(null, { status: 200 });
       r._status = 0;
       r._type = 'error';
+      r._headers._immutable = true;
       return r;
     }
     static redirect(url, status = 302) {
@@ -2806,6 +2824,7 @@
     for (const [k, val] of v.headers) r._headers._list.push([k, val]);
     r._urlList = v.urls;
     r._type = 'basic';
+    r._headers._immutable = true;
     r._body = NULL_BODY.includes(v.status) || p.method === 'HEAD' ? null : data;
     p.resolve(r);
   }

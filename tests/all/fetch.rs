@@ -208,6 +208,11 @@ fn a_renderer_fetches_granted_origins_only() {
             page(&s, id, "/json", &api.url("/data.json")).1,
             r#"json {"name":"lamp","price":12}"#
         );
+        assert_eq!(
+            page(&s, id, "/immutable", &api.url("/data.json")).1,
+            r#"TypeError yes {"name":"lamp","price":12}"#,
+            "{id}"
+        );
 
         // A secret goes out in a header and a JSON body in a POST.
         let (status, _) = s.admin_with(

@@ -27,6 +27,12 @@ fn headers_iterate_live_and_refuse_what_fetch_refuses_as_node_does_on_both_engin
 }
 
 #[test]
+fn bodies_are_used_when_disturbed_stay_locked_once_read_and_fail_with_their_streams_error_as_in_node()
+ {
+    assert_same_as_node("tests/plugins/bodies.js", "/", &[]);
+}
+
+#[test]
 fn structured_clone_walks_a_long_chain_without_recursion_and_a_huge_one_meets_the_cpu_limit() {
     let built = plugin("tests/plugins/web-platform.js");
     for &engine in Engines::KINDS {

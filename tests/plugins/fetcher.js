@@ -27,6 +27,20 @@ export default {
           body: JSON.stringify({ from: 'renderer' }),
         }));
         break;
+      case '/immutable': {
+        // A fetched response's headers are immutable; a copy's are not.
+        const r = await fetch(target);
+        let refused = 'changed';
+        try {
+          r.headers.set('x-added', 'no');
+        } catch (e) {
+          refused = e.name;
+        }
+        const copy = new Response(r.body, r);
+        copy.headers.set('x-added', 'yes');
+        out = `${refused} ${copy.headers.get('x-added')} ${await copy.text()}`;
+        break;
+      }
       case '/json': {
         const data = await (await fetch(target)).json();
         out = `json ${JSON.stringify(data)}`;

@@ -441,7 +441,9 @@
     constructor(key) {
       if (key !== makingSignal) throw new TypeError('Illegal constructor');
       super();
-      signalState.set(this, { aborted: false, reason: undefined, onabort: null, followers: [] });
+      // `followers`: the DOM standard's dependent signals; `sources`: what a
+      // dependent signal (made by `any`) follows.
+      signalState.set(this, { aborted: false, reason: undefined, onabort: null, followers: [], sources: null });
     }
     get aborted() { return sig(this).aborted; }
     get reason() { return sig(this).reason; }
@@ -483,23 +485,36 @@
         sig(result).reason = done.reason;
         return result;
       }
-      for (const s of list) sig(s).followers.push(result);
+      // A dependent signal is followed through its sources, so that every
+      // signal of one abort is marked before any of their events fires.
+      const sources = [];
+      for (const s of list) {
+        for (const source of sig(s).sources || [s]) if (!sources.includes(source)) sources.push(source);
+      }
+      sig(result).sources = sources;
+      for (const source of sources) sig(source).followers.push(result);
       return result;
     }
   }
   const sig = (s) => branded(signalState, s);
   function newSignal() { return new AbortSignalImpl(makingSignal); }
+  // The DOM standard's "signal abort": the signal and its dependents are
+  // all marked aborted first, then each fires its event in turn.
   function signalAbort(signal, reason) {
     const s = sig(signal);
     if (s.aborted) return;
     s.aborted = true;
     s.reason = reason === undefined ? new DOMEx('This operation was aborted', 'AbortError') : reason;
+    const dependents = s.followers.filter((f) => !sig(f).aborted);
+    s.followers = [];
+    for (const f of dependents) Object.assign(sig(f), { aborted: true, reason: s.reason });
+    fireAbort(signal);
+    for (const f of dependents) fireAbort(f);
+  }
+  function fireAbort(signal) {
     const event = new EventImpl('abort');
     ev(event).trusted = true;
     signal.dispatchEvent(event);
-    const followers = s.followers;
-    s.followers = [];
-    for (const f of followers) signalAbort(f, s.reason);
   }
   Object.defineProperty(AbortSignalImpl, 'name', { value: 'AbortSignal' });
   defineMissing('AbortSignal', AbortSignalImpl);

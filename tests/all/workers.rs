@@ -95,6 +95,17 @@ fn ssr_render_runs_a_worker_entrypoint_with_its_vars() {
 #[test]
 fn abort_controllers_events_and_dom_exceptions_behave_as_in_node() {
     crate::support::assert_same_as_node("tests/plugins/abort.js", "/", &[]);
+    // Where the DOM standard is newer than Node 20: AbortSignal.any.
+    let built = crate::support::plugin("tests/plugins/abort.js");
+    for &engine in Engines::KINDS {
+        let out = crate::support::render_on(engine, &built.plugin, "/?only=any", &[]);
+        assert_eq!(
+            text(&out.stdout),
+            r#"[["root sees second aborted: true","first","second"],"why"]"#,
+            "{engine}: {}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]

@@ -1,7 +1,23 @@
 // AbortController, AbortSignal, EventTarget, Event and DOMException, as
 // apps use them (issue 33), compared byte for byte with Node's own
 // (tests/all/workers.rs).
-export async function render() {
+// AbortSignal.any as the DOM standard has it now (newer than Node 20's):
+// every dependent is marked aborted before any abort event fires, and one
+// made of a dependent follows that one's sources.
+function anyOrder() {
+  const root = new AbortController();
+  const firstAny = AbortSignal.any([root.signal]);
+  const secondAny = AbortSignal.any([firstAny]);
+  const order = [];
+  root.signal.addEventListener('abort', () => order.push(`root sees second aborted: ${secondAny.aborted}`));
+  firstAny.addEventListener('abort', () => order.push('first'));
+  secondAny.addEventListener('abort', () => order.push('second'));
+  root.abort('why');
+  return JSON.stringify([order, secondAny.reason]);
+}
+
+export async function render(request) {
+  if (request.query?.only === 'any') return anyOrder();
   const out = {};
   const c = new AbortController();
   const seen = [];

@@ -12,8 +12,9 @@
 # (default: ssr-wasm,ssr-v8,node,workerd); DIRS the directories;
 # RESULTS_JSON, if set, is where every subtest's result is kept.
 #
-# A test has 30 s of wall-clock time on every runtime (20 s of CPU on
-# ssr): one that has not finished counts as failed.
+# A test has 25 s of wall-clock time on every runtime (20 s of CPU on
+# ssr): a subtest that has not finished by then counts as failed, and
+# the ones that have keep their results.
 #
 # Writes benches/RESULTS-wpt.md (the pass counts per directory, the
 # commit, what was left out and why) and the table in

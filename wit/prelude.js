@@ -1724,6 +1724,121 @@
     }
   }
 
+  // pipeTo's options, read in the Streams standard's order (each getter
+  // once), and its signal checked.
+  function pipeOptions(options) {
+    if (options === undefined || options === null) return { preventAbort: false, preventCancel: false, preventClose: false, signal: undefined };
+    if (typeof options !== 'object' && typeof options !== 'function') throw new TypeError('pipeTo: options must be an object');
+    const preventAbort = Boolean(options.preventAbort);
+    const preventCancel = Boolean(options.preventCancel);
+    const preventClose = Boolean(options.preventClose);
+    const signal = options.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignalImpl)) throw new TypeError('pipeTo: options.signal must be an AbortSignal');
+    return { preventAbort, preventCancel, preventClose, signal };
+  }
+  // The Streams standard's ReadableStreamPipeTo: chunks go from `source` to
+  // `dest` as `dest` wants them (its writer's `ready`); an error or a close
+  // on either side, or the signal, shuts the pipe down, after the writes
+  // already made have finished, with the action the options allow.
+  function pipe(source, dest, { preventAbort, preventCancel, preventClose, signal }) {
+    const reader = new ReadableStreamDefaultReaderImpl(source);
+    const writer = new WritableStreamDefaultWriterImpl(dest);
+    source._disturbed = true;
+    const result = deferred();
+    let shuttingDown = false;
+    let currentWrite = Promise.resolve();
+    let onAbort = null;
+    const destClosing = () => dest._state === 'closed' || (dest._state === 'writable' && dest._closing !== null);
+    // Waits for every write made so far (a write made while waiting too).
+    const writesDone = () => {
+      const last = currentWrite;
+      return last.then(() => (last === currentWrite ? undefined : writesDone()), () => undefined);
+    };
+    function finalize(isError, error) {
+      writer.releaseLock();
+      reader.releaseLock();
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      if (isError) result.reject(error);
+      else result.resolve(undefined);
+    }
+    function shutdown(action, isError, error) {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      const waited = dest._state === 'writable' && dest._closing === null ? writesDone() : Promise.resolve();
+      waited.then(() => {
+        if (!action) return finalize(isError, error);
+        let p;
+        try {
+          p = Promise.resolve(action());
+        } catch (e) {
+          p = Promise.reject(e);
+        }
+        return p.then(() => finalize(isError, error), (e) => finalize(true, e));
+      });
+    }
+    const abortDest = (e) => () => (dest._state === 'writable' ? dest._abort(e) : undefined);
+    const cancelSource = (e) => () => (source._state === 'readable' ? source._cancel(e) : undefined);
+    // The checks, in the standard's order: errors forward, errors backward,
+    // closing forward, closing backward.
+    function check() {
+      if (shuttingDown) return true;
+      if (source._state === 'errored') {
+        const e = source._stored;
+        shutdown(preventAbort ? null : abortDest(e), true, e);
+        return true;
+      }
+      if (dest._state === 'errored') {
+        const e = dest._stored;
+        shutdown(preventCancel ? null : cancelSource(e), true, e);
+        return true;
+      }
+      if (source._state === 'closed') {
+        shutdown(preventClose ? null : () => {
+          if (destClosing()) return undefined;
+          if (dest._state === 'errored') throw dest._stored;
+          return writer.close();
+        }, false);
+        return true;
+      }
+      if (destClosing()) {
+        const e = new TypeError('the destination writable stream closed before all the data could be piped to it');
+        shutdown(preventCancel ? null : cancelSource(e), true, e);
+        return true;
+      }
+      return false;
+    }
+    if (signal !== undefined) {
+      onAbort = () => {
+        const e = signal.reason;
+        const actions = [];
+        if (!preventAbort) actions.push(abortDest(e));
+        if (!preventCancel) actions.push(cancelSource(e));
+        shutdown(() => Promise.all(actions.map((a) => a())), true, e);
+      };
+      if (signal.aborted) {
+        onAbort();
+        return result.promise;
+      }
+      signal.addEventListener('abort', onAbort);
+    }
+    reader.closed.then(check, check);
+    writer.closed.then(check, check);
+    function step() {
+      if (check()) return;
+      writer.ready.then(() => {
+        if (check()) return undefined;
+        return reader.read().then(({ value, done }) => {
+          if (done) return check();
+          currentWrite = writer.write(value);
+          quietly(currentWrite);
+          return step();
+        });
+      }, () => undefined).then(undefined, () => check());
+    }
+    step();
+    return result.promise;
+  }
+
   class ReadableStreamImpl {
     constructor(source, strategy) {
       const src = source === undefined || source === null ? {} : source;
@@ -1807,37 +1922,24 @@
       if (!transform || !(transform.writable instanceof WritableStreamImpl) || !(transform.readable instanceof ReadableStreamImpl)) {
         throw new TypeError('pipeThrough: expected { writable, readable }');
       }
-      quietly(this.pipeTo(transform.writable, options));
+      const opts = pipeOptions(options);
+      if (this.locked) throw new TypeError('Invalid state: ReadableStream is locked');
+      if (transform.writable.locked) throw new TypeError('Invalid state: WritableStream is locked');
+      quietly(pipe(this, transform.writable, opts));
       return transform.readable;
     }
-    pipeTo(dest, options = {}) {
-      if (!(dest instanceof WritableStreamImpl)) return Promise.reject(new TypeError('pipeTo: the destination is not a WritableStream'));
-      if (this.locked) return Promise.reject(new TypeError('Invalid state: ReadableStream is locked'));
-      if (dest.locked) return Promise.reject(new TypeError('Invalid state: WritableStream is locked'));
-      const reader = this.getReader();
-      const writer = dest.getWriter();
-      const source = this;
-      return (async () => {
-        try {
-          for (;;) {
-            await writer.ready;
-            const { value, done } = await reader.read();
-            if (done) break;
-            await writer.write(value);
-          }
-          if (!options.preventClose) await writer.close();
-        } catch (e) {
-          if (source._state === 'errored') {
-            if (!options.preventAbort) await writer.abort(e).catch(() => {});
-          } else if (!options.preventCancel) {
-            await reader.cancel(e).catch(() => {});
-          }
-          throw e;
-        } finally {
-          reader.releaseLock();
-          writer.releaseLock();
-        }
-      })();
+    pipeTo(dest, options) {
+      let opts;
+      try {
+        if (!(this instanceof ReadableStreamImpl)) throw new TypeError('pipeTo: this is not a ReadableStream');
+        if (!(dest instanceof WritableStreamImpl)) throw new TypeError('pipeTo: the destination is not a WritableStream');
+        opts = pipeOptions(options);
+        if (this.locked) throw new TypeError('Invalid state: ReadableStream is locked');
+        if (dest.locked) throw new TypeError('Invalid state: WritableStream is locked');
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return pipe(this, dest, opts);
     }
     tee() {
       const reader = this.getReader();

@@ -15,6 +15,11 @@ fn web_streams_behave_as_nodes_on_both_engines() {
 }
 
 #[test]
+fn pipes_carry_closes_errors_and_aborts_both_ways_and_respect_backpressure_as_in_node() {
+    assert_same_as_node("tests/plugins/piping.js", "/", &[]);
+}
+
+#[test]
 fn react_render_to_readable_stream_matches_node_on_both_engines() {
     assert_same_as_node("plugins/stream/app.jsx", "/", &[]);
 }

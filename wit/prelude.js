@@ -1629,11 +1629,15 @@
   // A promise with its resolve and reject; a `quiet` one's rejection
   // nobody has to observe (a reader's `closed`, a writer's `ready`).
   function deferred(quiet = false) {
-    const d = {};
-    d.promise = new Promise((resolve, reject) => { d.resolve = resolve; d.reject = reject; });
+    const d = { settled: false };
+    d.promise = new Promise((resolve, reject) => {
+      d.resolve = (v) => { d.settled = true; resolve(v); };
+      d.reject = (e) => { d.settled = true; reject(e); };
+    });
     if (quiet) quietly(d.promise);
     return d;
   }
+  function settledOf(d) { return d.settled; }
   function quietly(p) { p.catch(() => {}); return p; }
   function strategyOf(strategy, fallback) {
     const s = strategy === undefined || strategy === null ? {} : strategy;
@@ -1748,7 +1752,7 @@
     let shuttingDown = false;
     let currentWrite = Promise.resolve();
     let onAbort = null;
-    const destClosing = () => dest._state === 'closed' || (dest._state === 'writable' && dest._closing !== null);
+    const destClosing = () => dest._state === 'closed' || wsCloseQueuedOrInFlight(dest);
     // Waits for every write made so far (a write made while waiting too).
     const writesDone = () => {
       const last = currentWrite;
@@ -1764,7 +1768,7 @@
     function shutdown(action, isError, error) {
       if (shuttingDown) return;
       shuttingDown = true;
-      const waited = dest._state === 'writable' && dest._closing === null ? writesDone() : Promise.resolve();
+      const waited = dest._state === 'writable' && !wsCloseQueuedOrInFlight(dest) ? writesDone() : Promise.resolve();
       waited.then(() => {
         if (!action) return finalize(isError, error);
         let p;
@@ -1776,7 +1780,7 @@
         return p.then(() => finalize(isError, error), (e) => finalize(true, e));
       });
     }
-    const abortDest = (e) => () => (dest._state === 'writable' ? dest._abort(e) : undefined);
+    const abortDest = (e) => () => (dest._state === 'writable' ? wsAbort(dest, e) : undefined);
     const cancelSource = (e) => () => (source._state === 'readable' ? source._cancel(e) : undefined);
     // The checks, in the standard's order: errors forward, errors backward,
     // closing forward, closing backward.
@@ -2031,144 +2035,256 @@
     get [Symbol.toStringTag]() { return 'ReadableStreamDefaultReader'; }
   }
 
+  // WritableStream as the Streams standard defines it: the states
+  // writable, erroring, errored and closed; one sink operation in flight
+  // at a time; an abort waits for the operation in flight, then calls the
+  // sink's abort; the controller's `signal` is aborted at once. Functions
+  // named `ws*` are the standard's abstract operations of the same names.
+  const closeSentinel = {};
   class WritableStreamDefaultController {
     constructor() { throw new TypeError('Illegal constructor'); }
-    error(e) { if (this._stream._state === 'writable') this._stream._error(e); }
+    get signal() { return this._signal; }
+    error(e) {
+      if (this._stream._state === 'writable') wsControllerError(this, e);
+    }
+    get [Symbol.toStringTag]() { return 'WritableStreamDefaultController'; }
+  }
+  function sinkMethod(sink, name) {
+    const f = sink[name];
+    if (f !== undefined && typeof f !== 'function') throw new TypeError(`WritableStream: the sink's ${name} must be a function`);
+    return f;
+  }
+  // Calls a sink method as a promise (a throw is a rejection).
+  function promiseCall(f, self, ...args) {
+    if (f === undefined) return Promise.resolve(undefined);
+    try {
+      return Promise.resolve(f.apply(self, args));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   class WritableStreamImpl {
     constructor(sink, strategy) {
       const snk = sink === undefined || sink === null ? {} : sink;
+      const abort = sinkMethod(snk, 'abort');
+      const close = sinkMethod(snk, 'close');
+      const start = sinkMethod(snk, 'start');
       if (snk.type !== undefined) throw new RangeError('Invalid type is specified');
+      const write = sinkMethod(snk, 'write');
       const { hwm, size } = strategyOf(strategy, 1);
       this._state = 'writable';
       this._stored = undefined;
       this._writer = null;
-      this._queue = [];
-      this._queueSize = 0;
-      this._hwm = hwm;
-      this._size = size;
-      this._inFlight = false;
-      this._closing = null;
-      this._started = false;
-      this._sink = snk;
+      this._writeRequests = [];
+      this._inFlightWrite = null;
+      this._closeRequest = null;
+      this._inFlightClose = null;
+      this._pendingAbort = null;
+      this._backpressure = false;
       const c = Object.create(WritableStreamDefaultController.prototype);
-      c._stream = this;
+      Object.assign(c, {
+        _stream: this, _queue: [], _queueSize: 0, _hwm: hwm, _size: size, _started: false, _signal: newSignal(),
+        _write: (chunk) => promiseCall(write, snk, chunk, c),
+        _close: () => promiseCall(close, snk),
+        _abort: (reason) => promiseCall(abort, snk, reason),
+      });
       this._controller = c;
-      const started = typeof snk.start === 'function' ? snk.start.call(snk, c) : undefined;
+      wsUpdateBackpressure(this, wsBackpressure(c));
+      const started = start === undefined ? undefined : start.call(snk, c);
       Promise.resolve(started).then(() => {
-        this._started = true;
-        this._advance();
-      }, (e) => this._error(e));
+        c._started = true;
+        wsAdvanceQueueIfNeeded(c);
+      }, (r) => {
+        c._started = true;
+        wsDealWithRejection(this, r);
+      });
     }
     get locked() { return this._writer !== null; }
     getWriter() { return new WritableStreamDefaultWriterImpl(this); }
     abort(reason) {
       if (this.locked) return Promise.reject(new TypeError('Invalid state: WritableStream is locked'));
-      return this._abort(reason);
+      return wsAbort(this, reason);
     }
     close() {
       if (this.locked) return Promise.reject(new TypeError('Invalid state: WritableStream is locked'));
-      return this._close();
+      if (wsCloseQueuedOrInFlight(this)) return Promise.reject(new TypeError('Invalid state: WritableStream is closing'));
+      return wsClose(this);
     }
-    _desired() {
-      if (this._state === 'errored') return null;
-      if (this._state === 'closed') return 0;
-      return this._hwm - this._queueSize;
-    }
-    _write(chunk) {
-      if (this._state === 'errored') return Promise.reject(this._stored);
-      if (this._state !== 'writable' || this._closing) return Promise.reject(new TypeError('Invalid state: WritableStream is closed'));
-      let size;
-      try {
-        size = Number(this._size(chunk));
-      } catch (e) {
-        this._error(e);
-        return Promise.reject(e);
-      }
-      const done = deferred();
-      this._queue.push({ chunk, size, done });
-      this._queueSize += size;
-      this._backpressure();
-      this._advance();
-      return done.promise;
-    }
-    _close() {
-      if (this._state !== 'writable' || this._closing) return Promise.reject(new TypeError('Invalid state: WritableStream is closed'));
-      this._closing = deferred();
-      this._advance();
-      return this._closing.promise;
-    }
-    _abort(reason) {
-      if (this._state !== 'writable') return Promise.resolve();
-      this._error(reason);
-      const r = typeof this._sink.abort === 'function' ? this._sink.abort.call(this._sink, reason) : undefined;
-      return Promise.resolve(r).then(() => undefined);
-    }
+    // What a TransformStream does to its writable side on error.
     _error(e) {
-      if (this._state !== 'writable') return;
-      this._state = 'errored';
-      this._stored = e;
-      for (const w of this._queue.splice(0)) w.done.reject(e);
-      this._queueSize = 0;
-      if (this._closing) this._closing.reject(e);
-      const writer = this._writer;
-      if (writer) {
-        writer._closed.reject(e);
-        writer._settleReady(e);
-      }
-    }
-    // The writer's `ready` waits while the queue is at the high-water mark.
-    _backpressure() {
-      const writer = this._writer;
-      if (!writer || this._state !== 'writable') return;
-      if (this._desired() <= 0) writer._wait();
-      else writer._settleReady();
-    }
-    _advance() {
-      if (!this._started || this._inFlight || this._state !== 'writable') return;
-      if (this._queue.length > 0) {
-        const w = this._queue[0];
-        this._inFlight = true;
-        let r;
-        try {
-          r = typeof this._sink.write === 'function' ? this._sink.write.call(this._sink, w.chunk, this._controller) : undefined;
-        } catch (e) {
-          r = Promise.reject(e);
-        }
-        Promise.resolve(r).then(() => {
-          this._inFlight = false;
-          this._queue.shift();
-          this._queueSize -= w.size;
-          w.done.resolve();
-          this._backpressure();
-          this._advance();
-        }, (e) => {
-          this._inFlight = false;
-          this._error(e);
-        });
-        return;
-      }
-      if (this._closing) {
-        this._inFlight = true;
-        let r;
-        try {
-          r = typeof this._sink.close === 'function' ? this._sink.close.call(this._sink) : undefined;
-        } catch (e) {
-          r = Promise.reject(e);
-        }
-        Promise.resolve(r).then(() => {
-          this._inFlight = false;
-          this._state = 'closed';
-          this._closing.resolve();
-          if (this._writer) this._writer._closed.resolve();
-        }, (e) => {
-          this._inFlight = false;
-          this._error(e);
-        });
-      }
+      if (this._state === 'writable') wsControllerError(this._controller, e);
     }
     get [Symbol.toStringTag]() { return 'WritableStream'; }
+  }
+
+  function wsAbort(stream, reason) {
+    if (stream._state === 'closed' || stream._state === 'errored') return Promise.resolve(undefined);
+    signalAbort(stream._controller._signal, reason);
+    if (stream._state === 'closed' || stream._state === 'errored') return Promise.resolve(undefined);
+    if (stream._pendingAbort) return stream._pendingAbort.done.promise;
+    const wasAlreadyErroring = stream._state === 'erroring';
+    const done = deferred();
+    stream._pendingAbort = { done, reason: wasAlreadyErroring ? undefined : reason, wasAlreadyErroring };
+    if (!wasAlreadyErroring) wsStartErroring(stream, reason);
+    return done.promise;
+  }
+  function wsClose(stream) {
+    if (stream._state === 'closed' || stream._state === 'errored') {
+      return Promise.reject(new TypeError('Invalid state: WritableStream is closed'));
+    }
+    const done = deferred();
+    stream._closeRequest = done;
+    const writer = stream._writer;
+    if (writer && stream._backpressure && stream._state === 'writable') writer._ready.resolve();
+    const c = stream._controller;
+    c._queue.push({ chunk: closeSentinel, size: 0 });
+    wsAdvanceQueueIfNeeded(c);
+    return done.promise;
+  }
+  function wsCloseQueuedOrInFlight(stream) { return stream._closeRequest !== null || stream._inFlightClose !== null; }
+  function wsDealWithRejection(stream, error) {
+    if (stream._state === 'writable') {
+      wsStartErroring(stream, error);
+      return;
+    }
+    wsFinishErroring(stream);
+  }
+  function wsStartErroring(stream, reason) {
+    const c = stream._controller;
+    stream._state = 'erroring';
+    stream._stored = reason;
+    if (stream._writer) writerEnsureReadyRejected(stream._writer, reason);
+    if (stream._inFlightWrite === null && stream._inFlightClose === null && c._started) wsFinishErroring(stream);
+  }
+  function wsFinishErroring(stream) {
+    stream._state = 'errored';
+    const c = stream._controller;
+    c._queue = [];
+    c._queueSize = 0;
+    const stored = stream._stored;
+    for (const w of stream._writeRequests.splice(0)) w.reject(stored);
+    const abort = stream._pendingAbort;
+    if (abort === null) {
+      wsRejectCloseAndClosed(stream);
+      return;
+    }
+    stream._pendingAbort = null;
+    if (abort.wasAlreadyErroring) {
+      abort.done.reject(stored);
+      wsRejectCloseAndClosed(stream);
+      return;
+    }
+    const sinkAbort = c._abort(abort.reason);
+    wsClearAlgorithms(c);
+    sinkAbort.then(() => {
+      abort.done.resolve();
+      wsRejectCloseAndClosed(stream);
+    }, (e) => {
+      abort.done.reject(e);
+      wsRejectCloseAndClosed(stream);
+    });
+  }
+  function wsRejectCloseAndClosed(stream) {
+    if (stream._closeRequest) {
+      stream._closeRequest.reject(stream._stored);
+      stream._closeRequest = null;
+    }
+    if (stream._writer) writerEnsureClosedRejected(stream._writer, stream._stored);
+  }
+  function wsUpdateBackpressure(stream, backpressure) {
+    const writer = stream._writer;
+    if (writer && backpressure !== stream._backpressure) {
+      if (backpressure) writer._ready = deferred(true);
+      else writer._ready.resolve();
+    }
+    stream._backpressure = backpressure;
+  }
+  function wsDesiredSize(c) { return c._hwm - c._queueSize; }
+  function wsBackpressure(c) { return wsDesiredSize(c) <= 0; }
+  function wsClearAlgorithms(c) {
+    const settled = () => Promise.resolve(undefined);
+    c._write = settled;
+    c._close = settled;
+    c._abort = settled;
+    c._size = () => 1;
+  }
+  function wsControllerError(c, error) {
+    wsClearAlgorithms(c);
+    wsStartErroring(c._stream, error);
+  }
+  function wsAdvanceQueueIfNeeded(c) {
+    const stream = c._stream;
+    if (!c._started || stream._inFlightWrite !== null) return;
+    if (stream._state === 'closed' || stream._state === 'errored') return;
+    if (stream._state === 'erroring') {
+      wsFinishErroring(stream);
+      return;
+    }
+    if (c._queue.length === 0) return;
+    const { chunk } = c._queue[0];
+    if (chunk === closeSentinel) wsProcessClose(c);
+    else wsProcessWrite(c, chunk);
+  }
+  function wsProcessClose(c) {
+    const stream = c._stream;
+    stream._inFlightClose = stream._closeRequest;
+    stream._closeRequest = null;
+    c._queue.shift();
+    const sinkClose = c._close();
+    wsClearAlgorithms(c);
+    sinkClose.then(() => {
+      stream._inFlightClose.resolve();
+      stream._inFlightClose = null;
+      if (stream._state === 'erroring') {
+        stream._stored = undefined;
+        if (stream._pendingAbort) {
+          stream._pendingAbort.done.resolve();
+          stream._pendingAbort = null;
+        }
+      }
+      stream._state = 'closed';
+      if (stream._writer) stream._writer._closed.resolve();
+    }, (e) => {
+      stream._inFlightClose.reject(e);
+      stream._inFlightClose = null;
+      if (stream._pendingAbort) {
+        stream._pendingAbort.done.reject(e);
+        stream._pendingAbort = null;
+      }
+      wsDealWithRejection(stream, e);
+    });
+  }
+  function wsProcessWrite(c, chunk) {
+    const stream = c._stream;
+    stream._inFlightWrite = stream._writeRequests.shift();
+    c._write(chunk).then(() => {
+      stream._inFlightWrite.resolve();
+      stream._inFlightWrite = null;
+      const { size } = c._queue.shift();
+      c._queueSize = Math.max(0, c._queueSize - size);
+      if (!wsCloseQueuedOrInFlight(stream) && stream._state === 'writable') wsUpdateBackpressure(stream, wsBackpressure(c));
+      wsAdvanceQueueIfNeeded(c);
+    }, (e) => {
+      if (stream._state === 'writable') wsClearAlgorithms(c);
+      stream._inFlightWrite.reject(e);
+      stream._inFlightWrite = null;
+      wsDealWithRejection(stream, e);
+    });
+  }
+  function writerEnsureReadyRejected(writer, error) {
+    if (writer._readyPending()) writer._ready.reject(error);
+    else {
+      writer._ready = deferred(true);
+      writer._ready.reject(error);
+    }
+  }
+  function writerEnsureClosedRejected(writer, error) {
+    if (writer._closedPending()) writer._closed.reject(error);
+    else {
+      writer._closed = deferred(true);
+      writer._closed.reject(error);
+    }
   }
 
   class WritableStreamDefaultWriterImpl {
@@ -2177,51 +2293,80 @@
       if (stream.locked) throw new TypeError('Invalid state: WritableStream is locked');
       this._stream = stream;
       stream._writer = this;
-      this._closed = deferred(true);
       this._ready = deferred(true);
-      this._ready.resolve();
-      if (stream._state === 'closed') this._closed.resolve();
-      if (stream._state === 'errored') {
+      this._closed = deferred(true);
+      const state = stream._state;
+      if (state === 'writable') {
+        if (wsCloseQueuedOrInFlight(stream) || !stream._backpressure) this._ready.resolve();
+      } else if (state === 'erroring') {
+        this._ready.reject(stream._stored);
+      } else if (state === 'closed') {
+        this._ready.resolve();
+        this._closed.resolve();
+      } else {
+        this._ready.reject(stream._stored);
         this._closed.reject(stream._stored);
-        this._settleReady(stream._stored);
-      }
-      stream._backpressure();
-    }
-    _wait() {
-      if (this._readySettled !== false) {
-        this._ready = deferred(true);
-        this._readySettled = false;
       }
     }
-    _settleReady(error) {
-      if (this._readySettled === false) {
-        this._readySettled = true;
-        if (error === undefined) this._ready.resolve();
-        else this._ready.reject(error);
-      }
-    }
+    // Whether a promise is still pending: a settled `deferred` is replaced
+    // by a new one, so each remembers whether it was settled.
+    _readyPending() { return !settledOf(this._ready); }
+    _closedPending() { return !settledOf(this._closed); }
     _attached() {
       if (!this._stream) throw new TypeError('Invalid state: The writer is not attached to a stream');
       return this._stream;
     }
     get closed() { return this._closed.promise; }
     get ready() { return this._ready.promise; }
-    get desiredSize() { return this._attached()._desired(); }
+    get desiredSize() {
+      const stream = this._attached();
+      if (stream._state === 'errored' || stream._state === 'erroring') return null;
+      if (stream._state === 'closed') return 0;
+      return wsDesiredSize(stream._controller);
+    }
     write(chunk) {
-      try { return this._attached()._write(chunk); } catch (e) { return Promise.reject(e); }
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The writer is not attached to a stream'));
+      const stream = this._stream;
+      const c = stream._controller;
+      let size = 1;
+      try {
+        size = c._size(chunk);
+      } catch (e) {
+        if (stream._state === 'writable') wsControllerError(c, e);
+      }
+      if (stream !== this._stream) return Promise.reject(new TypeError('Invalid state: the writer was released while sizing the chunk'));
+      const state = stream._state;
+      if (state === 'errored') return Promise.reject(stream._stored);
+      if (wsCloseQueuedOrInFlight(stream) || state === 'closed') return Promise.reject(new TypeError('Invalid state: WritableStream is closing or closed'));
+      if (state === 'erroring') return Promise.reject(stream._stored);
+      const done = deferred();
+      stream._writeRequests.push(done);
+      const n = Number(size);
+      if (!(n >= 0) || n === Infinity) {
+        wsControllerError(c, new RangeError('Invalid chunk size: a size must be a finite, non-negative number'));
+        return done.promise;
+      }
+      c._queue.push({ chunk, size: n });
+      c._queueSize += n;
+      if (!wsCloseQueuedOrInFlight(stream) && stream._state === 'writable') wsUpdateBackpressure(stream, wsBackpressure(c));
+      wsAdvanceQueueIfNeeded(c);
+      return done.promise;
     }
     close() {
-      try { return this._attached()._close(); } catch (e) { return Promise.reject(e); }
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The writer is not attached to a stream'));
+      if (wsCloseQueuedOrInFlight(this._stream)) return Promise.reject(new TypeError('Invalid state: WritableStream is closing'));
+      return wsClose(this._stream);
     }
     abort(reason) {
-      try { return this._attached()._abort(reason); } catch (e) { return Promise.reject(e); }
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The writer is not attached to a stream'));
+      return wsAbort(this._stream, reason);
     }
     releaseLock() {
       const stream = this._stream;
       if (!stream) return;
       const released = new TypeError('Invalid state: Writer has been released');
-      this._closed = deferred(true);
-      this._closed.reject(released);
+      writerEnsureReadyRejected(this, released);
+      writerEnsureClosedRejected(this, released);
       stream._writer = null;
       this._stream = null;
     }

@@ -1623,9 +1623,11 @@
   // React's `renderToReadableStream`, and piping through `TextEncoderStream`
   // and `TextDecoderStream`: default readers and writers, queuing strategies
   // (`highWaterMark` and `size`), pull on demand, cancel, abort, `tee`,
-  // `pipeTo`, `pipeThrough` and async iteration. Not here: BYOB readers (a
-  // `type: 'bytes'` source is read as a default stream) and an `AbortSignal`
-  // for `pipeTo`. Node's (undici's) messages are the reference.
+  // `pipeTo` and `pipeThrough` (with a signal), async iteration. WritableStream
+  // and pipeTo follow the standard's algorithms step by step (WPT
+  // `streams/writable-streams/`, `streams/piping/`). Not here: BYOB readers
+  // (a `type: 'bytes'` source is read as a default stream). Node's
+  // (undici's) messages are the reference.
   // A promise with its resolve and reject; a `quiet` one's rejection
   // nobody has to observe (a reader's `closed`, a writer's `ready`).
   function deferred(quiet = false) {
@@ -2313,7 +2315,7 @@
     _readyPending() { return !settledOf(this._ready); }
     _closedPending() { return !settledOf(this._closed); }
     _attached() {
-      if (!this._stream) throw new TypeError('Invalid state: The writer is not attached to a stream');
+      if (!this._stream) throw new TypeError('Invalid state: Writer is not bound to a WritableStream');
       return this._stream;
     }
     get closed() { return this._closed.promise; }
@@ -2325,7 +2327,7 @@
       return wsDesiredSize(stream._controller);
     }
     write(chunk) {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The writer is not attached to a stream'));
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: Writer is not bound to a WritableStream'));
       const stream = this._stream;
       const c = stream._controller;
       let size = 1;
@@ -2353,12 +2355,12 @@
       return done.promise;
     }
     close() {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The writer is not attached to a stream'));
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: Writer is not bound to a WritableStream'));
       if (wsCloseQueuedOrInFlight(this._stream)) return Promise.reject(new TypeError('Invalid state: WritableStream is closing'));
       return wsClose(this._stream);
     }
     abort(reason) {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The writer is not attached to a stream'));
+      if (!this._stream) return Promise.reject(new TypeError('Invalid state: Writer is not bound to a WritableStream'));
       return wsAbort(this._stream, reason);
     }
     releaseLock() {

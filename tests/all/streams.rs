@@ -20,6 +20,11 @@ fn pipes_carry_closes_errors_and_aborts_both_ways_and_respect_backpressure_as_in
 }
 
 #[test]
+fn writable_streams_abort_after_the_write_in_flight_and_settle_in_the_standards_order_as_in_node() {
+    assert_same_as_node("tests/plugins/writable.js", "/", &[]);
+}
+
+#[test]
 fn react_render_to_readable_stream_matches_node_on_both_engines() {
     assert_same_as_node("plugins/stream/app.jsx", "/", &[]);
 }

@@ -1947,34 +1947,73 @@
       }
       return pipe(this, dest, opts);
     }
+    // The Streams standard's ReadableStreamDefaultTee: one read feeds both
+    // branches; each branch's cancel is remembered, and the source is
+    // cancelled (with both reasons) only when both are.
     tee() {
-      const reader = this.getReader();
+      if (!(this instanceof ReadableStreamImpl)) throw new TypeError('tee: this is not a ReadableStream');
+      const source = this;
+      const reader = new ReadableStreamDefaultReaderImpl(source);
       let reading = false;
-      let cancelled = 0;
+      let readAgain = false;
+      let canceled1 = false;
+      let canceled2 = false;
+      let reason1;
+      let reason2;
       let c1;
       let c2;
+      const cancelled = deferred();
       const pull = () => {
-        if (reading) return Promise.resolve();
+        if (reading) {
+          readAgain = true;
+          return Promise.resolve();
+        }
         reading = true;
-        return reader.read().then(({ value, done }) => {
+        reader.read().then(({ value, done }) => {
           reading = false;
-          for (const c of [c1, c2]) {
-            if (c._stream._state !== 'readable' || c._closeRequested) continue;
-            if (done) c.close();
-            else c.enqueue(value);
+          const open = (c) => c._stream._state === 'readable' && !c._closeRequested;
+          if (done) {
+            if (!canceled1 && open(c1)) c1.close();
+            if (!canceled2 && open(c2)) c2.close();
+            if (!canceled1 || !canceled2) cancelled.resolve(undefined);
+            return;
           }
-        }, (e) => {
-          c1.error(e);
-          c2.error(e);
-        });
+          readAgain = false;
+          if (!canceled1 && open(c1)) c1.enqueue(value);
+          if (!canceled2 && open(c2)) c2.enqueue(value);
+          if (readAgain) pull();
+        }, () => { reading = false; });
+        return Promise.resolve();
       };
-      const cancel = () => {
-        cancelled += 1;
-        return cancelled === 2 ? reader.cancel() : undefined;
+      const cancelBoth = () => {
+        cancelled.resolve(source._cancel([reason1, reason2]));
       };
-      const a = new ReadableStreamImpl({ start(c) { c1 = c; }, pull, cancel });
-      const b = new ReadableStreamImpl({ start(c) { c2 = c; }, pull, cancel });
-      return [a, b];
+      const branch1 = new ReadableStreamImpl({
+        start(c) { c1 = c; },
+        pull,
+        cancel(reason) {
+          canceled1 = true;
+          reason1 = reason;
+          if (canceled2) cancelBoth();
+          return cancelled.promise;
+        },
+      });
+      const branch2 = new ReadableStreamImpl({
+        start(c) { c2 = c; },
+        pull,
+        cancel(reason) {
+          canceled2 = true;
+          reason2 = reason;
+          if (canceled1) cancelBoth();
+          return cancelled.promise;
+        },
+      });
+      reader.closed.then(undefined, (e) => {
+        c1.error(e);
+        c2.error(e);
+        if (!canceled1 || !canceled2) cancelled.resolve(undefined);
+      });
+      return [branch1, branch2];
     }
     values(options = {}) {
       const reader = this.getReader();

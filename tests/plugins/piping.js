@@ -1,7 +1,7 @@
 // pipeTo and pipeThrough at the Streams standard's edges (issue 34),
 // compared byte for byte with Node's (tests/all/streams.rs): closes and
 // errors carried forward and backward, the prevent* options, an abort
-// signal, a destination that is already closed, and backpressure.
+// signal, a destination that is already closed, backpressure, and tee.
 const settled = (p) => p.then(() => 'resolved', (e) => `rejected ${e && e.name ? e.name : e}`);
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -97,6 +97,27 @@ export async function render() {
       for (let j = 0; j < 3; j++) await tick();
     }
     out.backpressure = [await settled(piping), log];
+  }
+
+  // tee: the source is cancelled with both reasons once both branches
+  // are; an error reaches both branches at once.
+  {
+    let why;
+    const [a, b] = new ReadableStream({ cancel(reason) { why = reason; } }).tee();
+    const first = settled(a.cancel('one'));
+    await tick();
+    const before = why;
+    const second = settled(b.cancel('two'));
+    out.teeCancel = [before, await first, await second, why];
+    let fail;
+    const [x, y] = new ReadableStream({ start(c) { fail = c; } }).tee();
+    const xr = x.getReader();
+    const yr = y.getReader();
+    fail.error('broken');
+    out.teeError = [await settled(xr.closed), await settled(yr.read())];
+    const [p, q] = source([], ['c'], 'close').tee();
+    const pr = p.getReader();
+    out.teeRead = [await pr.read(), await pr.read(), await q.getReader().read()];
   }
 
   // pipeThrough a TransformStream.

@@ -38,6 +38,16 @@ export async function render() {
   const form = await new Response('a=1&b=2', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }).formData();
   out.formData = [...form];
 
+  // data: URLs are answered without a network.
+  for (const url of ['data:,Hello%2C%20World%21', 'data:text/html;base64,PGI+aGk8L2I+', 'data:;charset=utf-8,%E2%82%AC', 'data:text/plain;base64,!!!', 'data:nocomma']) {
+    try {
+      const r = await fetch(url);
+      out[url] = [r.status, r.statusText, r.headers.get('content-type'), await r.text(), named(() => r.headers.set('x', 'y'))];
+    } catch (e) {
+      out[url] = e.name;
+    }
+  }
+
   out.errorHeaders = named(() => Response.error().headers.append('x', 'y'));
   out.btoa = named(() => btoa('\u0100'));
   out.atob = named(() => atob('a'));

@@ -886,6 +886,7 @@
     generateKey: ALGORITHMS.filter((n) => n !== 'HKDF' && n !== 'PBKDF2'),
   };
   const CURVES = ['P-256', 'P-384', 'P-521'];
+  const AES_BITS = [128, 192, 256];
   // The usages each kind of key may have.
   const CIPHER_USAGES = ['encrypt', 'decrypt', 'wrapKey', 'unwrapKey'];
   const USAGES = {
@@ -1039,7 +1040,7 @@
       return { name: 'HMAC', hash: needs(a, 'hash', op), length };
     }
     if (AES.includes(a.name)) {
-      if (bits !== 128 && bits !== 192 && bits !== 256) throw cryptoError('DataError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
+      if (!AES_BITS.includes(bits)) throw cryptoError('DataError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
       return { name: a.name, length: bits };
     }
     return { name: a.name };
@@ -1148,7 +1149,7 @@
     if (kinds.secret) {
       const list = checkUsages(a.name, 'secret', usages, op, true);
       const bits = keyBits(a, op);
-      if (a.name !== 'HMAC' && bits !== 128 && bits !== 192 && bits !== 256) throw cryptoError('OperationError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
+      if (a.name !== 'HMAC' && !AES_BITS.includes(bits)) throw cryptoError('OperationError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
       if (a.name === 'HMAC' && bits === 0) throw cryptoError('OperationError', `${op}: an HMAC key of 0 bits`);
       nonEmpty(list, 'secret', op);
       const { data } = subtleCall(Object.assign({ op: 'generate', length: bits }, hostAlg(a)), []);
@@ -1219,7 +1220,7 @@
     const a = normalizeAlgorithm(wrapAlgorithm, 'wrapKey');
     usable(wrappingKey, 'wrapKey', a.name, 'wrapKey');
     const exported = exportBytes(format, key);
-    const bytes = format === 'jwk' ? new TextEncoder().encode(JSON.stringify(exported)) : new Uint8Array(exported);
+    const bytes = format === 'jwk' ? encoder().encode(JSON.stringify(exported)) : new Uint8Array(exported);
     return cipherCall(true, a, wrappingKey, bytes, 'wrapKey').buffer;
   }
   async function unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages) {
@@ -1229,7 +1230,7 @@
     let keyData = bytes;
     if (format === 'jwk') {
       try {
-        keyData = JSON.parse(new TextDecoder().decode(bytes));
+        keyData = JSON.parse(decoder().decode(bytes));
       } catch {
         throw cryptoError('DataError', 'unwrapKey: the unwrapped "jwk" key is not JSON');
       }
@@ -1267,7 +1268,7 @@
     const d = normalizeAlgorithm(derivedKeyType, 'deriveKey', ALGORITHMS);
     if (!USAGES[d.name].secret || d.name === 'PBKDF2' || d.name === 'HKDF') throw cryptoError('NotSupportedError', `deriveKey: a ${d.name} key cannot be derived`);
     const bits = keyBits(d, 'deriveKey');
-    if (d.name !== 'HMAC' && bits !== 128 && bits !== 192 && bits !== 256) throw cryptoError('OperationError', `deriveKey: an AES key is 128, 192 or 256 bits, not ${bits}`);
+    if (d.name !== 'HMAC' && !AES_BITS.includes(bits)) throw cryptoError('OperationError', `deriveKey: an AES key is 128, 192 or 256 bits, not ${bits}`);
     const bytes = bitsOf(algorithm, key, bits, 'deriveKey', 'deriveKey');
     const list = checkUsages(d.name, 'secret', usages, 'deriveKey');
     return newKey('secret', Boolean(extractable), secretAlgorithm(d, bits, 'deriveKey'), list, bytes);
@@ -1628,8 +1629,9 @@
   // `streams/writable-streams/`, `streams/piping/`). Not here: BYOB readers
   // (a `type: 'bytes'` source is read as a default stream). Node's
   // (undici's) messages are the reference.
-  // A promise with its resolve and reject; a `quiet` one's rejection
-  // nobody has to observe (a reader's `closed`, a writer's `ready`).
+  // A promise with its resolve and reject, and whether it has settled; a
+  // `quiet` one's rejection nobody has to observe (a reader's `closed`, a
+  // writer's `ready`).
   function deferred(quiet = false) {
     const d = { settled: false };
     d.promise = new Promise((resolve, reject) => {
@@ -1639,7 +1641,6 @@
     if (quiet) quietly(d.promise);
     return d;
   }
-  function settledOf(d) { return d.settled; }
   function quietly(p) { p.catch(() => {}); return p; }
   function strategyOf(strategy, fallback) {
     const s = strategy === undefined || strategy === null ? {} : strategy;
@@ -1730,8 +1731,15 @@
     }
   }
 
-  // pipeTo's options, read in the Streams standard's order (each getter
-  // once), and its signal checked.
+  // pipeTo's and pipeThrough's options, read in the Streams standard's
+  // order (each getter once) and the signal checked; then neither stream
+  // may be locked.
+  function pipeStart(source, dest, options) {
+    const opts = pipeOptions(options);
+    if (source.locked) throw new TypeError('Invalid state: ReadableStream is locked');
+    if (dest.locked) throw new TypeError('Invalid state: WritableStream is locked');
+    return opts;
+  }
   function pipeOptions(options) {
     if (options === undefined || options === null) return { preventAbort: false, preventCancel: false, preventClose: false, signal: undefined };
     if (typeof options !== 'object' && typeof options !== 'function') throw new TypeError('pipeTo: options must be an object');
@@ -1928,24 +1936,17 @@
       if (!transform || !(transform.writable instanceof WritableStreamImpl) || !(transform.readable instanceof ReadableStreamImpl)) {
         throw new TypeError('pipeThrough: expected { writable, readable }');
       }
-      const opts = pipeOptions(options);
-      if (this.locked) throw new TypeError('Invalid state: ReadableStream is locked');
-      if (transform.writable.locked) throw new TypeError('Invalid state: WritableStream is locked');
-      quietly(pipe(this, transform.writable, opts));
+      quietly(pipe(this, transform.writable, pipeStart(this, transform.writable, options)));
       return transform.readable;
     }
     pipeTo(dest, options) {
-      let opts;
       try {
         if (!(this instanceof ReadableStreamImpl)) throw new TypeError('pipeTo: this is not a ReadableStream');
         if (!(dest instanceof WritableStreamImpl)) throw new TypeError('pipeTo: the destination is not a WritableStream');
-        opts = pipeOptions(options);
-        if (this.locked) throw new TypeError('Invalid state: ReadableStream is locked');
-        if (dest.locked) throw new TypeError('Invalid state: WritableStream is locked');
+        return pipe(this, dest, pipeStart(this, dest, options));
       } catch (e) {
         return Promise.reject(e);
       }
-      return pipe(this, dest, opts);
     }
     // The Streams standard's ReadableStreamDefaultTee: one read feeds both
     // branches; each branch's cancel is remembered, and the source is
@@ -1956,13 +1957,12 @@
       const reader = new ReadableStreamDefaultReaderImpl(source);
       let reading = false;
       let readAgain = false;
-      let canceled1 = false;
-      let canceled2 = false;
-      let reason1;
-      let reason2;
-      let c1;
-      let c2;
+      // Per branch: whether it was cancelled, and why; its controller.
+      const canceled = [false, false];
+      const reasons = [undefined, undefined];
+      const controllers = [];
       const cancelled = deferred();
+      const open = (i) => !canceled[i] && controllers[i]._stream._state === 'readable' && !controllers[i]._closeRequested;
       const pull = () => {
         if (reading) {
           readAgain = true;
@@ -1971,49 +1971,33 @@
         reading = true;
         reader.read().then(({ value, done }) => {
           reading = false;
-          const open = (c) => c._stream._state === 'readable' && !c._closeRequested;
           if (done) {
-            if (!canceled1 && open(c1)) c1.close();
-            if (!canceled2 && open(c2)) c2.close();
-            if (!canceled1 || !canceled2) cancelled.resolve(undefined);
+            for (const i of [0, 1]) if (open(i)) controllers[i].close();
+            if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
             return;
           }
           readAgain = false;
-          if (!canceled1 && open(c1)) c1.enqueue(value);
-          if (!canceled2 && open(c2)) c2.enqueue(value);
+          for (const i of [0, 1]) if (open(i)) controllers[i].enqueue(value);
           if (readAgain) pull();
         }, () => { reading = false; });
         return Promise.resolve();
       };
-      const cancelBoth = () => {
-        cancelled.resolve(source._cancel([reason1, reason2]));
-      };
-      const branch1 = new ReadableStreamImpl({
-        start(c) { c1 = c; },
+      const branch = (i) => new ReadableStreamImpl({
+        start(c) { controllers[i] = c; },
         pull,
         cancel(reason) {
-          canceled1 = true;
-          reason1 = reason;
-          if (canceled2) cancelBoth();
+          canceled[i] = true;
+          reasons[i] = reason;
+          if (canceled[1 - i]) cancelled.resolve(source._cancel(reasons));
           return cancelled.promise;
         },
       });
-      const branch2 = new ReadableStreamImpl({
-        start(c) { c2 = c; },
-        pull,
-        cancel(reason) {
-          canceled2 = true;
-          reason2 = reason;
-          if (canceled1) cancelBoth();
-          return cancelled.promise;
-        },
-      });
+      const branches = [branch(0), branch(1)];
       reader.closed.then(undefined, (e) => {
-        c1.error(e);
-        c2.error(e);
-        if (!canceled1 || !canceled2) cancelled.resolve(undefined);
+        for (const c of controllers) c.error(e);
+        if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
       });
-      return [branch1, branch2];
+      return branches;
     }
     values(options = {}) {
       const reader = this.getReader();
@@ -2195,7 +2179,7 @@
     const c = stream._controller;
     stream._state = 'erroring';
     stream._stored = reason;
-    if (stream._writer) writerEnsureReadyRejected(stream._writer, reason);
+    if (stream._writer) stream._writer._ready = rejectedDeferred(stream._writer._ready, reason);
     if (stream._inFlightWrite === null && stream._inFlightClose === null && c._started) wsFinishErroring(stream);
   }
   function wsFinishErroring(stream) {
@@ -2231,7 +2215,7 @@
       stream._closeRequest.reject(stream._stored);
       stream._closeRequest = null;
     }
-    if (stream._writer) writerEnsureClosedRejected(stream._writer, stream._stored);
+    if (stream._writer) stream._writer._closed = rejectedDeferred(stream._writer._closed, stream._stored);
   }
   function wsUpdateBackpressure(stream, backpressure) {
     const writer = stream._writer;
@@ -2243,6 +2227,11 @@
   }
   function wsDesiredSize(c) { return c._hwm - c._queueSize; }
   function wsBackpressure(c) { return wsDesiredSize(c) <= 0; }
+  // After the queue changed: a writable stream with no close coming
+  // updates its backpressure.
+  function wsQueueChanged(stream) {
+    if (!wsCloseQueuedOrInFlight(stream) && stream._state === 'writable') wsUpdateBackpressure(stream, wsBackpressure(stream._controller));
+  }
   function wsClearAlgorithms(c) {
     const settled = () => Promise.resolve(undefined);
     c._write = settled;
@@ -2304,7 +2293,7 @@
       stream._inFlightWrite = null;
       const { size } = c._queue.shift();
       c._queueSize = Math.max(0, c._queueSize - size);
-      if (!wsCloseQueuedOrInFlight(stream) && stream._state === 'writable') wsUpdateBackpressure(stream, wsBackpressure(c));
+      wsQueueChanged(stream);
       wsAdvanceQueueIfNeeded(c);
     }, (e) => {
       if (stream._state === 'writable') wsClearAlgorithms(c);
@@ -2313,21 +2302,15 @@
       wsDealWithRejection(stream, e);
     });
   }
-  function writerEnsureReadyRejected(writer, error) {
-    if (writer._readyPending()) writer._ready.reject(error);
-    else {
-      writer._ready = deferred(true);
-      writer._ready.reject(error);
-    }
-  }
-  function writerEnsureClosedRejected(writer, error) {
-    if (writer._closedPending()) writer._closed.reject(error);
-    else {
-      writer._closed = deferred(true);
-      writer._closed.reject(error);
-    }
+  // A writer's `ready` or `closed` rejected with `error`: the pending one,
+  // or a new one where it had settled (the standard's "ensure ... rejected").
+  function rejectedDeferred(d, error) {
+    const out = d.settled ? deferred(true) : d;
+    out.reject(error);
+    return out;
   }
 
+  const unboundWriter = () => new TypeError('Invalid state: Writer is not bound to a WritableStream');
   class WritableStreamDefaultWriterImpl {
     constructor(stream) {
       if (!(stream instanceof WritableStreamImpl)) throw new TypeError('WritableStreamDefaultWriter: expected a WritableStream');
@@ -2349,12 +2332,8 @@
         this._closed.reject(stream._stored);
       }
     }
-    // Whether a promise is still pending: a settled `deferred` is replaced
-    // by a new one, so each remembers whether it was settled.
-    _readyPending() { return !settledOf(this._ready); }
-    _closedPending() { return !settledOf(this._closed); }
     _attached() {
-      if (!this._stream) throw new TypeError('Invalid state: Writer is not bound to a WritableStream');
+      if (!this._stream) throw unboundWriter();
       return this._stream;
     }
     get closed() { return this._closed.promise; }
@@ -2366,7 +2345,7 @@
       return wsDesiredSize(stream._controller);
     }
     write(chunk) {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: Writer is not bound to a WritableStream'));
+      if (!this._stream) return Promise.reject(unboundWriter());
       const stream = this._stream;
       const c = stream._controller;
       let size = 1;
@@ -2389,25 +2368,25 @@
       }
       c._queue.push({ chunk, size: n });
       c._queueSize += n;
-      if (!wsCloseQueuedOrInFlight(stream) && stream._state === 'writable') wsUpdateBackpressure(stream, wsBackpressure(c));
+      wsQueueChanged(stream);
       wsAdvanceQueueIfNeeded(c);
       return done.promise;
     }
     close() {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: Writer is not bound to a WritableStream'));
+      if (!this._stream) return Promise.reject(unboundWriter());
       if (wsCloseQueuedOrInFlight(this._stream)) return Promise.reject(new TypeError('Invalid state: WritableStream is closing'));
       return wsClose(this._stream);
     }
     abort(reason) {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: Writer is not bound to a WritableStream'));
+      if (!this._stream) return Promise.reject(unboundWriter());
       return wsAbort(this._stream, reason);
     }
     releaseLock() {
       const stream = this._stream;
       if (!stream) return;
       const released = new TypeError('Invalid state: Writer has been released');
-      writerEnsureReadyRejected(this, released);
-      writerEnsureClosedRejected(this, released);
+      this._ready = rejectedDeferred(this._ready, released);
+      this._closed = rejectedDeferred(this._closed, released);
       stream._writer = null;
       this._stream = null;
     }

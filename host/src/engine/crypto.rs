@@ -479,19 +479,15 @@ mod x25519 {
     }
 
     pub fn export(kind: &str, format: &str, der: &[u8]) -> Result<Reply, String> {
-        let jwk = |v: Value| Reply {
-            value: v.to_string(),
-            data: Vec::new(),
-        };
         match (kind, format) {
             ("public", "spki") | ("private", "pkcs8") => Ok(super::bytes(der.to_vec())),
             ("public", "raw") => Ok(super::bytes(public(der)?.to_vec())),
-            ("public", "jwk") => Ok(jwk(
+            ("public", "jwk") => Ok(super::value(
                 json!({"kty": "OKP", "crv": "X25519", "x": B64.encode(public(der)?)}),
             )),
             ("private", "jwk") => {
                 let d = private(der)?;
-                Ok(jwk(json!({
+                Ok(super::value(json!({
                     "kty": "OKP", "crv": "X25519",
                     "x": B64.encode(public_of(d)), "d": B64.encode(d),
                 })))

@@ -60,11 +60,11 @@ if sys.argv[5] == '1':
     merged = {}
     for line in lines[1:]:
         cells = [c.strip() for c in line.strip('|').split('|')]
-        d = cells[0].strip('`*').rstrip('/')
-        if d != 'all':
+        d = cells[0].replace('`', '').replace('/ (tentative)', ' (tentative)').strip('*').rstrip('/')
+        if d not in ('all', 'all but tentative'):
             merged[d] = {'total': int(cells[1]), **{by_name[c]: int(v.split()[0]) for c, v in zip(columns, cells[2:])}}
     for d, row in counts.items():
-        if d != 'all':
+        if d not in ('all', 'all but tentative'):
             # A directory's subtests are the most any runtime ran.
             total = max(merged.get(d, {}).get('total', 0), row['total'])
             merged.setdefault(d, {}).update(row, total=total)
@@ -73,10 +73,18 @@ if sys.argv[5] == '1':
     counts['all'] = {k: sum(row.get(k, 0) for row in merged.values()) for k in ['total'] + runtimes}
     carried = (" Merged (`MERGE=1`) into the table before it: this run's runtimes and directories are new, the rest are carried from that run, "
                "whose line was: " + section.strip().splitlines()[0].split('`benches/wpt.sh WPT_DIR`')[0].strip())
+standard = {d: row for d, row in counts.items() if d != 'all' and not d.endswith(' (tentative)')}
+if len(standard) < len(counts) - 1:
+    counts['all but tentative'] = {k: sum(row.get(k, 0) for row in standard.values()) for k in ['total'] + runtimes}
 def pct(n, total): return f"{n} ({100 * n / total:.1f}%)" if total else "0"
 rows = ["| directory | subtests | " + " | ".join(names[r] for r in runtimes) + " |", "|---|---|" + "---|" * len(runtimes)]
-for d, row in sorted(counts.items(), key=lambda kv: (kv[0] == 'all', kv[0])):
-    label = "**all**" if d == 'all' else f"`{d}/`"
+for d, row in sorted(counts.items(), key=lambda kv: (kv[0].startswith('all'), kv[0])):
+    if d.startswith('all'):
+        label = f"**{d}**"
+    elif d.endswith(' (tentative)'):
+        label = f"`{d[:-len(' (tentative)')]}/` (tentative)"
+    else:
+        label = f"`{d}/`"
     rows.append(f"| {label} | {row['total']} | " + " | ".join(pct(row.get(r, 0), row['total']) for r in runtimes) + " |")
 head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
 node = subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()

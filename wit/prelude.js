@@ -42,6 +42,13 @@
     }
   }
 
+  // The engine's own, taken before any app code can patch them (the
+  // streams below use them).
+  const apply = Reflect.apply;
+  // `promiseThen(p, onFulfilled, onRejected)`: `call` bound to the
+  // engine's `then`.
+  const promiseThen = Function.prototype.call.bind(Promise.prototype.then);
+
   // Workers' global scope names itself `self`, as a worker's does.
   defineMissing('self', g);
 
@@ -52,6 +59,35 @@
   delete g.__ssr_log;
   delete g.__ssr_host;
   delete g.__ssr_promise_hooks;
+  // ES2024's `ArrayBuffer.prototype.transfer` and `detached`, which QuickJS
+  // has and V8 10.2 has not: built on the V8 engine's native detach. The
+  // Streams standard's byte streams and `structuredClone`'s `transfer`
+  // detach buffers with them.
+  const detach = g.__ssr_detach;
+  delete g.__ssr_detach;
+  if (typeof detach === 'function' && typeof ArrayBuffer.prototype.transfer !== 'function') {
+    const define = (name, desc) => Object.defineProperty(ArrayBuffer.prototype, name, { configurable: true, ...desc });
+    const transfer = (name) => ({
+      [name](newLength) {
+        if (!(this instanceof ArrayBuffer)) throw new TypeError(`ArrayBuffer.prototype.${name} called on an incompatible receiver`);
+        const n = newLength === undefined ? this.byteLength : Math.trunc(Number(newLength)) || 0;
+        if (n < 0 || n > Number.MAX_SAFE_INTEGER) throw new RangeError(`ArrayBuffer.prototype.${name}: invalid length ${newLength}`);
+        if (detach(this, true)) throw new TypeError(`ArrayBuffer.prototype.${name}: the buffer is detached`);
+        const out = new ArrayBuffer(n);
+        new Uint8Array(out).set(new Uint8Array(this, 0, Math.min(n, this.byteLength)));
+        detach(this);
+        return out;
+      },
+    })[name];
+    define('transfer', { value: transfer('transfer'), writable: true });
+    define('transferToFixedLength', { value: transfer('transferToFixedLength'), writable: true });
+    define('detached', {
+      get: function detached() {
+        if (!(this instanceof ArrayBuffer)) throw new TypeError('ArrayBuffer.prototype.detached called on an incompatible receiver');
+        return detach(this, true);
+      },
+    });
+  }
 
   // Calls the host capability `name` with `args` (JSON-able) and optional
   // bytes: `{ value, data }`, or a TypeError saying why the host refused.
@@ -67,8 +103,10 @@
 
   // A callback that throws (a timer, a microtask, an event listener) is
   // reported to the tenant's log, as a browser, Node and workerd report
-  // it, and the render goes on (checked by WPT's html/webappapis/timers/).
+  // it, and the render goes on (checked by WPT's html/webappapis/timers/):
+  // after the global `error` listeners, which may cancel it (below).
   function reportUncaught(e, where) {
+    if (errorTaken(e)) return;
     let text;
     try {
       if (e instanceof Error) {
@@ -433,6 +471,43 @@
   const targetListeners = (t) => branded(listenerState, t);
   Object.defineProperty(EventTargetImpl, 'name', { value: 'EventTarget' });
   defineMissing('EventTarget', EventTargetImpl);
+
+  // HTML's ErrorEvent, and the global scope's own listeners, as a worker's
+  // global is an EventTarget: an uncaught error in a callback is first an
+  // `error` event there, and logged unless a listener cancels it.
+  class ErrorEventImpl extends EventImpl {
+    constructor(type, init) {
+      super(type, init);
+      const i = init === undefined || init === null ? {} : init;
+      this._error = {
+        message: i.message === undefined ? '' : String(i.message), filename: i.filename === undefined ? '' : String(i.filename),
+        lineno: i.lineno >>> 0, colno: i.colno >>> 0, error: i.error,
+      };
+    }
+    get message() { return this._error.message; }
+    get filename() { return this._error.filename; }
+    get lineno() { return this._error.lineno; }
+    get colno() { return this._error.colno; }
+    get error() { return this._error.error; }
+  }
+  Object.defineProperty(ErrorEventImpl, 'name', { value: 'ErrorEvent' });
+  defineMissing('ErrorEvent', ErrorEventImpl);
+  const globalEvents = new EventTargetImpl();
+  for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) {
+    defineMissing(name, { [name](...args) { return globalEvents[name](...args); } }[name]);
+  }
+  let reportingError = false;
+  // Whether a global `error` listener took `e` (cancelled its event).
+  function errorTaken(e) {
+    if (reportingError || !targetListeners(globalEvents).has('error')) return false;
+    reportingError = true;
+    try {
+      const event = new ErrorEventImpl('error', { cancelable: true, error: e, message: e instanceof Error ? `Uncaught ${e.name}: ${e.message}` : `Uncaught ${e}` });
+      return !globalEvents.dispatchEvent(event);
+    } finally {
+      reportingError = false;
+    }
+  }
 
   // AbortSignal: made by AbortController and its static methods only.
   const signalState = new WeakMap();
@@ -1620,15 +1695,14 @@
   defineMissing('URL', URLImpl);
 
   // ---------------------------------------------------------------- streams
-  // The Streams standard's classes, enough for `new Response(stream)`,
-  // React's `renderToReadableStream`, and piping through `TextEncoderStream`
-  // and `TextDecoderStream`: default readers and writers, queuing strategies
-  // (`highWaterMark` and `size`), pull on demand, cancel, abort, `tee`,
-  // `pipeTo` and `pipeThrough` (with a signal), async iteration. WritableStream
-  // and pipeTo follow the standard's algorithms step by step (WPT
-  // `streams/writable-streams/`, `streams/piping/`). Not here: BYOB readers
-  // (a `type: 'bytes'` source is read as a default stream). Node's
-  // (undici's) messages are the reference.
+  // The Streams standard's classes, by its algorithms step by step (WPT
+  // `streams/`): ReadableStream with default and byte controllers, default
+  // and BYOB readers, `tee`, `from` and async iteration; WritableStream;
+  // TransformStream; pipeTo and pipeThrough. Functions named `rs*`,
+  // `rsdc*`, `rbc*`, `ws*` and `ts*` are the standard's abstract operations
+  // of the same names (ReadableStream*, ReadableStreamDefaultController*,
+  // ReadableByteStreamController*, WritableStream*, TransformStream*).
+  // Node's (undici's) messages are the reference.
   // A promise with its resolve and reject, and whether it has settled; a
   // `quiet` one's rejection nobody has to observe (a reader's `closed`, a
   // writer's `ready`).
@@ -1641,93 +1715,611 @@
     if (quiet) quietly(d.promise);
     return d;
   }
-  function quietly(p) { p.catch(() => {}); return p; }
-  function strategyOf(strategy, fallback) {
+  function quietly(p) { upon(p, undefined, () => {}); return p; }
+  // The engine's own `then` and `Reflect.apply`, taken before any app code
+  // runs: the standard's algorithms react to promises and call a source's
+  // or sink's methods without going through anything an app can patch
+  // (`Promise.prototype.then`, a method's own `call` or `apply`).
+  const upon = promiseThen;
+  // A QueuingStrategy argument as WebIDL converts it, before the
+  // constructor's body runs: `highWaterMark` as a number (checked later, by
+  // `highWaterMarkOf`) and `size` a function, called as a plain function.
+  function queuingStrategy(strategy, what) {
     const s = strategy === undefined || strategy === null ? {} : strategy;
-    const hwm = s.highWaterMark === undefined ? fallback : Number(s.highWaterMark);
+    if (typeof s !== 'object' && typeof s !== 'function') throw new TypeError(`${what}: a queuing strategy must be an object`);
+    const hwm = s.highWaterMark === undefined ? undefined : Number(s.highWaterMark);
+    const size = s.size;
+    if (size !== undefined && typeof size !== 'function') throw new TypeError(`${what}: a queuing strategy's size must be a function`);
+    return { hwm, size: size === undefined ? undefined : (chunk) => apply(size, undefined, [chunk]) };
+  }
+  // The standard's ExtractHighWaterMark.
+  function highWaterMarkOf({ hwm }, fallback) {
+    if (hwm === undefined) return fallback;
     if (Number.isNaN(hwm) || hwm < 0) throw new RangeError('Invalid highWaterMark');
-    const size = s.size === undefined ? () => 1 : s.size;
-    if (typeof size !== 'function') throw new TypeError('size must be a function');
-    return { hwm, size };
+    return hwm;
+  }
+  // An underlying source, sink or transformer: an object or undefined.
+  function underlying(o, what) {
+    if (o === undefined) return {};
+    if (o === null || (typeof o !== 'object' && typeof o !== 'function')) throw new TypeError(`${what} must be an object`);
+    return o;
+  }
+  const resolvedPromise = Promise.resolve(undefined);
+  // Runs `f` in a microtask of the engine's own (no global an app can
+  // replace is called).
+  function microtask(f) { upon(resolvedPromise, f); }
+
+  // Read requests (the standard's): what a read does when a chunk, the end
+  // or an error comes. `readRequest` makes one settling a promise with an
+  // iterator result, as `read()` does; the prelude's own readers (pipeTo,
+  // a body read whole) pass theirs, which no `Object.prototype.then` can
+  // intercept.
+  function readRequest(d) {
+    return {
+      chunk: (value) => d.resolve({ value, done: false }),
+      close: (value) => d.resolve({ value, done: true }),
+      error: (e) => d.reject(e),
+    };
+  }
+  // Calls an underlying source's or transformer's method as a promise (a
+  // throw is a rejection), or resolves when there is none.
+  function callMethod(f, self, ...args) {
+    if (f === undefined) return Promise.resolve(undefined);
+    try {
+      return Promise.resolve(apply(f, self, args));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  function methodOf(dict, name, what) {
+    const f = dict[name];
+    if (f !== undefined && typeof f !== 'function') throw new TypeError(`${what}: ${name} must be a function`);
+    return f;
   }
 
+  // ReadableStreamDefaultController: a queue of chunks with sizes; `rsdc*`
+  // are the standard's ReadableStreamDefaultController* operations.
   class ReadableStreamDefaultController {
     constructor() { throw new TypeError('Illegal constructor'); }
     get desiredSize() {
-      const s = this._stream._state;
-      if (s === 'errored') return null;
-      if (s === 'closed') return 0;
-      return this._hwm - this._queueSize;
-    }
-    enqueue(chunk) {
-      if (this._closeRequested || this._stream._state !== 'readable') {
-        throw new TypeError('Invalid state: Controller is already closed');
-      }
-      const reader = this._stream._reader;
-      if (reader && reader._requests.length > 0) {
-        reader._requests.shift().resolve({ value: chunk, done: false });
-      } else {
-        let size;
-        try {
-          size = Number(this._size(chunk));
-        } catch (e) {
-          this.error(e);
-          throw e;
-        }
-        this._queue.push([chunk, size]);
-        this._queueSize += size;
-      }
-      this._pullIfNeeded();
+      if (!(this instanceof ReadableStreamDefaultController)) throw new TypeError('Illegal invocation');
+      return controllerDesiredSize(this);
     }
     close() {
-      if (this._closeRequested || this._stream._state !== 'readable') {
-        throw new TypeError('Invalid state: Controller is already closed');
-      }
-      this._closeRequested = true;
-      if (this._queue.length === 0) this._stream._close();
+      if (!(this instanceof ReadableStreamDefaultController)) throw new TypeError('Illegal invocation');
+      if (!rsdcCanCloseOrEnqueue(this)) throw new TypeError('Invalid state: Controller is already closed');
+      rsdcClose(this);
+    }
+    enqueue(chunk) {
+      if (!(this instanceof ReadableStreamDefaultController)) throw new TypeError('Illegal invocation');
+      if (!rsdcCanCloseOrEnqueue(this)) throw new TypeError('Invalid state: Controller is already closed');
+      rsdcEnqueue(this, chunk);
     }
     error(e) {
-      if (this._stream._state !== 'readable') return;
-      this._queue = [];
-      this._queueSize = 0;
-      this._stream._error(e);
+      if (!(this instanceof ReadableStreamDefaultController)) throw new TypeError('Illegal invocation');
+      rsdcError(this, e);
     }
-    _pullIfNeeded() {
-      const stream = this._stream;
-      if (!this._started || this._closeRequested || stream._state !== 'readable') return;
-      const waiting = stream._reader !== null && stream._reader._requests.length > 0;
-      if (!waiting && this.desiredSize <= 0) return;
-      if (this._pulling) {
-        this._pullAgain = true;
-        return;
+    get [Symbol.toStringTag]() { return 'ReadableStreamDefaultController'; }
+  }
+  function rsdcCancelSteps(c, reason) {
+    c._queue = [];
+    c._queueSize = 0;
+    const result = c._cancel(reason);
+    rsdcClearAlgorithms(c);
+    return result;
+  }
+  function rsdcPullSteps(c, request) {
+    const stream = c._stream;
+    if (c._queue.length > 0) {
+      const [chunk, size] = c._queue.shift();
+      c._queueSize = Math.max(0, c._queueSize - size);
+      if (c._closeRequested && c._queue.length === 0) {
+        rsdcClearAlgorithms(c);
+        rsClose(stream);
+      } else {
+        callPullIfNeeded(c);
       }
-      this._pulling = true;
-      let pulled;
+      request.chunk(chunk);
+      return;
+    }
+    stream._reader._requests.push(request);
+    callPullIfNeeded(c);
+  }
+  function setUpDefaultController(stream, start, pull, cancel, hwm, size) {
+    const c = Object.create(ReadableStreamDefaultController.prototype);
+    Object.assign(c, {
+      _stream: stream, _queue: [], _queueSize: 0, _hwm: hwm, _size: size,
+      _started: false, _closeRequested: false, _pulling: false, _pullAgain: false,
+      _pull: pull, _cancel: cancel,
+    });
+    stream._controller = c;
+    startController(c, start);
+    return c;
+  }
+  function rsdcCanCloseOrEnqueue(c) { return !c._closeRequested && c._stream._state === 'readable'; }
+  function rsdcClearAlgorithms(c) {
+    c._pull = () => Promise.resolve(undefined);
+    c._cancel = () => Promise.resolve(undefined);
+    c._size = () => 1;
+  }
+  function rsdcClose(c) {
+    if (!rsdcCanCloseOrEnqueue(c)) return;
+    c._closeRequested = true;
+    if (c._queue.length === 0) {
+      rsdcClearAlgorithms(c);
+      rsClose(c._stream);
+    }
+  }
+  function rsdcEnqueue(c, chunk) {
+    if (!rsdcCanCloseOrEnqueue(c)) return;
+    const stream = c._stream;
+    const reader = stream._reader;
+    if (reader !== null && reader._requests.length > 0) {
+      reader._requests.shift().chunk(chunk);
+    } else {
+      let size;
       try {
-        pulled = this._pull(this);
+        size = Number(c._size(chunk));
+        if (!(size >= 0) || size === Infinity) throw new RangeError('Invalid chunk size: a size must be a finite, non-negative number');
       } catch (e) {
-        pulled = Promise.reject(e);
+        rsdcError(c, e);
+        throw e;
       }
-      Promise.resolve(pulled).then(() => {
-        this._pulling = false;
-        if (this._pullAgain) {
-          this._pullAgain = false;
-          this._pullIfNeeded();
-        }
-      }, (e) => this.error(e));
+      c._queue.push([chunk, size]);
+      c._queueSize += size;
     }
-    // A read request: a queued chunk, the end, or a wait for the next.
-    _read(request) {
-      if (this._queue.length > 0) {
-        const [chunk, size] = this._queue.shift();
-        this._queueSize -= size;
-        if (this._closeRequested && this._queue.length === 0) this._stream._close();
-        else this._pullIfNeeded();
-        request.resolve({ value: chunk, done: false });
+    callPullIfNeeded(c);
+  }
+  function rsdcError(c, e) {
+    if (c._stream._state !== 'readable') return;
+    c._queue = [];
+    c._queueSize = 0;
+    rsdcClearAlgorithms(c);
+    rsError(c._stream, e);
+  }
+  // Both controllers': whether to pull, pulling one at a time, and an
+  // error while pulling or starting.
+  function shouldCallPull(c) {
+    const stream = c._stream;
+    if (stream._state !== 'readable' || c._closeRequested || !c._started) return false;
+    if (stream._reader !== null && stream._reader._requests.length > 0) return true;
+    return controllerDesiredSize(c) > 0;
+  }
+  function callPullIfNeeded(c) {
+    if (!shouldCallPull(c)) return;
+    if (c._pulling) {
+      c._pullAgain = true;
+      return;
+    }
+    c._pulling = true;
+    upon(c._pull(c), () => {
+      c._pulling = false;
+      if (c._pullAgain) {
+        c._pullAgain = false;
+        callPullIfNeeded(c);
+      }
+    }, (e) => controllerError(c, e));
+  }
+  function controllerError(c, e) {
+    if (isByteController(c)) rbcError(c, e);
+    else rsdcError(c, e);
+  }
+  function startController(c, start) {
+    upon(Promise.resolve(start(c)), () => {
+      c._started = true;
+      callPullIfNeeded(c);
+    }, (e) => controllerError(c, e));
+  }
+  function controllerDesiredSize(c) {
+    const s = c._stream._state;
+    if (s === 'errored') return null;
+    if (s === 'closed') return 0;
+    return c._hwm - c._queueSize;
+  }
+
+  // ReadableByteStreamController: a source of bytes that may fill the
+  // reader's own buffer (a BYOB reader's view, or one of
+  // `autoAllocateChunkSize` bytes for a default reader). Buffers handed
+  // over are transferred (detached from the giver), as the standard says.
+  // `rbc*` are its ReadableByteStreamController* operations; a pull-into
+  // descriptor is one pending read into a buffer.
+  const isDetached = (buffer) => buffer.byteLength === 0 && buffer.detached === true;
+  function transferBuffer(buffer) {
+    if (isDetached(buffer)) throw new TypeError('the ArrayBuffer is detached');
+    return typeof buffer.transfer === 'function' ? buffer.transfer() : buffer;
+  }
+  function viewOf(v, what) {
+    if (!ArrayBuffer.isView(v)) throw new TypeError(`${what}: expected an ArrayBufferView (a typed array or a DataView)`);
+    return v;
+  }
+  // WebIDL's [EnforceRange] unsigned long long.
+  function enforceRange(v, what) {
+    const n = Number(v);
+    if (!Number.isFinite(n)) throw new TypeError(`${what}: ${v} is not a finite number`);
+    const t = Math.trunc(n);
+    if (t < 0 || t > Number.MAX_SAFE_INTEGER) throw new TypeError(`${what}: ${v} is out of range`);
+    return t;
+  }
+
+  class ReadableStreamBYOBRequest {
+    constructor() { throw new TypeError('Illegal constructor'); }
+    get view() {
+      if (!(this instanceof ReadableStreamBYOBRequest)) throw new TypeError('Illegal invocation');
+      return this._view;
+    }
+    respond(bytesWritten) {
+      if (!(this instanceof ReadableStreamBYOBRequest)) throw new TypeError('Illegal invocation');
+      const n = enforceRange(bytesWritten, 'ReadableStreamBYOBRequest.respond');
+      if (this._controller === undefined) throw new TypeError('Invalid state: This BYOB request has been invalidated');
+      if (isDetached(this._view.buffer)) throw new TypeError('Invalid state: the view\'s buffer is detached');
+      rbcRespond(this._controller, n);
+    }
+    respondWithNewView(view) {
+      if (!(this instanceof ReadableStreamBYOBRequest)) throw new TypeError('Illegal invocation');
+      viewOf(view, 'ReadableStreamBYOBRequest.respondWithNewView');
+      if (this._controller === undefined) throw new TypeError('Invalid state: This BYOB request has been invalidated');
+      if (isDetached(view.buffer)) throw new TypeError('Invalid state: the view\'s buffer is detached');
+      rbcRespondWithNewView(this._controller, view);
+    }
+    get [Symbol.toStringTag]() { return 'ReadableStreamBYOBRequest'; }
+  }
+
+  class ReadableByteStreamController {
+    constructor() { throw new TypeError('Illegal constructor'); }
+    get byobRequest() {
+      if (!(this instanceof ReadableByteStreamController)) throw new TypeError('Illegal invocation');
+      return rbcGetBYOBRequest(this);
+    }
+    get desiredSize() {
+      if (!(this instanceof ReadableByteStreamController)) throw new TypeError('Illegal invocation');
+      return controllerDesiredSize(this);
+    }
+    close() {
+      if (!(this instanceof ReadableByteStreamController)) throw new TypeError('Illegal invocation');
+      if (this._closeRequested) throw new TypeError('Invalid state: Controller is already closed');
+      if (this._stream._state !== 'readable') throw new TypeError('Invalid state: the stream is not readable');
+      rbcClose(this);
+    }
+    enqueue(chunk) {
+      if (!(this instanceof ReadableByteStreamController)) throw new TypeError('Illegal invocation');
+      viewOf(chunk, 'ReadableByteStreamController.enqueue');
+      if (chunk.byteLength === 0) throw new TypeError('ReadableByteStreamController.enqueue: the chunk is empty');
+      if (chunk.buffer.byteLength === 0) throw new TypeError('ReadableByteStreamController.enqueue: the chunk\'s buffer is detached or empty');
+      if (this._closeRequested) throw new TypeError('Invalid state: Controller is already closed');
+      if (this._stream._state !== 'readable') throw new TypeError('Invalid state: the stream is not readable');
+      rbcEnqueue(this, chunk);
+    }
+    error(e) {
+      if (!(this instanceof ReadableByteStreamController)) throw new TypeError('Illegal invocation');
+      rbcError(this, e);
+    }
+    get [Symbol.toStringTag]() { return 'ReadableByteStreamController'; }
+  }
+  function rbcCancelSteps(c, reason) {
+    rbcClearPendingPullIntos(c);
+    c._queue = [];
+    c._queueSize = 0;
+    const result = c._cancel(reason);
+    rbcClearAlgorithms(c);
+    return result;
+  }
+  function rbcPullSteps(c, request) {
+    const stream = c._stream;
+    if (c._queueSize > 0) {
+      rbcFillReadRequestFromQueue(c, request);
+      return;
+    }
+    const size = c._autoAllocate;
+    if (size !== undefined) {
+      let buffer;
+      try {
+        buffer = new ArrayBuffer(size);
+      } catch (e) {
+        request.error(e);
         return;
       }
-      this._stream._reader._requests.push(request);
-      this._pullIfNeeded();
+      c._pendingPullIntos.push({
+        buffer, bufferByteLength: size, byteOffset: 0, byteLength: size, bytesFilled: 0,
+        minimumFill: 1, elementSize: 1, viewConstructor: Uint8Array, readerType: 'default',
+      });
+    }
+    stream._reader._requests.push(request);
+    callPullIfNeeded(c);
+  }
+  function rbcReleaseSteps(c) {
+    if (c._pendingPullIntos.length > 0) {
+      const first = c._pendingPullIntos[0];
+      first.readerType = 'none';
+      c._pendingPullIntos = [first];
+    }
+  }
+  // A controller's [[CancelSteps]], [[PullSteps]] and [[ReleaseSteps]].
+  const isByteController = (c) => c instanceof ReadableByteStreamController;
+  function cancelSteps(c, reason) { return isByteController(c) ? rbcCancelSteps(c, reason) : rsdcCancelSteps(c, reason); }
+  function pullSteps(c, request) { return isByteController(c) ? rbcPullSteps(c, request) : rsdcPullSteps(c, request); }
+  function releaseSteps(c) { return isByteController(c) ? rbcReleaseSteps(c) : undefined; }
+  function setUpByteController(stream, start, pull, cancel, hwm, autoAllocate) {
+    const c = Object.create(ReadableByteStreamController.prototype);
+    Object.assign(c, {
+      _stream: stream, _queue: [], _queueSize: 0, _hwm: hwm, _autoAllocate: autoAllocate,
+      _started: false, _closeRequested: false, _pulling: false, _pullAgain: false,
+      _byobRequest: null, _pendingPullIntos: [], _pull: pull, _cancel: cancel,
+    });
+    stream._controller = c;
+    startController(c, start);
+    return c;
+  }
+  const hasByobReader = (stream) => stream._reader !== null && stream._reader instanceof ReadableStreamBYOBReaderImpl;
+  const hasDefaultReader = (stream) => stream._reader !== null && stream._reader instanceof ReadableStreamDefaultReaderImpl;
+  function rbcGetBYOBRequest(c) {
+    if (c._byobRequest === null && c._pendingPullIntos.length > 0) {
+      const first = c._pendingPullIntos[0];
+      const req = Object.create(ReadableStreamBYOBRequest.prototype);
+      req._controller = c;
+      req._view = new Uint8Array(first.buffer, first.byteOffset + first.bytesFilled, first.byteLength - first.bytesFilled);
+      c._byobRequest = req;
+    }
+    return c._byobRequest;
+  }
+  function rbcInvalidateBYOBRequest(c) {
+    if (c._byobRequest === null) return;
+    c._byobRequest._controller = undefined;
+    c._byobRequest._view = null;
+    c._byobRequest = null;
+  }
+  function rbcClearPendingPullIntos(c) {
+    rbcInvalidateBYOBRequest(c);
+    c._pendingPullIntos = [];
+  }
+  function rbcClearAlgorithms(c) {
+    c._pull = () => Promise.resolve(undefined);
+    c._cancel = () => Promise.resolve(undefined);
+  }
+  function rbcError(c, e) {
+    if (c._stream._state !== 'readable') return;
+    rbcClearPendingPullIntos(c);
+    c._queue = [];
+    c._queueSize = 0;
+    rbcClearAlgorithms(c);
+    rsError(c._stream, e);
+  }
+  function rbcClose(c) {
+    const stream = c._stream;
+    if (c._closeRequested || stream._state !== 'readable') return;
+    if (c._queueSize > 0) {
+      c._closeRequested = true;
+      return;
+    }
+    if (c._pendingPullIntos.length > 0) {
+      const first = c._pendingPullIntos[0];
+      if (first.bytesFilled % first.elementSize !== 0) {
+        const e = new TypeError('Invalid state: the stream was closed with a partial element pending in a read into a view');
+        rbcError(c, e);
+        throw e;
+      }
+    }
+    rbcClearAlgorithms(c);
+    rsClose(stream);
+  }
+  function rbcEnqueue(c, chunk) {
+    const stream = c._stream;
+    if (c._closeRequested || stream._state !== 'readable') return;
+    const { buffer, byteOffset, byteLength } = chunk;
+    if (isDetached(buffer)) throw new TypeError('ReadableByteStreamController.enqueue: the chunk\'s buffer is detached');
+    const transferred = transferBuffer(buffer);
+    if (c._pendingPullIntos.length > 0) {
+      const first = c._pendingPullIntos[0];
+      if (isDetached(first.buffer)) throw new TypeError('Invalid state: the pending read\'s buffer is detached');
+      rbcInvalidateBYOBRequest(c);
+      first.buffer = transferBuffer(first.buffer);
+      if (first.readerType === 'none') rbcEnqueueDetachedPullIntoToQueue(c, first);
+    }
+    if (hasDefaultReader(stream)) {
+      rbcProcessReadRequestsUsingQueue(c);
+      if (stream._reader._requests.length === 0) {
+        rbcEnqueueChunk(c, transferred, byteOffset, byteLength);
+      } else {
+        if (c._pendingPullIntos.length > 0) rbcShiftPendingPullInto(c);
+        rsFulfillReadRequest(stream, new Uint8Array(transferred, byteOffset, byteLength), false);
+      }
+    } else if (hasByobReader(stream)) {
+      rbcEnqueueChunk(c, transferred, byteOffset, byteLength);
+      for (const filled of rbcProcessPullIntosUsingQueue(c)) rbcCommitPullInto(stream, filled);
+    } else {
+      rbcEnqueueChunk(c, transferred, byteOffset, byteLength);
+    }
+    callPullIfNeeded(c);
+  }
+  function rbcEnqueueChunk(c, buffer, byteOffset, byteLength) {
+    c._queue.push({ buffer, byteOffset, byteLength });
+    c._queueSize += byteLength;
+  }
+  function rbcEnqueueClonedChunk(c, buffer, byteOffset, byteLength) {
+    let clone;
+    try {
+      clone = buffer.slice(byteOffset, byteOffset + byteLength);
+    } catch (e) {
+      rbcError(c, e);
+      throw e;
+    }
+    rbcEnqueueChunk(c, clone, 0, byteLength);
+  }
+  function rbcEnqueueDetachedPullIntoToQueue(c, desc) {
+    if (desc.bytesFilled > 0) rbcEnqueueClonedChunk(c, desc.buffer, desc.byteOffset, desc.bytesFilled);
+    rbcShiftPendingPullInto(c);
+  }
+  function rbcShiftPendingPullInto(c) { return c._pendingPullIntos.shift(); }
+  // Copies what the queue has into `desc`'s buffer; whether it now holds
+  // at least its minimum (in whole elements).
+  function rbcFillPullIntoFromQueue(c, desc) {
+    const maxBytesToCopy = Math.min(c._queueSize, desc.byteLength - desc.bytesFilled);
+    const maxBytesFilled = desc.bytesFilled + maxBytesToCopy;
+    let remaining = maxBytesToCopy;
+    let ready = false;
+    const maxAligned = maxBytesFilled - (maxBytesFilled % desc.elementSize);
+    if (maxAligned >= desc.minimumFill) {
+      remaining = maxAligned - desc.bytesFilled;
+      ready = true;
+    }
+    while (remaining > 0) {
+      const head = c._queue[0];
+      const n = Math.min(remaining, head.byteLength);
+      new Uint8Array(desc.buffer, desc.byteOffset + desc.bytesFilled, n).set(new Uint8Array(head.buffer, head.byteOffset, n));
+      if (head.byteLength === n) c._queue.shift();
+      else {
+        head.byteOffset += n;
+        head.byteLength -= n;
+      }
+      c._queueSize -= n;
+      desc.bytesFilled += n;
+      remaining -= n;
+    }
+    return ready;
+  }
+  function rbcFillReadRequestFromQueue(c, request) {
+    const entry = c._queue.shift();
+    c._queueSize -= entry.byteLength;
+    rbcHandleQueueDrain(c);
+    request.chunk(new Uint8Array(entry.buffer, entry.byteOffset, entry.byteLength));
+  }
+  function rbcHandleQueueDrain(c) {
+    if (c._queueSize === 0 && c._closeRequested) {
+      rbcClearAlgorithms(c);
+      rsClose(c._stream);
+    } else {
+      callPullIfNeeded(c);
+    }
+  }
+  function rbcProcessPullIntosUsingQueue(c) {
+    const filled = [];
+    while (c._pendingPullIntos.length > 0 && c._queueSize > 0) {
+      const desc = c._pendingPullIntos[0];
+      if (!rbcFillPullIntoFromQueue(c, desc)) break;
+      rbcShiftPendingPullInto(c);
+      filled.push(desc);
+    }
+    return filled;
+  }
+  function rbcProcessReadRequestsUsingQueue(c) {
+    const reader = c._stream._reader;
+    while (reader._requests.length > 0 && c._queueSize > 0) rbcFillReadRequestFromQueue(c, reader._requests.shift());
+  }
+  function rbcPullInto(c, view, min, request) {
+    const stream = c._stream;
+    let elementSize = 1;
+    let ctor = DataView;
+    if (!(view instanceof DataView)) {
+      elementSize = view.BYTES_PER_ELEMENT;
+      ctor = view.constructor;
+    }
+    const { byteOffset, byteLength } = view;
+    let buffer;
+    try {
+      buffer = transferBuffer(view.buffer);
+    } catch (e) {
+      request.error(e);
+      return;
+    }
+    const desc = {
+      buffer, bufferByteLength: buffer.byteLength, byteOffset, byteLength, bytesFilled: 0,
+      minimumFill: min * elementSize, elementSize, viewConstructor: ctor, readerType: 'byob',
+    };
+    if (c._pendingPullIntos.length > 0) {
+      c._pendingPullIntos.push(desc);
+      stream._reader._requests.push(request);
+      return;
+    }
+    if (stream._state === 'closed') {
+      request.close(new ctor(desc.buffer, desc.byteOffset, 0));
+      return;
+    }
+    if (c._queueSize > 0) {
+      if (rbcFillPullIntoFromQueue(c, desc)) {
+        const filled = rbcConvertPullInto(desc);
+        rbcHandleQueueDrain(c);
+        request.chunk(filled);
+        return;
+      }
+      if (c._closeRequested) {
+        const e = new TypeError('Invalid state: the stream is closing and has too few bytes for this read');
+        rbcError(c, e);
+        request.error(e);
+        return;
+      }
+    }
+    c._pendingPullIntos.push(desc);
+    stream._reader._requests.push(request);
+    callPullIfNeeded(c);
+  }
+  function rbcRespond(c, bytesWritten) {
+    const first = c._pendingPullIntos[0];
+    if (c._stream._state === 'closed') {
+      if (bytesWritten !== 0) throw new TypeError('ReadableStreamBYOBRequest.respond: bytesWritten must be 0 when the stream is closed');
+    } else {
+      if (bytesWritten === 0) throw new TypeError('ReadableStreamBYOBRequest.respond: bytesWritten must be greater than 0 when the stream is readable');
+      if (first.bytesFilled + bytesWritten > first.byteLength) throw new RangeError('ReadableStreamBYOBRequest.respond: bytesWritten out of range');
+    }
+    first.buffer = transferBuffer(first.buffer);
+    rbcRespondInternal(c, bytesWritten);
+  }
+  function rbcRespondWithNewView(c, view) {
+    const first = c._pendingPullIntos[0];
+    if (c._stream._state === 'closed') {
+      if (view.byteLength !== 0) throw new TypeError('ReadableStreamBYOBRequest.respondWithNewView: the view must be empty when the stream is closed');
+    } else if (view.byteLength === 0) {
+      throw new TypeError('ReadableStreamBYOBRequest.respondWithNewView: the view must not be empty when the stream is readable');
+    }
+    if (first.byteOffset + first.bytesFilled !== view.byteOffset) throw new RangeError('ReadableStreamBYOBRequest.respondWithNewView: the view has a different byteOffset from the request\'s');
+    if (first.bufferByteLength !== view.buffer.byteLength) throw new RangeError('ReadableStreamBYOBRequest.respondWithNewView: the view\'s buffer has a different length from the request\'s');
+    if (first.bytesFilled + view.byteLength > first.byteLength) throw new RangeError('ReadableStreamBYOBRequest.respondWithNewView: the view is longer than the request\'s');
+    const n = view.byteLength;
+    first.buffer = transferBuffer(view.buffer);
+    rbcRespondInternal(c, n);
+  }
+  function rbcRespondInternal(c, bytesWritten) {
+    const first = c._pendingPullIntos[0];
+    rbcInvalidateBYOBRequest(c);
+    const stream = c._stream;
+    if (stream._state === 'closed') {
+      if (first.readerType === 'none') rbcShiftPendingPullInto(c);
+      if (hasByobReader(stream)) {
+        while (stream._reader._requests.length > 0) rbcCommitPullInto(stream, rbcShiftPendingPullInto(c));
+      }
+    } else {
+      first.bytesFilled += bytesWritten;
+      if (first.readerType === 'none') {
+        rbcEnqueueDetachedPullIntoToQueue(c, first);
+        for (const filled of rbcProcessPullIntosUsingQueue(c)) rbcCommitPullInto(stream, filled);
+      } else if (first.bytesFilled >= first.minimumFill) {
+        rbcShiftPendingPullInto(c);
+        const remainder = first.bytesFilled % first.elementSize;
+        if (remainder > 0) {
+          const end = first.byteOffset + first.bytesFilled;
+          rbcEnqueueClonedChunk(c, first.buffer, end - remainder, remainder);
+        }
+        first.bytesFilled -= remainder;
+        const filled = rbcProcessPullIntosUsingQueue(c);
+        rbcCommitPullInto(stream, first);
+        for (const f of filled) rbcCommitPullInto(stream, f);
+      }
+    }
+    callPullIfNeeded(c);
+  }
+  function rbcConvertPullInto(desc) {
+    const buffer = transferBuffer(desc.buffer);
+    return new desc.viewConstructor(buffer, desc.byteOffset, desc.bytesFilled / desc.elementSize);
+  }
+  function rbcCommitPullInto(stream, desc) {
+    const done = stream._state === 'closed';
+    const view = rbcConvertPullInto(desc);
+    const request = stream._reader._requests.shift();
+    if (desc.readerType === 'default') {
+      if (done) request.close(undefined);
+      else request.chunk(view);
+    } else if (done) {
+      request.close(view);
+    } else {
+      request.chunk(view);
     }
   }
 
@@ -1766,7 +2358,7 @@
     // Waits for every write made so far (a write made while waiting too).
     const writesDone = () => {
       const last = currentWrite;
-      return last.then(() => (last === currentWrite ? undefined : writesDone()), () => undefined);
+      return upon(last, () => (last === currentWrite ? undefined : writesDone()), () => undefined);
     };
     function finalize(isError, error) {
       writer.releaseLock();
@@ -1778,8 +2370,7 @@
     function shutdown(action, isError, error) {
       if (shuttingDown) return;
       shuttingDown = true;
-      const waited = dest._state === 'writable' && !wsCloseQueuedOrInFlight(dest) ? writesDone() : Promise.resolve();
-      waited.then(() => {
+      const rest = () => {
         if (!action) return finalize(isError, error);
         let p;
         try {
@@ -1787,11 +2378,15 @@
         } catch (e) {
           p = Promise.reject(e);
         }
-        return p.then(() => finalize(isError, error), (e) => finalize(true, e));
-      });
+        return upon(p, () => finalize(isError, error), (e) => finalize(true, e));
+      };
+      // The writes already made finish first; with none to wait for, the
+      // action runs at once (before a stream it looks at changes state).
+      if (dest._state === 'writable' && !wsCloseQueuedOrInFlight(dest)) upon(writesDone(), rest);
+      else rest();
     }
-    const abortDest = (e) => () => (dest._state === 'writable' ? wsAbort(dest, e) : undefined);
-    const cancelSource = (e) => () => (source._state === 'readable' ? source._cancel(e) : undefined);
+    const abortDest = (e) => () => wsAbort(dest, e);
+    const cancelSource = (e) => () => rsCancel(source, e);
     // The checks, in the standard's order: errors forward, errors backward,
     // closing forward, closing backward.
     function check() {
@@ -1825,8 +2420,8 @@
       onAbort = () => {
         const e = signal.reason;
         const actions = [];
-        if (!preventAbort) actions.push(abortDest(e));
-        if (!preventCancel) actions.push(cancelSource(e));
+        if (!preventAbort) actions.push(() => (dest._state === 'writable' ? wsAbort(dest, e) : undefined));
+        if (!preventCancel) actions.push(() => (source._state === 'readable' ? rsCancel(source, e) : undefined));
         shutdown(() => Promise.all(actions.map((a) => a())), true, e);
       };
       if (signal.aborted) {
@@ -1835,109 +2430,216 @@
       }
       signal.addEventListener('abort', onAbort);
     }
-    reader.closed.then(check, check);
-    writer.closed.then(check, check);
+    upon(reader._closed.promise, check, check);
+    upon(writer._closed.promise, check, check);
     function step() {
       if (check()) return;
-      writer.ready.then(() => {
-        if (check()) return undefined;
-        return reader.read().then(({ value, done }) => {
-          if (done) return check();
-          currentWrite = writer.write(value);
-          quietly(currentWrite);
-          return step();
+      upon(upon(writer._ready.promise, () => {
+        if (check()) return;
+        // A read request of its own: no chunk goes through a promise, so
+        // a patched `Object.prototype.then` sees nothing of the pipe.
+        rsRead(reader, {
+          chunk: (value) => microtask(() => {
+            currentWrite = writer.write(value);
+            quietly(currentWrite);
+            step();
+          }),
+          close: check,
+          error: check,
         });
-      }, () => undefined).then(undefined, () => check());
+      }, () => undefined), undefined, () => check());
     }
     step();
     return result.promise;
   }
 
+  // The standard's ReadableStreamClose, ReadableStreamError and
+  // ReadableStreamCancel, and the read requests' fulfilment.
+  function rsClose(stream) {
+    stream._state = 'closed';
+    const reader = stream._reader;
+    if (reader === null) return;
+    reader._closed.resolve(undefined);
+    if (reader instanceof ReadableStreamDefaultReaderImpl) {
+      for (const r of reader._requests.splice(0)) r.close(undefined);
+    }
+  }
+  function rsError(stream, e) {
+    stream._state = 'errored';
+    stream._stored = e;
+    const reader = stream._reader;
+    if (reader === null) return;
+    reader._closed.reject(e);
+    for (const r of reader._requests.splice(0)) r.error(e);
+  }
+  function rsCancel(stream, reason) {
+    stream._disturbed = true;
+    if (stream._state === 'closed') return Promise.resolve(undefined);
+    if (stream._state === 'errored') return Promise.reject(stream._stored);
+    rsClose(stream);
+    const reader = stream._reader;
+    if (reader !== null && reader instanceof ReadableStreamBYOBReaderImpl) {
+      for (const r of reader._requests.splice(0)) r.close(undefined);
+    }
+    return upon(cancelSteps(stream._controller, reason), () => undefined);
+  }
+  function rsFulfillReadRequest(stream, chunk, done) {
+    const request = stream._reader._requests.shift();
+    if (done) request.close(undefined);
+    else request.chunk(chunk);
+  }
+  // A stream of the standard's CreateReadableStream (a default controller
+  // run by the prelude's algorithms), or of CreateReadableByteStream.
+  function createReadableStream(start, pull, cancel, hwm = 1, size = () => 1) {
+    const stream = Object.create(ReadableStreamImpl.prototype);
+    rsInit(stream);
+    setUpDefaultController(stream, start, pull, cancel, hwm, size);
+    return stream;
+  }
+  function createByteStream(start, pull, cancel) {
+    const stream = Object.create(ReadableStreamImpl.prototype);
+    rsInit(stream);
+    setUpByteController(stream, start, pull, cancel, 0, undefined);
+    return stream;
+  }
+  function rsInit(stream) {
+    stream._state = 'readable';
+    stream._reader = null;
+    stream._stored = undefined;
+    stream._disturbed = false;
+    stream._controller = undefined;
+  }
+  // The standard's ReadableStreamDefaultReaderRead: `request` gets the
+  // next chunk, the end or the error.
+  function rsRead(reader, request) {
+    const stream = reader._stream;
+    stream._disturbed = true;
+    if (stream._state === 'closed') request.close(undefined);
+    else if (stream._state === 'errored') request.error(stream._stored);
+    else pullSteps(stream._controller, request);
+  }
+
+  // A ReadableStream made by its constructor or the prelude (not an object
+  // that only has its prototype).
+  const hasOwn = (o, k) => apply(Object.prototype.hasOwnProperty, o, [k]);
+  const isReadableStream = (x) => x instanceof ReadableStreamImpl && hasOwn(x, '_state');
+
   class ReadableStreamImpl {
     constructor(source, strategy) {
-      const src = source === undefined || source === null ? {} : source;
-      if (typeof src !== 'object' && typeof src !== 'function') {
-        throw new TypeError('ReadableStream: the underlying source must be an object');
+      // WebIDL converts the strategy (a dictionary) before the body reads
+      // the source's members, in their (alphabetical) order.
+      const strat = queuingStrategy(strategy, 'ReadableStream');
+      const src = underlying(source, 'ReadableStream: the underlying source');
+      const autoIn = src.autoAllocateChunkSize;
+      const autoAllocate = autoIn === undefined ? undefined : enforceRange(autoIn, 'ReadableStream: autoAllocateChunkSize');
+      const cancel = methodOf(src, 'cancel', 'ReadableStream');
+      const pull = methodOf(src, 'pull', 'ReadableStream');
+      const start = methodOf(src, 'start', 'ReadableStream');
+      const type = src.type === undefined ? undefined : String(src.type);
+      if (type !== undefined && type !== 'bytes') {
+        throw new TypeError(`ReadableStream: '${type}' is not a valid value for the source's type (the only one is 'bytes')`);
       }
-      if (src.type !== undefined && String(src.type) !== 'bytes') {
-        throw new RangeError(`'${src.type}' is not a valid enumeration value for ReadableStreamType`);
+      rsInit(this);
+      const startAlg = (c) => (start === undefined ? undefined : apply(start, src, [c]));
+      const pullAlg = (c) => callMethod(pull, src, c);
+      const cancelAlg = (reason) => callMethod(cancel, src, reason);
+      if (type === 'bytes') {
+        if (strat.size !== undefined) throw new RangeError('ReadableStream: a byte stream\'s strategy cannot have a size');
+        const hwm = highWaterMarkOf(strat, 0);
+        if (autoAllocate === 0) throw new TypeError('ReadableStream: autoAllocateChunkSize must be greater than 0');
+        setUpByteController(this, startAlg, pullAlg, cancelAlg, hwm, autoAllocate);
+      } else {
+        const hwm = highWaterMarkOf(strat, 1);
+        setUpDefaultController(this, startAlg, pullAlg, cancelAlg, hwm, strat.size === undefined ? () => 1 : strat.size);
       }
-      const { hwm, size } = strategyOf(strategy, src.type === 'bytes' ? 0 : 1);
-      this._state = 'readable';
-      this._reader = null;
-      this._stored = undefined;
-      this._disturbed = false;
-      const c = Object.create(ReadableStreamDefaultController.prototype);
-      Object.assign(c, {
-        _stream: this, _queue: [], _queueSize: 0, _hwm: hwm, _size: size,
-        _started: false, _closeRequested: false, _pulling: false, _pullAgain: false,
-        _pull: (ctl) => (typeof src.pull === 'function' ? src.pull.call(src, ctl) : undefined),
-        _cancel: (reason) => (typeof src.cancel === 'function' ? src.cancel.call(src, reason) : undefined),
-      });
-      this._controller = c;
-      const started = typeof src.start === 'function' ? src.start.call(src, c) : undefined;
-      Promise.resolve(started).then(() => {
-        c._started = true;
-        c._pullIfNeeded();
-      }, (e) => c.error(e));
     }
-    static from(iterable) {
-      const it = iterable[Symbol.asyncIterator] ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
-      return new ReadableStreamImpl({
-        pull(c) {
-          return Promise.resolve(it.next()).then((r) => (r.done ? c.close() : c.enqueue(r.value)));
-        },
-        cancel(reason) { return typeof it.return === 'function' ? it.return(reason) : undefined; },
-      }, { highWaterMark: 0 });
+    // The standard's ReadableStreamFromIterable.
+    static from(asyncIterable) {
+      let iterator;
+      let next;
+      const asyncMethod = asyncIterable === undefined || asyncIterable === null ? undefined : asyncIterable[Symbol.asyncIterator];
+      if (asyncMethod !== undefined && asyncMethod !== null) {
+        if (typeof asyncMethod !== 'function') throw new TypeError('ReadableStream.from: Symbol.asyncIterator is not a function');
+        iterator = apply(asyncMethod, asyncIterable, []);
+        if (iterator === null || (typeof iterator !== 'object' && typeof iterator !== 'function')) throw new TypeError('ReadableStream.from: the async iterator is not an object');
+        next = iterator.next;
+      } else {
+        const syncMethod = asyncIterable === undefined || asyncIterable === null ? undefined : asyncIterable[Symbol.iterator];
+        if (typeof syncMethod !== 'function') throw new TypeError('ReadableStream.from: the argument is not iterable');
+        const sync = apply(syncMethod, asyncIterable, []);
+        if (sync === null || (typeof sync !== 'object' && typeof sync !== 'function')) throw new TypeError('ReadableStream.from: the iterator is not an object');
+        const syncNext = sync.next;
+        // ECMAScript's CreateAsyncFromSyncIterator.
+        const settle = (r) => {
+          if (r === null || (typeof r !== 'object' && typeof r !== 'function')) throw new TypeError('ReadableStream.from: the iterator result is not an object');
+          const done = Boolean(r.done);
+          return upon(Promise.resolve(r.value), (value) => ({ value, done }));
+        };
+        iterator = {
+          next() { return new Promise((ok) => ok(settle(apply(syncNext, sync, [])))); },
+          get return() {
+            const ret = sync.return;
+            if (ret === undefined || ret === null) return undefined;
+            return (v) => new Promise((ok) => ok(settle(apply(ret, sync, [v]))));
+          },
+        };
+        next = iterator.next;
+      }
+      const stream = createReadableStream(() => undefined, (c) => {
+        let result;
+        try {
+          result = Promise.resolve(apply(next, iterator, []));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        return upon(result, (r) => {
+          if (r === null || (typeof r !== 'object' && typeof r !== 'function')) throw new TypeError('ReadableStream.from: the iterator result is not an object');
+          if (r.done) rsdcClose(c);
+          else rsdcEnqueue(c, r.value);
+        });
+      }, (reason) => {
+        try {
+          const ret = iterator.return;
+          if (ret === undefined || ret === null) return Promise.resolve(undefined);
+          if (typeof ret !== 'function') throw new TypeError('ReadableStream.from: the iterator\'s return is not a function');
+          return upon(Promise.resolve(apply(ret, iterator, [reason])), (r) => {
+            if (r === null || (typeof r !== 'object' && typeof r !== 'function')) throw new TypeError('ReadableStream.from: the iterator\'s return result is not an object');
+          });
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }, 0);
+      return stream;
     }
-    get locked() { return this._reader !== null; }
+    get locked() {
+      if (!(this instanceof ReadableStreamImpl)) throw new TypeError('Illegal invocation');
+      return this._reader !== null;
+    }
     getReader(options) {
-      if (options && options.mode !== undefined) {
-        throw new TypeError('ReadableStream.getReader: only default readers are available (no BYOB)');
+      if (!(this instanceof ReadableStreamImpl)) throw new TypeError('Illegal invocation');
+      if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') {
+        throw new TypeError('ReadableStream.getReader: options must be an object');
       }
-      return new ReadableStreamDefaultReaderImpl(this);
+      const mode = options === undefined || options === null ? undefined : options.mode;
+      if (mode === undefined) return new ReadableStreamDefaultReaderImpl(this);
+      if (String(mode) !== 'byob') throw new TypeError(`ReadableStream.getReader: '${mode}' is not a valid mode (the only one is 'byob')`);
+      return new ReadableStreamBYOBReaderImpl(this);
     }
     cancel(reason) {
-      if (this.locked) return Promise.reject(new TypeError('Invalid state: ReadableStream is locked'));
-      return this._cancel(reason);
+      if (!(this instanceof ReadableStreamImpl)) return Promise.reject(new TypeError('Illegal invocation'));
+      if (this._reader !== null) return Promise.reject(new TypeError('Invalid state: ReadableStream is locked'));
+      return rsCancel(this, reason);
     }
-    _cancel(reason) {
-      this._disturbed = true;
-      if (this._state === 'closed') return Promise.resolve();
-      if (this._state === 'errored') return Promise.reject(this._stored);
-      this._close();
-      const c = this._controller;
-      c._queue = [];
-      c._queueSize = 0;
-      let r;
-      try {
-        r = c._cancel(reason);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-      return Promise.resolve(r).then(() => undefined);
-    }
-    _close() {
-      this._state = 'closed';
-      const reader = this._reader;
-      if (!reader) return;
-      for (const r of reader._requests.splice(0)) r.resolve({ value: undefined, done: true });
-      reader._closed.resolve();
-    }
-    _error(e) {
-      this._state = 'errored';
-      this._stored = e;
-      const reader = this._reader;
-      if (!reader) return;
-      for (const r of reader._requests.splice(0)) r.reject(e);
-      reader._closed.reject(e);
-    }
+    _cancel(reason) { return rsCancel(this, reason); }
     pipeThrough(transform, options) {
-      if (!transform || !(transform.writable instanceof WritableStreamImpl) || !(transform.readable instanceof ReadableStreamImpl)) {
-        throw new TypeError('pipeThrough: expected { writable, readable }');
-      }
-      quietly(pipe(this, transform.writable, pipeStart(this, transform.writable, options)));
-      return transform.readable;
+      if (!(this instanceof ReadableStreamImpl)) throw new TypeError('Illegal invocation');
+      if (transform === null || (typeof transform !== 'object' && typeof transform !== 'function')) throw new TypeError('pipeThrough: expected { writable, readable }');
+      const readable = transform.readable;
+      if (!isReadableStream(readable)) throw new TypeError('pipeThrough: transform.readable is not a ReadableStream');
+      const writable = transform.writable;
+      if (!(writable instanceof WritableStreamImpl)) throw new TypeError('pipeThrough: transform.writable is not a WritableStream');
+      quietly(pipe(this, writable, pipeStart(this, writable, options)));
+      return readable;
     }
     pipeTo(dest, options) {
       try {
@@ -1948,116 +2650,356 @@
         return Promise.reject(e);
       }
     }
-    // The Streams standard's ReadableStreamDefaultTee: one read feeds both
-    // branches; each branch's cancel is remembered, and the source is
-    // cancelled (with both reasons) only when both are.
     tee() {
       if (!(this instanceof ReadableStreamImpl)) throw new TypeError('tee: this is not a ReadableStream');
-      const source = this;
-      const reader = new ReadableStreamDefaultReaderImpl(source);
-      let reading = false;
-      let readAgain = false;
-      // Per branch: whether it was cancelled, and why; its controller.
-      const canceled = [false, false];
-      const reasons = [undefined, undefined];
-      const controllers = [];
-      const cancelled = deferred();
-      const open = (i) => !canceled[i] && controllers[i]._stream._state === 'readable' && !controllers[i]._closeRequested;
-      const pull = () => {
-        if (reading) {
-          readAgain = true;
-          return Promise.resolve();
-        }
-        reading = true;
-        reader.read().then(({ value, done }) => {
-          reading = false;
-          if (done) {
-            for (const i of [0, 1]) if (open(i)) controllers[i].close();
-            if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
-            return;
-          }
-          readAgain = false;
-          for (const i of [0, 1]) if (open(i)) controllers[i].enqueue(value);
-          if (readAgain) pull();
-        }, () => { reading = false; });
-        return Promise.resolve();
-      };
-      const branch = (i) => new ReadableStreamImpl({
-        start(c) { controllers[i] = c; },
-        pull,
-        cancel(reason) {
-          canceled[i] = true;
-          reasons[i] = reason;
-          if (canceled[1 - i]) cancelled.resolve(source._cancel(reasons));
-          return cancelled.promise;
-        },
-      });
-      const branches = [branch(0), branch(1)];
-      reader.closed.then(undefined, (e) => {
-        for (const c of controllers) c.error(e);
-        if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
-      });
-      return branches;
+      return this._controller instanceof ReadableByteStreamController ? byteTee(this) : defaultTee(this);
     }
-    values(options = {}) {
-      const reader = this.getReader();
-      const keep = !!options.preventCancel;
-      return {
-        next: () => reader.read().then((r) => {
-          if (r.done) reader.releaseLock();
-          return r;
-        }),
-        return: (value) => {
-          const done = keep ? Promise.resolve() : reader.cancel(value);
-          return done.then(() => { reader.releaseLock(); return { value, done: true }; });
-        },
-        [Symbol.asyncIterator]() { return this; },
-      };
+    values(options) {
+      if (!(this instanceof ReadableStreamImpl)) throw new TypeError('Illegal invocation');
+      const preventCancel = options === undefined || options === null ? false : Boolean(options.preventCancel);
+      return readableIterator(new ReadableStreamDefaultReaderImpl(this), preventCancel);
     }
-    [Symbol.asyncIterator](options) { return this.values(options); }
     get [Symbol.toStringTag]() { return 'ReadableStream'; }
   }
+  Object.defineProperty(ReadableStreamImpl.prototype, Symbol.asyncIterator, {
+    value: ReadableStreamImpl.prototype.values, writable: true, configurable: true,
+  });
+
+  // The async iterator of WebIDL's `async iterable<any>`: one step at a
+  // time (a `next` or `return` waits for the one before), finished for
+  // good at the end, on an error or after `return`.
+  const AsyncIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype);
+  const ReadableStreamAsyncIteratorPrototype = Object.create(AsyncIteratorPrototype, {
+    next: {
+      value: function next() {
+        const it = this;
+        if (!it || !it._readableIterator) return Promise.reject(new TypeError('next: this is not a ReadableStream async iterator'));
+        const step = () => {
+          if (it._finished) return Promise.resolve({ value: undefined, done: true });
+          const reader = it._reader;
+          const d = deferred();
+          rsRead(reader, {
+            chunk: (value) => d.resolve({ value, done: false }),
+            close: () => { rsReaderRelease(reader); d.resolve({ value: undefined, done: true }); },
+            error: (e) => { rsReaderRelease(reader); d.reject(e); },
+          });
+          return upon(d.promise, (r) => {
+            it._ongoing = null;
+            if (r.done) it._finished = true;
+            return r;
+          }, (e) => {
+            it._ongoing = null;
+            it._finished = true;
+            throw e;
+          });
+        };
+        it._ongoing = it._ongoing ? upon(it._ongoing, step, step) : step();
+        return it._ongoing;
+      },
+      writable: true, enumerable: true, configurable: true,
+    },
+    return: {
+      value: { return(value) {
+        const it = this;
+        if (!it || !it._readableIterator) return Promise.reject(new TypeError('return: this is not a ReadableStream async iterator'));
+        const step = () => {
+          if (it._finished) return Promise.resolve({ value, done: true });
+          it._finished = true;
+          const reader = it._reader;
+          if (!it._preventCancel) {
+            const result = rsCancel(reader._stream, value);
+            rsReaderRelease(reader);
+            return result;
+          }
+          rsReaderRelease(reader);
+          return Promise.resolve(undefined);
+        };
+        it._ongoing = it._ongoing ? upon(it._ongoing, step, step) : step();
+        return upon(it._ongoing, () => ({ value, done: true }));
+      } }.return,
+      writable: true, enumerable: true, configurable: true,
+    },
+    [Symbol.toStringTag]: { value: 'ReadableStream AsyncIterator', configurable: true },
+  });
+  function readableIterator(reader, preventCancel) {
+    const it = Object.create(ReadableStreamAsyncIteratorPrototype);
+    Object.defineProperties(it, {
+      _readableIterator: { value: true },
+      _reader: { value: reader },
+      _preventCancel: { value: preventCancel },
+      _finished: { value: false, writable: true },
+      _ongoing: { value: null, writable: true },
+    });
+    return it;
+  }
+
+  // The readers' common part (the standard's ReadableStreamReaderGeneric*).
+  function rsReaderInit(reader, stream) {
+    reader._stream = stream;
+    reader._requests = [];
+    reader._closed = deferred(true);
+    stream._reader = reader;
+    if (stream._state === 'closed') reader._closed.resolve(undefined);
+    if (stream._state === 'errored') reader._closed.reject(stream._stored);
+  }
+  function rsReaderRelease(reader) {
+    const stream = reader._stream;
+    const released = new TypeError('Invalid state: Releasing reader');
+    if (stream._state === 'readable') reader._closed.reject(released);
+    else reader._closed = rejectedDeferred(reader._closed, released);
+    releaseSteps(stream._controller);
+    stream._reader = null;
+    reader._stream = null;
+    for (const r of reader._requests.splice(0)) r.error(released);
+  }
+  const detachedReader = () => new TypeError('Invalid state: The reader is not attached to a stream');
 
   class ReadableStreamDefaultReaderImpl {
     constructor(stream) {
       if (!(stream instanceof ReadableStreamImpl)) throw new TypeError('ReadableStreamDefaultReader: expected a ReadableStream');
-      if (stream.locked) throw new TypeError('ReadableStreamDefaultReader constructor can only accept readable streams that are not yet locked to a reader');
-      this._stream = stream;
-      this._requests = [];
-      this._closed = deferred(true);
-      stream._reader = this;
-      if (stream._state === 'closed') this._closed.resolve();
-      if (stream._state === 'errored') this._closed.reject(stream._stored);
+      if (stream._reader !== null) throw new TypeError('ReadableStreamDefaultReader constructor can only accept readable streams that are not yet locked to a reader');
+      rsReaderInit(this, stream);
     }
-    get closed() { return this._closed.promise; }
+    get closed() {
+      if (!(this instanceof ReadableStreamDefaultReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
+      return this._closed.promise;
+    }
     read() {
-      const stream = this._stream;
-      if (!stream) return Promise.reject(new TypeError('Invalid state: The reader is not attached to a stream'));
-      stream._disturbed = true;
-      if (stream._state === 'closed') return Promise.resolve({ value: undefined, done: true });
-      if (stream._state === 'errored') return Promise.reject(stream._stored);
-      const request = deferred();
-      stream._controller._read(request);
-      return request.promise;
+      if (!(this instanceof ReadableStreamDefaultReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
+      if (!this._stream) return Promise.reject(detachedReader());
+      const d = deferred();
+      rsRead(this, readRequest(d));
+      return d.promise;
     }
     cancel(reason) {
-      if (!this._stream) return Promise.reject(new TypeError('Invalid state: The reader is not attached to a stream'));
-      return this._stream._cancel(reason);
+      if (!(this instanceof ReadableStreamDefaultReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
+      if (!this._stream) return Promise.reject(detachedReader());
+      return rsCancel(this._stream, reason);
     }
     releaseLock() {
-      const stream = this._stream;
-      if (!stream) return;
-      const released = new TypeError('Invalid state: Releasing reader');
-      for (const r of this._requests.splice(0)) r.reject(released);
-      if (stream._state === 'readable') this._closed.reject(released);
-      else {
-        this._closed = deferred(true);
-        this._closed.reject(released);
-      }
-      stream._reader = null;
-      this._stream = null;
+      if (!(this instanceof ReadableStreamDefaultReaderImpl)) throw new TypeError('Illegal invocation');
+      if (this._stream) rsReaderRelease(this);
     }
     get [Symbol.toStringTag]() { return 'ReadableStreamDefaultReader'; }
+  }
+
+  class ReadableStreamBYOBReaderImpl {
+    constructor(stream) {
+      if (!(stream instanceof ReadableStreamImpl)) throw new TypeError('ReadableStreamBYOBReader: expected a ReadableStream');
+      if (stream._reader !== null) throw new TypeError('ReadableStreamBYOBReader constructor can only accept readable streams that are not yet locked to a reader');
+      if (!(stream._controller instanceof ReadableByteStreamController)) throw new TypeError('ReadableStreamBYOBReader: the stream is not a byte stream (made with type: \'bytes\')');
+      rsReaderInit(this, stream);
+    }
+    get closed() {
+      if (!(this instanceof ReadableStreamBYOBReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
+      return this._closed.promise;
+    }
+    read(view, options) {
+      let min;
+      try {
+        if (!(this instanceof ReadableStreamBYOBReaderImpl)) throw new TypeError('Illegal invocation');
+        viewOf(view, 'ReadableStreamBYOBReader.read');
+        if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') throw new TypeError('ReadableStreamBYOBReader.read: options must be an object');
+        const minIn = options === undefined || options === null ? undefined : options.min;
+        min = minIn === undefined ? 1 : enforceRange(minIn, 'ReadableStreamBYOBReader.read: min');
+        if (view.byteLength === 0) throw new TypeError('ReadableStreamBYOBReader.read: the view is empty');
+        if (view.buffer.byteLength === 0) throw new TypeError('ReadableStreamBYOBReader.read: the view\'s buffer is detached or empty');
+        if (min === 0) throw new TypeError('ReadableStreamBYOBReader.read: min must be greater than 0');
+        if (view instanceof DataView ? min > view.byteLength : min > view.length) throw new RangeError('ReadableStreamBYOBReader.read: min is greater than the view\'s length');
+        if (!this._stream) throw detachedReader();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      const d = deferred();
+      byobRead(this, view, min, readRequest(d));
+      return d.promise;
+    }
+    cancel(reason) {
+      if (!(this instanceof ReadableStreamBYOBReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
+      if (!this._stream) return Promise.reject(detachedReader());
+      return rsCancel(this._stream, reason);
+    }
+    releaseLock() {
+      if (!(this instanceof ReadableStreamBYOBReaderImpl)) throw new TypeError('Illegal invocation');
+      if (this._stream) rsReaderRelease(this);
+    }
+    get [Symbol.toStringTag]() { return 'ReadableStreamBYOBReader'; }
+  }
+  function byobRead(reader, view, min, request) {
+    const stream = reader._stream;
+    stream._disturbed = true;
+    if (stream._state === 'errored') request.error(stream._stored);
+    else rbcPullInto(stream._controller, view, min, request);
+  }
+
+  // The standard's ReadableStreamDefaultTee: one read feeds both
+  // branches; each branch's cancel is remembered, and the source is
+  // cancelled (with both reasons) only when both are.
+  function defaultTee(source) {
+    const reader = new ReadableStreamDefaultReaderImpl(source);
+    let reading = false;
+    let readAgain = false;
+    const canceled = [false, false];
+    const reasons = [undefined, undefined];
+    const branches = [];
+    const cancelled = deferred();
+    const pull = () => {
+      if (reading) {
+        readAgain = true;
+        return Promise.resolve();
+      }
+      reading = true;
+      rsRead(reader, {
+        chunk: (value) => microtask(() => {
+          readAgain = false;
+          for (const i of [0, 1]) if (!canceled[i]) rsdcEnqueue(branches[i]._controller, value);
+          reading = false;
+          if (readAgain) pull();
+        }),
+        close: () => {
+          reading = false;
+          for (const i of [0, 1]) if (!canceled[i]) rsdcClose(branches[i]._controller);
+          if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
+        },
+        error: () => { reading = false; },
+      });
+      return Promise.resolve();
+    };
+    const cancel = (i) => (reason) => {
+      canceled[i] = true;
+      reasons[i] = reason;
+      if (canceled[1 - i]) cancelled.resolve(rsCancel(source, reasons));
+      return cancelled.promise;
+    };
+    branches.push(createReadableStream(() => undefined, pull, cancel(0)), createReadableStream(() => undefined, pull, cancel(1)));
+    upon(reader._closed.promise, undefined, (e) => {
+      for (const b of branches) rsdcError(b._controller, e);
+      if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
+    });
+    return branches;
+  }
+
+  // The standard's ReadableByteStreamTee: a branch that a BYOB reader
+  // reads has the source read into its view, the other gets a copy.
+  function byteTee(source) {
+    let reader = new ReadableStreamDefaultReaderImpl(source);
+    let reading = false;
+    const readAgain = [false, false];
+    const canceled = [false, false];
+    const reasons = [undefined, undefined];
+    const branches = [];
+    const cancelled = deferred();
+    const controllerOf = (i) => branches[i]._controller;
+    const forwardError = (r) => {
+      upon(r._closed.promise, undefined, (e) => {
+        if (r !== reader) return;
+        rbcError(controllerOf(0), e);
+        rbcError(controllerOf(1), e);
+        if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
+      });
+    };
+    const cloneFailed = (e) => {
+      rbcError(controllerOf(0), e);
+      rbcError(controllerOf(1), e);
+      cancelled.resolve(rsCancel(source, e));
+    };
+    const again = () => {
+      reading = false;
+      if (readAgain[0]) pullBranch(0)();
+      else if (readAgain[1]) pullBranch(1)();
+    };
+    const cloneView = (v) => new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+    function pullWithDefaultReader() {
+      if (reader instanceof ReadableStreamBYOBReaderImpl) {
+        rsReaderRelease(reader);
+        reader = new ReadableStreamDefaultReaderImpl(source);
+        forwardError(reader);
+      }
+      rsRead(reader, {
+        chunk: (chunk) => microtask(() => {
+          readAgain[0] = false;
+          readAgain[1] = false;
+          let chunk2 = chunk;
+          if (!canceled[0] && !canceled[1]) {
+            try {
+              chunk2 = cloneView(chunk);
+            } catch (e) {
+              cloneFailed(e);
+              return;
+            }
+          }
+          if (!canceled[0]) rbcEnqueue(controllerOf(0), chunk);
+          if (!canceled[1]) rbcEnqueue(controllerOf(1), chunk2);
+          again();
+        }),
+        close: () => {
+          reading = false;
+          for (const i of [0, 1]) if (!canceled[i]) rbcClose(controllerOf(i));
+          for (const i of [0, 1]) if (controllerOf(i)._pendingPullIntos.length > 0) rbcRespond(controllerOf(i), 0);
+          if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
+        },
+        error: () => { reading = false; },
+      });
+    }
+    function pullWithByobReader(view, i) {
+      if (reader instanceof ReadableStreamDefaultReaderImpl) {
+        rsReaderRelease(reader);
+        reader = new ReadableStreamBYOBReaderImpl(source);
+        forwardError(reader);
+      }
+      const other = 1 - i;
+      byobRead(reader, view, 1, {
+        chunk: (chunk) => microtask(() => {
+          readAgain[0] = false;
+          readAgain[1] = false;
+          if (!canceled[other]) {
+            let clone;
+            try {
+              clone = cloneView(chunk);
+            } catch (e) {
+              cloneFailed(e);
+              return;
+            }
+            if (!canceled[i]) rbcRespondWithNewView(controllerOf(i), chunk);
+            rbcEnqueue(controllerOf(other), clone);
+          } else if (!canceled[i]) {
+            rbcRespondWithNewView(controllerOf(i), chunk);
+          }
+          again();
+        }),
+        close: (chunk) => {
+          reading = false;
+          if (!canceled[i]) rbcClose(controllerOf(i));
+          if (!canceled[other]) rbcClose(controllerOf(other));
+          if (chunk !== undefined) {
+            if (!canceled[i]) rbcRespondWithNewView(controllerOf(i), chunk);
+            if (!canceled[other] && controllerOf(other)._pendingPullIntos.length > 0) rbcRespond(controllerOf(other), 0);
+          }
+          if (!canceled[i] || !canceled[other]) cancelled.resolve(undefined);
+        },
+        error: () => { reading = false; },
+      });
+    }
+    const pullBranch = (i) => () => {
+      if (reading) {
+        readAgain[i] = true;
+        return Promise.resolve(undefined);
+      }
+      reading = true;
+      const request = rbcGetBYOBRequest(controllerOf(i));
+      if (request === null) pullWithDefaultReader();
+      else pullWithByobReader(request._view, i);
+      return Promise.resolve(undefined);
+    };
+    const cancel = (i) => (reason) => {
+      canceled[i] = true;
+      reasons[i] = reason;
+      if (canceled[1 - i]) cancelled.resolve(rsCancel(source, reasons));
+      return cancelled.promise;
+    };
+    branches.push(createByteStream(() => undefined, pullBranch(0), cancel(0)), createByteStream(() => undefined, pullBranch(1), cancel(1)));
+    forwardError(reader);
+    return branches;
   }
 
   // WritableStream as the Streams standard defines it: the states
@@ -2074,30 +3016,17 @@
     }
     get [Symbol.toStringTag]() { return 'WritableStreamDefaultController'; }
   }
-  function sinkMethod(sink, name) {
-    const f = sink[name];
-    if (f !== undefined && typeof f !== 'function') throw new TypeError(`WritableStream: the sink's ${name} must be a function`);
-    return f;
-  }
-  // Calls a sink method as a promise (a throw is a rejection).
-  function promiseCall(f, self, ...args) {
-    if (f === undefined) return Promise.resolve(undefined);
-    try {
-      return Promise.resolve(f.apply(self, args));
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
   class WritableStreamImpl {
     constructor(sink, strategy) {
-      const snk = sink === undefined || sink === null ? {} : sink;
-      const abort = sinkMethod(snk, 'abort');
-      const close = sinkMethod(snk, 'close');
-      const start = sinkMethod(snk, 'start');
+      const strat = queuingStrategy(strategy, 'WritableStream');
+      const snk = underlying(sink, 'WritableStream: the underlying sink');
+      const abort = methodOf(snk, 'abort', 'WritableStream');
+      const close = methodOf(snk, 'close', 'WritableStream');
+      const start = methodOf(snk, 'start', 'WritableStream');
       if (snk.type !== undefined) throw new RangeError('Invalid type is specified');
-      const write = sinkMethod(snk, 'write');
-      const { hwm, size } = strategyOf(strategy, 1);
+      const write = methodOf(snk, 'write', 'WritableStream');
+      const hwm = highWaterMarkOf(strat, 1);
+      const size = strat.size === undefined ? () => 1 : strat.size;
       this._state = 'writable';
       this._stored = undefined;
       this._writer = null;
@@ -2110,14 +3039,14 @@
       const c = Object.create(WritableStreamDefaultController.prototype);
       Object.assign(c, {
         _stream: this, _queue: [], _queueSize: 0, _hwm: hwm, _size: size, _started: false, _signal: newSignal(),
-        _write: (chunk) => promiseCall(write, snk, chunk, c),
-        _close: () => promiseCall(close, snk),
-        _abort: (reason) => promiseCall(abort, snk, reason),
+        _write: (chunk) => callMethod(write, snk, chunk, c),
+        _close: () => callMethod(close, snk),
+        _abort: (reason) => callMethod(abort, snk, reason),
       });
       this._controller = c;
       wsUpdateBackpressure(this, wsBackpressure(c));
-      const started = start === undefined ? undefined : start.call(snk, c);
-      Promise.resolve(started).then(() => {
+      const started = start === undefined ? undefined : apply(start, snk, [c]);
+      upon(Promise.resolve(started), () => {
         c._started = true;
         wsAdvanceQueueIfNeeded(c);
       }, (r) => {
@@ -2202,7 +3131,7 @@
     }
     const sinkAbort = c._abort(abort.reason);
     wsClearAlgorithms(c);
-    sinkAbort.then(() => {
+    upon(sinkAbort, () => {
       abort.done.resolve();
       wsRejectCloseAndClosed(stream);
     }, (e) => {
@@ -2263,7 +3192,7 @@
     c._queue.shift();
     const sinkClose = c._close();
     wsClearAlgorithms(c);
-    sinkClose.then(() => {
+    upon(sinkClose, () => {
       stream._inFlightClose.resolve();
       stream._inFlightClose = null;
       if (stream._state === 'erroring') {
@@ -2288,7 +3217,7 @@
   function wsProcessWrite(c, chunk) {
     const stream = c._stream;
     stream._inFlightWrite = stream._writeRequests.shift();
-    c._write(chunk).then(() => {
+    upon(c._write(chunk), () => {
       stream._inFlightWrite.resolve();
       stream._inFlightWrite = null;
       const { size } = c._queue.shift();
@@ -2393,53 +3322,200 @@
     get [Symbol.toStringTag]() { return 'WritableStreamDefaultWriter'; }
   }
 
-  // A writable side feeding a readable side through `transform` and
-  // `flush`; a chunk written waits for its transform, not for a reader.
+  // TransformStream as the Streams standard defines it: a writable side
+  // whose writes wait while the readable side has backpressure, a
+  // transformer's `transform`, `flush` and `cancel`, and errors that reach
+  // both sides. `ts*` are the standard's TransformStream* operations.
+  class TransformStreamDefaultController {
+    constructor() { throw new TypeError('Illegal constructor'); }
+    get desiredSize() {
+      if (!(this instanceof TransformStreamDefaultController)) throw new TypeError('Illegal invocation');
+      return controllerDesiredSize(this._stream._readable._controller);
+    }
+    enqueue(chunk) {
+      if (!(this instanceof TransformStreamDefaultController)) throw new TypeError('Illegal invocation');
+      tsdcEnqueue(this, chunk);
+    }
+    error(reason) {
+      if (!(this instanceof TransformStreamDefaultController)) throw new TypeError('Illegal invocation');
+      tsError(this._stream, reason);
+    }
+    terminate() {
+      if (!(this instanceof TransformStreamDefaultController)) throw new TypeError('Illegal invocation');
+      tsdcTerminate(this);
+    }
+    get [Symbol.toStringTag]() { return 'TransformStreamDefaultController'; }
+  }
+
   class TransformStreamImpl {
     constructor(transformer, writableStrategy, readableStrategy) {
-      const t = transformer === undefined || transformer === null ? {} : transformer;
-      let out;
-      const readable = new ReadableStreamImpl({
-        start(c) { out = c; },
-        cancel(reason) { writable._error(reason); },
-      }, readableStrategy === undefined ? { highWaterMark: 0 } : readableStrategy);
-      const open = () => readable._state === 'readable' && !out._closeRequested;
-      const controller = {
-        enqueue(chunk) {
-          if (!open()) throw new TypeError('Invalid state: TransformStream readable side is closed');
-          out.enqueue(chunk);
-        },
-        error(e) {
-          out.error(e);
-          writable._error(e);
-        },
-        terminate() {
-          if (open()) out.close();
-          writable._error(new TypeError('the TransformStream was terminated'));
-        },
-        get desiredSize() { return out.desiredSize; },
-      };
-      const writable = new WritableStreamImpl({
-        start() { return typeof t.start === 'function' ? t.start.call(t, controller) : undefined; },
-        // A transform or flush that throws errors both sides.
-        write(chunk) {
-          return new Promise((ok) => {
-            if (typeof t.transform === 'function') ok(t.transform.call(t, chunk, controller));
-            else ok(controller.enqueue(chunk));
-          }).catch((e) => { out.error(e); throw e; });
-        },
-        close() {
-          return new Promise((ok) => ok(typeof t.flush === 'function' ? t.flush.call(t, controller) : undefined))
-            .then(() => { if (open()) out.close(); }, (e) => { out.error(e); throw e; });
-        },
-        abort(reason) { out.error(reason); },
-      }, writableStrategy);
-      this._readable = readable;
-      this._writable = writable;
+      const ws = queuingStrategy(writableStrategy, 'TransformStream');
+      const rs = queuingStrategy(readableStrategy, 'TransformStream');
+      const t = underlying(transformer, 'TransformStream: the transformer');
+      const cancel = methodOf(t, 'cancel', 'TransformStream');
+      const flush = methodOf(t, 'flush', 'TransformStream');
+      const readableType = t.readableType;
+      const start = methodOf(t, 'start', 'TransformStream');
+      const transform = methodOf(t, 'transform', 'TransformStream');
+      const writableType = t.writableType;
+      if (readableType !== undefined) throw new RangeError('TransformStream: readableType is not supported');
+      if (writableType !== undefined) throw new RangeError('TransformStream: writableType is not supported');
+      const readableHwm = highWaterMarkOf(rs, 0);
+      const writableHwm = highWaterMarkOf(ws, 1);
+      const started = deferred();
+      tsInit(this, started.promise, writableHwm, ws.size, readableHwm, rs.size);
+      const c = Object.create(TransformStreamDefaultController.prototype);
+      Object.assign(c, {
+        _stream: this,
+        _transform: transform === undefined ? (chunk) => {
+          try {
+            tsdcEnqueue(c, chunk);
+            return Promise.resolve(undefined);
+          } catch (e) {
+            return Promise.reject(e);
+          }
+        } : (chunk) => callMethod(transform, t, chunk, c),
+        _flush: () => callMethod(flush, t, c),
+        _cancel: (reason) => callMethod(cancel, t, reason),
+        _finish: undefined,
+      });
+      this._controller = c;
+      if (start === undefined) started.resolve(undefined);
+      else started.resolve(apply(start, t, [c]));
     }
-    get readable() { return this._readable; }
-    get writable() { return this._writable; }
+    get readable() {
+      if (!(this instanceof TransformStreamImpl)) throw new TypeError('Illegal invocation');
+      return this._readable;
+    }
+    get writable() {
+      if (!(this instanceof TransformStreamImpl)) throw new TypeError('Illegal invocation');
+      return this._writable;
+    }
     get [Symbol.toStringTag]() { return 'TransformStream'; }
+  }
+  function tsInit(stream, startPromise, writableHwm, writableSize, readableHwm, readableSize) {
+    stream._writable = new WritableStreamImpl({
+      start: () => startPromise,
+      write: (chunk) => tsSinkWrite(stream, chunk),
+      abort: (reason) => tsSinkAbort(stream, reason),
+      close: () => tsSinkClose(stream),
+    }, { highWaterMark: writableHwm, size: writableSize });
+    stream._readable = createReadableStream(() => startPromise, () => tsSourcePull(stream), (reason) => tsSourceCancel(stream, reason),
+      readableHwm, readableSize === undefined ? () => 1 : readableSize);
+    stream._backpressure = undefined;
+    stream._backpressureChange = undefined;
+    tsSetBackpressure(stream, true);
+  }
+  function tsError(stream, e) {
+    rsdcError(stream._readable._controller, e);
+    tsErrorWritableAndUnblockWrite(stream, e);
+  }
+  function tsdcClearAlgorithms(c) {
+    c._transform = () => Promise.resolve(undefined);
+    c._flush = () => Promise.resolve(undefined);
+    c._cancel = () => Promise.resolve(undefined);
+  }
+  function tsErrorWritableAndUnblockWrite(stream, e) {
+    tsdcClearAlgorithms(stream._controller);
+    stream._writable._error(e);
+    tsUnblockWrite(stream);
+  }
+  function tsUnblockWrite(stream) {
+    if (stream._backpressure) tsSetBackpressure(stream, false);
+  }
+  function tsSetBackpressure(stream, backpressure) {
+    if (stream._backpressureChange !== undefined) stream._backpressureChange.resolve(undefined);
+    stream._backpressureChange = deferred();
+    stream._backpressure = backpressure;
+  }
+  function tsdcEnqueue(c, chunk) {
+    const stream = c._stream;
+    const rc = stream._readable._controller;
+    if (!rsdcCanCloseOrEnqueue(rc)) throw new TypeError('Invalid state: the TransformStream\'s readable side is not accepting chunks');
+    try {
+      rsdcEnqueue(rc, chunk);
+    } catch (e) {
+      tsErrorWritableAndUnblockWrite(stream, e);
+      throw stream._readable._stored;
+    }
+    const backpressure = !shouldCallPull(rc);
+    if (backpressure !== stream._backpressure) tsSetBackpressure(stream, true);
+  }
+  function tsdcPerformTransform(c, chunk) {
+    return upon(c._transform(chunk), undefined, (r) => {
+      tsError(c._stream, r);
+      throw r;
+    });
+  }
+  function tsdcTerminate(c) {
+    const stream = c._stream;
+    rsdcClose(stream._readable._controller);
+    tsErrorWritableAndUnblockWrite(stream, new TypeError('the TransformStream was terminated'));
+  }
+  function tsSinkWrite(stream, chunk) {
+    const c = stream._controller;
+    if (stream._backpressure) {
+      return upon(stream._backpressureChange.promise, () => {
+        const writable = stream._writable;
+        if (writable._state === 'erroring') throw writable._stored;
+        return tsdcPerformTransform(c, chunk);
+      });
+    }
+    return tsdcPerformTransform(c, chunk);
+  }
+  // The writable side's abort and close, and the readable side's cancel:
+  // whichever comes first runs the transformer's `cancel` or `flush`, and
+  // the others get its outcome.
+  function tsFinish(stream, run, onDone, onFail) {
+    const c = stream._controller;
+    if (c._finish !== undefined) return c._finish.promise;
+    const finish = deferred();
+    c._finish = finish;
+    const p = run(c);
+    tsdcClearAlgorithms(c);
+    upon(p, () => onDone(finish), (r) => {
+      onFail(r);
+      finish.reject(r);
+    });
+    return finish.promise;
+  }
+  function tsSinkAbort(stream, reason) {
+    const readable = stream._readable;
+    return tsFinish(stream, (c) => c._cancel(reason), (finish) => {
+      if (readable._state === 'errored') finish.reject(readable._stored);
+      else {
+        rsdcError(readable._controller, reason);
+        finish.resolve(undefined);
+      }
+    }, (r) => rsdcError(readable._controller, r));
+  }
+  function tsSinkClose(stream) {
+    const readable = stream._readable;
+    return tsFinish(stream, (c) => c._flush(), (finish) => {
+      if (readable._state === 'errored') finish.reject(readable._stored);
+      else {
+        rsdcClose(readable._controller);
+        finish.resolve(undefined);
+      }
+    }, (r) => rsdcError(readable._controller, r));
+  }
+  function tsSourcePull(stream) {
+    tsSetBackpressure(stream, false);
+    return stream._backpressureChange.promise;
+  }
+  function tsSourceCancel(stream, reason) {
+    const writable = stream._writable;
+    return tsFinish(stream, (c) => c._cancel(reason), (finish) => {
+      if (writable._state === 'errored') finish.reject(writable._stored);
+      else {
+        writable._error(reason);
+        tsUnblockWrite(stream);
+        finish.resolve(undefined);
+      }
+    }, (r) => {
+      writable._error(r);
+      tsUnblockWrite(stream);
+    });
   }
 
   class TextEncoderStreamImpl extends TransformStreamImpl {
@@ -2537,23 +3613,45 @@
 
   // Calls `each` with every chunk of `stream`, which must be bytes. A chunk
   // of anything else (rejecting with `Err`), or an `each` that throws,
-  // cancels the stream and rejects.
+  // cancels the stream and rejects. Read with the prelude's own read
+  // requests (no `then` of the app's is called), in a loop while chunks
+  // are queued.
   function eachChunk(stream, what, Err, each) {
-    const reader = stream.getReader();
-    const fail = (e) => reader.cancel(e).catch(() => {}).then(() => { throw e; });
-    const next = () => reader.read().then(({ value, done }) => {
-      if (done) return undefined;
-      if (!(value instanceof Uint8Array)) {
-        return fail(new Err(`${what}: the body stream gave ${kindOf(value)}; a body stream must give Uint8Array chunks (pipe text through a TextEncoderStream)`));
-      }
-      try {
-        each(value);
-      } catch (e) {
-        return fail(e);
-      }
-      return next();
+    const reader = new ReadableStreamDefaultReaderImpl(stream);
+    return new Promise((resolve, reject) => {
+      const fail = (e) => {
+        upon(rsCancel(stream, e), () => reject(e), () => reject(e));
+        return false;
+      };
+      const take = (value) => {
+        if (!(value instanceof Uint8Array)) {
+          return fail(new Err(`${what}: the body stream gave ${kindOf(value)}; a body stream must give Uint8Array chunks (pipe text through a TextEncoderStream)`));
+        }
+        try {
+          each(value);
+        } catch (e) {
+          return fail(e);
+        }
+        return true;
+      };
+      const next = () => {
+        for (let again = true; again;) {
+          let sync = true;
+          again = false;
+          rsRead(reader, {
+            chunk: (value) => {
+              if (!take(value)) return;
+              if (sync) again = true;
+              else next();
+            },
+            close: () => resolve(undefined),
+            error: reject,
+          });
+          sync = false;
+        }
+      };
+      next();
     });
-    return next();
   }
   // Every chunk of `stream`, which must be bytes, as one Uint8Array.
   function readAllBytes(stream, what, Err = TypeError) {
@@ -2564,6 +3662,10 @@
   defineMissing('ReadableStream', ReadableStreamImpl);
   defineMissing('ReadableStreamDefaultReader', ReadableStreamDefaultReaderImpl);
   defineMissing('ReadableStreamDefaultController', ReadableStreamDefaultController);
+  defineMissing('ReadableStreamBYOBReader', ReadableStreamBYOBReaderImpl);
+  defineMissing('ReadableStreamBYOBRequest', ReadableStreamBYOBRequest);
+  defineMissing('ReadableByteStreamController', ReadableByteStreamController);
+  defineMissing('TransformStreamDefaultController', TransformStreamDefaultController);
   defineMissing('WritableStream', WritableStreamImpl);
   defineMissing('WritableStreamDefaultWriter', WritableStreamDefaultWriterImpl);
   defineMissing('WritableStreamDefaultController', WritableStreamDefaultController);
@@ -2572,14 +3674,42 @@
   defineMissing('TextDecoderStream', TextDecoderStreamImpl);
   defineMissing('CompressionStream', CompressionStreamImpl);
   defineMissing('DecompressionStream', DecompressionStreamImpl);
-  defineMissing('CountQueuingStrategy', class CountQueuingStrategy {
-    constructor({ highWaterMark }) { this.highWaterMark = highWaterMark; }
-    get size() { return () => 1; }
-  });
-  defineMissing('ByteLengthQueuingStrategy', class ByteLengthQueuingStrategy {
-    constructor({ highWaterMark }) { this.highWaterMark = highWaterMark; }
-    get size() { return (chunk) => chunk.byteLength; }
-  });
+  // The standard's two strategies: `size` is one function per global.
+  function strategyInit(init, what) {
+    if (init === null || (typeof init !== 'object' && typeof init !== 'function')) throw new TypeError(`${what}: expected { highWaterMark }`);
+    if (init.highWaterMark === undefined) throw new TypeError(`${what}: highWaterMark is required`);
+    return Number(init.highWaterMark);
+  }
+  const countSize = { size() { return 1; } }.size;
+  const byteLengthSize = { size(chunk) { return chunk.byteLength; } }.size;
+  class CountQueuingStrategy {
+    #hwm;
+    constructor(init) { this.#hwm = strategyInit(init, 'CountQueuingStrategy'); }
+    get highWaterMark() {
+      if (!(#hwm in this)) throw new TypeError('Illegal invocation');
+      return this.#hwm;
+    }
+    get size() {
+      if (!(#hwm in this)) throw new TypeError('Illegal invocation');
+      return countSize;
+    }
+    get [Symbol.toStringTag]() { return 'CountQueuingStrategy'; }
+  }
+  class ByteLengthQueuingStrategy {
+    #hwm;
+    constructor(init) { this.#hwm = strategyInit(init, 'ByteLengthQueuingStrategy'); }
+    get highWaterMark() {
+      if (!(#hwm in this)) throw new TypeError('Illegal invocation');
+      return this.#hwm;
+    }
+    get size() {
+      if (!(#hwm in this)) throw new TypeError('Illegal invocation');
+      return byteLengthSize;
+    }
+    get [Symbol.toStringTag]() { return 'ByteLengthQueuingStrategy'; }
+  }
+  defineMissing('CountQueuingStrategy', CountQueuingStrategy);
+  defineMissing('ByteLengthQueuingStrategy', ByteLengthQueuingStrategy);
 
   // -------------------------------------------- Headers, Blob, FormData,
   // ------------------------------------------------- Request and Response
@@ -2887,13 +4017,21 @@
       Object.defineProperty(C.prototype, name, { value: fn, writable: true, configurable: true });
     }
     Object.defineProperty(C.prototype, 'bodyUsed', { get() { return this._used || streamUsed(this._body); }, configurable: true });
-    // A string or bytes become a stream of one chunk when first asked for.
+    // A string or bytes become a byte stream (BYOB readers can read it, as
+    // the Fetch standard says) of one chunk when first asked for. The bytes
+    // are the body's own copy, so the stream may take (transfer) them.
     Object.defineProperty(C.prototype, 'body', {
       get() {
         const b = this._body;
         if (b === null || b instanceof ReadableStreamImpl) return b;
         const bytes = typeof b === 'string' ? encoder().encode(b) : b;
-        this._body = new ReadableStreamImpl({ start(c) { c.enqueue(bytes); c.close(); } });
+        this._body = new ReadableStreamImpl({
+          type: 'bytes',
+          start(c) {
+            if (bytes.byteLength > 0) c.enqueue(bytes);
+            c.close();
+          },
+        });
         // A body read whole was read through a reader, which keeps it.
         if (this._used) {
           this._body.getReader();
@@ -2915,52 +4053,127 @@
   }
 
   const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
+  // RequestInit's enumerations, as WebIDL checks them.
+  const REQUEST_ENUMS = {
+    mode: ['navigate', 'same-origin', 'no-cors', 'cors'],
+    credentials: ['omit', 'same-origin', 'include'],
+    cache: ['default', 'no-store', 'reload', 'no-cache', 'force-cache', 'only-if-cached'],
+    redirect: ['follow', 'error', 'manual'],
+    referrerPolicy: ['', 'no-referrer', 'no-referrer-when-downgrade', 'same-origin', 'origin', 'strict-origin', 'origin-when-cross-origin', 'strict-origin-when-cross-origin', 'unsafe-url'],
+    priority: ['high', 'low', 'auto'],
+    duplex: ['half'],
+  };
+  function requestEnum(init, name, fallback) {
+    const v = init[name];
+    if (v === undefined) return fallback;
+    const str = String(v);
+    if (!REQUEST_ENUMS[name].includes(str)) {
+      throw new TypeError(`Failed to construct 'Request': The provided value '${str}' is not a valid enum value of type Request${name[0].toUpperCase()}${name.slice(1)}.`);
+    }
+    return str;
+  }
+  // A clone's body: a copy of the bytes, or a branch of the stream's tee.
+  function cloneBody(from, to) {
+    if (from._body instanceof Uint8Array) to._body = from._body.slice();
+    if (from._body instanceof ReadableStreamImpl) [from._body, to._body] = from._body.tee();
+  }
+  const unusable = (r) => r._used || streamUsed(r._body) || (r._body instanceof ReadableStreamImpl && r._body.locked);
+  // The Fetch standard's Request constructor, its steps in order (what
+  // applies without a document: no window, no client, no navigation).
   class RequestImpl {
-    constructor(input, init = {}) {
+    constructor(input, init) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
+      if (init !== undefined && init !== null && typeof init !== 'object' && typeof init !== 'function') {
+        throw new TypeError("Failed to construct 'Request': The provided value is not of type 'RequestInit'.");
+      }
+      const i = init === undefined || init === null ? {} : init;
       const from = input instanceof RequestImpl ? input : null;
       let url;
       if (from) {
         url = from._url;
       } else {
+        let parsed;
         try {
-          url = new URLImpl(String(input)).href;
+          parsed = new URLImpl(String(input));
         } catch (_) {
           throw new TypeError(`Failed to parse URL from ${String(input)}`);
         }
+        if (parsed.username !== '' || parsed.password !== '') throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${String(input)}`);
+        url = parsed.href;
       }
+      if (i.window !== undefined && i.window !== null) throw new TypeError("Failed to construct 'Request': 'window' can only be null.");
+      let referrer = from ? from._referrer : 'about:client';
+      if (i.referrer !== undefined) {
+        const r = String(i.referrer);
+        if (r === '') referrer = 'no-referrer';
+        else {
+          let parsed;
+          try {
+            parsed = new URLImpl(r, url);
+          } catch (_) {
+            throw new TypeError(`Failed to construct 'Request': Referrer '${r}' is not a valid URL.`);
+          }
+          referrer = parsed.href === 'about:client' ? 'about:client' : parsed.href;
+        }
+      }
+      this._referrer = referrer;
+      this._referrerPolicy = requestEnum(i, 'referrerPolicy', from ? from._referrerPolicy : '');
+      const mode = requestEnum(i, 'mode', from ? from._mode : 'cors');
+      if (mode === 'navigate') throw new TypeError("Failed to construct 'Request': Cannot construct a Request with a RequestInit whose mode member is set as 'navigate'.");
+      this._mode = mode;
+      this._credentials = requestEnum(i, 'credentials', from ? from._credentials : 'same-origin');
+      this._cache = requestEnum(i, 'cache', from ? from._cache : 'default');
+      if (this._cache === 'only-if-cached' && this._mode !== 'same-origin') {
+        throw new TypeError("Failed to construct 'Request': 'only-if-cached' can be set only with 'same-origin' mode");
+      }
+      this._redirect = requestEnum(i, 'redirect', from ? from._redirect : 'follow');
+      this._integrity = i.integrity !== undefined ? String(i.integrity) : from ? from._integrity : '';
+      this._keepalive = i.keepalive !== undefined ? Boolean(i.keepalive) : from ? from._keepalive : false;
       let method = from ? from._method : 'GET';
-      if (init.method !== undefined) {
-        method = String(init.method);
+      if (i.method !== undefined) {
+        method = String(i.method);
         if (!TOKEN.test(method)) throw new TypeError(`'${method}' is not a valid HTTP method.`);
-        if (METHODS.includes(method.toUpperCase())) method = method.toUpperCase();
         if (['CONNECT', 'TRACE', 'TRACK'].includes(method.toUpperCase())) throw new TypeError(`'${method}' HTTP method is unsupported.`);
+        if (METHODS.includes(method.toUpperCase())) method = method.toUpperCase();
       }
-      this._url = url;
-      this._method = method;
-      this._headers = new HeadersImpl(init.headers !== undefined ? init.headers : from ? from._headers : undefined);
-      const signal = init.signal !== undefined && init.signal !== null ? init.signal : from ? from.signal : undefined;
+      const signal = i.signal !== undefined && i.signal !== null ? i.signal : from ? from.signal : undefined;
       if (signal !== undefined && !(signal instanceof AbortSignalImpl)) {
         throw new TypeError("Failed to construct 'Request': member signal is not of type AbortSignal.");
       }
+      requestEnum(i, 'priority', 'auto');
+      this._url = url;
+      this._method = method;
       // Made when first read: most requests never read theirs.
       this._signal = signal === undefined ? undefined : AbortSignalImpl.any([signal]);
-      this._redirect = init.redirect !== undefined ? String(init.redirect) : from ? from._redirect : 'follow';
-      if (!['follow', 'error', 'manual'].includes(this._redirect)) {
-        throw new TypeError(`Request constructor: ${this._redirect} is not an accepted type. Expected one of follow, manual, error.`);
+      if (this._mode === 'no-cors' && !['GET', 'HEAD', 'POST'].includes(method)) {
+        throw new TypeError(`Failed to construct 'Request': '${method}' is unsupported in no-cors mode.`);
       }
-      const body = init.body !== undefined ? init.body : null;
-      if ((body !== null || (from && from._body !== null && init.body === undefined)) && (method === 'GET' || method === 'HEAD')) {
+      this._headers = new HeadersImpl(i.headers !== undefined ? i.headers : from ? from._headers : undefined);
+      const body = i.body !== undefined ? i.body : null;
+      const inputBody = from ? from._body : null;
+      if ((body !== null || inputBody !== null) && (method === 'GET' || method === 'HEAD')) {
         throw new TypeError('Request with GET/HEAD method cannot have body.');
       }
-      if (init.body !== undefined) {
+      const duplex = requestEnum(i, 'duplex', undefined);
+      this._body = null;
+      this._used = false;
+      if (body !== null) {
         setBody(this, body);
-      } else if (from) {
-        if (from._used) throw new TypeError('Cannot construct a Request with a Request object that has already been used.');
-        this._body = from._body;
-        this._used = false;
-      } else {
-        this._body = null;
-        this._used = false;
+        if (this._body instanceof ReadableStreamImpl && duplex === undefined) {
+          throw new TypeError('RequestInit: duplex option is required when sending a body.');
+        }
+      } else if (inputBody !== null) {
+        if (unusable(from)) throw new TypeError('Cannot construct a Request with a Request object that has already been used.');
+        // The body moves to the new request (a stream through a proxy, as
+        // the standard says): the input's is now used.
+        if (inputBody instanceof ReadableStreamImpl) {
+          const proxy = new TransformStreamImpl();
+          quietly(pipe(inputBody, proxy._writable, pipeOptions(undefined)));
+          this._body = proxy._readable;
+        } else {
+          this._body = inputBody;
+          from._used = true;
+        }
       }
     }
     get url() { return this._url; }
@@ -2971,20 +4184,33 @@
       if (this._signal === undefined) this._signal = newSignal();
       return this._signal;
     }
-    get cache() { return 'default'; }
-    get credentials() { return 'same-origin'; }
-    get mode() { return 'cors'; }
+    get cache() { return this._cache; }
+    get credentials() { return this._credentials; }
+    get mode() { return this._mode; }
     get destination() { return ''; }
-    get referrer() { return 'about:client'; }
-    get integrity() { return ''; }
-    get keepalive() { return false; }
+    get referrer() { return this._referrer === 'no-referrer' ? '' : this._referrer; }
+    get referrerPolicy() { return this._referrerPolicy; }
+    get integrity() { return this._integrity; }
+    get keepalive() { return this._keepalive; }
+    get isReloadNavigation() { return false; }
+    get isHistoryNavigation() { return false; }
+    get duplex() { return 'half'; }
     clone() {
-      if (this._used) throw new TypeError('Request.clone: Body has already been consumed.');
-      return new RequestImpl(this);
+      if (unusable(this)) throw new TypeError('Request.clone: Body has already been consumed.');
+      const r = Object.create(RequestImpl.prototype);
+      // Listing the headers marks them all read (the page varies on them).
+      Object.assign(r, this, { _headers: new HeadersImpl(this._headers) });
+      if (this._signal !== undefined) r._signal = AbortSignalImpl.any([this._signal]);
+      cloneBody(this, r);
+      return r;
     }
     get [Symbol.toStringTag]() { return 'Request'; }
   }
   withBody(RequestImpl);
+  // What a request the host made (the incoming one) has: the defaults.
+  for (const [k, v] of Object.entries({ _referrer: 'about:client', _referrerPolicy: '', _mode: 'cors', _credentials: 'same-origin', _cache: 'default', _integrity: '', _keepalive: false })) {
+    Object.defineProperty(RequestImpl.prototype, k, { value: v, writable: true, configurable: true });
+  }
 
   const NULL_BODY = [101, 103, 204, 205, 304];
   const REDIRECTS = [301, 302, 303, 307, 308];
@@ -3043,8 +4269,7 @@
       if (this._used || streamUsed(this._body)) throw new TypeError('Response.clone: Body has already been consumed.');
       const r = new ResponseImpl(null, { status: 200 });
       Object.assign(r, this, { _headers: new HeadersImpl(this._headers), _urlList: this._urlList.slice() });
-      if (this._body instanceof Uint8Array) r._body = this._body.slice();
-      if (this._body instanceof ReadableStreamImpl) [this._body, r._body] = this._body.tee();
+      cloneBody(this, r);
       return r;
     }
     get [Symbol.toStringTag]() { return 'Response'; }

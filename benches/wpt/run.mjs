@@ -41,7 +41,7 @@ function leftOut(meta, source) {
 }
 
 function parseMeta(source) {
-  const meta = { script: [], global: [] };
+  const meta = { script: [], global: [], variant: [] };
   for (const line of source.split('\n')) {
     const m = /^\/\/ META: *(\w+)=(.*)$/.exec(line.trim());
     if (!m) {
@@ -50,6 +50,7 @@ function parseMeta(source) {
     }
     if (m[1] === 'script') meta.script.push(m[2].trim());
     if (m[1] === 'global') meta.global.push(...m[2].split(',').map((g) => g.trim()));
+    if (m[1] === 'variant') meta.variant.push(m[2].trim());
   }
   return meta;
 }
@@ -68,9 +69,11 @@ const prefix = read(path.join(here, 'prefix.js'));
 const suffix = read(path.join(here, 'suffix.js'));
 const harness = read(path.join(wptDir, 'resources/testharness.js'));
 
-// The whole classic script for the test at `rel` (relative to the WPT root).
-function scriptOf(rel, meta, source) {
-  const url = `${origin}/${rel}`;
+// The whole classic script for the test at `rel` (relative to the WPT root)
+// in its `variant` (a query string its META names, or '': the test reads it
+// from `location.search`, as common/subset-tests.js does).
+function scriptOf(rel, variant, meta, source) {
+  const url = `${origin}/${rel}${variant}`;
   const parts = [prefix.replace('__WPT_URL__', url), harness, suffix];
   for (const s of meta.script) {
     const file = s.startsWith('/') ? path.join(wptDir, s) : path.join(wptDir, path.dirname(rel), s);
@@ -214,15 +217,20 @@ for (const rel of tests) {
     results.left_out[rel] = why;
     continue;
   }
-  let script;
-  try {
-    script = scriptOf(rel, meta, source);
-  } catch (e) {
-    results.left_out[rel] = `a META script is missing: ${e.message}`;
-    continue;
+  // A file with variants is run once per variant, as WPT's own runner does
+  // (each is a slice of its subtests), and each counts as a file.
+  for (const variant of meta.variant.length ? meta.variant : ['']) {
+    const key = rel + variant;
+    let script;
+    try {
+      script = scriptOf(rel, variant, meta, source);
+    } catch (e) {
+      results.left_out[key] = `a META script is missing: ${e.message}`;
+      continue;
+    }
+    results.files[key] = {};
+    for (const rt of runtimes) queue.push([key, rt, script]);
   }
-  results.files[rel] = {};
-  for (const rt of runtimes) queue.push([rel, rt, script]);
 }
 let done = 0;
 async function worker() {
@@ -245,7 +253,9 @@ const byDir = {};
 for (const [rel, per] of Object.entries(results.files)) {
   const parts = rel.split('/');
   const depth = { fetch: 3, html: 3, dom: 2 }[parts[0]] || 1;
-  const dir = parts.slice(0, depth).join('/');
+  // Tentative tests (`.tentative.` in the name: a proposal, not yet the
+  // standard) are counted apart, so that a standard's row is the standard.
+  const dir = parts.slice(0, depth).join('/') + (/\.tentative\./.test(rel) ? ' (tentative)' : '');
   const total = Math.max(1, ...Object.values(per).map((r) => r.tests.length));
   const row = (byDir[dir] ??= { total: 0 });
   row.total += total;

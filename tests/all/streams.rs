@@ -25,6 +25,11 @@ fn writable_streams_abort_after_the_write_in_flight_and_settle_in_the_standards_
 }
 
 #[test]
+fn byte_streams_byob_readers_transforms_and_async_iteration_behave_as_in_node() {
+    assert_same_as_node("tests/plugins/byte-streams.js", "/", &[]);
+}
+
+#[test]
 fn react_render_to_readable_stream_matches_node_on_both_engines() {
     assert_same_as_node("plugins/stream/app.jsx", "/", &[]);
 }

@@ -80,6 +80,23 @@ fn a_throwing_timer_or_microtask_is_logged_delays_clamp_as_html_says_and_self_is
 }
 
 #[test]
+fn global_error_listeners_see_uncaught_errors_first_and_may_cancel_their_report() {
+    for &engine in Engines::KINDS {
+        let (body, log) = rendered("tests/plugins/timers.js", engine, "/?part=events");
+        assert_eq!(
+            body, "ErrorEvent error left cancelable=true; ErrorEvent error taken cancelable=true",
+            "{engine}"
+        );
+        assert!(
+            !log.contains("taken"),
+            "{engine}: a cancelled error is not logged: {log}"
+        );
+        assert!(log.contains("Uncaught Error: left"), "{engine}: {log}");
+        assert!(log.contains("Uncaught Error: unheard"), "{engine}: {log}");
+    }
+}
+
+#[test]
 fn text_decoder_decodes_every_encoding_and_stream_cut_as_node_does_on_both_engines() {
     assert_same_as_node("tests/plugins/encodings.js", "/", &[]);
 }

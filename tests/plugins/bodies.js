@@ -2,7 +2,10 @@
 // compared byte for byte with Node's (tests/all/web_platform.rs): bodyUsed
 // is "disturbed", not "locked"; a body read whole stays locked; formData()
 // rejects with the body stream's own error; Response.error()'s headers are
-// immutable; btoa and atob throw DOMExceptions.
+// immutable; btoa and atob throw DOMExceptions; a body made from bytes
+// or text is a byte stream that a BYOB reader reads into its own buffer;
+// the Request constructor's checks and attributes, and a request made from
+// another takes its body.
 const named = (f) => {
   try {
     f();
@@ -48,6 +51,39 @@ export async function render() {
     }
   }
 
+  const byob = new Response('hello').body.getReader({ mode: 'byob' });
+  const first = await byob.read(new Uint8Array(3));
+  const rest = await byob.read(new Uint8Array(8));
+  const end = await byob.read(new Uint8Array(8));
+  out.byob = [Array.from(first.value), first.done, Array.from(rest.value), end.done, end.value.byteLength];
+  const empty = await new Response(new Uint8Array(0)).body.getReader({ mode: 'byob' }).read(new Uint8Array(2));
+  out.byobEmpty = [empty.done, empty.value.byteLength];
+  const u = 'http://example.com/';
+  out.requestRefusals = [
+    named(() => new Request('http://user:pw@example.com/')),
+    named(() => new Request(u, { mode: 'navigate' })),
+    named(() => new Request(u, { mode: 'bogus' })),
+    named(() => new Request(u, { cache: 'bogus' })),
+    named(() => new Request(u, { cache: 'only-if-cached' })),
+    named(() => new Request(u, { mode: 'no-cors', method: 'PUT' })),
+    named(() => new Request(u, { method: 'POST', body: 'x', duplex: 'full' })),
+    named(() => new Request(u, { method: 'POST', body: new ReadableStream() })),
+    named(() => new Request(u, { window: {} })),
+    named(() => new Request(u, { referrerPolicy: 'bogus' })),
+    named(() => new Request(u, { credentials: 'bogus' })),
+    named(() => new Request(u, { method: 'GET', body: 'x' })),
+  ];
+  const init = { method: 'POST', body: 'moved', mode: 'same-origin', credentials: 'omit', cache: 'no-store', redirect: 'manual', referrerPolicy: 'origin', integrity: 'sha256-x', keepalive: true };
+  const original = new Request(u, init);
+  const copy = new Request(original);
+  out.requestAttributes = ['mode', 'credentials', 'cache', 'redirect', 'referrer', 'referrerPolicy', 'integrity', 'keepalive', 'duplex', 'destination'].map((k) => `${k}=${copy[k]}`);
+  out.requestMoved = [original.bodyUsed, await copy.text(), named(() => new Request(original))];
+  const streamed = new Request(u, { method: 'POST', body: new Response('streamed').body, duplex: 'half' });
+  const streamedCopy = new Request(streamed);
+  out.requestMovedStream = [streamed.bodyUsed, await streamedCopy.text()];
+  const cloned = new Request(u, { method: 'POST', body: 'twice' });
+  const twin = cloned.clone();
+  out.requestClone = [await cloned.text(), await twin.text(), cloned.bodyUsed, twin.bodyUsed];
   out.errorHeaders = named(() => Response.error().headers.append('x', 'y'));
   out.btoa = named(() => btoa('\u0100'));
   out.atob = named(() => atob('a'));

@@ -1,8 +1,11 @@
 // Timers as the HTML standard and Workers run them (issue 34): a callback
 // that throws is reported and the render goes on, and delays are clamped
 // by the standard's timer initialization steps (tests/all/web_platform.rs).
-// `self` is the global scope, as in a worker.
-export function render() {
+// `self` is the global scope, as in a worker; `?part=events`: it is an
+// EventTarget whose `error` listeners see an uncaught error first and may
+// cancel its report.
+export function render(request) {
+  if (request.query?.part === 'events') return events();
   return new Promise((resolve) => {
     const order = [];
     setTimeout(() => { throw new Error('timer boom'); }, 0);
@@ -21,5 +24,23 @@ export function render() {
     setTimeout(() => order.push('wrapped'), 2 ** 32 + 1);
     setTimeout(() => order.push('negative'), -5);
     setTimeout(() => resolve(`self: ${self === globalThis}; after the throws: ${order.join(' ')}`), 50);
+  });
+}
+
+function events() {
+  return new Promise((resolve) => {
+    const seen = [];
+    const listener = (e) => {
+      seen.push(`${e.constructor.name} ${e.type} ${e.error.message} cancelable=${e.cancelable}`);
+      if (e.error.message === 'taken') e.preventDefault();
+    };
+    self.addEventListener('error', listener);
+    setTimeout(() => { throw new Error('taken'); }, 0);
+    queueMicrotask(() => { throw new Error('left'); });
+    setTimeout(() => {
+      self.removeEventListener('error', listener);
+      setTimeout(() => { throw new Error('unheard'); }, 0);
+      setTimeout(() => resolve(seen.join('; ')), 5);
+    }, 5);
   });
 }

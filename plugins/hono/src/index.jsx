@@ -71,12 +71,29 @@ app.post('/login', async (c) => {
   return c.redirect('/', 303);
 });
 
+// Dates and prices as a reader's locale writes them (Intl on both engines).
+const reviewDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
+const euros = new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' });
+const stars = new Intl.PluralRules('en-GB');
+
 async function Reviews() {
-  const reviews = await new Promise((resolve) => setTimeout(() => resolve(['Great kettle', 'Pours well']), 300));
+  const reviews = await new Promise((resolve) =>
+    setTimeout(
+      () =>
+        resolve([
+          { text: 'Great kettle', on: Date.UTC(2026, 10, 2), stars: 5, paid: 25 },
+          { text: 'Pours well', on: Date.UTC(2026, 10, 19), stars: 1, paid: 24.5 },
+        ]),
+      300,
+    ),
+  );
   return (
     <ul>
       {reviews.map((r) => (
-        <li>{r}</li>
+        <li>
+          {r.text}: {r.stars} {stars.select(r.stars) === 'one' ? 'star' : 'stars'}, paid {euros.format(r.paid)} on{' '}
+          {reviewDate.format(r.on)}
+        </li>
       ))}
     </ul>
   );

@@ -474,6 +474,28 @@ void promise_hooks_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
                                             args[2].As<v8::Function>(), v8::Local<v8::Function>());
 }
 
+// `__ssr_detach(buffer, check)`: with `check`, whether an ArrayBuffer was
+// detached; without, detaches it (V8 10.2 has neither ES2024's
+// `ArrayBuffer.prototype.transfer` nor `detached`; the prelude builds them
+// on this, as the Streams standard's byte streams transfer buffers).
+void detach_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
+  v8::Isolate* iso = args.GetIsolate();
+  if (args.Length() < 1 || !args[0]->IsArrayBuffer()) {
+    iso->ThrowException(v8::Exception::TypeError(str(iso, "__ssr_detach needs an ArrayBuffer")));
+    return;
+  }
+  v8::Local<v8::ArrayBuffer> buffer = args[0].As<v8::ArrayBuffer>();
+  if (args.Length() > 1 && args[1]->BooleanValue(iso)) {
+    args.GetReturnValue().Set(buffer->WasDetached());
+    return;
+  }
+  if (!buffer->IsDetachable()) {
+    iso->ThrowException(v8::Exception::TypeError(str(iso, "this ArrayBuffer cannot be detached")));
+    return;
+  }
+  buffer->Detach();
+}
+
 void free_quota_bytes(void* data, size_t n, void* allocator) {
   static_cast<v8::ArrayBuffer::Allocator*>(allocator)->Free(data, n);
 }
@@ -662,8 +684,8 @@ void ssr_v8_init(void) {
   });
 }
 
-// A new isolate and context with `__ssr_log`, `__ssr_host` and
-// `__ssr_promise_hooks` defined,
+// A new isolate and context with `__ssr_log`, `__ssr_host`,
+// `__ssr_promise_hooks` and `__ssr_detach` defined,
 // calling `log` and `call` with `host_data`. Never null.
 ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_after_ms,
                    uint32_t offer_every_us, ssr_v8_log_fn log, ssr_v8_call_fn call, void* host_data) {
@@ -700,6 +722,8 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
     (void)ctx->Global()->Set(ctx, str(iso, "__ssr_host"), host);
     v8::Local<v8::Function> hooks = v8::Function::New(ctx, promise_hooks_callback).ToLocalChecked();
     (void)ctx->Global()->Set(ctx, str(iso, "__ssr_promise_hooks"), hooks);
+    v8::Local<v8::Function> detach = v8::Function::New(ctx, detach_callback).ToLocalChecked();
+    (void)ctx->Global()->Set(ctx, str(iso, "__ssr_detach"), detach);
     inst->context.Reset(iso, ctx);
   }
   return inst;

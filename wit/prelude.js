@@ -4079,7 +4079,9 @@
   }
   const unusable = (r) => r._used || streamUsed(r._body) || (r._body instanceof ReadableStreamImpl && r._body.locked);
   // The Fetch standard's Request constructor, its steps in order (what
-  // applies without a document: no window, no client, no navigation).
+  // applies without a document: no window, no client, no navigation), but
+  // for two refusals workerd does not make and Workers apps rely on (a
+  // stream body without `duplex`, a URL with credentials).
   class RequestImpl {
     constructor(input, init) {
       if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
@@ -4092,14 +4094,13 @@
       if (from) {
         url = from._url;
       } else {
-        let parsed;
+        // A URL with credentials is accepted, as on workerd (the standard
+        // refuses it).
         try {
-          parsed = new URLImpl(String(input));
+          url = new URLImpl(String(input)).href;
         } catch (_) {
           throw new TypeError(`Failed to parse URL from ${String(input)}`);
         }
-        if (parsed.username !== '' || parsed.password !== '') throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${String(input)}`);
-        url = parsed.href;
       }
       if (i.window !== undefined && i.window !== null) throw new TypeError("Failed to construct 'Request': 'window' can only be null.");
       let referrer = from ? from._referrer : 'about:client';
@@ -4154,14 +4155,14 @@
       if ((body !== null || inputBody !== null) && (method === 'GET' || method === 'HEAD')) {
         throw new TypeError('Request with GET/HEAD method cannot have body.');
       }
-      const duplex = requestEnum(i, 'duplex', undefined);
+      // A stream body needs no `duplex: 'half'`, as on workerd (the
+      // standard, and Node, require it): Workers apps forward a request's
+      // body without it.
+      requestEnum(i, 'duplex', 'half');
       this._body = null;
       this._used = false;
       if (body !== null) {
         setBody(this, body);
-        if (this._body instanceof ReadableStreamImpl && duplex === undefined) {
-          throw new TypeError('RequestInit: duplex option is required when sending a body.');
-        }
       } else if (inputBody !== null) {
         if (unusable(from)) throw new TypeError('Cannot construct a Request with a Request object that has already been used.');
         // The body moves to the new request (a stream through a proxy, as

@@ -33,6 +33,18 @@ fn bodies_are_used_when_disturbed_stay_locked_once_read_and_fail_with_their_stre
 }
 
 #[test]
+fn a_request_forwards_a_stream_body_without_duplex_and_keeps_credentials_as_workerd_does() {
+    for &engine in Engines::KINDS {
+        let (body, _) = rendered("tests/plugins/bodies.js", engine, "/?part=workerd");
+        assert_eq!(
+            body,
+            "stream body without duplex: forwarded; credentials kept: http://user:pw@example.com/",
+            "{engine}"
+        );
+    }
+}
+
+#[test]
 fn structured_clone_walks_a_long_chain_without_recursion_and_a_huge_one_meets_the_cpu_limit() {
     let built = plugin("tests/plugins/web-platform.js");
     for &engine in Engines::KINDS {

@@ -33,8 +33,12 @@
 //   turns a rejection into `{kind, message, stack}`. These three shapes are
 //   the serde forms of the contract crate's `Request`, `Response` and
 //   `RenderError` (`wit/src/lib.rs`): change them there too.
-(function (g) {
-  'use strict';
+'use strict';
+// A block, not a function: QuickJS keeps each function's source text with
+// it, and a function around all of this would keep the whole file again in
+// every plugin's snapshot.
+{
+  const g = globalThis;
 
   function defineMissing(name, value) {
     if (typeof g[name] === 'undefined') {
@@ -5156,4 +5160,4 @@
     },
   };
   Object.defineProperty(g, '__ssr', { value: Object.freeze(ssr), enumerable: false });
-})(globalThis);
+}

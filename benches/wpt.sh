@@ -91,7 +91,8 @@ node = subprocess.run(['node', '--version'], capture_output=True, text=True).std
 table = "\n".join(rows)
 about = (f"{datetime.date.today()}, ssr at `{head}`, WPT at `{commit}`, Node {node}, workerd from `tests/peers`. "
          f"`benches/wpt.sh WPT_DIR`: {len(results['files'])} files run, {len(results['left_out'])} left out (listed in benches/RESULTS-wpt.md). "
-         "A subtest passes when its harness status is PASS; a file a runtime could not start counts all its subtests as failed, and one that did not complete in 25 s keeps the subtests that finished (runs before 2026-11-26 16:00 counted such a file as all failed: rows carried from them were made that way)." + carried)
+         "A subtest passes when its harness status is PASS; a file a runtime could not start counts all its subtests as failed, and one that did not complete in 25 s keeps the subtests that finished. "
+         "A file with variants (`// META: variant=`) runs once per variant, each counted as a file; tentative tests (`.tentative.`: proposals, not yet the standard) are counted in rows of their own." + carried)
 subprocess.run(['python3', 'benches/section.py', 'docs/compatibility.md', 'wpt', about + "\n\n" + table], check=True)
 left = "\n".join(f"- `{f}`: {why}" for f, why in sorted(results['left_out'].items()))
 failing = []

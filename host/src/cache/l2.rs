@@ -15,10 +15,15 @@
 //!   the oldest, down to 15/16 of the budget, so the O(n) scan is paid once
 //!   per sixteenth of the budget, not once per insert.
 //! - Expired slots are never returned, and are dropped at the latest one
-//!   sweep after they expire (a sweep every [`SWEEP_EVERY`] inserts): a cache
-//!   that never fills up does not keep its expired pages (the soak in
-//!   `benches/soak.sh` held 8,500 expired React pages, 330 MiB, before
-//!   sweeping).
+//!   sweep after they expire: a cache that never fills up does not keep its
+//!   expired pages (the soak in `benches/soak.sh` held 8,500 expired React
+//!   pages, 330 MiB, before sweeping). A sweep scans every slot, so it comes
+//!   after [`SWEEP_EVERY`] inserts and after as many inserts as an eighth of
+//!   the slots: a few slots scanned per insert however large the cache, and
+//!   at most an eighth more slots than are live. (A sweep every 64 inserts
+//!   made every insert cost O(slots): the trivial page's req/s fell round
+//!   after round of `benches/peers.sh` as its cache grew, and the sweep was
+//!   10-26% of the server's CPU in `benches/profile.sh`.)
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,6 +40,8 @@ pub const SHARDS: usize = 128;
 /// Variants one URL keeps (say, one per language); past it the oldest goes.
 pub const MAX_VARIANTS: usize = 32;
 const SWEEP_EVERY: u64 = 64;
+/// A sweep waits for inserts as many as the slots over this.
+const SWEEP_FRACTION: u64 = 8;
 
 /// The variants of one URL.
 #[derive(Debug)]
@@ -135,7 +142,8 @@ impl L2 {
             }
         };
         let mut evicted = 0;
-        if self.unswept.fetch_add(1, Ordering::Relaxed) + 1 >= SWEEP_EVERY {
+        let unswept = self.unswept.fetch_add(1, Ordering::Relaxed) + 1;
+        if unswept >= SWEEP_EVERY && unswept >= self.map.len() as u64 / SWEEP_FRACTION {
             self.unswept.store(0, Ordering::Relaxed);
             evicted += self.sweep_expired();
         }
@@ -192,7 +200,8 @@ impl L2 {
     }
 
     fn sweep_expired(&self) -> usize {
-        self.remove_where(|_, s| s.expires <= Instant::now())
+        let now = Instant::now();
+        self.remove_where(|_, s| s.expires <= now)
     }
 
     /// Brings `tenant` and the total back under 15/16 of their budgets.

@@ -402,8 +402,31 @@ mod tests {
         for i in 0..(l2::MAX_VARIANTS * 3) {
             c.insert(key("t", &format!("/{i}")), &e, &HeaderMap::new());
         }
-        // A sweep every 64 inserts: at most the ones since the last remain.
+        // A sweep after 64 inserts (the cache is small): at most the ones
+        // since the last remain.
         assert!(c.len() < 64, "{} expired entries kept", c.len());
+    }
+
+    #[test]
+    fn a_large_cache_sweeps_once_an_eighth_of_its_slots_were_inserted() {
+        let c = Cache::new(limits(1 << 30, 1 << 30));
+        let live = entry(&c, "x", CachePolicy::Ttl(3600));
+        let dead = entry(&c, "x", CachePolicy::Ttl(1));
+        std::thread::sleep(Duration::from_millis(1100));
+        for i in 0..1024 {
+            c.insert(key("t", &format!("/live/{i}")), &live, &HeaderMap::new());
+        }
+        for i in 0..1024 {
+            c.insert(key("t", &format!("/dead/{i}")), &dead, &HeaderMap::new());
+        }
+        // Swept often enough that the expired never outnumber an eighth of
+        // the slots by more than one sweep's worth, and never the live.
+        let expired = c.len() - 1024;
+        assert!(
+            expired <= c.len() / 8 + 1,
+            "{expired} expired of {} kept",
+            c.len()
+        );
     }
 
     #[test]

@@ -30,7 +30,9 @@ cat >"$work/trivial.js" <<'JS'
 export default { fetch: () => new Response('<p>hi</p>', { headers: { 'content-type': 'text/html' } }) };
 JS
 
-SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false 2>"$work/ssr.log" &
+# SSR_PERFMAP: Wasmtime writes a perf map, so the Wasm frames (QuickJS's
+# functions) have names.
+SSR_PERFMAP=1 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false 2>"$work/ssr.log" &
 pid=$!
 wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
 for page in $PAGES; do

@@ -57,8 +57,12 @@ pub struct Renderer {
 /// only cyclic garbage waits, and only in room the instance already has:
 /// renders that leave more (8 MiB of cycles each, `tests/all/runtime.rs`)
 /// grow it by one render's worth, then are collected every time. By count
-/// alone they piled up five renders' worth (47 MiB).
-const COLLECT_EVERY: u32 = 4;
+/// alone they piled up five renders' worth (47 MiB). Every 16th rather than
+/// every 4th: the collection was a fifth of the server's CPU on a trivial
+/// page (`benches/profile.sh`: `JS_RunGC` and its marking), and one server
+/// serving both builds, alternating wrk runs, gave the trivial page
+/// 4,332 -> 5,143 req/s and the Hono page 1,084 -> 1,193 (medians of 3).
+const COLLECT_EVERY: u32 = 16;
 
 /// The instance's linear memory, in bytes: it only grows, and grows only when
 /// the allocator has no room left. Not measured on the host (the native

@@ -49,9 +49,9 @@
   // The engine's own, taken before any app code can patch them (the
   // streams below use them).
   const apply = Reflect.apply;
-  // `promiseThen(p, onFulfilled, onRejected)`: `call` bound to the
-  // engine's `then`.
-  const promiseThen = Function.prototype.call.bind(Promise.prototype.then);
+  // `upon(p, onFulfilled, onRejected)`: `call` bound to the engine's
+  // `then`.
+  const upon = Function.prototype.call.bind(Promise.prototype.then);
 
   // Workers' global scope names itself `self`, as a worker's does.
   defineMissing('self', g);
@@ -1724,7 +1724,6 @@
   // runs: the standard's algorithms react to promises and call a source's
   // or sink's methods without going through anything an app can patch
   // (`Promise.prototype.then`, a method's own `call` or `apply`).
-  const upon = promiseThen;
   // A QueuingStrategy argument as WebIDL converts it, before the
   // constructor's body runs: `highWaterMark` as a number (checked later, by
   // `highWaterMarkOf`) and `size` a function, called as a plain function.
@@ -1801,16 +1800,9 @@
     }
     error(e) {
       if (!(this instanceof ReadableStreamDefaultController)) throw new TypeError('Illegal invocation');
-      rsdcError(this, e);
+      controllerError(this, e);
     }
     get [Symbol.toStringTag]() { return 'ReadableStreamDefaultController'; }
-  }
-  function rsdcCancelSteps(c, reason) {
-    c._queue = [];
-    c._queueSize = 0;
-    const result = c._cancel(reason);
-    rsdcClearAlgorithms(c);
-    return result;
   }
   function rsdcPullSteps(c, request) {
     const stream = c._stream;
@@ -1818,7 +1810,7 @@
       const [chunk, size] = c._queue.shift();
       c._queueSize = Math.max(0, c._queueSize - size);
       if (c._closeRequested && c._queue.length === 0) {
-        rsdcClearAlgorithms(c);
+        clearAlgorithms(c);
         rsClose(stream);
       } else {
         callPullIfNeeded(c);
@@ -1841,7 +1833,8 @@
     return c;
   }
   function rsdcCanCloseOrEnqueue(c) { return !c._closeRequested && c._stream._state === 'readable'; }
-  function rsdcClearAlgorithms(c) {
+  // Both controllers' ClearAlgorithms (a byte controller has no size).
+  function clearAlgorithms(c) {
     c._pull = () => Promise.resolve(undefined);
     c._cancel = () => Promise.resolve(undefined);
     c._size = () => 1;
@@ -1850,7 +1843,7 @@
     if (!rsdcCanCloseOrEnqueue(c)) return;
     c._closeRequested = true;
     if (c._queue.length === 0) {
-      rsdcClearAlgorithms(c);
+      clearAlgorithms(c);
       rsClose(c._stream);
     }
   }
@@ -1866,20 +1859,13 @@
         size = Number(c._size(chunk));
         if (!(size >= 0) || size === Infinity) throw new RangeError('Invalid chunk size: a size must be a finite, non-negative number');
       } catch (e) {
-        rsdcError(c, e);
+        controllerError(c, e);
         throw e;
       }
       c._queue.push([chunk, size]);
       c._queueSize += size;
     }
     callPullIfNeeded(c);
-  }
-  function rsdcError(c, e) {
-    if (c._stream._state !== 'readable') return;
-    c._queue = [];
-    c._queueSize = 0;
-    rsdcClearAlgorithms(c);
-    rsError(c._stream, e);
   }
   // Both controllers': whether to pull, pulling one at a time, and an
   // error while pulling or starting.
@@ -1904,9 +1890,23 @@
       }
     }, (e) => controllerError(c, e));
   }
+  // Both controllers' Error and [[CancelSteps]]: a byte controller also
+  // drops its pending reads into buffers.
   function controllerError(c, e) {
-    if (isByteController(c)) rbcError(c, e);
-    else rsdcError(c, e);
+    if (c._stream._state !== 'readable') return;
+    if (isByteController(c)) rbcClearPendingPullIntos(c);
+    c._queue = [];
+    c._queueSize = 0;
+    clearAlgorithms(c);
+    rsError(c._stream, e);
+  }
+  function cancelSteps(c, reason) {
+    if (isByteController(c)) rbcClearPendingPullIntos(c);
+    c._queue = [];
+    c._queueSize = 0;
+    const result = c._cancel(reason);
+    clearAlgorithms(c);
+    return result;
   }
   function startController(c, start) {
     upon(Promise.resolve(start(c)), () => {
@@ -1995,17 +1995,9 @@
     }
     error(e) {
       if (!(this instanceof ReadableByteStreamController)) throw new TypeError('Illegal invocation');
-      rbcError(this, e);
+      controllerError(this, e);
     }
     get [Symbol.toStringTag]() { return 'ReadableByteStreamController'; }
-  }
-  function rbcCancelSteps(c, reason) {
-    rbcClearPendingPullIntos(c);
-    c._queue = [];
-    c._queueSize = 0;
-    const result = c._cancel(reason);
-    rbcClearAlgorithms(c);
-    return result;
   }
   function rbcPullSteps(c, request) {
     const stream = c._stream;
@@ -2037,9 +2029,8 @@
       c._pendingPullIntos = [first];
     }
   }
-  // A controller's [[CancelSteps]], [[PullSteps]] and [[ReleaseSteps]].
+  // A controller's [[PullSteps]] and [[ReleaseSteps]].
   const isByteController = (c) => c instanceof ReadableByteStreamController;
-  function cancelSteps(c, reason) { return isByteController(c) ? rbcCancelSteps(c, reason) : rsdcCancelSteps(c, reason); }
   function pullSteps(c, request) { return isByteController(c) ? rbcPullSteps(c, request) : rsdcPullSteps(c, request); }
   function releaseSteps(c) { return isByteController(c) ? rbcReleaseSteps(c) : undefined; }
   function setUpByteController(stream, start, pull, cancel, hwm, autoAllocate) {
@@ -2075,18 +2066,6 @@
     rbcInvalidateBYOBRequest(c);
     c._pendingPullIntos = [];
   }
-  function rbcClearAlgorithms(c) {
-    c._pull = () => Promise.resolve(undefined);
-    c._cancel = () => Promise.resolve(undefined);
-  }
-  function rbcError(c, e) {
-    if (c._stream._state !== 'readable') return;
-    rbcClearPendingPullIntos(c);
-    c._queue = [];
-    c._queueSize = 0;
-    rbcClearAlgorithms(c);
-    rsError(c._stream, e);
-  }
   function rbcClose(c) {
     const stream = c._stream;
     if (c._closeRequested || stream._state !== 'readable') return;
@@ -2098,11 +2077,11 @@
       const first = c._pendingPullIntos[0];
       if (first.bytesFilled % first.elementSize !== 0) {
         const e = new TypeError('Invalid state: the stream was closed with a partial element pending in a read into a view');
-        rbcError(c, e);
+        controllerError(c, e);
         throw e;
       }
     }
-    rbcClearAlgorithms(c);
+    clearAlgorithms(c);
     rsClose(stream);
   }
   function rbcEnqueue(c, chunk) {
@@ -2143,7 +2122,7 @@
     try {
       clone = buffer.slice(byteOffset, byteOffset + byteLength);
     } catch (e) {
-      rbcError(c, e);
+      controllerError(c, e);
       throw e;
     }
     rbcEnqueueChunk(c, clone, 0, byteLength);
@@ -2188,7 +2167,7 @@
   }
   function rbcHandleQueueDrain(c) {
     if (c._queueSize === 0 && c._closeRequested) {
-      rbcClearAlgorithms(c);
+      clearAlgorithms(c);
       rsClose(c._stream);
     } else {
       callPullIfNeeded(c);
@@ -2246,7 +2225,7 @@
       }
       if (c._closeRequested) {
         const e = new TypeError('Invalid state: the stream is closing and has too few bytes for this read');
-        rbcError(c, e);
+        controllerError(c, e);
         request.error(e);
         return;
       }
@@ -2738,7 +2717,11 @@
   }
 
   // The readers' common part (the standard's ReadableStreamReaderGeneric*).
-  function rsReaderInit(reader, stream) {
+  // (`bytes`: a BYOB reader, which only a byte stream takes.)
+  function rsReaderInit(reader, stream, what, bytes = false) {
+    if (!(stream instanceof ReadableStreamImpl)) throw new TypeError(`${what}: expected a ReadableStream`);
+    if (stream._reader !== null) throw new TypeError(`${what} constructor can only accept readable streams that are not yet locked to a reader`);
+    if (bytes && !isByteController(stream._controller)) throw new TypeError(`${what}: the stream is not a byte stream (made with type: 'bytes')`);
     reader._stream = stream;
     reader._requests = [];
     reader._closed = deferred(true);
@@ -2760,13 +2743,7 @@
 
   class ReadableStreamDefaultReaderImpl {
     constructor(stream) {
-      if (!(stream instanceof ReadableStreamImpl)) throw new TypeError('ReadableStreamDefaultReader: expected a ReadableStream');
-      if (stream._reader !== null) throw new TypeError('ReadableStreamDefaultReader constructor can only accept readable streams that are not yet locked to a reader');
-      rsReaderInit(this, stream);
-    }
-    get closed() {
-      if (!(this instanceof ReadableStreamDefaultReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
-      return this._closed.promise;
+      rsReaderInit(this, stream, 'ReadableStreamDefaultReader');
     }
     read() {
       if (!(this instanceof ReadableStreamDefaultReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
@@ -2775,28 +2752,12 @@
       rsRead(this, readRequest(d));
       return d.promise;
     }
-    cancel(reason) {
-      if (!(this instanceof ReadableStreamDefaultReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
-      if (!this._stream) return Promise.reject(detachedReader());
-      return rsCancel(this._stream, reason);
-    }
-    releaseLock() {
-      if (!(this instanceof ReadableStreamDefaultReaderImpl)) throw new TypeError('Illegal invocation');
-      if (this._stream) rsReaderRelease(this);
-    }
     get [Symbol.toStringTag]() { return 'ReadableStreamDefaultReader'; }
   }
 
   class ReadableStreamBYOBReaderImpl {
     constructor(stream) {
-      if (!(stream instanceof ReadableStreamImpl)) throw new TypeError('ReadableStreamBYOBReader: expected a ReadableStream');
-      if (stream._reader !== null) throw new TypeError('ReadableStreamBYOBReader constructor can only accept readable streams that are not yet locked to a reader');
-      if (!(stream._controller instanceof ReadableByteStreamController)) throw new TypeError('ReadableStreamBYOBReader: the stream is not a byte stream (made with type: \'bytes\')');
-      rsReaderInit(this, stream);
-    }
-    get closed() {
-      if (!(this instanceof ReadableStreamBYOBReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
-      return this._closed.promise;
+      rsReaderInit(this, stream, 'ReadableStreamBYOBReader', true);
     }
     read(view, options) {
       let min;
@@ -2818,22 +2779,51 @@
       byobRead(this, view, min, readRequest(d));
       return d.promise;
     }
-    cancel(reason) {
-      if (!(this instanceof ReadableStreamBYOBReaderImpl)) return Promise.reject(new TypeError('Illegal invocation'));
-      if (!this._stream) return Promise.reject(detachedReader());
-      return rsCancel(this._stream, reason);
-    }
-    releaseLock() {
-      if (!(this instanceof ReadableStreamBYOBReaderImpl)) throw new TypeError('Illegal invocation');
-      if (this._stream) rsReaderRelease(this);
-    }
     get [Symbol.toStringTag]() { return 'ReadableStreamBYOBReader'; }
+  }
+  // The standard's ReadableStreamGenericReader mixin (`closed`, `cancel`,
+  // `releaseLock`), on each reader's own prototype.
+  for (const C of [ReadableStreamDefaultReaderImpl, ReadableStreamBYOBReaderImpl]) {
+    const generic = {
+      get closed() {
+        if (!(this instanceof C)) return Promise.reject(new TypeError('Illegal invocation'));
+        return this._closed.promise;
+      },
+      cancel(reason) {
+        if (!(this instanceof C)) return Promise.reject(new TypeError('Illegal invocation'));
+        if (!this._stream) return Promise.reject(detachedReader());
+        return rsCancel(this._stream, reason);
+      },
+      releaseLock() {
+        if (!(this instanceof C)) throw new TypeError('Illegal invocation');
+        if (this._stream) rsReaderRelease(this);
+      },
+    };
+    for (const [name, desc] of Object.entries(Object.getOwnPropertyDescriptors(generic))) {
+      Object.defineProperty(C.prototype, name, { ...desc, enumerable: false });
+    }
   }
   function byobRead(reader, view, min, request) {
     const stream = reader._stream;
     stream._disturbed = true;
     if (stream._state === 'errored') request.error(stream._stored);
     else rbcPullInto(stream._controller, view, min, request);
+  }
+
+  // Both tees' branch cancels: each is remembered, and the source is
+  // cancelled, with both reasons, once both branches are; `cancelled`
+  // settles every branch's cancel.
+  function teeCancels(source) {
+    const canceled = [false, false];
+    const reasons = [undefined, undefined];
+    const cancelled = deferred();
+    const cancel = (i) => (reason) => {
+      canceled[i] = true;
+      reasons[i] = reason;
+      if (canceled[1 - i]) cancelled.resolve(rsCancel(source, reasons));
+      return cancelled.promise;
+    };
+    return { canceled, cancelled, cancel };
   }
 
   // The standard's ReadableStreamDefaultTee: one read feeds both
@@ -2843,10 +2833,8 @@
     const reader = new ReadableStreamDefaultReaderImpl(source);
     let reading = false;
     let readAgain = false;
-    const canceled = [false, false];
-    const reasons = [undefined, undefined];
+    const { canceled, cancelled, cancel } = teeCancels(source);
     const branches = [];
-    const cancelled = deferred();
     const pull = () => {
       if (reading) {
         readAgain = true;
@@ -2869,15 +2857,9 @@
       });
       return Promise.resolve();
     };
-    const cancel = (i) => (reason) => {
-      canceled[i] = true;
-      reasons[i] = reason;
-      if (canceled[1 - i]) cancelled.resolve(rsCancel(source, reasons));
-      return cancelled.promise;
-    };
     branches.push(createReadableStream(() => undefined, pull, cancel(0)), createReadableStream(() => undefined, pull, cancel(1)));
     upon(reader._closed.promise, undefined, (e) => {
-      for (const b of branches) rsdcError(b._controller, e);
+      for (const b of branches) controllerError(b._controller, e);
       if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
     });
     return branches;
@@ -2889,22 +2871,20 @@
     let reader = new ReadableStreamDefaultReaderImpl(source);
     let reading = false;
     const readAgain = [false, false];
-    const canceled = [false, false];
-    const reasons = [undefined, undefined];
+    const { canceled, cancelled, cancel } = teeCancels(source);
     const branches = [];
-    const cancelled = deferred();
     const controllerOf = (i) => branches[i]._controller;
     const forwardError = (r) => {
       upon(r._closed.promise, undefined, (e) => {
         if (r !== reader) return;
-        rbcError(controllerOf(0), e);
-        rbcError(controllerOf(1), e);
+        controllerError(controllerOf(0), e);
+        controllerError(controllerOf(1), e);
         if (!canceled[0] || !canceled[1]) cancelled.resolve(undefined);
       });
     };
     const cloneFailed = (e) => {
-      rbcError(controllerOf(0), e);
-      rbcError(controllerOf(1), e);
+      controllerError(controllerOf(0), e);
+      controllerError(controllerOf(1), e);
       cancelled.resolve(rsCancel(source, e));
     };
     const again = () => {
@@ -2994,12 +2974,6 @@
       if (request === null) pullWithDefaultReader();
       else pullWithByobReader(request._view, i);
       return Promise.resolve(undefined);
-    };
-    const cancel = (i) => (reason) => {
-      canceled[i] = true;
-      reasons[i] = reason;
-      if (canceled[1 - i]) cancelled.resolve(rsCancel(source, reasons));
-      return cancelled.promise;
     };
     branches.push(createByteStream(() => undefined, pullBranch(0), cancel(0)), createByteStream(() => undefined, pullBranch(1), cancel(1)));
     forwardError(reader);
@@ -3411,7 +3385,7 @@
     tsSetBackpressure(stream, true);
   }
   function tsError(stream, e) {
-    rsdcError(stream._readable._controller, e);
+    controllerError(stream._readable._controller, e);
     tsErrorWritableAndUnblockWrite(stream, e);
   }
   function tsdcClearAlgorithms(c) {
@@ -3488,10 +3462,10 @@
     return tsFinish(stream, (c) => c._cancel(reason), (finish) => {
       if (readable._state === 'errored') finish.reject(readable._stored);
       else {
-        rsdcError(readable._controller, reason);
+        controllerError(readable._controller, reason);
         finish.resolve(undefined);
       }
-    }, (r) => rsdcError(readable._controller, r));
+    }, (r) => controllerError(readable._controller, r));
   }
   function tsSinkClose(stream) {
     const readable = stream._readable;
@@ -3501,7 +3475,7 @@
         rsdcClose(readable._controller);
         finish.resolve(undefined);
       }
-    }, (r) => rsdcError(readable._controller, r));
+    }, (r) => controllerError(readable._controller, r));
   }
   function tsSourcePull(stream) {
     tsSetBackpressure(stream, false);

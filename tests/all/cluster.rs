@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ssr::tenant::Registration;
 use ssr::tenant::store::redis::{Applied, Event, RedisStore, State};
 
-use crate::support::{Client, Remote, Server, free_port, plugin, tempdir};
+use crate::support::{Client, Remote, Server, TOKEN, free_port, plugin, tempdir};
 
 /// A `redis-server` on a free loopback port, killed on drop. It keeps an
 /// append-only file in `dir`, so a restart ([`Redis::restart`]) loses
@@ -392,6 +392,18 @@ fn replica(redis: &Redis) -> Server {
     Server::start(&args)
 }
 
+/// A replica as on a fresh machine: its data dir and its compiled-code
+/// cache empty (the other replicas share the tests' cache).
+fn fresh_replica(redis: &Redis) -> Server {
+    let dir = tempdir("replica");
+    let cache = dir.join("code-cache");
+    let mut args = vec!["--admin-token", TOKEN, "--path-routing"];
+    args.extend(["--store", &redis.url, "--data-dir", dir.to_str().unwrap()]);
+    let mut s = Server::launch_env(&args, &[("SSR_CODE_CACHE", cache.to_str().unwrap())]);
+    s.token = TOKEN.to_string();
+    s
+}
+
 /// How long `ok` took to hold, polling, if it held within `limit`.
 fn within(limit: Duration, mut ok: impl FnMut() -> bool) -> Option<Duration> {
     let started = Instant::now();
@@ -404,19 +416,14 @@ fn within(limit: Duration, mut ok: impl FnMut() -> bool) -> Option<Duration> {
     None
 }
 
-/// Three replicas of `redis`, each having served a first tenant: each
-/// compiles the code plugins share (the QuickJS runtime) once, which is
-/// not what the tests time.
+/// Three replicas of `redis`, once they say they are ready: each has
+/// compiled the code Wasm plugins share (the QuickJS runtime) by then.
 fn replicas(redis: &Redis) -> Vec<Server> {
-    let all: Vec<Server> = (0..3).map(|_| replica(redis)).collect();
-    let (status, body) = all[0].add("warm", "tests/plugins/text.js", "");
-    assert_eq!(status, 201, "{body}");
-    for r in &all {
-        let served = within(Duration::from_secs(60), || {
-            r.get("/t/warm/", &[]).status == 200
-        });
-        assert!(served.is_some(), "a replica never served `warm`");
-    }
+    ready((0..3).map(|_| replica(redis)).collect())
+}
+
+fn ready(all: Vec<Server>) -> Vec<Server> {
+    all.iter().for_each(Server::wait_ready);
     all
 }
 
@@ -442,13 +449,16 @@ fn all_serve_within_a_second(others: &[Server], path: &str, want: (u16, &[u8])) 
 #[test]
 fn a_change_on_one_replica_serves_from_every_replica_within_a_second() {
     let redis = Redis::start();
-    let rs = replicas(&redis);
+    // Fresh machines: their first tenant too is served within the second.
+    let rs = ready((0..3).map(|_| fresh_replica(&redis)).collect());
 
     let (status, body) = rs[0].add("site", "plugins/hello/render.js", "");
     assert_eq!(status, 201, "{body}");
     let page = rs[0].get("/t/site/", &[]);
     assert!(page.text().contains("Hello, world!"));
     all_serve_within_a_second(&rs[1..], "/t/site/", (200, &page.body));
+    let (status, body) = rs[0].add("keep", "tests/plugins/text.js", "");
+    assert_eq!(status, 201, "{body}");
 
     // Replaced by another plugin, then removed.
     let (status, body) = rs[0].add("site", "tests/plugins/text.js", "");
@@ -459,14 +469,14 @@ fn a_change_on_one_replica_serves_from_every_replica_within_a_second() {
 
     assert_eq!(rs[0].admin("DELETE", "/_ssr/admin/tenants/site").0, 204);
     all_serve_within_a_second(&rs[1..], "/t/site/", (404, b""));
-    // Redis keeps the plugins records name, and no other: `warm`'s (the
+    // Redis keeps the plugins records name, and no other: `keep`'s (the
     // same bytes as the second), not the first.
     let store = RedisStore::open(&redis.url, None).unwrap();
     let digest = |js| ssr::artifact::digest(&std::fs::read(plugin(js).plugin).unwrap());
     let first = store.plugin(&digest("plugins/hello/render.js")).unwrap();
     assert!(first.is_none(), "no record names it");
     let second = store.plugin(&digest("tests/plugins/text.js")).unwrap();
-    assert!(second.is_some(), "`warm` names it");
+    assert!(second.is_some(), "`keep` names it");
 
     // A secret set on one replica reaches the others' renderers, and no
     // admin API shows its value.
@@ -514,6 +524,14 @@ fn a_purge_on_one_replica_purges_every_replica() {
 fn replicas_serve_through_a_redis_outage_and_follow_the_store_when_it_returns() {
     let redis = Redis::start();
     let rs = replicas(&redis);
+    let (status, body) = rs[0].add("warm", "tests/plugins/text.js", "");
+    assert_eq!(status, 201, "{body}");
+    for r in &rs {
+        let served = within(Duration::from_secs(5), || {
+            r.get("/t/warm/", &[]).status == 200
+        });
+        assert!(served.is_some(), "a replica never served `warm`");
+    }
     let (port, dir) = redis.stop();
 
     // Every replica keeps serving what it knows; writes get a clear 503;

@@ -139,7 +139,7 @@ fn metrics_report_requests_cache_and_queue() {
         assert!(m.contains(needle), "missing {needle} in:\n{m}");
     }
     assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
-    assert_eq!(s.get("/_ssr/readyz", &[]).status, 200);
+    s.wait_ready();
 }
 
 #[test]

@@ -313,6 +313,15 @@ impl Server {
         }
     }
 
+    /// Waits (up to 60 s) until `/_ssr/readyz` says 200: start-up work,
+    /// the demo's registrations and the shared code's compilation, done.
+    pub fn wait_ready(&self) {
+        let ready = within(std::time::Duration::from_secs(60), || {
+            self.get("/_ssr/readyz", &[]).status == 200
+        });
+        assert!(ready, "never ready:\n{}", self.log.lock().unwrap());
+    }
+
     /// Waits (up to 5 s) until the server's log contains `needle`.
     pub fn log_contains(&self, needle: &str) -> bool {
         within(std::time::Duration::from_secs(5), || {

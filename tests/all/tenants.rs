@@ -480,14 +480,6 @@ fn issue_15_stored_plugins_are_named_by_sha256_written_once_and_checked() {
 }
 
 /// Waits (up to 60 s) until the server says it is ready.
-fn wait_ready(s: &Server) {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while s.get("/_ssr/readyz", &[]).status != 200 {
-        assert!(std::time::Instant::now() < until, "never ready");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
     // One example plugin, so that the demo is quick.
@@ -516,7 +508,7 @@ fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
     drop(s);
     let s = start(&["--demo", "--data-dir", data]);
     assert!(matches!(s.add("hello", PREACT, "").0, 200 | 201));
-    wait_ready(&s);
+    s.wait_ready();
     assert!(s.log_contains("demo tenant hello skipped"));
     assert!(s.get("/t/hello/", &[]).text().contains("tasks</h1>"));
     let demo = s.get("/t/hello-v8/?name=Ada", &[]);
@@ -536,14 +528,14 @@ fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
 
     // Without --demo, a data dir serves what the operator registered only.
     let s = start(&["--data-dir", data]);
-    wait_ready(&s);
+    s.wait_ready();
     assert!(s.get("/t/hello/", &[]).text().contains("tasks</h1>"));
     assert_eq!(s.get("/t/hello-v8/", &[]).status, 404);
     drop(s);
 
     // In memory, the demo is on by default.
     let s = start(&[]);
-    wait_ready(&s);
+    s.wait_ready();
     assert!(
         s.get("/t/hello/?name=Ada", &[])
             .text()
@@ -566,6 +558,7 @@ fn issue_15_the_hosts_endpoints_are_out_of_the_tenants_url_space() {
     // The host's own are under /_ssr: health for anyone, the rest with the
     // token.
     assert_eq!(s.get("/_ssr/healthz", &site).text(), "ok\n");
+    s.wait_ready();
     assert_eq!(s.get("/_ssr/readyz", &site).status, 200);
     assert_eq!(s.get("/_ssr/metrics", &site).status, 401);
     let wrong = [("authorization", "Bearer wrong-token-0123456789")];

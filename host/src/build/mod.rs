@@ -243,9 +243,30 @@ fn check_sizes(sources: &[assets::Source], limits: assets::Limits) -> Result<(),
 pub fn build_bundle(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Vec<u8>, BuildError> {
     let snapshot = step(progress, Step::Preinit, || {
         let source = bundle.lowered.as_ref().unwrap_or(&bundle.source);
-        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source)
+        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source, None)
     })?;
     encode(&snapshot, bundle, progress)
+}
+
+/// A plugin of an empty module, built by this `ssr` as any site's would
+/// be: its shared code (`engine::wasm::split`) is every such plugin's, so a
+/// server compiles it from this before its first tenant
+/// (`engine::wasm::WasmEngine::warm`). `code_cache` as in `--code-cache`.
+pub fn runtime_plugin(code_cache: Option<&Path>) -> Result<Vec<u8>, BuildError> {
+    let bundle = Bundle {
+        name: "runtime.js".into(),
+        source: "export function render() {}".into(),
+        lowered: None,
+    };
+    let snapshot = preinit::preinitialize(GUEST_RUNTIME, &bundle.name, &bundle.source, code_cache)?;
+    encode(&snapshot, &bundle, &mut Quiet)
+}
+
+/// Names what [`runtime_plugin`] builds: the guest runtime's SHA-256 and
+/// this `ssr`'s version, so a file of it stays valid until either changes.
+pub fn runtime_key() -> String {
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    crate::artifact::digest(&[GUEST_RUNTIME, version].concat())[..16].to_string()
 }
 
 /// A plugin for the V8 engine only: the guest runtime as it is, the bundle

@@ -30,12 +30,27 @@ struct InitState {
     wasi: WasiP1Ctx,
 }
 
-pub fn preinitialize(guest: &[u8], name: &str, bundle: &str) -> Result<Vec<u8>, BuildError> {
+/// Runs `guest` with `bundle` under Wizer. `code_cache`: Wasmtime's
+/// compiled-code cache (`--code-cache`), so that compiling the guest
+/// runtime, most of this step's time, happens once per machine.
+pub fn preinitialize(
+    guest: &[u8],
+    name: &str,
+    bundle: &str,
+    code_cache: Option<&std::path::Path>,
+) -> Result<Vec<u8>, BuildError> {
     // One instance, once: copying the data segments costs less than a
     // copy-on-write image, which on Linux is a sealed memfd that the kernel
     // now and then refuses to seal (`engine::wasm::make_memory_images`).
     let mut config = wasmtime::Config::new();
     config.memory_init_cow(false);
+    if let Some(dir) = code_cache {
+        let mut cache = wasmtime::CacheConfig::new();
+        cache.with_directory(dir);
+        let cache =
+            wasmtime::Cache::new(cache).map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
+        config.cache(Some(cache));
+    }
     let engine =
         wasmtime::Engine::new(&config).map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
     let stdout = MemoryOutputPipe::new(1 << 20);

@@ -92,19 +92,32 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let demo = config.demo();
     let state = AppState::open(config, admin_token)?;
-    state.ready.store(!demo, Ordering::Release);
     eprintln!(
         "ssr listening on http://{addr} ({} tenants, {} workers)",
         state.registry.list().len(),
         state.config.workers
     );
-    if demo {
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || {
-            register_demo(&state.registry, addr);
-            state.ready.store(true, Ordering::Release);
-        });
-    }
+    // Ready once the code Wasm plugins share is compiled, so that the
+    // first registration, here or adopted from the shared store, takes
+    // what every later one takes (issue 35: a fresh replica took 2.5 s).
+    let starting = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        match starting
+            .registry
+            .warm_runtime(starting.config.code_cache.as_deref())
+        {
+            Ok(()) => tracing::info!(
+                "the code Wasm plugins share is ready ({} ms)",
+                started.elapsed().as_millis()
+            ),
+            Err(e) => tracing::warn!("cannot compile the code Wasm plugins share: {e}"),
+        }
+        if demo {
+            register_demo(&starting.registry, addr);
+        }
+        starting.ready.store(true, Ordering::Release);
+    });
     ssr::http::serve(listener, admin_listener, state).await?;
     eprintln!("ssr stopped");
     Ok(())

@@ -393,6 +393,31 @@ impl Registry {
         Ok(reg)
     }
 
+    /// Compiles, or loads, the code every Wasm plugin built by this `ssr`
+    /// shares (`engine::wasm::WasmEngine::warm`), from a plugin of an empty
+    /// module built once and kept in the data dir: a server does this
+    /// before it says it is ready. `code_cache` as in `--code-cache`.
+    pub fn warm_runtime(&self, code_cache: Option<&std::path::Path>) -> Result<(), String> {
+        let dir = match &self.store {
+            Some(Store::Local(dir) | Store::Shared { code: dir, .. }) => Some(dir),
+            None => None,
+        };
+        let stored = dir.and_then(|d| std::fs::read(d.runtime_path()).ok());
+        if let Some(bytes) = stored
+            && self.engines.wasm.warm(&bytes).is_ok()
+        {
+            return Ok(());
+        }
+        let bytes = crate::build::runtime_plugin(code_cache).map_err(|e| e.to_string())?;
+        self.engines.wasm.warm(&bytes).map_err(|e| e.to_string())?;
+        if let Some(dir) = dir
+            && let Err(e) = dir.save_runtime(&bytes)
+        {
+            tracing::warn!("cannot keep the runtime plugin in the data dir: {e}");
+        }
+        Ok(())
+    }
+
     /// Publishes tenants loaded from the data dir.
     fn load(&self, saved: Vec<store::Saved>) {
         let writing = crate::sync::lock(&self.writes);

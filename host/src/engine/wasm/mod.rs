@@ -244,6 +244,9 @@ pub struct WasmEngine {
     /// Shared with every plugin: a plugin's renders need the ticker for
     /// their deadlines however long the engine is kept.
     ticker: Arc<ticker::Ticker>,
+    /// The shared code of the runtime this `ssr` builds plugins with
+    /// ([`WasmEngine::warm`]), kept compiled with no tenant using it.
+    warm: std::sync::Mutex<Option<Held>>,
 }
 
 impl WasmEngine {
@@ -306,7 +309,22 @@ impl WasmEngine {
             engine,
             linker,
             options,
+            warm: Default::default(),
         })
+    }
+
+    /// Compiles (or, from `shared_dir`, loads) the code `plugin` shares
+    /// with every plugin built by the same `ssr`, and keeps it while the
+    /// engine lives: a server does this before it says it is ready, so its
+    /// first tenant, like every later one, compiles only its own state
+    /// module. A plugin that does not split warms nothing.
+    pub fn warm(&self, plugin: &[u8]) -> Result<(), EngineError> {
+        artifact::check_is_component(plugin)?;
+        if let Some(split) = self.split(plugin)? {
+            let held = self.shared(&split)?;
+            *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(held);
+        }
+        Ok(())
     }
 
     /// Checks, compiles and pre-instantiates a plugin: its state module

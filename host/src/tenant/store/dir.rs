@@ -12,6 +12,9 @@
 //! <data-dir>/code/<sha256>.<key>.cwasm
 //!                                     code Wasm plugins share, compiled
 //!                                     (`engine::wasm::shared`)
+//! <data-dir>/code/runtime-<key>.wasm  a plugin of an empty module, which
+//!                                     warms that code at start-up
+//!                                     (`build::runtime_plugin`)
 //! <data-dir>/tenants/<id>.json        the registration, naming a digest
 //! <data-dir>/secrets/<id>.json        the tenant's secrets, name to value
 //!                                     (mode 0600, in a 0700 directory)
@@ -84,6 +87,19 @@ impl DataDir {
             std::fs::set_permissions(&store.secrets, std::fs::Permissions::from_mode(0o700))?;
         }
         Ok(store)
+    }
+
+    /// Where [`crate::build::runtime_plugin`] is kept, named by
+    /// [`crate::build::runtime_key`].
+    pub fn runtime_path(&self) -> PathBuf {
+        let key = crate::build::runtime_key();
+        self.code.join(format!("runtime-{key}.wasm"))
+    }
+
+    /// Keeps the runtime plugin at [`DataDir::runtime_path`].
+    pub fn save_runtime(&self, bytes: &[u8]) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.code)?;
+        write_atomically(&self.runtime_path(), bytes)
     }
 
     /// Where the compiled form of plugin `digest` is stored.
@@ -198,7 +214,12 @@ impl DataDir {
         let live: HashSet<&str> = live.map(|r| r.digest.as_str()).collect();
         remove_unused(&self.plugins, &live, &self.key);
         let linked = engines.wasm.shared_in_use();
-        let linked = linked.iter().map(String::as_str).collect();
+        let runtime = format!("runtime-{}", crate::build::runtime_key());
+        let linked = linked
+            .iter()
+            .map(String::as_str)
+            .chain([runtime.as_str()])
+            .collect();
         remove_unused(&self.code, &linked, &self.key);
     }
 

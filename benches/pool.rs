@@ -44,6 +44,7 @@ fn pool(c: &mut Criterion) {
         pin: true,
         queue_capacity: 16,
         warm_instances: 4,
+        warm_bytes: 1 << 30,
         warm_idle: None,
         renders_per_worker: 1,
         v8_threads: 1,

@@ -256,6 +256,14 @@ settings! {
     /// traffic holds none (its compiled code stays mapped). 0: kept until
     /// evicted by others.
     warm_idle: Secs = Secs(300), "SSR_WARM_IDLE" { value_name = "SECS" };
+    /// Memory the server keeps warm for renders to come, across all
+    /// tenants: half for warm instances (their linear memory or V8 heap;
+    /// past it the least recently used is dropped), half for the Wasm
+    /// instance slots freed since (each keeps this half divided by the
+    /// slots, 16 MiB at most, resident, so the next instance in it needs no
+    /// page faults for that part). Less: the next instance pays page
+    /// faults (docs/deploying.md has the figures).
+    warm_memory_mib: Mib = Mib(1024), "SSR_WARM_MEMORY_MIB" { value_name = "MIB" };
     /// Wasm renders one worker interleaves in time slices of 1-2 ms.
     renders_per_worker: usize = 8, "SSR_RENDERS_PER_WORKER" { value_name = "N" };
     /// Wasm renders one worker keeps suspended while they wait for a
@@ -417,6 +425,15 @@ impl Config {
         };
         (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
             + self.workers * (self.renders_in_lane() + self.waiting_per_worker)
+    }
+
+    /// What one freed Wasm instance slot keeps resident: its share of half
+    /// of `warm_memory_mib`, in whole 64 KiB pages, 16 MiB at most (past
+    /// that nothing was faster: benches/load.sh, "cache miss, react
+    /// (fresh)").
+    pub fn slot_keep_resident(&self) -> usize {
+        let share = self.warm_memory_mib.bytes() / 2 / self.pooled_instances().max(1);
+        (share / (64 << 10) * (64 << 10)).min(16 << 20)
     }
 
     /// How long a warm instance may stay unused (`warm_idle`; 0: for ever).

@@ -260,3 +260,92 @@ fn a_tenant_without_traffic_keeps_no_warm_instance() {
     assert_eq!(r.status, 200);
     assert!(r.text().contains("Hello, b!"));
 }
+
+/// `plugin` with a custom section holding `n`: its own SHA-256, so it is
+/// compiled and mapped as a plugin of its own (`benches/common.sh`'s
+/// `variant`).
+fn variant(plugin: &[u8], n: usize) -> Vec<u8> {
+    let name = b"ssr-density";
+    let payload = n.to_string();
+    let mut out = plugin.to_vec();
+    out.push(0);
+    out.push((1 + name.len() + payload.len()) as u8);
+    out.push(name.len() as u8);
+    out.extend_from_slice(name);
+    out.extend_from_slice(payload.as_bytes());
+    out
+}
+
+/// KiB resident in the server's read-only mappings of its tenants'
+/// compiled plugins (`<data>/plugins/*.cwasm`), from `/proc/<pid>/smaps`;
+/// not the instance slots' copy-on-write mappings of them, which the pool
+/// bounds.
+fn plugin_pages_kib(s: &Server, data: &std::path::Path) -> u64 {
+    let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", s.child.id())).unwrap();
+    let plugins = data.join("plugins");
+    let mut ours = false;
+    let mut kib = 0;
+    for line in smaps.lines() {
+        if let Some(rss) = line.strip_prefix("Rss:") {
+            if ours {
+                kib += rss
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap();
+            }
+        } else if line
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|p| p.contains('-') && p.len() == 4)
+        {
+            // A mapping's first line: range, perms, offset, dev, inode, path.
+            ours = line.contains(" r--p ")
+                && line.contains(plugins.to_str().unwrap())
+                && line.ends_with(".cwasm");
+        }
+    }
+    kib
+}
+
+#[test]
+fn tenants_that_served_and_went_idle_give_back_their_plugins_pages() {
+    let dir = tempdir("idle");
+    let data = dir.to_str().unwrap();
+    let s = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--data-dir",
+        data,
+        "--warm-idle",
+        "1",
+    ]);
+    let hello = std::fs::read(plugin(HELLO).plugin).unwrap();
+    const TENANTS: usize = 8;
+    for n in 0..TENANTS {
+        let (status, body) = s.put_bytes(&format!("d-{n}"), &variant(&hello, n), "mode=fresh");
+        assert_eq!(status, 201, "{body}");
+    }
+    for n in 0..TENANTS {
+        assert_eq!(s.get(&format!("/t/d-{n}/"), &[]).status, 200);
+    }
+    // Resetting a freed instance's memory (in fresh mode, after each
+    // render) reads its snapshot from the plugin's mapping (2 MiB each for
+    // hello); a plugin with no instance for 1 s gives those pages back.
+    let served = plugin_pages_kib(&s, &dir);
+    assert!(served > 1024 * TENANTS as u64, "{served} KiB after serving");
+    let trimmed = crate::support::within(std::time::Duration::from_secs(10), || {
+        plugin_pages_kib(&s, &dir) < 64 * TENANTS as u64
+    });
+    assert!(
+        trimmed,
+        "the idle tenants' plugins still hold {} KiB (after serving: {served} KiB)",
+        plugin_pages_kib(&s, &dir)
+    );
+    // And they serve again, reading them back.
+    for n in 0..TENANTS {
+        let page = s.get(&format!("/t/d-{n}/"), &[]);
+        assert!(page.text().contains("Hello, world!"), "{}", page.text());
+    }
+}

@@ -65,6 +65,13 @@ pub trait Plugin: Send + Sync {
     /// Whether its renders yield at the end of each time slice (see
     /// [`Rendering`]); one that cannot holds its thread until it ends.
     fn yields(&self) -> bool;
+
+    /// Gives back the memory the plugin keeps for instances to come, if it
+    /// has had none for `idle`; whether it did. The next instance reads it
+    /// in again.
+    fn trim(&self, _idle: Duration) -> bool {
+        false
+    }
 }
 
 /// A render in progress.

@@ -92,6 +92,7 @@ impl AppState {
                 memory_limit: config.memory_limit_mib.bytes(),
                 max_wasm_stack: config.max_wasm_stack_kib.bytes(),
                 code_cache: config.code_cache.clone(),
+                keep_resident: config.slot_keep_resident(),
                 codegen: Default::default(),
                 shared_dir: config
                     .data_dir
@@ -132,6 +133,7 @@ impl AppState {
             pin: config.pin,
             queue_capacity: config.queue_capacity,
             warm_instances: config.warm_instances,
+            warm_bytes: config.warm_memory_mib.bytes() / 2,
             warm_idle: config.warm_idle(),
             renders_per_worker: config.renders_per_worker,
             v8_threads: config.v8_threads(),
@@ -150,6 +152,9 @@ impl AppState {
             ready: AtomicBool::new(false),
             metrics,
         });
+        if let Some(idle) = state.config.warm_idle() {
+            trim_idle_plugins(Arc::downgrade(&state.registry), idle);
+        }
         if matches!(state.registry.store_status(), StoreStatus::Connected { .. }) {
             let (registry, app) = (state.registry.clone(), Arc::downgrade(&state));
             std::thread::Builder::new()
@@ -186,6 +191,33 @@ impl AppState {
             }
         }
     }
+}
+
+/// Every quarter of `idle`, asks each tenant's plugin to give back what it
+/// keeps for instances to come once it has had none for `idle`
+/// (`Plugin::trim`): a tenant that served and went idle then holds little
+/// more than one that never served. Ends with the registry.
+fn trim_idle_plugins(registry: std::sync::Weak<Registry>, idle: std::time::Duration) {
+    let every = (idle / 4).max(std::time::Duration::from_millis(250));
+    std::thread::Builder::new()
+        .name("ssr-trim".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(every);
+                let Some(registry) = registry.upgrade() else {
+                    return;
+                };
+                let trimmed = registry
+                    .list()
+                    .iter()
+                    .filter(|t| t.plugin.trim(idle))
+                    .count();
+                if trimmed > 0 {
+                    tracing::debug!(trimmed, "gave back idle plugins' memory");
+                }
+            }
+        })
+        .expect("spawning the idle trimmer");
 }
 
 /// The prefix of the host's own endpoints. A tenant's site cannot use it

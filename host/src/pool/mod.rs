@@ -89,6 +89,10 @@ pub struct PoolOptions {
     /// Warm instances each worker keeps, across tenants (least recently used
     /// goes first).
     pub warm_instances: usize,
+    /// Memory all warm instances may hold together (their linear memory or
+    /// V8 heap): half for the workers' sets, half for the blocking
+    /// threads' (`Config::warm_memory_mib`'s share for instances).
+    pub warm_bytes: usize,
     /// A warm instance unused this long is dropped, so a tenant with no
     /// traffic holds none; `None`: kept until evicted.
     pub warm_idle: Option<Duration>,
@@ -97,6 +101,13 @@ pub struct PoolOptions {
     pub waiting_per_worker: usize,
     /// When long renders step aside (`crate::sched`).
     pub scheduling: Scheduling,
+}
+
+impl PoolOptions {
+    /// One worker's share of [`PoolOptions::warm_bytes`].
+    fn worker_warm_bytes(&self) -> usize {
+        self.warm_bytes / 2 / self.workers.max(1)
+    }
 }
 
 /// Why a job produced no response.
@@ -279,7 +290,10 @@ impl Pool {
         let mut workers = Vec::with_capacity(2 * options.workers);
         let mut sets = Vec::with_capacity(options.workers + 1);
         for i in 0..options.workers {
-            let instances = Arc::new(Mutex::new(Instances::new(options.warm_instances)));
+            let instances = Arc::new(Mutex::new(Instances::new(
+                options.warm_instances,
+                options.worker_warm_bytes(),
+            )));
             sets.push(instances.clone());
             let lane = options.scheduling.demote_after.map(|demote_after| {
                 let (tasks, rx) = crossbeam_channel::unbounded();
@@ -313,7 +327,10 @@ impl Pool {
             }));
         }
         // As many warm instances in all as the pinned workers keep together.
-        let shared = Instances::new(options.warm_instances * options.workers);
+        let shared = Instances::new(
+            options.warm_instances * options.workers,
+            options.warm_bytes / 2,
+        );
         let shared = Arc::new(Mutex::new(shared));
         sets.push(shared.clone());
         let lifo = blocking.clone();
@@ -458,8 +475,12 @@ impl Pool {
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {
         HERE.with(|cell| {
-            let instances =
-                cell.get_or_init(|| Mutex::new(Instances::new(self.options.warm_instances)));
+            let instances = cell.get_or_init(|| {
+                Mutex::new(Instances::new(
+                    self.options.warm_instances,
+                    self.options.worker_warm_bytes(),
+                ))
+            });
             let started = Instant::now();
             let (response, render_time) = crate::engine::block_on(worker::render(
                 instances, tenant, request, deadline, started, None,

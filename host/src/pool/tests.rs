@@ -34,6 +34,18 @@ fn plugin() -> &'static [u8] {
 /// queues `queue` jobs; and a tenant `t` on it with `limits`. The registry
 /// is dropped: the tenant's plugin keeps what its deadlines need.
 fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>) {
+    let (pool, mut tenants) = pool_of(queue, limits, 1 << 30, &["t"]);
+    (pool, tenants.remove(0))
+}
+
+/// [`pool`] with warm instances holding `warm_bytes` of memory in all, and
+/// a tenant of each id in `ids`.
+fn pool_of(
+    queue: usize,
+    limits: LimitOverrides,
+    warm_bytes: usize,
+    ids: &[&str],
+) -> (Pool, Vec<Arc<Tenant>>) {
     let config = Config::default();
     let engines = Engines::new(EngineOptions::default()).expect("engines");
     let registry = Registry::open(engines, None, Defaults::from(&config), None).expect("registry");
@@ -43,14 +55,19 @@ fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>) {
         render_deadline_ms: Some(SPIN.as_millis() as u64),
         ..limits
     };
-    let settings = Settings {
-        limits,
-        ..Settings::default()
-    };
-    let tenant = registry
-        .put("t", plugin(), settings)
-        .expect("registering")
-        .tenant;
+    let tenants = ids
+        .iter()
+        .map(|id| {
+            let settings = Settings {
+                limits: limits.clone(),
+                ..Settings::default()
+            };
+            registry
+                .put(id, plugin(), settings)
+                .expect("registering")
+                .tenant
+        })
+        .collect();
     let pool = Pool::start(PoolOptions {
         workers: 1,
         pin: false,
@@ -58,11 +75,12 @@ fn pool(queue: usize, limits: LimitOverrides) -> (Pool, Arc<Tenant>) {
         renders_per_worker: 1,
         v8_threads: 1,
         warm_instances: 4,
+        warm_bytes,
         warm_idle: None,
         waiting_per_worker: 4,
         scheduling: Default::default(),
     });
-    (pool, tenant)
+    (pool, tenants)
 }
 
 fn get(path: &str) -> contract::Request {
@@ -102,6 +120,22 @@ fn renders_reuse_a_warm_instance_until_the_tenant_is_forgotten() {
     );
     pool.forget(&tenant.id, None);
     assert_eq!(pool.warm_instances(), 0);
+}
+
+#[test]
+fn warm_instances_past_the_memory_budget_make_way_for_the_newest() {
+    let rt = runtime();
+    let soon = || Instant::now() + Duration::from_secs(5);
+    for (budget, warm) in [(1 << 30, 2), (2, 1)] {
+        let (pool, tenants) = pool_of(4, LimitOverrides::default(), budget, &["a", "b"]);
+        for t in &tenants {
+            let path = format!("/{}", t.id);
+            let r = rt.block_on(pool.render(t, get(&path), soon(), None));
+            assert_eq!(body(r), format!("ok {path}"));
+        }
+        // With a budget of 2 bytes each set keeps one instance, the last.
+        assert_eq!(pool.warm_instances(), warm, "budget {budget}");
+    }
 }
 
 #[test]

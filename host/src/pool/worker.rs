@@ -65,24 +65,30 @@ pub(super) struct Warm {
     tenant: Arc<str>,
     version: u64,
     instance: Box<dyn Instance>,
+    /// Its memory when checked in ([`Instance::memory_bytes`]).
+    bytes: usize,
     last_used: u64,
     /// When it was checked in, for [`Instances::expire`].
     idle_since: Instant,
 }
 
 /// The warm instances of one worker (or of all blocking threads), and how a
-/// render picks one.
+/// render picks one. Invariant: at most `capacity` of them, and at most
+/// `budget` bytes of memory together (`--warm-memory-mib`'s share), but
+/// for one instance alone.
 pub(super) struct Instances {
     warm: Vec<Warm>,
     capacity: usize,
+    budget: usize,
     tick: u64,
 }
 
 impl Instances {
-    pub(super) fn new(capacity: usize) -> Instances {
+    pub(super) fn new(capacity: usize, budget: usize) -> Instances {
         Instances {
             warm: Vec::with_capacity(capacity),
             capacity,
+            budget,
             tick: 0,
         }
     }
@@ -111,35 +117,45 @@ impl Instances {
     }
 
     /// Keeps `instance` warm after a render that ended in `out`, unless the
-    /// tenant is in fresh mode or the error poisoned the instance. Returns
-    /// what leaves the warm set, for the caller to drop after the lock.
+    /// tenant is in fresh mode or the error poisoned the instance; the least
+    /// recently used leave for it while the set is past its capacity or its
+    /// budget. Returns what leaves the warm set, for the caller to drop
+    /// after the lock.
     #[must_use]
     fn check_in(
         &mut self,
         tenant: &Tenant,
         instance: Box<dyn Instance>,
         out: &Result<contract::Response, EngineError>,
-    ) -> Option<Box<dyn Instance>> {
+    ) -> Vec<Box<dyn Instance>> {
         let keep = tenant.mode() == Mode::Reuse
             && !matches!(out, Err(e) if e.poisons_instance())
             && !tenant.retired.load(Ordering::Acquire);
         if !keep {
-            return Some(instance);
+            return vec![instance];
         }
-        let evicted = if self.warm.len() >= self.capacity {
-            self.warm
+        let bytes = instance.memory_bytes();
+        let mut held: usize = self.warm.iter().map(|w| w.bytes).sum();
+        let mut evicted = Vec::new();
+        while !self.warm.is_empty()
+            && (self.warm.len() >= self.capacity || held + bytes > self.budget)
+        {
+            let lru = self
+                .warm
                 .iter()
                 .enumerate()
                 .min_by_key(|(_, w)| w.last_used)
                 .map(|(i, _)| i)
-                .map(|lru| self.warm.swap_remove(lru).instance)
-        } else {
-            None
-        };
+                .expect("not empty");
+            let gone = self.warm.swap_remove(lru);
+            held -= gone.bytes;
+            evicted.push(gone.instance);
+        }
         self.warm.push(Warm {
             tenant: tenant.id.clone(),
             version: tenant.version(),
             instance,
+            bytes,
             last_used: self.tick,
             idle_since: Instant::now(),
         });

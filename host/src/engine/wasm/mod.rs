@@ -53,6 +53,9 @@ pub struct WasmOptions {
     /// Where compiled plugins are cached across processes (`--code-cache`);
     /// `None`: nowhere.
     pub code_cache: Option<std::path::PathBuf>,
+    /// What a freed pooled slot keeps of its linear memory resident
+    /// (`Config::slot_keep_resident`).
+    pub keep_resident: usize,
     /// How Cranelift compiles plugins.
     pub codegen: Codegen,
     /// Where the code plugins share is kept compiled across processes
@@ -131,6 +134,7 @@ impl Default for WasmOptions {
             memory_limit: super::DEFAULT_MEMORY_LIMIT,
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             code_cache: None,
+            keep_resident: 16 << 20,
             codegen: Codegen::default(),
             shared_dir: None,
             split: true,
@@ -283,13 +287,18 @@ impl WasmEngine {
                 .total_tables(n * 2)
                 .total_stacks(n)
                 .max_memory_size(options.memory_limit)
-                // Reset a freed slot's first 16 MiB with memset rather than
-                // madvise: a fresh-mode instance then reuses resident pages
-                // instead of faulting them in again, and freeing a slot sends
-                // no TLB shootdown to the other workers' cores
-                // (benches/load.sh, "cache miss, react (fresh)").
-                .linear_memory_keep_resident(16 << 20)
-                .table_keep_resident(1 << 20);
+                // Reset a freed slot's first `keep_resident` bytes with memset
+                // rather than madvise: a fresh-mode instance then reuses
+                // resident pages instead of faulting them in again, and
+                // freeing a slot sends no TLB shootdown to the other
+                // workers' cores (benches/load.sh, "cache miss, react
+                // (fresh)").
+                .linear_memory_keep_resident(options.keep_resident)
+                .table_keep_resident(1 << 20)
+                // A freed slot is reused before an unused one is touched, so
+                // the slots holding memory are as many as instances were
+                // ever alive at once, however many tenants served.
+                .max_unused_warm_slots(0);
             config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = wasmtime::Engine::new(&config).map_err(|e| EngineError::Compile(e.into()))?;
@@ -445,7 +454,8 @@ impl WasmEngine {
     /// A plugin compiled whole: its own memory image, the engine's linker.
     fn whole(&self, component: Component, limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         make_memory_images(|| component.initialize_copy_on_write_image())?;
-        self.prepare(component, &self.linker, Held::default(), limits)
+        let image = component.image_range();
+        self.prepare(component, &self.linker, Held::default(), limits, image)
     }
 
     /// A split plugin: the glue, linked with the shared modules and the
@@ -467,7 +477,7 @@ impl WasmEngine {
             .map_err(failed)?;
         make_memory_images(|| state.initialize_copy_on_write_image())?;
         let glue = held.glue.as_ref().expect("a split plugin has glue").code();
-        self.prepare(glue, &linker, held, limits)
+        self.prepare(glue, &linker, held, limits, state.image_range())
     }
 
     fn prepare(
@@ -476,6 +486,7 @@ impl WasmEngine {
         linker: &Linker<HostState>,
         held: Held,
         limits: InstanceCaps,
+        image: std::ops::Range<*const u8>,
     ) -> Result<WasmPlugin, EngineError> {
         let ty = component.component_type();
         let names: Vec<String> = ty
@@ -501,6 +512,8 @@ impl WasmEngine {
             pre,
             // A pooling-allocator slot holds no more than the engine's cap.
             memory_limit: limits.memory.min(self.options.memory_limit),
+            image: image.start.addr()..image.end.addr(),
+            usage: Default::default(),
             _held: held,
             _ticker: self.ticker.clone(),
         })
@@ -561,8 +574,42 @@ impl Engine for WasmEngine {
 pub struct WasmPlugin {
     pre: PluginPre<HostState>,
     memory_limit: usize,
+    /// Where the compiled state module (or whole component) lies in memory:
+    /// mapped from its `.cwasm`. Resetting a freed slot copies the
+    /// snapshot's bytes from it, which leaves them resident in this
+    /// mapping, for the plugin's life, until [`Plugin::trim`].
+    image: std::ops::Range<usize>,
+    usage: Arc<Usage>,
     _held: Held,
     _ticker: Arc<ticker::Ticker>,
+}
+
+/// A plugin's live instances, and since when it has none after having
+/// had some.
+#[derive(Default)]
+struct Usage {
+    live: std::sync::atomic::AtomicUsize,
+    idle_since: std::sync::Mutex<Option<Instant>>,
+}
+
+/// Counts an instance live until it drops, its store (and so its slot's
+/// reset) first: the last field of [`WasmInstance`].
+struct Live(Arc<Usage>);
+
+impl Live {
+    fn new(usage: &Arc<Usage>) -> Live {
+        usage.live.fetch_add(1, Ordering::AcqRel);
+        Live(usage.clone())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let mut idle = self.0.idle_since.lock().unwrap_or_else(|e| e.into_inner());
+        if self.0.live.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *idle = Some(Instant::now());
+        }
+    }
 }
 
 impl WasmPlugin {
@@ -614,6 +661,7 @@ impl WasmPlugin {
             store,
             bindings,
             slice,
+            _live: Live::new(&self.usage),
         })
     }
 }
@@ -626,6 +674,42 @@ impl Plugin for WasmPlugin {
     fn yields(&self) -> bool {
         true
     }
+
+    /// `MADV_PAGEOUT` over the compiled image: the kernel takes back the
+    /// pages it can (the file's, which it reads again when needed) and
+    /// keeps the rest (any it cannot write back): nothing is lost.
+    /// 300 tenants of `plugins/hello` that each served once and went idle
+    /// held 588 MiB there (2 MiB each, the snapshot's pages read by slot
+    /// resets) (`benches/density.sh`, active-then-idle).
+    #[allow(unsafe_code)]
+    fn trim(&self, idle: Duration) -> bool {
+        let mut since = self
+            .usage
+            .idle_since
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let due = since.is_some_and(|t| t.elapsed() >= idle);
+        if !due || self.usage.live.load(Ordering::Acquire) > 0 {
+            return false;
+        }
+        *since = None;
+        let page = rustix::param::page_size();
+        let start = self.image.start.next_multiple_of(page);
+        let end = self.image.end / page * page;
+        if end > start {
+            // SAFETY: the range lies within the image Wasmtime mapped for
+            // this plugin, alive while `self` is; `MADV_PAGEOUT` changes no
+            // byte a reader sees, only where the pages are kept.
+            let _ = unsafe {
+                rustix::mm::madvise(
+                    start as *mut std::ffi::c_void,
+                    end - start,
+                    rustix::mm::Advice::LinuxPageOut,
+                )
+            };
+        }
+        true
+    }
 }
 
 /// One instance of a plugin, with its own store.
@@ -633,6 +717,8 @@ pub struct WasmInstance {
     store: Store<HostState>,
     bindings: Bindings,
     slice: Arc<Slice>,
+    /// Last: dropped after the store.
+    _live: Live,
 }
 
 /// When the instance's render was last polled, and the CPU time its polls

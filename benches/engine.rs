@@ -22,6 +22,10 @@
 //! shared), and names the Wasm engine `wasm-<variant>` (`benches/codegen.sh`
 //! runs them in turn).
 //!
+//! `SSR_BENCH_KEEP_RESIDENT_KIB=<n>`: what a freed pooled slot keeps
+//! resident (`--warm-memory-mib`'s share per slot; 16 MiB otherwise), for
+//! what `render_fresh` pays with less.
+//!
 //! Plugins are built in setup, outside every timed loop; every engine's
 //! output is checked byte for byte against the others before timing.
 //! Run: `cargo bench -p ssr --features bench --bench engine` (`benches/run.sh` runs it for
@@ -66,6 +70,9 @@ fn engines(c: &mut Criterion) {
             pooled_instances: Some(64),
             codegen,
             split,
+            keep_resident: std::env::var("SSR_BENCH_KEEP_RESIDENT_KIB")
+                .map(|k| k.parse::<usize>().expect("KiB") << 10)
+                .unwrap_or(WasmOptions::default().keep_resident),
             ..WasmOptions::default()
         },
         ..EngineOptions::default()

@@ -294,11 +294,7 @@ impl WasmEngine {
                 // workers' cores (benches/load.sh, "cache miss, react
                 // (fresh)").
                 .linear_memory_keep_resident(options.keep_resident)
-                .table_keep_resident(1 << 20)
-                // A freed slot is reused before an unused one is touched, so
-                // the slots holding memory are as many as instances were
-                // ever alive at once, however many tenants served.
-                .max_unused_warm_slots(0);
+                .table_keep_resident(1 << 20);
             config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = wasmtime::Engine::new(&config).map_err(|e| EngineError::Compile(e.into()))?;
@@ -679,8 +675,9 @@ impl Plugin for WasmPlugin {
     /// pages it can (the file's, which it reads again when needed) and
     /// keeps the rest (any it cannot write back): nothing is lost.
     /// 300 tenants of `plugins/hello` that each served once and went idle
-    /// held 588 MiB there (2 MiB each, the snapshot's pages read by slot
-    /// resets) (`benches/density.sh`, active-then-idle).
+    /// held 588 MiB there, 2 MiB each, the snapshot's pages read by slot
+    /// resets (the server's `/proc/<pid>/smaps`); `benches/density.sh`'s
+    /// "active, then idle" phase measures what is left.
     #[allow(unsafe_code)]
     fn trim(&self, idle: Duration) -> bool {
         let mut since = self

@@ -41,14 +41,17 @@ pub struct Renderer {
     imports: Imports,
     /// Renders since the last cycle collection.
     uncollected: Cell<u32>,
-    /// The instance's memory size after its first render's collection
-    /// (Wasm only; `None` before it).
+    /// The instance's memory size after its first render (Wasm only;
+    /// `None` before it).
     base: Cell<Option<usize>>,
 }
 
-/// A reused instance collects cycles after its first render and then after
-/// every `COLLECT_EVERY`th, as long as its memory stays the size the first
-/// render left; once the memory has grown past that, after every render.
+/// A reused instance collects cycles after every `COLLECT_EVERY`th render,
+/// as long as its memory stays the size its first render left; once the
+/// memory has grown past that, after every render. Not after the first: a
+/// fresh-mode instance renders once and is dropped, and a new instance's
+/// collection walks its whole snapshot, faulting in every page of it
+/// (`render_fresh` in `benches/engine.rs`).
 /// javy turns QuickJS's automatic cycle collection off; collecting after
 /// every render kept a React instance at its snapshot's size but cost 24 us
 /// even for a trivial render (the collector walks the whole heap, prelude
@@ -156,15 +159,17 @@ impl Renderer {
                 let _ = reset.call::<_, ()>(());
             }
             let renders = self.uncollected.get() + 1;
-            let grown = self.base.get().is_none_or(|base| memory_size() > base);
-            if renders >= COLLECT_EVERY || grown {
-                ctx.run_gc();
-                self.uncollected.set(0);
-                if self.base.get().is_none() {
+            match self.base.get() {
+                // The first render sets the size later ones are held to.
+                None => {
                     self.base.set(Some(memory_size()));
+                    self.uncollected.set(renders);
                 }
-            } else {
-                self.uncollected.set(renders);
+                Some(base) if renders >= COLLECT_EVERY || memory_size() > base => {
+                    ctx.run_gc();
+                    self.uncollected.set(0);
+                }
+                Some(_) => self.uncollected.set(renders),
             }
             result
         })

@@ -253,16 +253,16 @@ settings! {
     /// Warm instances each worker keeps, across tenants.
     warm_instances: usize = 16, "SSR_WARM_INSTANCES" { value_name = "N" };
     /// A warm instance unused this long is dropped, so a tenant without
-    /// traffic holds none (its compiled code stays mapped). 0: kept until
-    /// evicted by others.
+    /// traffic holds none; a Wasm plugin with no instance for as long gives
+    /// back the pages of its compiled image (its code stays mapped). 0:
+    /// kept until evicted by others.
     warm_idle: Secs = Secs(300), "SSR_WARM_IDLE" { value_name = "SECS" };
     /// Memory the server keeps warm for renders to come, across all
     /// tenants: half for warm instances (their linear memory or V8 heap;
-    /// past it the least recently used is dropped), half for the Wasm
-    /// instance slots freed since (each keeps this half divided by the
-    /// slots, 16 MiB at most, resident, so the next instance in it needs no
-    /// page faults for that part). Less: the next instance pays page
-    /// faults (docs/deploying.md has the figures).
+    /// past it the least recently used is dropped), half for freed Wasm
+    /// instance slots (each keeps its share, at most 16 MiB, resident so
+    /// that the next instance in it takes no page faults). What less costs
+    /// the next request: [`engines.md`](engines.md#what-a-tenant-keeps-once-it-went-idle).
     warm_memory_mib: Mib = Mib(1024), "SSR_WARM_MEMORY_MIB" { value_name = "MIB" };
     /// Wasm renders one worker interleaves in time slices of 1-2 ms.
     renders_per_worker: usize = 8, "SSR_RENDERS_PER_WORKER" { value_name = "N" };

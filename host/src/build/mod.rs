@@ -264,9 +264,13 @@ pub fn runtime_plugin(code_cache: Option<&Path>) -> Result<Vec<u8>, BuildError> 
 
 /// Names what [`runtime_plugin`] builds: the guest runtime's SHA-256 and
 /// this `ssr`'s version, so a file of it stays valid until either changes.
-pub fn runtime_key() -> String {
-    let version = env!("CARGO_PKG_VERSION").as_bytes();
-    crate::artifact::digest(&[GUEST_RUNTIME, version].concat())[..16].to_string()
+/// Hashed once: the runtime is megabytes.
+pub fn runtime_key() -> &'static str {
+    static KEY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let version = env!("CARGO_PKG_VERSION").as_bytes();
+        crate::artifact::digest(&[GUEST_RUNTIME, version].concat())[..16].to_string()
+    });
+    &KEY
 }
 
 /// A plugin for the V8 engine only: the guest runtime as it is, the bundle

@@ -45,11 +45,8 @@ pub fn preinitialize(
     let mut config = wasmtime::Config::new();
     config.memory_init_cow(false);
     if let Some(dir) = code_cache {
-        let mut cache = wasmtime::CacheConfig::new();
-        cache.with_directory(dir);
-        let cache =
-            wasmtime::Cache::new(cache).map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
-        config.cache(Some(cache));
+        crate::engine::wasm::use_code_cache(&mut config, dir)
+            .map_err(|e| BuildError::Preinit(format!("{e:#}")))?;
     }
     let engine =
         wasmtime::Engine::new(&config).map_err(|e| BuildError::Preinit(format!("{e:#}")))?;

@@ -193,12 +193,12 @@ impl AppState {
     }
 }
 
-/// Every quarter of `idle`, asks each tenant's plugin to give back what it
-/// keeps for instances to come once it has had none for `idle`
-/// (`Plugin::trim`): a tenant that served and went idle then holds little
-/// more than one that never served. Ends with the registry.
+/// As often as the pool looks for idle warm instances, asks each tenant's
+/// plugin to give back what it keeps for instances to come once it has had
+/// none for `idle` (`Plugin::trim`): a tenant that served and went idle then
+/// holds little more than one that never served. Ends with the registry.
 fn trim_idle_plugins(registry: std::sync::Weak<Registry>, idle: std::time::Duration) {
-    let every = (idle / 4).max(std::time::Duration::from_millis(250));
+    let every = crate::pool::idle_check_every(idle);
     std::thread::Builder::new()
         .name("ssr-trim".into())
         .spawn(move || {

@@ -251,9 +251,16 @@ impl Drop for Sweeper {
     }
 }
 
+/// How often what goes after `idle` unused is looked for: a quarter of
+/// `idle` late at most (the warm instances here, plugins' pages in
+/// `http::trim_idle_plugins`).
+pub fn idle_check_every(idle: Duration) -> Duration {
+    (idle / 4).max(Duration::from_millis(250))
+}
+
 fn sweep(idle: Duration, sets: Vec<worker::SharedInstances>) -> Sweeper {
     let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
-    let every = (idle / 4).max(Duration::from_millis(250));
+    let every = idle_check_every(idle);
     let thread = std::thread::Builder::new()
         .name("ssr-idle".into())
         .spawn(move || {

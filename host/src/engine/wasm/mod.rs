@@ -274,10 +274,7 @@ impl WasmEngine {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
         if let Some(dir) = &options.code_cache {
-            let mut cache = wasmtime::CacheConfig::new();
-            cache.with_directory(dir);
-            let cache = wasmtime::Cache::new(cache).map_err(|e| EngineError::Compile(e.into()))?;
-            config.cache(Some(cache));
+            use_code_cache(&mut config, dir).map_err(|e| EngineError::Compile(e.into()))?;
         }
         if let Some(n) = options.pooled_instances {
             let mut pool = wasmtime::PoolingAllocationConfig::default();
@@ -566,6 +563,18 @@ impl Engine for WasmEngine {
     }
 }
 
+/// Makes `config` keep what it compiles in `dir` (`--code-cache`:
+/// Wasmtime's cache, keyed by the module's bytes and the configuration).
+pub fn use_code_cache(
+    config: &mut wasmtime::Config,
+    dir: &std::path::Path,
+) -> wasmtime::Result<()> {
+    let mut cache = wasmtime::CacheConfig::new();
+    cache.with_directory(dir);
+    config.cache(Some(wasmtime::Cache::new(cache)?));
+    Ok(())
+}
+
 /// A compiled, pre-instantiated plugin.
 pub struct WasmPlugin {
     pre: PluginPre<HostState>,
@@ -575,35 +584,36 @@ pub struct WasmPlugin {
     /// snapshot's bytes from it, which leaves them resident in this
     /// mapping, for the plugin's life, until [`Plugin::trim`].
     image: std::ops::Range<usize>,
-    usage: Arc<Usage>,
+    usage: Arc<std::sync::Mutex<Usage>>,
     _held: Held,
     _ticker: Arc<ticker::Ticker>,
 }
 
 /// A plugin's live instances, and since when it has none after having
-/// had some.
+/// had some (`None` again once trimmed).
 #[derive(Default)]
 struct Usage {
-    live: std::sync::atomic::AtomicUsize,
-    idle_since: std::sync::Mutex<Option<Instant>>,
+    live: usize,
+    idle_since: Option<Instant>,
 }
 
 /// Counts an instance live until it drops, its store (and so its slot's
 /// reset) first: the last field of [`WasmInstance`].
-struct Live(Arc<Usage>);
+struct Live(Arc<std::sync::Mutex<Usage>>);
 
 impl Live {
-    fn new(usage: &Arc<Usage>) -> Live {
-        usage.live.fetch_add(1, Ordering::AcqRel);
+    fn new(usage: &Arc<std::sync::Mutex<Usage>>) -> Live {
+        crate::sync::lock(usage).live += 1;
         Live(usage.clone())
     }
 }
 
 impl Drop for Live {
     fn drop(&mut self) {
-        let mut idle = self.0.idle_since.lock().unwrap_or_else(|e| e.into_inner());
-        if self.0.live.fetch_sub(1, Ordering::AcqRel) == 1 {
-            *idle = Some(Instant::now());
+        let mut usage = crate::sync::lock(&self.0);
+        usage.live -= 1;
+        if usage.live == 0 {
+            usage.idle_since = Some(Instant::now());
         }
     }
 }
@@ -680,16 +690,12 @@ impl Plugin for WasmPlugin {
     /// "active, then idle" phase measures what is left.
     #[allow(unsafe_code)]
     fn trim(&self, idle: Duration) -> bool {
-        let mut since = self
-            .usage
-            .idle_since
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let due = since.is_some_and(|t| t.elapsed() >= idle);
-        if !due || self.usage.live.load(Ordering::Acquire) > 0 {
+        let mut usage = crate::sync::lock(&self.usage);
+        let due = usage.live == 0 && usage.idle_since.is_some_and(|t| t.elapsed() >= idle);
+        if !due {
             return false;
         }
-        *since = None;
+        usage.idle_since = None;
         let page = rustix::param::page_size();
         let start = self.image.start.next_multiple_of(page);
         let end = self.image.end / page * page;

@@ -950,11 +950,21 @@
   // PKCS #8 or SPKI DER for a private or public one). Only `generateKey`
   // is refused at the top level, which runs at build time: its key would be
   // the same in every instance.
+  // Besides Web Crypto's own algorithms: the Secure Curves draft's Ed448
+  // and X448, and the Modern Algorithms draft's SHA-3, cSHAKE, KMAC,
+  // AES-OCB and ChaCha20-Poly1305 (with its "raw-secret" and "raw-public"
+  // key formats), as Node 24 has them.
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
-  const AES = ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'];
-  const CIPHERS = ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM'];
-  const SIGNERS = ['HMAC', 'ECDSA', 'Ed25519', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
-  const DERIVERS = ['ECDH', 'X25519', 'HKDF', 'PBKDF2'];
+  const DIGESTS = [...HASHES, 'SHA3-256', 'SHA3-384', 'SHA3-512', 'cSHAKE128', 'cSHAKE256'];
+  const AES = ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW', 'AES-OCB'];
+  const CIPHERS = ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-OCB', 'ChaCha20-Poly1305'];
+  const SIGNERS = ['HMAC', 'ECDSA', 'Ed25519', 'Ed448', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'KMAC128', 'KMAC256'];
+  const DERIVERS = ['ECDH', 'X25519', 'X448', 'HKDF', 'PBKDF2'];
+  // The agreements, whose bits are a shared secret.
+  const AGREERS = ['ECDH', 'X25519', 'X448'];
+  // The secret keys of the drafts, imported and exported as "raw-secret"
+  // (not "raw") or "jwk".
+  const DRAFT_SECRETS = ['AES-OCB', 'ChaCha20-Poly1305', 'KMAC128', 'KMAC256'];
   const ALGORITHMS = [...SIGNERS, ...CIPHERS, 'AES-KW', ...DERIVERS];
   // The algorithms each operation knows (the spec's "supported
   // algorithms"); another is a NotSupportedError.
@@ -974,18 +984,24 @@
     'AES-CBC': { secret: CIPHER_USAGES },
     'AES-CTR': { secret: CIPHER_USAGES },
     'AES-KW': { secret: ['wrapKey', 'unwrapKey'] },
+    'AES-OCB': { secret: CIPHER_USAGES },
+    'ChaCha20-Poly1305': { secret: CIPHER_USAGES },
+    KMAC128: { secret: ['sign', 'verify'] },
+    KMAC256: { secret: ['sign', 'verify'] },
     PBKDF2: { secret: ['deriveBits', 'deriveKey'] },
     HKDF: { secret: ['deriveBits', 'deriveKey'] },
     ECDSA: { private: ['sign'], public: ['verify'] },
     Ed25519: { private: ['sign'], public: ['verify'] },
+    Ed448: { private: ['sign'], public: ['verify'] },
     'RSASSA-PKCS1-v1_5': { private: ['sign'], public: ['verify'] },
     'RSA-PSS': { private: ['sign'], public: ['verify'] },
     'RSA-OAEP': { private: ['decrypt', 'unwrapKey'], public: ['encrypt', 'wrapKey'] },
     ECDH: { private: ['deriveKey', 'deriveBits'], public: [] },
     X25519: { private: ['deriveKey', 'deriveBits'], public: [] },
+    X448: { private: ['deriveKey', 'deriveBits'], public: [] },
   };
   // A JWK's `kty` per algorithm of a key pair.
-  const KTY = { ECDSA: 'EC', ECDH: 'EC', Ed25519: 'OKP', X25519: 'OKP', 'RSASSA-PKCS1-v1_5': 'RSA', 'RSA-PSS': 'RSA', 'RSA-OAEP': 'RSA' };
+  const KTY = { ECDSA: 'EC', ECDH: 'EC', Ed25519: 'OKP', Ed448: 'OKP', X25519: 'OKP', X448: 'OKP', 'RSASSA-PKCS1-v1_5': 'RSA', 'RSA-PSS': 'RSA', 'RSA-OAEP': 'RSA' };
   // A JWK's `alg` per algorithm (the EC algorithms and X25519 name none).
   const JWK_ALG = {
     HMAC: (a) => `HS${a.hash.name.slice(4)}`,
@@ -993,11 +1009,18 @@
     'AES-CBC': (a) => `A${a.length}CBC`,
     'AES-CTR': (a) => `A${a.length}CTR`,
     'AES-KW': (a) => `A${a.length}KW`,
+    'AES-OCB': (a) => `A${a.length}OCB`,
+    'ChaCha20-Poly1305': () => 'C20P',
+    KMAC128: () => 'K128',
+    KMAC256: () => 'K256',
     Ed25519: () => 'Ed25519',
+    Ed448: () => 'Ed448',
     'RSASSA-PKCS1-v1_5': (a) => `RS${a.hash.name.slice(4)}`,
     'RSA-PSS': (a) => `PS${a.hash.name.slice(4)}`,
     'RSA-OAEP': (a) => (a.hash.name === 'SHA-1' ? 'RSA-OAEP' : `RSA-OAEP-${a.hash.name.slice(4)}`),
   };
+  // The key formats of the spec and of the drafts; another is a TypeError.
+  const KEY_FORMATS = ['raw', 'spki', 'pkcs8', 'jwk', 'raw-secret', 'raw-public', 'raw-private', 'raw-seed'];
   function cryptoError(name, message) { return new DOMEx(message, name); }
   function canonical(list, name, what) {
     const wanted = String(name).toUpperCase();
@@ -1100,6 +1123,8 @@
   // The bits of a new secret key of `a`: HMAC's `length`, else its hash's
   // block size; AES's `length`.
   function keyBits(a, op) {
+    if (a.name === 'ChaCha20-Poly1305') return 256;
+    if (a.name === 'KMAC128' || a.name === 'KMAC256') return a.length === undefined ? Number(a.name.slice(4)) : Number(a.length);
     if (a.name !== 'HMAC') return Number(needs(a, 'length', op));
     return a.length === undefined ? HMAC_BLOCK[needs(a, 'hash', op).name] : Number(a.length);
   }
@@ -1120,6 +1145,11 @@
     }
     if (AES.includes(a.name)) {
       if (!AES_BITS.includes(bits)) throw cryptoError('DataError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
+      return { name: a.name, length: bits };
+    }
+    if (a.name === 'ChaCha20-Poly1305' && bits !== 256) throw cryptoError('DataError', `${op}: a ChaCha20-Poly1305 key is 256 bits, not ${bits}`);
+    if (a.name === 'KMAC128' || a.name === 'KMAC256') {
+      if (a.length !== undefined && Number(a.length) !== bits) throw cryptoError('DataError', `${op}: the ${a.name} key is ${bits} bits, not ${a.length}`);
       return { name: a.name, length: bits };
     }
     return { name: a.name };
@@ -1148,11 +1178,11 @@
     const kinds = USAGES[a.name];
     if (kinds.secret) {
       let bytes;
-      if (format === 'raw') bytes = bufferSource(keyData, 'keyData');
+      if (format === 'raw-secret' || (format === 'raw' && !DRAFT_SECRETS.includes(a.name))) bytes = bufferSource(keyData, 'keyData');
       else if (format === 'jwk' && a.name !== 'PBKDF2' && a.name !== 'HKDF') {
         checkJwk(keyData, 'oct', a, extractable, usages);
         bytes = unb64url(keyData.k, 'k');
-      } else throw cryptoError('NotSupportedError', `${op}: a ${a.name} key is imported as ${a.name === 'PBKDF2' || a.name === 'HKDF' ? '"raw"' : '"raw" or "jwk"'}, not "${format}"`);
+      } else throw cryptoError('NotSupportedError', `${op}: a ${a.name} key is imported as ${secretFormats(a.name)}, not "${format}"`);
       const list = checkUsages(a.name, 'secret', usages, op, true);
       if ((a.name === 'PBKDF2' || a.name === 'HKDF') && extractable) throw cryptoError('SyntaxError', `${op}: ${a.name} keys are not extractable`);
       if (a.name === 'HMAC') needs(a, 'hash', op);
@@ -1169,9 +1199,12 @@
     if (format === 'jwk') {
       checkJwk(keyData, KTY[a.name], a, extractable, usages);
       args.jwk = keyData;
-    } else if (['raw', 'spki', 'pkcs8'].includes(format)) {
-      if (format === 'raw' && a.name.startsWith('RSA')) throw cryptoError('NotSupportedError', `${op}: an RSA key is not imported as "raw"`);
+    } else if (['raw', 'raw-public', 'spki', 'pkcs8'].includes(format)) {
+      if (format.startsWith('raw') && a.name.startsWith('RSA')) throw cryptoError('NotSupportedError', `${op}: an RSA key is not imported as "${format}"`);
+      if (format === 'raw-public') args.format = 'raw';
       parts = [bufferSource(keyData, 'keyData')];
+    } else if (KEY_FORMATS.includes(format)) {
+      throw cryptoError('NotSupportedError', `${op}: a ${a.name} key is not imported as "${format}"`);
     } else throw new TypeError(`${op}: unknown key format "${format}"`);
     // A private key's usages are checked before its data is read.
     const list = Array.from(usages);
@@ -1180,10 +1213,14 @@
     const { value, data } = subtleCall(args, parts);
     const shown = pairAlgorithm(a, value);
     const jwkAlg = JWK_ALG[a.name] && JWK_ALG[a.name](shown);
-    if (format === 'jwk' && keyData.alg !== undefined && jwkAlg && keyData.alg !== jwkAlg && !(a.name === 'Ed25519' && keyData.alg === 'EdDSA')) {
+    if (format === 'jwk' && keyData.alg !== undefined && jwkAlg && keyData.alg !== jwkAlg && !(a.name.startsWith('Ed') && keyData.alg === 'EdDSA')) {
       throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${jwkAlg}`);
     }
     return newKey(value.kind, Boolean(extractable), shown, checkUsages(a.name, value.kind, list, op), data);
+  }
+  function secretFormats(name) {
+    if (name === 'PBKDF2' || name === 'HKDF') return '"raw" or "raw-secret"';
+    return DRAFT_SECRETS.includes(name) ? '"raw-secret" or "jwk"' : '"raw", "raw-secret" or "jwk"';
   }
   function checkJwk(jwk, kty, a, extractable, usages) {
     if (jwk === null || typeof jwk !== 'object') throw new TypeError('importKey: a "jwk" key is a JsonWebKey object');
@@ -1202,19 +1239,23 @@
   // The key as `format` gives it: an ArrayBuffer, or a JWK object.
   function exportBytes(format, key) {
     const k = branded(keyState, key);
-    if (!['raw', 'spki', 'pkcs8', 'jwk'].includes(format)) throw new TypeError(`exportKey: unknown key format "${format}"`);
+    if (!KEY_FORMATS.includes(format)) throw new TypeError(`exportKey: unknown key format "${format}"`);
     if (!k.extractable) throw cryptoError('InvalidAccessError', 'exportKey: the key is not extractable');
     let jwk;
+    const name = k.algorithm.name;
     if (k.type === 'secret') {
-      if (format === 'raw') return k.material.slice().buffer;
-      if (format !== 'jwk' || k.algorithm.name === 'PBKDF2' || k.algorithm.name === 'HKDF') {
-        throw cryptoError('NotSupportedError', `exportKey: a ${k.algorithm.name} key is not exported as "${format}"`);
+      if (format === 'raw-secret' || (format === 'raw' && !DRAFT_SECRETS.includes(name))) return k.material.slice().buffer;
+      if (format !== 'jwk' || name === 'PBKDF2' || name === 'HKDF') {
+        throw cryptoError('NotSupportedError', `exportKey: a ${name} key is exported as ${secretFormats(name)}, not "${format}"`);
       }
       jwk = { kty: 'oct', k: b64url(k.material) };
     } else {
-      const { value, data } = subtleCall(Object.assign({ op: 'export', format: String(format), kind: k.type }, hostAlg(k.algorithm)), [k.material]);
+      if (!['raw', 'raw-public', 'spki', 'pkcs8', 'jwk'].includes(format)) throw cryptoError('NotSupportedError', `exportKey: a ${name} key is not exported as "${format}"`);
+      const hostFormat = format === 'raw-public' ? 'raw' : String(format);
+      const { value, data } = subtleCall(Object.assign({ op: 'export', format: hostFormat, kind: k.type }, hostAlg(k.algorithm)), [k.material]);
       if (format !== 'jwk') return data.slice().buffer;
-      jwk = value;
+      // An OKP key's members in the order Node gives them.
+      jwk = value.kty !== 'OKP' ? value : Object.assign({ crv: value.crv }, value.d === undefined ? {} : { d: value.d }, { x: value.x, kty: 'OKP' });
     }
     const alg = JWK_ALG[k.algorithm.name] && JWK_ALG[k.algorithm.name](k.algorithm);
     return Object.assign({ key_ops: k.usages.slice(), ext: true }, jwk, alg ? { alg } : {});
@@ -1228,8 +1269,8 @@
     if (kinds.secret) {
       const list = checkUsages(a.name, 'secret', usages, op, true);
       const bits = keyBits(a, op);
-      if (a.name !== 'HMAC' && !AES_BITS.includes(bits)) throw cryptoError('OperationError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
-      if (a.name === 'HMAC' && bits === 0) throw cryptoError('OperationError', `${op}: an HMAC key of 0 bits`);
+      if (AES.includes(a.name) && !AES_BITS.includes(bits)) throw cryptoError('OperationError', `${op}: an AES key is 128, 192 or 256 bits, not ${bits}`);
+      if (bits === 0) throw cryptoError('OperationError', `${op}: a ${a.name} key of 0 bits`);
       nonEmpty(list, 'secret', op);
       const { data } = subtleCall(Object.assign({ op: 'generate', length: bits }, hostAlg(a)), []);
       return newKey('secret', Boolean(extractable), secretAlgorithm(a, bits, op), list, data);
@@ -1258,18 +1299,25 @@
     const args = hostAlg(k.algorithm);
     if (a.name === 'ECDSA') args.hash = normalizeAlgorithm({ name: 'ECDSA', hash: needs(a, 'hash', op) }, op).hash.name;
     if (a.name === 'RSA-PSS') args.saltLength = Number(needs(a, 'saltLength', op));
+    if (a.name.startsWith('KMAC')) args.length = Number(needs(a, 'length', op));
     return args;
+  }
+  // The bytes a signature takes besides its data: Ed448's context, or
+  // KMAC's customization.
+  function signExtra(a) {
+    const extra = a.name === 'Ed448' ? a.context : a.name.startsWith('KMAC') ? a.customization : undefined;
+    return extra === undefined ? new Uint8Array(0) : bufferSource(extra, a.name === 'Ed448' ? 'context' : 'customization');
   }
   async function sign(algorithm, key, data) {
     const a = normalizeAlgorithm(algorithm, 'sign');
     const k = usable(key, 'sign', a.name, 'sign');
-    return subtleCall(Object.assign({ op: 'sign' }, signArgs(a, k, 'sign')), [k.material, bufferSource(data, 'data')]).data.buffer;
+    return subtleCall(Object.assign({ op: 'sign' }, signArgs(a, k, 'sign')), [k.material, bufferSource(data, 'data'), signExtra(a)]).data.buffer;
   }
   async function verify(algorithm, key, signature, data) {
     const a = normalizeAlgorithm(algorithm, 'verify');
     const k = usable(key, 'verify', a.name, 'verify');
     return subtleCall(Object.assign({ op: 'verify' }, signArgs(a, k, 'verify')),
-      [k.material, bufferSource(signature, 'signature'), bufferSource(data, 'data')]).value;
+      [k.material, bufferSource(signature, 'signature'), bufferSource(data, 'data'), signExtra(a)]).value;
   }
   // Encrypts or decrypts `data` with `a` (normalized) and `key`, which must
   // allow `usage`: the AES modes and RSA-OAEP for encrypt and decrypt, and
@@ -1280,8 +1328,8 @@
     const args = Object.assign({ op }, hostAlg(k.algorithm));
     let iv = new Uint8Array(0);
     let aad = new Uint8Array(0);
-    if (a.name === 'AES-GCM' || a.name === 'AES-CBC') iv = bufferSource(needs(a, 'iv', usage), 'iv');
-    if (a.name === 'AES-GCM') {
+    if (a.name !== 'AES-CTR' && a.name !== 'RSA-OAEP') iv = bufferSource(needs(a, 'iv', usage), 'iv');
+    if (a.name === 'AES-GCM' || a.name === 'AES-OCB' || a.name === 'ChaCha20-Poly1305') {
       if (a.tagLength !== undefined) args.tagLength = Number(a.tagLength);
       if (a.additionalData !== undefined) aad = bufferSource(a.additionalData, 'additionalData');
     }
@@ -1317,7 +1365,8 @@
     return importNormalized(format, keyData, keyAlgorithm, extractable, usages);
   }
 
-  // The bits ECDH or X25519 agree on, of the private `k` and `a.public`.
+  // The bits ECDH, X25519 or X448 agree on, of the private `k` and
+  // `a.public`.
   function agreedBits(a, k, length, op) {
     const peer = a.public;
     const p = peer === undefined ? undefined : keyState.get(peer);
@@ -1333,7 +1382,7 @@
   function bitsOf(algorithm, key, length, op, usage) {
     const a = normalizeAlgorithm(algorithm, op);
     const k = usable(key, usage, a.name, op);
-    if (a.name === 'ECDH' || a.name === 'X25519') return agreedBits(a, k, length, op);
+    if (AGREERS.includes(a.name)) return agreedBits(a, k, length, op);
     if (length === null || length === undefined) throw cryptoError('OperationError', `${op}: ${a.name} needs a length`);
     const args = { op: 'derive', alg: a.name, hash: needs(a, 'hash', op).name, length: Number(length) };
     if (a.name === 'PBKDF2') args.iterations = Number(needs(a, 'iterations', op));
@@ -1354,8 +1403,13 @@
   }
   async function digest(algorithm, data) {
     if (algorithm === null || (typeof algorithm === 'object' && algorithm.name === undefined)) throw new TypeError('digest: the algorithm must be a name or an object with a name');
-    const name = canonical(HASHES, typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name, 'the hash');
-    return subtleCall({ op: 'digest', hash: name }, [bufferSource(data, 'data')]).data.buffer;
+    const name = canonical(DIGESTS, typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name, 'the hash');
+    if (!name.startsWith('cSHAKE')) return subtleCall({ op: 'digest', hash: name }, [bufferSource(data, 'data')]).data.buffer;
+    // cSHAKE: `length` bits of output, a function name and a customization.
+    const a = typeof algorithm === 'string' ? { name } : algorithm;
+    const part = (member) => (a[member] === undefined ? new Uint8Array(0) : bufferSource(a[member], member));
+    const args = { op: 'digest', hash: name, length: Number(needs(a, 'length', 'digest')) };
+    return subtleCall(args, [bufferSource(data, 'data'), part('functionName'), part('customization')]).data.buffer;
   }
   // Workers' extension: compares in time that depends on the length only.
   function timingSafeEqual(a, b) {

@@ -290,6 +290,33 @@ fn crypto_subtle_aes_ctr_kw_rsa_oaep_ecdh_x25519_p521_and_key_wrapping_give_what
 }
 
 #[test]
+fn crypto_subtle_ed448_and_x448_give_what_node_gives_on_both_engines() {
+    crate::support::assert_same_as_node("tests/plugins/subtle-448.js", "/", &[]);
+}
+
+#[test]
+fn crypto_subtle_sha3_cshake_kmac_aes_ocb_and_chacha20_poly1305_give_openssls_and_nists_answers_on_both_engines()
+ {
+    let reference = std::process::Command::new("node")
+        .arg(root().join("tests/plugins/subtle-drafts.node.mjs"))
+        .output()
+        .expect("running node");
+    assert!(reference.status.success(), "{}", text(&reference.stderr));
+    let expected: serde_json::Value = serde_json::from_slice(&reference.stdout).unwrap();
+    let built = crate::support::plugin("tests/plugins/subtle-drafts.js");
+    for &engine in Engines::KINDS {
+        let out = crate::support::render_on(engine, &built.plugin, "/", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (section, want) in expected.as_object().unwrap() {
+            for (case, want) in want.as_object().unwrap() {
+                assert_eq!(&got[section][case], want, "{engine}: {section} {case}");
+            }
+        }
+    }
+}
+
+#[test]
 fn crypto_subtle_refuses_bad_input_by_its_spec_name_and_says_what_is_wrong() {
     let built = crate::support::plugin("tests/plugins/subtle-edges.js");
     for &engine in Engines::KINDS {

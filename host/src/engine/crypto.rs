@@ -7,8 +7,10 @@
 //! checks, and the `CryptoKey` objects. It asks the host only for the
 //! arithmetic. The host keeps no state: a key travels with each call as its
 //! canonical material, which is what [`import`] returns:
-//! - a secret key (HMAC, AES, PBKDF2, HKDF): its raw bytes;
-//! - a private key (ECDSA, ECDH, Ed25519, X25519, RSA): PKCS #8 DER;
+//! - a secret key (HMAC, KMAC, AES, ChaCha20-Poly1305, PBKDF2, HKDF): its
+//!   raw bytes;
+//! - a private key (ECDSA, ECDH, Ed25519, Ed448, X25519, X448, RSA): PKCS #8
+//!   DER;
 //! - a public key: SubjectPublicKeyInfo DER.
 //!
 //! Invariants:
@@ -103,9 +105,18 @@ pub fn call(args: &str, data: &[u8]) -> Result<Reply, String> {
     let parts = split(data, &a.parts)?;
     let part = |i: usize| parts.get(i).copied().unwrap_or_default();
     match a.op.as_str() {
+        "digest" if a.hash.starts_with("cSHAKE") => {
+            Ok(bytes(cshake(&a.hash, a.length, part(0), part(1), part(2))?))
+        }
         "digest" => Ok(bytes(digest(&a.hash, part(0))?)),
-        "sign" => Ok(bytes(sign(&a, part(0), part(1))?)),
-        "verify" => Ok(value(Value::Bool(verify(&a, part(0), part(1), part(2))?))),
+        "sign" => Ok(bytes(sign(&a, part(0), part(1), part(2))?)),
+        "verify" => Ok(value(Value::Bool(verify(
+            &a,
+            part(0),
+            part(1),
+            part(2),
+            part(3),
+        )?))),
         "encrypt" => Ok(bytes(cipher(&a, true, part(0), part(1), part(2), part(3))?)),
         "decrypt" => Ok(bytes(cipher(
             &a,
@@ -199,10 +210,81 @@ macro_rules! with_hash {
 /// prelude's `crypto.subtle` names only the SHA hashes (its `HASHES`).
 fn digest(hash: &str, data: &[u8]) -> Result<Vec<u8>, String> {
     use sha2::Digest;
-    if hash == "MD5" {
-        return Ok(md5::Md5::digest(data).to_vec());
+    match hash {
+        "MD5" => Ok(md5::Md5::digest(data).to_vec()),
+        "SHA3-256" => Ok(sha3::Sha3_256::digest(data).to_vec()),
+        "SHA3-384" => Ok(sha3::Sha3_384::digest(data).to_vec()),
+        "SHA3-512" => Ok(sha3::Sha3_512::digest(data).to_vec()),
+        _ => with_hash!(hash, H => Ok(H::digest(data).to_vec())),
     }
-    with_hash!(hash, H => Ok(H::digest(data).to_vec()))
+}
+
+/// cSHAKE128 or cSHAKE256 (NIST SP 800-185): `bits` of output (a whole
+/// number of bytes) of `data`, with the function name and customization.
+fn cshake(
+    name: &str,
+    bits: usize,
+    data: &[u8],
+    function: &[u8],
+    custom: &[u8],
+) -> Result<Vec<u8>, String> {
+    use sha3::digest::{ExtendableOutput, Update, XofReader};
+    if !bits.is_multiple_of(8) {
+        return Err(operation_error(format!(
+            "{name}'s length is a whole number of bytes, not {bits} bits"
+        )));
+    }
+    let mut out = vec![0; bits / 8];
+    macro_rules! run {
+        ($core:ty, $xof:ty) => {{
+            let mut x = <$xof>::from_core(<$core>::new_with_function_name(function, custom));
+            x.update(data);
+            x.finalize_xof().read(&mut out);
+        }};
+    }
+    match name {
+        "cSHAKE128" => run!(sha3::CShake128Core, sha3::CShake128),
+        "cSHAKE256" => run!(sha3::CShake256Core, sha3::CShake256),
+        other => return Err(not_supported(format!("the hash \"{other}\""))),
+    }
+    Ok(out)
+}
+
+/// KMAC128 or KMAC256 (NIST SP 800-185, section 4): cSHAKE of the key
+/// padded to the rate, the data and the output's length, named "KMAC".
+fn kmac(
+    name: &str,
+    key: &[u8],
+    data: &[u8],
+    custom: &[u8],
+    bits: usize,
+) -> Result<Vec<u8>, String> {
+    if bits == 0 || !bits.is_multiple_of(8) {
+        return Err(operation_error(format!(
+            "{name}'s length is a whole, non-zero number of bytes, not {bits} bits"
+        )));
+    }
+    let (hash, rate) = match name {
+        "KMAC128" => ("cSHAKE128", 168),
+        "KMAC256" => ("cSHAKE256", 136),
+        other => return Err(not_supported(format!("{other} is not KMAC"))),
+    };
+    // left_encode and right_encode: an integer's big-endian bytes (at least
+    // one) with their count before or after them.
+    let bytes_of = |n: usize| {
+        let b = n.to_be_bytes();
+        let skip = b.iter().take_while(|x| **x == 0).count().min(b.len() - 1);
+        b[skip..].to_vec()
+    };
+    let left = |n: usize| [vec![bytes_of(n).len() as u8], bytes_of(n)].concat();
+    let mut input = left(rate);
+    input.extend(left(key.len() * 8));
+    input.extend_from_slice(key);
+    input.resize(input.len().div_ceil(rate) * rate, 0);
+    input.extend_from_slice(data);
+    input.extend(bytes_of(bits));
+    input.push(bytes_of(bits).len() as u8);
+    cshake(hash, bits, &input, b"KMAC", custom)
 }
 
 fn hmac(hash: &str, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
@@ -219,9 +301,18 @@ fn hmac(hash: &str, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     })
 }
 
-fn sign(a: &Args, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
+/// `extra` is Ed448's context or KMAC's customization.
+fn sign(a: &Args, key: &[u8], data: &[u8], extra: &[u8]) -> Result<Vec<u8>, String> {
     match a.alg.as_str() {
         "HMAC" => hmac(&a.hash, key, data),
+        "KMAC128" | "KMAC256" => kmac(&a.alg, key, data, extra, a.length),
+        "Ed448" => {
+            let secret = okp::ED448.private(key)?;
+            let signature = okp::ed448_signing(&secret)
+                .sign_ctx(extra, data)
+                .map_err(|e| operation_error(format!("Ed448 cannot sign: {e}")))?;
+            Ok(signature.to_bytes().to_vec())
+        }
         "Ed25519" => {
             use ed25519_dalek::Signer;
             use ed25519_dalek::pkcs8::DecodePrivateKey;
@@ -234,12 +325,34 @@ fn sign(a: &Args, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     }
 }
 
-fn verify(a: &Args, key: &[u8], signature: &[u8], data: &[u8]) -> Result<bool, String> {
+fn verify(
+    a: &Args,
+    key: &[u8],
+    signature: &[u8],
+    data: &[u8],
+    extra: &[u8],
+) -> Result<bool, String> {
+    use subtle::ConstantTimeEq;
     match a.alg.as_str() {
         "HMAC" => {
-            use subtle::ConstantTimeEq;
             let mac = hmac(&a.hash, key, data)?;
             Ok(mac.len() == signature.len() && bool::from(mac.ct_eq(signature)))
+        }
+        "KMAC128" | "KMAC256" => {
+            let mac = kmac(&a.alg, key, data, extra, a.length)?;
+            Ok(mac.len() == signature.len() && bool::from(mac.ct_eq(signature)))
+        }
+        "Ed448" => {
+            let public = okp::ED448.public(key)?;
+            let key = okp::ed448_verifying(&public)
+                .ok_or_else(|| data_error("not an Ed448 public key"))?;
+            if extra.len() > 255 {
+                return Err(operation_error("Ed448's context is at most 255 bytes"));
+            }
+            let Ok(signature) = ed448_goldilocks::Signature::from_slice(signature) else {
+                return Ok(false);
+            };
+            Ok(key.verify_ctx(&signature, extra, data).is_ok())
         }
         "Ed25519" => {
             use ed25519_dalek::pkcs8::DecodePublicKey;
@@ -384,123 +497,217 @@ ec_curve!(ec256, p256, "P-256", 32);
 ec_curve!(ec384, p384, "P-384", 48);
 ec_curve!(ec521, p521, "P-521", 66);
 
-/// X25519 (RFC 7748) by curve25519-dalek's Montgomery arithmetic; keys in
-/// the PKCS #8 and SPKI forms of RFC 8410 (OID 1.3.101.110), made here
-/// because no crate in the tree writes them.
-mod x25519 {
+/// The keys that are plain byte strings in the PKCS #8 and SPKI forms of
+/// RFC 8410 (OIDs 1.3.101.110, .111 and .113): X25519 by curve25519-dalek's
+/// Montgomery arithmetic, X448 by the `x448` crate, Ed448 by
+/// `ed448-goldilocks`. The DER is made here because no crate in the tree
+/// writes all three. (Ed25519 keeps ed25519-dalek's own PKCS #8.)
+mod okp {
     use super::{B64, Map, Reply, Value, bad_export, bad_format, data_error, json};
     use base64::Engine as _;
-    use curve25519_dalek::montgomery::MontgomeryPoint;
     use rsa::pkcs8::der::{Decode, asn1::OctetStringRef};
-    use rsa::pkcs8::{ObjectIdentifier, PrivateKeyInfo, spki::SubjectPublicKeyInfoRef};
+    use rsa::pkcs8::{PrivateKeyInfo, spki::SubjectPublicKeyInfoRef};
 
-    const OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.110");
-    const SPKI: [u8; 12] = [
-        0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00,
-    ];
-    const PKCS8: [u8; 16] = [
-        0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04,
-        0x20,
-    ];
-
-    fn key32(b: &[u8], what: &str) -> Result<[u8; 32], String> {
-        <[u8; 32]>::try_from(b).map_err(|_| data_error(format!("an X25519 {what} is 32 bytes")))
-    }
-    fn spki(public: [u8; 32]) -> Vec<u8> {
-        [&SPKI[..], &public].concat()
-    }
-    fn pkcs8(secret: [u8; 32]) -> Vec<u8> {
-        [&PKCS8[..], &secret].concat()
-    }
-    /// The public key of a canonical SPKI.
-    fn public(der: &[u8]) -> Result<[u8; 32], String> {
-        let info = SubjectPublicKeyInfoRef::from_der(der).map_err(data_error)?;
-        if info.algorithm.oid != OID {
-            return Err(data_error("not an X25519 key (its OID is not 1.3.101.110)"));
-        }
-        key32(info.subject_public_key.raw_bytes(), "public key")
-    }
-    /// The secret scalar's bytes of a PKCS #8 key.
-    fn private(der: &[u8]) -> Result<[u8; 32], String> {
-        let info = PrivateKeyInfo::from_der(der).map_err(data_error)?;
-        if info.algorithm.oid != OID {
-            return Err(data_error("not an X25519 key (its OID is not 1.3.101.110)"));
-        }
-        let inner = OctetStringRef::from_der(info.private_key).map_err(data_error)?;
-        key32(inner.as_bytes(), "private key")
-    }
-    fn public_of(secret: [u8; 32]) -> [u8; 32] {
-        MontgomeryPoint::mul_base_clamped(secret).to_bytes()
+    /// One curve: its Web Crypto name, its OID's last arc, its keys' length
+    /// in bytes and how a public key follows from a private one.
+    pub struct Curve {
+        pub name: &'static str,
+        arc: u8,
+        len: usize,
+        public_of: fn(&[u8]) -> Vec<u8>,
+        /// Whether bytes are a public key (a point that decodes, for Ed448).
+        valid: fn(&[u8]) -> bool,
     }
 
-    /// The shared secret; all zeros (a small-order public key) is refused,
-    /// as the spec asks.
-    pub fn agree(private_der: &[u8], public_der: &[u8]) -> Result<Vec<u8>, String> {
-        let shared = MontgomeryPoint(public(public_der)?).mul_clamped(private(private_der)?);
-        if shared.to_bytes() == [0; 32] {
-            return Err(super::operation_error(
-                "the public key is of small order: the shared secret would be zero",
-            ));
-        }
-        Ok(shared.to_bytes().to_vec())
+    pub const X25519: Curve = Curve {
+        name: "X25519",
+        arc: 110,
+        len: 32,
+        public_of: |secret| {
+            let secret = <[u8; 32]>::try_from(secret).unwrap_or_default();
+            curve25519_dalek::montgomery::MontgomeryPoint::mul_base_clamped(secret)
+                .to_bytes()
+                .to_vec()
+        },
+        valid: |_| true,
+    };
+    pub const X448: Curve = Curve {
+        name: "X448",
+        arc: 111,
+        len: 56,
+        public_of: |secret| {
+            let secret = <[u8; 56]>::try_from(secret).unwrap_or([0; 56]);
+            x448::x448_unchecked(secret, x448::X448_BASEPOINT_BYTES).to_vec()
+        },
+        valid: |_| true,
+    };
+    pub const ED448: Curve = Curve {
+        name: "Ed448",
+        arc: 113,
+        len: 57,
+        public_of: |secret| ed448_signing(secret).verifying_key().to_bytes().to_vec(),
+        valid: |public| ed448_verifying(public).is_some(),
+    };
+
+    pub fn ed448_signing(secret: &[u8]) -> ed448_goldilocks::SigningKey {
+        let secret = <[u8; 57]>::try_from(secret).unwrap_or([0; 57]);
+        ed448_goldilocks::SigningKey::from(&ed448_goldilocks::SecretKey::from(secret))
+    }
+    pub fn ed448_verifying(public: &[u8]) -> Option<ed448_goldilocks::VerifyingKey> {
+        let public = <[u8; 57]>::try_from(public).ok()?;
+        ed448_goldilocks::VerifyingKey::from_bytes(&public).ok()
     }
 
-    pub fn import(
-        format: &str,
-        input: &[u8],
-        jwk: Option<&Map<String, Value>>,
-    ) -> Result<(&'static str, Vec<u8>), String> {
-        match (format, jwk) {
-            ("raw", _) => Ok(("public", spki(key32(input, "public key")?))),
-            ("spki", _) => Ok(("public", spki(public(input)?))),
-            ("pkcs8", _) => Ok(("private", pkcs8(private(input)?))),
-            ("jwk", Some(j)) => {
-                if j.get("kty").and_then(Value::as_str) != Some("OKP")
-                    || j.get("crv").and_then(Value::as_str) != Some("X25519")
-                {
-                    return Err(data_error(
-                        "an X25519 JWK has kty \"OKP\" and crv \"X25519\"",
-                    ));
-                }
-                let x = key32(&super::jwk_bytes(j, "x")?, "public key")?;
-                if !j.contains_key("d") {
-                    return Ok(("public", spki(x)));
-                }
-                let d = key32(&super::jwk_bytes(j, "d")?, "private key")?;
-                if public_of(d) != x {
-                    return Err(data_error(
-                        "the JWK's \"x\" is not the public half of its \"d\"",
-                    ));
-                }
-                Ok(("private", pkcs8(d)))
+    impl Curve {
+        fn bytes(&self, b: &[u8], what: &str) -> Result<Vec<u8>, String> {
+            if b.len() != self.len || (what == "public key" && !(self.valid)(b)) {
+                return Err(data_error(format!(
+                    "not an {} {what} ({} bytes)",
+                    self.name, self.len
+                )));
             }
-            (other, _) => Err(bad_format(other)),
+            Ok(b.to_vec())
         }
-    }
-
-    pub fn export(kind: &str, format: &str, der: &[u8]) -> Result<Reply, String> {
-        match (kind, format) {
-            ("public", "spki") | ("private", "pkcs8") => Ok(super::bytes(der.to_vec())),
-            ("public", "raw") => Ok(super::bytes(public(der)?.to_vec())),
-            ("public", "jwk") => Ok(super::value(
-                json!({"kty": "OKP", "crv": "X25519", "x": B64.encode(public(der)?)}),
-            )),
-            ("private", "jwk") => {
-                let d = private(der)?;
-                Ok(super::value(json!({
-                    "kty": "OKP", "crv": "X25519",
-                    "x": B64.encode(public_of(d)), "d": B64.encode(d),
-                })))
+        fn oid_is_mine(&self, oid: &[u8]) -> Result<(), String> {
+            if oid != [0x2b, 0x65, self.arc] {
+                return Err(data_error(format!(
+                    "not an {} key (its OID is not 1.3.101.{})",
+                    self.name, self.arc
+                )));
             }
-            _ => Err(bad_export(kind, format)),
+            Ok(())
+        }
+        /// The DER of the curve's AlgorithmIdentifier (its OID, no parameters).
+        fn algorithm(&self) -> [u8; 7] {
+            [0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, self.arc]
+        }
+        fn spki(&self, public: &[u8]) -> Vec<u8> {
+            let n = self.len as u8;
+            [
+                &[0x30, n + 10],
+                &self.algorithm()[..],
+                &[0x03, n + 1, 0x00],
+                public,
+            ]
+            .concat()
+        }
+        fn pkcs8(&self, secret: &[u8]) -> Vec<u8> {
+            let n = self.len as u8;
+            let version = [0x30, n + 14, 0x02, 0x01, 0x00];
+            [
+                &version[..],
+                &self.algorithm(),
+                &[0x04, n + 2, 0x04, n],
+                secret,
+            ]
+            .concat()
+        }
+        /// The public key of a canonical SPKI.
+        pub fn public(&self, der: &[u8]) -> Result<Vec<u8>, String> {
+            let info = SubjectPublicKeyInfoRef::from_der(der).map_err(data_error)?;
+            self.oid_is_mine(info.algorithm.oid.as_bytes())?;
+            self.bytes(info.subject_public_key.raw_bytes(), "public key")
+        }
+        /// The secret's bytes of a PKCS #8 key.
+        pub fn private(&self, der: &[u8]) -> Result<Vec<u8>, String> {
+            let info = PrivateKeyInfo::from_der(der).map_err(data_error)?;
+            self.oid_is_mine(info.algorithm.oid.as_bytes())?;
+            let inner = OctetStringRef::from_der(info.private_key).map_err(data_error)?;
+            self.bytes(inner.as_bytes(), "private key")
+        }
+
+        pub fn import(
+            &self,
+            format: &str,
+            input: &[u8],
+            jwk: Option<&Map<String, Value>>,
+        ) -> Result<(&'static str, Vec<u8>), String> {
+            match (format, jwk) {
+                ("raw", _) => Ok(("public", self.spki(&self.bytes(input, "public key")?))),
+                ("spki", _) => Ok(("public", self.spki(&self.public(input)?))),
+                ("pkcs8", _) => Ok(("private", self.pkcs8(&self.private(input)?))),
+                ("jwk", Some(j)) => {
+                    if j.get("kty").and_then(Value::as_str) != Some("OKP")
+                        || j.get("crv").and_then(Value::as_str) != Some(self.name)
+                    {
+                        return Err(data_error(format!(
+                            "an {} JWK has kty \"OKP\" and crv \"{}\"",
+                            self.name, self.name
+                        )));
+                    }
+                    let x = self.bytes(&super::jwk_bytes(j, "x")?, "public key")?;
+                    if !j.contains_key("d") {
+                        return Ok(("public", self.spki(&x)));
+                    }
+                    let d = self.bytes(&super::jwk_bytes(j, "d")?, "private key")?;
+                    if (self.public_of)(&d) != x {
+                        return Err(data_error(
+                            "the JWK's \"x\" is not the public half of its \"d\"",
+                        ));
+                    }
+                    Ok(("private", self.pkcs8(&d)))
+                }
+                (other, _) => Err(bad_format(other)),
+            }
+        }
+
+        pub fn export(&self, kind: &str, format: &str, der: &[u8]) -> Result<Reply, String> {
+            match (kind, format) {
+                ("public", "spki") | ("private", "pkcs8") => Ok(super::bytes(der.to_vec())),
+                ("public", "raw") => Ok(super::bytes(self.public(der)?)),
+                ("public", "jwk") => Ok(super::value(
+                    json!({"kty": "OKP", "crv": self.name, "x": B64.encode(self.public(der)?)}),
+                )),
+                ("private", "jwk") => {
+                    let d = self.private(der)?;
+                    Ok(super::value(json!({
+                        "kty": "OKP", "crv": self.name,
+                        "x": B64.encode((self.public_of)(&d)), "d": B64.encode(&d),
+                    })))
+                }
+                _ => Err(bad_export(kind, format)),
+            }
+        }
+
+        /// A new pair: (PKCS #8, SPKI).
+        pub fn generate(&self) -> Result<(Vec<u8>, Vec<u8>), String> {
+            let mut secret = vec![0; self.len];
+            getrandom::fill(&mut secret).map_err(super::operation_error)?;
+            Ok((self.pkcs8(&secret), self.spki(&(self.public_of)(&secret))))
+        }
+
+        /// The X25519 or X448 shared secret; all zeros (a public key of small
+        /// order) is refused, as the spec asks.
+        pub fn agree(&self, private_der: &[u8], public_der: &[u8]) -> Result<Vec<u8>, String> {
+            let (secret, public) = (self.private(private_der)?, self.public(public_der)?);
+            let shared = match self.arc {
+                110 => curve25519_dalek::montgomery::MontgomeryPoint(
+                    <[u8; 32]>::try_from(public.as_slice()).unwrap_or_default(),
+                )
+                .mul_clamped(<[u8; 32]>::try_from(secret.as_slice()).unwrap_or_default())
+                .to_bytes()
+                .to_vec(),
+                _ => x448::x448_unchecked(
+                    <[u8; 56]>::try_from(secret.as_slice()).unwrap_or([0; 56]),
+                    <[u8; 56]>::try_from(public.as_slice()).unwrap_or([0; 56]),
+                )
+                .to_vec(),
+            };
+            if shared.iter().all(|b| *b == 0) {
+                return Err(super::operation_error(
+                    "the public key is of small order: the shared secret would be zero",
+                ));
+            }
+            Ok(shared)
         }
     }
 
-    /// A new pair: (PKCS #8, SPKI).
-    pub fn generate() -> Result<(Vec<u8>, Vec<u8>), String> {
-        let mut secret = [0; 32];
-        getrandom::fill(&mut secret).map_err(super::operation_error)?;
-        Ok((pkcs8(secret), spki(public_of(secret))))
+    /// The curve `alg` names.
+    pub fn curve(alg: &str) -> Result<&'static Curve, String> {
+        [&X25519, &X448, &ED448]
+            .into_iter()
+            .find(|c| c.name == alg)
+            .ok_or_else(|| super::not_supported(format!("{alg} is not a curve of RFC 8410")))
     }
 }
 
@@ -574,8 +781,8 @@ macro_rules! with_aes {
     };
 }
 
-/// The AES modes and RSA-OAEP. `iv` is AES-GCM's and AES-CBC's iv, or
-/// AES-CTR's counter block; `aad` is AES-GCM's additional data, or
+/// The AES modes, ChaCha20-Poly1305 and RSA-OAEP. `iv` is the iv, or
+/// AES-CTR's counter block; `aad` is the AEADs' additional data, or
 /// RSA-OAEP's label. AES-KW is reached through `wrapKey` and `unwrapKey`.
 fn cipher(
     a: &Args,
@@ -629,6 +836,22 @@ fn cipher(
             })
         }
         "AES-CTR" => with_aes!(key, A => ctr::<A>(key, iv, a.length, data)),
+        "AES-OCB" => with_aes!(key, A => ocb::<A>(a, encrypt, key, iv, aad, data)),
+        "ChaCha20-Poly1305" => {
+            use chacha20poly1305::KeyInit;
+            if iv.len() != 12 {
+                return Err(operation_error(format!(
+                    "ChaCha20-Poly1305 takes a 12-byte iv, not {} bytes",
+                    iv.len()
+                )));
+            }
+            if a.tag_length.is_some_and(|t| t != 128) {
+                return Err(operation_error("ChaCha20-Poly1305's tagLength is 128"));
+            }
+            let c = chacha20poly1305::ChaCha20Poly1305::new_from_slice(key)
+                .map_err(|_| data_error("a ChaCha20-Poly1305 key is 256 bits"))?;
+            seal_or_open(&c, encrypt, iv, aad, data)
+        }
         "AES-KW" => with_aes!(key, A => {
             let kek = aes_kw::Kek::<A>::try_from(key).map_err(data_error)?;
             if !data.len().is_multiple_of(8) || data.len() < if encrypt { 16 } else { 24 } {
@@ -721,6 +944,105 @@ where
     }
 }
 
+/// AES-OCB (RFC 7253): an iv of 6 to 15 bytes (the crate's range) and the
+/// tag the algorithm asks for (64, 96 or 128 bits).
+fn ocb<A>(
+    a: &Args,
+    encrypt: bool,
+    key: &[u8],
+    iv: &[u8],
+    aad: &[u8],
+    data: &[u8],
+) -> Result<Vec<u8>, String>
+where
+    A: aes::cipher::BlockCipher
+        + aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>
+        + aes::cipher::BlockEncrypt
+        + aes::cipher::BlockDecrypt
+        + aes::cipher::KeyInit,
+{
+    use aes::cipher::consts::{U6, U7, U8, U9, U10, U11, U12, U13, U14, U15, U16};
+    use ocb3::aead::KeyInit;
+    let tag = a.tag_length.unwrap_or(128);
+    macro_rules! run {
+        ($n:ty, $t:ty) => {
+            seal_or_open(
+                &ocb3::Ocb3::<A, $n, $t>::new_from_slice(key).map_err(data_error)?,
+                encrypt,
+                iv,
+                aad,
+                data,
+            )
+        };
+    }
+    macro_rules! with_tag {
+        ($n:ty) => {
+            match tag {
+                64 => run!($n, U8),
+                96 => run!($n, U12),
+                128 => run!($n, U16),
+                other => Err(operation_error(format!(
+                    "AES-OCB's tagLength is 64, 96 or 128, not {other}"
+                ))),
+            }
+        };
+    }
+    match iv.len() {
+        6 => with_tag!(U6),
+        7 => with_tag!(U7),
+        8 => with_tag!(U8),
+        9 => with_tag!(U9),
+        10 => with_tag!(U10),
+        11 => with_tag!(U11),
+        12 => with_tag!(U12),
+        13 => with_tag!(U13),
+        14 => with_tag!(U14),
+        15 => with_tag!(U15),
+        n => Err(operation_error(format!(
+            "AES-OCB takes an iv of 6 to 15 bytes here, not {n}"
+        ))),
+    }
+}
+
+/// An AEAD whose ciphertext is followed by its whole tag: sealed, or
+/// checked and opened. `iv` is the cipher's nonce size (the caller checks).
+fn seal_or_open<C: aes_gcm::aead::AeadInPlace>(
+    c: &C,
+    encrypt: bool,
+    iv: &[u8],
+    aad: &[u8],
+    data: &[u8],
+) -> Result<Vec<u8>, String> {
+    use aes::cipher::Unsigned;
+    let nonce = aes_gcm::aead::Nonce::<C>::from_slice(iv);
+    let mut out = data.to_vec();
+    if encrypt {
+        let tag = c
+            .encrypt_in_place_detached(nonce, aad, &mut out)
+            .map_err(|_| operation_error("the data is too long for this cipher"))?;
+        out.extend_from_slice(&tag);
+        return Ok(out);
+    }
+    let failed = || {
+        operation_error(
+            "the data could not be decrypted (wrong key, iv, additionalData or tagLength, or altered data)",
+        )
+    };
+    let cut = data
+        .len()
+        .checked_sub(C::TagSize::USIZE)
+        .ok_or_else(failed)?;
+    let given = out.split_off(cut);
+    c.decrypt_in_place_detached(
+        nonce,
+        aad,
+        &mut out,
+        aes_gcm::aead::Tag::<C>::from_slice(&given),
+    )
+    .map(|()| out)
+    .map_err(|_| failed())
+}
+
 /// AES-CTR: the counter block's rightmost `bits` bits count the blocks and
 /// wrap; more blocks than they can count would reuse the keystream, which
 /// the spec refuses.
@@ -776,7 +1098,7 @@ fn aes_length(bytes: usize) -> String {
 fn agree(a: &Args, private: &[u8], public: &[u8]) -> Result<Vec<u8>, String> {
     let mut secret = match a.alg.as_str() {
         "ECDH" => with_curve!(a.curve.as_str(), ec => ec::agree(private, public))?,
-        "X25519" => x25519::agree(private, public)?,
+        "X25519" | "X448" => okp::curve(&a.alg)?.agree(private, public)?,
         other => return Err(not_supported(format!("{other} cannot agree on a secret"))),
     };
     let Some(bits) = a.bits else {
@@ -869,8 +1191,8 @@ fn import(a: &Args, input: &[u8]) -> Result<Reply, String> {
             let (kind, der) = with_curve!(a.curve.as_str(), ec => ec::import(&a.format, input, jwk_text.as_deref()))?;
             (kind, der, json!({}))
         }
-        "X25519" => {
-            let (kind, der) = x25519::import(&a.format, input, a.jwk.as_ref())?;
+        "X25519" | "X448" | "Ed448" => {
+            let (kind, der) = okp::curve(&a.alg)?.import(&a.format, input, a.jwk.as_ref())?;
             (kind, der, json!({}))
         }
         "Ed25519" => {
@@ -1016,7 +1338,7 @@ fn export(a: &Args, der: &[u8]) -> Result<Reply, String> {
     let kind = a.kind.as_str();
     match a.alg.as_str() {
         "ECDSA" | "ECDH" => with_curve!(a.curve.as_str(), ec => ec::export(kind, &a.format, der)),
-        "X25519" => x25519::export(kind, &a.format, der),
+        "X25519" | "X448" | "Ed448" => okp::curve(&a.alg)?.export(kind, &a.format, der),
         "Ed25519" => {
             use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey};
             let x = |k: &ed25519_dalek::VerifyingKey| B64.encode(k.as_bytes());
@@ -1092,7 +1414,8 @@ fn generate(a: &Args) -> Result<Reply, String> {
         })
     };
     match a.alg.as_str() {
-        "HMAC" | "AES-GCM" | "AES-CBC" | "AES-CTR" | "AES-KW" => {
+        "HMAC" | "AES-GCM" | "AES-CBC" | "AES-CTR" | "AES-KW" | "AES-OCB" | "ChaCha20-Poly1305"
+        | "KMAC128" | "KMAC256" => {
             if a.length == 0 || !a.length.is_multiple_of(8) || a.length > 4096 {
                 return Err(operation_error(format!(
                     "a key's length must be a multiple of 8 bits, up to 4096, not {}",
@@ -1104,7 +1427,7 @@ fn generate(a: &Args) -> Result<Reply, String> {
             Ok(bytes(key))
         }
         "ECDSA" | "ECDH" => with_curve!(a.curve.as_str(), ec => pair(ec::generate()?, json!({}))),
-        "X25519" => pair(x25519::generate()?, json!({})),
+        "X25519" | "X448" | "Ed448" => pair(okp::curve(&a.alg)?.generate()?, json!({})),
         "Ed25519" => {
             use ed25519_dalek::pkcs8::{EncodePrivateKey, EncodePublicKey};
             let key = ed25519_dalek::SigningKey::generate(&mut rand_core::OsRng);

@@ -49,6 +49,8 @@ import json, subprocess, sys, datetime
 results, counts, commit, runtimes = json.load(open(sys.argv[1])), json.loads(sys.argv[2]), sys.argv[3], sys.argv[4].split(',')
 names = {'ssr-wasm': 'ssr Wasm', 'ssr-v8': 'ssr V8', 'node': 'Node', 'workerd': 'workerd'}
 carried = ""
+this_run = runtimes
+carried_failing = []
 if sys.argv[5] == '1':
     # MERGE=1: the runtimes and directories this run left out keep the
     # counts of the table already in benches/RESULTS-wpt.md.
@@ -57,6 +59,9 @@ if sys.argv[5] == '1':
     lines = [l for l in section.splitlines() if l.startswith('| ')]
     columns = [c.strip() for c in lines[0].strip('|').split('|')][2:]
     by_name = {v: k for k, v in names.items()}
+    # The files the carried runtimes could not run stay listed.
+    carried_failing = [l for l in text.split('### Files a runtime could not run at all')[1].split('<!-- wpt:end -->')[0].splitlines()
+                       if l.startswith('- ') and not any(f" on {names[r]}:" in l for r in this_run)]
     merged = {}
     for line in lines[1:]:
         cells = [c.strip() for c in line.strip('|').split('|')]
@@ -87,6 +92,8 @@ for d, row in sorted(counts.items(), key=lambda kv: (kv[0].startswith('all'), kv
         label = f"`{d}/`"
     rows.append(f"| {label} | {row['total']} | " + " | ".join(pct(row.get(r, 0), row['total']) for r in runtimes) + " |")
 head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
+if subprocess.run(['git', 'status', '--porcelain', 'host', 'wit', 'guest-sdk'], capture_output=True, text=True).stdout.strip():
+    head += "` with uncommitted changes to `host/`, `wit/` or `guest-sdk/"
 node = subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()
 table = "\n".join(rows)
 about = (f"{datetime.date.today()}, ssr at `{head}`, WPT at `{commit}`, Node {node}, workerd from `tests/peers`. "
@@ -102,6 +109,7 @@ for f, per in sorted(results['files'].items()):
         if res.get('harness') not in ('OK', None) and not res.get('tests'):
             why = ' '.join((res.get('message') or '').split())[:160]
             failing.append(f"- `{f}` on {names[r]}: {res.get('harness')}: {why}")
+failing = sorted(failing + carried_failing)
 section = about + "\n\n" + table + "\n\n### Left out, and why\n\n" + (left or "none") + "\n\n### Files a runtime could not run at all\n\n" + ("\n".join(failing) or "none")
 subprocess.run(['python3', 'benches/section.py', 'benches/RESULTS-wpt.md', 'wpt', section], check=True)
 print(table)

@@ -960,12 +960,14 @@
   const CIPHERS = ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-OCB', 'ChaCha20-Poly1305'];
   const SIGNERS = ['HMAC', 'ECDSA', 'Ed25519', 'Ed448', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'KMAC128', 'KMAC256'];
   const DERIVERS = ['ECDH', 'X25519', 'X448', 'HKDF', 'PBKDF2'];
+  // ML-KEM's key encapsulation.
+  const KEMS = ['ML-KEM-512', 'ML-KEM-768', 'ML-KEM-1024'];
   // The agreements, whose bits are a shared secret.
   const AGREERS = ['ECDH', 'X25519', 'X448'];
   // The secret keys of the drafts, imported and exported as "raw-secret"
   // (not "raw") or "jwk".
   const DRAFT_SECRETS = ['AES-OCB', 'ChaCha20-Poly1305', 'KMAC128', 'KMAC256'];
-  const ALGORITHMS = [...SIGNERS, ...CIPHERS, 'AES-KW', ...DERIVERS];
+  const ALGORITHMS = [...SIGNERS, ...CIPHERS, 'AES-KW', ...DERIVERS, ...KEMS];
   // The algorithms each operation knows (the spec's "supported
   // algorithms"); another is a NotSupportedError.
   const OPERATIONS = {
@@ -973,6 +975,7 @@
     deriveBits: DERIVERS, deriveKey: DERIVERS,
     wrapKey: [...CIPHERS, 'AES-KW'], unwrapKey: [...CIPHERS, 'AES-KW'],
     generateKey: ALGORITHMS.filter((n) => n !== 'HKDF' && n !== 'PBKDF2'),
+    encapsulateKey: KEMS, encapsulateBits: KEMS, decapsulateKey: KEMS, decapsulateBits: KEMS,
   };
   const CURVES = ['P-256', 'P-384', 'P-521'];
   const AES_BITS = [128, 192, 256];
@@ -1000,6 +1003,7 @@
     X25519: { private: ['deriveKey', 'deriveBits'], public: [] },
     X448: { private: ['deriveKey', 'deriveBits'], public: [] },
   };
+  for (const name of KEMS) USAGES[name] = { private: ['decapsulateKey', 'decapsulateBits'], public: ['encapsulateKey', 'encapsulateBits'] };
   // A JWK's `kty` per algorithm of a key pair.
   const KTY = { ECDSA: 'EC', ECDH: 'EC', Ed25519: 'OKP', Ed448: 'OKP', X25519: 'OKP', X448: 'OKP', 'RSASSA-PKCS1-v1_5': 'RSA', 'RSA-PSS': 'RSA', 'RSA-OAEP': 'RSA' };
   // A JWK's `alg` per algorithm (the EC algorithms and X25519 name none).
@@ -1196,11 +1200,10 @@
     if (a.name.startsWith('RSA')) needs(a, 'hash', op);
     const args = Object.assign({ op: 'import', format: String(format) }, hostAlg(a));
     let parts = [];
-    if (format === 'jwk') {
+    if (format === 'jwk' && KTY[a.name]) {
       checkJwk(keyData, KTY[a.name], a, extractable, usages);
       args.jwk = keyData;
-    } else if (['raw', 'raw-public', 'spki', 'pkcs8'].includes(format)) {
-      if (format.startsWith('raw') && a.name.startsWith('RSA')) throw cryptoError('NotSupportedError', `${op}: an RSA key is not imported as "${format}"`);
+    } else if (pairFormats(a.name).includes(format)) {
       if (format === 'raw-public') args.format = 'raw';
       parts = [bufferSource(keyData, 'keyData')];
     } else if (KEY_FORMATS.includes(format)) {
@@ -1208,7 +1211,7 @@
     } else throw new TypeError(`${op}: unknown key format "${format}"`);
     // A private key's usages are checked before its data is read.
     const list = Array.from(usages);
-    if (format === 'pkcs8' || (format === 'jwk' && keyData.d !== undefined)) checkUsages(a.name, 'private', list, op, true);
+    if (format === 'pkcs8' || format === 'raw-seed' || (format === 'jwk' && keyData.d !== undefined)) checkUsages(a.name, 'private', list, op, true);
     else if (format !== 'jwk') checkUsages(a.name, 'public', list, op);
     const { value, data } = subtleCall(args, parts);
     const shown = pairAlgorithm(a, value);
@@ -1217,6 +1220,12 @@
       throw cryptoError('DataError', `${op}: the JWK's alg "${keyData.alg}" is not ${jwkAlg}`);
     }
     return newKey(value.kind, Boolean(extractable), shown, checkUsages(a.name, value.kind, list, op), data);
+  }
+  // The formats a private or public key of `name` is imported and
+  // exported in ("jwk" is checked apart).
+  function pairFormats(name) {
+    if (KEMS.includes(name)) return ['raw-public', 'spki', 'pkcs8', 'raw-seed'];
+    return name.startsWith('RSA') ? ['spki', 'pkcs8'] : ['raw', 'raw-public', 'spki', 'pkcs8'];
   }
   function secretFormats(name) {
     if (name === 'PBKDF2' || name === 'HKDF') return '"raw" or "raw-secret"';
@@ -1250,7 +1259,7 @@
       }
       jwk = { kty: 'oct', k: b64url(k.material) };
     } else {
-      if (!['raw', 'raw-public', 'spki', 'pkcs8', 'jwk'].includes(format)) throw cryptoError('NotSupportedError', `exportKey: a ${name} key is not exported as "${format}"`);
+      if (!(pairFormats(name).includes(format) || (format === 'jwk' && KTY[name]))) throw cryptoError('NotSupportedError', `exportKey: a ${name} key is not exported as "${format}"`);
       const hostFormat = format === 'raw-public' ? 'raw' : String(format);
       const { value, data } = subtleCall(Object.assign({ op: 'export', format: hostFormat, kind: k.type }, hostAlg(k.algorithm)), [k.material]);
       if (format !== 'jwk') return data.slice().buffer;
@@ -1328,7 +1337,7 @@
     const args = Object.assign({ op }, hostAlg(k.algorithm));
     let iv = new Uint8Array(0);
     let aad = new Uint8Array(0);
-    if (a.name !== 'AES-CTR' && a.name !== 'RSA-OAEP') iv = bufferSource(needs(a, 'iv', usage), 'iv');
+    if (['AES-GCM', 'AES-CBC', 'AES-OCB', 'ChaCha20-Poly1305'].includes(a.name)) iv = bufferSource(needs(a, 'iv', usage), 'iv');
     if (a.name === 'AES-GCM' || a.name === 'AES-OCB' || a.name === 'ChaCha20-Poly1305') {
       if (a.tagLength !== undefined) args.tagLength = Number(a.tagLength);
       if (a.additionalData !== undefined) aad = bufferSource(a.additionalData, 'additionalData');
@@ -1411,6 +1420,77 @@
     const args = { op: 'digest', hash: name, length: Number(needs(a, 'length', 'digest')) };
     return subtleCall(args, [bufferSource(data, 'data'), part('functionName'), part('customization')]).data.buffer;
   }
+  // ML-KEM: a new shared secret for a public key, and its ciphertext; and
+  // the secret a private key finds in a ciphertext. A key of the secret is
+  // imported as "raw-secret" by `sharedKeyAlgorithm`.
+  function encapsulated(algorithm, key, op) {
+    const a = normalizeAlgorithm(algorithm, op);
+    const k = usable(key, op, a.name, op);
+    const { data } = subtleCall(Object.assign({ op: 'encapsulate' }, hostAlg(k.algorithm)), [k.material]);
+    return { sharedKey: data.slice(0, 32), ciphertext: data.slice(32).buffer };
+  }
+  function decapsulated(algorithm, key, ciphertext, op) {
+    const a = normalizeAlgorithm(algorithm, op);
+    const k = usable(key, op, a.name, op);
+    return subtleCall(Object.assign({ op: 'decapsulate' }, hostAlg(k.algorithm)), [k.material, bufferSource(ciphertext, 'ciphertext')]).data;
+  }
+  function sharedKeyOf(bytes, sharedKeyAlgorithm, extractable, usages, op) {
+    const a = normalizeAlgorithm(sharedKeyAlgorithm, op, ALGORITHMS);
+    if (!USAGES[a.name].secret) throw cryptoError('NotSupportedError', `${op}: a ${a.name} key is not a secret key`);
+    return importNormalized('raw-secret', bytes, a, extractable, usages);
+  }
+  async function encapsulateBits(algorithm, encapsulationKey) {
+    const { sharedKey, ciphertext } = encapsulated(algorithm, encapsulationKey, 'encapsulateBits');
+    return { sharedKey: sharedKey.buffer, ciphertext };
+  }
+  async function encapsulateKey(algorithm, encapsulationKey, sharedKeyAlgorithm, extractable, usages) {
+    const { sharedKey, ciphertext } = encapsulated(algorithm, encapsulationKey, 'encapsulateKey');
+    return { sharedKey: sharedKeyOf(sharedKey, sharedKeyAlgorithm, extractable, usages, 'encapsulateKey'), ciphertext };
+  }
+  async function decapsulateBits(algorithm, decapsulationKey, ciphertext) {
+    return decapsulated(algorithm, decapsulationKey, ciphertext, 'decapsulateBits').buffer;
+  }
+  async function decapsulateKey(algorithm, decapsulationKey, ciphertext, sharedKeyAlgorithm, extractable, usages) {
+    const bytes = decapsulated(algorithm, decapsulationKey, ciphertext, 'decapsulateKey');
+    return sharedKeyOf(bytes, sharedKeyAlgorithm, extractable, usages, 'decapsulateKey');
+  }
+  // The public key of a private one, with `usages`.
+  async function getPublicKey(key, usages) {
+    const k = branded(keyState, key);
+    if (k.type !== 'private') throw cryptoError(k.type === 'secret' ? 'NotSupportedError' : 'InvalidAccessError', `getPublicKey: the key is a ${k.type} key, not a private one`);
+    const list = checkUsages(k.algorithm.name, 'public', usages, 'getPublicKey');
+    const { data } = subtleCall(Object.assign({ op: 'public' }, hostAlg(k.algorithm)), [k.material]);
+    return newKey('public', true, k.algorithm, list, data);
+  }
+  // SubtleCrypto.supports (the Modern Algorithms draft): whether `op` takes
+  // `algorithm`, normalized, with the members its parameters need and a
+  // key size the algorithm has; `length` is deriveBits' length.
+  const RSA_MADE = ['modulusLength', 'publicExponent', 'hash'];
+  const AES_MADE = ['length'];
+  const NEEDED = {
+    generateKey: { HMAC: ['hash'], 'RSASSA-PKCS1-v1_5': RSA_MADE, 'RSA-PSS': RSA_MADE, 'RSA-OAEP': RSA_MADE, ECDSA: ['namedCurve'], ECDH: ['namedCurve'], 'AES-CTR': AES_MADE, 'AES-CBC': AES_MADE, 'AES-GCM': AES_MADE, 'AES-KW': AES_MADE, 'AES-OCB': AES_MADE },
+    importKey: { HMAC: ['hash'], 'RSASSA-PKCS1-v1_5': ['hash'], 'RSA-PSS': ['hash'], 'RSA-OAEP': ['hash'], ECDSA: ['namedCurve'], ECDH: ['namedCurve'] },
+    sign: { ECDSA: ['hash'], 'RSA-PSS': ['saltLength'], KMAC128: ['length'], KMAC256: ['length'] },
+    encrypt: { 'AES-GCM': ['iv'], 'AES-CBC': ['iv'], 'AES-CTR': ['counter', 'length'], 'AES-OCB': ['iv'], 'ChaCha20-Poly1305': ['iv'] },
+    deriveBits: { ECDH: ['public'], X25519: ['public'], X448: ['public'], HKDF: ['hash', 'salt', 'info'], PBKDF2: ['hash', 'salt', 'iterations'] },
+    digest: { cSHAKE128: ['length'], cSHAKE256: ['length'] },
+  };
+  Object.assign(NEEDED, { verify: NEEDED.sign, decrypt: NEEDED.encrypt, deriveKey: NEEDED.deriveBits });
+  const SUPPORTS_LISTS = Object.assign({ importKey: ALGORITHMS, exportKey: ALGORITHMS, getPublicKey: ALGORITHMS, digest: DIGESTS }, OPERATIONS);
+  function supports(op, algorithm, length) {
+    if (!Object.prototype.hasOwnProperty.call(SUPPORTS_LISTS, op)) return false;
+    let a;
+    try {
+      a = normalizeAlgorithm(algorithm, op, SUPPORTS_LISTS[op]);
+    } catch {
+      return false;
+    }
+    if (((NEEDED[op] || {})[a.name] || []).some((m) => a[m] === undefined)) return false;
+    if (op === 'generateKey' && AES.includes(a.name) && !AES_BITS.includes(Number(a.length))) return false;
+    if (op === 'generateKey' && (a.name === 'ECDSA' || a.name === 'ECDH') && !CURVES.includes(a.namedCurve)) return false;
+    if (op === 'deriveBits' && (a.name === 'HKDF' || a.name === 'PBKDF2')) return length != null && Number(length) % 8 === 0;
+    return true;
+  }
   // Workers' extension: compares in time that depends on the length only.
   function timingSafeEqual(a, b) {
     const x = bufferSource(a, 'a');
@@ -1426,7 +1506,8 @@
     get [Symbol.toStringTag]() { return 'SubtleCrypto'; }
   }
   Object.defineProperty(SubtleCryptoImpl, 'name', { value: 'SubtleCrypto' });
-  for (const [name, fn] of Object.entries({ digest, importKey, exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey, timingSafeEqual })) {
+  Object.defineProperty(SubtleCryptoImpl, 'supports', { value: supports, writable: true, configurable: true, enumerable: true });
+  for (const [name, fn] of Object.entries({ digest, importKey, exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey, encapsulateKey, encapsulateBits, decapsulateKey, decapsulateBits, getPublicKey, timingSafeEqual })) {
     Object.defineProperty(SubtleCryptoImpl.prototype, name, { value: fn, writable: true, configurable: true, enumerable: true });
   }
   makingSubtle = true;

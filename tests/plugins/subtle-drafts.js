@@ -1,6 +1,7 @@
 // crypto.subtle's algorithms of the Modern Algorithms draft (issue 34):
 // SHA-3, cSHAKE, KMAC, AES-OCB and ChaCha20-Poly1305, with their
-// "raw-secret" format. Node 20's Web Crypto has none of them, so
+// "raw-secret" format; ML-KEM's encapsulation, getPublicKey and
+// SubtleCrypto.supports. Node 20's Web Crypto has none of them, so
 // tests/all/workers.rs compares this with subtle-drafts.node.mjs, which
 // gives the same answers from Node's own hashes and ciphers (OpenSSL), and
 // KMAC's from NIST SP 800-185's samples.
@@ -18,7 +19,7 @@ const said = async (promise) => {
 };
 
 export async function render() {
-  const out = { digest: {}, kmac: {}, ocb: {}, chacha: {} };
+  const out = { digest: {}, kmac: {}, ocb: {}, chacha: {}, kem: {} };
   const data = range(0, 200);
   for (const name of ['SHA3-256', 'SHA3-384', 'SHA3-512']) {
     out.digest[name] = [hex(await s.digest(name, bytes('abc'))), hex(await s.digest({ name }, data))];
@@ -74,6 +75,49 @@ export async function render() {
     ];
   }
   out.chacha.jwk = await s.exportKey('jwk', chachaKey);
+  for (const name of ['ML-KEM-512', 'ML-KEM-768', 'ML-KEM-1024']) {
+    const pair = await s.generateKey(name, true, ['encapsulateBits', 'encapsulateKey', 'decapsulateBits', 'decapsulateKey']);
+    const { sharedKey, ciphertext } = await s.encapsulateBits(name, pair.publicKey);
+    const found = await s.decapsulateBits({ name }, pair.privateKey, ciphertext);
+    const altered = new Uint8Array(ciphertext.slice(0));
+    altered[0] ^= 1;
+    const seed = await s.exportKey('raw-seed', pair.privateKey);
+    const again = await s.importKey('raw-seed', seed, name, true, ['decapsulateBits']);
+    const pkcs8 = await s.exportKey('pkcs8', again);
+    const fromPkcs8 = await s.importKey('pkcs8', pkcs8, name, true, ['decapsulateBits']);
+    const spki = await s.exportKey('spki', pair.publicKey);
+    const derived = await s.getPublicKey(fromPkcs8, ['encapsulateKey']);
+    const sent = await s.encapsulateKey(name, derived, { name: 'AES-GCM', length: 256 }, false, ['encrypt']);
+    const received = await s.decapsulateKey(name, pair.privateKey, sent.ciphertext, 'AES-GCM', false, ['decrypt']);
+    const iv = new Uint8Array(12);
+    const sealed = await s.encrypt({ name: 'AES-GCM', iv }, sent.sharedKey, data);
+    out.kem[name] = [
+      sharedKey.byteLength, ciphertext.byteLength, (await s.exportKey('raw-public', pair.publicKey)).byteLength,
+      hex(found) === hex(sharedKey),
+      hex(await s.decapsulateBits(name, pair.privateKey, altered)) !== hex(sharedKey),
+      hex(pkcs8).endsWith(hex(seed)) && pkcs8.byteLength === 86,
+      hex(await s.exportKey('spki', derived)) === hex(spki),
+      hex(await s.decrypt({ name: 'AES-GCM', iv }, received, sealed)) === hex(data),
+      derived.usages, await said(s.decapsulateBits(name, pair.privateKey, ciphertext.slice(1))),
+    ];
+  }
+  const ec = await s.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, true, ['sign', 'verify']);
+  const ecPublic = await s.getPublicKey(ec.privateKey, ['verify']);
+  out.kem.getPublicKey = [
+    hex(await s.exportKey('spki', ecPublic)) === hex(await s.exportKey('spki', ec.publicKey)),
+    await said(s.getPublicKey(ec.publicKey, ['verify'])),
+    await said(s.getPublicKey(chachaKey, [])),
+    await said(s.getPublicKey(ec.privateKey, ['encrypt'])),
+  ];
+  out.kem.supports = [
+    SubtleCrypto.supports('generateKey', { name: 'AES-GCM', length: 256 }),
+    SubtleCrypto.supports('generateKey', { name: 'AES-GCM', length: 100 }),
+    SubtleCrypto.supports('encapsulateBits', 'ML-KEM-768'),
+    SubtleCrypto.supports('sign', 'AES-GCM'),
+    SubtleCrypto.supports('digest', 'SHA3-256'),
+    SubtleCrypto.supports('deriveBits', { name: 'HKDF', hash: 'SHA-256', salt: data, info: data }, 256),
+    SubtleCrypto.supports('GENERATEKEY', 'AES-GCM'),
+  ];
   out.refused = {
     rawFormat: await said(s.importKey('raw', range(0, 32), 'ChaCha20-Poly1305', true, ['encrypt'])),
     shortKey: await said(s.importKey('raw-secret', range(0, 16), 'ChaCha20-Poly1305', true, ['encrypt'])),

@@ -1,11 +1,12 @@
 // What tests/plugins/subtle-drafts.js must give, from Node's node:crypto
 // (OpenSSL's SHA-3, SHAKE, AES-OCB and ChaCha20-Poly1305) and NIST SP
-// 800-185's KMAC samples, which Node does not compute.
+// 800-185's KMAC samples, which Node does not compute; and ML-KEM's sizes
+// (FIPS 203's table 3) and what its keys must do.
 import crypto from 'node:crypto';
 
 const hex = (b) => Buffer.from(b).toString('hex');
 const range = (from, n) => Uint8Array.from({ length: n }, (_, i) => (from + i) & 0xff);
-const out = { digest: {}, kmac: {}, ocb: {}, chacha: {} };
+const out = { digest: {}, kmac: {}, ocb: {}, chacha: {}, kem: {} };
 const data = range(0, 200);
 const hash = (name, input, outputLength) => crypto.createHash(name, outputLength === undefined ? {} : { outputLength }).update(input).digest();
 for (const bits of [256, 384, 512]) {
@@ -40,6 +41,11 @@ for (const additional of [undefined, aad]) {
   ];
 }
 out.chacha.jwk = { key_ops: ['encrypt', 'decrypt'], ext: true, kty: 'oct', k: Buffer.from(range(0x80, 32)).toString('base64url'), alg: 'C20P' };
+for (const [name, ciphertext, publicKey] of [['ML-KEM-512', 768, 800], ['ML-KEM-768', 1088, 1184], ['ML-KEM-1024', 1568, 1568]]) {
+  out.kem[name] = [32, ciphertext, publicKey, true, true, true, true, true, ['encapsulateKey'], 'OperationError'];
+}
+out.kem.getPublicKey = [true, 'InvalidAccessError', 'NotSupportedError', 'SyntaxError'];
+out.kem.supports = [true, false, true, false, true, true, false];
 out.refused = {
   rawFormat: 'NotSupportedError',
   shortKey: 'DataError',

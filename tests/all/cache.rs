@@ -6,6 +6,7 @@
 //! process (`InProcess`) unless a test reads their metrics or memory.
 
 use std::io::Read;
+use std::time::{Duration, Instant};
 
 use ssr::engine::Engines;
 
@@ -84,11 +85,25 @@ fn purge_empties_a_tenant_or_a_prefix() {
     assert_eq!(s.get("/t/c/shop/1", &[]).header("x-cache"), Some("miss"));
 }
 
+/// The first hit that wants an encoding the stored page lacks is served as
+/// it is and has the page compressed in every encoding, for the hits after.
+fn hit_in(s: &impl Client, path: &str, encoding: &str) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = s.get(path, &[("accept-encoding", encoding)]);
+        assert_eq!(r.header("x-cache"), Some("hit"), "{path}");
+        if r.header("content-encoding").is_some() || Instant::now() > deadline {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn compressed_variants_decode_to_the_same_page() {
     let s = server(&[]);
     let plain = s.get("/t/c/big?big=1", &[]);
-    let br = s.get("/t/c/big?big=1", &[("accept-encoding", "gzip, br")]);
+    let br = hit_in(&s, "/t/c/big?big=1", "gzip, br");
     let gz = s.get("/t/c/big?big=1", &[("accept-encoding", "gzip")]);
     assert_eq!(br.header("content-encoding"), Some("br"));
     assert_eq!(gz.header("content-encoding"), Some("gzip"));
@@ -106,6 +121,32 @@ fn compressed_variants_decode_to_the_same_page() {
     assert_eq!(from_gz, plain.body);
     assert_eq!(br.header("etag"), plain.header("etag"));
     assert!(br.header("vary").unwrap().contains("accept-encoding"));
+}
+
+#[test]
+fn a_stored_page_is_compressed_when_a_hit_asks_for_an_encoding_not_when_it_is_stored() {
+    let s = Server::start(&["--demo=false"]);
+    assert_eq!(s.add("c", SLOW, "host=c.test").0, 201);
+    // Rendered for a client that takes no compression: stored as it is.
+    let plain = s.get("/t/c/big?big=1&lazy=1", &[]);
+    assert_eq!(plain.header("x-cache"), Some("miss"));
+    assert_eq!(s.metric("ssr_cache_recompressions_total"), 0.0);
+    // The first hit that wants br is served as stored, and has it made.
+    let first = s.get("/t/c/big?big=1&lazy=1", &[("accept-encoding", "br")]);
+    assert_eq!(first.header("x-cache"), Some("hit"));
+    assert_eq!(first.header("content-encoding"), None);
+    assert_eq!(first.body, plain.body);
+    let br = hit_in(&s, "/t/c/big?big=1&lazy=1", "br");
+    assert_eq!(br.header("content-encoding"), Some("br"));
+    // Both encodings were made at once: gzip needs no second compression.
+    let gz = s.get("/t/c/big?big=1&lazy=1", &[("accept-encoding", "gzip")]);
+    assert_eq!(gz.header("content-encoding"), Some("gzip"));
+    assert_eq!(s.metric("ssr_cache_recompressions_total"), 1.0);
+    assert_eq!(br.header("etag"), plain.header("etag"));
+    // A client that wants compression gets it on the render's own response.
+    let rendered = s.get("/t/c/big?big=1&lazy=2", &[("accept-encoding", "gzip")]);
+    assert_eq!(rendered.header("x-cache"), Some("miss"));
+    assert_eq!(rendered.header("content-encoding"), Some("gzip"));
 }
 
 #[test]
@@ -477,6 +518,12 @@ fn issue_14_only_a_get_or_head_of_a_stored_page_gets_304() {
 fn issue_14_accept_encoding_follows_rfc_9110() {
     let (s, ids) = visitors_here();
     let url = format!("/t/{}/text?kib=4", ids[0]);
+    // Stored, then made in every encoding by the first hit that asks.
+    assert_eq!(s.get(&url, &[]).header("x-cache"), Some("miss"));
+    assert_eq!(
+        hit_in(&s, &url, "gzip").header("content-encoding"),
+        Some("gzip")
+    );
     for (accept, expect) in [
         ("gzip, br", Some("br")),
         ("br;q=0, *", Some("gzip")),

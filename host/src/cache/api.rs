@@ -144,7 +144,7 @@ impl CacheApi {
         };
         let decision = self.cache.decide(url.tenant, &response, headers, true);
         let rendered_for = key::varied(headers, &decision.vary);
-        let entry = Arc::new(CacheEntry::new(response, decision, rendered_for, &[]));
+        let entry = Arc::new(CacheEntry::new(response, decision, rendered_for, &[], 0));
         self.cache.insert(url.key(), &entry, headers);
         Ok(())
     }

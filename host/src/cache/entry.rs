@@ -3,15 +3,19 @@
 //! content-coding negotiation ([`Encoding`]).
 //!
 //! Invariants:
-//! - An entry is immutable once made: its compressed copies are made before
-//!   it exists (off the async threads, `Cache::entry`), so serving it never
-//!   compresses.
+//! - An entry is immutable once made, but for the flag that says a copy
+//!   with more encodings is being made: serving it never compresses. A
+//!   stored entry is made with at most the encoding its own request wanted;
+//!   the first hit that wants one it lacks has [`CacheEntry::compressed`]
+//!   make a whole new entry with both, off the async threads, which replaces
+//!   it in the cache (`Cache::compress_later`).
 //! - `vary` holds the request headers the response depends on: those the
 //!   renderer declared (its `vary` list and `Vary` header) and those it read
 //!   (the prelude records reads). `["*"]` means every header: such a response
 //!   is never stored nor shared.
 //! - `rendered_for` holds the rendering request's values of `vary`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
@@ -98,6 +102,10 @@ pub struct CacheEntry {
     pub rendered_for: Varied,
     /// What keeping it costs the cache, in bytes.
     pub bytes: usize,
+    /// Whether its body is worth compressing ([`compressible`]).
+    compressible: bool,
+    /// Set by the one hit that has a copy with every encoding made.
+    compressing: AtomicBool,
 }
 
 impl CacheEntry {
@@ -108,7 +116,9 @@ impl CacheEntry {
         decision: Decision,
         rendered_for: Varied,
         encodings: &[Encoding],
+        max: usize,
     ) -> CacheEntry {
+        let compressible = compressible(&response, max);
         let body = Bytes::from(response.body);
         let stored = decision.ttl.is_some();
         // The renderer's own validator when it set one (a framework that
@@ -143,27 +153,12 @@ impl CacheEntry {
                 .map(|v| v.as_ref().map_or(0, |v| v.len()))
                 .sum::<usize>();
         let head = head(&response.headers, &decision.vary, etag.as_deref());
-        // The head of each encoding the entry has; one it lacks is never
-        // served (`encoded` falls back to identity) and stays empty.
-        let head_for = |encoding: Encoding, b: Option<&Bytes>| {
-            let Some(b) = b else {
-                return HeaderMap::new();
-            };
-            let mut h = head.clone();
-            h.reserve(3);
-            if let Some(name) = encoding.name() {
-                h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
-            }
-            h.insert(header::CONTENT_LENGTH, HeaderValue::from(b.len()));
-            h.insert(X_CACHE, HeaderValue::from_static("hit"));
-            h
-        };
         CacheEntry {
             status: response.status,
             heads: [
-                head_for(Encoding::Identity, Some(&body)),
-                head_for(Encoding::Gzip, gzip.as_ref()),
-                head_for(Encoding::Br, br.as_ref()),
+                head_for(&head, Encoding::Identity, Some(&body)),
+                head_for(&head, Encoding::Gzip, gzip.as_ref()),
+                head_for(&head, Encoding::Br, br.as_ref()),
             ],
             body,
             gzip,
@@ -175,6 +170,69 @@ impl CacheEntry {
             vary: decision.vary,
             rendered_for,
             bytes,
+            compressible,
+            compressing: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a hit that wants `wanted` should have a copy of this entry
+    /// with every encoding made: it is stored, worth compressing, lacks
+    /// `wanted`, and no other hit has asked yet (this one is the one).
+    pub fn wants_compressing(&self, wanted: Encoding) -> bool {
+        self.stored
+            && self.compressible
+            && wanted != Encoding::Identity
+            && self.encoded(wanted).0 != wanted
+            && !self.compressing.swap(true, Ordering::Relaxed)
+    }
+
+    /// Lets a later hit ask again (no compression slot was free).
+    pub fn not_compressing(&self) {
+        self.compressing.store(false, Ordering::Relaxed);
+    }
+
+    /// This entry with both compressed copies (CPU-heavy: off the async
+    /// threads).
+    pub fn compressed(&self) -> CacheEntry {
+        let make = |e: Encoding, had: Option<&Bytes>| {
+            had.cloned().or_else(|| {
+                compress(e, &self.body, Effort::Serving)
+                    .filter(|c| c.len() < self.body.len())
+                    .map(own_pages)
+            })
+        };
+        let (gzip, br) = (
+            make(Encoding::Gzip, self.gzip.as_ref()),
+            make(Encoding::Br, self.br.as_ref()),
+        );
+        let added = |new: &Option<Bytes>, old: &Option<Bytes>| match (new, old) {
+            (Some(n), None) => n.len(),
+            _ => 0,
+        };
+        let bytes = self.bytes + added(&gzip, &self.gzip) + added(&br, &self.br);
+        // The identity head less its length: the head the others start from.
+        let mut head = self.heads[0].clone();
+        head.remove(header::CONTENT_LENGTH);
+        head.remove(X_CACHE);
+        CacheEntry {
+            status: self.status,
+            heads: [
+                self.heads[0].clone(),
+                head_for(&head, Encoding::Gzip, gzip.as_ref()),
+                head_for(&head, Encoding::Br, br.as_ref()),
+            ],
+            body: self.body.clone(),
+            gzip,
+            br,
+            etag: self.etag.clone(),
+            expires: self.expires,
+            stored: self.stored,
+            explicit: self.explicit,
+            vary: self.vary.clone(),
+            rendered_for: self.rendered_for.clone(),
+            bytes,
+            compressible: self.compressible,
+            compressing: AtomicBool::new(true),
         }
     }
 
@@ -194,7 +252,7 @@ impl CacheEntry {
             explicit: false,
             vary: Vec::new(),
         };
-        CacheEntry::new(response, decision, Box::default(), &[])
+        CacheEntry::new(response, decision, Box::default(), &[], 0)
     }
 
     /// The head of a streamed response, made as an entry's is (the
@@ -230,6 +288,23 @@ impl CacheEntry {
             .map(str::trim)
             .any(|t| t == "*" || t.trim_start_matches("W/") == ours)
     }
+}
+
+/// The head of a hit in `encoding` (`head` with its encoding, length and
+/// `x-cache`); an encoding the entry lacks is never served (`encoded` falls
+/// back to identity) and has an empty head.
+fn head_for(head: &HeaderMap, encoding: Encoding, body: Option<&Bytes>) -> HeaderMap {
+    let Some(body) = body else {
+        return HeaderMap::new();
+    };
+    let mut h = head.clone();
+    h.reserve(3);
+    if let Some(name) = encoding.name() {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
+    }
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    h.insert(X_CACHE, HeaderValue::from_static("hit"));
+    h
 }
 
 /// Bodies this large are kept in pages of their own: glibc's initial mmap

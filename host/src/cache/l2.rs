@@ -153,6 +153,35 @@ impl L2 {
         (slot, evicted)
     }
 
+    /// Puts `new` in the place of the variant `old` of `key`, if the slot
+    /// still holds it; whether it did. The slot is replaced whole (and the
+    /// old one marked gone), as an insert does.
+    pub fn replace(&self, key: &CacheKey, old: &Arc<CacheEntry>, new: Arc<CacheEntry>) -> bool {
+        use std::borrow::Borrow;
+        let Some(mut place) = self.map.get_mut(Borrow::<str>::borrow(key)) else {
+            return false;
+        };
+        let slot = place.value().clone();
+        let Some(i) = slot.variants.iter().position(|(_, e)| Arc::ptr_eq(e, old)) else {
+            return false;
+        };
+        let mut variants = slot.variants.clone();
+        variants[i].1 = new;
+        let fresh = Arc::new(Slot {
+            vary: slot.vary.clone(),
+            bytes: variants.iter().map(|(_, e)| e.bytes).sum(),
+            variants,
+            expires: slot.expires,
+            seq: slot.seq,
+            gone: AtomicBool::new(false),
+        });
+        let tenant: Arc<str> = key.tenant().into();
+        self.charge(&tenant, fresh.bytes);
+        *place.value_mut() = fresh;
+        self.release(key, &slot);
+        true
+    }
+
     fn charge(&self, tenant: &Arc<str>, bytes: usize) {
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
         self.tenants

@@ -17,9 +17,12 @@
 //! - [`Flights::run`] shares one render only among requests whose
 //!   full key is equal: a waiter whose headers differ from what the finished
 //!   render depended on renders on its own.
-//! - Bodies are compressed once, before the entry exists, off the async
-//!   threads and at most [`CacheBudget::compressions`] at a time; a hit
-//!   never compresses.
+//! - Bodies are compressed off the async threads, at most
+//!   [`CacheBudget::compressions`] at a time, and a hit never waits for it:
+//!   a response in the encoding its request wanted (when a slot is free),
+//!   and a stored page in every encoding once a hit asks for one it lacks
+//!   ([`Cache::compress_later`]): a page no one asks for again is never
+//!   compressed for no one.
 //! - Bytes are bounded in total and per tenant (`l2.rs`); [`Cache::purge`]
 //!   and [`Cache::clear`] drop the entries and invalidate every thread's L1.
 
@@ -93,6 +96,8 @@ pub struct CacheStats {
     pub cold_hits: Striped,
     pub misses: AtomicU64,
     pub insertions: AtomicU64,
+    /// Stored entries made again with every encoding (`compress_later`).
+    pub recompressions: AtomicU64,
     pub evictions: AtomicU64,
 }
 
@@ -135,7 +140,7 @@ impl Cache {
         &self,
         url: &Url,
         headers: &HeaderMap,
-        serve: impl FnOnce(&CacheEntry, Hit) -> R,
+        serve: impl FnOnce(&Arc<CacheEntry>, Hit) -> R,
     ) -> Result<R, Miss> {
         let now = Instant::now();
         let authorized = authorized(headers);
@@ -207,9 +212,10 @@ impl Cache {
     }
 
     /// Makes the entry for `response`, rendered for a request with `headers`
-    /// that accepts `wanted`: a kept entry gets both compressed copies, one
-    /// served once gets the one it needs if a compression slot is free now
-    /// (else it goes uncompressed). Compression runs on the blocking pool.
+    /// that accepts `wanted`: compressed in `wanted` if a compression slot is
+    /// free now (else it goes uncompressed), whether it is kept or not; a
+    /// kept one gets its other encodings when a hit asks for them
+    /// ([`Cache::compress_later`]). Compression runs on the blocking pool.
     pub async fn entry(
         &self,
         tenant: &str,
@@ -221,18 +227,14 @@ impl Cache {
         let decision = self.decide(tenant, &response, headers, cacheable);
         // For `*`, one absent value: such an entry is never kept or shared.
         let rendered_for = key::varied(headers, &decision.vary);
-        let compressible = entry::compressible(&response, self.limits.entry_bytes);
-        let (permit, encodings): (_, &'static [Encoding]) = if !compressible {
-            (None, &[])
-        } else if decision.ttl.is_some() {
-            let permit = self.compressing.clone().acquire_owned().await.ok();
-            (permit, &[Encoding::Br, Encoding::Gzip])
-        } else {
-            match (wanted, self.compressing.clone().try_acquire_owned()) {
-                (Encoding::Br, Ok(p)) => (Some(p), &[Encoding::Br]),
-                (Encoding::Gzip, Ok(p)) => (Some(p), &[Encoding::Gzip]),
-                _ => (None, &[]),
-            }
+        let max = self.limits.entry_bytes;
+        let compressible = entry::compressible(&response, max);
+        let slot = || self.compressing.clone().try_acquire_owned().ok();
+        let (permit, encodings): (_, &'static [Encoding]) = match wanted {
+            _ if !compressible => (None, &[]),
+            Encoding::Br => slot().map_or((None, &[]), |p| (Some(p), &[Encoding::Br])),
+            Encoding::Gzip => slot().map_or((None, &[]), |p| (Some(p), &[Encoding::Gzip])),
+            Encoding::Identity => (None, &[]),
         };
         if encodings.is_empty() {
             return Ok(Arc::new(CacheEntry::new(
@@ -240,13 +242,44 @@ impl Cache {
                 decision,
                 rendered_for,
                 &[],
+                max,
             )));
         }
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            Arc::new(CacheEntry::new(response, decision, rendered_for, encodings))
+            Arc::new(CacheEntry::new(
+                response,
+                decision,
+                rendered_for,
+                encodings,
+                max,
+            ))
         })
         .await
+    }
+
+    /// After a hit on `entry` (stored as `key`) that wanted an encoding it
+    /// lacks ([`CacheEntry::wants_compressing`]): makes the entry again
+    /// with every encoding, on the blocking pool if a compression slot is
+    /// free now (else a later hit asks again), and puts it in `entry`'s
+    /// place unless that changed meanwhile. The hit itself is served as the
+    /// entry is.
+    pub fn compress_later(self: &Arc<Self>, key: CacheKey, entry: Arc<CacheEntry>) {
+        let (Some(permit), Ok(runtime)) = (
+            self.compressing.clone().try_acquire_owned().ok(),
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            entry.not_compressing();
+            return;
+        };
+        let cache = self.clone();
+        runtime.spawn_blocking(move || {
+            let _permit = permit;
+            let whole = Arc::new(entry.compressed());
+            if cache.l2.replace(&key, &entry, whole) {
+                cache.stats.recompressions.fetch_add(1, Ordering::Relaxed);
+            }
+        });
     }
 
     /// Step 6: keeps `entry` (if it is to be kept) as `key`'s variant for a
@@ -353,7 +386,7 @@ mod tests {
     fn entry(c: &Cache, body: &str, cache: CachePolicy) -> Arc<CacheEntry> {
         let r = response(body, cache, 200);
         let d = c.decide("t", &r, &HeaderMap::new(), true);
-        Arc::new(CacheEntry::new(r, d, Varied::default(), &[]))
+        Arc::new(CacheEntry::new(r, d, Varied::default(), &[], 1 << 20))
     }
 
     fn hit(c: &Cache, url: Url) -> Option<Hit> {

@@ -339,6 +339,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     metrics::counter!("ssr_cache_cold_hits_total").absolute(s.cold_hits.get());
     metrics::counter!("ssr_cache_misses_total").absolute(load(&s.misses));
     metrics::counter!("ssr_cache_insertions_total").absolute(load(&s.insertions));
+    metrics::counter!("ssr_cache_recompressions_total").absolute(load(&s.recompressions));
     metrics::counter!("ssr_cache_evictions_total").absolute(load(&s.evictions));
     metrics::gauge!("ssr_cache_hit_ratio").set(hits as f64 / lookups.max(1) as f64);
     metrics::gauge!("ssr_cache_entries").set(state.cache.len() as f64);

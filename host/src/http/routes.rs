@@ -107,6 +107,9 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
     let hit = state.cache.lookup(&url, headers, |entry, _| {
+        if entry.wants_compressing(wanted) {
+            state.cache.compress_later(url.key(), entry.clone());
+        }
         respond(entry, headers, "hit", method, wanted, None)
     });
     match hit {

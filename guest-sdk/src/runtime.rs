@@ -41,15 +41,21 @@ pub struct Renderer {
     imports: Imports,
     /// Renders since the last cycle collection.
     uncollected: Cell<u32>,
-    /// The instance's memory size after its first render (Wasm only;
-    /// `None` before it).
+    /// Renders between collections: [`COLLECT_EVERY`] at first, halved
+    /// to the renders the memory's room lasted whenever it ran out.
+    interval: Cell<u32>,
+    /// The instance's memory size after its first render, or after the
+    /// collection that followed its last growth (Wasm only; `None` before
+    /// the first render).
     base: Cell<Option<usize>>,
 }
 
-/// A reused instance collects cycles after every `COLLECT_EVERY`th render,
-/// as long as its memory stays the size its first render left; once the
-/// memory has grown past that, after every render. Not after the first: a
-/// fresh-mode instance renders once and is dropped, and a new instance's
+/// A reused instance collects cycles every `interval` renders, at most
+/// `COLLECT_EVERY`; when its memory grows (the room its first render left
+/// could not hold the cycles of the renders since the last collection), it
+/// collects at once, keeps the room it grew to, and from then on collects
+/// at least twice as often as that room lasted. Not after the first render:
+/// a fresh-mode instance renders once and is dropped, and a new instance's
 /// collection walks its whole snapshot, faulting in every page of it
 /// (`render_fresh` in `benches/engine.rs`).
 /// javy turns QuickJS's automatic cycle collection off; collecting after
@@ -57,15 +63,15 @@ pub struct Renderer {
 /// even for a trivial render (the collector walks the whole heap, prelude
 /// included; `ssr render --repeat`), and QuickJS's own adaptive trigger grew
 /// React to 48 MiB. Reference counting frees everything acyclic at once, so
-/// only cyclic garbage waits, and only in room the instance already has:
-/// renders that leave more (8 MiB of cycles each, `tests/all/runtime.rs`)
-/// grow it by one render's worth, then are collected every time. By count
-/// alone they piled up five renders' worth (47 MiB). Every 16th rather than
-/// every 4th: the collection was a fifth of the server's CPU on a trivial
-/// page (`benches/profile.sh`: `JS_RunGC` and its marking), and one server
-/// serving both builds, alternating wrk runs, gave the trivial page
-/// 4,332 -> 5,143 req/s and the Hono page 1,084 -> 1,193 (medians of 3).
-const COLLECT_EVERY: u32 = 16;
+/// only cyclic garbage waits, and only in room the instance has: a render
+/// that leaves more (8 MiB of cycles each, `tests/all/runtime.rs`) grows it
+/// by one render's worth, then is collected every time. A fixed count had to
+/// choose: collecting every 16th render, the collection was 12% of the
+/// server's CPU on the trivial page (`perf`, wrk, every request rendered);
+/// every 64th, the trivial page gained 15-20% but the Hono page, whose
+/// cycles outgrew the room, lost 20-27% to a collection after every render
+/// (one server per build side by side, alternating wrk runs).
+const COLLECT_EVERY: u32 = 64;
 
 /// The instance's linear memory, in bytes: it only grows, and grows only when
 /// the allocator has no room left. Not measured on the host (the native
@@ -143,6 +149,7 @@ impl Renderer {
             runtime,
             imports,
             uncollected: Cell::new(0),
+            interval: Cell::new(COLLECT_EVERY),
             base: Cell::new(None),
         })
     }
@@ -165,7 +172,14 @@ impl Renderer {
                     self.base.set(Some(memory_size()));
                     self.uncollected.set(renders);
                 }
-                Some(base) if renders >= COLLECT_EVERY || memory_size() > base => {
+                Some(base) if memory_size() > base => {
+                    ctx.run_gc();
+                    self.base.set(Some(memory_size()));
+                    let lasted = (renders / 2).max(1);
+                    self.interval.set(self.interval.get().min(lasted));
+                    self.uncollected.set(0);
+                }
+                Some(_) if renders >= self.interval.get() => {
                     ctx.run_gc();
                     self.uncollected.set(0);
                 }

@@ -46,10 +46,13 @@ fn two_tenants_share_compiled_code_but_never_their_heaps() {
     let shared = files(dir.join("code"), "cwasm");
     assert_eq!(shared.len(), 5, "{shared:?}");
     let runtime = shared.iter().map(|(_, len)| *len).max().unwrap();
+    // A tenant's own part is its heap's snapshot (the prelude's objects and
+    // bytecode, 2.1 MB since Web Crypto's drafts joined the prelude) and
+    // its own code: the runtime's code is not in it.
     for (path, len) in files(dir.join("plugins"), "cwasm") {
         assert!(
-            len * 2 < runtime,
-            "{} ({len} bytes) is a tenant's own part, much less than the shared runtime ({runtime} bytes)",
+            len < runtime,
+            "{} ({len} bytes) is a tenant's own part, less than the shared runtime ({runtime} bytes)",
             path.display()
         );
     }

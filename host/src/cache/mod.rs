@@ -484,26 +484,42 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_entry_has_both_encodings_before_it_is_served() {
+    fn a_kept_entry_is_compressed_for_its_request_then_in_every_encoding_once_asked() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let body = "<p>hello</p>".repeat(100);
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let e = rt
-            .block_on(c.entry(
+        let made = |wanted| {
+            rt.block_on(c.entry(
                 "t",
                 response(&body, CachePolicy::HostDefault, 200),
                 &HeaderMap::new(),
-                Encoding::Identity,
+                wanted,
                 true,
             ))
-            .unwrap();
-        let (enc, br, _) = e.encoded(Encoding::Br);
+            .unwrap()
+        };
+        // Rendered for a client that takes none: no compressed copy.
+        let plain = made(Encoding::Identity);
+        assert_eq!(plain.encoded(Encoding::Br).0, Encoding::Identity);
+        // The first hit wanting one asks for both; the others do not ask.
+        assert!(plain.wants_compressing(Encoding::Br));
+        assert!(!plain.wants_compressing(Encoding::Gzip));
+        let whole = plain.compressed();
+        let (enc, br, head) = whole.encoded(Encoding::Br);
         assert_eq!(enc, Encoding::Br);
         assert!(br.len() < body.len() / 4);
-        assert_eq!(e.encoded(Encoding::Gzip).0, Encoding::Gzip);
-        assert_eq!(e.encoded(Encoding::Identity).1.len(), body.len());
+        assert_eq!(head.get("content-length").unwrap(), &br.len().to_string());
+        assert_eq!(whole.encoded(Encoding::Gzip).0, Encoding::Gzip);
+        assert_eq!(whole.encoded(Encoding::Identity).1.len(), body.len());
+        assert_eq!(whole.etag, plain.etag);
+        assert!(whole.bytes > plain.bytes);
+        assert!(!whole.wants_compressing(Encoding::Gzip));
+        // Rendered for a client that takes br: that copy only.
+        let for_br = made(Encoding::Br);
+        assert_eq!(for_br.encoded(Encoding::Br).0, Encoding::Br);
+        assert_eq!(for_br.encoded(Encoding::Gzip).0, Encoding::Identity);
     }
 
     #[test]

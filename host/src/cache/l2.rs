@@ -155,7 +155,7 @@ impl L2 {
 
     /// Puts `new` in the place of the variant `old` of `key`, if the slot
     /// still holds it; whether it did. The slot is replaced whole (and the
-    /// old one marked gone), as an insert does.
+    /// old one marked gone), and the budgets enforced, as an insert does.
     pub fn replace(&self, key: &CacheKey, old: &Arc<CacheEntry>, new: Arc<CacheEntry>) -> bool {
         use std::borrow::Borrow;
         let Some(mut place) = self.map.get_mut(Borrow::<str>::borrow(key)) else {
@@ -179,6 +179,11 @@ impl L2 {
         self.charge(&tenant, fresh.bytes);
         *place.value_mut() = fresh;
         self.release(key, &slot);
+        drop(place);
+        // The copies made it larger: the budgets hold as after an insert.
+        if self.bytes() > self.limit || self.tenant_bytes(&tenant) > self.tenant_limit {
+            self.evict(&tenant);
+        }
         true
     }
 

@@ -523,6 +523,35 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_made_again_with_its_copies_takes_its_place_within_the_budget() {
+        let c = Cache::new(limits(1 << 20, 24 << 10));
+        // Pages that fill the tenant's budget uncompressed, and compress
+        // to about half: their two copies cannot fit without an eviction.
+        let body: String = (0u64..600)
+            .map(|i| format!("{:x} ", i.wrapping_mul(2_654_435_761) % 1_000_003))
+            .collect();
+        let mut kept = Vec::new();
+        for i in 0..12 {
+            let e = entry(&c, &body, CachePolicy::HostDefault);
+            c.insert(key("a", &format!("/{i}")), &e, &HeaderMap::new());
+            kept.push((key("a", &format!("/{i}")), e));
+        }
+        let (k, old) = kept.last().unwrap().clone();
+        let before = c.l2.tenant_bytes("a");
+        assert!(c.l2.replace(&k, &old, Arc::new(old.compressed())));
+        assert!(
+            c.l2.tenant_bytes("a") <= 24 << 10,
+            "{} bytes",
+            c.l2.tenant_bytes("a")
+        );
+        // It serves its copies now, and the old entry is no one's.
+        let served = c.lookup(&url("a", "/11"), &NONE, |e, _| e.encoded(Encoding::Br).0);
+        assert_eq!(served, Ok(Encoding::Br));
+        assert!(!c.l2.replace(&k, &old, Arc::new(old.compressed())));
+        assert!(before > 0);
+    }
+
+    #[test]
     fn etag_matching_is_weak_and_accepts_lists() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let e = entry(&c, "x", CachePolicy::HostDefault);

@@ -4,12 +4,21 @@
 
 use ssr::engine::{EngineKind, Engines};
 
-use crate::support::{Client, Server, plugin, render_on, text};
+use crate::support::{Client, Server, plugin, ssr, text};
 
 const ENTRY: &str = "tests/plugins/intl.js";
 
+/// The test page's render: some hundreds of `Intl` calls, each a host call
+/// on Wasm (300-500 ms alone on 2 cores), so it gets 10 s rather than
+/// `ssr render`'s 1 s, which a full parallel test run went past once.
 fn rendered(engine: EngineKind, url: &str) -> String {
-    let out = render_on(engine, &plugin(ENTRY).plugin, url, &[]);
+    let out = ssr()
+        .arg("render")
+        .arg(plugin(ENTRY).plugin)
+        .arg(url)
+        .args(["--engine", engine.as_str(), "--timeout-ms", "10000"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
     text(&out.stdout)
 }

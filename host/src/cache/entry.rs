@@ -126,13 +126,7 @@ impl CacheEntry {
         let etag = own_etag(&response.headers).or_else(|| {
             stored.then(|| format!("W/\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body)))
         });
-        let made = |e: Encoding| {
-            encodings
-                .contains(&e)
-                .then(|| compress(e, &body, Effort::Serving))
-                .flatten()
-                .filter(|c| c.len() < body.len())
-        };
+        let made = |e: Encoding| encodings.contains(&e).then(|| copy_in(e, &body)).flatten();
         let (gzip, br) = (made(Encoding::Gzip), made(Encoding::Br));
         let (body, gzip, br) = match stored {
             true => (own_pages(body), gzip.map(own_pages), br.map(own_pages)),
@@ -195,11 +189,8 @@ impl CacheEntry {
     /// threads).
     pub fn compressed(&self) -> CacheEntry {
         let make = |e: Encoding, had: Option<&Bytes>| {
-            had.cloned().or_else(|| {
-                compress(e, &self.body, Effort::Serving)
-                    .filter(|c| c.len() < self.body.len())
-                    .map(own_pages)
-            })
+            had.cloned()
+                .or_else(|| copy_in(e, &self.body).map(own_pages))
         };
         let (gzip, br) = (
             make(Encoding::Gzip, self.gzip.as_ref()),
@@ -288,6 +279,11 @@ impl CacheEntry {
             .map(str::trim)
             .any(|t| t == "*" || t.trim_start_matches("W/") == ours)
     }
+}
+
+/// `body` compressed in `e`, if that makes it smaller.
+fn copy_in(e: Encoding, body: &Bytes) -> Option<Bytes> {
+    compress(e, body, Effort::Serving).filter(|c| c.len() < body.len())
 }
 
 /// The head of a hit in `encoding` (`head` with its encoding, length and

@@ -147,9 +147,7 @@ impl L2 {
             self.unswept.store(0, Ordering::Relaxed);
             evicted += self.sweep_expired();
         }
-        if self.bytes() > self.limit || self.tenant_bytes(&tenant) > self.tenant_limit {
-            evicted += self.evict(&tenant);
-        }
+        evicted += self.hold_budgets(&tenant);
         (slot, evicted)
     }
 
@@ -181,10 +179,17 @@ impl L2 {
         self.release(key, &slot);
         drop(place);
         // The copies made it larger: the budgets hold as after an insert.
-        if self.bytes() > self.limit || self.tenant_bytes(&tenant) > self.tenant_limit {
-            self.evict(&tenant);
-        }
+        self.hold_budgets(&tenant);
         true
+    }
+
+    /// After `tenant`'s slot grew: evicts if it or the total is over its
+    /// budget; how many slots went.
+    fn hold_budgets(&self, tenant: &str) -> usize {
+        if self.bytes() > self.limit || self.tenant_bytes(tenant) > self.tenant_limit {
+            return self.evict(tenant);
+        }
+        0
     }
 
     fn charge(&self, tenant: &Arc<str>, bytes: usize) {

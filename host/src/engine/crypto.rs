@@ -285,8 +285,11 @@ fn kmac(
     input.extend_from_slice(key);
     input.resize(input.len().div_ceil(rate) * rate, 0);
     input.extend_from_slice(data);
-    input.extend(bytes_of(bits));
-    input.push(bytes_of(bits).len() as u8);
+    // right_encode(bits): the length's bytes, then their count.
+    let length = bytes_of(bits);
+    let count = length.len() as u8;
+    input.extend(length);
+    input.push(count);
     cshake(hash, bits, &input, b"KMAC", custom)
 }
 
@@ -335,16 +338,14 @@ fn verify(
     data: &[u8],
     extra: &[u8],
 ) -> Result<bool, String> {
-    use subtle::ConstantTimeEq;
+    // A MAC is checked by making it again, compared in constant time.
+    let same = |mac: Vec<u8>| {
+        use subtle::ConstantTimeEq;
+        mac.len() == signature.len() && bool::from(mac.ct_eq(signature))
+    };
     match a.alg.as_str() {
-        "HMAC" => {
-            let mac = hmac(&a.hash, key, data)?;
-            Ok(mac.len() == signature.len() && bool::from(mac.ct_eq(signature)))
-        }
-        "KMAC128" | "KMAC256" => {
-            let mac = kmac(&a.alg, key, data, extra, a.length)?;
-            Ok(mac.len() == signature.len() && bool::from(mac.ct_eq(signature)))
-        }
+        "HMAC" => Ok(same(hmac(&a.hash, key, data)?)),
+        "KMAC128" | "KMAC256" => Ok(same(kmac(&a.alg, key, data, extra, a.length)?)),
         "Ed448" => {
             let public = okp::ED448.public(key)?;
             let key = okp::ed448_verifying(&public)
@@ -517,6 +518,9 @@ mod okp {
     use rsa::pkcs8::der::{Decode, asn1::OctetStringRef};
     use rsa::pkcs8::{PrivateKeyInfo, spki::SubjectPublicKeyInfoRef};
 
+    /// Diffie-Hellman: the shared secret of a secret and a public key.
+    type Agree = fn(&[u8], &[u8]) -> Vec<u8>;
+
     /// One curve: its Web Crypto name, its OID's last arc, its keys' length
     /// in bytes and how a public key follows from a private one.
     pub struct Curve {
@@ -526,6 +530,8 @@ mod okp {
         pub public_of: fn(&[u8]) -> Vec<u8>,
         /// Whether bytes are a public key (a point that decodes, for Ed448).
         valid: fn(&[u8]) -> bool,
+        /// The shared secret of a secret and a public key (X25519, X448).
+        shared: Option<Agree>,
     }
 
     pub const X25519: Curve = Curve {
@@ -539,6 +545,14 @@ mod okp {
                 .to_vec()
         },
         valid: |_| true,
+        shared: Some(|secret, public| {
+            let point = <[u8; 32]>::try_from(public).unwrap_or_default();
+            let secret = <[u8; 32]>::try_from(secret).unwrap_or_default();
+            curve25519_dalek::montgomery::MontgomeryPoint(point)
+                .mul_clamped(secret)
+                .to_bytes()
+                .to_vec()
+        }),
     };
     pub const X448: Curve = Curve {
         name: "X448",
@@ -549,6 +563,13 @@ mod okp {
             x448::x448_unchecked(secret, x448::X448_BASEPOINT_BYTES).to_vec()
         },
         valid: |_| true,
+        shared: Some(|secret, public| {
+            x448::x448_unchecked(
+                <[u8; 56]>::try_from(secret).unwrap_or([0; 56]),
+                <[u8; 56]>::try_from(public).unwrap_or([0; 56]),
+            )
+            .to_vec()
+        }),
     };
     pub const ED448: Curve = Curve {
         name: "Ed448",
@@ -556,6 +577,7 @@ mod okp {
         len: 57,
         public_of: |secret| ed448_signing(secret).verifying_key().to_bytes().to_vec(),
         valid: |public| ed448_verifying(public).is_some(),
+        shared: None,
     };
 
     pub fn ed448_signing(secret: &[u8]) -> ed448_goldilocks::SigningKey {
@@ -590,7 +612,7 @@ mod okp {
         fn algorithm(&self) -> [u8; 7] {
             [0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, self.arc]
         }
-        fn spki(&self, public: &[u8]) -> Vec<u8> {
+        pub fn spki(&self, public: &[u8]) -> Vec<u8> {
             let n = self.len as u8;
             [
                 &[0x30, n + 10],
@@ -688,20 +710,13 @@ mod okp {
         /// The X25519 or X448 shared secret; all zeros (a public key of small
         /// order) is refused, as the spec asks.
         pub fn agree(&self, private_der: &[u8], public_der: &[u8]) -> Result<Vec<u8>, String> {
-            let (secret, public) = (self.private(private_der)?, self.public(public_der)?);
-            let shared = match self.arc {
-                110 => curve25519_dalek::montgomery::MontgomeryPoint(
-                    <[u8; 32]>::try_from(public.as_slice()).unwrap_or_default(),
-                )
-                .mul_clamped(<[u8; 32]>::try_from(secret.as_slice()).unwrap_or_default())
-                .to_bytes()
-                .to_vec(),
-                _ => x448::x448_unchecked(
-                    <[u8; 56]>::try_from(secret.as_slice()).unwrap_or([0; 56]),
-                    <[u8; 56]>::try_from(public.as_slice()).unwrap_or([0; 56]),
-                )
-                .to_vec(),
+            let Some(agree) = self.shared else {
+                return Err(super::not_supported(format!(
+                    "{} cannot agree on a secret",
+                    self.name
+                )));
             };
+            let shared = agree(&self.private(private_der)?, &self.public(public_der)?);
             if shared.iter().all(|b| *b == 0) {
                 return Err(super::operation_error(
                     "the public key is of small order: the shared secret would be zero",
@@ -766,6 +781,17 @@ mod mlkem {
         }
     }
 
+    /// Whether a key's algorithm is `alg`'s OID, without parameters.
+    fn mine(alg: &str, algorithm: &AlgorithmIdentifierRef<'_>) -> Result<(), String> {
+        if algorithm.oid != oid(alg) || algorithm.parameters.is_some() {
+            return Err(data_error(format!(
+                "not an {alg} key (its OID is not {})",
+                oid(alg)
+            )));
+        }
+        Ok(())
+    }
+
     /// An encapsulation key checked (FIPS 203's modulus check), as an SPKI.
     fn spki(alg: &str, key: &[u8]) -> Result<Vec<u8>, String> {
         with_params!(alg, P => {
@@ -794,23 +820,13 @@ mod mlkem {
     }
     fn public(alg: &str, der: &[u8]) -> Result<Vec<u8>, String> {
         let info = SubjectPublicKeyInfoRef::from_der(der).map_err(data_error)?;
-        if info.algorithm.oid != oid(alg) || info.algorithm.parameters.is_some() {
-            return Err(data_error(format!(
-                "not an {alg} key (its OID is not {})",
-                oid(alg)
-            )));
-        }
+        mine(alg, &info.algorithm)?;
         Ok(info.subject_public_key.raw_bytes().to_vec())
     }
     /// The seed of a PKCS #8 key in the seed-only form.
     fn seed(alg: &str, der: &[u8]) -> Result<Vec<u8>, String> {
         let info = PrivateKeyInfo::from_der(der).map_err(data_error)?;
-        if info.algorithm.oid != oid(alg) || info.algorithm.parameters.is_some() {
-            return Err(data_error(format!(
-                "not an {alg} key (its OID is not {})",
-                oid(alg)
-            )));
-        }
+        mine(alg, &info.algorithm)?;
         match info.private_key {
             [0x80, 0x40, seed @ ..] if seed.len() == 64 => Ok(seed.to_vec()),
             _ => Err(data_error(format!(
@@ -904,9 +920,7 @@ fn public_of(a: &Args, der: &[u8]) -> Result<Vec<u8>, String> {
         }
         "X25519" | "X448" | "Ed448" => {
             let curve = okp::curve(&a.alg)?;
-            curve
-                .import("raw", &(curve.public_of)(&curve.private(der)?), None)
-                .map(|(_, d)| d)
+            Ok(curve.spki(&(curve.public_of)(&curve.private(der)?)))
         }
         "RSASSA-PKCS1-v1_5" | "RSA-PSS" | "RSA-OAEP" => {
             Ok(rsa::RsaPublicKey::from(rsa_private(der)?)

@@ -5,7 +5,9 @@
 # - workerd (the npm package in tests/peers): one process, one thread
 #   running JavaScript, as `workerd serve` runs a config;
 # - ssr, the tenant on Wasm;
-# - ssr, the tenant on V8.
+# - ssr, the tenant on V8 (in its worker process, as `ssr serve` runs it);
+# - ssr, the tenant on V8 in the server's process (`--v8-processes 0`, a
+#   second server), to show what the process boundary costs.
 # Pages: a trivial handler (`new Response('<p>hi</p>')`), the Hono app's `/`
 # (router and JSX) and the SvelteKit app's `/` (plugins/hono, sveltekit),
 # each built as tests/all/apps.rs builds it (workerd gets the app's entry
@@ -21,6 +23,7 @@ ROUNDS=${ROUNDS:-3}
 PAGES=${PAGES:-"trivial hono sveltekit"}
 PORT=18291
 WD=18292
+PORT_IN=18293
 TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-peers.md
 command -v wrk >/dev/null || { echo "peers.sh needs wrk: apt-get install wrk" >&2; exit 1; }
@@ -104,16 +107,28 @@ rss_mib() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 
 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false 2>"$work/ssr.log" &
 ssr_pid=$!
+SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT_IN" --demo=false --v8-processes 0 2>"$work/ssr-in.log" &
+ssr_in_pid=$!
 wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
+wait_for "http://127.0.0.1:$PORT_IN/_ssr/healthz"
+register() { # port page engine
+  curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$2.wasm" \
+    "http://127.0.0.1:$1/_ssr/admin/tenants/$2-$3?engine=$3&host=$2-$3.test&var=GREETING=Hello" >/dev/null
+  curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary 'a bench secret' \
+    "http://127.0.0.1:$1/_ssr/admin/tenants/$2-$3/secrets/SESSION_SECRET" >/dev/null
+}
 for page in $PAGES; do
   build "$page"
-  for engine in wasm v8; do
-    curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$page.wasm" \
-      "http://127.0.0.1:$PORT/_ssr/admin/tenants/$page-$engine?engine=$engine&host=$page-$engine.test&var=GREETING=Hello" >/dev/null
-    curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary 'a bench secret' \
-      "http://127.0.0.1:$PORT/_ssr/admin/tenants/$page-$engine/secrets/SESSION_SECRET" >/dev/null
-  done
+  register "$PORT" "$page" wasm
+  register "$PORT" "$page" v8
+  register "$PORT_IN" "$page" v8
 done
+# The worker processes' RSS beside the server's.
+workers_mib() {
+  local total=0 pid
+  for pid in $(pgrep -P "$ssr_pid" -f v8-worker); do total=$((total + $(rss_mib "$pid"))); done
+  echo "$total"
+}
 
 declare -A rps p99 rss
 for page in $PAGES; do
@@ -129,20 +144,25 @@ for page in $PAGES; do
       read -r r p < <(run_wrk "http://127.0.0.1:$PORT/" "$page-$engine.test")
       rps[$page,$engine]+="$r "; p99[$page,$engine]+="$p "; rss[$page,$engine]=$(rss_mib "$ssr_pid")
     done
-    echo "peers: $page round $round: workerd ${rps[$page,workerd]}| wasm ${rps[$page,wasm]}| v8 ${rps[$page,v8]}" >&2
+    rss[$page,workers]=$(workers_mib)
+    read -r r p < <(run_wrk "http://127.0.0.1:$PORT_IN/" "$page-v8.test")
+    rps[$page,v8in]+="$r "; p99[$page,v8in]+="$p "; rss[$page,v8in]=$(rss_mib "$ssr_in_pid")
+    echo "peers: $page round $round: workerd ${rps[$page,workerd]}| wasm ${rps[$page,wasm]}| v8 ${rps[$page,v8]}| v8 in process ${rps[$page,v8in]}" >&2
   done
 done
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 table=$(
-  echo "| page | workerd req/s | ssr Wasm req/s (x) | ssr V8 req/s (x) | p99 workerd / Wasm / V8 | RSS MiB workerd / ssr |"
-  echo "|---|---|---|---|---|---|"
+  echo "| page | workerd req/s | ssr Wasm req/s (x) | ssr V8 req/s (x) | ssr V8 in process req/s (x) | V8 processes / in process | p99 workerd / Wasm / V8 / V8 in process | RSS MiB workerd / ssr + V8 workers / ssr with V8 in process |"
+  echo "|---|---|---|---|---|---|---|---|"
   for page in $PAGES; do
     w=$(median <<<"${rps[$page,workerd]}"); a=$(median <<<"${rps[$page,wasm]}"); v=$(median <<<"${rps[$page,v8]}")
-    printf "| %s | %s | %s (%.2fx) | %s (%.2fx) | %s / %s / %s | %s / %s |\n" "$page" "$w" "$a" \
-      "$(awk -v a="$a" -v w="$w" 'BEGIN {print a / w}')" "$v" "$(awk -v a="$v" -v w="$w" 'BEGIN {print a / w}')" \
+    i=$(median <<<"${rps[$page,v8in]}")
+    ratio() { awk -v a="$1" -v w="$2" 'BEGIN {print a / w}'; }
+    printf "| %s | %s | %s (%.2fx) | %s (%.2fx) | %s (%.2fx) | %.2fx | %s / %s / %s / %s | %s / %s + %s / %s |\n" "$page" "$w" \
+      "$a" "$(ratio "$a" "$w")" "$v" "$(ratio "$v" "$w")" "$i" "$(ratio "$i" "$w")" "$(ratio "$v" "$i")" \
       "$(median <<<"${p99[$page,workerd]}")" "$(median <<<"${p99[$page,wasm]}")" "$(median <<<"${p99[$page,v8]}")" \
-      "${rss[$page,workerd]}" "${rss[$page,v8]}"
+      "$(median <<<"${p99[$page,v8in]}")" "${rss[$page,workerd]}" "${rss[$page,v8]}" "${rss[$page,workers]}" "${rss[$page,v8in]}"
   done
 )
 section=$(cat <<EOF
@@ -152,7 +172,7 @@ workerd $("$root/tests/peers/node_modules/.bin/workerd" --version | cut -d' ' -f
 
 $table
 
-x: ssr's req/s over workerd's, same page, same run. RSS: after the page's last round (ssr's holds every tenant of the run).
+x: ssr's req/s over workerd's, same page, same run. "V8 processes / in process": ssr's V8 in its worker processes (the default) over V8 in the server's process (\`--v8-processes 0\`, a second server). RSS: after the page's last round (ssr's holds every tenant of the run; its V8 isolates are in the worker processes, counted apart).
 EOF
 )
 python3 benches/section.py "$OUT" peers "$section"

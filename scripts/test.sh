@@ -5,4 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo test --release --workspace "$@"
+# `test-hooks` lets tests make a V8 worker process misbehave (hostile.rs).
+cargo test --release --workspace --features ssr/test-hooks "$@"

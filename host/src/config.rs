@@ -281,6 +281,17 @@ settings! {
     /// Threads for V8 renders, which cannot yield: one render each, unpinned,
     /// so the kernel shares the cores between a spinning render and the rest.
     v8_threads: usize, "SSR_V8_THREADS" ("4 per worker") { value_name = "N" };
+    /// V8 worker processes: a tenant's isolates run in a process of its
+    /// own while there are fewer, then in the one with the fewest tenants; a
+    /// crash ends only its process. 0: V8 runs in the server's process,
+    /// where one allocation V8 cannot satisfy ends the server.
+    v8_processes: usize = 16, "SSR_V8_PROCESSES" { value_name = "N" };
+    /// The address space of each V8 worker process (not its resident
+    /// memory: V8 reserves more than it uses); past it an allocation fails,
+    /// and V8 ends the process.
+    v8_process_memory_mib: Mib = Mib(16384), "SSR_V8_PROCESS_MEMORY_MIB" { value_name = "MIB" };
+    /// The `ssr` binary the V8 worker processes run (default: this one).
+    v8_worker_exe: PathBuf, "SSR_V8_WORKER_EXE" ("this binary") { value_name = "PATH", hide = true };
     /// Renders one tenant may have in flight; a tenant may set its own at
     /// registration.
     tenant_concurrency: usize, "SSR_TENANT_CONCURRENCY" ("Wasm: one per worker; V8: half the workers, at least 1") { value_name = "N" };
@@ -439,6 +450,35 @@ impl Config {
     /// How long a warm instance may stay unused (`warm_idle`; 0: for ever).
     pub fn warm_idle(&self) -> Option<std::time::Duration> {
         (self.warm_idle.0 > 0).then(|| self.warm_idle.duration())
+    }
+
+    /// How V8 worker processes run; none with `--v8-processes 0`.
+    #[cfg(feature = "v8")]
+    pub fn v8_processes(&self) -> Option<crate::engine::v8::process::ProcessOptions> {
+        if self.v8_processes == 0 {
+            return None;
+        }
+        let exe = self
+            .v8_worker_exe
+            .clone()
+            .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr")));
+        // The largest message a worker sends carries a response body, a
+        // request body for `fetch`, or a fetched body's part.
+        let largest = [
+            self.max_response_kib.bytes(),
+            self.max_request_kib.bytes(),
+            self.max_fetch_kib.bytes(),
+            16 << 20,
+        ];
+        Some(crate::engine::v8::process::ProcessOptions {
+            exe,
+            max: self.v8_processes,
+            // One per V8 thread, and room for instances made outside them
+            // (a registration's check).
+            lanes: self.v8_threads() + 2,
+            address_space: self.v8_process_memory_mib.bytes() as u64,
+            frame_limit: largest.into_iter().max().unwrap_or(0) + (1 << 20),
+        })
     }
 
     /// When long renders step aside (`crate::sched`); 0 turns that off.

@@ -225,3 +225,219 @@ fn issue_15_memory_outside_the_js_heap_is_capped_and_webassembly_is_off() {
         assert_eq!(get("/ok").text(), "ok");
     }
 }
+
+/// V8 tenants run in worker processes the server supervises (issue 36): a
+/// renderer that aborts V8 ends its own process, never the server nor
+/// another tenant.
+#[cfg(feature = "v8")]
+mod v8_processes {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    use crate::support::{Client, Server, within};
+
+    fn workers(s: &Server) -> Vec<u32> {
+        s.v8_workers()
+    }
+
+    /// A server with `crash` (tests/plugins/crash.js) on V8, and `counter`
+    /// on V8 and on Wasm, whose pages count the renders of their instance.
+    fn server() -> Server {
+        let s = Server::start(&["--demo=false"]);
+        for (id, entry, engine) in [
+            ("crash", "tests/plugins/crash.js", "v8"),
+            ("counter-v8", "tests/plugins/counter.js", "v8"),
+            ("counter-wasm", "tests/plugins/counter.js", "wasm"),
+            ("cached-v8", "plugins/hello/render.js", "v8"),
+        ] {
+            let (status, body) = s.add(id, entry, &format!("engine={engine}"));
+            assert_eq!(status, 201, "{id}: {body}");
+        }
+        s
+    }
+
+    /// The count a counter tenant's page gives.
+    fn count(s: &Server, id: &str) -> u64 {
+        let r = s.get(&format!("/t/{id}/"), &[]);
+        assert_eq!(r.status, 200, "{id}: {}", r.text());
+        r.text().trim().parse().unwrap()
+    }
+
+    #[test]
+    fn a_tenant_that_aborts_v8_costs_no_other_tenant_a_request_and_is_quarantined_after_five_crashes()
+     {
+        let s = server();
+        let crash = |how: &str| s.get(&format!("/t/crash/?how={how}"), &[]);
+        // Warm: each tenant's instance, and the cached page.
+        assert_eq!(crash("").status, 200);
+        let (v8, wasm) = (count(&s, "counter-v8"), count(&s, "counter-wasm"));
+        assert_eq!(s.get("/t/cached-v8/", &[]).status, 200);
+        assert_eq!(s.get("/t/cached-v8/", &[]).header("x-cache"), Some("hit"));
+        let before = workers(&s);
+        assert!(before.len() >= 2, "a process per V8 tenant: {before:?}");
+
+        // The others are asked throughout, one request at a time each.
+        let stop = Arc::new(AtomicBool::new(false));
+        let failed = Arc::new(AtomicUsize::new(0));
+        let asked = Arc::new(AtomicUsize::new(0));
+        let load: Vec<_> = ["/t/counter-v8/", "/t/counter-wasm/", "/t/cached-v8/"]
+            .into_iter()
+            .map(|path| {
+                let (stop, failed, asked) = (stop.clone(), failed.clone(), asked.clone());
+                let url = format!("http://{}{path}", s.addr);
+                std::thread::spawn(move || {
+                    let agent = Server::agent();
+                    while !stop.load(Ordering::Relaxed) {
+                        let status = agent.get(&url).call().map(|r| r.status().as_u16());
+                        asked.fetch_add(1, Ordering::Relaxed);
+                        if status.ok() != Some(200) {
+                            failed.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+
+        // Five crashes, two ways: each a 502 with the tenant named in the
+        // log, and a process started again within 1 s.
+        for (i, how) in ["fill", "concat", "fill", "concat", "fill"]
+            .iter()
+            .enumerate()
+        {
+            let starts = s.metric("ssr_v8_worker_starts_total");
+            let r = crash(how);
+            assert_eq!(r.status, 502, "crash {i} ({how}): {}", r.text());
+            let replaced = Instant::now();
+            if i == 0 {
+                assert!(
+                    within(Duration::from_secs(1), || s
+                        .metric("ssr_v8_worker_starts_total")
+                        > starts),
+                    "no process started within 1 s of the crash:\n{}",
+                    s.log.lock().unwrap()
+                );
+                assert!(replaced.elapsed() < Duration::from_secs(1));
+                assert!(s.log_contains("tenant=crash"), "{}", s.log.lock().unwrap());
+            }
+        }
+        let crashes = s.metric("ssr_v8_worker_crashes_total{tenant=\"crash\"}");
+        assert_eq!(crashes, 5.0);
+        // Quarantined: refused at once, with when to come back.
+        let r = crash("");
+        assert_eq!(r.status, 503, "{}", r.text());
+        let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=60).contains(&retry), "{retry}");
+        assert!(s.log_contains("its requests get 503"));
+
+        stop.store(true, Ordering::Relaxed);
+        for t in load {
+            t.join().unwrap();
+        }
+        assert_eq!(
+            failed.load(Ordering::Relaxed),
+            0,
+            "of {} asked",
+            asked.load(Ordering::Relaxed)
+        );
+        assert!(asked.load(Ordering::Relaxed) > 30);
+        // Their instances stayed warm: the counts went on, never from 1.
+        assert!(count(&s, "counter-v8") > v8 + 1);
+        assert!(count(&s, "counter-wasm") > wasm + 1);
+        assert_eq!(s.get("/t/cached-v8/", &[]).header("x-cache"), Some("hit"));
+        // The server itself never went down.
+        assert!(s.log.lock().unwrap().contains("ssr listening"));
+        assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
+    }
+
+    #[test]
+    fn a_kill_of_a_worker_under_load_loses_only_its_renders_in_flight() {
+        let s = server();
+        const CLIENTS: usize = 4;
+        assert_eq!(s.get("/t/crash/?how=spin&ms=30", &[]).status, 200);
+        let pids = workers(&s);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ok, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let load: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                let (stop, ok, failed) = (stop.clone(), ok.clone(), failed.clone());
+                let url = format!("http://{}/t/crash/?how=spin&ms=30", s.addr);
+                std::thread::spawn(move || {
+                    let agent = Server::agent();
+                    while !stop.load(Ordering::Relaxed) {
+                        match agent.get(&url).call().map(|r| r.status().as_u16()) {
+                            Ok(200) => ok.fetch_add(1, Ordering::Relaxed),
+                            _ => failed.fetch_add(1, Ordering::Relaxed),
+                        };
+                    }
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(500));
+        // The process serving `crash` is the one its renders keep busy.
+        let busy = pids
+            .iter()
+            .copied()
+            .max_by_key(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let after = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
+                after
+                    .split_whitespace()
+                    .nth(11)
+                    .and_then(|t| t.parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+            .unwrap();
+        std::process::Command::new("kill")
+            .args(["-9", &busy.to_string()])
+            .status()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1000));
+        stop.store(true, Ordering::Relaxed);
+        for t in load {
+            t.join().unwrap();
+        }
+        let (ok, failed) = (ok.load(Ordering::Relaxed), failed.load(Ordering::Relaxed));
+        assert!(
+            (1..=CLIENTS).contains(&failed),
+            "{failed} failed ({ok} served): only the {CLIENTS} at most in flight may"
+        );
+        assert!(ok > 20, "{ok}");
+        assert!(!workers(&s).contains(&busy));
+        assert_eq!(s.get("/t/crash/", &[]).status, 200);
+    }
+
+    /// What the system-call filter and the channel's checks contain, through
+    /// hooks only a build with the feature `test-hooks` has.
+    #[cfg(feature = "test-hooks")]
+    #[test]
+    fn a_worker_that_breaks_its_channel_or_reaches_for_the_system_is_killed_and_replaced() {
+        let s = server();
+        let rss = s.rss();
+        for (hook, log) in [
+            ("garbage", "a frame that is not a message"),
+            ("huge", "a frame of 4294967295 bytes, over the limit"),
+            ("execve", "SIGSYS"),
+            ("socket", "SIGSYS"),
+        ] {
+            let before = workers(&s);
+            let r = s.get(&format!("/t/crash/?how=hook-{hook}"), &[]);
+            assert_eq!(r.status, 502, "{hook}: {}", r.text());
+            assert!(
+                s.log_contains(log),
+                "{hook}: the log should say {log}:\n{}",
+                s.log.lock().unwrap()
+            );
+            assert!(
+                within(Duration::from_secs(2), || workers(&s) != before),
+                "{hook}: not replaced"
+            );
+            count(&s, "counter-v8");
+        }
+        // No 4 GiB was allocated for the huge frame.
+        assert!(s.rss() < rss + (256 << 20), "{} -> {}", rss, s.rss());
+        // A file open fails, and the render goes on.
+        assert_eq!(s.get("/t/crash/?how=hook-open", &[]).status, 200);
+        assert!(s.log_contains("open: Err(Os { code: 1, kind: PermissionDenied"));
+    }
+}

@@ -534,6 +534,9 @@ impl InProcess {
             workers: 2,
             warm_instances: 4,
             code_cache: Some(code_cache()),
+            // This process is the test binary: V8's worker processes run
+            // the `ssr` binary.
+            v8_worker_exe: Some(env!("CARGO_BIN_EXE_ssr").into()),
             ..Default::default()
         };
         flags.given.apply(&mut config);
@@ -607,6 +610,17 @@ impl Reply {
     }
 }
 
+/// A `/proc/PID/status` field of process `pid` in KiB; 0 once it is gone.
+pub fn proc_status_kib(pid: u32, field: &str) -> usize {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Whether `done` comes true within `limit`, asked every 20 ms: for what a
 /// server does a moment after a response (a store, a close, an abort).
 pub fn within(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
@@ -651,6 +665,40 @@ impl Server {
         self.status_kib("VmRSS:") << 10
     }
 
+    /// The resident memory of the server and of its V8 worker processes
+    /// together, bytes.
+    pub fn rss_with_workers(&self) -> usize {
+        self.rss()
+            + self
+                .v8_workers()
+                .iter()
+                .map(|pid| proc_status_kib(*pid, "VmRSS:") << 10)
+                .sum::<usize>()
+    }
+
+    /// The server's V8 worker processes (`ssr v8-worker`), by pid.
+    pub fn v8_workers(&self) -> Vec<u32> {
+        let server = self.child.id().to_string();
+        let mut pids = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid ...`; comm may hold spaces.
+            let after = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
+            let ppid = after.split_whitespace().nth(1).unwrap_or("");
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if ppid == server && cmdline.windows(9).any(|w| w == b"v8-worker") {
+                pids.push(pid);
+            }
+        }
+        pids.sort();
+        pids
+    }
+
     /// The most resident memory the server has had, bytes.
     pub fn peak_rss(&self) -> usize {
         self.status_kib("VmHWM:") << 10
@@ -658,13 +706,7 @@ impl Server {
 
     /// A `/proc/PID/status` field in KiB.
     fn status_kib(&self, field: &str) -> usize {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap()
+        proc_status_kib(self.child.id(), field)
     }
 
     /// The Prometheus text of `/_ssr/metrics` (with the admin token).

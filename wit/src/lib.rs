@@ -235,7 +235,7 @@ fn non_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error
 }
 
 /// What a host capability returned (WIT `host.reply`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reply {
     /// The result as JSON, or empty when it has none.
     pub value: String,

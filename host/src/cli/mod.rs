@@ -28,6 +28,15 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Manage a running server's tenants through its admin API.
     Tenant(tenant::TenantArgs),
+    /// The V8 worker role: started by `ssr serve` only, with its channel
+    /// on standard input.
+    #[cfg(feature = "v8")]
+    #[command(name = "v8-worker", hide = true)]
+    V8Worker {
+        /// The process's address space, in bytes.
+        #[arg(long)]
+        address_space: u64,
+    },
 }
 
 /// The command line, parsed; `ssr serve --help` shows each setting's default
@@ -52,6 +61,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Render(args) => render::run(args),
         Command::Serve(args) => serve::run(*args),
         Command::Tenant(args) => tenant::run(args),
+        #[cfg(feature = "v8")]
+        Command::V8Worker { address_space } => ssr::engine::v8::process::worker::run(address_space),
     }
 }
 

@@ -219,6 +219,9 @@ impl Imports {
     /// only an engine's driver calls. V8's callback for JavaScript calls
     /// this, so a call from JavaScript never blocks its thread.
     pub fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
+        if let Some(reply) = answered_alone(name, args, data) {
+            return reply;
+        }
         match name {
             calls::FETCH => self.subrequests.start(&self.grants.fetch, args, data),
             calls::FETCH_WAIT => Err(format!(
@@ -228,8 +231,7 @@ impl Imports {
                 self.subrequests.abort(parse(name, args)?);
                 Ok(Reply::default())
             }
-            calls::RANDOM => random(parse(name, args)?),
-            calls::CRYPTO | calls::URL | calls::INTL => pure(name, args, data),
+            calls::INTL => pure(name, args, data),
             calls::TEXT_DECODE => self.decoders.call(args, data),
             calls::COMPRESS => self.coders.call(args, data),
             calls::ASSETS => match &self.grants.assets {
@@ -365,6 +367,17 @@ pub fn pure(name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
         _ => Err(format!(
             "{name}: not available while the module's top level runs at build time"
         )),
+    }
+}
+
+/// The capabilities that need nothing of the server nor of the render's
+/// state: random bytes, Web Crypto and URL parsing. A V8 worker process
+/// answers them itself (`v8/process/worker.rs`). `None` for the others.
+pub fn answered_alone(name: &str, args: &str, data: &[u8]) -> Option<Result<Reply, String>> {
+    match name {
+        calls::RANDOM => Some(parse(name, args).and_then(random)),
+        calls::CRYPTO | calls::URL => Some(pure(name, args, data)),
+        _ => None,
     }
 }
 

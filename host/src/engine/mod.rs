@@ -267,6 +267,9 @@ pub struct EngineOptions {
     /// stretches a short render's wall time under contention, so offers
     /// that began earlier would get short renders lowered.
     pub scheduling: Scheduling,
+    /// Where V8 isolates live: worker processes, or (none) this process.
+    #[cfg(feature = "v8")]
+    pub v8_processes: Option<v8::process::ProcessOptions>,
 }
 
 /// The engines this host has, by kind.
@@ -291,6 +294,7 @@ impl Engines {
             #[cfg(feature = "v8")]
             v8: Arc::new(v8::V8Engine {
                 scheduling: options.scheduling,
+                processes: options.v8_processes.map(v8::process::Supervisor::new),
             }),
             wasm: Arc::new(wasm::WasmEngine::new(options.wasm)?),
         })
@@ -354,6 +358,14 @@ pub enum EngineError {
     ResponseTooLarge { size: usize, limit: usize },
     #[error("the plugin trapped")]
     Trap(#[source] Cause),
+    /// The V8 worker process the render ran in ended or broke its channel
+    /// (`v8/process`); the renders in flight there fail, others go on.
+    #[error("the renderer's worker process failed: {0}")]
+    Crashed(String),
+    /// The tenant crashed its worker process too often lately
+    /// (`v8/process`); it is refused for this long.
+    #[error("the renderer crashed its worker process repeatedly; it is paused for {0:?}")]
+    Quarantined(Duration),
     #[error(
         "this host was built without the {0} engine; rebuild it with default features, or register the tenant with engine `wasm`"
     )]
@@ -375,6 +387,7 @@ impl EngineError {
                 | EngineError::CpuTime(_)
                 | EngineError::OutOfMemory
                 | EngineError::Trap(_)
+                | EngineError::Crashed(_)
                 | EngineError::ResponseTooLarge { .. }
         )
     }

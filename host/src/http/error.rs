@@ -26,6 +26,12 @@ pub enum ApiError {
     Timeout,
     #[error("the page could not be rendered")]
     RenderFailed,
+    /// The renderer's process failed while rendering this request.
+    #[error("the page's renderer stopped unexpectedly; try again")]
+    BadGateway,
+    /// The tenant's renderer is paused for this many seconds.
+    #[error("this site's renderer keeps failing; it is paused for {0} s")]
+    Paused(u64),
     #[error("the server is shutting down")]
     Unavailable,
     /// The server could not do it now, but may if asked again.
@@ -58,9 +64,11 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::NoTenant | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Saturated | ApiError::Unavailable | ApiError::TryAgain(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::Saturated
+            | ApiError::Unavailable
+            | ApiError::TryAgain(_)
+            | ApiError::Paused(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::BadGateway => StatusCode::BAD_GATEWAY,
             ApiError::Timeout => StatusCode::GATEWAY_TIMEOUT,
             ApiError::RenderFailed | ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
@@ -113,7 +121,12 @@ impl IntoResponse for ApiError {
             ),
         )
             .into_response();
-        if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
+        if let ApiError::Paused(secs) = &self {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*secs));
+        } else if status == StatusCode::SERVICE_UNAVAILABLE
+            || status == StatusCode::TOO_MANY_REQUESTS
+        {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }

@@ -103,6 +103,8 @@ impl AppState {
             // The pool's, so no offer comes before the pool may lower a
             // render.
             scheduling: config.scheduling(),
+            #[cfg(feature = "v8")]
+            v8_processes: config.v8_processes(),
         })?;
         let dir = |code_only| match &config.data_dir {
             Some(dir) => DataDir::open(dir, code_only, engines.wasm.code_key()).map_err(|source| {

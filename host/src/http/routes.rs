@@ -575,6 +575,19 @@ fn failed(tenant: &str, e: PoolError) -> ApiError {
             tracing::warn!(tenant, %kind, %stack, "render failed: {}", loggable(&message));
             ApiError::RenderFailed
         }
+        PoolError::Engine(EngineError::Crashed(why)) => {
+            render_error("crash");
+            tracing::warn!(
+                tenant,
+                "render failed: its worker process failed: {}",
+                loggable(&why)
+            );
+            ApiError::BadGateway
+        }
+        PoolError::Engine(EngineError::Quarantined(left)) => {
+            rejected("quarantined");
+            ApiError::Paused(left.as_secs().max(1))
+        }
         PoolError::Engine(other) => {
             render_error(match other {
                 EngineError::OutOfMemory => "memory",

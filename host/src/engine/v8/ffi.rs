@@ -11,6 +11,9 @@
 //! - The log and call callbacks' data pointer is the boxed [`Host`] the
 //!   `Isolate` owns, freed only after the isolate; a reply's buffers live
 //!   in it until the next call.
+//! - What the callbacks reach is a [`HostCalls`]: the instance's
+//!   [`Imports`] in this process, or the channel to the server in a worker
+//!   process (`process/worker.rs`).
 #![allow(unsafe_code)]
 
 use std::ffi::{c_char, c_void};
@@ -18,6 +21,23 @@ use std::ffi::{c_char, c_void};
 use contract::Reply;
 
 use crate::engine::imports::Imports;
+
+/// What an isolate's JavaScript reaches: `__ssr_log` and `__ssr_host`.
+pub trait HostCalls {
+    /// One `console.*` line.
+    fn log(&self, level: contract::LogLevel, message: &str);
+    /// A capability that answers at once (`Imports::call_now`).
+    fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String>;
+}
+
+impl HostCalls for Imports {
+    fn log(&self, level: contract::LogLevel, message: &str) {
+        Imports::log(self, level, message)
+    }
+    fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
+        Imports::call_now(self, name, args, data)
+    }
+}
 
 // `shim.cc`'s outcome codes.
 const OUTCOME_OK: i32 = 0;
@@ -123,11 +143,12 @@ unsafe extern "C" {
     ) -> i32;
     fn ssr_v8_heap_used(inst: *mut RawIsolate) -> usize;
     fn ssr_v8_core_offers() -> u64;
+    fn ssr_v8_end_when_stuck(grace_ms: u32);
     fn ssr_v8_free(inst: *mut RawIsolate);
 }
 
 /// How a call into the isolate ended.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     /// The body, and the rest of the response as JSON (the contract's
     /// `Response` in its serde form, without its body).
@@ -145,24 +166,24 @@ pub enum Outcome {
     Waiting(Option<u64>),
 }
 
-/// One V8 isolate with one context.
-pub struct Isolate {
+/// One V8 isolate with one context, whose JavaScript reaches `H`.
+pub struct Isolate<H: HostCalls = Imports> {
     raw: *mut RawIsolate,
     /// What the callbacks reach; outlives `raw`.
-    host: *mut Host,
+    host: *mut Host<H>,
 }
 
-/// The callbacks' data: the instance's imports, and the last reply, which
-/// the shim copies out before the next call.
-struct Host {
-    imports: Imports,
+/// The callbacks' data: what the instance reaches, and the last reply,
+/// which the shim copies out before the next call.
+struct Host<H> {
+    imports: H,
     reply: Result<Reply, String>,
 }
 
 // SAFETY: every shim entry point takes the isolate's `v8::Locker` and sets
 // the stack limit for the calling thread, so the isolate may be used from any
 // one thread at a time; `&mut self` on every call enforces "one at a time".
-unsafe impl Send for Isolate {}
+unsafe impl<H: HostCalls + Send> Send for Isolate<H> {}
 
 /// A buffer the shim passes for the duration of a callback.
 ///
@@ -176,11 +197,11 @@ unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(ptr, len) }
 }
 
-extern "C" fn log(data: *mut c_void, level: i32, msg: *const c_char, len: usize) {
+extern "C" fn log<H: HostCalls>(data: *mut c_void, level: i32, msg: *const c_char, len: usize) {
     // SAFETY: `data` is the `Host` this isolate's `Isolate` owns and frees
     // only after `ssr_v8_free`; `msg`/`len` is a UTF-8 buffer the shim keeps
     // alive for this call.
-    let (host, msg) = unsafe { (&*(data as *const Host), bytes(msg.cast(), len)) };
+    let (host, msg) = unsafe { (&*(data as *const Host<H>), bytes(msg.cast(), len)) };
     host.imports.log(
         contract::LogLevel::from_code(level),
         &String::from_utf8_lossy(msg),
@@ -188,7 +209,7 @@ extern "C" fn log(data: *mut c_void, level: i32, msg: *const c_char, len: usize)
 }
 
 #[allow(clippy::too_many_arguments)]
-extern "C" fn call(
+extern "C" fn call<H: HostCalls>(
     data: *mut c_void,
     name: *const c_char,
     name_len: usize,
@@ -204,7 +225,7 @@ extern "C" fn call(
     // the shim's, alive for this call; `out` is its reply, written here.
     let (host, name, args, input, out) = unsafe {
         (
-            &mut *(data as *mut Host),
+            &mut *(data as *mut Host<H>),
             bytes(name.cast(), name_len),
             bytes(args.cast(), args_len),
             bytes(data_ptr, data_len),
@@ -228,7 +249,7 @@ extern "C" fn call(
     ok
 }
 
-impl Isolate {
+impl<H: HostCalls> Isolate<H> {
     /// A new isolate whose heap is capped at `heap_limit` bytes and whose
     /// JavaScript may use `stack_bytes` of the calling thread's stack; a call
     /// still running after `offer_core_after_ms` (0: never) offers its core
@@ -239,8 +260,8 @@ impl Isolate {
         stack_bytes: usize,
         offer_core_after_ms: u32,
         offer_every_us: u32,
-        imports: Imports,
-    ) -> Isolate {
+        imports: H,
+    ) -> Isolate<H> {
         let host = Box::into_raw(Box::new(Host {
             imports,
             reply: Ok(Reply::default()),
@@ -254,8 +275,8 @@ impl Isolate {
                 stack_bytes,
                 offer_core_after_ms,
                 offer_every_us,
-                log,
-                call,
+                log::<H>,
+                call::<H>,
                 host as *mut c_void,
             )
         };
@@ -383,12 +404,27 @@ impl Isolate {
     }
 
     /// What this isolate's JavaScript reaches in the host.
-    pub fn imports(&mut self) -> &mut Imports {
+    pub fn imports(&mut self) -> &mut H {
         // SAFETY: `host` is live until `drop`; the callbacks (its only other
         // user) run only inside `load` and `render`, which take `&mut self`,
         // so no callback runs while this borrow lives.
         unsafe { &mut (*self.host).imports }
     }
+}
+
+/// Initializes V8 in this process (once; later calls do nothing).
+pub fn init() {
+    // SAFETY: the shim makes repeats no-ops.
+    unsafe { ssr_v8_init() }
+}
+
+/// Makes this process end itself when a call goes on `grace` (of CPU or
+/// of wall-clock time) past its termination: in a V8 worker process only,
+/// where the supervisor then fails its renders and starts another.
+pub fn end_when_stuck(grace: std::time::Duration) {
+    let ms = u32::try_from(grace.as_millis()).unwrap_or(u32::MAX);
+    // SAFETY: stores an atomic.
+    unsafe { ssr_v8_end_when_stuck(ms) }
 }
 
 /// How many times V8 renders in this process offered their core.
@@ -397,7 +433,7 @@ pub fn core_offers() -> u64 {
     unsafe { ssr_v8_core_offers() }
 }
 
-impl Drop for Isolate {
+impl<H: HostCalls> Drop for Isolate<H> {
     fn drop(&mut self) {
         // SAFETY: `raw` came from `ssr_v8_new` and is freed once; the
         // host is freed after the isolate that could call it.

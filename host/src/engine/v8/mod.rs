@@ -22,18 +22,25 @@
 //! spinning V8 tenants a well-behaved one's p99 went from 11.0-14.7 ms to
 //! 5.9-7.9 ms (`benches/attack.sh`, V8, nine rounds each).
 //!
-//! Not contained: V8 aborts the whole process when one allocation inside a
-//! C++ builtin cannot be satisfied: `new Array(5e8).fill(1.5)` (a 4 GB
-//! backing store) ends `ssr` with SIGTRAP, whatever the heap cap. Growth from
-//! JavaScript code (`new Array(2e8).fill(1.5)`, or a loop of pushes) is caught
-//! by the heap cap. Only process isolation contains the former: docs/engines.md
-//! and `ssr serve --help`.
+//! Where isolates live: V8 aborts the whole process when one allocation
+//! inside a C++ builtin cannot be satisfied (`new Array(5e8).fill(1.5)`, a
+//! 4 GB backing store, whatever the heap cap; growth from JavaScript code is
+//! caught by the heap cap). So `ssr serve` runs them in worker processes
+//! it supervises (`process/`), where such an abort ends one process; `ssr
+//! render`, the tests of the engine itself and `--v8-processes 0` run them
+//! in this process ([`V8Instance`]). One render loop serves both
+//! ([`Calls`]).
 //!
 //! The only unsafe code is in `ffi.rs`.
 
 mod ffi;
+pub mod process;
 
-pub use self::ffi::core_offers;
+/// How many times V8 renders offered their core, in this process and in
+/// worker processes.
+pub fn core_offers() -> u64 {
+    ffi::core_offers() + process::core_offers()
+}
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +52,7 @@ use super::stream::Sink;
 use super::{Budget, Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
 use crate::sched::{self, Scheduling};
+use process::Supervisor;
 
 /// JavaScript may use this much of the stack of the thread rendering
 /// (V8's own default is 984 KiB; the pool's workers have 8 MiB stacks).
@@ -57,21 +65,39 @@ const BUNDLE_NAME: &str = "bundle.js";
 pub struct V8Engine {
     /// See [`super::EngineOptions::scheduling`].
     pub scheduling: Scheduling,
+    /// The worker processes isolates live in; none: this process.
+    pub processes: Option<Arc<Supervisor>>,
 }
 
 impl V8Engine {
     /// Reads the bundle out of `artifact` and checks that V8 can load it (its
-    /// top level runs once, in a throwaway isolate).
+    /// top level runs once, in a throwaway isolate, where its instances
+    /// will run).
     pub fn load(&self, artifact: &[u8], limits: InstanceCaps) -> Result<V8Plugin, EngineError> {
         let bundle = artifact::bundle(artifact)?;
         let plugin = V8Plugin {
             bundle: bundle.into(),
-            limits,
-            scheduling: self.scheduling,
+            params: Params {
+                heap_limit: limits.memory,
+                offer_after_ms: self.scheduling.demote_after.map_or(0, millis),
+                offer_every_us: u32::try_from(sched::OFFER_EVERY.as_micros()).unwrap_or(u32::MAX),
+            },
+            processes: self.processes.clone(),
         };
-        plugin.instance(&Grants::new("(load)"))?;
+        plugin.instantiate(&Grants::new("(load)"))?;
         Ok(plugin)
     }
+}
+
+/// What an isolate is made with.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// Its heap cap, in bytes.
+    pub heap_limit: usize,
+    /// A call still running after this long (0: never) offers its core
+    /// every `offer_every_us` (`crate::sched`).
+    pub offer_after_ms: u32,
+    pub offer_every_us: u32,
 }
 
 impl Engine for V8Engine {
@@ -87,19 +113,19 @@ impl Engine for V8Engine {
 /// A plugin's bundle, ready to make isolates.
 pub struct V8Plugin {
     bundle: Arc<str>,
-    limits: InstanceCaps,
-    scheduling: Scheduling,
+    params: Params,
+    processes: Option<Arc<Supervisor>>,
 }
 
 impl V8Plugin {
-    /// A new isolate with the prelude and the bundle evaluated, serving the
-    /// tenant version `grants` describes.
+    /// A new isolate in this process with the prelude and the bundle
+    /// evaluated, serving the tenant version `grants` describes.
     pub fn instance(&self, grants: &Arc<Grants>) -> Result<V8Instance, EngineError> {
         let mut isolate = ffi::Isolate::new(
-            self.limits.memory,
+            self.params.heap_limit,
             STACK_BYTES,
-            self.scheduling.demote_after.map_or(0, millis),
-            u32::try_from(sched::OFFER_EVERY.as_micros()).unwrap_or(u32::MAX),
+            self.params.offer_after_ms,
+            self.params.offer_every_us,
             Imports::new(grants),
         );
         let outcome = isolate.load(
@@ -109,17 +135,22 @@ impl V8Plugin {
             &self.bundle,
             millis(super::INSTANTIATE_DEADLINE),
         );
-        match outcome {
-            ffi::Outcome::Ok { .. } => Ok(V8Instance { isolate }),
-            ffi::Outcome::Timeout => Err(EngineError::Instantiate(
-                format!(
-                    "the bundle's top level did not finish within {:?}; move slow setup into `render`",
-                    super::INSTANTIATE_DEADLINE
-                )
-                .into(),
-            )),
-            other => Err(error(other, super::INSTANTIATE_DEADLINE)),
-        }
+        loaded(outcome).map(|()| V8Instance { isolate })
+    }
+}
+
+/// What loading the prelude and the bundle into an isolate ended in.
+fn loaded(outcome: ffi::Outcome) -> Result<(), EngineError> {
+    match outcome {
+        ffi::Outcome::Ok { .. } => Ok(()),
+        ffi::Outcome::Timeout => Err(EngineError::Instantiate(
+            format!(
+                "the bundle's top level did not finish within {:?}; move slow setup into `render`",
+                super::INSTANTIATE_DEADLINE
+            )
+            .into(),
+        )),
+        other => Err(error(other, super::INSTANTIATE_DEADLINE)),
     }
 }
 
@@ -173,7 +204,14 @@ fn service_error(outcome: ffi::Outcome) -> String {
 
 impl Plugin for V8Plugin {
     fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
-        Ok(Box::new(self.instance(grants)?))
+        match &self.processes {
+            None => Ok(Box::new(self.instance(grants)?)),
+            Some(processes) => Ok(Box::new(processes.instance(
+                &self.bundle,
+                self.params,
+                Imports::new(grants),
+            )?)),
+        }
     }
 
     fn yields(&self) -> bool {
@@ -181,95 +219,157 @@ impl Plugin for V8Plugin {
     }
 }
 
-/// One isolate serving one tenant.
+/// One isolate in this process, serving one tenant.
 pub struct V8Instance {
     isolate: ffi::Isolate,
 }
 
-impl V8Instance {
-    /// The render's calls into the isolate, and its waits for `fetch` in
-    /// between, until it settles or fails.
-    async fn run(
-        &mut self,
-        req: &Request,
-        ends: Instant,
-        budget: Budget,
-    ) -> Result<Response, EngineError> {
-        let left = || millis(ends.saturating_duration_since(Instant::now()));
+/// A call into an isolate: a render's start, or its going on after a wait.
+pub enum Entry<'a> {
+    Render { request: &'a str, body: &'a [u8] },
+    Resume { value: &'a str, data: &'a [u8] },
+}
 
-        // The prelude's raw request and normalized response are the
-        // contract's serde form; the bodies travel beside the JSON.
-        let json = serde_json::to_string(req)
-            .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
-        // The CPU time left: each call into the isolate runs on this thread
-        // and spends what the thread's clock says it used.
-        let mut cpu = budget.cpu;
-        let spend = |cpu: &mut Duration, from: Duration| {
-            *cpu = cpu.saturating_sub(crate::sched::thread_cpu_time().saturating_sub(from));
-        };
+/// An isolate wherever it lives: this process ([`V8Instance`]) or a worker
+/// process (`process::RemoteInstance`). The render loop ([`render`]) is
+/// the same for both.
+trait Calls: Send {
+    /// Calls into the isolate: how it ended, and the CPU time it used.
+    fn enter(
+        &mut self,
+        entry: Entry<'_>,
+        cpu_ms: u32,
+        deadline_ms: u32,
+    ) -> Result<(ffi::Outcome, Duration), EngineError>;
+    /// What its JavaScript reaches in the host.
+    fn imports(&mut self) -> &mut Imports;
+    /// Bytes of its heap in use.
+    fn heap_used(&self) -> usize;
+}
+
+impl Calls for V8Instance {
+    fn enter(
+        &mut self,
+        entry: Entry<'_>,
+        cpu_ms: u32,
+        deadline_ms: u32,
+    ) -> Result<(ffi::Outcome, Duration), EngineError> {
+        // Each call runs on this thread, which spends what its clock says.
         let started = crate::sched::thread_cpu_time();
-        let mut outcome = self.isolate.render(&json, &req.body, millis(cpu), left());
-        spend(&mut cpu, started);
-        while let ffi::Outcome::Waiting(ms) = outcome {
-            let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
-            let reply = self
-                .isolate
-                .imports()
-                .call(contract::calls::FETCH_WAIT, &arg, &[])
-                .await
-                .map_err(|e| EngineError::Trap(format!("waiting for fetch: {e}").into()))?;
-            // The wait ends at the deadline at the latest; past it the
-            // render is over, as a Wasm render's epoch ends it.
-            if Instant::now() >= ends {
-                return Err(EngineError::Timeout(budget.wall));
+        let outcome = match entry {
+            Entry::Render { request, body } => {
+                self.isolate.render(request, body, cpu_ms, deadline_ms)
             }
-            let resumed = crate::sched::thread_cpu_time();
-            outcome = self
-                .isolate
-                .resume(&reply.value, &reply.data, millis(cpu), left());
-            spend(&mut cpu, resumed);
-        }
-        match outcome {
-            ffi::Outcome::Ok { body, meta } => {
-                let mut response: Response = serde_json::from_str(&meta)
-                    .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
-                response.body = body;
-                Ok(response)
-            }
-            // Stopped with its CPU time used up (within the watchdog's
-            // millisecond), when that was the tighter limit.
-            ffi::Outcome::Timeout if budget.cpu < budget.wall && cpu < Duration::from_millis(2) => {
-                Err(EngineError::CpuTime(budget.cpu))
-            }
-            other => Err(error(other, budget.wall)),
-        }
+            Entry::Resume { value, data } => self.isolate.resume(value, data, cpu_ms, deadline_ms),
+        };
+        Ok((
+            outcome,
+            crate::sched::thread_cpu_time().saturating_sub(started),
+        ))
+    }
+
+    fn imports(&mut self) -> &mut Imports {
+        self.isolate.imports()
+    }
+
+    fn heap_used(&self) -> usize {
+        self.isolate.heap_used()
     }
 }
 
-impl Instance for V8Instance {
-    /// V8 cannot yield mid-script: each call into the isolate runs until the
-    /// render settles or waits only for requests in flight. Then the render
-    /// leaves the isolate and its thread (the future is pending on the
-    /// host's `fetch-wait`), and goes on when a response arrives.
+/// A render's calls into the isolate, and its waits for `fetch` in between,
+/// until it settles or fails.
+async fn run(
+    isolate: &mut impl Calls,
+    req: &Request,
+    ends: Instant,
+    budget: Budget,
+) -> Result<Response, EngineError> {
+    let left = || millis(ends.saturating_duration_since(Instant::now()));
+
+    // The prelude's raw request and normalized response are the
+    // contract's serde form; the bodies travel beside the JSON.
+    let json = serde_json::to_string(req)
+        .map_err(|e| EngineError::Trap(format!("encoding the request: {e}").into()))?;
+    // The CPU time left.
+    let mut cpu = budget.cpu;
+    let entry = Entry::Render {
+        request: &json,
+        body: &req.body,
+    };
+    let (mut outcome, used) = isolate.enter(entry, millis(cpu), left())?;
+    cpu = cpu.saturating_sub(used);
+    while let ffi::Outcome::Waiting(ms) = outcome {
+        let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
+        let reply = isolate
+            .imports()
+            .call(contract::calls::FETCH_WAIT, &arg, &[])
+            .await
+            .map_err(|e| EngineError::Trap(format!("waiting for fetch: {e}").into()))?;
+        // The wait ends at the deadline at the latest; past it the
+        // render is over, as a Wasm render's epoch ends it.
+        if Instant::now() >= ends {
+            return Err(EngineError::Timeout(budget.wall));
+        }
+        let entry = Entry::Resume {
+            value: &reply.value,
+            data: &reply.data,
+        };
+        let (next, used) = isolate.enter(entry, millis(cpu), left())?;
+        cpu = cpu.saturating_sub(used);
+        outcome = next;
+    }
+    match outcome {
+        ffi::Outcome::Ok { body, meta } => {
+            let mut response: Response = serde_json::from_str(&meta)
+                .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
+            response.body = body;
+            Ok(response)
+        }
+        // Stopped with its CPU time used up (within the watchdog's
+        // millisecond), when that was the tighter limit.
+        ffi::Outcome::Timeout if budget.cpu < budget.wall && cpu < Duration::from_millis(2) => {
+            Err(EngineError::CpuTime(budget.cpu))
+        }
+        other => Err(error(other, budget.wall)),
+    }
+}
+
+/// [`Instance::render`] for an isolate wherever it lives. V8 cannot yield
+/// mid-script: each call into the isolate runs until the render settles or
+/// waits only for requests in flight. Then the render leaves the isolate and
+/// its thread (the future is pending on the host's `fetch-wait`), and goes
+/// on when a response arrives.
+fn render<'a>(
+    isolate: &'a mut impl Calls,
+    req: &'a Request,
+    budget: Budget,
+    body: Option<Sink>,
+) -> Rendering<'a> {
+    Box::pin(async move {
+        let _running = crate::activity::renders().begin();
+        let ends = Instant::now() + budget.wall;
+        isolate.imports().start_render(ends, body);
+        let out = run(isolate, req, ends, budget).await;
+        // Every way out of the render, failures included.
+        isolate.imports().end_render();
+        isolate.imports().grants().redact_error(out)
+    })
+}
+
+/// One impl for an isolate wherever it lives.
+impl<C: Calls> Instance for C {
     fn render<'a>(
         &'a mut self,
         req: &'a Request,
         budget: Budget,
         body: Option<Sink>,
     ) -> Rendering<'a> {
-        Box::pin(async move {
-            let _running = crate::activity::renders().begin();
-            let ends = Instant::now() + budget.wall;
-            self.isolate.imports().start_render(ends, body);
-            let out = self.run(req, ends, budget).await;
-            // Every way out of the render, failures included.
-            self.isolate.imports().end_render();
-            self.isolate.imports().grants().redact_error(out)
-        })
+        render(self, req, budget, body)
     }
 
     fn memory_bytes(&self) -> usize {
-        self.isolate.heap_used()
+        self.heap_used()
     }
 }
 

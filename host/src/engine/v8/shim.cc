@@ -40,6 +40,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -47,6 +48,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 #include <string>
 #include <thread>
 
@@ -184,6 +186,8 @@ class Watchdog {
     int64_t cpu_end;
     // When the render next offers its core (max: never; see `offer_every`).
     Clock::time_point yield;
+    // Terminated, and watched for `g_stuck_grace` more in a worker process.
+    bool terminated = false;
   };
   std::mutex mu_;
   std::condition_variable cv_;
@@ -240,6 +244,12 @@ namespace {
 
 // Offers made in this process (`ssr_v8_core_offers`).
 std::atomic<uint64_t> g_core_offers{0};
+
+// In a V8 worker process (`ssr_v8_end_when_stuck`): how long a terminated
+// call may go on, in CPU and in wall-clock time, before the process ends
+// itself. `TerminateExecution` does not reach inside a C++ builtin (a 4 GB
+// `fill`); in the server's own process nothing may end it (negative).
+std::atomic<int64_t> g_stuck_grace_ns{-1};
 
 void offer_core(v8::Isolate*, void* data);
 
@@ -302,12 +312,34 @@ void Watchdog::run() {
         int64_t left = it->second.cpu_end - cpu_now(it->second.cpu_clock);
         if (left > 0) it->second.deadline = std::min(it->second.hard, now + std::chrono::nanoseconds(left));
       }
-      if (it->second.deadline <= now) {
+      const int64_t grace = g_stuck_grace_ns.load(std::memory_order_relaxed);
+      if (it->second.deadline <= now && it->second.terminated) {
+        fprintf(stderr,
+                "ssr v8-worker: a render went on %lld ms past its termination (inside a builtin); "
+                "the process ends\n",
+                (long long)(grace / 1000000));
+        fflush(stderr);
+        _exit(3);
+      } else if (it->second.deadline <= now) {
         // Under the lock: `disarm` cannot return while this runs, so a
         // termination never reaches a later render of the instance.
         it->second.inst->timed_out = true;
         it->second.inst->isolate->TerminateExecution();
-        it = armed_.erase(it);
+        if (grace < 0) {
+          it = armed_.erase(it);
+          continue;
+        }
+        // `grace` of its own CPU time, as the deadline counts it (a thread
+        // waiting for a core is not stuck), and ten times that of wall-clock
+        // time at most.
+        auto more = std::chrono::nanoseconds(grace);
+        it->second.terminated = true;
+        it->second.cpu_end = cpu_now(it->second.cpu_clock) + grace;
+        it->second.hard = now + 10 * more;
+        it->second.deadline = now + more;
+        it->second.yield = Clock::time_point::max();
+        earliest = std::min(earliest, it->second.deadline);
+        ++it;
       } else {
         // Under the lock, like the termination above.
         if (it->second.yield <= now) it->second.yield = request_offer(it->second.inst, now);
@@ -943,6 +975,10 @@ int32_t ssr_v8_invoke(ssr_v8* inst, const char* fn, const char* arg, size_t arg_
 
 // Times a call in this process offered its core.
 uint64_t ssr_v8_core_offers(void) { return g_core_offers.load(std::memory_order_relaxed); }
+
+void ssr_v8_end_when_stuck(uint32_t grace_ms) {
+  g_stuck_grace_ns.store(int64_t(grace_ms) * 1000000, std::memory_order_relaxed);
+}
 
 void ssr_v8_free(ssr_v8* inst) {
   {

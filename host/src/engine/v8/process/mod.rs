@@ -1,0 +1,681 @@
+//! V8 isolates in worker processes that the server starts and supervises
+//! (`ssr serve`'s default; `--v8-processes 0` keeps them in the server's
+//! process): one tenant's crash ends its process, never the server, a Wasm
+//! tenant, or the tenants of other processes.
+//!
+//! Mapping: a tenant gets a process of its own while there are fewer than
+//! `--v8-processes` (16 by default); beyond that, tenants share the process
+//! with the fewest tenants. A process lives as long as it holds isolates:
+//! the pool's warm set (its LRU, `--warm-idle`, `--warm-memory-mib`)
+//! decides how long that is, so a process keeps its tenants' isolates warm
+//! exactly as the server's threads would, and an idle tenant's process
+//! goes away with its last isolate. One process without tenants is kept
+//! started after a crash, so that the crashed tenant's next render, or a new
+//! tenant's, does not wait for one to start.
+//!
+//! Each process has one lane per V8 thread of the pool ([`ProcessOptions`]),
+//! so as many renders run in it at once as would in the server; an exchange
+//! holds a lane (`wire.rs`). Its isolate's host calls are answered here,
+//! from the instance's [`Imports`], as in the server's process.
+//!
+//! A crash: the process ends (abort, signal, the kernel's OOM killer), or
+//! its channel breaks (a frame that does not parse, one over the limit, no
+//! answer [`GRACE`] past the deadline: then the supervisor kills it). Every
+//! render in flight in it fails with [`EngineError::Crashed`] (HTTP 502), a
+//! log line naming its tenant, and `ssr_v8_worker_crashes_total{tenant}`.
+//! Its reaper thread starts another process at once, later if processes
+//! keep dying ([`backoff`]). Warm isolates of other tenants that were in
+//! it are made again in another process at their next render, which does
+//! not fail. A tenant whose renders were in flight in [`QUARANTINE_AFTER`]
+//! crashes within [`STRIKE_WINDOW`] is refused (HTTP 503, `Retry-After`)
+//! for [`QUARANTINE`].
+//!
+//! Invariants:
+//! - Nothing a worker sends is trusted: frames are bounded before
+//!   allocation (`wire.rs`), the response is checked as a render's in the
+//!   server is (its JSON, then the pool's and HTTP's limits), and a
+//!   message out of place is a crash.
+//! - A process is signalled through its pidfd, never its pid, so a
+//!   signal never reaches a process that took a reaped one's pid.
+
+mod confine;
+mod wire;
+pub mod worker;
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, IoSlice};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use contract::LogLevel;
+use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
+
+use super::ffi::Outcome;
+use super::{Entry, Params};
+use crate::engine::EngineError;
+use crate::engine::imports::Imports;
+use crate::sync::lock;
+use wire::{FromWorker, ToWorker};
+
+/// How long past its deadline an exchange may go unanswered before its
+/// process is killed: V8's watchdog stops JavaScript at the deadline, but
+/// not a C++ builtin in the middle of a huge allocation.
+pub const GRACE: Duration = Duration::from_secs(1);
+/// Crashes that put a tenant in quarantine...
+pub const QUARANTINE_AFTER: u32 = 5;
+/// ...within this long...
+pub const STRIKE_WINDOW: Duration = Duration::from_secs(600);
+/// ...for this long.
+pub const QUARANTINE: Duration = Duration::from_secs(60);
+
+/// Core offers V8 renders made in worker processes (`crate::sched`).
+static OFFERS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times V8 renders in worker processes offered their core.
+pub fn core_offers() -> u64 {
+    OFFERS.load(Ordering::Relaxed)
+}
+
+/// How the server runs V8 worker processes.
+#[derive(Clone, Debug)]
+pub struct ProcessOptions {
+    /// The `ssr` binary, run as `ssr v8-worker`.
+    pub exe: PathBuf,
+    /// Processes before tenants share them (`--v8-processes`).
+    pub max: usize,
+    /// Lanes of each process: the renders it may run at once (the pool's
+    /// V8 threads, and one more for an instance made outside them).
+    pub lanes: usize,
+    /// Each process's address space, in bytes (`--v8-process-memory-mib`).
+    pub address_space: u64,
+    /// The largest frame a worker may send: the largest response, request
+    /// body or fetch a render may make, and room for the rest.
+    pub frame_limit: usize,
+}
+
+/// Starts, maps, watches and replaces the worker processes.
+pub struct Supervisor {
+    options: ProcessOptions,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The processes alive, each once.
+    procs: Vec<Arc<Proc>>,
+    /// Which process each tenant's isolates are made in.
+    tenants: HashMap<Arc<str>, Arc<Proc>>,
+    strikes: HashMap<Arc<str>, Strikes>,
+    /// When processes died of a crash lately (for [`backoff`]).
+    deaths: VecDeque<Instant>,
+}
+
+/// A tenant's crashes.
+struct Strikes {
+    count: u32,
+    since: Instant,
+    /// The process of the last one: one crash counts once, whatever the
+    /// number of the tenant's renders it failed.
+    pid: u32,
+    until: Option<Instant>,
+}
+
+/// One worker process.
+pub struct Proc {
+    pid: u32,
+    pidfd: OwnedFd,
+    /// Its standard input: closing it ends the process.
+    control: Mutex<Option<UnixStream>>,
+    lanes: Mutex<Vec<UnixStream>>,
+    /// Set once it is known to be gone or going.
+    dead: AtomicBool,
+    /// Ended on purpose (its last isolate went): not replaced.
+    retired: AtomicBool,
+    next_id: AtomicU64,
+    /// Live isolates by tenant.
+    isolates: Mutex<HashMap<Arc<str>, usize>>,
+}
+
+impl Supervisor {
+    pub fn new(options: ProcessOptions) -> Arc<Supervisor> {
+        Arc::new(Supervisor {
+            options,
+            state: Mutex::default(),
+        })
+    }
+
+    /// A new isolate of `params` for the tenant `imports` serves, made in
+    /// its process.
+    pub fn instance(
+        self: &Arc<Self>,
+        bundle: &Arc<str>,
+        params: Params,
+        imports: Imports,
+    ) -> Result<RemoteInstance, EngineError> {
+        let tenant: Arc<str> = imports.grants().tenant.clone();
+        let mut instance = RemoteInstance {
+            supervisor: self.clone(),
+            bundle: bundle.clone(),
+            params,
+            imports,
+            tenant,
+            at: None,
+            heap_used: 0,
+        };
+        instance.make()?;
+        Ok(instance)
+    }
+
+    /// The process a new isolate of `tenant` is made in, with the isolate
+    /// counted there (so that the process is not retired meanwhile);
+    /// refused while the tenant is in quarantine.
+    fn place(self: &Arc<Self>, tenant: &Arc<str>) -> Result<Arc<Proc>, EngineError> {
+        let mut state = lock(&self.state);
+        if let Some(left) = state.quarantined(tenant) {
+            return Err(EngineError::Quarantined(left));
+        }
+        let proc = self.process_for(&mut state, tenant)?;
+        *lock(&proc.isolates).entry(tenant.clone()).or_default() += 1;
+        Ok(proc)
+    }
+
+    fn process_for(
+        self: &Arc<Self>,
+        state: &mut State,
+        tenant: &Arc<str>,
+    ) -> Result<Arc<Proc>, EngineError> {
+        if let Some(proc) = state.tenants.get(tenant)
+            && !proc.dead.load(Ordering::Acquire)
+        {
+            return Ok(proc.clone());
+        }
+        let holds = |p: &Arc<Proc>| state.tenants.values().filter(|q| Arc::ptr_eq(p, q)).count();
+        // A retired process stays listed until its reaper sees it end.
+        let alive = |p: &&Arc<Proc>| !p.dead.load(Ordering::Acquire);
+        let spare = state
+            .procs
+            .iter()
+            .filter(alive)
+            .find(|p| holds(p) == 0)
+            .cloned();
+        let proc = match spare {
+            Some(p) => p,
+            None if state.procs.iter().filter(alive).count() < self.options.max.max(1) => {
+                let p = self.spawn().map_err(|e| {
+                    EngineError::Transient(format!("starting a V8 worker process failed: {e}"))
+                })?;
+                state.procs.push(p.clone());
+                p
+            }
+            None => state
+                .procs
+                .iter()
+                .filter(alive)
+                .min_by_key(|p| holds(p))
+                .cloned()
+                .expect("max is at least 1"),
+        };
+        state.tenants.insert(tenant.clone(), proc.clone());
+        metrics::gauge!("ssr_v8_worker_processes").set(state.procs.len() as f64);
+        Ok(proc)
+    }
+
+    /// Starts a worker process with its lanes, and its reaper thread.
+    fn spawn(self: &Arc<Self>) -> io::Result<Arc<Proc>> {
+        let (control, theirs) = UnixStream::pair()?;
+        let mut child = Command::new(&self.options.exe)
+            .arg("v8-worker")
+            .arg("--address-space")
+            .arg(self.options.address_space.to_string())
+            .env_clear()
+            .stdin(Stdio::from(OwnedFd::from(theirs)))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let pid = child.id();
+        let pidfd = rustix::process::pidfd_open(
+            rustix::process::Pid::from_raw(pid as i32).expect("a child's pid"),
+            rustix::process::PidfdFlags::empty(),
+        );
+        let pidfd = match pidfd {
+            Ok(fd) => fd,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e.into());
+            }
+        };
+        let lanes = self.options.lanes.clamp(1, worker::MAX_LANES);
+        let (mut ours, mut far) = (Vec::new(), Vec::new());
+        for _ in 0..lanes {
+            let (a, b) = UnixStream::pair()?;
+            ours.push(a);
+            far.push(b);
+        }
+        let fds: Vec<_> = far.iter().map(|s| s.as_fd()).collect();
+        let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(lanes))];
+        let mut ancillary = SendAncillaryBuffer::new(&mut space);
+        ancillary.push(SendAncillaryMessage::ScmRights(&fds));
+        let sent = rustix::net::sendmsg(
+            &control,
+            &[IoSlice::new(&[1])],
+            &mut ancillary,
+            SendFlags::empty(),
+        );
+        if let Err(e) = sent {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e.into());
+        }
+        drop(far);
+        let proc = Arc::new(Proc {
+            pid,
+            pidfd,
+            control: Mutex::new(Some(control)),
+            lanes: Mutex::new(ours),
+            dead: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
+            next_id: AtomicU64::new(1),
+            isolates: Mutex::default(),
+        });
+        metrics::counter!("ssr_v8_worker_starts_total").increment(1);
+        let (me, watched) = (Arc::downgrade(self), proc.clone());
+        std::thread::Builder::new()
+            .name(format!("ssr-v8-reaper-{pid}"))
+            .spawn(move || {
+                let status = child.wait();
+                if let Some(me) = me.upgrade() {
+                    me.ended(&watched, status);
+                }
+            })?;
+        Ok(proc)
+    }
+
+    /// A process ended: it leaves the state; unless it was retired, the
+    /// end is logged and another process is started.
+    fn ended(self: &Arc<Self>, proc: &Arc<Proc>, status: io::Result<std::process::ExitStatus>) {
+        proc.dead.store(true, Ordering::Release);
+        let delay = {
+            let mut state = lock(&self.state);
+            state.procs.retain(|p| !Arc::ptr_eq(p, proc));
+            state.tenants.retain(|_, p| !Arc::ptr_eq(p, proc));
+            metrics::gauge!("ssr_v8_worker_processes").set(state.procs.len() as f64);
+            if proc.retired.load(Ordering::Acquire) {
+                return;
+            }
+            let now = Instant::now();
+            state.deaths.push_back(now);
+            while state
+                .deaths
+                .front()
+                .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60))
+            {
+                state.deaths.pop_front();
+            }
+            backoff(&state.deaths, now)
+        };
+        let status = match status {
+            Ok(s) => s.to_string(),
+            Err(e) => format!("unknown ({e})"),
+        };
+        tracing::error!(
+            pid = proc.pid,
+            %status,
+            "a V8 worker process ended; another starts in {delay:?}"
+        );
+        std::thread::sleep(delay);
+        let mut state = lock(&self.state);
+        let alive: Vec<_> = state
+            .procs
+            .iter()
+            .filter(|p| !p.dead.load(Ordering::Acquire))
+            .collect();
+        let spares = alive
+            .iter()
+            .filter(|p| !state.tenants.values().any(|q| Arc::ptr_eq(p, q)))
+            .count();
+        if spares == 0 && alive.len() < self.options.max.max(1) {
+            match self.spawn() {
+                Ok(p) => {
+                    state.procs.push(p);
+                    metrics::gauge!("ssr_v8_worker_processes").set(state.procs.len() as f64);
+                }
+                Err(e) => tracing::error!("starting a V8 worker process failed: {e}"),
+            }
+        }
+    }
+
+    /// `tenant`'s render failed because `proc` crashed: counted, and
+    /// counted toward its quarantine once per process.
+    fn crashed(&self, proc: &Proc, tenant: &Arc<str>, why: &str) -> EngineError {
+        proc.kill();
+        metrics::counter!("ssr_v8_worker_crashes_total", "tenant" => tenant.to_string())
+            .increment(1);
+        tracing::error!(
+            %tenant,
+            pid = proc.pid,
+            "a V8 worker process failed while this tenant was rendering: {why}"
+        );
+        let mut state = lock(&self.state);
+        let now = Instant::now();
+        let strikes = state.strikes.entry(tenant.clone()).or_insert(Strikes {
+            count: 0,
+            since: now,
+            pid: 0,
+            until: None,
+        });
+        if now.duration_since(strikes.since) > STRIKE_WINDOW {
+            *strikes = Strikes {
+                count: 0,
+                since: now,
+                pid: 0,
+                until: None,
+            };
+        }
+        if strikes.pid != proc.pid {
+            strikes.pid = proc.pid;
+            strikes.count += 1;
+            if strikes.count >= QUARANTINE_AFTER {
+                strikes.until = Some(now + QUARANTINE);
+                tracing::error!(
+                    %tenant,
+                    "the tenant crashed its V8 worker process {} times in {STRIKE_WINDOW:?}; its requests get 503 for {QUARANTINE:?}",
+                    strikes.count
+                );
+            }
+        }
+        EngineError::Crashed(why.to_string())
+    }
+
+    /// An isolate of `tenant` in `proc` is gone; a process whose last
+    /// isolate went ends (unless it is the only spare).
+    fn freed(&self, proc: &Arc<Proc>, tenant: &Arc<str>, id: u64) {
+        let mut state = lock(&self.state);
+        let empty = {
+            let mut isolates = lock(&proc.isolates);
+            if let Some(n) = isolates.get_mut(tenant) {
+                *n -= 1;
+                if *n == 0 {
+                    isolates.remove(tenant);
+                }
+            }
+            isolates.is_empty()
+        };
+        if proc.dead.load(Ordering::Acquire) {
+            return;
+        }
+        if let Some(control) = lock(&proc.control).as_mut() {
+            let _ = wire::send(control, &ToWorker::Free { id });
+        }
+        if empty {
+            state.tenants.retain(|_, p| !Arc::ptr_eq(p, proc));
+            proc.retired.store(true, Ordering::Release);
+            proc.dead.store(true, Ordering::Release);
+            // Its end of the control socket closes: the worker exits, and
+            // its reaper takes it out of the state.
+            lock(&proc.control).take();
+        }
+    }
+}
+
+impl State {
+    /// How long `tenant` is still refused, if it is.
+    fn quarantined(&mut self, tenant: &str) -> Option<Duration> {
+        let strikes = self.strikes.get_mut(tenant)?;
+        let until = strikes.until?;
+        let now = Instant::now();
+        if now < until {
+            return Some(until - now);
+        }
+        self.strikes.remove(tenant);
+        None
+    }
+}
+
+/// How long to wait before replacing a process that died, given the
+/// deaths of the last minute: at once for the first in ten seconds, then
+/// 100 ms doubling up to 5 s.
+fn backoff(deaths: &VecDeque<Instant>, now: Instant) -> Duration {
+    let recent = deaths
+        .iter()
+        .filter(|t| now.duration_since(**t) < Duration::from_secs(10))
+        .count() as u32;
+    match recent {
+        0 | 1 => Duration::ZERO,
+        n => Duration::from_millis(100 << (n - 2).min(6)).min(Duration::from_secs(5)),
+    }
+}
+
+impl Proc {
+    fn kill(&self) {
+        self.dead.store(true, Ordering::Release);
+        let _ = rustix::process::pidfd_send_signal(&self.pidfd, rustix::process::Signal::KILL);
+    }
+
+    /// One exchange on a free lane (`wire.rs`): sends `message`, answers the
+    /// calls of the isolate with `imports`, and gives the worker's `Done`.
+    /// Any failure of the channel is the caller's to turn into a crash.
+    fn exchange(
+        &self,
+        message: &ToWorker,
+        imports: &mut Imports,
+        ends: Instant,
+        limit: usize,
+    ) -> Result<(Outcome, u64, Duration), Broken> {
+        let mut lane = lock(&self.lanes).pop().ok_or(Broken::NoLane)?;
+        let out = self.on_lane(&mut lane, message, imports, ends, limit);
+        if out.is_ok() {
+            lock(&self.lanes).push(lane);
+        }
+        out
+    }
+
+    fn on_lane(
+        &self,
+        lane: &mut UnixStream,
+        message: &ToWorker,
+        imports: &mut Imports,
+        ends: Instant,
+        limit: usize,
+    ) -> Result<(Outcome, u64, Duration), Broken> {
+        let patience = || ends.saturating_duration_since(Instant::now()) + GRACE;
+        lane.set_write_timeout(Some(patience()))?;
+        wire::send(lane, message)?;
+        loop {
+            lane.set_read_timeout(Some(patience()))?;
+            match wire::receive::<FromWorker>(lane, limit)? {
+                FromWorker::Log { level, message } => {
+                    imports.log(LogLevel::from_code(level), &message)
+                }
+                FromWorker::Call { name, args, data } => {
+                    let reply = imports.call_now(&name, &args, &data);
+                    lane.set_write_timeout(Some(patience()))?;
+                    wire::send(lane, &ToWorker::Reply(reply))?;
+                }
+                FromWorker::Done {
+                    outcome,
+                    heap_used,
+                    cpu_us,
+                    offers,
+                } => {
+                    OFFERS.fetch_add(offers, Ordering::Relaxed);
+                    return Ok((outcome, heap_used, Duration::from_micros(cpu_us)));
+                }
+            }
+        }
+    }
+}
+
+/// Why an exchange failed.
+#[derive(Debug)]
+enum Broken {
+    /// Every lane was in use (more renders at once than V8 threads).
+    NoLane,
+    Io(io::Error),
+}
+
+impl From<io::Error> for Broken {
+    fn from(e: io::Error) -> Broken {
+        Broken::Io(e)
+    }
+}
+
+/// An isolate in a worker process, serving one tenant.
+pub struct RemoteInstance {
+    supervisor: Arc<Supervisor>,
+    bundle: Arc<str>,
+    params: Params,
+    imports: Imports,
+    tenant: Arc<str>,
+    /// Its process and id there; none once its process died.
+    at: Option<(Arc<Proc>, u64)>,
+    heap_used: usize,
+}
+
+impl RemoteInstance {
+    /// Makes the isolate in the tenant's process.
+    fn make(&mut self) -> Result<(), EngineError> {
+        self.release();
+        let proc = self.supervisor.place(&self.tenant)?;
+        let id = proc.next_id.fetch_add(1, Ordering::Relaxed);
+        self.at = Some((proc.clone(), id));
+        let message = ToWorker::New {
+            id,
+            heap_limit: self.params.heap_limit as u64,
+            offer_after_ms: self.params.offer_after_ms,
+            offer_every_us: self.params.offer_every_us,
+            bundle: self.bundle.to_string(),
+            deadline_ms: super::millis(crate::engine::INSTANTIATE_DEADLINE),
+        };
+        let ends = Instant::now() + crate::engine::INSTANTIATE_DEADLINE;
+        let (outcome, heap, _) = self.send(&proc, &message, ends)?;
+        self.heap_used = heap as usize;
+        match super::loaded(outcome) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.release();
+                Err(e)
+            }
+        }
+    }
+
+    fn send(
+        &mut self,
+        proc: &Arc<Proc>,
+        message: &ToWorker,
+        ends: Instant,
+    ) -> Result<(Outcome, u64, Duration), EngineError> {
+        let limit = self.supervisor.options.frame_limit;
+        match proc.exchange(message, &mut self.imports, ends, limit) {
+            Ok(done) => Ok(done),
+            Err(Broken::NoLane) => Err(EngineError::Transient(
+                "every lane of the tenant's V8 worker process is busy".into(),
+            )),
+            Err(Broken::Io(e)) => {
+                let why = if proc.dead.load(Ordering::Acquire) {
+                    format!("the process ended ({e})")
+                } else if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) {
+                    format!("no answer {GRACE:?} past the deadline; killed")
+                } else {
+                    format!("its channel broke: {e}")
+                };
+                self.at = None;
+                Err(self.supervisor.crashed(proc, &self.tenant, &why))
+            }
+        }
+    }
+
+    /// Lets the isolate go, if it has one.
+    fn release(&mut self) {
+        if let Some((proc, id)) = self.at.take() {
+            self.supervisor.freed(&proc, &self.tenant, id);
+        }
+    }
+}
+
+impl super::Calls for RemoteInstance {
+    fn enter(
+        &mut self,
+        entry: Entry<'_>,
+        cpu_ms: u32,
+        deadline_ms: u32,
+    ) -> Result<(Outcome, Duration), EngineError> {
+        // Its process died since its last render (another tenant's crash,
+        // or a kill): made again, in a live one, at no cost to this render
+        // but the time.
+        if self
+            .at
+            .as_ref()
+            .is_none_or(|(p, _)| p.dead.load(Ordering::Acquire))
+        {
+            self.make()?;
+        }
+        let (proc, id) = self.at.clone().expect("made above");
+        let message = match entry {
+            Entry::Render { request, body } => ToWorker::Render {
+                id,
+                request: request.to_string(),
+                body: body.to_vec(),
+                cpu_ms,
+                deadline_ms,
+            },
+            Entry::Resume { value, data } => ToWorker::Resume {
+                id,
+                value: value.to_string(),
+                data: data.to_vec(),
+                cpu_ms,
+                deadline_ms,
+            },
+        };
+        let ends = Instant::now() + Duration::from_millis(u64::from(deadline_ms));
+        let (outcome, heap, cpu) = self.send(&proc, &message, ends)?;
+        self.heap_used = heap as usize;
+        Ok((outcome, cpu))
+    }
+
+    fn imports(&mut self) -> &mut Imports {
+        &mut self.imports
+    }
+
+    fn heap_used(&self) -> usize {
+        self.heap_used
+    }
+}
+
+impl Drop for RemoteInstance {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replacement_waits_longer_the_more_processes_died_lately() {
+        let now = Instant::now();
+        let ago = |s: u64| now - Duration::from_secs(s);
+        let delays: Vec<_> = [
+            vec![],
+            vec![ago(0)],
+            vec![ago(30), ago(0)],
+            vec![ago(2), ago(0)],
+            vec![ago(3), ago(2), ago(1), ago(0)],
+            (0..20).map(|_| ago(0)).collect(),
+        ]
+        .into_iter()
+        .map(|d| backoff(&d.into(), now).as_millis())
+        .collect();
+        assert_eq!(delays, [0, 0, 0, 100, 400, 5000]);
+    }
+}

@@ -1,0 +1,158 @@
+//! The channel between the server and a V8 worker process: the messages,
+//! and how each travels (a little-endian `u32` length, then the message in
+//! `postcard`, the compact serde format Wasmtime already brings).
+//!
+//! One exchange on a lane: the server sends [`ToWorker::New`],
+//! [`ToWorker::Render`] or [`ToWorker::Resume`]; the worker answers with any
+//! number of [`FromWorker::Log`] and [`FromWorker::Call`] (each call
+//! answered by one [`ToWorker::Reply`]), then one [`FromWorker::Done`].
+//! [`ToWorker::Free`] travels on the control socket and has no answer.
+//!
+//! Invariant: a reader never allocates more than the frame limit it was
+//! given, nor more than the bytes that actually arrived: a length of 4 GiB
+//! from a worker is an error before any allocation, and a frame is read
+//! as it comes, not allocated up front.
+
+use std::io::{self, Read, Write};
+
+use contract::Reply;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::engine::v8::ffi::Outcome;
+
+/// What the server asks of a worker process.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ToWorker {
+    /// Make isolate `id`: evaluate the prelude and `bundle` in a new
+    /// isolate of at most `heap_limit` bytes, within `deadline_ms`.
+    New {
+        id: u64,
+        heap_limit: u64,
+        offer_after_ms: u32,
+        offer_every_us: u32,
+        bundle: String,
+        deadline_ms: u32,
+    },
+    /// Render on isolate `id` (`ffi::Isolate::render`).
+    Render {
+        id: u64,
+        request: String,
+        body: Vec<u8>,
+        cpu_ms: u32,
+        deadline_ms: u32,
+    },
+    /// Go on with a render that is waiting (`ffi::Isolate::resume`).
+    Resume {
+        id: u64,
+        value: String,
+        data: Vec<u8>,
+        cpu_ms: u32,
+        deadline_ms: u32,
+    },
+    /// The answer to a [`FromWorker::Call`]: the reply, or the refusal's
+    /// message.
+    Reply(Result<Reply, String>),
+    /// Isolate `id` is no longer needed.
+    Free { id: u64 },
+}
+
+/// What a worker process says.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum FromWorker {
+    /// One `console.*` line (the level's code, `LogLevel::from_code`).
+    Log { level: i32, message: String },
+    /// A capability the worker cannot answer itself.
+    Call {
+        name: String,
+        args: String,
+        data: Vec<u8>,
+    },
+    /// The exchange's end: how the call into the isolate ended, the
+    /// isolate's heap in use, the CPU time the call used, and the core
+    /// offers the process made since its last `Done` (`sched`).
+    Done {
+        outcome: Outcome,
+        heap_used: u64,
+        cpu_us: u64,
+        offers: u64,
+    },
+}
+
+/// Writes one frame.
+pub fn send(to: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
+    let bytes = postcard::to_allocvec(message).map_err(io::Error::other)?;
+    let len = u32::try_from(bytes.len())
+        .map_err(|_| io::Error::other(format!("a message of {} bytes", bytes.len())))?;
+    let mut frame = Vec::with_capacity(4 + bytes.len());
+    frame.extend_from_slice(&len.to_le_bytes());
+    frame.extend_from_slice(&bytes);
+    to.write_all(&frame)
+}
+
+/// Reads one frame of at most `limit` bytes. A longer length, a frame cut
+/// short, or bytes that are not a message are errors naming the problem.
+pub fn receive<T: DeserializeOwned>(from: &mut impl Read, limit: usize) -> io::Result<T> {
+    let mut len = [0; 4];
+    from.read_exact(&mut len)?;
+    let len = u32::from_le_bytes(len) as usize;
+    if len > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a frame of {len} bytes, over the limit of {limit}"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    from.take(len as u64).read_to_end(&mut bytes)?;
+    if bytes.len() < len {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    postcard::from_bytes(&bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a frame that is not a message: {e}"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_goes_through_and_a_long_or_bad_frame_is_refused() {
+        let mut buf = Vec::new();
+        let done = FromWorker::Done {
+            outcome: Outcome::Ok {
+                body: b"<p>hi</p>".to_vec(),
+                meta: "{}".into(),
+            },
+            heap_used: 7,
+            cpu_us: 9,
+            offers: 1,
+        };
+        send(&mut buf, &done).unwrap();
+        let back: FromWorker = receive(&mut buf.as_slice(), 1 << 20).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{done:?}"));
+
+        let mut huge = u32::MAX.to_le_bytes().to_vec();
+        huge.extend_from_slice(b"garbage");
+        let err = receive::<FromWorker>(&mut huge.as_slice(), 1 << 20).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a frame of 4294967295 bytes, over the limit of 1048576"
+        );
+
+        let mut garbage = 3u32.to_le_bytes().to_vec();
+        garbage.extend_from_slice(&[0xff, 0xff, 0xff]);
+        let err = receive::<FromWorker>(&mut garbage.as_slice(), 1 << 20).unwrap_err();
+        assert!(
+            err.to_string().starts_with("a frame that is not a message"),
+            "{err}"
+        );
+
+        let mut short = 100u32.to_le_bytes().to_vec();
+        short.extend_from_slice(b"abc");
+        let err = receive::<FromWorker>(&mut short.as_slice(), 1 << 20).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+}

@@ -1,0 +1,303 @@
+//! The worker role (`ssr v8-worker`, started only by the server's
+//! supervisor, `process/mod.rs`): V8 isolates for the server, in a process
+//! of their own, confined by the operating system (`confine.rs`).
+//!
+//! Its standard input is the control socket: first the lanes' sockets
+//! arrive on it (`SCM_RIGHTS`), then [`ToWorker::Free`] for isolates no
+//! longer needed; its end (the server closed it, or died) ends the process,
+//! whatever its lanes are doing. (Not `PR_SET_PDEATHSIG`: that follows the
+//! thread that started the process, and the server's threads come and go.)
+//! Each lane is served by a thread of its own, one exchange at a time
+//! (`wire.rs`), so the server's V8 threads render in this process as many at
+//! once as they would in theirs. An isolate is in one lane's hands for an
+//! exchange and back in the table between them; it may move between lanes,
+//! as in-process isolates move between threads (`ffi.rs`).
+//!
+//! A renderer's host calls go back to the server on the lane they came from
+//! ([`Forward`]), but for those that need nothing of the server: random
+//! bytes, Web Crypto and URL parsing are answered here
+//! (`imports::answered_alone`).
+//!
+//! Invariant: anything unexpected on a channel (a frame that does not
+//! parse, a message out of place, the server gone) ends the process; the
+//! supervisor then fails what was in flight here and starts another.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::IoSliceMut;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use contract::{LogLevel, Reply};
+use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
+
+use super::wire::{self, FromWorker, ToWorker};
+use crate::engine::imports;
+use crate::engine::v8::ffi::{self, HostCalls, Isolate, Outcome};
+use crate::engine::v8::{BUNDLE_NAME, STACK_BYTES};
+use crate::sched::thread_cpu_time;
+
+/// The largest frame the server sends: a bundle (the admin API takes
+/// plugins of up to `--max-plugin-mib`, 64 MiB by default) or a request.
+const FROM_SERVER_LIMIT: usize = 1 << 30;
+
+/// The most lanes a worker takes (one `SCM_RIGHTS` message).
+pub const MAX_LANES: usize = 250;
+
+/// Each lane thread's stack: as the pool's threads (JavaScript gets
+/// `STACK_BYTES` of it).
+const LANE_STACK_BYTES: usize = 8 << 20;
+
+type Table = Arc<Mutex<HashMap<u64, Isolate<Forward>>>>;
+
+/// The core offers already reported to the server, of `ffi::core_offers`.
+static REPORTED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The lane this thread serves.
+    static LANE: RefCell<Option<UnixStream>> = const { RefCell::new(None) };
+}
+
+/// Runs the worker role until the server closes the control socket.
+/// `address_space` bounds the process's virtual memory.
+pub fn run(address_space: u64) -> ! {
+    let control = std::io::stdin().as_fd().try_clone_to_owned();
+    let control = match control {
+        Ok(fd) => UnixStream::from(fd),
+        Err(e) => fail(&format!("no control socket on standard input: {e}")),
+    };
+    if let Err(e) = super::confine::before_start(address_space) {
+        fail(&format!("confining the process: {e}"));
+    }
+    ffi::init();
+    // A builtin that ignores its termination (a 4 GB `fill`) ends this
+    // process soon after, not the supervisor's patience.
+    ffi::end_when_stuck(super::GRACE);
+    let lanes = match receive_lanes(&control) {
+        Ok(lanes) => lanes,
+        Err(e) => fail(&format!("receiving the lanes: {e}")),
+    };
+    if let Err(e) = super::confine::seccomp() {
+        fail(&format!("installing the system-call filter: {e}"));
+    }
+    let table: Table = Arc::default();
+    for lane in lanes {
+        let table = table.clone();
+        let spawned = std::thread::Builder::new()
+            .name("ssr-v8-lane".into())
+            .stack_size(LANE_STACK_BYTES)
+            .spawn(move || serve(lane, table));
+        if let Err(e) = spawned {
+            fail(&format!("starting a lane thread: {e}"));
+        }
+    }
+    let mut control = control;
+    loop {
+        match wire::receive::<ToWorker>(&mut control, FROM_SERVER_LIMIT) {
+            Ok(ToWorker::Free { id }) => {
+                let freed = crate::sync::lock(&table).remove(&id);
+                drop(freed);
+            }
+            Ok(other) => fail(&format!("a {} on the control socket", kind(&other))),
+            // The server closed it, or is gone.
+            Err(_) => std::process::exit(0),
+        }
+    }
+}
+
+/// The lanes, sent as one message's `SCM_RIGHTS`.
+fn receive_lanes(control: &UnixStream) -> std::io::Result<Vec<UnixStream>> {
+    let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_LANES))];
+    let mut ancillary = RecvAncillaryBuffer::new(&mut space);
+    let mut byte = [0u8; 1];
+    rustix::net::recvmsg(
+        control,
+        &mut [IoSliceMut::new(&mut byte)],
+        &mut ancillary,
+        RecvFlags::CMSG_CLOEXEC,
+    )?;
+    let mut lanes = Vec::new();
+    for message in ancillary.drain() {
+        if let RecvAncillaryMessage::ScmRights(fds) = message {
+            lanes.extend(fds.map(|fd: OwnedFd| UnixStream::from(fd)));
+        }
+    }
+    if lanes.is_empty() {
+        return Err(std::io::Error::other("no lane came"));
+    }
+    Ok(lanes)
+}
+
+/// One lane: exchanges until the server closes it.
+fn serve(lane: UnixStream, table: Table) {
+    LANE.with(|l| *l.borrow_mut() = Some(lane));
+    loop {
+        let message = LANE.with(|l| {
+            let mut l = l.borrow_mut();
+            let lane = l.as_mut().expect("set above");
+            wire::receive::<ToWorker>(lane, FROM_SERVER_LIMIT)
+        });
+        let message = match message {
+            Ok(m) => m,
+            Err(_) => std::process::exit(0),
+        };
+        let started = thread_cpu_time();
+        let (outcome, heap_used) = match message {
+            ToWorker::New {
+                id,
+                heap_limit,
+                offer_after_ms,
+                offer_every_us,
+                bundle,
+                deadline_ms,
+            } => {
+                let mut isolate = Isolate::new(
+                    usize::try_from(heap_limit).unwrap_or(usize::MAX),
+                    STACK_BYTES,
+                    offer_after_ms,
+                    offer_every_us,
+                    Forward,
+                );
+                let outcome = isolate.load(
+                    contract::PRELUDE,
+                    contract::PRELUDE_NAME,
+                    BUNDLE_NAME,
+                    &bundle,
+                    deadline_ms,
+                );
+                let heap = isolate.heap_used();
+                if matches!(outcome, Outcome::Ok { .. }) {
+                    crate::sync::lock(&table).insert(id, isolate);
+                }
+                (outcome, heap)
+            }
+            ToWorker::Render {
+                id,
+                request,
+                body,
+                cpu_ms,
+                deadline_ms,
+            } => on(&table, id, |i| {
+                i.render(&request, &body, cpu_ms, deadline_ms)
+            }),
+            ToWorker::Resume {
+                id,
+                value,
+                data,
+                cpu_ms,
+                deadline_ms,
+            } => on(&table, id, |i| i.resume(&value, &data, cpu_ms, deadline_ms)),
+            other => fail(&format!("a {} on a lane", kind(&other))),
+        };
+        let offers = ffi::core_offers();
+        let done = FromWorker::Done {
+            outcome,
+            heap_used: heap_used as u64,
+            cpu_us: thread_cpu_time().saturating_sub(started).as_micros() as u64,
+            offers: offers.saturating_sub(REPORTED.swap(offers, Ordering::Relaxed)),
+        };
+        send(&done);
+    }
+}
+
+/// Runs `call` on isolate `id`, out of the table meanwhile.
+fn on(
+    table: &Table,
+    id: u64,
+    call: impl FnOnce(&mut Isolate<Forward>) -> Outcome,
+) -> (Outcome, usize) {
+    let Some(mut isolate) = crate::sync::lock(table).remove(&id) else {
+        return (
+            Outcome::JsError(format!(
+                r#"{{"kind":"exception","message":"the worker process has no isolate {id}"}}"#
+            )),
+            0,
+        );
+    };
+    let outcome = call(&mut isolate);
+    let heap = isolate.heap_used();
+    crate::sync::lock(table).insert(id, isolate);
+    (outcome, heap)
+}
+
+/// Sends `message` on this thread's lane; a lane that is gone ends the
+/// process.
+fn send(message: &FromWorker) {
+    let sent = LANE.with(|l| {
+        let mut l = l.borrow_mut();
+        let lane = l.as_mut().expect("a lane thread");
+        wire::send(lane, message)
+    });
+    if sent.is_err() {
+        std::process::exit(0);
+    }
+}
+
+/// Writes `bytes` on this thread's lane as they are (tests only: a broken
+/// worker's channel).
+#[cfg(feature = "test-hooks")]
+pub fn raw_write(bytes: &[u8]) {
+    use std::io::Write;
+    LANE.with(|l| {
+        if let Some(lane) = l.borrow_mut().as_mut() {
+            let _ = lane.write_all(bytes);
+        }
+    });
+}
+
+/// An isolate's way out, in a worker process: the lane of the exchange
+/// running it.
+struct Forward;
+
+impl HostCalls for Forward {
+    fn log(&self, level: LogLevel, message: &str) {
+        #[cfg(feature = "test-hooks")]
+        if let Some(hook) = message.strip_prefix(super::confine::HOOK_PREFIX) {
+            super::confine::hook(hook);
+        }
+        send(&FromWorker::Log {
+            level: level as i32,
+            message: message.to_string(),
+        });
+    }
+
+    fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
+        if let Some(reply) = imports::answered_alone(name, args, data) {
+            return reply;
+        }
+        send(&FromWorker::Call {
+            name: name.to_string(),
+            args: args.to_string(),
+            data: data.to_vec(),
+        });
+        let reply = LANE.with(|l| {
+            let mut l = l.borrow_mut();
+            let lane = l.as_mut().expect("a lane thread");
+            wire::receive::<ToWorker>(lane, FROM_SERVER_LIMIT)
+        });
+        match reply {
+            Ok(ToWorker::Reply(reply)) => reply,
+            Ok(other) => fail(&format!("a {} where a reply was due", kind(&other))),
+            Err(_) => std::process::exit(0),
+        }
+    }
+}
+
+fn kind(message: &ToWorker) -> &'static str {
+    match message {
+        ToWorker::New { .. } => "New",
+        ToWorker::Render { .. } => "Render",
+        ToWorker::Resume { .. } => "Resume",
+        ToWorker::Reply(_) => "Reply",
+        ToWorker::Free { .. } => "Free",
+    }
+}
+
+/// Ends the process with `why` on standard error (the server's log).
+fn fail(why: &str) -> ! {
+    eprintln!("ssr v8-worker {}: {why}", std::process::id());
+    std::process::exit(2)
+}

@@ -61,7 +61,7 @@ use super::{Entry, Params};
 use crate::engine::EngineError;
 use crate::engine::imports::Imports;
 use crate::sync::lock;
-use wire::{FromWorker, ToWorker};
+use wire::{FromWorker, Lane, ToWorker};
 
 /// How long past its deadline an exchange may go unanswered before its
 /// process is killed: V8's watchdog stops JavaScript at the deadline, but
@@ -132,7 +132,7 @@ pub struct Proc {
     pidfd: OwnedFd,
     /// Its standard input: closing it ends the process.
     control: Mutex<Option<UnixStream>>,
-    lanes: Mutex<Vec<UnixStream>>,
+    lanes: Mutex<Vec<Lane>>,
     /// Set once it is known to be gone or going.
     dead: AtomicBool,
     /// Ended on purpose (its last isolate went): not replaced.
@@ -278,7 +278,7 @@ impl Supervisor {
             pid,
             pidfd,
             control: Mutex::new(Some(control)),
-            lanes: Mutex::new(ours),
+            lanes: Mutex::new(ours.into_iter().map(Lane::new).collect()),
             dead: AtomicBool::new(false),
             retired: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
@@ -478,25 +478,27 @@ impl Proc {
 
     fn on_lane(
         &self,
-        lane: &mut UnixStream,
+        lane: &mut Lane,
         message: &ToWorker,
         imports: &mut Imports,
         ends: Instant,
         limit: usize,
     ) -> Result<(Outcome, u64, Duration), Broken> {
-        let patience = || ends.saturating_duration_since(Instant::now()) + GRACE;
-        lane.set_write_timeout(Some(patience()))?;
-        wire::send(lane, message)?;
+        // Each read and write of the exchange may wait this long: a worker
+        // whose JavaScript runs past its deadline is ended by its own
+        // watchdog (`ssr_v8_end_when_stuck`), so this only catches one
+        // that stopped answering altogether; set once per exchange, not per
+        // message (each setting is two system calls).
+        lane.patience(Some(ends.saturating_duration_since(Instant::now()) + GRACE))?;
+        lane.send(message)?;
         loop {
-            lane.set_read_timeout(Some(patience()))?;
-            match wire::receive::<FromWorker>(lane, limit)? {
+            match lane.receive::<FromWorker>(limit)? {
                 FromWorker::Log { level, message } => {
                     imports.log(LogLevel::from_code(level), &message)
                 }
                 FromWorker::Call { name, args, data } => {
                     let reply = imports.call_now(&name, &args, &data);
-                    lane.set_write_timeout(Some(patience()))?;
-                    wire::send(lane, &ToWorker::Reply(reply))?;
+                    lane.send(&ToWorker::Reply(reply))?;
                 }
                 FromWorker::Done {
                     outcome,

@@ -13,7 +13,9 @@
 //! from a worker is an error before any allocation, and a frame is read
 //! as it comes, not allocated up front.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
 
 use contract::Reply;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -78,6 +80,42 @@ pub enum FromWorker {
     },
 }
 
+/// A socket of frames, read through a buffer: a message of a few hundred
+/// bytes comes in one `recv`, not one for its length and more for the
+/// rest (the trivial page's exchange made five).
+pub struct Lane {
+    stream: BufReader<UnixStream>,
+}
+
+impl Lane {
+    pub fn new(stream: UnixStream) -> Lane {
+        Lane {
+            stream: BufReader::with_capacity(64 << 10, stream),
+        }
+    }
+
+    pub fn send(&mut self, message: &impl Serialize) -> io::Result<()> {
+        send(&mut self.stream.get_ref(), message)
+    }
+
+    pub fn receive<T: DeserializeOwned>(&mut self, limit: usize) -> io::Result<T> {
+        receive(&mut self.stream, limit)
+    }
+
+    /// How long a read or a write may wait (none: for ever).
+    pub fn patience(&self, wait: Option<Duration>) -> io::Result<()> {
+        let stream = self.stream.get_ref();
+        stream.set_read_timeout(wait)?;
+        stream.set_write_timeout(wait)
+    }
+
+    /// Writes `bytes` as they are (tests only: a broken worker's channel).
+    #[cfg(feature = "test-hooks")]
+    pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.get_ref().write_all(bytes)
+    }
+}
+
 /// Writes one frame.
 pub fn send(to: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
     let bytes = postcard::to_allocvec(message).map_err(io::Error::other)?;
@@ -101,7 +139,8 @@ pub fn receive<T: DeserializeOwned>(from: &mut impl Read, limit: usize) -> io::R
             format!("a frame of {len} bytes, over the limit of {limit}"),
         ));
     }
-    let mut bytes = Vec::new();
+    // Room for what a message usually is, never for what a length claims.
+    let mut bytes = Vec::with_capacity(len.min(64 << 10));
     from.take(len as u64).read_to_end(&mut bytes)?;
     if bytes.len() < len {
         return Err(io::ErrorKind::UnexpectedEof.into());

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use contract::{LogLevel, Reply};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 
-use super::wire::{self, FromWorker, ToWorker};
+use super::wire::{self, FromWorker, Lane, ToWorker};
 use crate::engine::imports;
 use crate::engine::v8::ffi::{self, HostCalls, Isolate, Outcome};
 use crate::engine::v8::{BUNDLE_NAME, STACK_BYTES};
@@ -58,7 +58,7 @@ static REPORTED: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// The lane this thread serves.
-    static LANE: RefCell<Option<UnixStream>> = const { RefCell::new(None) };
+    static LANE: RefCell<Option<Lane>> = const { RefCell::new(None) };
 }
 
 /// Runs the worker role until the server closes the control socket.
@@ -133,12 +133,12 @@ fn receive_lanes(control: &UnixStream) -> std::io::Result<Vec<UnixStream>> {
 
 /// One lane: exchanges until the server closes it.
 fn serve(lane: UnixStream, table: Table) {
-    LANE.with(|l| *l.borrow_mut() = Some(lane));
+    LANE.with(|l| *l.borrow_mut() = Some(Lane::new(lane)));
     loop {
         let message = LANE.with(|l| {
             let mut l = l.borrow_mut();
             let lane = l.as_mut().expect("set above");
-            wire::receive::<ToWorker>(lane, FROM_SERVER_LIMIT)
+            lane.receive::<ToWorker>(FROM_SERVER_LIMIT)
         });
         let message = match message {
             Ok(m) => m,
@@ -229,7 +229,7 @@ fn send(message: &FromWorker) {
     let sent = LANE.with(|l| {
         let mut l = l.borrow_mut();
         let lane = l.as_mut().expect("a lane thread");
-        wire::send(lane, message)
+        lane.send(message)
     });
     if sent.is_err() {
         std::process::exit(0);
@@ -240,10 +240,9 @@ fn send(message: &FromWorker) {
 /// worker's channel).
 #[cfg(feature = "test-hooks")]
 pub fn raw_write(bytes: &[u8]) {
-    use std::io::Write;
     LANE.with(|l| {
         if let Some(lane) = l.borrow_mut().as_mut() {
-            let _ = lane.write_all(bytes);
+            let _ = lane.raw(bytes);
         }
     });
 }
@@ -276,7 +275,7 @@ impl HostCalls for Forward {
         let reply = LANE.with(|l| {
             let mut l = l.borrow_mut();
             let lane = l.as_mut().expect("a lane thread");
-            wire::receive::<ToWorker>(lane, FROM_SERVER_LIMIT)
+            lane.receive::<ToWorker>(FROM_SERVER_LIMIT)
         });
         match reply {
             Ok(ToWorker::Reply(reply)) => reply,

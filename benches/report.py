@@ -144,6 +144,10 @@ for r in http:
     w(f"| {r['plugin']} | {r['engine']} | {r['cache']} | {r['rps']} | {r['p50']} | {r['p99']} | "
       f"{r['errs']} | {r['rss']} |")
 w("")
+w("`v8` runs the tenant's isolates in V8 worker processes (`ssr serve`'s default), "
+  "`v8-in-process` in the server's own process (`--v8-processes 0`); with workers, "
+  "the peak RSS is the server's peak and the workers' resident memory after the run, summed.")
+w("")
 pisc = row("react", "piscina", "off")
 v8_off = row("react", "v8", "off")
 v8_on = row("react", "v8", "on")

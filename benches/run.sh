@@ -107,17 +107,26 @@ wait_ready() { # url, log
 : > "$work/http.tsv"
 for p in "${plugins[@]}"; do
   name=${p%%:*}
-  for engine in wasm v8; do
+  # v8-in-process: V8 in the server's process (`--v8-processes 0`), beside
+  # V8 in its worker processes (the default).
+  for engine in wasm v8 v8-in-process; do
     for cache in on off; do
       ttl=60; [ "$cache" = off ] && ttl=0
+      processes=16; [ "$engine" = v8-in-process ] && processes=0
       target/release/ssr serve --demo=false --listen 127.0.0.1:$PORT --admin-token $TOKEN \
-        --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl 2>"$work/serve.log" &
+        --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl \
+        --v8-processes "$processes" 2>"$work/serve.log" &
       server=$!
       wait_ready "http://127.0.0.1:$PORT/_ssr/healthz" "$work/serve.log"
       curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$name.wasm" \
-        "http://127.0.0.1:$PORT/_ssr/admin/tenants/$name?engine=$engine" >/dev/null
+        "http://127.0.0.1:$PORT/_ssr/admin/tenants/$name?engine=${engine%-in-process}" >/dev/null
       read -r rps p50 p99 errs <<<"$(run_wrk "http://127.0.0.1:$PORT/t/$name$(url_of "$name")")"
-      rss=$(peak_rss_mib $server)
+      # With V8 in worker processes, theirs too (resident after the run).
+      workers=0
+      for w in $(pgrep -P "$server" -f v8-worker || true); do
+        workers=$((workers + $(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$w/status")))
+      done
+      rss=$(($(peak_rss_mib $server) + workers))
       kill $server; wait $server 2>/dev/null || true
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$engine" "$cache" "$rps" "$p50" "$p99" "$errs" "$rss" >> "$work/http.tsv"
       echo "$name $engine cache $cache: $rps req/s, p50 $p50, p99 $p99, non-2xx $errs, peak RSS $rss MiB" >&2

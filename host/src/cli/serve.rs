@@ -26,14 +26,17 @@ Engines: a tenant runs on `wasm` (default) or `v8`, chosen at registration \
   wasm  QuickJS in a Wasmtime sandbox. Every failure is contained: a deadline \
 (epoch interruption), a linear-memory cap, no ambient authority. For code you \
 do not trust.
-  v8    V8 (Debian's libnode) in this process, one isolate per tenant and thread, \
+  v8    V8 (Debian's libnode), one isolate per tenant and render at once, \
 with a deadline (TerminateExecution) and a heap cap; a render cannot be \
-paused, so V8 renders run on their own threads (--v8-threads). Faster, but NOT a sandbox \
-boundary: V8 aborts the whole process when one allocation inside a builtin \
-cannot be satisfied (e.g. `new Array(5e8).fill(1.5)`), which takes every tenant \
-down with it. Use it only for code you trust, and run the server under a \
-supervisor that restarts it (systemd `Restart=always`): tenants are persisted \
-atomically in --data-dir and reload at start without recompiling.";
+paused, so V8 renders run on their own threads (--v8-threads). Faster, but V8 is \
+NOT a sandbox boundary: it aborts the process it runs in when one allocation \
+inside a builtin cannot be satisfied (e.g. `new Array(5e8).fill(0)`). So its \
+isolates run in worker processes this server starts and watches \
+(--v8-processes, a process per tenant up to that many), under a seccomp \
+filter and an address-space cap: a crash fails only the renders in flight in \
+that process (502), the process is replaced, and a tenant that keeps \
+crashing is paused (503). With --v8-processes 0 they run in this process, \
+where such an abort takes every tenant down.";
 
 #[derive(Debug, Args)]
 #[command(after_help = ENGINES_HELP)]

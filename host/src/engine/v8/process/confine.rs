@@ -1,12 +1,13 @@
 //! What the operating system holds a V8 worker process to (the layers are
 //! in `docs/security.md`):
 //! - [`before_start`], before V8 starts: its address space is capped
-//!   (`RLIMIT_AS`), so one
-//!   allocation V8 cannot satisfy ends this process, not the server; it
-//!   writes no core file (a core would hold tenants' data); the kernel's
-//!   out-of-memory killer takes it before the server (`oom_score_adj`).
-//!   Its environment is empty: the supervisor starts it with none.
-//! - [`seccomp`], once V8 and the lanes are up: no new privileges, and a
+//!   (`RLIMIT_AS`), so one allocation V8 cannot satisfy ends this process,
+//!   not the server; it writes no core file (a core would hold tenants'
+//!   data); the kernel's out-of-memory killer takes it before the server
+//!   (`oom_score_adj`). Its environment is empty: the supervisor starts it
+//!   with none.
+//! - [`seccomp`], once V8 has started and the lanes have come (before the
+//!   lane threads start, which the filter allows): no new privileges, and a
 //!   system-call filter. The calls V8, the allocator and the lanes need are
 //!   allowed ([`ALLOWED`]); starting a program, making or reaching a socket,
 //!   making a process, tracing one and signalling another kill the process

@@ -15,8 +15,8 @@
 //!   included (V8 and glibc take a failed call in their stride, where a
 //!   killed process would fail every render in it).
 //!
-//! Only Linux on x86-64 and aarch64 has the filter; elsewhere [`seccomp`]
-//! says so and the worker does not start.
+//! The lists name x86-64's system calls, as the V8 engine is built for
+//! Linux on x86-64 (Debian's amd64 libnode, `build.rs`).
 
 use std::collections::BTreeMap;
 

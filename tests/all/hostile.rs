@@ -398,8 +398,10 @@ mod v8_processes {
             t.join().unwrap();
         }
         let (ok, failed) = (ok.load(Ordering::Relaxed), failed.load(Ordering::Relaxed));
+        // At most the renders in flight then (or begun on its lanes before
+        // its end was seen); none if the kill fell between two renders.
         assert!(
-            (1..=CLIENTS).contains(&failed),
+            failed <= CLIENTS,
             "{failed} failed ({ok} served): only the {CLIENTS} at most in flight may"
         );
         assert!(ok > 20, "{ok}");

@@ -235,10 +235,57 @@ mod v8_processes {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::time::{Duration, Instant};
 
-    use crate::support::{Client, Server, within};
+    use crate::support::{Client, Server, stat_field, within};
 
-    fn workers(s: &Server) -> Vec<u32> {
-        s.v8_workers()
+    /// Clients asking `paths`, one request at a time each, until
+    /// [`Load::stop`]; they count the 200s and the rest.
+    struct Load {
+        stop: Arc<AtomicBool>,
+        ok: Arc<AtomicUsize>,
+        failed: Arc<AtomicUsize>,
+        threads: Vec<std::thread::JoinHandle<()>>,
+    }
+
+    impl Load {
+        fn start(s: &Server, paths: &[&str]) -> Load {
+            let stop = Arc::new(AtomicBool::new(false));
+            let (ok, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+            let threads = paths
+                .iter()
+                .map(|path| {
+                    let (stop, ok, failed) = (stop.clone(), ok.clone(), failed.clone());
+                    let url = format!("http://{}{path}", s.addr);
+                    std::thread::spawn(move || {
+                        let agent = Server::agent();
+                        while !stop.load(Ordering::Relaxed) {
+                            match agent.get(&url).call().map(|r| r.status().as_u16()) {
+                                Ok(200) => ok.fetch_add(1, Ordering::Relaxed),
+                                _ => failed.fetch_add(1, Ordering::Relaxed),
+                            };
+                        }
+                    })
+                })
+                .collect();
+            Load {
+                stop,
+                ok,
+                failed,
+                threads,
+            }
+        }
+
+        /// Stops the clients: how many requests were served, and how many
+        /// failed.
+        fn stop(self) -> (usize, usize) {
+            self.stop.store(true, Ordering::Relaxed);
+            for t in self.threads {
+                t.join().unwrap();
+            }
+            (
+                self.ok.load(Ordering::Relaxed),
+                self.failed.load(Ordering::Relaxed),
+            )
+        }
     }
 
     /// A server with `crash` (tests/plugins/crash.js) on V8, and `counter`
@@ -274,30 +321,11 @@ mod v8_processes {
         let (v8, wasm) = (count(&s, "counter-v8"), count(&s, "counter-wasm"));
         assert_eq!(s.get("/t/cached-v8/", &[]).status, 200);
         assert_eq!(s.get("/t/cached-v8/", &[]).header("x-cache"), Some("hit"));
-        let before = workers(&s);
+        let before = s.v8_workers();
         assert!(before.len() >= 2, "a process per V8 tenant: {before:?}");
 
         // The others are asked throughout, one request at a time each.
-        let stop = Arc::new(AtomicBool::new(false));
-        let failed = Arc::new(AtomicUsize::new(0));
-        let asked = Arc::new(AtomicUsize::new(0));
-        let load: Vec<_> = ["/t/counter-v8/", "/t/counter-wasm/", "/t/cached-v8/"]
-            .into_iter()
-            .map(|path| {
-                let (stop, failed, asked) = (stop.clone(), failed.clone(), asked.clone());
-                let url = format!("http://{}{path}", s.addr);
-                std::thread::spawn(move || {
-                    let agent = Server::agent();
-                    while !stop.load(Ordering::Relaxed) {
-                        let status = agent.get(&url).call().map(|r| r.status().as_u16());
-                        asked.fetch_add(1, Ordering::Relaxed);
-                        if status.ok() != Some(200) {
-                            failed.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                })
-            })
-            .collect();
+        let load = Load::start(&s, &["/t/counter-v8/", "/t/counter-wasm/", "/t/cached-v8/"]);
 
         // Five crashes, two ways: each a 502 with the tenant named in the
         // log, and a process started again within 1 s.
@@ -330,17 +358,9 @@ mod v8_processes {
         assert!((1..=60).contains(&retry), "{retry}");
         assert!(s.log_contains("its requests get 503"));
 
-        stop.store(true, Ordering::Relaxed);
-        for t in load {
-            t.join().unwrap();
-        }
-        assert_eq!(
-            failed.load(Ordering::Relaxed),
-            0,
-            "of {} asked",
-            asked.load(Ordering::Relaxed)
-        );
-        assert!(asked.load(Ordering::Relaxed) > 30);
+        let (ok, failed) = load.stop();
+        assert_eq!(failed, 0, "of {} asked", ok + failed);
+        assert!(ok + failed > 30);
         // Their instances stayed warm: the counts went on, never from 1.
         assert!(count(&s, "counter-v8") > v8 + 1);
         assert!(count(&s, "counter-wasm") > wasm + 1);
@@ -355,49 +375,21 @@ mod v8_processes {
         let s = server();
         const CLIENTS: usize = 4;
         assert_eq!(s.get("/t/crash/?how=spin&ms=30", &[]).status, 200);
-        let pids = workers(&s);
-        let stop = Arc::new(AtomicBool::new(false));
-        let (ok, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let load: Vec<_> = (0..CLIENTS)
-            .map(|_| {
-                let (stop, ok, failed) = (stop.clone(), ok.clone(), failed.clone());
-                let url = format!("http://{}/t/crash/?how=spin&ms=30", s.addr);
-                std::thread::spawn(move || {
-                    let agent = Server::agent();
-                    while !stop.load(Ordering::Relaxed) {
-                        match agent.get(&url).call().map(|r| r.status().as_u16()) {
-                            Ok(200) => ok.fetch_add(1, Ordering::Relaxed),
-                            _ => failed.fetch_add(1, Ordering::Relaxed),
-                        };
-                    }
-                })
-            })
-            .collect();
+        let pids = s.v8_workers();
+        let load = Load::start(&s, &["/t/crash/?how=spin&ms=30"; CLIENTS]);
         std::thread::sleep(Duration::from_millis(500));
         // The process serving `crash` is the one its renders keep busy.
         let busy = pids
             .iter()
             .copied()
-            .max_by_key(|pid| {
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-                let after = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
-                after
-                    .split_whitespace()
-                    .nth(11)
-                    .and_then(|t| t.parse::<u64>().ok())
-                    .unwrap_or(0)
-            })
+            .max_by_key(|pid| stat_field(*pid, 11).parse::<u64>().unwrap_or(0))
             .unwrap();
         std::process::Command::new("kill")
             .args(["-9", &busy.to_string()])
             .status()
             .unwrap();
         std::thread::sleep(Duration::from_millis(1000));
-        stop.store(true, Ordering::Relaxed);
-        for t in load {
-            t.join().unwrap();
-        }
-        let (ok, failed) = (ok.load(Ordering::Relaxed), failed.load(Ordering::Relaxed));
+        let (ok, failed) = load.stop();
         // At most the renders in flight then (or begun on its lanes before
         // its end was seen); none if the kill fell between two renders.
         assert!(
@@ -405,7 +397,7 @@ mod v8_processes {
             "{failed} failed ({ok} served): only the {CLIENTS} at most in flight may"
         );
         assert!(ok > 20, "{ok}");
-        assert!(!workers(&s).contains(&busy));
+        assert!(!s.v8_workers().contains(&busy));
         assert_eq!(s.get("/t/crash/", &[]).status, 200);
     }
 
@@ -422,7 +414,7 @@ mod v8_processes {
             ("execve", "SIGSYS"),
             ("socket", "SIGSYS"),
         ] {
-            let before = workers(&s);
+            let before = s.v8_workers();
             let r = s.get(&format!("/t/crash/?how=hook-{hook}"), &[]);
             assert_eq!(r.status, 502, "{hook}: {}", r.text());
             assert!(
@@ -431,7 +423,7 @@ mod v8_processes {
                 s.log.lock().unwrap()
             );
             assert!(
-                within(Duration::from_secs(2), || workers(&s) != before),
+                within(Duration::from_secs(2), || s.v8_workers() != before),
                 "{hook}: not replaced"
             );
             count(&s, "counter-v8");

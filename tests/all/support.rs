@@ -610,6 +610,17 @@ impl Reply {
     }
 }
 
+/// Field `n` of `/proc/PID/stat` after the command's name (0: the state,
+/// 1: the parent's pid, 11: user CPU ticks); empty once the process is gone.
+pub fn stat_field(pid: u32, n: usize) -> String {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // `pid (comm) state ppid ...`; comm may hold spaces.
+    let after = stat
+        .rfind(')')
+        .map_or("", |i| stat.get(i + 2..).unwrap_or(""));
+    after.split_whitespace().nth(n).unwrap_or("").to_string()
+}
+
 /// A `/proc/PID/status` field of process `pid` in KiB; 0 once it is gone.
 pub fn proc_status_kib(pid: u32, field: &str) -> usize {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -684,12 +695,7 @@ impl Server {
             let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
                 continue;
             };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            // `pid (comm) state ppid ...`; comm may hold spaces.
-            let after = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
-            let ppid = after.split_whitespace().nth(1).unwrap_or("");
+            let ppid = stat_field(pid, 1);
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             if ppid == server && cmdline.windows(9).any(|w| w == b"v8-worker") {
                 pids.push(pid);

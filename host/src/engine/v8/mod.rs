@@ -90,7 +90,7 @@ impl V8Engine {
 }
 
 /// What an isolate is made with.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Params {
     /// Its heap cap, in bytes.
     pub heap_limit: usize,
@@ -121,22 +121,34 @@ impl V8Plugin {
     /// A new isolate in this process with the prelude and the bundle
     /// evaluated, serving the tenant version `grants` describes.
     pub fn instance(&self, grants: &Arc<Grants>) -> Result<V8Instance, EngineError> {
-        let mut isolate = ffi::Isolate::new(
-            self.params.heap_limit,
-            STACK_BYTES,
-            self.params.offer_after_ms,
-            self.params.offer_every_us,
-            Imports::new(grants),
-        );
-        let outcome = isolate.load(
-            contract::PRELUDE,
-            contract::PRELUDE_NAME,
-            BUNDLE_NAME,
-            &self.bundle,
-            millis(super::INSTANTIATE_DEADLINE),
-        );
+        let (isolate, outcome) = load(self.params, Imports::new(grants), &self.bundle);
         loaded(outcome).map(|()| V8Instance { isolate })
     }
+}
+
+/// A new isolate of `params` reaching `host`, with the prelude and `bundle`
+/// evaluated within [`super::INSTANTIATE_DEADLINE`], in this process or in a
+/// worker (`process/worker.rs`); [`loaded`] reads the outcome.
+fn load<H: ffi::HostCalls>(
+    params: Params,
+    host: H,
+    bundle: &str,
+) -> (ffi::Isolate<H>, ffi::Outcome) {
+    let mut isolate = ffi::Isolate::new(
+        params.heap_limit,
+        STACK_BYTES,
+        params.offer_after_ms,
+        params.offer_every_us,
+        host,
+    );
+    let outcome = isolate.load(
+        contract::PRELUDE,
+        contract::PRELUDE_NAME,
+        BUNDLE_NAME,
+        bundle,
+        millis(super::INSTANTIATE_DEADLINE),
+    );
+    (isolate, outcome)
 }
 
 /// What loading the prelude and the bundle into an isolate ended in.

@@ -144,19 +144,21 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
     let on = |arg: u8, op: SeccompCmpOp, value: u64| {
         SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value)
     };
+    // `clone` with (`CLONE_THREAD`) or without (0) a new thread's flag.
+    let clone = |thread: u64| -> Result<Vec<SeccompRule>, seccompiler::Error> {
+        let flag = libc::CLONE_THREAD as u64;
+        Ok(vec![SeccompRule::new(vec![on(
+            0,
+            SeccompCmpOp::MaskedEq(flag),
+            thread,
+        )?])?])
+    };
     let mut allowed: BTreeMap<i64, Vec<SeccompRule>> =
         ALLOWED.iter().map(|&call| (call, Vec::new())).collect();
     // A thread of this process, never a process: `clone` with
     // `CLONE_THREAD`. glibc tries `clone3` first, whose flags a filter
     // cannot see: it gets `ENOSYS` below and falls back to `clone`.
-    allowed.insert(
-        libc::SYS_clone,
-        vec![SeccompRule::new(vec![on(
-            0,
-            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
-            libc::CLONE_THREAD as u64,
-        )?])?],
-    );
+    allowed.insert(libc::SYS_clone, clone(libc::CLONE_THREAD as u64)?);
     // A signal to a thread of this process only (`abort()` raises one).
     allowed.insert(
         libc::SYS_tgkill,
@@ -171,14 +173,7 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
     let mut killed: BTreeMap<i64, Vec<SeccompRule>> =
         KILLED.iter().map(|&call| (call, Vec::new())).collect();
     // A process made with `clone`: without `CLONE_THREAD`.
-    killed.insert(
-        libc::SYS_clone,
-        vec![SeccompRule::new(vec![on(
-            0,
-            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
-            0,
-        )?])?],
-    );
+    killed.insert(libc::SYS_clone, clone(0)?);
     let kill = SeccompFilter::new(
         killed,
         SeccompAction::Allow,

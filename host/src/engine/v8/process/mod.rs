@@ -195,18 +195,9 @@ impl Supervisor {
         {
             return Ok(proc.clone());
         }
-        let holds = |p: &Arc<Proc>| state.tenants.values().filter(|q| Arc::ptr_eq(p, q)).count();
-        // A retired process stays listed until its reaper sees it end.
-        let alive = |p: &&Arc<Proc>| !p.dead.load(Ordering::Acquire);
-        let spare = state
-            .procs
-            .iter()
-            .filter(alive)
-            .find(|p| holds(p) == 0)
-            .cloned();
-        let proc = match spare {
+        let proc = match state.spare() {
             Some(p) => p,
-            None if state.procs.iter().filter(alive).count() < self.options.max.max(1) => {
+            None if state.alive().count() < self.options.max.max(1) => {
                 let p = self.spawn().map_err(|e| {
                     EngineError::Transient(format!("starting a V8 worker process failed: {e}"))
                 })?;
@@ -214,10 +205,8 @@ impl Supervisor {
                 p
             }
             None => state
-                .procs
-                .iter()
-                .filter(alive)
-                .min_by_key(|p| holds(p))
+                .alive()
+                .min_by_key(|p| state.holds(p))
                 .cloned()
                 .expect("max is at least 1"),
         };
@@ -229,6 +218,13 @@ impl Supervisor {
     /// Starts a worker process with its lanes, and its reaper thread.
     fn spawn(self: &Arc<Self>) -> io::Result<Arc<Proc>> {
         let (control, theirs) = UnixStream::pair()?;
+        let lanes = self.options.lanes.clamp(1, worker::MAX_LANES);
+        let (mut ours, mut far) = (Vec::new(), Vec::new());
+        for _ in 0..lanes {
+            let (a, b) = UnixStream::pair()?;
+            ours.push(a);
+            far.push(b);
+        }
         let mut child = Command::new(&self.options.exe)
             .arg("v8-worker")
             .arg("--address-space")
@@ -239,40 +235,33 @@ impl Supervisor {
             .stderr(Stdio::inherit())
             .spawn()?;
         let pid = child.id();
-        let pidfd = rustix::process::pidfd_open(
-            rustix::process::Pid::from_raw(pid as i32).expect("a child's pid"),
-            rustix::process::PidfdFlags::empty(),
-        );
-        let pidfd = match pidfd {
+        // Its pidfd, then its lanes (`SCM_RIGHTS`); a child that gets
+        // neither is ended and reaped here.
+        let started = || -> io::Result<OwnedFd> {
+            let pidfd = rustix::process::pidfd_open(
+                rustix::process::Pid::from_raw(pid as i32).expect("a child's pid"),
+                rustix::process::PidfdFlags::empty(),
+            )?;
+            let fds: Vec<_> = far.iter().map(|s| s.as_fd()).collect();
+            let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(lanes))];
+            let mut ancillary = SendAncillaryBuffer::new(&mut space);
+            ancillary.push(SendAncillaryMessage::ScmRights(&fds));
+            rustix::net::sendmsg(
+                &control,
+                &[IoSlice::new(&[1])],
+                &mut ancillary,
+                SendFlags::empty(),
+            )?;
+            Ok(pidfd)
+        };
+        let pidfd = match started() {
             Ok(fd) => fd,
             Err(e) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(e.into());
+                return Err(e);
             }
         };
-        let lanes = self.options.lanes.clamp(1, worker::MAX_LANES);
-        let (mut ours, mut far) = (Vec::new(), Vec::new());
-        for _ in 0..lanes {
-            let (a, b) = UnixStream::pair()?;
-            ours.push(a);
-            far.push(b);
-        }
-        let fds: Vec<_> = far.iter().map(|s| s.as_fd()).collect();
-        let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(lanes))];
-        let mut ancillary = SendAncillaryBuffer::new(&mut space);
-        ancillary.push(SendAncillaryMessage::ScmRights(&fds));
-        let sent = rustix::net::sendmsg(
-            &control,
-            &[IoSlice::new(&[1])],
-            &mut ancillary,
-            SendFlags::empty(),
-        );
-        if let Err(e) = sent {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(e.into());
-        }
         drop(far);
         let proc = Arc::new(Proc {
             pid,
@@ -331,16 +320,7 @@ impl Supervisor {
         );
         std::thread::sleep(delay);
         let mut state = lock(&self.state);
-        let alive: Vec<_> = state
-            .procs
-            .iter()
-            .filter(|p| !p.dead.load(Ordering::Acquire))
-            .collect();
-        let spares = alive
-            .iter()
-            .filter(|p| !state.tenants.values().any(|q| Arc::ptr_eq(p, q)))
-            .count();
-        if spares == 0 && alive.len() < self.options.max.max(1) {
+        if state.spare().is_none() && state.alive().count() < self.options.max.max(1) {
             match self.spawn() {
                 Ok(p) => {
                     state.procs.push(p);
@@ -364,19 +344,12 @@ impl Supervisor {
         );
         let mut state = lock(&self.state);
         let now = Instant::now();
-        let strikes = state.strikes.entry(tenant.clone()).or_insert(Strikes {
-            count: 0,
-            since: now,
-            pid: 0,
-            until: None,
-        });
+        let strikes = state
+            .strikes
+            .entry(tenant.clone())
+            .or_insert_with(|| Strikes::new(now));
         if now.duration_since(strikes.since) > STRIKE_WINDOW {
-            *strikes = Strikes {
-                count: 0,
-                since: now,
-                pid: 0,
-                until: None,
-            };
+            *strikes = Strikes::new(now);
         }
         if strikes.pid != proc.pid {
             strikes.pid = proc.pid;
@@ -424,7 +397,39 @@ impl Supervisor {
     }
 }
 
+impl Strikes {
+    fn new(since: Instant) -> Strikes {
+        Strikes {
+            count: 0,
+            since,
+            pid: 0,
+            until: None,
+        }
+    }
+}
+
 impl State {
+    /// The processes not known to be gone or going (a retired process
+    /// stays listed until its reaper sees it end).
+    fn alive(&self) -> impl Iterator<Item = &Arc<Proc>> {
+        self.procs
+            .iter()
+            .filter(|p| !p.dead.load(Ordering::Acquire))
+    }
+
+    /// How many tenants `proc` is the process of.
+    fn holds(&self, proc: &Arc<Proc>) -> usize {
+        self.tenants
+            .values()
+            .filter(|q| Arc::ptr_eq(proc, q))
+            .count()
+    }
+
+    /// A live process of no tenant.
+    fn spare(&self) -> Option<Arc<Proc>> {
+        self.alive().find(|p| self.holds(p) == 0).cloned()
+    }
+
     /// How long `tenant` is still refused, if it is.
     fn quarantined(&mut self, tenant: &str) -> Option<Duration> {
         let strikes = self.strikes.get_mut(tenant)?;
@@ -549,11 +554,8 @@ impl RemoteInstance {
         self.at = Some((proc.clone(), id));
         let message = ToWorker::New {
             id,
-            heap_limit: self.params.heap_limit as u64,
-            offer_after_ms: self.params.offer_after_ms,
-            offer_every_us: self.params.offer_every_us,
+            params: self.params,
             bundle: self.bundle.to_string(),
-            deadline_ms: super::millis(crate::engine::INSTANTIATE_DEADLINE),
         };
         let ends = Instant::now() + crate::engine::INSTANTIATE_DEADLINE;
         let (outcome, heap, _) = self.send(&proc, &message, ends)?;

@@ -20,20 +20,18 @@ use std::time::Duration;
 use contract::Reply;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
+use crate::engine::v8::Params;
 use crate::engine::v8::ffi::Outcome;
 
 /// What the server asks of a worker process.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToWorker {
-    /// Make isolate `id`: evaluate the prelude and `bundle` in a new
-    /// isolate of at most `heap_limit` bytes, within `deadline_ms`.
+    /// Make isolate `id` of `params`, and evaluate the prelude and
+    /// `bundle` in it (`v8::load`).
     New {
         id: u64,
-        heap_limit: u64,
-        offer_after_ms: u32,
-        offer_every_us: u32,
+        params: Params,
         bundle: String,
-        deadline_ms: u32,
     },
     /// Render on isolate `id` (`ffi::Isolate::render`).
     Render {

@@ -36,8 +36,8 @@ use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 
 use super::wire::{self, FromWorker, Lane, ToWorker};
 use crate::engine::imports;
+use crate::engine::v8;
 use crate::engine::v8::ffi::{self, HostCalls, Isolate, Outcome};
-use crate::engine::v8::{BUNDLE_NAME, STACK_BYTES};
 use crate::sched::thread_cpu_time;
 
 /// The largest frame the server sends: a bundle (the admin API takes
@@ -135,39 +135,14 @@ fn receive_lanes(control: &UnixStream) -> std::io::Result<Vec<UnixStream>> {
 fn serve(lane: UnixStream, table: Table) {
     LANE.with(|l| *l.borrow_mut() = Some(Lane::new(lane)));
     loop {
-        let message = LANE.with(|l| {
-            let mut l = l.borrow_mut();
-            let lane = l.as_mut().expect("set above");
-            lane.receive::<ToWorker>(FROM_SERVER_LIMIT)
-        });
-        let message = match message {
+        let message = match with_lane(|lane| lane.receive::<ToWorker>(FROM_SERVER_LIMIT)) {
             Ok(m) => m,
             Err(_) => std::process::exit(0),
         };
         let started = thread_cpu_time();
         let (outcome, heap_used) = match message {
-            ToWorker::New {
-                id,
-                heap_limit,
-                offer_after_ms,
-                offer_every_us,
-                bundle,
-                deadline_ms,
-            } => {
-                let mut isolate = Isolate::new(
-                    usize::try_from(heap_limit).unwrap_or(usize::MAX),
-                    STACK_BYTES,
-                    offer_after_ms,
-                    offer_every_us,
-                    Forward,
-                );
-                let outcome = isolate.load(
-                    contract::PRELUDE,
-                    contract::PRELUDE_NAME,
-                    BUNDLE_NAME,
-                    &bundle,
-                    deadline_ms,
-                );
+            ToWorker::New { id, params, bundle } => {
+                let (isolate, outcome) = v8::load(params, Forward, &bundle);
                 let heap = isolate.heap_used();
                 if matches!(outcome, Outcome::Ok { .. }) {
                     crate::sync::lock(&table).insert(id, isolate);
@@ -226,12 +201,7 @@ fn on(
 /// Sends `message` on this thread's lane; a lane that is gone ends the
 /// process.
 fn send(message: &FromWorker) {
-    let sent = LANE.with(|l| {
-        let mut l = l.borrow_mut();
-        let lane = l.as_mut().expect("a lane thread");
-        lane.send(message)
-    });
-    if sent.is_err() {
+    if with_lane(|lane| lane.send(message)).is_err() {
         std::process::exit(0);
     }
 }
@@ -240,11 +210,12 @@ fn send(message: &FromWorker) {
 /// worker's channel).
 #[cfg(feature = "test-hooks")]
 pub fn raw_write(bytes: &[u8]) {
-    LANE.with(|l| {
-        if let Some(lane) = l.borrow_mut().as_mut() {
-            let _ = lane.raw(bytes);
-        }
-    });
+    let _ = with_lane(|lane| lane.raw(bytes));
+}
+
+/// Runs `f` on this thread's lane (a lane thread's only).
+fn with_lane<T>(f: impl FnOnce(&mut Lane) -> T) -> T {
+    LANE.with(|l| f(l.borrow_mut().as_mut().expect("a lane thread")))
 }
 
 /// An isolate's way out, in a worker process: the lane of the exchange
@@ -272,12 +243,7 @@ impl HostCalls for Forward {
             args: args.to_string(),
             data: data.to_vec(),
         });
-        let reply = LANE.with(|l| {
-            let mut l = l.borrow_mut();
-            let lane = l.as_mut().expect("a lane thread");
-            lane.receive::<ToWorker>(FROM_SERVER_LIMIT)
-        });
-        match reply {
+        match with_lane(|lane| lane.receive::<ToWorker>(FROM_SERVER_LIMIT)) {
             Ok(ToWorker::Reply(reply)) => reply,
             Ok(other) => fail(&format!("a {} where a reply was due", kind(&other))),
             Err(_) => std::process::exit(0),

@@ -28,6 +28,7 @@ pub mod encoding;
 pub mod engine;
 pub mod fs;
 pub mod http;
+pub mod logs;
 pub mod pool;
 pub mod report;
 pub mod sched;

@@ -27,6 +27,7 @@ mod runtime;
 mod streams;
 mod support;
 mod tenants;
+mod tokens;
 mod tutorial;
 #[cfg(feature = "v8")]
 mod v8;

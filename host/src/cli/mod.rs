@@ -1,9 +1,12 @@
 //! The command line: one clap definition per subcommand, one file each.
 
 mod build;
+mod client;
+mod logs;
 mod render;
 mod serve;
 mod tenant;
+mod token;
 
 use std::process::ExitCode;
 
@@ -28,6 +31,8 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Manage a running server's tenants through its admin API.
     Tenant(tenant::TenantArgs),
+    /// Tokens that reach one tenant alone (the operator's).
+    Token(token::TokenArgs),
     /// The V8 worker role: started by `ssr serve` only, with its channel
     /// on standard input.
     #[cfg(feature = "v8")]
@@ -61,6 +66,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Render(args) => render::run(args),
         Command::Serve(args) => serve::run(*args),
         Command::Tenant(args) => tenant::run(args),
+        Command::Token(args) => token::run(args),
         #[cfg(feature = "v8")]
         Command::V8Worker { address_space } => ssr::engine::v8::process::worker::run(address_space),
     }

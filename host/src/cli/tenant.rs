@@ -5,23 +5,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+
+use super::client::{ServerArgs, enc, finish};
 use clap::{Args, Subcommand};
 use ssr::engine::fetch::Origin;
 
 #[derive(Debug, Args)]
 pub struct TenantArgs {
-    /// The server's base URL: its --admin-listen address when it has one,
-    /// else its --listen address (the admin API is under /_ssr/admin there).
-    #[arg(
-        long,
-        global = true,
-        env = "SSR_SERVER",
-        default_value = "http://127.0.0.1:8080"
-    )]
-    server: String,
-    /// The server's admin token.
-    #[arg(long, global = true, env = "SSR_ADMIN_TOKEN", hide_env_values = true)]
-    token: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
     #[command(subcommand)]
     command: TenantCommand,
 }
@@ -72,6 +64,14 @@ enum TenantCommand {
     },
     /// List tenants.
     Ls,
+    /// Follow tenant ID's console output and render errors as they happen,
+    /// on every replica (until interrupted).
+    Logs {
+        id: String,
+        /// Keep following (the only way: the server keeps no history).
+        #[arg(short, long)]
+        follow: bool,
+    },
     /// Remove a tenant.
     Rm { id: String },
     /// Empty a tenant's cache (paths under --prefix only, if given).
@@ -106,27 +106,7 @@ enum SecretCommand {
 }
 
 pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
-    let Some(token) = args.token.clone() else {
-        bail!(
-            "no admin token: pass --token or set SSR_ADMIN_TOKEN (a server run with --data-dir and no token keeps the one it made in <data-dir>/admin-token; without a data dir it prints it at start)"
-        );
-    };
-    let base = args.server.trim_end_matches('/');
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let auth = format!("Bearer {token}");
-    let enc = |s: &str| -> String {
-        s.bytes()
-            .map(|b| match b {
-                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
-    };
+    let client = args.server.connect()?;
     let response = match &args.command {
         TenantCommand::Add {
             id,
@@ -159,55 +139,37 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             for o in allow_fetch {
                 query.push(format!("allow_fetch={}", enc(&o.to_string())));
             }
-            agent
-                .put(format!(
-                    "{base}/_ssr/admin/tenants/{}?{}",
-                    enc(id),
-                    query.join("&")
-                ))
-                .header("Authorization", &auth)
-                .send(&bytes[..])
+            client.send(
+                "PUT",
+                &format!("/_ssr/admin/tenants/{}?{}", enc(id), query.join("&")),
+                &bytes,
+            )
         }
-        TenantCommand::Ls => agent
-            .get(format!("{base}/_ssr/admin/tenants"))
-            .header("Authorization", &auth)
-            .call(),
-        TenantCommand::Rm { id } => agent
-            .delete(format!("{base}/_ssr/admin/tenants/{}", enc(id)))
-            .header("Authorization", &auth)
-            .call(),
+        TenantCommand::Ls => client.call("GET", "/_ssr/admin/tenants"),
+        TenantCommand::Rm { id } => {
+            client.call("DELETE", &format!("/_ssr/admin/tenants/{}", enc(id)))
+        }
         TenantCommand::Purge { id, prefix } => {
             let q = prefix
                 .as_deref()
                 .map(|p| format!("?prefix={}", enc(p)))
                 .unwrap_or_default();
-            agent
-                .post(format!("{base}/_ssr/admin/tenants/{}/purge{q}", enc(id)))
-                .header("Authorization", &auth)
-                .send_empty()
+            client.call("POST", &format!("/_ssr/admin/tenants/{}/purge{q}", enc(id)))
         }
         TenantCommand::Var { command } => {
             let path = |id: &str, name: &str| {
-                format!("{base}/_ssr/admin/tenants/{}/vars/{}", enc(id), enc(name))
+                format!("/_ssr/admin/tenants/{}/vars/{}", enc(id), enc(name))
             };
             match command {
-                VarCommand::Set { id, name, value } => agent
-                    .put(path(id, name))
-                    .header("Authorization", &auth)
-                    .send(value.as_bytes()),
-                VarCommand::Rm { id, name } => agent
-                    .delete(path(id, name))
-                    .header("Authorization", &auth)
-                    .call(),
+                VarCommand::Set { id, name, value } => {
+                    client.send("PUT", &path(id, name), value.as_bytes())
+                }
+                VarCommand::Rm { id, name } => client.call("DELETE", &path(id, name)),
             }
         }
         TenantCommand::Secret { command } => {
             let path = |id: &str, name: &str| {
-                format!(
-                    "{base}/_ssr/admin/tenants/{}/secrets/{}",
-                    enc(id),
-                    enc(name)
-                )
+                format!("/_ssr/admin/tenants/{}/secrets/{}", enc(id), enc(name))
             };
             match command {
                 SecretCommand::Put { id, name } => {
@@ -216,32 +178,15 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
                         .context("cannot read the secret from standard input")?;
                     let value = value.strip_suffix('\n').unwrap_or(&value);
                     let value = value.strip_suffix('\r').unwrap_or(value);
-                    agent
-                        .put(path(id, name))
-                        .header("Authorization", &auth)
-                        .send(value.as_bytes())
+                    client.send("PUT", &path(id, name), value.as_bytes())
                 }
-                SecretCommand::Ls { id } => agent
-                    .get(format!("{base}/_ssr/admin/tenants/{}/secrets", enc(id)))
-                    .header("Authorization", &auth)
-                    .call(),
-                SecretCommand::Rm { id, name } => agent
-                    .delete(path(id, name))
-                    .header("Authorization", &auth)
-                    .call(),
+                SecretCommand::Ls { id } => {
+                    client.call("GET", &format!("/_ssr/admin/tenants/{}/secrets", enc(id)))
+                }
+                SecretCommand::Rm { id, name } => client.call("DELETE", &path(id, name)),
             }
         }
+        TenantCommand::Logs { id, .. } => return super::logs::follow(&client, id),
     };
-    let mut response = response.with_context(|| format!("cannot reach the server at {base}"))?;
-    let status = response.status();
-    let body = response.body_mut().read_to_string().unwrap_or_default();
-    if status.is_success() {
-        if !body.is_empty() {
-            println!("{}", body.trim_end());
-        }
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!("error: the server answered {status}: {}", body.trim_end());
-        Ok(ExitCode::FAILURE)
-    }
+    finish(response?)
 }

@@ -39,6 +39,9 @@ pub const TENANT_BURST_SECS: f64 = 4.0;
 /// written.
 pub struct Console {
     tenant: Arc<str>,
+    /// The request being rendered, for the tenant's log followers.
+    method: String,
+    path: String,
     bytes: AtomicUsize,
     lines: AtomicUsize,
     /// Whether this render's first drop was said.
@@ -49,14 +52,20 @@ impl Console {
     pub fn new(tenant: &str) -> Console {
         Console {
             tenant: tenant.into(),
+            method: String::new(),
+            path: String::new(),
             bytes: AtomicUsize::new(0),
             lines: AtomicUsize::new(0),
             said: AtomicBool::new(false),
         }
     }
 
-    /// A new render starts with the whole per-render budget.
-    pub fn start_render(&self) {
+    /// A new render of `req` starts with the whole per-render budget.
+    pub fn start_render(&mut self, req: &contract::Request) {
+        self.method.clone_from(&req.method);
+        self.path.clear();
+        self.path.push_str(&req.base);
+        self.path.push_str(&req.url);
         self.bytes.store(0, Ordering::Relaxed);
         self.lines.store(0, Ordering::Relaxed);
         self.said.store(false, Ordering::Relaxed);
@@ -92,6 +101,40 @@ impl Console {
             LogLevel::Warn => tracing::warn!(target: "ssr::console", tenant, "{text}{more}"),
             LogLevel::Error => tracing::error!(target: "ssr::console", tenant, "{text}{more}"),
         }
+        if crate::logs::wanted(tenant) {
+            let level = match level {
+                LogLevel::Debug => "debug",
+                LogLevel::Info => "info",
+                LogLevel::Warn => "warn",
+                LogLevel::Error => "error",
+            };
+            let line = format!("{text}{more}");
+            crate::logs::publish(tenant, level, &self.method, &self.path, &line);
+        }
+    }
+
+    /// The render failed with `e`: its followers see the error, with its
+    /// stack (the host's log has it from `http/routes.rs`).
+    pub fn failed(&self, e: &super::EngineError) {
+        if !crate::logs::wanted(&self.tenant) {
+            return;
+        }
+        let said = match e {
+            super::EngineError::Js(e) => match &e.stack {
+                Some(stack) => format!("{}: {}\n{stack}", e.kind, e.message),
+                None => format!("{}: {}", e.kind, e.message),
+            },
+            other => crate::report::Chain(other).to_string(),
+        };
+        // Each line escaped, the stack's line breaks kept.
+        let said: Vec<_> = said.lines().map(escape).collect();
+        crate::logs::publish(
+            &self.tenant,
+            "error",
+            &self.method,
+            &self.path,
+            &said.join("\n"),
+        );
     }
 
     fn dropped(&self, bytes: usize, line: bool) {

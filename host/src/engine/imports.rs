@@ -186,8 +186,8 @@ impl Imports {
     /// A new render starts, to end by `deadline`, its body streamed to
     /// `body` if given: per-render budgets are whole again, and what the
     /// last render left in flight is dropped.
-    pub fn start_render(&mut self, deadline: Instant, body: Option<Sink>) {
-        self.console.start_render();
+    pub fn start_render(&mut self, deadline: Instant, body: Option<Sink>, req: &contract::Request) {
+        self.console.start_render(req);
         self.subrequests.start_render(&self.grants.fetch, deadline);
         self.body = body;
     }
@@ -199,6 +199,17 @@ impl Imports {
         self.decoders.clear();
         self.coders.clear();
         self.subrequests.end_render();
+    }
+
+    /// The render's outcome as the host passes it on: a secret's value
+    /// redacted from an error, and the error told to the tenant's log
+    /// followers (`logs.rs`).
+    pub fn ended<T>(&self, out: Result<T, EngineError>) -> Result<T, EngineError> {
+        let out = self.grants.redact_error(out);
+        if let Err(e) = &out {
+            self.console.failed(e);
+        }
+        out
     }
 
     /// One `console.*` line.

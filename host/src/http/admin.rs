@@ -10,8 +10,17 @@
 //! | `PUT\|DELETE /_ssr/admin/tenants/{id}/vars/{name}` (body: the value) | set or remove a var |
 //! | `GET /_ssr/admin/tenants/{id}/secrets` | the names of a tenant's secrets |
 //! | `PUT\|DELETE /_ssr/admin/tenants/{id}/secrets/{name}` (body: the value) | set or remove a secret |
+//! | `GET /_ssr/admin/tenants/{id}/logs` | follow its console lines and render errors (server-sent events) |
+//! | `POST /_ssr/admin/tokens?tenant=ID&ttl=90d` | a token for tenant `ID` alone, shown once |
+//! | `GET /_ssr/admin/tokens` | every token's record (id, tenant, times), never a token |
+//! | `DELETE /_ssr/admin/tokens/{id}` | revoke a token |
 //!
-//! Invariants: the token is compared in constant time; a plugin is fully
+//! The admin token reaches everything. A tenant token (`tenant/tokens.rs`)
+//! reaches its own tenant's `GET` and `PUT` (a deploy, which keeps the
+//! hostnames and limits the operator set), purge, vars, secrets and logs;
+//! anything else is 403 before a handler runs ([`scope`]).
+//!
+//! Invariants: tokens are compared in constant time; a plugin is fully
 //! validated and compiled (off the async threads) before anything is stored
 //! or published; a swap, and a change of a var or secret, purges the
 //! tenant's cache and drops its warm instances; no answer carries a
@@ -20,12 +29,12 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use serde::Serialize;
 use subtle::ConstantTimeEq;
 
@@ -33,20 +42,88 @@ use super::AppState;
 use super::error::ApiError;
 use crate::tenant::{EnvChange, LimitOverrides, Registration, Settings, Tenant, env};
 
-/// Rejects requests without the admin bearer token.
-pub async fn authorize(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+/// Who an admin request comes from: the operator (the admin token), or a
+/// tenant's token, which reaches that tenant alone ([`scope`]).
+#[derive(Clone, Debug)]
+pub enum Caller {
+    Operator,
+    Tenant(String),
+}
+
+/// Rejects requests without the admin token or a live tenant token, and a
+/// tenant token's requests beyond its tenant (403, before any handler
+/// runs); puts the [`Caller`] in the request for the handlers.
+pub async fn authorize(
+    State(state): State<Arc<AppState>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let given = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    let ok: bool = given.as_bytes().ct_eq(state.admin_token.as_bytes()).into();
-    if ok {
-        next.run(req).await
+        .unwrap_or("")
+        .to_string();
+    let operator: bool = given.as_bytes().ct_eq(state.admin_token.as_bytes()).into();
+    let caller = if operator {
+        Caller::Operator
     } else {
-        ApiError::Unauthorized.into_response()
+        // A read of the shared store, with one: off the async threads.
+        let registry = state.registry.clone();
+        match tokio::task::spawn_blocking(move || registry.token_tenant(&given)).await {
+            Ok(Ok(Some(tenant))) => Caller::Tenant(tenant),
+            Ok(Ok(None)) => return ApiError::Unauthorized.into_response(),
+            Ok(Err(e)) => return ApiError::from(e).into_response(),
+            Err(_) => return ApiError::Internal.into_response(),
+        }
+    };
+    if let Caller::Tenant(tenant) = &caller {
+        let path = req.uri().path();
+        let path = path.strip_prefix(super::HOST_PREFIX).unwrap_or(path);
+        if let Err(why) = scope(req.method(), path, tenant) {
+            return ApiError::Forbidden(why).into_response();
+        }
     }
+    req.extensions_mut().insert(caller);
+    next.run(req).await
+}
+
+/// What a tenant token may ask for: `tenant`'s own record, deploy, purge,
+/// vars, secrets and logs. Everything else is the operator's: listing or
+/// removing tenants, other tenants, tokens, metrics.
+fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), String> {
+    use axum::http::Method;
+    let refused = || {
+        format!(
+            "a token of tenant `{tenant}` reaches only its own deploy, vars, secrets, purge and logs: `{method} {path}` needs the operator's admin token"
+        )
+    };
+    let Some(rest) = path.strip_prefix("/admin/tenants/") else {
+        return Err(refused());
+    };
+    let (id, rest) = rest.split_once('/').unwrap_or((rest, ""));
+    if id != tenant {
+        return Err(format!(
+            "this token reaches tenant `{tenant}` only, not `{id}`"
+        ));
+    }
+    let parts: Vec<&str> = if rest.is_empty() {
+        vec![]
+    } else {
+        rest.split('/').collect()
+    };
+    let allowed = match (parts.as_slice(), method) {
+        ([], m) => m == Method::PUT || m == Method::GET,
+        (["purge"], m) => m == Method::POST,
+        (["logs"], m) => m == Method::GET,
+        (["secrets"], m) => m == Method::GET,
+        (["vars" | "secrets", name], m) => {
+            !name.is_empty() && (m == Method::PUT || m == Method::DELETE)
+        }
+        _ => false,
+    };
+    if allowed { Ok(()) } else { Err(refused()) }
 }
 
 /// A tenant as the API shows it: its registration and its counters.
@@ -110,6 +187,7 @@ impl From<&Tenant> for TenantView {
 
 pub async fn put(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
     body: Bytes,
@@ -155,6 +233,9 @@ pub async fn put(
             }
         }
     }
+    if let Caller::Tenant(_) = caller {
+        keep_the_operators(&state, &id, &mut settings)?;
+    }
     let app = state.clone();
     let put = tokio::task::spawn_blocking(move || app.registry.put(&id, &body, settings))
         .await
@@ -172,6 +253,146 @@ pub async fn put(
         StatusCode::OK
     };
     Ok((status, Json(TenantView::from(&*put.tenant))).into_response())
+}
+
+/// A tenant token's deploy: the hostnames and limits are the operator's (a
+/// hostname is a claim on a name that someone must have checked, a limit a
+/// share of the machine). A deploy that names none keeps those registered;
+/// one that names others is refused.
+fn keep_the_operators(state: &AppState, id: &str, settings: &mut Settings) -> Result<(), ApiError> {
+    let (hosts, limits) = state
+        .registry
+        .get(id)
+        .filter(|t| !t.registration.demo)
+        .map(|t| (t.registration.hosts.clone(), t.registration.limits.clone()))
+        .unwrap_or_default();
+    let named = |h: &[String]| -> Vec<String> {
+        let mut h: Vec<String> = h
+            .iter()
+            .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+            .collect();
+        h.sort();
+        h
+    };
+    if settings.hosts.is_empty() {
+        settings.hosts = hosts;
+    } else if named(&settings.hosts) != named(&hosts) {
+        return Err(ApiError::Forbidden(format!(
+            "a tenant token cannot change tenant `{id}`'s hostnames (registered: {hosts:?}); ask the operator, or deploy without `host`"
+        )));
+    }
+    if settings.limits == LimitOverrides::default() {
+        settings.limits = limits;
+    } else if settings.limits != limits {
+        return Err(ApiError::Forbidden(format!(
+            "a tenant token cannot change tenant `{id}`'s limits; ask the operator, or deploy without them"
+        )));
+    }
+    Ok(())
+}
+
+/// `POST /_ssr/admin/tokens?tenant=ID&ttl=90d`: a token that reaches
+/// tenant `ID` only, shown this once.
+pub async fn create_token(
+    State(state): State<Arc<AppState>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let (mut tenant, mut ttl) = (None, None);
+    for (k, v) in contract::query_pairs(query.as_deref().unwrap_or("")) {
+        match k.as_str() {
+            "tenant" => tenant = Some(v),
+            "ttl" => {
+                ttl = Some(humantime::parse_duration(&v).map_err(|e| {
+                    ApiError::BadRequest(format!(
+                        "`ttl` is a duration such as `90d` or `12h`, not `{v}`: {e}"
+                    ))
+                })?)
+            }
+            other => {
+                return Err(ApiError::BadRequest(format!(
+                    "unknown setting `{other}`; a token takes `tenant` (its tenant's id) and `ttl` (such as `90d`)"
+                )));
+            }
+        }
+    }
+    let Some(tenant) = tenant else {
+        return Err(ApiError::BadRequest(
+            "name the token's tenant: `tenant=ID`".into(),
+        ));
+    };
+    let app = state.clone();
+    let made = tokio::task::spawn_blocking(move || app.registry.create_token(&tenant, ttl))
+        .await
+        .map_err(|_| ApiError::Internal)??;
+    tracing::info!(
+        tenant = &*made.record.tenant,
+        token = &*made.record.id,
+        "tenant token created"
+    );
+    Ok((StatusCode::CREATED, Json(made)).into_response())
+}
+
+/// `GET /_ssr/admin/tokens`: every token's record, never a token.
+pub async fn list_tokens(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
+    let app = state.clone();
+    let all = tokio::task::spawn_blocking(move || app.registry.tokens())
+        .await
+        .map_err(|_| ApiError::Internal)??;
+    Ok(Json(all).into_response())
+}
+
+/// `DELETE /_ssr/admin/tokens/{id}`: the token stops working at once.
+pub async fn revoke_token(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let app = state.clone();
+    let key = id.clone();
+    let gone = tokio::task::spawn_blocking(move || app.registry.revoke_token(&key))
+        .await
+        .map_err(|_| ApiError::Internal)??;
+    if !gone {
+        return Err(ApiError::NotFound(format!("no token `{id}`")));
+    }
+    tracing::info!(token = &*id, "tenant token revoked");
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET /_ssr/admin/tenants/{id}/logs`: the tenant's console lines and
+/// render errors as server-sent events, from now on (`logs.rs`): `ready`
+/// once following, then `line` (its JSON), and `dropped` (`{"lines": N}`)
+/// when this reader fell behind and lost lines.
+pub async fn logs(
+    State(state): State<Arc<AppState>>,
+    connection: Option<Extension<super::listen::Connection>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    state.registry.current(&id)?;
+    // A follower that stops reading is then behind after some kilobytes:
+    // it loses lines (counted) and, past `--send-timeout`, its connection.
+    if let Some(Extension(connection)) = connection {
+        connection.limit_send_buffer(crate::logs::SEND_BUFFER);
+    }
+    let follower = crate::logs::follow(&id);
+    let ready = Event::default().event("ready").data(&id);
+    let lines = futures_util::stream::unfold(follower, |mut follower| async move {
+        let event = match follower.next().await {
+            crate::logs::Next::Line(line) => Event::default()
+                .event("line")
+                .json_data(&*line)
+                .unwrap_or_default(),
+            crate::logs::Next::Lost(n) => Event::default()
+                .event("dropped")
+                .data(format!("{{\"lines\":{n}}}")),
+        };
+        Some((Ok::<_, std::convert::Infallible>(event), follower))
+    });
+    let events =
+        futures_util::stream::StreamExt::chain(futures_util::stream::iter([Ok(ready)]), lines);
+    Ok(Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response())
 }
 
 /// After `tenant` became its id's current version: the old version's warm

@@ -37,8 +37,13 @@ pub enum ApiError {
     /// The server could not do it now, but may if asked again.
     #[error("{0}")]
     TryAgain(String),
-    #[error("missing or wrong admin token; send `Authorization: Bearer <token>`")]
+    #[error(
+        "missing, wrong, expired or revoked token; send `Authorization: Bearer <token>` with the admin token or a live tenant token"
+    )]
     Unauthorized,
+    /// A tenant token asked for more than its tenant.
+    #[error("{0}")]
+    Forbidden(String),
     #[error("{0}")]
     BadRequest(String),
     #[error("{0}")]
@@ -72,6 +77,7 @@ impl ApiError {
             ApiError::Timeout => StatusCode::GATEWAY_TIMEOUT,
             ApiError::RenderFailed | ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,

@@ -70,6 +70,28 @@ impl From<&crate::config::Config> for ConnectionPolicy {
 #[derive(Clone, Copy, Debug)]
 pub struct Client(pub IpAddr);
 
+/// The connection a request came on, for a handler that tunes it
+/// ([`Connection::limit_send_buffer`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Connection(std::os::fd::RawFd);
+
+impl Connection {
+    /// Holds the kernel's send buffer of this connection to `bytes`, instead
+    /// of the megabytes Linux grows it to: for a long response a client may
+    /// stop reading (a log follower), so that it is behind after that much
+    /// and what it holds of the server's memory stays small.
+    #[allow(unsafe_code)]
+    pub fn limit_send_buffer(self, bytes: usize) {
+        // SAFETY: a handler runs inside its connection's task, which owns
+        // the socket until the handler's future is dropped: the descriptor
+        // is this connection's for as long as this call lasts.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.0) };
+        if let Err(e) = rustix::net::sockopt::set_socket_send_buffer_size(fd, bytes) {
+            tracing::debug!("limiting a connection's send buffer failed: {e}");
+        }
+    }
+}
+
 /// Request bodies each client address is sending now, at most `max` each.
 pub struct Uploads {
     max: usize,
@@ -244,8 +266,10 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let client = Client(peer.ip());
+        let connection = Connection(std::os::fd::AsRawFd::as_raw_fd(&stream));
         let service = hyper::service::service_fn(move |mut req: Request| {
             req.extensions_mut().insert(client);
+            req.extensions_mut().insert(connection);
             let answer = service(req);
             async move { Ok::<_, Infallible>(answer.await) }
         });

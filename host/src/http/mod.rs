@@ -27,7 +27,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tower::ServiceExt;
 
@@ -289,6 +289,12 @@ pub fn host_app(state: Arc<AppState>) -> Router {
             "/admin/tenants/{id}/vars/{name}",
             put(admin::set_var).delete(admin::remove_var),
         )
+        .route(
+            "/admin/tokens",
+            post(admin::create_token).get(admin::list_tokens),
+        )
+        .route("/admin/tokens/{id}", delete(admin::revoke_token))
+        .route("/admin/tenants/{id}/logs", get(admin::logs))
         .route("/admin/tenants/{id}/secrets", get(admin::secrets))
         .route(
             "/admin/tenants/{id}/secrets/{name}",

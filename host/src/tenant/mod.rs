@@ -28,6 +28,7 @@ pub mod env;
 mod limits;
 pub mod store;
 pub mod sync;
+pub mod tokens;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -353,6 +354,8 @@ pub struct Registry {
     /// Since when the shared store has not answered (`sync.rs` keeps it);
     /// never for the data dir and in memory.
     store_down: Mutex<Option<std::time::Instant>>,
+    /// Tenant tokens kept here when there is no shared store.
+    tokens: tokens::LocalTokens,
 }
 
 /// The version at which each id removed here was removed: a version of it
@@ -376,11 +379,12 @@ impl Registry {
             table: Default::default(),
             writes: Mutex::default(),
             engines,
-            store,
             next_version: AtomicU64::new(1),
             defaults,
             cache,
             store_down: Mutex::default(),
+            tokens: tokens::LocalTokens::load(store.as_ref())?,
+            store,
         };
         match &reg.store {
             Some(Store::Local(dir)) => reg.load(dir.load_all(&reg.engines, &reg.defaults)),
@@ -469,6 +473,30 @@ impl Registry {
         self.get(id)
             .filter(|t| !t.registration.demo)
             .map_or(0, |t| t.version())
+    }
+
+    /// Makes a token that reaches tenant `tenant` only (`tokens.rs`).
+    pub fn create_token(
+        &self,
+        tenant: &str,
+        ttl: Option<std::time::Duration>,
+    ) -> Result<tokens::NewToken, TenantError> {
+        tokens::create(self.store.as_ref(), &self.tokens, tenant, ttl)
+    }
+
+    /// Every tenant token's record, without its digest.
+    pub fn tokens(&self) -> Result<Vec<tokens::TokenRecord>, TenantError> {
+        tokens::list(self.store.as_ref(), &self.tokens)
+    }
+
+    /// Revokes tenant token `id`; whether there was one.
+    pub fn revoke_token(&self, id: &str) -> Result<bool, TenantError> {
+        tokens::revoke(self.store.as_ref(), &self.tokens, id)
+    }
+
+    /// The tenant that token `given` reaches, if it is a live tenant token.
+    pub fn token_tenant(&self, given: &str) -> Result<Option<String>, TenantError> {
+        tokens::check(self.store.as_ref(), &self.tokens, given)
     }
 
     /// The defaults tenants get for what they do not set.

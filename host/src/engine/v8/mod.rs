@@ -361,11 +361,11 @@ fn render<'a>(
     Box::pin(async move {
         let _running = crate::activity::renders().begin();
         let ends = Instant::now() + budget.wall;
-        isolate.imports().start_render(ends, body);
+        isolate.imports().start_render(ends, body, req);
         let out = run(isolate, req, ends, budget).await;
         // Every way out of the render, failures included.
         isolate.imports().end_render();
-        isolate.imports().grants().redact_error(out)
+        isolate.imports().ended(out)
     })
 }
 

@@ -789,7 +789,7 @@ impl Instance for WasmInstance {
         body: Option<Sink>,
     ) -> Rendering<'a> {
         Box::pin(async move {
-            let req = types::Request::from(req);
+            let wit_req = types::Request::from(req);
             // The callback installed by `WasmPlugin::instance` reads the
             // deadline and the CPU time, and `slice` to end a slice one tick
             // after each poll and to count the polls' CPU time.
@@ -798,7 +798,7 @@ impl Instance for WasmInstance {
             state.cpu = budget.cpu;
             state.cpu_spent = false;
             state.limits.refused = false;
-            state.imports.start_render(state.deadline, body);
+            state.imports.start_render(state.deadline, body, req);
             self.store.set_epoch_deadline(1);
             // Until the render ends or is dropped, suspended slices included.
             let _running = activity::renders().begin();
@@ -808,7 +808,7 @@ impl Instance for WasmInstance {
                 let mut call = std::pin::pin!(
                     self.bindings
                         .ssr_plugin_renderer()
-                        .call_render(&mut self.store, &req)
+                        .call_render(&mut self.store, &wit_req)
                 );
                 std::future::poll_fn(|cx| {
                     slice.mark();
@@ -820,9 +820,7 @@ impl Instance for WasmInstance {
             };
             self.store.data_mut().imports.end_render();
             let data = self.store.data();
-            data.imports
-                .grants()
-                .redact_error(response(out, budget, data))
+            data.imports.ended(response(out, budget, data))
         })
     }
 

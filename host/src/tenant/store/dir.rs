@@ -61,6 +61,8 @@ pub struct DataDir {
     key: String,
     tenants: PathBuf,
     secrets: PathBuf,
+    /// Tenant tokens' records (`tenant/tokens.rs`), mode 0600.
+    tokens: PathBuf,
 }
 
 impl DataDir {
@@ -79,6 +81,7 @@ impl DataDir {
             key: key.to_string(),
             tenants: dir.join("tenants"),
             secrets: dir.join("secrets"),
+            tokens: dir.join("tokens.json"),
         };
         std::fs::create_dir_all(&store.plugins)?;
         if !code_only {
@@ -129,6 +132,34 @@ impl DataDir {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| format!("secrets file: {e}")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Env::new()),
             Err(e) => Err(format!("secrets file: {e}")),
+        }
+    }
+
+    /// Persists every tenant token's record (`tenant/tokens.rs`).
+    pub fn save_tokens(
+        &self,
+        tokens: &std::collections::BTreeMap<String, super::super::tokens::TokenRecord>,
+    ) -> std::io::Result<()> {
+        let json = serde_json::to_vec_pretty(tokens).map_err(std::io::Error::other)?;
+        write_private(&self.tokens, &json)
+    }
+
+    /// The tenant tokens' records kept by [`DataDir::save_tokens`]: none
+    /// when there is no file; a file that cannot be read is an error, so
+    /// that a server never starts without the revocations it holds.
+    pub fn load_tokens(
+        &self,
+    ) -> std::io::Result<std::collections::BTreeMap<String, super::super::tokens::TokenRecord>>
+    {
+        match std::fs::read(&self.tokens) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}: {e}", self.tokens.display()),
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+            Err(e) => Err(e),
         }
     }
 

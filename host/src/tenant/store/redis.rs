@@ -14,6 +14,8 @@
 //! ssr:versions           hash: id -> version of its current record
 //! ssr:removed            hash: id -> version of its removal (a tombstone)
 //! ssr:hosts              hash: host -> the id that serves it
+//! ssr:tokens             hash: id -> a tenant token's record (its JSON,
+//!                        with the token's SHA-256, never the token)
 //! ssr:changes            pub/sub channel: "<id> <version>" after each write
 //! ssr:purges             pub/sub channel: a purge to apply on every replica
 //! ```
@@ -260,6 +262,7 @@ const VERSIONS: &str = "ssr:versions";
 const REMOVED: &str = "ssr:removed";
 const HOSTS: &str = "ssr:hosts";
 const PLUGIN_REFS: &str = "ssr:plugin-refs";
+const TOKENS: &str = "ssr:tokens";
 
 /// How long a plugin saved for a write that then did not land (refused,
 /// or its replica died) is kept before Redis drops it. Naming it in a
@@ -486,6 +489,27 @@ impl RedisStore {
             record: serde_json::from_str(record).map_err(corrupt)?,
             secrets: serde_json::from_str(secrets).map_err(corrupt)?,
         })))
+    }
+
+    /// Stores tenant token `id`'s record (`tenant/tokens.rs`).
+    pub fn save_token(&self, id: &str, record: &str) -> Result<(), RedisError> {
+        self.with(|c| c.hset::<_, _, _, ()>(TOKENS, id, record))
+    }
+
+    /// Tenant token `id`'s record.
+    pub fn token(&self, id: &str) -> Result<Option<String>, RedisError> {
+        self.with(|c| c.hget(TOKENS, id))
+    }
+
+    /// Every tenant token's record.
+    pub fn tokens(&self) -> Result<Vec<String>, RedisError> {
+        self.with(|c| c.hvals(TOKENS))
+    }
+
+    /// Removes tenant token `id`'s record; whether there was one.
+    pub fn remove_token(&self, id: &str) -> Result<bool, RedisError> {
+        self.with(|c| c.hdel::<_, _, u32>(TOKENS, id))
+            .map(|n| n > 0)
     }
 
     /// Tells the other replicas to purge `tenant`'s pages (under `prefix`).

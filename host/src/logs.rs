@@ -49,6 +49,14 @@ pub struct Line {
     pub message: String,
 }
 
+/// What goes to the other replicas (`tenant::sync::forward_logs`).
+pub enum Out {
+    /// A line of a tenant that a follower elsewhere follows.
+    Line(String, Line),
+    /// A tenant's log is now followed here.
+    Follow(String),
+}
+
 /// One follower, as the hub sees it.
 struct Subscriber {
     id: u64,
@@ -63,7 +71,7 @@ struct Hub {
     /// Tenants followed on other replicas, until when.
     remote: RwLock<HashMap<String, Instant>>,
     /// Where lines for other replicas go (set with a shared store).
-    out: std::sync::OnceLock<crossbeam_channel::Sender<(String, Line)>>,
+    out: std::sync::OnceLock<crossbeam_channel::Sender<Out>>,
 }
 
 static HUB: LazyLock<Hub> = LazyLock::new(|| Hub {
@@ -111,7 +119,10 @@ pub fn publish(tenant: &str, level: &str, method: &str, path: &str, message: &st
     };
     if there && let Some(out) = HUB.out.get() {
         // Bounded: when the store cannot keep up, lines are dropped.
-        if out.try_send((tenant.to_string(), line.clone())).is_err() {
+        if out
+            .try_send(Out::Line(tenant.to_string(), line.clone()))
+            .is_err()
+        {
             dropped(tenant, 1);
         }
     }
@@ -187,6 +198,9 @@ pub fn follow(tenant: &str) -> Follower {
             lines: tx,
             lost: lost.clone(),
         });
+    if let Some(out) = HUB.out.get() {
+        let _ = out.try_send(Out::Follow(tenant.to_string()));
+    }
     Follower {
         tenant: tenant.to_string(),
         id,
@@ -224,6 +238,6 @@ pub fn follows_there(tenant: &str) {
 
 /// Where this replica's lines for followers elsewhere go; once, with a
 /// shared store.
-pub fn send_remote_lines_to(out: crossbeam_channel::Sender<(String, Line)>) {
+pub fn send_remote_lines_to(out: crossbeam_channel::Sender<Out>) {
     let _ = HUB.out.set(out);
 }

@@ -836,3 +836,45 @@ fn compiled(dir: &std::path::Path) -> Vec<(String, u64)> {
     files.sort();
     files
 }
+
+#[test]
+fn a_tenant_token_and_its_log_reach_across_replicas() {
+    use crate::tokens::{Follow, make_token, with_token};
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    assert_eq!(rs[0].add("chatty", "tests/plugins/chatty.js", "").0, 201);
+    all_serve_within_a_second(&rs[1..], "/t/chatty/x", (200, b"ok"));
+    let (token, id) = make_token(&rs[0], "tenant=chatty");
+    let own = "/_ssr/admin/tenants/chatty";
+    assert_eq!(with_token(&rs[1], &token, "GET", own, b"").0, 200);
+    assert_eq!(
+        with_token(&rs[2], &token, "GET", "/_ssr/admin/tenants", b"").0,
+        403
+    );
+
+    // Followed on one replica, rendered on another.
+    let follow = Follow::start(&rs[1], &token, "chatty");
+    let ends = Instant::now() + Duration::from_secs(5);
+    let mut n = 0;
+    let line = loop {
+        assert!(Instant::now() < ends, "no line from replica 1 within 5 s");
+        n += 1;
+        assert_eq!(rs[0].get(&format!("/t/chatty/?n={n}"), &[]).status, 200);
+        if let Ok(line) = follow.lines.recv_timeout(Duration::from_millis(200)) {
+            break line;
+        }
+    };
+    assert!(
+        line.contains("one line") && line.contains("GET /t/chatty/?n="),
+        "{line}"
+    );
+
+    // Revoked on one replica: refused on every one at once.
+    assert_eq!(
+        rs[2].admin("DELETE", &format!("/_ssr/admin/tokens/{id}")).0,
+        204
+    );
+    for r in &rs {
+        assert_eq!(with_token(r, &token, "GET", own, b"").0, 401);
+    }
+}

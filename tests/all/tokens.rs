@@ -204,13 +204,13 @@ fn a_revoked_expired_or_forged_token_is_401_and_tokens_persist_hashed() {
 }
 
 /// `ssr tenant logs ID --follow` with `token`, started and following.
-struct Follow {
+pub struct Follow {
     child: std::process::Child,
-    lines: std::sync::mpsc::Receiver<String>,
+    pub lines: std::sync::mpsc::Receiver<String>,
 }
 
 impl Follow {
-    fn start(s: &Server, token: &str, id: &str) -> Follow {
+    pub fn start(s: &Server, token: &str, id: &str) -> Follow {
         let mut child = ssr()
             .args(["tenant", "logs", id, "--follow", "--server"])
             .arg(format!("http://{}", s.addr))

@@ -82,6 +82,11 @@ pub async fn authorize(
         let path = req.uri().path();
         let path = path.strip_prefix(super::HOST_PREFIX).unwrap_or(path);
         if let Err(why) = scope(req.method(), path, tenant) {
+            // The caller holds a token, so its request's body (a plugin, up
+            // to the limit) is read before the answer: a client still
+            // sending it would see a broken connection instead of why.
+            let limit = state.config.max_plugin_mib.bytes();
+            let _ = axum::body::to_bytes(req.into_body(), limit).await;
             return ApiError::Forbidden(why).into_response();
         }
     }

@@ -169,6 +169,11 @@ impl AppState {
                     })
                 })
                 .expect("spawning the store's follower");
+            let registry = Arc::downgrade(&state.registry);
+            std::thread::Builder::new()
+                .name("ssr-log-out".into())
+                .spawn(move || crate::tenant::sync::forward_logs(registry))
+                .expect("spawning the log forwarder");
         }
         Ok(state)
     }

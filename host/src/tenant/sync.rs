@@ -262,6 +262,14 @@ pub fn follow(registry: Arc<Registry>, mut effect: impl FnMut(Effect)) {
                     tenant: p.tenant,
                     prefix: p.prefix,
                 }]),
+                Event::LogFollowed(tenant) => {
+                    crate::logs::follows_there(tenant);
+                    Ok(Vec::new())
+                }
+                Event::Log(remote) => {
+                    crate::logs::deliver(&remote.tenant, remote.line);
+                    Ok(Vec::new())
+                }
                 Event::Tick => {
                     stopped = Arc::strong_count(&registry) == 1;
                     Ok(Vec::new())
@@ -305,5 +313,40 @@ fn superseded(redis: &RedisStore, id: &str, version: u64) -> bool {
         Ok(State::Present(now)) => now.record.version != version,
         Ok(State::Removed(_) | State::Absent) => true,
         Err(_) => false,
+    }
+}
+
+/// Sends this replica's log lines for followers elsewhere to the shared
+/// store, and says which tenants are followed here: at once when a follower
+/// starts, and every [`crate::logs::REMOTE_FOLLOW_EVERY`] while it lasts.
+/// Runs until the registry is dropped; nothing without a shared store.
+pub fn forward_logs(registry: std::sync::Weak<Registry>) {
+    let (tx, rx) = crossbeam_channel::bounded(crate::logs::FOLLOWER_LINES * 4);
+    crate::logs::send_remote_lines_to(tx);
+    let mut announced = std::time::Instant::now();
+    loop {
+        let next = rx.recv_timeout(std::time::Duration::from_secs(1));
+        let Some(registry) = registry.upgrade() else {
+            return;
+        };
+        let Some(Store::Shared { redis, .. }) = registry.store.as_ref() else {
+            return;
+        };
+        // A store that does not answer loses these lines; the follower
+        // replica goes on, and `sync::follow` reconnects.
+        let sent = match next {
+            Ok(crate::logs::Out::Line(tenant, line)) => redis.publish_log(&tenant, line),
+            Ok(crate::logs::Out::Follow(tenant)) => redis.announce_log_follower(&tenant),
+            Err(_) => Ok(()),
+        };
+        if let Err(e) = sent {
+            tracing::debug!("a log line for another replica was lost: {e}");
+        }
+        if announced.elapsed() >= crate::logs::REMOTE_FOLLOW_EVERY {
+            announced = std::time::Instant::now();
+            for tenant in crate::logs::followed() {
+                let _ = redis.announce_log_follower(&tenant);
+            }
+        }
     }
 }

@@ -18,6 +18,11 @@
 //!                        with the token's SHA-256, never the token)
 //! ssr:changes            pub/sub channel: "<id> <version>" after each write
 //! ssr:purges             pub/sub channel: a purge to apply on every replica
+//! ssr:log-follows        pub/sub channel: "<replica> <id>": tenant id's log
+//!                        is followed on that replica (said every few
+//!                        seconds while it is)
+//! ssr:logs               pub/sub channel: a followed tenant's log line,
+//!                        from the replica that rendered it
 //! ```
 //!
 //! Invariants:
@@ -57,6 +62,9 @@ use super::super::env::Env;
 pub const CHANGES: &str = "ssr:changes";
 /// The channel purges are announced on.
 pub const PURGES: &str = "ssr:purges";
+/// The channels of log following (`logs.rs`).
+pub const LOG_FOLLOWS: &str = "ssr:log-follows";
+pub const LOGS: &str = "ssr:logs";
 
 /// How long connecting, or one command, may take before the store counts
 /// as unreachable: an admin write then fails in seconds, not minutes.
@@ -163,8 +171,20 @@ pub enum Event<'a> {
     Subscribed,
     Changed(&'a str, u64),
     Purge(Purge),
+    /// Another replica follows this tenant's log.
+    LogFollowed(&'a str),
+    /// A line of a tenant's log from another replica.
+    Log(Box<RemoteLine>),
     /// `tick` passed without a message.
     Tick,
+}
+
+/// A log line on [`LOGS`].
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RemoteLine {
+    from: String,
+    pub tenant: String,
+    pub line: crate::logs::Line,
 }
 
 /// The Redis store: one connection for commands, used by one caller at a
@@ -523,7 +543,25 @@ impl RedisStore {
         self.with(|c| c.publish::<_, _, ()>(PURGES, json))
     }
 
-    /// Listens on [`CHANGES`] and [`PURGES`] on a connection of its own,
+    /// Says on [`LOG_FOLLOWS`] that `tenant`'s log is followed here.
+    pub fn announce_log_follower(&self, tenant: &str) -> Result<(), RedisError> {
+        let said = format!("{} {tenant}", self.replica);
+        self.with(|c| c.publish::<_, _, ()>(LOG_FOLLOWS, said))
+    }
+
+    /// Sends a line of `tenant`'s log to the replicas that follow it.
+    pub fn publish_log(&self, tenant: &str, line: crate::logs::Line) -> Result<(), RedisError> {
+        let remote = RemoteLine {
+            from: self.replica.clone(),
+            tenant: tenant.to_string(),
+            line,
+        };
+        let json =
+            serde_json::to_string(&remote).map_err(|e| RedisError::Corrupt(e.to_string()))?;
+        self.with(|c| c.publish::<_, _, ()>(LOGS, json))
+    }
+
+    /// Listens on [`CHANGES`], [`PURGES`] and the log channels on a connection of its own,
     /// calling `on` with [`Event::Subscribed`] first, then each message,
     /// and [`Event::Tick`] whenever `tick` passes without one, until `on`
     /// breaks (`Ok`) or the connection fails (`Err`: messages sent until
@@ -537,7 +575,7 @@ impl RedisStore {
         let mut conn = self.connect()?;
         conn.set_read_timeout(Some(tick))?;
         let mut pubsub = conn.as_pubsub();
-        pubsub.subscribe(&[CHANGES, PURGES])?;
+        pubsub.subscribe(&[CHANGES, PURGES, LOG_FOLLOWS, LOGS])?;
         if on(Event::Subscribed).is_break() {
             return Ok(());
         }
@@ -559,6 +597,19 @@ impl RedisStore {
                     Some((id, v)) => on(Event::Changed(id, v)),
                     None => {
                         tracing::warn!("ignoring a malformed message on {CHANGES}");
+                        std::ops::ControlFlow::Continue(())
+                    }
+                },
+                LOG_FOLLOWS => match payload.split_once(' ') {
+                    Some((from, _)) if from == self.replica => std::ops::ControlFlow::Continue(()),
+                    Some((_, tenant)) => on(Event::LogFollowed(tenant)),
+                    None => std::ops::ControlFlow::Continue(()),
+                },
+                LOGS => match serde_json::from_str::<RemoteLine>(&payload) {
+                    Ok(l) if l.from == self.replica => std::ops::ControlFlow::Continue(()),
+                    Ok(l) => on(Event::Log(Box::new(l))),
+                    Err(_) => {
+                        tracing::warn!("ignoring a malformed message on {LOGS}");
                         std::ops::ControlFlow::Continue(())
                     }
                 },

@@ -32,6 +32,7 @@ pub mod logs;
 pub mod pool;
 pub mod report;
 pub mod sched;
+pub mod site;
 pub mod sync;
 pub mod tenant;
 pub mod unsent;

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{Client, Server, plugin, ssr, tempdir};
+use crate::support::{Client, Server, TOKEN, plugin, ssr, tempdir};
 
 /// `POST /_ssr/admin/tokens` as the operator: (the token, its id).
 pub fn make_token(s: &Server, query: &str) -> (String, String) {
@@ -338,4 +338,96 @@ fn a_follower_that_never_reads_loses_lines_counted_slows_no_render_and_is_cut_of
         s.metric("ssr_log_followers") == 0.0
     });
     assert!(gone, "the follower that never reads is still connected");
+}
+
+/// `ssr deploy` in `dir` with `token` (and `args`): exit success, stdout,
+/// stderr.
+fn deploy(s: &Server, token: &str, dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = ssr()
+        .arg("deploy")
+        .args(args)
+        .arg("--quiet")
+        .current_dir(dir)
+        .env("SSR_SERVER", format!("http://{}", s.addr))
+        .env("SSR_TOKEN", token)
+        .env_remove("SSR_ADMIN_TOKEN")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        crate::support::text(&out.stdout),
+        crate::support::text(&out.stderr),
+    )
+}
+
+#[test]
+fn ssr_deploy_registers_a_site_from_its_config_on_both_engines_and_shows_changes_first() {
+    let s = Server::start(&["--demo=false", "--path-routing"]);
+    let dir = tempdir("deploy");
+    std::fs::write(
+        dir.join("index.js"),
+        "export default { fetch(r, env) { console.log('hit'); return new Response(`${env.WHO} on ${env.ENGINE}`) } }",
+    )
+    .unwrap();
+    for engine in ["wasm", "v8"] {
+        let id = format!("site-{engine}");
+        let config = format!(
+            "name = \"{id}\"\nmain = \"index.js\"\nengine = \"{engine}\"\nhosts = [\"{id}.example.com\"]\n[vars]\nWHO = \"me\"\nENGINE = \"{engine}\"\n[limits]\nmax_concurrency = 3\n"
+        );
+        std::fs::write(dir.join("ssr.toml"), &config).unwrap();
+        // Shown first, and nothing changes.
+        let (ok, out, err) = deploy(&s, TOKEN, &dir, &["--dry-run"]);
+        assert!(ok, "{err}");
+        assert!(out.contains(&format!("would create `{id}`")), "{out}");
+        assert!(out.contains(&format!("host = {id}.example.com")), "{out}");
+        assert_eq!(s.admin("GET", &format!("/_ssr/admin/tenants/{id}")).0, 404);
+        // The operator's deploy: everything the config says.
+        let (ok, out, err) = deploy(&s, TOKEN, &dir, &[]);
+        assert!(ok, "{err}");
+        assert!(out.contains(&format!("deployed `{id}`, version")), "{out}");
+        let (_, shown) = s.admin("GET", &format!("/_ssr/admin/tenants/{id}"));
+        for want in [
+            format!("\"engine\":\"{engine}\""),
+            format!("\"hosts\":[\"{id}.example.com\"]"),
+            "\"max_concurrency\":3".to_string(),
+        ] {
+            assert!(shown.contains(&want), "{want}: {shown}");
+        }
+        let host = format!("{id}.example.com");
+        let page = s.get("/", &[("host", &host)]);
+        assert_eq!(page.text(), format!("me on {engine}"));
+        // The same config again: a new build, and no setting changes.
+        let (ok, out, _) = deploy(&s, TOKEN, &dir, &["--dry-run"]);
+        assert!(
+            ok && out.contains("would update") && out.lines().count() == 2,
+            "{out}"
+        );
+        // A var changed: the dry run names it.
+        std::fs::write(dir.join("ssr.toml"), config.replace("\"me\"", "\"you\"")).unwrap();
+        let (_, out, _) = deploy(&s, TOKEN, &dir, &["--dry-run"]);
+        assert!(out.contains("vars:") && out.contains("WHO=you"), "{out}");
+    }
+
+    // A tenant token deploys its own site, and no other: 403, nothing made.
+    let (token, _) = make_token(&s, "tenant=site-wasm");
+    let config = std::fs::read_to_string(dir.join("ssr.toml")).unwrap();
+    std::fs::write(dir.join("ssr.toml"), config.replace("site-v8", "site-wasm")).unwrap();
+    let (ok, out, err) = deploy(&s, &token, &dir, &[]);
+    assert!(ok, "{out}{err}");
+    std::fs::write(dir.join("ssr.toml"), config.replace("site-v8", "elsewhere")).unwrap();
+    let (ok, _, err) = deploy(&s, &token, &dir, &[]);
+    assert!(!ok && err.contains("403"), "{err}");
+    assert_eq!(s.admin("GET", "/_ssr/admin/tenants/elsewhere").0, 404);
+
+    // A bad config names its line, and nothing is built or sent.
+    std::fs::write(
+        dir.join("ssr.toml"),
+        "name = \"x\"\nmain = \"index.js\"\ncolour = 1\n",
+    )
+    .unwrap();
+    let (ok, _, err) = deploy(&s, TOKEN, &dir, &[]);
+    assert!(
+        !ok && err.contains("line 3") && err.contains("colour"),
+        "{err}"
+    );
 }

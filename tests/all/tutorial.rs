@@ -222,3 +222,55 @@ fn the_readmes_app_section_builds_and_serves_a_sveltekit_app() {
     assert!(stdout.contains("<h1>Hi</h1>"), "{stdout}\n{stderr}");
     assert!(stderr.contains("reading ./wrangler.jsonc"), "{stderr}");
 }
+
+#[test]
+fn the_readmes_site_token_deploys_the_site_and_follows_its_log() {
+    let steps = blocks("## Five minutes");
+    let own = blocks("### A site's own token");
+    assert_eq!(own.len(), 1, "{own:?}");
+    let dir = tempdir("tutorial-token");
+    let addr = format!("127.0.0.1:{}", free_port());
+    // The tutorial's server and `shop` first; then the section, with what
+    // a reader sees in a terminal (the follower's "following", its lines)
+    // waited for, and the refusal it shows expected to fail.
+    let started = "ssr serve --data-dir ./data &";
+    let follow = "ssr tenant logs shop --follow &";
+    let refused = "ssr tenant ls ";
+    assert!(steps[1].contains(started), "{}", steps[1]);
+    assert!(
+        own[0].contains(follow) && own[0].contains(refused),
+        "{}",
+        own[0]
+    );
+    let waits = |what: &str, file: &str| {
+        format!("timeout 10 bash -c 'until grep -q \"{what}\" {file}; do sleep 0.1; done'")
+    };
+    let section = own[0]
+        .replace(
+            follow,
+            &format!(
+                "ssr tenant logs shop --follow > follow.out 2> follow.err &\n{}",
+                waits("following", "follow.err")
+            ),
+        )
+        .replace(refused, "! ssr tenant ls ");
+    let script = format!(
+        "set -e\ntrap 'kill $(jobs -p)' EXIT\n{}\n{}\n{section}\n{}",
+        steps[0],
+        steps[1].replace(
+            started,
+            &format!(
+                "{started}\nuntil curl -fs http://{addr}/_ssr/healthz >/dev/null; do sleep 0.1; done"
+            )
+        ),
+        waits("visit /about", "follow.out"),
+    )
+    .replace("127.0.0.1:8080", &addr);
+    let (stdout, stderr) = run_script(&dir, &addr, &script);
+    assert!(stdout.contains("would update `shop`:"), "{stdout}");
+    assert!(stdout.contains("deployed `shop`, version"), "{stdout}");
+    assert!(stdout.contains("<h1>Hello, again!</h1>"), "{stdout}");
+    assert!(stderr.contains("403"), "{stderr}");
+    let followed = std::fs::read_to_string(dir.join("shop/follow.out")).unwrap();
+    assert!(followed.contains("GET /about  visit /about"), "{followed}");
+}

@@ -63,9 +63,16 @@ pub struct BuildArgs {
     quiet: bool,
 }
 
-struct Steps {
+/// A build's progress on stderr: a spinner per step, then its time.
+pub struct Steps {
     bar: Option<ProgressBar>,
     quiet: bool,
+}
+
+impl Steps {
+    pub fn new(quiet: bool) -> Steps {
+        Steps { bar: None, quiet }
+    }
 }
 
 impl Progress for Steps {
@@ -96,10 +103,7 @@ impl Progress for Steps {
 }
 
 pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
-    let mut steps = Steps {
-        bar: None,
-        quiet: args.quiet,
-    };
+    let mut steps = Steps::new(args.quiet);
     let (entry, app) = match (&args.entry, &args.wrangler) {
         (Some(entry), _) => (entry.clone(), None),
         (None, file) => {

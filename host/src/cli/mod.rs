@@ -2,6 +2,7 @@
 
 mod build;
 mod client;
+mod deploy;
 mod logs;
 mod render;
 mod serve;
@@ -29,6 +30,9 @@ enum Command {
     Render(render::RenderArgs),
     /// Serve tenants over HTTP (with no tenants: the example plugins).
     Serve(Box<serve::ServeArgs>),
+    /// Build the site in a directory and register it on a server, with its
+    /// ssr.toml's hostnames, vars, fetch grants and limits.
+    Deploy(deploy::DeployArgs),
     /// Manage a running server's tenants through its admin API.
     Tenant(tenant::TenantArgs),
     /// Tokens that reach one tenant alone (the operator's).
@@ -67,6 +71,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(*args),
         Command::Tenant(args) => tenant::run(args),
         Command::Token(args) => token::run(args),
+        Command::Deploy(args) => deploy::run(args),
         #[cfg(feature = "v8")]
         Command::V8Worker { address_space } => ssr::engine::v8::process::worker::run(address_space),
     }

@@ -156,13 +156,15 @@ pub fn block_on<T>(future: impl Future<Output = T>) -> T {
 }
 
 /// Which engine runs a tenant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// QuickJS in a Wasmtime component: the sandboxed default.
     #[default]
     Wasm,
-    /// V8 (Debian's libnode), in-process.
+    /// V8 (Debian's libnode), in the server's supervised worker processes.
     V8,
 }
 
@@ -192,7 +194,9 @@ impl std::str::FromStr for EngineKind {
 }
 
 /// How a tenant's instances are used.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// A warm instance serves many requests of this tenant (state may

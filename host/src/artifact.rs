@@ -24,6 +24,10 @@ pub const RENDERER_INTERFACE: &str = "ssr:plugin/renderer";
 pub const BUNDLE_SECTION: &str = "ssr-bundle";
 /// Custom section holding the static assets (`crate::assets`), if any.
 pub const ASSETS_SECTION: &str = "ssr-assets";
+/// Custom sections holding esbuild's source map of the bundle, and of the
+/// bundle the Wasm engine runs where that differs (`build::SourceMaps`).
+pub const SOURCE_MAP_SECTION: &str = "ssr-source-map";
+pub const LOWERED_MAP_SECTION: &str = "ssr-source-map-lowered";
 /// Custom section `v8` in a plugin built with `ssr build --engine v8`: its
 /// top level never ran under Wasm, so its component holds no snapshot and
 /// only the V8 engine, which runs the bundle, may load it.
@@ -184,6 +188,15 @@ pub fn bundle(bytes: &[u8]) -> Result<String, ArtifactError> {
     let data = custom_section(bytes, BUNDLE_SECTION)?.ok_or(ArtifactError::NoBundle)?;
     String::from_utf8(data.to_vec())
         .map_err(|_| ArtifactError::Malformed("the bundle section is not UTF-8".into()))
+}
+
+/// The source map of what `engine` runs of plugin `bytes`, if it has one.
+pub fn source_map(bytes: &[u8], engine: crate::engine::EngineKind) -> Option<&[u8]> {
+    let lowered = match engine {
+        crate::engine::EngineKind::Wasm => custom_section(bytes, LOWERED_MAP_SECTION).ok()?,
+        crate::engine::EngineKind::V8 => None,
+    };
+    lowered.or(custom_section(bytes, SOURCE_MAP_SECTION).ok()?)
 }
 
 /// The data of the component's top-level custom section `name`, if it has

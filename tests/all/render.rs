@@ -2,7 +2,9 @@
 //! engine (Wasm and V8), is byte-identical to Node rendering the same bundle
 //! with the same request.
 
-use crate::support::assert_same_as_node;
+use ssr::engine::EngineKind;
+
+use crate::support::{assert_same_as_node, plugin, render_on, text};
 
 #[test]
 fn hello_matches_node() {
@@ -78,4 +80,63 @@ fn every_shape_of_body_string_reaches_the_host_as_the_same_utf8() {
     ] {
         assert_same_as_node("tests/plugins/text.js", path, &[]);
     }
+}
+
+/// The frames of `tests/plugins/mapped`'s error, in its own files: the
+/// `throw` in lib.js (line 6), called from index.js (line 8), whatever the
+/// column each engine counts from.
+fn assert_mapped(said: &str, engine: &str) {
+    for frame in [
+        "tests/plugins/mapped/lib.js:6:",
+        "tests/plugins/mapped/index.js:8:",
+    ] {
+        assert!(said.contains(frame), "{engine}: no {frame} in:\n{said}");
+    }
+    assert!(
+        !said.contains("bundle.js") && !said.contains("index.js:1"),
+        "{engine}: {said}"
+    );
+}
+
+#[test]
+fn a_render_errors_stack_names_the_sites_files_and_lines_on_both_engines() {
+    use crate::support::{Client, Server, TOKEN};
+    let built = plugin("tests/plugins/mapped/index.js");
+    // `ssr render`.
+    for engine in [EngineKind::Wasm, EngineKind::V8] {
+        let out = render_on(engine, &built.plugin, "/?x=boom", &[]);
+        assert!(!out.status.success());
+        assert_mapped(&text(&out.stderr), engine.as_str());
+    }
+    // A server with a data dir (the map is a file beside the plugin) and
+    // one without (kept in memory): the log, a debug page, a follower.
+    let data = crate::support::tempdir("mapped");
+    for s in [
+        Server::stored(data.to_str().unwrap()),
+        Server::start(&["--demo=false", "--path-routing"]),
+    ] {
+        for engine in ["wasm", "v8"] {
+            let id = format!("mapped-{engine}");
+            let query = format!("engine={engine}&debug=true");
+            assert_eq!(s.add(&id, "tests/plugins/mapped/index.js", &query).0, 201);
+            let follow = crate::tokens::Follow::start(&s, TOKEN, &id);
+            let page = s.get(&format!("/t/{id}/?x=boom"), &[]);
+            assert_eq!(page.status, 500);
+            assert_mapped(&page.text(), engine);
+            let lines = follow.until("tests/plugins/mapped/index.js").join("\n");
+            assert_mapped(&lines, engine);
+            assert!(
+                crate::support::within(std::time::Duration::from_secs(2), || {
+                    s.log_contains("tests/plugins/mapped/lib.js:6:")
+                }),
+                "{engine}: the log has no mapped frame"
+            );
+        }
+    }
+    assert!(std::fs::read_dir(data.join("plugins")).unwrap().any(|f| {
+        f.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".wasm.map")
+    }));
 }

@@ -235,7 +235,7 @@ impl Follow {
     }
 
     /// Lines printed until one contains `needle` (within 5 s).
-    fn until(&self, needle: &str) -> Vec<String> {
+    pub fn until(&self, needle: &str) -> Vec<String> {
         let mut seen = Vec::new();
         let ends = Instant::now() + Duration::from_secs(5);
         while let Some(left) = ends.checked_duration_since(Instant::now()) {

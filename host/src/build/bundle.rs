@@ -41,6 +41,17 @@ pub struct Bundle {
     /// What the Wasm engine runs instead, where it differs: `source` with
     /// async functions lowered (see the module doc).
     pub lowered: Option<String>,
+    /// esbuild's source maps of `source` and of `lowered` (none for an entry
+    /// used as it is: its lines are the bundle's), their sources relative to
+    /// the working directory and without their contents.
+    pub maps: SourceMaps,
+}
+
+/// The source maps of a bundle, by what each engine runs.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMaps {
+    pub source: Option<String>,
+    pub lowered: Option<String>,
 }
 
 /// esbuild flags: one ESM file, browser conditions (react-dom/server picks its
@@ -54,6 +65,10 @@ pub const ESBUILD_FLAGS: &[&str] = &[
     "--charset=utf8",
     "--log-level=warning",
     "--define:process.env.NODE_ENV=\"production\"",
+    // A map beside the bundle, never named in it, and without the sources'
+    // text: a stack is mapped to a file and line (`engine/stack_map.rs`).
+    "--sourcemap=external",
+    "--sources-content=false",
 ];
 
 /// Modules the host provides to every bundle: the name imported, a file
@@ -124,6 +139,7 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
             name,
             source,
             lowered: None,
+            maps: SourceMaps::default(),
         });
     }
     let mut flags = jsx_flags(entry, &source, options.jsx_import_source.as_deref())?;
@@ -186,20 +202,31 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
             &esbuild,
             entry,
         )?;
-        std::fs::read_to_string(&outfile).map_err(|_| BuildError::Bundler {
+        let bundle = std::fs::read_to_string(&outfile).map_err(|_| BuildError::Bundler {
             path: entry.to_path_buf(),
             stderr: format!("esbuild wrote no UTF-8 bundle at {}", outfile.display()),
-        })
+        })?;
+        let map = std::fs::read_to_string(builtins.path().join("bundle.mjs.map"))
+            .ok()
+            .and_then(|map| relative_sources(&map, builtins.path(), &name));
+        Ok::<_, BuildError>((bundle, map))
     };
-    let source = run(&[])?;
-    let lowered = match bundles(&meta, builtins.path(), "async_hooks.js") {
-        true => Some(run(LOWER_ASYNC)?),
-        false => None,
+    let (source, map) = run(&[])?;
+    let (lowered, lowered_map) = match bundles(&meta, builtins.path(), "async_hooks.js") {
+        true => {
+            let (lowered, map) = run(LOWER_ASYNC)?;
+            (Some(lowered), map)
+        }
+        false => (None, None),
     };
     Ok(Bundle {
         name,
         source,
         lowered,
+        maps: SourceMaps {
+            source: map,
+            lowered: lowered_map,
+        },
     })
 }
 
@@ -395,6 +422,40 @@ pub(super) fn find_esbuild(entry: &Path) -> Option<PathBuf> {
             .map(|d| d.join("esbuild"))
             .find(|p| p.is_file())
     })
+}
+
+/// A source map whose `sources` are relative to `out` (esbuild's output
+/// directory), with them relative to the working directory instead (or
+/// absolute, outside it), as esbuild's own messages name files; its `file`
+/// is `name`.
+fn relative_sources(map: &str, out: &Path, name: &str) -> Option<String> {
+    let mut map: serde_json::Value = serde_json::from_str(map).ok()?;
+    let base = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .ok()?;
+    let sources = map.get_mut("sources")?.as_array_mut()?;
+    for source in sources {
+        let Some(text) = source.as_str() else {
+            continue;
+        };
+        let mut path = PathBuf::new();
+        for part in out.join(text).components() {
+            match part {
+                std::path::Component::ParentDir => {
+                    path.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => path.push(other),
+            }
+        }
+        let shown = path.strip_prefix(&base).unwrap_or(&path);
+        *source = serde_json::Value::String(shown.display().to_string());
+    }
+    let fields = map.as_object_mut()?;
+    fields.remove("sourceRoot");
+    // The bundle's name as the Wasm engine's stacks show it.
+    fields.insert("file".into(), serde_json::Value::String(name.to_string()));
+    serde_json::to_string(&map).ok()
 }
 
 #[cfg(test)]

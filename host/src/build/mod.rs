@@ -257,6 +257,7 @@ pub fn runtime_plugin(code_cache: Option<&Path>) -> Result<Vec<u8>, BuildError> 
         name: "runtime.js".into(),
         source: "export function render() {}".into(),
         lowered: None,
+        maps: Default::default(),
     };
     let snapshot = preinit::preinitialize(GUEST_RUNTIME, &bundle.name, &bundle.source, code_cache)?;
     encode(&snapshot, &bundle, &mut Quiet)
@@ -306,6 +307,15 @@ fn encode(
             })
             .and_then(|mut e| e.encode())
             .map_err(|e| BuildError::Encode(format!("{e:#}")))?;
-        Ok(crate::artifact::with_bundle(component, &bundle.source))
+        let mut plugin = crate::artifact::with_bundle(component, &bundle.source);
+        for (section, map) in [
+            (crate::artifact::SOURCE_MAP_SECTION, &bundle.maps.source),
+            (crate::artifact::LOWERED_MAP_SECTION, &bundle.maps.lowered),
+        ] {
+            if let Some(map) = map {
+                plugin = crate::artifact::with_section(plugin, section, map.as_bytes());
+            }
+        }
+        Ok(plugin)
     })
 }

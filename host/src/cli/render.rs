@@ -116,6 +116,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         fetch,
         None,
         Some(std::sync::Arc::new(assets)),
+        ssr::artifact::source_map(&bytes, args.engine)
+            .map(ssr::engine::stack_map::StackMap::in_memory),
     );
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);

@@ -54,6 +54,8 @@ pub struct Grants {
     pub cache: Option<CacheApi>,
     /// Its packed assets, for `env.ASSETS`; none under `ssr render`.
     pub assets: Option<Arc<crate::assets::Assets>>,
+    /// Where its plugin's source map is, to map an error's stack.
+    pub stack_map: Option<Arc<super::stack_map::StackMap>>,
     /// The secrets by name and value.
     secrets: Vec<(String, String)>,
     /// Every form a secret's value can take in text the host writes (see
@@ -81,6 +83,7 @@ impl Grants {
         fetch: FetchGrant,
         cache: Option<CacheApi>,
         assets: Option<Arc<crate::assets::Assets>>,
+        stack_map: Option<Arc<super::stack_map::StackMap>>,
     ) -> Arc<Grants> {
         // The app's config gives defaults; the tenant's registration wins.
         let mut env = assets
@@ -100,6 +103,7 @@ impl Grants {
             fetch,
             cache,
             assets,
+            stack_map,
             secrets: secrets
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
@@ -205,7 +209,14 @@ impl Imports {
     /// redacted from an error, and the error told to the tenant's log
     /// followers (`logs.rs`).
     pub fn ended<T>(&self, out: Result<T, EngineError>) -> Result<T, EngineError> {
-        let out = self.grants.redact_error(out);
+        let out = match (self.grants.redact_error(out), &self.grants.stack_map) {
+            // Its stack in the site's own files (`stack_map.rs`).
+            (Err(EngineError::Js(mut e)), Some(map)) => {
+                e.stack = e.stack.map(|stack| map.apply(&stack));
+                Err(EngineError::Js(e))
+            }
+            (out, _) => out,
+        };
         if let Err(e) = &out {
             self.console.failed(e);
         }
@@ -457,7 +468,15 @@ mod tests {
             ("TOKEN".to_string(), "s3cr3t-value".to_string()),
             ("SHORT".to_string(), "s3cr3t".to_string()),
         ]);
-        let grants = Grants::with_env("t", &vars, &secrets, FetchGrant::default(), None, None);
+        let grants = Grants::with_env(
+            "t",
+            &vars,
+            &secrets,
+            FetchGrant::default(),
+            None,
+            None,
+            None,
+        );
         let mut imports = Imports::new(&grants);
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
@@ -485,6 +504,7 @@ mod tests {
             &BTreeMap::new(),
             &secrets,
             FetchGrant::default(),
+            None,
             None,
             None,
         );

@@ -23,6 +23,7 @@ pub mod fetch;
 pub mod imports;
 pub mod intl;
 pub mod open;
+pub mod stack_map;
 pub mod stream;
 pub mod text;
 pub mod url;

@@ -25,6 +25,7 @@ fn plugin() -> &'static [u8] {
             name: "pool-test.js".into(),
             source: PLUGIN.into(),
             lowered: None,
+            maps: Default::default(),
         };
         crate::build::build_bundle(&bundle, &mut crate::build::Quiet).expect("building")
     })

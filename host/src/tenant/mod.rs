@@ -175,20 +175,24 @@ pub struct Tenant {
 
 impl Tenant {
     fn new(
-        registration: Registration,
-        plugin: Arc<dyn Plugin>,
-        assets: Arc<Assets>,
+        saved: store::Saved,
         limits: AppliedLimits,
         stats: Arc<Stats>,
-        secrets: &Env,
         cache: Option<&Arc<crate::cache::Cache>>,
     ) -> Tenant {
+        let store::Saved {
+            registration,
+            plugin,
+            assets,
+            secrets,
+            stack_map,
+        } = saved;
         Tenant {
             id: registration.id.as_str().into(),
             grants: Grants::with_env(
                 &registration.id,
                 &registration.vars,
-                secrets,
+                &secrets,
                 FetchGrant {
                     allowed: registration.allow_fetch.clone(),
                     max_subrequests: limits.max_subrequests,
@@ -199,6 +203,7 @@ impl Tenant {
                     version: registration.version,
                 }),
                 Some(assets.clone()),
+                stack_map,
             ),
             registration,
             plugin,
@@ -435,21 +440,13 @@ impl Registry {
     /// Makes a registration, stored or just written, the current version
     /// of its id, keeping the id's counters.
     fn adopt(&self, writing: &Writing<'_>, saved: store::Saved) -> Put {
-        let r = saved.registration;
+        let r = &saved.registration;
         let stats = self
             .get(&r.id)
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(&r.id)));
         let limits = r.limits.resolve(r.engine, &self.defaults);
-        let tenant = Arc::new(Tenant::new(
-            r,
-            saved.plugin,
-            saved.assets,
-            limits,
-            stats,
-            &saved.secrets,
-            self.cache.as_ref(),
-        ));
+        let tenant = Arc::new(Tenant::new(saved, limits, stats, self.cache.as_ref()));
         let created = self.publish(writing, tenant.clone());
         Put { tenant, created }
     }
@@ -584,6 +581,7 @@ impl Registry {
         let assets = Arc::new(Assets::from_plugin(bytes, crate::assets::Verify::Whole)?);
         let store = self.store.as_ref().filter(|_| !demo);
         let digest = crate::artifact::digest(bytes);
+        let stack_map = store::stack_map(bytes, engine, &digest, store.map(Store::dir))?;
         let plugin = match (engine, store) {
             // A Wasm plugin is stored compiled too, so a restart need not
             // compile it again, and runs mapped from that file: its code and
@@ -643,6 +641,7 @@ impl Registry {
             plugin,
             assets,
             secrets,
+            stack_map,
         };
         Ok(Some(self.adopt(&writing, saved)))
     }
@@ -702,6 +701,7 @@ impl Registry {
             plugin: current.plugin.clone(),
             assets: current.assets.clone(),
             secrets,
+            stack_map: current.grants.stack_map.clone(),
         };
         Ok(self.adopt(&writing, saved).tenant)
     }

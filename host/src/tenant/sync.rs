@@ -144,6 +144,7 @@ impl Registry {
                 plugin: t.plugin.clone(),
                 assets: t.assets.clone(),
                 secrets,
+                stack_map: t.grants.stack_map.clone(),
             });
         }
         let Some(Store::Shared { code, .. }) = &self.store else {

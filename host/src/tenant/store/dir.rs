@@ -110,6 +110,16 @@ impl DataDir {
         self.plugins.join(format!("{digest}.{}.cwasm", self.key))
     }
 
+    /// Where the source map of plugin `digest` for `engine` is kept
+    /// (`tenant::store::stack_map`).
+    pub fn map_path(&self, digest: &str, engine: crate::engine::EngineKind) -> PathBuf {
+        let engine = match engine {
+            crate::engine::EngineKind::Wasm => "wasm",
+            crate::engine::EngineKind::V8 => "v8",
+        };
+        self.plugins.join(format!("{digest}.{engine}.map"))
+    }
+
     fn record_path(&self, id: &str) -> PathBuf {
         self.tenants.join(format!("{id}.json"))
     }

@@ -31,6 +31,7 @@ pub use redis::RedisStore;
 use super::env::Env;
 use super::{Defaults, Registration, TenantError};
 use crate::assets::{Assets, Verify};
+use crate::engine::stack_map::StackMap;
 use crate::engine::{EngineKind, Engines, Plugin};
 use crate::fs::write_cold;
 use crate::report::Chain;
@@ -53,6 +54,32 @@ pub struct Saved {
     pub plugin: Arc<dyn Plugin>,
     pub assets: Arc<Assets>,
     pub secrets: Env,
+    /// Where its plugin's source map is, if it has one.
+    pub stack_map: Option<Arc<StackMap>>,
+}
+
+/// The source map of `bytes` for `engine`, if it has one: written once beside
+/// the plugin in `dir` (only where the map is: `engine/stack_map.rs` reads
+/// it at the tenant's first error), else kept in memory.
+pub fn stack_map(
+    bytes: &[u8],
+    engine: EngineKind,
+    digest: &str,
+    dir: Option<&DataDir>,
+) -> Result<Option<Arc<StackMap>>, std::io::Error> {
+    let Some(map) = crate::artifact::source_map(bytes, engine) else {
+        return Ok(None);
+    };
+    match dir {
+        Some(dir) => {
+            let path = dir.map_path(digest, engine);
+            if !path.exists() {
+                write_cold(&path, map)?;
+            }
+            Ok(Some(StackMap::in_file(path)))
+        }
+        None => Ok(Some(StackMap::in_memory(map))),
+    }
 }
 
 /// What a write stores.
@@ -148,26 +175,27 @@ pub fn load(
     record.limits.check_ranges().map_err(said)?;
     super::env::check(&record.vars, &secrets).map_err(said)?;
     let limits = record.limits.resolve(record.engine, defaults).engine();
-    // Ok: read already; Err: the reader, not called yet.
-    let bytes = match record.assets > 0 || record.engine != EngineKind::Wasm {
-        true => Ok(bytes()?),
-        false => Err(bytes),
+    let mut bytes = Lazy {
+        held: None,
+        read: Some(bytes),
     };
+    if record.assets > 0 || record.engine != EngineKind::Wasm {
+        bytes.get()?;
+    }
     // `bytes` checks a SHA-256 digest, which vouches for a table checked
     // whole at registration; a record named by the older hash does not.
     let verify = match record.digest.len() {
         64 => Verify::Structure,
         _ => Verify::Whole,
     };
-    let assets = match (record.assets, &bytes) {
-        (1.., Ok(bytes)) => Assets::from_plugin(bytes, verify).map_err(said)?,
+    let assets = match (record.assets, &bytes.held) {
+        (1.., Some(bytes)) => Assets::from_plugin(bytes, verify).map_err(said)?,
         _ => Assets::default(),
     };
     let assets = Arc::new(assets);
-    let bytes = || bytes.or_else(|read| read());
     let plugin: Arc<dyn Plugin> = if record.engine != EngineKind::Wasm {
         let engine = engines.get(record.engine).map_err(said)?;
-        engine.load_plugin(&bytes()?, limits).map_err(said)?
+        engine.load_plugin(bytes.get()?, limits).map_err(said)?
     } else {
         let wasm = &engines.wasm;
         let compiled = dir.compiled_path(&record.digest);
@@ -183,18 +211,46 @@ pub fn load(
                         Chain(&e)
                     );
                 }
-                let code = wasm.precompile(&bytes()?).map_err(said)?;
+                let code = wasm.precompile(bytes.get()?).map_err(said)?;
                 write_cold(&compiled, &code).map_err(said)?;
                 Arc::new(wasm.load_precompiled(&compiled, limits).map_err(said)?)
             }
         }
+    };
+    // The map's file, written when the plugin was registered or first
+    // read here; a plugin read now (a replica's first load) writes it.
+    let map = dir.map_path(&record.digest, record.engine);
+    let stack_map = match &bytes.held {
+        _ if map.exists() => Some(StackMap::in_file(map)),
+        Some(bytes) => stack_map(bytes, record.engine, &record.digest, Some(dir)).map_err(said)?,
+        None => None,
     };
     Ok(Saved {
         registration: record,
         plugin,
         assets,
         secrets,
+        stack_map,
     })
+}
+
+/// Plugin bytes read at most once, when first needed.
+struct Lazy<F> {
+    held: Option<Vec<u8>>,
+    read: Option<F>,
+}
+
+impl<F: FnOnce() -> Result<Vec<u8>, String>> Lazy<F> {
+    fn get(&mut self) -> Result<&[u8], String> {
+        if self.held.is_none()
+            && let Some(read) = self.read.take()
+        {
+            self.held = Some(read()?);
+        }
+        self.held
+            .as_deref()
+            .ok_or_else(|| "the plugin could not be read".to_string())
+    }
 }
 
 /// Checks plugin bytes read back against the digest their record names.

@@ -17,6 +17,7 @@ mod fetch;
 mod handlers;
 mod hardening;
 mod hostile;
+mod init;
 mod intl;
 mod limits;
 mod node_modules;

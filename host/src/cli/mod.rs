@@ -3,6 +3,7 @@
 mod build;
 mod client;
 mod deploy;
+mod init;
 mod logs;
 mod render;
 mod serve;
@@ -30,6 +31,8 @@ enum Command {
     Render(render::RenderArgs),
     /// Serve tenants over HTTP (with no tenants: the example plugins).
     Serve(Box<serve::ServeArgs>),
+    /// Write a new site from a template (hello, react, hono).
+    Init(init::InitArgs),
     /// Build the site in a directory and register it on a server, with its
     /// ssr.toml's hostnames, vars, fetch grants and limits.
     Deploy(deploy::DeployArgs),
@@ -72,6 +75,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tenant(args) => tenant::run(args),
         Command::Token(args) => token::run(args),
         Command::Deploy(args) => deploy::run(args),
+        Command::Init(args) => init::run(args),
         #[cfg(feature = "v8")]
         Command::V8Worker { address_space } => ssr::engine::v8::process::worker::run(address_space),
     }

@@ -248,6 +248,7 @@ impl Site {
             app: self.app.as_ref().map(|a| a.config.clone()),
             node_globals: self.app.as_ref().is_some_and(|a| a.node_globals),
             v8_only: false,
+            code_cache: None,
         }
     }
 

@@ -12,6 +12,7 @@ mod cache;
 mod cluster;
 mod contract;
 mod density;
+mod dev;
 mod fairness;
 mod fetch;
 mod handlers;

@@ -144,6 +144,10 @@ pub struct Options {
     /// For the V8 engine only: skip running the top level under Wasm
     /// ([`build_bundle_v8`]).
     pub v8_only: bool,
+    /// Wasmtime's compiled-code cache for the pre-initialization step
+    /// (`--code-cache`): with one, the guest runtime is compiled once, not
+    /// at each build (`ssr dev` rebuilds).
+    pub code_cache: Option<PathBuf>,
 }
 
 /// The result of a build.
@@ -195,7 +199,7 @@ pub fn build(
     let bundle = step(progress, Step::Bundle, || bundle::bundle(entry, &bundling))?;
     let mut plugin = match options.v8_only {
         true => build_bundle_v8(&bundle, progress)?,
-        false => build_bundle(&bundle, progress)?,
+        false => build_bundle(&bundle, options.code_cache.as_deref(), progress)?,
     };
     let mut paths = Vec::new();
     let mut warnings = Vec::new();
@@ -240,10 +244,14 @@ fn check_sizes(sources: &[assets::Source], limits: assets::Limits) -> Result<(),
 }
 
 /// Builds a plugin from an already bundled ES module.
-pub fn build_bundle(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Vec<u8>, BuildError> {
+pub fn build_bundle(
+    bundle: &Bundle,
+    code_cache: Option<&Path>,
+    progress: &mut dyn Progress,
+) -> Result<Vec<u8>, BuildError> {
     let snapshot = step(progress, Step::Preinit, || {
         let source = bundle.lowered.as_ref().unwrap_or(&bundle.source);
-        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source, None)
+        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source, code_cache)
     })?;
     encode(&snapshot, bundle, progress)
 }

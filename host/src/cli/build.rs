@@ -134,6 +134,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         app: app.as_ref().map(|a| a.config.clone()),
         node_globals: app.as_ref().is_some_and(|a| a.node_globals),
         v8_only: args.engine == Some(ssr::engine::EngineKind::V8),
+        code_cache: None,
     };
     let built = build::build(&entry, &options, &mut steps)?;
     let warnings = app.iter().flat_map(|a| &a.warnings).chain(&built.warnings);

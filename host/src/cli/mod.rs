@@ -3,6 +3,7 @@
 mod build;
 mod client;
 mod deploy;
+mod dev;
 mod init;
 mod logs;
 mod render;
@@ -31,6 +32,9 @@ enum Command {
     Render(render::RenderArgs),
     /// Serve tenants over HTTP (with no tenants: the example plugins).
     Serve(Box<serve::ServeArgs>),
+    /// Serve the site in a directory on 127.0.0.1:8787, rebuilding and
+    /// reloading the page when a source changes.
+    Dev(dev::DevArgs),
     /// Write a new site from a template (hello, react, hono).
     Init(init::InitArgs),
     /// Build the site in a directory and register it on a server, with its
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Token(args) => token::run(args),
         Command::Deploy(args) => deploy::run(args),
         Command::Init(args) => init::run(args),
+        Command::Dev(args) => dev::run(args),
         #[cfg(feature = "v8")]
         Command::V8Worker { address_space } => ssr::engine::v8::process::worker::run(address_space),
     }

@@ -27,7 +27,7 @@ fn plugin() -> &'static [u8] {
             lowered: None,
             maps: Default::default(),
         };
-        crate::build::build_bundle(&bundle, &mut crate::build::Quiet).expect("building")
+        crate::build::build_bundle(&bundle, None, &mut crate::build::Quiet).expect("building")
     })
 }
 

@@ -1,0 +1,156 @@
+//! `ssr dev`: a site from `ssr init` is served with its `.dev.vars`, an edit
+//! shows after a rebuild, the open page is told to reload, a build error is
+//! shown until it is fixed, and a render error's stack names the site's
+//! file and line; on both engines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{free_port, ssr, tempdir, text, with_esbuild};
+
+/// `ssr dev` in `site` on `port`, stopped when dropped.
+struct Dev(Child, u16);
+
+impl Dev {
+    fn start(site: &Path, port: u16, engine: &str) -> Dev {
+        let child = ssr()
+            .args(["dev", "--port", &port.to_string(), "--engine", engine])
+            .current_dir(site)
+            .env("PATH", with_esbuild())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let dev = Dev(child, port);
+        let up = crate::support::within(Duration::from_secs(60), || dev.get("/").0 != 0);
+        assert!(up, "ssr dev did not serve within 60 s");
+        dev
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        match agent
+            .get(format!("http://127.0.0.1:{}{path}", self.1))
+            .call()
+        {
+            Ok(mut r) => (
+                r.status().as_u16(),
+                r.body_mut().read_to_string().unwrap_or_default(),
+            ),
+            Err(_) => (0, String::new()),
+        }
+    }
+
+    /// The page at `/` once it satisfies `ok`, and how long that took.
+    fn until(&self, ok: impl Fn(u16, &str) -> bool) -> (String, Duration) {
+        let asked = Instant::now();
+        loop {
+            let (status, page) = self.get("/");
+            if ok(status, &page) {
+                return (page, asked.elapsed());
+            }
+            assert!(
+                asked.elapsed() < Duration::from_secs(10),
+                "{status}: {page}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
+    let work = tempdir("dev");
+    let out = ssr()
+        .args(["init", "site"])
+        .current_dir(&work)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let site = work.join("site");
+    std::fs::write(
+        site.join(".dev.vars"),
+        "# for development\nGREETING=\"Howdy\"\n",
+    )
+    .unwrap();
+    let port = free_port();
+    let dev = Dev::start(&site, port, "wasm");
+    let (page, _) = dev.until(|s, p| s == 200 && p.contains("Howdy, world!"));
+    assert!(page.contains("/_ssr_dev/events"), "{page}");
+
+    // The open page hears of each rebuild.
+    let mut events = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(events, "GET /_ssr_dev/events HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+    events
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut events = BufReader::new(events);
+
+    let source = site.join("src/index.js");
+    let original = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&source, original.replace("<h1>", "<h1 class=\"edited\">")).unwrap();
+    let (_, took) = dev.until(|s, p| s == 200 && p.contains("edited"));
+    eprintln!("an edit showed after {took:?}");
+    let mut line = String::new();
+    while !line.contains("event: reload") {
+        line.clear();
+        events.read_line(&mut line).unwrap();
+    }
+
+    // A build error is the page until it is fixed.
+    std::fs::write(&source, "export default {\n  fetch( {\n};\n").unwrap();
+    let (page, _) = dev.until(|s, _| s == 500);
+    assert!(
+        page.contains("The build failed") && page.contains("index.js"),
+        "{page}"
+    );
+    std::fs::write(&source, &original).unwrap();
+    dev.until(|s, p| s == 200 && p.contains("Howdy, world!"));
+
+    // A render error shows its stack in the site's files.
+    std::fs::write(
+        site.join("src/fail.js"),
+        "// fails on purpose\n\nexport function fail() {\n  throw new Error('failed on purpose');\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &source,
+        "import { fail } from './fail.js';\nexport default { fetch() { return fail(); } };\n",
+    )
+    .unwrap();
+    let (page, _) = dev.until(|s, p| s == 500 && p.contains("failed on purpose"));
+    assert!(page.contains("src/fail.js:4:"), "{page}");
+
+    // Its port is taken now: a second one says so.
+    let out = ssr()
+        .args(["dev", "--port", &port.to_string()])
+        .current_dir(&site)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--port"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // On V8 too.
+    drop(dev);
+    let dev = Dev::start(&site, free_port(), "v8");
+    let (page, _) = dev.until(|s, p| s == 500 && p.contains("failed on purpose"));
+    assert!(page.contains("src/fail.js:4:"), "{page}");
+    std::fs::write(&source, &original).unwrap();
+    dev.until(|s, p| s == 200 && p.contains("Howdy, world!"));
+}

@@ -64,8 +64,11 @@ impl Dev {
 }
 
 impl Drop for Dev {
+    /// As a terminal's Ctrl-C would: `ssr dev` stops its server too.
     fn drop(&mut self) {
-        let _ = self.0.kill();
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &self.0.id().to_string()])
+            .status();
         let _ = self.0.wait();
     }
 }

@@ -274,3 +274,41 @@ fn the_readmes_site_token_deploys_the_site_and_follows_its_log() {
     let followed = std::fs::read_to_string(dir.join("shop/follow.out")).unwrap();
     assert!(followed.contains("GET /about  visit /about"), "{followed}");
 }
+
+#[test]
+fn the_readmes_new_site_is_served_by_ssr_dev_and_an_edit_shows() {
+    let block = blocks("### A new site");
+    assert_eq!(block.len(), 1, "{block:?}");
+    let dir = tempdir("tutorial-dev");
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    // As a reader would: wait for the server, and for the edit to show.
+    let started = "ssr dev &";
+    let edited = "sed -i 's/Hello/Welcome/' ssr.toml";
+    assert!(
+        block[0].contains(started) && block[0].contains(edited),
+        "{}",
+        block[0]
+    );
+    let script = format!(
+        "set -e\ntrap 'kill $(jobs -p)' EXIT\n{}",
+        block[0]
+            .replace(
+                started,
+                &format!(
+                    "ssr dev --port {port} &\ntimeout 60 bash -c 'until curl -fs http://{addr}/ >/dev/null; do sleep 0.1; done'"
+                ),
+            )
+            .replace(
+                edited,
+                &format!(
+                    "{edited}\ntimeout 10 bash -c 'until curl -s http://{addr}/ | grep -q Welcome; do sleep 0.05; done'"
+                ),
+            )
+            .replace("127.0.0.1:8787", &addr)
+    );
+    let (stdout, stderr) = run_script(&dir, &addr, &script);
+    let first = stdout.find("Hello, Ada!");
+    let second = stdout.find("Welcome, Ada!");
+    assert!(first.is_some() && second > first, "{stdout}\n{stderr}");
+}

@@ -103,11 +103,15 @@ async fn dev(args: DevArgs) -> anyhow::Result<ExitCode> {
         .route("/_ssr_dev/events", axum::routing::get(events))
         .fallback(forward)
         .with_state(dev);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    // Ctrl-C or a TERM ends both processes: the server that runs the site
+    // is stopped here (`Backend`'s drop), not left behind holding the
+    // terminal's output.
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        served = axum::serve(listener, app) => served?,
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
     drop(watching);
     drop(backend);
     Ok(ExitCode::SUCCESS)

@@ -23,7 +23,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::{Store, TenantError, now_unix, validate_id};
@@ -185,8 +184,9 @@ pub fn check(
     Ok((matches && live).then_some(record.tenant))
 }
 
+/// The token's hex SHA-256, as plugins are named by it.
 fn digest(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
+    crate::artifact::digest(token.as_bytes())
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -12,7 +12,7 @@
 //!   bindings and conversions are the `ssr-contract` crate's (`wit/`).
 //!
 //! The JavaScript contract is documented in `docs/renderers.md` and typed in
-//! `guest-sdk/ssr.d.ts`.
+//! `guest-sdk/types/` (the npm package `@ssr/types`).
 
 pub mod runtime;
 

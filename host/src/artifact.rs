@@ -112,10 +112,20 @@ impl From<wasmparser::BinaryReaderError> for ArtifactError {
 /// that one's code.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `len` bytes from the system's random source, in lower-case hex: the
+/// secrets and ids the host makes (admin and tenant tokens, replica ids).
+pub fn random_hex(len: usize) -> String {
+    let mut bytes = vec![0u8; len];
+    getrandom::fill(&mut bytes).expect("the system's random source");
+    hex(&bytes)
 }
 
 /// Says whether `bytes` are a component, so callers can refuse a core

@@ -309,6 +309,10 @@ settings! {
     /// Where renders run: the worker pool, or, to measure what the pool buys,
     /// the async runtime's threads.
     render_on: RenderOn = RenderOn::Pool, "SSR_RENDER_ON" { value_enum, hide = true };
+    /// Stop, as on SIGTERM, when standard input ends: `ssr dev` starts its
+    /// server so, and the server goes with it however it ends (a SIGKILL
+    /// included).
+    stop_with_stdin: bool = false, "SSR_STOP_WITH_STDIN" { value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", hide = true };
 }
 
 /// How long shutdown waits for in-flight requests.

@@ -170,13 +170,7 @@ pub fn load(dir: &Path) -> Result<Site, SiteError> {
         .name
         .clone()
         .or_else(|| app.as_ref().and_then(|a| a.config.name.clone()))
-        .or_else(|| {
-            std::fs::canonicalize(dir)
-                .ok()?
-                .file_name()
-                .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        })
-        .unwrap_or_default();
+        .unwrap_or_else(|| name_of_dir(dir));
     if crate::tenant::validate_id(&name).is_err() {
         return Err(SiteError(format!(
             "{}: the site's name `{name}` is not a tenant id (1-63 characters of a-z, 0-9 and `-`); set `name` in {FILE}",
@@ -306,9 +300,42 @@ impl Site {
     }
 }
 
+/// The tenant id a site's directory makes, when nothing names the site
+/// (`ssr init`, `ssr deploy`): its name in lower case, with `-` for each
+/// character an id cannot have, at most 63 characters.
+pub fn name_of_dir(dir: &Path) -> String {
+    let base = std::fs::canonicalize(dir)
+        .or_else(|_| std::path::absolute(dir))
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let name: String = base
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    name.trim_matches('-').chars().take(63).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_name_becomes_a_tenant_id() {
+        let root = std::env::temp_dir().join(format!("ssr-name-{}", std::process::id()));
+        let dir = root.join("My_Site.v2");
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(name_of_dir(&dir), "my-site-v2");
+        assert_eq!(
+            name_of_dir(&dir.join("..").join("My_Site.v2")),
+            "my-site-v2"
+        );
+        // Not made yet (ssr init's directory).
+        assert_eq!(name_of_dir(&root.join("-New Blog-")), "new-blog");
+        assert_eq!(name_of_dir(&root.join("x".repeat(80))).len(), 63);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     /// docs/ssr.schema.json is what [`schema`] gives (`SSR_BLESS=1`
     /// rewrites it).

@@ -11,6 +11,7 @@ const page = Handlebars.compile(`<!doctype html><html><body>
 
 const rows = Array.from({ length: 30 }, (_, i) => ({ name: `Row <${i}>`, html: `<b>${i * i}</b>` }));
 
+/** @type {import('@ssr/types').Render} */
 export function render(request) {
   return page({ user: request.query.user ?? 'anonymous', rows });
 }

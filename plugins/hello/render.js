@@ -5,6 +5,7 @@ const escape = (s) =>
 
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, title: `Item ${i + 1}`, price: ((i * 37) % 100) + 0.99 }));
 
+/** @type {import('@ssr/types').Render} */
 export function render(request) {
   const name = request.query.name ?? 'world';
   const rows = ITEMS.map((it) => `<li data-id="${it.id}">${escape(it.title)} <span>$${it.price.toFixed(2)}</span></li>`).join('');

@@ -8,6 +8,7 @@ import { App } from './App.jsx';
 
 const escape = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** @type {import('@ssr/types').Render} */
 export function render(req) {
   const props = {
     name: req.query.name ?? 'world',

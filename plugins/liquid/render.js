@@ -9,6 +9,7 @@ const tpl = engine.parse(`<!doctype html><html><body><h1>{{ title | capitalize }
 
 const products = Array.from({ length: 25 }, (_, i) => ({ name: `Thing & ${i}`, price: i * 3 + 0.5 }));
 
+/** @type {import('@ssr/types').Render} */
 export async function render(request) {
   return engine.render(tpl, { title: request.query.title ?? 'catalog', products, path: request.path });
 }

@@ -29,6 +29,7 @@ function TodoList({ filter }) {
   );
 }
 
+/** @type {import('@ssr/types').Render} */
 export default function render(request) {
   const filter = ['all', 'done', 'open'].includes(request.query.filter) ? request.query.filter : 'all';
   const html = renderToString(

@@ -35,6 +35,7 @@ function App({ name, count }) {
   );
 }
 
+/** @type {import('@ssr/types').Render} */
 export function render(request) {
   const name = request.query.name ?? 'world';
   const count = Math.min(Number(request.query.count ?? 200) || 0, 2000);

@@ -25,6 +25,7 @@ async function api(env, path, init = {}) {
   return res.json();
 }
 
+/** @satisfies {import('@ssr/types').Handler} */
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);

@@ -49,6 +49,7 @@ function items(env) {
 
 const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
 
+/** @satisfies {import('@ssr/types').Handler} */
 export default {
   async fetch(request, env) {
     const stream = await renderToReadableStream(<Page data={items(env)} />);

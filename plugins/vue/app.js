@@ -16,6 +16,7 @@ const ProductList = defineComponent({
   },
 });
 
+/** @type {import('@ssr/types').Render} */
 export async function render(request) {
   const page = Math.max(0, parseInt(request.query.page ?? '0', 10) || 0);
   const app = createSSRApp({

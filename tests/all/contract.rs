@@ -64,5 +64,5 @@ fn plugin_carries_its_bundle() {
     let bytes = std::fs::read(&p.plugin).unwrap();
     let bundle = ssr::artifact::bundle(&bytes).unwrap();
     assert_eq!(bundle, std::fs::read_to_string(&p.bundle).unwrap());
-    assert!(bundle.contains("export function render"));
+    assert!(bundle.contains("function render(request)"));
 }

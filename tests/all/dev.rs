@@ -1,7 +1,7 @@
 //! `ssr dev`: a site from `ssr init` is served with its `.dev.vars`, an edit
 //! shows after a rebuild, the open page is told to reload, a build error is
 //! shown until it is fixed, and a render error's stack names the site's
-//! file and line; on both engines.
+//! file and line; on both engines. Killed, it leaves no server behind.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -156,4 +156,26 @@ fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
     assert!(page.contains("src/fail.js:4:"), "{page}");
     std::fs::write(&source, &original).unwrap();
     dev.until(|s, p| s == 200 && p.contains("Howdy, world!"));
+
+    // Killed outright, it cannot stop its server: the server stops itself.
+    let mut dev = dev;
+    let pid = dev.0.id();
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap();
+    let server: Vec<u32> = children
+        .split_whitespace()
+        .map(|c| c.parse().unwrap())
+        .filter(|c| {
+            std::fs::read(format!("/proc/{c}/cmdline"))
+                .is_ok_and(|cmd| text(&cmd).contains("serve"))
+        })
+        .collect();
+    assert_eq!(server.len(), 1, "ssr dev's children: {children}");
+    dev.0.kill().unwrap();
+    let _ = dev.0.wait();
+    // Reaped by init once it ends; until then its /proc entry stays.
+    let gone = crate::support::within(Duration::from_secs(10), || {
+        std::fs::read_to_string(format!("/proc/{}/stat", server[0]))
+            .map_or(true, |stat| stat.contains(") Z "))
+    });
+    assert!(gone, "the server of a killed ssr dev is still running");
 }

@@ -31,6 +31,7 @@ mod support;
 mod tenants;
 mod tokens;
 mod tutorial;
+mod types;
 #[cfg(feature = "v8")]
 mod v8;
 mod web_platform;

@@ -364,10 +364,15 @@ pub(super) fn no_esbuild(entry: &Path) -> BuildError {
 }
 
 /// Whether a module's source has static or dynamic imports (or re-exports).
-/// A quick scan: false positives only cost an esbuild run.
+/// A quick scan: false positives cost an esbuild run, or an error where
+/// there is none, so comment lines (a JSDoc type's `import('...')`) are
+/// not read.
 fn has_imports(source: &str) -> bool {
     source.lines().any(|l| {
         let l = l.trim_start();
+        if l.starts_with("//") || l.starts_with("/*") || l.starts_with('*') {
+            return false;
+        }
         (l.starts_with("import") && !l.starts_with("import.meta"))
             || (l.starts_with("export") && l.contains(" from "))
             || l.contains("import(")
@@ -468,6 +473,13 @@ mod tests {
         assert!(has_imports("export { x } from './x.js';"));
         assert!(!has_imports("export function render() { return 'hi' }"));
         assert!(!has_imports("const u = import.meta.url;"));
+        assert!(!has_imports(
+            "/** @type {import('@ssr/types').Render} */\nexport function render() {}"
+        ));
+        assert!(!has_imports(
+            "/**\n * @param {import('x').Y} y\n */\n// import('z')\nexport const a = 1;"
+        ));
+        assert!(has_imports("/* a */\nconst m = await import('./m.js');"));
     }
 
     #[test]

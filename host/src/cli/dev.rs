@@ -129,13 +129,14 @@ impl Backend {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?
             .local_addr()?
             .port();
-        let mut token = [0u8; 24];
-        getrandom::fill(&mut token).expect("the system's random source");
-        let token: String = token.iter().map(|b| format!("{b:02x}")).collect();
+        let token = ssr::artifact::random_hex(24);
         let child = std::process::Command::new(std::env::current_exe()?)
             .args(["serve", "--demo=false", "--listen"])
             .arg(format!("127.0.0.1:{port}"))
-            .args(["--admin-token", &token])
+            .args(["--admin-token", &token, "--stop-with-stdin"])
+            // Its end of this pipe closes when this process ends, however
+            // it ends: the server then stops too.
+            .stdin(std::process::Stdio::piped())
             .spawn()
             .context("cannot start the server that runs the site")?;
         Ok(Backend {

@@ -3,7 +3,7 @@
 //! `host/templates/` (embedded: the binary needs no other file). After
 //! `npm install` there, `ssr deploy` builds and registers it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -69,7 +69,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
     }
     let name = match &args.name {
         Some(name) => name.clone(),
-        None => default_name(dir),
+        None => ssr::site::name_of_dir(dir),
     };
     ssr::tenant::validate_id(&name)
         .map_err(|e| anyhow::anyhow!("{e}; pass --name with a tenant id for the site"))?;
@@ -93,18 +93,4 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         dir.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The directory's name as a tenant id: lower case, other characters `-`.
-fn default_name(dir: &Path) -> String {
-    let base = std::path::absolute(dir)
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_default();
-    let name: String = base
-        .to_ascii_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    name.trim_matches('-').chars().take(63).collect()
 }

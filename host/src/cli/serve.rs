@@ -221,7 +221,7 @@ fn register_demo(registry: &Registry, addr: SocketAddr) {
 /// once on stderr.
 fn generated_token(data_dir: Option<&Path>) -> anyhow::Result<String> {
     let Some(dir) = data_dir else {
-        let token = random_token();
+        let token = ssr::artifact::random_hex(16);
         eprintln!("no --admin-token given; this run's admin token is {token}");
         return Ok(token);
     };
@@ -244,7 +244,7 @@ fn generated_token(data_dir: Option<&Path>) -> anyhow::Result<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
-    let token = random_token();
+    let token = ssr::artifact::random_hex(16);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     ssr::fs::write_private(&path, token.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -253,10 +253,4 @@ fn generated_token(data_dir: Option<&Path>) -> anyhow::Result<String> {
         path.display()
     );
     Ok(token)
-}
-
-fn random_token() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the system's random source");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1704,15 +1704,12 @@ fn generate(a: &Args) -> Result<Reply, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::hex;
 
     fn run(args: Value, parts: &[&[u8]]) -> Result<Reply, String> {
         let mut args = args;
         args["parts"] = json!(parts.iter().map(|p| p.len()).collect::<Vec<_>>());
         call(&args.to_string(), &parts.concat())
-    }
-
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
     }
 
     #[test]

@@ -398,13 +398,34 @@ pub fn prometheus() -> PrometheusHandle {
 }
 
 /// Serves `app` on `listener` (and the admin API on `admin`, when it has its
-/// own address) until SIGTERM or SIGINT, then drains both.
+/// own address) until SIGTERM or SIGINT (or the end of standard input, with
+/// `--stop-with-stdin`), then drains both.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     admin: Option<tokio::net::TcpListener>,
     state: Arc<AppState>,
 ) -> std::io::Result<()> {
-    serve_until(listener, admin, state, shutdown_signal()).await
+    let stdin = state.config.stop_with_stdin;
+    let shutdown = async move {
+        tokio::select! {
+            _ = shutdown_signal() => {},
+            _ = stdin_closed(), if stdin => {},
+        }
+    };
+    serve_until(listener, admin, state, shutdown).await
+}
+
+/// Completes when standard input ends (its writer closed it, or died).
+async fn stdin_closed() {
+    let (closed, ended) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("ssr-stdin".into())
+        .spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            let _ = closed.send(());
+        })
+        .expect("a thread to watch standard input");
+    let _ = ended.await;
 }
 
 /// [`serve`] until `shutdown` completes instead of a signal.

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use super::{Store, TenantError, now_unix, validate_id};
+use crate::artifact::random_hex;
 
 /// One token's record, as stored and as `ssr token ls` shows it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -85,12 +86,8 @@ pub fn create(
     ttl: Option<Duration>,
 ) -> Result<NewToken, TenantError> {
     validate_id(tenant)?;
-    let mut id = [0u8; 6];
-    let mut secret = [0u8; 32];
-    getrandom::fill(&mut id).expect("the system's random source");
-    getrandom::fill(&mut secret).expect("the system's random source");
-    let id = hex(&id);
-    let token = format!("ssr_{id}_{}", hex(&secret));
+    let id = random_hex(6);
+    let token = format!("ssr_{id}_{}", random_hex(32));
     let created = now_unix();
     let record = TokenRecord {
         id: id.clone(),
@@ -187,10 +184,6 @@ pub fn check(
 /// The token's hex SHA-256, as plugins are named by it.
 fn digest(token: &str) -> String {
     crate::artifact::digest(token.as_bytes())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn to_json(record: &TokenRecord) -> Result<String, TenantError> {

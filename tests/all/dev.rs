@@ -73,16 +73,21 @@ impl Drop for Dev {
     }
 }
 
-#[test]
-fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
-    let work = tempdir("dev");
+/// A site from `ssr init` (the hello template), in a new directory.
+fn new_site(tag: &str) -> std::path::PathBuf {
+    let work = tempdir(tag);
     let out = ssr()
         .args(["init", "site"])
         .current_dir(&work)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let site = work.join("site");
+    work.join("site")
+}
+
+#[test]
+fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
+    let site = new_site("dev");
     std::fs::write(
         site.join(".dev.vars"),
         "# for development\nGREETING=\"Howdy\"\n",
@@ -178,4 +183,52 @@ fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
             .map_or(true, |stat| stat.contains(") Z "))
     });
     assert!(gone, "the server of a killed ssr dev is still running");
+}
+
+/// What the open page did in Chromium (`tests/browser/reload.mjs`).
+#[derive(serde::Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+struct Reloaded {
+    before: Option<String>,
+    after: Option<String>,
+    loads: u32,
+    failure: Option<String>,
+    page_errors: Vec<String>,
+}
+
+#[test]
+fn a_page_open_in_chromium_reloads_itself_with_the_edit_on_both_engines() {
+    let site = new_site("dev-browser");
+    let source = site.join("src/index.js");
+    for (engine, edit) in [("wasm", "Edited on Wasm"), ("v8", "Edited on V8")] {
+        let port = free_port();
+        let dev = Dev::start(&site, port, engine);
+        dev.until(|s, p| s == 200 && p.contains("<h1>"));
+        let seen: Reloaded = crate::browser::run(
+            "reload.mjs",
+            &[
+                &format!("http://127.0.0.1:{port}/?name=Ada"),
+                source.to_str().unwrap(),
+                "${escape(env.GREETING)}",
+                edit,
+            ],
+        );
+        assert_eq!(seen.failure, None, "{engine}: {seen:#?}");
+        assert!(
+            seen.before.as_deref().is_some_and(|h| h.contains("Ada")),
+            "{engine}: {seen:#?}"
+        );
+        assert_eq!(
+            seen.after.as_deref(),
+            Some(format!("{edit}, Ada!").as_str()),
+            "{engine}: {seen:#?}"
+        );
+        // The first load, then the one the page's script asked for.
+        assert!(seen.loads >= 2, "{engine}: {seen:#?}");
+        assert!(seen.page_errors.is_empty(), "{engine}: {seen:#?}");
+        let original = std::fs::read_to_string(&source)
+            .unwrap()
+            .replace(edit, "${escape(env.GREETING)}");
+        std::fs::write(&source, original).unwrap();
+    }
 }

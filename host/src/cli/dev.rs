@@ -311,7 +311,9 @@ async fn events(State(dev): State<Arc<Dev>>) -> Response {
         loop {
             match rx.recv().await {
                 Ok(()) => {
-                    let event = Event::default().event("reload").data("");
+                    // With data: a browser drops an event without any
+                    // (the HTML standard's event-stream rules).
+                    let event = Event::default().event("reload").data("rebuilt");
                     return Some((Ok::<_, std::convert::Infallible>(event), rx));
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,

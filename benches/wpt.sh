@@ -44,9 +44,12 @@ counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" WPT_PORT=18311 \
   node benches/wpt/run.mjs "$WPT_DIR" "$work/results.json" $DIRS)
 [ -z "${RESULTS_JSON:-}" ] || cp "$work/results.json" "$RESULTS_JSON"
 
-python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" "${MERGE:-0}" <<'PY'
-import json, subprocess, sys, datetime
+python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" "${MERGE:-0}" "$DIRS" <<'PY'
+import json, re, subprocess, sys, datetime
 results, counts, commit, runtimes = json.load(open(sys.argv[1])), json.loads(sys.argv[2]), sys.argv[3], sys.argv[4].split(',')
+run_dirs = sys.argv[6].split()
+def in_run(f): return any(f == d or f.startswith(d.rstrip('/') + '/') for d in run_dirs)
+left_out = dict(results['left_out'])
 names = {'ssr-wasm': 'ssr Wasm', 'ssr-v8': 'ssr V8', 'node': 'Node', 'workerd': 'workerd'}
 carried = ""
 this_run = runtimes
@@ -59,9 +62,15 @@ if sys.argv[5] == '1':
     lines = [l for l in section.splitlines() if l.startswith('| ')]
     columns = [c.strip() for c in lines[0].strip('|').split('|')][2:]
     by_name = {v: k for k, v in names.items()}
-    # The files the carried runtimes could not run stay listed.
-    carried_failing = [l for l in text.split('### Files a runtime could not run at all')[1].split('<!-- wpt:end -->')[0].splitlines()
-                       if l.startswith('- ') and not any(f" on {names[r]}:" in l for r in this_run)]
+    # What this run did not run again stays listed: the files the carried
+    # runtimes, or the carried directories, could not run or left out.
+    listed = lambda name: [l for l in text.split(name)[1].split('###')[0].split('<!-- wpt:end -->')[0].splitlines() if l.startswith('- `')]
+    file_of = lambda l: re.match(r'- `([^`]*)`', l).group(1)
+    carried_failing = [l for l in listed('### Files a runtime could not run at all')
+                       if not in_run(file_of(l)) or not any(f" on {names[r]}:" in l for r in this_run)]
+    for l in listed('### Left out, and why'):
+        if not in_run(file_of(l)):
+            left_out[file_of(l)] = l.split('`: ', 1)[1]
     merged = {}
     for line in lines[1:]:
         cells = [c.strip() for c in line.strip('|').split('|')]
@@ -97,11 +106,11 @@ if subprocess.run(['git', 'status', '--porcelain', 'host', 'wit', 'guest-sdk'], 
 node = subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()
 table = "\n".join(rows)
 about = (f"{datetime.date.today()}, ssr at `{head}`, WPT at `{commit}`, Node {node}, workerd from `tests/peers`. "
-         f"`benches/wpt.sh WPT_DIR`: {len(results['files'])} files run, {len(results['left_out'])} left out (listed in benches/RESULTS-wpt.md). "
+         f"`benches/wpt.sh WPT_DIR`: {len(results['files'])} files run, {len(left_out)} left out (listed in benches/RESULTS-wpt.md). "
          "A subtest passes when its harness status is PASS; a file a runtime could not start counts all its subtests as failed, and one that did not complete in 25 s keeps the subtests that finished. "
          "A file with variants (`// META: variant=`) runs once per variant, each counted as a file; tentative tests (`.tentative.`: proposals, not yet the standard) are counted in rows of their own." + carried)
 subprocess.run(['python3', 'benches/section.py', 'docs/compatibility.md', 'wpt', about + "\n\n" + table], check=True)
-left = "\n".join(f"- `{f}`: {why}" for f, why in sorted(results['left_out'].items()))
+left = "\n".join(f"- `{f}`: {why}" for f, why in sorted(left_out.items()))
 failing = []
 for f, per in sorted(results['files'].items()):
     for r in runtimes:

@@ -292,10 +292,13 @@
       this._listeners = [];
       this._closed = false;
     }
-    postMessage(data) {
+    // `transfer` (a list, or `{ transfer }`) moves its buffers into the
+    // message, detaching them here, even when no one is on the other end.
+    postMessage(data, options = undefined) {
+      const list = options === undefined || options === null ? [] : Symbol.iterator in Object(options) ? options : options.transfer;
+      const message = structuredCloneImpl(data, list === undefined ? [] : Array.from(list));
       const peer = this._peer;
       if (this._closed || peer === null) return;
-      const message = structuredCloneImpl(data);
       addTimer(() => peer._dispatch({ data: message, target: peer, type: 'message' }), 0, [], false);
     }
     addEventListener(type, fn) {
@@ -608,6 +611,196 @@
   Object.defineProperty(AbortControllerImpl, 'name', { value: 'AbortController' });
   defineMissing('AbortController', AbortControllerImpl);
 
+  // ------------------------------------------------------------ WebAssembly
+  // As on Workers, without code: memories, globals and tables, and every
+  // way to compile bytes refused as workerd refuses it (code generation is
+  // the embedder's to allow, and ssr runs no WebAssembly a site brings:
+  // docs/security.md). Neither engine has its own (QuickJS has none; V8
+  // runs with --no-expose-wasm). A memory is an ArrayBuffer (or, shared, a
+  // SharedArrayBuffer), counted against the tenant's memory like any other.
+  if (typeof g.WebAssembly === 'undefined') {
+    const PAGE = 65536;
+    const MAX_PAGES = 65536;
+    const errorClass = (name) => {
+      const E = class extends Error {};
+      Object.defineProperty(E, 'name', { value: name });
+      Object.defineProperty(E.prototype, 'name', { value: name, writable: true, configurable: true });
+      return E;
+    };
+    const CompileError = errorClass('CompileError');
+    const LinkError = errorClass('LinkError');
+    const RuntimeError = errorClass('RuntimeError');
+    const noCode = (what) => {
+      throw new CompileError(`WebAssembly.${what}(): Wasm code generation disallowed by embedder (ssr runs no WebAssembly a site brings)`);
+    };
+    const descriptorOf = (d, what) => {
+      if (d === null || (typeof d !== 'object' && typeof d !== 'function')) {
+        throw new TypeError(`WebAssembly.${what}(): Argument 0 must be a ${what.toLowerCase()} descriptor`);
+      }
+      return d;
+    };
+    // The JS API's [EnforceRange] unsigned long, at most `max`.
+    const pages = (v, name, what, max) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > 0xffffffff) throw new TypeError(`WebAssembly.${what}(): Property '${name}': value ${v} is not a valid unsigned integer`);
+      const t = Math.trunc(n);
+      if (t > max) throw new RangeError(`WebAssembly.${what}(): Property '${name}': value ${t} is above the upper bound ${max}`);
+      return t;
+    };
+    const limits = (d, what, max) => {
+      const given = d.initial !== undefined ? d.initial : d.minimum;
+      if (given === undefined) throw new TypeError(`WebAssembly.${what}(): Property 'initial' is required`);
+      const initial = pages(given, 'initial', what, max);
+      const maximum = d.maximum === undefined ? undefined : pages(d.maximum, 'maximum', what, max);
+      if (maximum !== undefined && maximum < initial) throw new RangeError(`WebAssembly.${what}(): Property 'maximum': value ${maximum} is below the lower bound ${initial}`);
+      return { initial, maximum };
+    };
+    const branded = (brand, o, what) => {
+      if (!brand.has(o)) throw new TypeError(`Receiver is not a WebAssembly.${what}`);
+      return brand.get(o);
+    };
+
+    const memories = new WeakMap();
+    class Memory {
+      constructor(descriptor) {
+        if (new.target === undefined) throw new TypeError("WebAssembly.Memory must be invoked with 'new'");
+        const d = descriptorOf(descriptor, 'Memory');
+        const { initial, maximum } = limits(d, 'Memory', MAX_PAGES);
+        const shared = !!d.shared;
+        if (shared && maximum === undefined) throw new TypeError('WebAssembly.Memory(): If shared is true, maximum property should be defined.');
+        const buffer = shared ? new SharedArrayBuffer(initial * PAGE) : new ArrayBuffer(initial * PAGE);
+        memories.set(this, { buffer, shared, maximum: maximum === undefined ? MAX_PAGES : maximum });
+      }
+      get buffer() { return branded(memories, this, 'Memory').buffer; }
+      // A memory's old buffer is detached (its bytes move to the new one);
+      // a shared one's old buffer keeps its length, and its bytes as they
+      // were (with no threads, nothing else holds it while it grows).
+      grow(delta) {
+        const m = branded(memories, this, 'Memory');
+        const old = m.buffer.byteLength / PAGE;
+        const n = pages(delta, 'delta', 'Memory.grow', MAX_PAGES);
+        if (old + n > m.maximum) throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+        if (m.shared) {
+          const next = new SharedArrayBuffer((old + n) * PAGE);
+          new Uint8Array(next).set(new Uint8Array(m.buffer));
+          m.buffer = next;
+        } else {
+          m.buffer = m.buffer.transfer((old + n) * PAGE);
+        }
+        return old;
+      }
+    }
+
+    // A value of a WebAssembly type, as the JS API's ToWebAssemblyValue
+    // makes it.
+    const VALUE_TYPES = ['i32', 'i64', 'f32', 'f64', 'externref', 'anyref', 'funcref'];
+    const coerce = (type, v) => {
+      switch (type) {
+        case 'i32': return Number(v) | 0;
+        case 'i64': return BigInt.asIntN(64, BigInt(v));
+        case 'f32': return Math.fround(Number(v));
+        case 'f64': return Number(v);
+        case 'funcref':
+          if (v !== null) throw new TypeError('WebAssembly: a funcref is null or a function exported by WebAssembly, and there is none here');
+          return v;
+        default: return v;
+      }
+    };
+    const zero = (type) => (type === 'i64' ? 0n : type === 'externref' ? undefined : type.endsWith('ref') ? null : 0);
+    const valueType = (t, what) => {
+      const type = `${t}`;
+      if (!VALUE_TYPES.includes(type)) throw new TypeError(`WebAssembly.${what}(): Descriptor property 'value' must be a WebAssembly type`);
+      return type;
+    };
+
+    const globals = new WeakMap();
+    class Global {
+      constructor(descriptor, v) {
+        if (new.target === undefined) throw new TypeError("WebAssembly.Global must be invoked with 'new'");
+        const d = descriptorOf(descriptor, 'Global');
+        const mutable = !!d.mutable;
+        const type = valueType(d.value, 'Global');
+        globals.set(this, { type, mutable, value: v === undefined ? zero(type) : coerce(type, v) });
+      }
+      get value() { return branded(globals, this, 'Global').value; }
+      set value(v) {
+        const s = branded(globals, this, 'Global');
+        if (!s.mutable) throw new TypeError("WebAssembly.Global.value: Can't set the value of an immutable global.");
+        s.value = coerce(s.type, v);
+      }
+      valueOf() { return branded(globals, this, 'Global').value; }
+    }
+    Object.defineProperty(Global.prototype, Symbol.toStringTag, { value: 'WebAssembly.Global', configurable: true });
+
+    const tables = new WeakMap();
+    class Table {
+      constructor(descriptor, v) {
+        if (new.target === undefined) throw new TypeError("WebAssembly.Table must be invoked with 'new'");
+        const d = descriptorOf(descriptor, 'Table');
+        const type = `${d.element}`;
+        if (!['externref', 'anyref', 'funcref'].includes(type)) throw new TypeError("WebAssembly.Table(): Descriptor property 'element' must be a WebAssembly reference type");
+        const { initial, maximum } = limits(d, 'Table', 10000000);
+        const fill = v === undefined ? zero(type) : coerce(type, v);
+        tables.set(this, { type, maximum: maximum === undefined ? 0xffffffff : maximum, items: new Array(initial).fill(fill) });
+      }
+      get length() { return branded(tables, this, 'Table').items.length; }
+      get(index) {
+        const t = branded(tables, this, 'Table');
+        const i = pages(index, 'index', 'Table.get', 0xffffffff);
+        if (i >= t.items.length) throw new RangeError(`WebAssembly.Table.get(): invalid address ${i} in ${t.type} table of size ${t.items.length}`);
+        return t.items[i];
+      }
+      set(index, v) {
+        const t = branded(tables, this, 'Table');
+        const i = pages(index, 'index', 'Table.set', 0xffffffff);
+        if (i >= t.items.length) throw new RangeError(`WebAssembly.Table.set(): invalid address ${i} in ${t.type} table of size ${t.items.length}`);
+        t.items[i] = arguments.length < 2 ? zero(t.type) : coerce(t.type, v);
+      }
+      grow(delta, v) {
+        const t = branded(tables, this, 'Table');
+        const n = pages(delta, 'delta', 'Table.grow', 0xffffffff);
+        const old = t.items.length;
+        if (old + n > t.maximum) throw new RangeError('WebAssembly.Table.grow(): failed to grow table');
+        const fill = v === undefined ? zero(t.type) : coerce(t.type, v);
+        for (let k = 0; k < n; k++) t.items.push(fill);
+        return old;
+      }
+    }
+
+    class Module {
+      constructor() {
+        if (new.target === undefined) throw new TypeError("WebAssembly.Module must be invoked with 'new'");
+        noCode('Module');
+      }
+    }
+    class Instance {
+      constructor() {
+        if (new.target === undefined) throw new TypeError("WebAssembly.Instance must be invoked with 'new'");
+        noCode('Instance');
+      }
+    }
+    const refusing = (what) => ({ [what]() { return Promise.reject(new CompileError(`WebAssembly.${what}(): Wasm code generation disallowed by embedder (ssr runs no WebAssembly a site brings)`)); } })[what];
+    const namespace = {
+      Memory, Global, Table, Module, Instance, CompileError, LinkError, RuntimeError,
+      validate() { noCode('validate'); },
+      compile: refusing('compile'),
+      instantiate: refusing('instantiate'),
+      compileStreaming: refusing('compileStreaming'),
+      instantiateStreaming: refusing('instantiateStreaming'),
+    };
+    for (const [name, C] of Object.entries({ Memory, Table, Module, Instance })) {
+      Object.defineProperty(C, 'name', { value: name });
+      Object.defineProperty(C.prototype, Symbol.toStringTag, { value: `WebAssembly.${name}`, configurable: true });
+    }
+    Object.defineProperty(Global, 'name', { value: 'Global' });
+    const wasm = {};
+    for (const [name, value] of Object.entries(namespace)) {
+      Object.defineProperty(wasm, name, { value, writable: true, configurable: true, enumerable: false });
+    }
+    Object.defineProperty(wasm, Symbol.toStringTag, { value: 'WebAssembly', configurable: true });
+    defineMissing('WebAssembly', wasm);
+  }
+
   // ------------------------------------------------------------ performance
   if (typeof g.performance === 'undefined' || typeof g.performance.now !== 'function') {
     const origin = Date.now();
@@ -763,9 +956,15 @@
     return m ? new (m[1] === 'RangeError' ? RangeError : TypeError)(m[2]) : new TypeError(text);
   }
   const textCall = (args, bytes) => namedCall('text-decode', args, bytes);
+  // The bytes of a BufferSource, as WebIDL reads one: none when its buffer
+  // was detached (transferred away).
   function bufferSourceBytes(input) {
-    if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) return new Uint8Array(input);
-    if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
+      return input.detached === true ? new Uint8Array(0) : new Uint8Array(input);
+    }
+    if (ArrayBuffer.isView(input)) {
+      return input.buffer.detached === true ? new Uint8Array(0) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    }
     throw new TypeError("Failed to execute 'decode' on 'TextDecoder': The provided value is not of type '(ArrayBuffer or ArrayBufferView)'");
   }
   class TextDecoderImpl {
@@ -826,7 +1025,9 @@
       if (atStart && !this.#ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
       if (NativeDecoder !== null && !this.#fatal) {
         nativeUtf8 = nativeUtf8 || new NativeDecoder('utf-8', { ignoreBOM: true });
-        return nativeUtf8.decode(i === 0 ? b : b.subarray(i));
+        const view = i === 0 ? b : b.subarray(i);
+        // The native decoder takes no view of a SharedArrayBuffer.
+        return nativeUtf8.decode(view.buffer instanceof ArrayBuffer ? view : view.slice());
       }
       return decodeUtf8(b, i, this.#fatal);
     }
@@ -3967,22 +4168,77 @@
     return out;
   }
 
+  // WebIDL's [Clamp] long long (Blob.slice's offsets): the nearest
+  // integer, a tie to the even one.
+  function clampInteger(v) {
+    const n = Number(v);
+    if (Number.isNaN(n)) return 0;
+    if (!Number.isFinite(n)) return n > 0 ? Number.MAX_SAFE_INTEGER : -Number.MAX_SAFE_INTEGER;
+    const f = Math.floor(n);
+    const d = n - f;
+    const r = d < 0.5 ? f : d > 0.5 ? f + 1 : f % 2 === 0 ? f : f + 1;
+    return r === 0 ? 0 : r;
+  }
+  const isBytes = (p) => p instanceof BlobImpl || p instanceof ArrayBuffer || ArrayBuffer.isView(p);
   class BlobImpl {
-    constructor(parts = [], options = {}) {
-      if (typeof parts !== 'object' || parts === null || typeof parts[Symbol.iterator] !== 'function') {
-        throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
+    // As the File API says: the parts are converted in order (each a
+    // buffer, a Blob or a string), then the options, `endings` before
+    // `type`; with `endings: 'native'` a string's line breaks are LF.
+    constructor(parts = undefined, options = undefined) {
+      let items = [];
+      if (parts !== undefined) {
+        if ((typeof parts !== 'object' && typeof parts !== 'function') || parts === null || typeof parts[Symbol.iterator] !== 'function') {
+          throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
+        }
+        items = Array.from(parts, (p) => (isBytes(p) ? p : `${p}`));
       }
-      this._bytes = concat(Array.from(parts, bytesOf));
-      const type = options && options.type !== undefined ? String(options.type) : '';
+      if (options !== undefined && options !== null && typeof options !== 'object' && typeof options !== 'function') {
+        throw new TypeError("Failed to construct 'Blob': The provided value is not of type 'BlobPropertyBag'.");
+      }
+      const givenEndings = options == null ? undefined : options.endings;
+      const endings = givenEndings === undefined ? 'transparent' : `${givenEndings}`;
+      if (endings !== 'transparent' && endings !== 'native') {
+        throw new TypeError(`Failed to construct 'Blob': The provided value '${endings}' is not a valid enum value of type EndingType.`);
+      }
+      const givenType = options == null ? undefined : options.type;
+      const type = givenType === undefined ? '' : `${givenType}`;
+      const native = endings === 'native';
+      this._bytes = concat(items.map((p) => bytesOf(native && typeof p === 'string' ? p.replace(/\r\n?/g, '\n') : p)));
       this._type = /^[\u0020-\u007e]*$/.test(type) ? type.toLowerCase() : '';
     }
     get size() { return this._bytes.length; }
     get type() { return this._type; }
-    slice(start = 0, end = this.size, type = '') {
-      const at = (i) => (i < 0 ? Math.max(this.size + i, 0) : Math.min(i, this.size));
-      const b = new BlobImpl([], { type });
-      b._bytes = this._bytes.slice(at(start), Math.max(at(start), at(end)));
+    slice(start = undefined, end = undefined, type = undefined) {
+      const size = this.size;
+      const at = (v, absent) => {
+        if (v === undefined) return absent;
+        const i = clampInteger(v);
+        return i < 0 ? Math.max(size + i, 0) : Math.min(i, size);
+      };
+      const from = at(start, 0);
+      const to = at(end, size);
+      const b = new BlobImpl([], { type: type === undefined ? '' : `${type}` });
+      b._bytes = this._bytes.slice(from, Math.max(from, to));
       return b;
+    }
+    // A new byte stream each call, read 64 KiB at a time.
+    stream() {
+      const bytes = this._bytes;
+      let at = 0;
+      return new ReadableStreamImpl({
+        type: 'bytes',
+        pull(c) {
+          if (at >= bytes.length) {
+            c.close();
+            const pending = c.byobRequest;
+            if (pending) pending.respond(0);
+            return;
+          }
+          const n = Math.min(65536, bytes.length - at);
+          c.enqueue(bytes.slice(at, at + n));
+          at += n;
+        },
+      });
     }
     text() { return Promise.resolve(decoder().decode(this._bytes)); }
     arrayBuffer() { return Promise.resolve(this._bytes.slice().buffer); }

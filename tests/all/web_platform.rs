@@ -2,7 +2,8 @@
 //! kept by tests of our own on both engines, since CI has no WPT checkout:
 //! URL, URLSearchParams, structuredClone, TextDecoder and Headers against
 //! Node; timers, compression, and what Node's decoder gets wrong against
-//! the standards.
+//! the standards; WebAssembly memories and the buffers and Blobs WPT found
+//! wrong.
 
 use ssr::engine::{EngineKind, Engines};
 
@@ -171,5 +172,38 @@ fn a_stream_nobody_reads_fails_that_render_alone_on_both_engines() {
             );
             assert_eq!(ok.status, 200, "{engine} wait={wait}: {}", ok.text());
         }
+    }
+}
+
+/// `tests/plugins/buffers.js`: what WPT's `encoding/` and `FileAPI/` found
+/// missing, as the standards say it on both engines (`WebAssembly` as
+/// workerd has it: memories, globals and tables, no code).
+#[test]
+fn webassembly_memories_transfers_detached_and_shared_buffers_and_blobs_on_both_engines() {
+    let expected = "\
+memory: 1 131072 0 7
+memory past its maximum: RangeError: WebAssembly.Memory.grow(): Maximum memory size exceeded
+memory of 4 GiB: RangeError
+shared memory: SharedArrayBuffer
+shared memory without a maximum: TypeError: WebAssembly.Memory(): If shared is true, maximum property should be defined.
+globals: -2147483648 5 0.10000000149011612
+immutable global: TypeError: WebAssembly.Global.value: Can't set the value of an immutable global.
+table: 3 a b
+module: CompileError: WebAssembly.Module(): Wasm code generation disallowed by embedder (ssr runs no WebAssembly a site brings)
+instantiate: CompileError
+postMessage transfers: 0 true true
+decode a detached view: \"\"
+decode a shared view: AAA\u{4141}\u{4141}
+encodeInto a detached view: {\"read\":0,\"written\":0}
+blob slice: 2 2 4 2 2 2 3
+blob stream: abcd true
+blob byob: xy z true
+blob endings: \"a\\nb\\nc\\n\" \"a\\r\\n\"
+blob with options 123: TypeError: Failed to construct 'Blob': The provided value is not of type 'BlobPropertyBag'.
+blob with bad endings: TypeError: Failed to construct 'Blob': The provided value 'crlf' is not a valid enum value of type EndingType.
+blob reads endings before type: endings type";
+    for &engine in Engines::KINDS {
+        let (body, _) = rendered("tests/plugins/buffers.js", engine, "/");
+        assert_eq!(body, expected, "{engine}");
     }
 }

@@ -29,9 +29,10 @@
 // - Memory outside the V8 heap is capped too: every `ArrayBuffer` (and
 //   typed array, `SharedArrayBuffer`) backing store comes from the
 //   instance's `QuotaAllocator`, which refuses past the heap limit (V8 then
-//   throws a `RangeError` in the script). WebAssembly is off (no
-//   `WebAssembly` global, no code generation): renderers do not need it,
-//   and its memories would be one more kind of memory to account.
+//   throws a `RangeError` in the script). V8's WebAssembly is off (no
+//   `WebAssembly` of V8's, no code generation): renderers do not need it,
+//   and its memories would be one more kind of memory to account. The
+//   prelude's `WebAssembly` (memories as buffers, no code) is in its place.
 
 #include <v8.h>
 #include <libplatform/libplatform.h>
@@ -708,7 +709,7 @@ void ssr_v8_init(void) {
     // the other examples unchanged (`cargo bench -p ssr --features bench --bench engine --
     // render_warm/v8`).
     v8::V8::SetFlagsFromString("--no-allocation-site-pretenuring");
-    // No `WebAssembly` global (see the invariants).
+    // No `WebAssembly` of V8's (see the invariants).
     v8::V8::SetFlagsFromString("--no-expose-wasm");
     g_platform = v8::platform::NewDefaultPlatform();
     v8::V8::InitializePlatform(g_platform.get());

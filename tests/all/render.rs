@@ -140,3 +140,43 @@ fn a_render_errors_stack_names_the_sites_files_and_lines_on_both_engines() {
             .ends_with(".wasm.map")
     }));
 }
+
+/// A plain entry (no imports: built without esbuild) names its own file in
+/// its stacks on both engines, at build time and at render time.
+#[test]
+fn a_plain_entrys_errors_name_its_path_on_both_engines() {
+    let dir = crate::support::tempdir("plain-stack");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("src/index.js"),
+        "export default {\n  fetch() {\n    throw new Error('plain boom');\n  },\n};\n",
+    )
+    .unwrap();
+    let built = crate::support::ssr()
+        .args(["build", "src/index.js", "-o", "site.wasm"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    for engine in [EngineKind::Wasm, EngineKind::V8] {
+        let out = render_on(engine, &dir.join("site.wasm"), "/", &[]);
+        let said = text(&out.stderr);
+        assert!(said.contains("plain boom"), "{engine}: {said}");
+        assert!(said.contains("(src/index.js:3:"), "{engine}: {said}");
+        assert!(!said.contains("bundle.js"), "{engine}: {said}");
+    }
+    // At build time, the top level's error too.
+    std::fs::write(
+        dir.join("src/index.js"),
+        "export default {\n  fetch( {\n};\n",
+    )
+    .unwrap();
+    let built = crate::support::ssr()
+        .args(["build", "src/index.js", "-o", "site.wasm"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let said = text(&built.stderr);
+    assert!(!built.status.success());
+    assert!(said.contains("at src/index.js:3:"), "{said}");
+}

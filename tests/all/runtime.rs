@@ -28,7 +28,7 @@ fn exception_reports_message_and_js_stack() {
         err.contains("render error (exception): TypeError: bad thing"),
         "{err}"
     );
-    assert!(err.contains("at render (errors.js:"), "{err}");
+    assert!(err.contains("at render (tests/plugins/errors.js:"), "{err}");
     assert!(
         !err.contains("ssr:prelude"),
         "the driver's frames must not show: {err}"

@@ -135,11 +135,15 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         Some("js" | "mjs")
     );
     if is_plain_js && !has_imports(&source) && options.defines.is_empty() && !options.node_globals {
+        let maps = SourceMaps {
+            source: plain_map(entry, &name),
+            lowered: None,
+        };
         return Ok(Bundle {
             name,
             source,
             lowered: None,
-            maps: SourceMaps::default(),
+            maps,
         });
     }
     let mut flags = jsx_flags(entry, &source, options.jsx_import_source.as_deref())?;
@@ -427,6 +431,26 @@ pub(super) fn find_esbuild(entry: &Path) -> Option<PathBuf> {
             .map(|d| d.join("esbuild"))
             .find(|p| p.is_file())
     })
+}
+
+/// The map of a plain entry, bundled as written: no mappings, and its one
+/// source the entry's path from the working directory, as esbuild's maps
+/// name files, so that its stacks name it as a bundled site's name its
+/// files (`engine::stack_map` renames its frames and keeps their places).
+fn plain_map(entry: &Path, name: &str) -> Option<String> {
+    let path = std::fs::canonicalize(entry).ok()?;
+    let base = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .ok()?;
+    let shown = path.strip_prefix(&base).unwrap_or(&path);
+    let map = serde_json::json!({
+        "version": 3,
+        "file": name,
+        "sources": [shown.display().to_string()],
+        "names": [],
+        "mappings": "",
+    });
+    serde_json::to_string(&map).ok()
 }
 
 /// A source map whose `sources` are relative to `out` (esbuild's output

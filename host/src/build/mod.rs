@@ -251,7 +251,30 @@ pub fn build_bundle(
 ) -> Result<Vec<u8>, BuildError> {
     let snapshot = step(progress, Step::Preinit, || {
         let source = bundle.lowered.as_ref().unwrap_or(&bundle.source);
-        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source, code_cache)
+        preinit::preinitialize(GUEST_RUNTIME, &bundle.name, source, code_cache).map_err(|e| {
+            // The top level's stack, in the site's files, as a render's is.
+            let map = match &bundle.lowered {
+                Some(_) => bundle.maps.lowered.as_ref(),
+                None => bundle.maps.source.as_ref(),
+            };
+            match (e, map) {
+                (
+                    BuildError::Javascript {
+                        message,
+                        stack: Some(stack),
+                    },
+                    Some(map),
+                ) => {
+                    let stack =
+                        crate::engine::stack_map::StackMap::in_memory(map.as_bytes()).apply(&stack);
+                    BuildError::Javascript {
+                        message,
+                        stack: Some(stack),
+                    }
+                }
+                (e, _) => e,
+            }
+        })
     })?;
     encode(&snapshot, bundle, progress)
 }

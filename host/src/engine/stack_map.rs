@@ -100,14 +100,19 @@ fn map_frame(map: &sourcemap::SourceMap, bundle: &str, line: &str) -> Option<Str
     let m = digits(rest);
     let (col, tail) = rest.split_at(m);
     let (row, col) = (row.parse::<u32>().ok()?, col.parse::<u32>().ok()?);
-    let token = map.lookup_token(row.saturating_sub(1), col.saturating_sub(1))?;
-    let source = token.get_source()?;
-    Some(format!(
-        "{}{source}:{}:{}{tail}",
-        &line[..at],
-        token.get_src_line() + 1,
-        token.get_src_col() + 1
-    ))
+    let (source, row, col) = if map.get_token_count() == 0 {
+        // No mappings and one source: a plain entry, bundled as written
+        // (`build::bundle`); only the name changes.
+        (map.get_source(0)?, row, col)
+    } else {
+        let token = map.lookup_token(row.saturating_sub(1), col.saturating_sub(1))?;
+        (
+            token.get_source()?,
+            token.get_src_line() + 1,
+            token.get_src_col() + 1,
+        )
+    };
+    Some(format!("{}{source}:{row}:{col}{tail}", &line[..at]))
 }
 
 #[cfg(test)]
@@ -131,5 +136,18 @@ mod tests {
         );
         let broken = StackMap::in_memory(b"not a map");
         assert_eq!(broken.apply(stack), stack);
+    }
+
+    #[test]
+    fn a_plain_entrys_frames_are_renamed_in_place() {
+        let m = StackMap::in_memory(
+            br#"{"version":3,"file":"index.js","sources":["src/index.js"],"names":[],"mappings":""}"#,
+        );
+        let stack =
+            "    at fetch (index.js:3:15)\n    at Object.fetch (bundle.js:3:11)\n    at x.js:1:1";
+        assert_eq!(
+            m.apply(stack),
+            "    at fetch (src/index.js:3:15)\n    at Object.fetch (src/index.js:3:11)\n    at x.js:1:1"
+        );
     }
 }

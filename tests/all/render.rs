@@ -152,11 +152,14 @@ fn a_plain_entrys_errors_name_its_path_on_both_engines() {
         "export default {\n  fetch() {\n    throw new Error('plain boom');\n  },\n};\n",
     )
     .unwrap();
-    let built = crate::support::ssr()
-        .args(["build", "src/index.js", "-o", "site.wasm"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let build = || {
+        crate::support::ssr()
+            .args(["build", "src/index.js", "-o", "site.wasm"])
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let built = build();
     assert!(built.status.success(), "{}", text(&built.stderr));
     for engine in [EngineKind::Wasm, EngineKind::V8] {
         let out = render_on(engine, &dir.join("site.wasm"), "/", &[]);
@@ -171,11 +174,7 @@ fn a_plain_entrys_errors_name_its_path_on_both_engines() {
         "export default {\n  fetch( {\n};\n",
     )
     .unwrap();
-    let built = crate::support::ssr()
-        .args(["build", "src/index.js", "-o", "site.wasm"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let built = build();
     let said = text(&built.stderr);
     assert!(!built.status.success());
     assert!(said.contains("at src/index.js:3:"), "{said}");

@@ -340,9 +340,9 @@
   };
   // The state of an object of one of these classes, by the class's map:
   // a method called on anything else throws, as WebIDL's brand checks do.
-  function branded(states, object) {
+  function branded(states, object, message = 'Illegal invocation') {
     const state = states.get(object);
-    if (state === undefined) throw new TypeError('Illegal invocation');
+    if (state === undefined) throw new TypeError(message);
     return state;
   }
   const exceptionState = new WeakMap();
@@ -640,7 +640,7 @@
       return d;
     };
     // The JS API's [EnforceRange] unsigned long, at most `max`.
-    const pages = (v, name, what, max) => {
+    const unsignedLong = (v, name, what, max) => {
       const n = Number(v);
       if (!Number.isFinite(n) || n < 0 || n > 0xffffffff) throw new TypeError(`WebAssembly.${what}(): Property '${name}': value ${v} is not a valid unsigned integer`);
       const t = Math.trunc(n);
@@ -650,15 +650,12 @@
     const limits = (d, what, max) => {
       const given = d.initial !== undefined ? d.initial : d.minimum;
       if (given === undefined) throw new TypeError(`WebAssembly.${what}(): Property 'initial' is required`);
-      const initial = pages(given, 'initial', what, max);
-      const maximum = d.maximum === undefined ? undefined : pages(d.maximum, 'maximum', what, max);
+      const initial = unsignedLong(given, 'initial', what, max);
+      const maximum = d.maximum === undefined ? undefined : unsignedLong(d.maximum, 'maximum', what, max);
       if (maximum !== undefined && maximum < initial) throw new RangeError(`WebAssembly.${what}(): Property 'maximum': value ${maximum} is below the lower bound ${initial}`);
       return { initial, maximum };
     };
-    const branded = (brand, o, what) => {
-      if (!brand.has(o)) throw new TypeError(`Receiver is not a WebAssembly.${what}`);
-      return brand.get(o);
-    };
+    const receiver = (brand, o, what) => branded(brand, o, `Receiver is not a WebAssembly.${what}`);
 
     const memories = new WeakMap();
     class Memory {
@@ -671,14 +668,14 @@
         const buffer = shared ? new SharedArrayBuffer(initial * PAGE) : new ArrayBuffer(initial * PAGE);
         memories.set(this, { buffer, shared, maximum: maximum === undefined ? MAX_PAGES : maximum });
       }
-      get buffer() { return branded(memories, this, 'Memory').buffer; }
+      get buffer() { return receiver(memories, this, 'Memory').buffer; }
       // A memory's old buffer is detached (its bytes move to the new one);
       // a shared one's old buffer keeps its length, and its bytes as they
       // were (with no threads, nothing else holds it while it grows).
       grow(delta) {
-        const m = branded(memories, this, 'Memory');
+        const m = receiver(memories, this, 'Memory');
         const old = m.buffer.byteLength / PAGE;
-        const n = pages(delta, 'delta', 'Memory.grow', MAX_PAGES);
+        const n = unsignedLong(delta, 'delta', 'Memory.grow', MAX_PAGES);
         if (old + n > m.maximum) throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
         if (m.shared) {
           const next = new SharedArrayBuffer((old + n) * PAGE);
@@ -722,13 +719,13 @@
         const type = valueType(d.value, 'Global');
         globals.set(this, { type, mutable, value: v === undefined ? zero(type) : coerce(type, v) });
       }
-      get value() { return branded(globals, this, 'Global').value; }
+      get value() { return receiver(globals, this, 'Global').value; }
       set value(v) {
-        const s = branded(globals, this, 'Global');
+        const s = receiver(globals, this, 'Global');
         if (!s.mutable) throw new TypeError("WebAssembly.Global.value: Can't set the value of an immutable global.");
         s.value = coerce(s.type, v);
       }
-      valueOf() { return branded(globals, this, 'Global').value; }
+      valueOf() { return receiver(globals, this, 'Global').value; }
     }
     Object.defineProperty(Global.prototype, Symbol.toStringTag, { value: 'WebAssembly.Global', configurable: true });
 
@@ -743,22 +740,22 @@
         const fill = v === undefined ? zero(type) : coerce(type, v);
         tables.set(this, { type, maximum: maximum === undefined ? 0xffffffff : maximum, items: new Array(initial).fill(fill) });
       }
-      get length() { return branded(tables, this, 'Table').items.length; }
+      get length() { return receiver(tables, this, 'Table').items.length; }
       get(index) {
-        const t = branded(tables, this, 'Table');
-        const i = pages(index, 'index', 'Table.get', 0xffffffff);
+        const t = receiver(tables, this, 'Table');
+        const i = unsignedLong(index, 'index', 'Table.get', 0xffffffff);
         if (i >= t.items.length) throw new RangeError(`WebAssembly.Table.get(): invalid address ${i} in ${t.type} table of size ${t.items.length}`);
         return t.items[i];
       }
       set(index, v) {
-        const t = branded(tables, this, 'Table');
-        const i = pages(index, 'index', 'Table.set', 0xffffffff);
+        const t = receiver(tables, this, 'Table');
+        const i = unsignedLong(index, 'index', 'Table.set', 0xffffffff);
         if (i >= t.items.length) throw new RangeError(`WebAssembly.Table.set(): invalid address ${i} in ${t.type} table of size ${t.items.length}`);
         t.items[i] = arguments.length < 2 ? zero(t.type) : coerce(t.type, v);
       }
       grow(delta, v) {
-        const t = branded(tables, this, 'Table');
-        const n = pages(delta, 'delta', 'Table.grow', 0xffffffff);
+        const t = receiver(tables, this, 'Table');
+        const n = unsignedLong(delta, 'delta', 'Table.grow', 0xffffffff);
         const old = t.items.length;
         if (old + n > t.maximum) throw new RangeError('WebAssembly.Table.grow(): failed to grow table');
         const fill = v === undefined ? zero(t.type) : coerce(t.type, v);

@@ -236,26 +236,24 @@ fn a_page_open_in_chromium_reloads_itself_with_the_edit_on_both_engines() {
 #[test]
 fn ssr_dev_in_a_directory_with_no_site_says_what_to_add() {
     let empty = tempdir("dev-empty");
-    let out = ssr()
-        .args(["dev", "--port", &free_port().to_string()])
-        .current_dir(&empty)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let said = text(&out.stderr);
+    // `ssr dev` there fails; what it says.
+    let refused = || {
+        let out = ssr()
+            .args(["dev", "--port", &free_port().to_string()])
+            .current_dir(&empty)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        text(&out.stderr)
+    };
+    let said = refused();
     assert!(
         said.contains("no ssr.toml naming `main`") && said.contains("main = \"src/index.js\""),
         "{said}"
     );
     // An entry named but not there is named too.
     std::fs::write(empty.join("ssr.toml"), "main = \"src/app.js\"\n").unwrap();
-    let out = ssr()
-        .args(["dev", "--port", &free_port().to_string()])
-        .current_dir(&empty)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let said = text(&out.stderr);
+    let said = refused();
     assert!(
         said.contains("ssr.toml") && said.contains("src/app.js"),
         "{said}"

@@ -439,18 +439,13 @@ pub(super) fn find_esbuild(entry: &Path) -> Option<PathBuf> {
 /// files (`engine::stack_map` renames its frames and keeps their places).
 fn plain_map(entry: &Path, name: &str) -> Option<String> {
     let path = std::fs::canonicalize(entry).ok()?;
-    let base = std::env::current_dir()
-        .and_then(std::fs::canonicalize)
-        .ok()?;
-    let shown = path.strip_prefix(&base).unwrap_or(&path);
     let map = serde_json::json!({
         "version": 3,
-        "file": name,
-        "sources": [shown.display().to_string()],
+        "sources": [path.display().to_string()],
         "names": [],
         "mappings": "",
     });
-    serde_json::to_string(&map).ok()
+    relative_sources(&map.to_string(), Path::new("/"), name)
 }
 
 /// A source map whose `sources` are relative to `out` (esbuild's output

@@ -124,6 +124,15 @@ pub fn finish(mut response: ureq::http::Response<ureq::Body>) -> anyhow::Result<
     }
 }
 
+/// `pairs` as a URL's query: `name=value&...`, each percent-encoded.
+pub fn query(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 /// `s` percent-encoded for a URL's path or query.
 pub fn enc(s: &str) -> String {
     s.bytes()

@@ -11,7 +11,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::build::Steps;
-use super::client::{ServerArgs, enc, finish};
+use super::client::{ServerArgs, enc, finish, query};
 
 #[derive(Debug, Args)]
 pub struct DeployArgs {
@@ -71,11 +71,11 @@ pub fn run(args: DeployArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let query: Vec<String> = settings
-        .iter()
-        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
-        .collect();
-    let mut response = client.send("PUT", &format!("{path}?{}", query.join("&")), &built.plugin)?;
+    let mut response = client.send(
+        "PUT",
+        &format!("{path}?{}", query(&settings)),
+        &built.plugin,
+    )?;
     if !response.status().is_success() {
         return finish(response);
     }

@@ -24,7 +24,7 @@ use clap::Args;
 use ssr::engine::EngineKind;
 use tokio::sync::broadcast;
 
-use super::client::enc;
+use super::client;
 
 #[derive(Debug, Args)]
 pub struct DevArgs {
@@ -212,23 +212,16 @@ async fn register(dev: &Dev) -> anyhow::Result<()> {
         .filter(|(k, _)| k != "host" && k != "engine" && k != "debug")
         .collect();
     query.push(("host".into(), dev.host.clone()));
-    query.push((
-        "engine".into(),
-        format!("{:?}", dev.engine).to_ascii_lowercase(),
-    ));
+    query.push(("engine".into(), dev.engine.as_str().into()));
     query.push(("debug".into(), "true".into()));
     for (name, value) in dev_vars(&dev.dir)? {
         query.push(("var".into(), format!("{name}={value}")));
     }
-    let query: Vec<String> = query
-        .iter()
-        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
-        .collect();
     let url = format!(
         "{}/_ssr/admin/tenants/{}?{}",
         dev.backend,
         site.name,
-        query.join("&")
+        client::query(&query)
     );
     let answer = dev
         .http

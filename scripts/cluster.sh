@@ -14,7 +14,9 @@
 # Settings (environment): PORT (8080: nginx; replica N on PORT+N, Redis on
 # PORT+10), REPLICAS, CLUSTER_DIR (data, logs and pids; a new temporary
 # directory by default), SSR (the binary; target/release/ssr, built if
-# missing), SSR_ADMIN_TOKEN (a random one by default), and any other SSR_*
+# missing), READY_WAIT (seconds a replica may take to be ready, 60: a
+# replica with no compiled code to reuse compiles it first),
+# SSR_ADMIN_TOKEN (a random one by default), and any other SSR_*
 # setting, which every replica gets. See docs/deploying.md for the same
 # layout on real machines.
 set -euo pipefail
@@ -26,6 +28,7 @@ redis_port=$((port + 10))
 dir=${CLUSTER_DIR:-$(mktemp -d /tmp/ssr-cluster.XXXXXX)}
 dir=$(cd "$(mkdir -p "$dir" && echo "$dir")" && pwd)
 ssr=${SSR:-target/release/ssr}
+ready_wait=${READY_WAIT:-60}
 token=${SSR_ADMIN_TOKEN:-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 export SSR_ADMIN_TOKEN=$token
 
@@ -127,12 +130,12 @@ $upstreams    keepalive 64;
 EOF
 
 for n in $(seq 1 "$replicas"); do
-  for _ in $(seq 600); do
+  for _ in $(seq $((ready_wait * 10))); do
     curl -fsS "http://127.0.0.1:$((port + n))/_ssr/readyz" >/dev/null 2>&1 && break
     sleep 0.1
   done
   curl -fsS "http://127.0.0.1:$((port + n))/_ssr/readyz" >/dev/null || {
-    echo "cluster: replica $n did not start; its log:" >&2
+    echo "cluster: replica $n was not ready in $ready_wait s; its log:" >&2
     tail -20 "$dir/replica-$n.log" >&2
     exit 1
   }

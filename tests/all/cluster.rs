@@ -669,7 +669,8 @@ struct Cluster {
 impl Cluster {
     fn start(replicas: usize) -> Cluster {
         use std::io::BufRead;
-        let (port, dir) = (free_port(), tempdir("cluster"));
+        // nginx on `port`, replica n on `port + n`, Redis on `port + 10`.
+        let (port, dir) = (crate::support::free_block(11), tempdir("cluster"));
         let mut script = Command::new(crate::support::root().join("scripts/cluster.sh"))
             .env("PORT", port.to_string())
             .env("REPLICAS", replicas.to_string())
@@ -678,8 +679,11 @@ impl Cluster {
             .env("SSR_ADMIN_TOKEN", crate::support::TOKEN)
             .env("SSR_WORKERS", "1")
             .env("SSR_CODE_CACHE", crate::support::code_cache())
+            // On a cold code cache each replica compiles the code plugins
+            // share, all at once and beside the other tests (CI, 2 cores).
+            .env("READY_WAIT", "120")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("cluster.err")).unwrap())
             .spawn()
             .unwrap();
         let stdout = std::io::BufReader::new(script.stdout.take().unwrap());
@@ -694,7 +698,8 @@ impl Cluster {
         let cluster = Cluster { script, port, dir };
         assert!(
             said.contains("cluster up"),
-            "cluster.sh did not start:\n{said}"
+            "cluster.sh did not start:\n{said}\n{}",
+            std::fs::read_to_string(cluster.dir.join("cluster.err")).unwrap_or_default()
         );
         assert!(
             said.contains(&format!("http://127.0.0.1:{port}/")),

@@ -656,6 +656,33 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The first of `len` consecutive loopback ports that are free now, for a
+/// program that takes a base port and counts up from it. They lie below
+/// Linux's ephemeral range (32768 and up), where the kernel never gives a
+/// port to another test's client connection or `127.0.0.1:0` listener
+/// while the program starts (CI: cluster.sh once found a replica's port
+/// taken that way).
+pub fn free_block(len: u16) -> u16 {
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    const LOW: u16 = 20_000;
+    const SPAN: u16 = 12_000;
+    let seed = (std::process::id() % u32::from(SPAN)) as u16;
+    for _ in 0..200 {
+        let step = NEXT.fetch_add(len + 1, Ordering::Relaxed);
+        let base = LOW + (seed.wrapping_add(step) % (SPAN - len));
+        let free =
+            (base..base + len).all(|p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok());
+        if free {
+            return base;
+        }
+    }
+    panic!(
+        "no {len} consecutive free ports between {LOW} and {}",
+        LOW + SPAN
+    )
+}
+
 /// A fresh, empty directory under the system's temp dir.
 pub fn tempdir(tag: &str) -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};

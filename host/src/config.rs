@@ -306,9 +306,11 @@ settings! {
     /// shares one web origin (a cookie or script of one reaches the others):
     /// for the demo and development.
     path_routing: bool, "SSR_PATH_ROUTING" ("on without --data-dir, else off") { value_name = "BOOL", num_args = 0..=1, default_missing_value = "true" };
-    /// Where renders run: the worker pool, or, to measure what the pool buys,
-    /// the async runtime's threads.
-    render_on: RenderOn = RenderOn::Pool, "SSR_RENDER_ON" { value_enum, hide = true };
+    /// Where renders run: a Wasm render with a warm instance begins on the
+    /// HTTP thread and moves to the pool if it outlasts a slice (`inline`);
+    /// every render on the pool (`pool`); or, to measure what the pool buys,
+    /// every render on the async runtime's threads (`runtime`).
+    render_on: RenderOn = RenderOn::Inline, "SSR_RENDER_ON" { value_enum, hide = true };
     /// Stop, as on SIGTERM, when standard input ends: `ssr dev` starts its
     /// server so, and the server goes with it however it ends (a SIGKILL
     /// included).
@@ -359,8 +361,12 @@ pub const MAX_POOLED_INSTANCES: usize = 4_096;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum RenderOn {
-    /// The pinned worker pool behind the bounded queue.
+    /// The HTTP thread for a Wasm render's first slice, when the tenant has
+    /// a warm instance; the pool for the rest, and for every other render
+    /// (`pool::Pool::render`).
     #[default]
+    Inline,
+    /// The pinned worker pool behind the bounded queue.
     Pool,
     /// The async runtime's own threads (blocking them): for comparison only.
     Runtime,
@@ -369,6 +375,7 @@ pub enum RenderOn {
 impl std::fmt::Display for RenderOn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            RenderOn::Inline => "inline",
             RenderOn::Pool => "pool",
             RenderOn::Runtime => "runtime",
         })
@@ -434,12 +441,18 @@ impl Config {
     /// instances, plus one per render in flight (on the worker and in its
     /// background lane) and one being replaced.
     pub fn pooled_instances(&self) -> usize {
-        let runtime_threads = match self.render_on {
-            RenderOn::Pool => 0,
-            RenderOn::Runtime => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        let runtime_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Inline: each runtime thread holds one instance while it renders
+        // (taken from a worker's warm set, which then may make another);
+        // runtime: each keeps a warm set of its own.
+        let (with_sets, rendering) = match self.render_on {
+            RenderOn::Inline => (0, runtime_threads),
+            RenderOn::Pool => (0, 0),
+            RenderOn::Runtime => (runtime_threads, 0),
         };
-        (self.workers + runtime_threads) * (self.warm_instances + self.renders_per_worker + 1)
+        (self.workers + with_sets) * (self.warm_instances + self.renders_per_worker + 1)
             + self.workers * (self.renders_in_lane() + self.waiting_per_worker)
+            + rendering
     }
 
     /// What one freed Wasm instance slot keeps resident: its share of half
@@ -637,7 +650,10 @@ mod tests {
             ..Config::default()
         };
         let msg = c.validate().unwrap_err().to_string();
-        assert!(msg.contains("49000 instances"), "{msg}");
+        // 1000 workers' 49 each, and one per runtime thread (inline renders).
+        let product = 49_000 + std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(c.pooled_instances(), product);
+        assert!(msg.contains(&format!("{product} instances")), "{msg}");
     }
 
     #[test]

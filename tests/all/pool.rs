@@ -247,3 +247,80 @@ fn issue_15_a_removed_or_replaced_tenants_instances_and_memory_go_at_once() {
         gave_back(&s, full, grown, &format!("{engine}, removed"));
     }
 }
+
+/// Issue 35: a short Wasm render of a tenant with a warm instance ends on
+/// the HTTP thread that read its request, with no hand-off; one that
+/// outlasts its slice goes on to a worker and answers all the same; a
+/// tenant whose renders keep outlasting their slice starts them on the
+/// pool for a while (`pool::INLINE_BAR`), then inline again.
+#[test]
+fn a_short_render_ends_on_the_http_thread_and_a_long_one_goes_on_to_a_worker() {
+    let s = Server::start(&["--demo=false", "--workers", "2"]);
+    assert_eq!(s.add("s", SLOW, "").0, 201);
+    let inline = || s.metric(r#"ssr_inline_renders_total{ended="inline"}"#);
+    let moved = || s.metric(r#"ssr_inline_renders_total{ended="on a worker"}"#);
+    let short = |i: &str| {
+        let r = s.get(&format!("/t/s/?i={i}"), &[]);
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert!(r.text().contains("slept 0 ms"), "{}", r.text());
+    };
+    // The first render makes the tenant's instance, on a worker; the next
+    // ones take it on the HTTP thread.
+    for i in 0..20 {
+        short(&i.to_string());
+    }
+    assert!(inline() >= 10.0, "{}", s.metrics_text());
+    assert_eq!(moved(), 0.0);
+
+    let long = |tag: &str| {
+        let r = s.get(&format!("/t/s/?ms=30&{tag}"), &[]);
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert!(r.text().contains("slept 30 ms"), "{}", r.text());
+    };
+    long("a");
+    assert_eq!(moved(), 1.0);
+    // A second with fewer than 32 ended inline since the first: the
+    // tenant's renders start on the pool, and none begins inline.
+    long("b");
+    assert_eq!(moved(), 2.0);
+    let before = inline();
+    for i in 0..5 {
+        short(&format!("barred-{i}"));
+    }
+    assert_eq!(inline(), before);
+    assert_eq!(moved(), 2.0);
+    // A second later they begin inline again.
+    let tries = std::cell::Cell::new(0);
+    let again = within(Duration::from_secs(5), || {
+        tries.set(tries.get() + 1);
+        short(&format!("again-{}", tries.get()));
+        inline() > before
+    });
+    assert!(again, "{}", s.metrics_text());
+}
+
+/// Issue 35: a V8 render in a worker process, on an isolate already made,
+/// is awaited by a task of the server's runtime through a lane it drives,
+/// with no V8 thread in between; what it answers is the same.
+#[cfg(feature = "v8")]
+#[test]
+fn a_v8_render_in_a_worker_process_is_awaited_without_a_v8_thread() {
+    let s = Server::start(&["--demo=false", "--workers", "2"]);
+    assert_eq!(s.add("v", SLOW, "engine=v8").0, 201);
+    for i in 0..10 {
+        let r = s.get(&format!("/t/v/?i={i}"), &[]);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let text = r.text();
+        assert!(
+            text.contains("slept 0 ms") && text.contains(&format!("i={i};")),
+            "{text}"
+        );
+    }
+    // The first makes the isolate on a V8 thread; the rest are awaited.
+    assert!(
+        s.metric("ssr_v8_awaited_renders_total") >= 5.0,
+        "{}",
+        s.metrics_text()
+    );
+    assert_eq!(s.metric("ssr_v8_worker_crashes_total"), 0.0);
+}

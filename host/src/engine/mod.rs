@@ -67,6 +67,13 @@ pub trait Plugin: Send + Sync {
     /// [`Rendering`]); one that cannot holds its thread until it ends.
     fn yields(&self) -> bool;
 
+    /// Whether its renders run elsewhere (a worker process) and only wait
+    /// in this one, so that a task of the server's async runtime may await
+    /// one whole (`pool::Pool::render`).
+    fn awaits(&self) -> bool {
+        false
+    }
+
     /// Gives back the memory the plugin keeps for instances to come, if it
     /// has had none for `idle`; whether it did. The next instance reads it
     /// in again.

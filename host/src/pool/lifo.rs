@@ -34,21 +34,11 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Sender, TryRecvError};
 use tokio::sync::OwnedSemaphorePermit;
 
-use super::{Job, PoolError, Task, lock};
+use super::{Job, PoolError, Task, Work, lock};
 
 /// How long a thread that has just finished looks for its next job before
 /// it sleeps.
 const SPIN: Duration = Duration::from_micros(50);
-
-/// What a blocking thread is given: a new job, or a render that waited for
-/// a `fetch` and was woken (it holds its instance and permit already).
-// Nearly all are jobs, which the line held by value before: boxing them
-// would add an allocation per job.
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Work {
-    Job(Job),
-    Resume(Task),
-}
 
 pub(super) struct Lifo {
     state: Mutex<State>,
@@ -111,11 +101,11 @@ impl Lifo {
         state.parked -= 1;
         match state.idle.pop() {
             Some(thread) => {
-                if let Err(e) = thread.send(Work::Resume(task)) {
+                if let Err(e) = thread.send(Work::Begun(task)) {
                     state.waiting.push_front(e.into_inner());
                 }
             }
-            None => state.waiting.push_front(Work::Resume(task)),
+            None => state.waiting.push_front(Work::Begun(task)),
         }
         if state.closed && state.parked == 0 {
             state.idle.clear();

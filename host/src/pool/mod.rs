@@ -18,6 +18,25 @@
 //! threads get the cores first (`demote.rs`). The pool asks a plugin only
 //! whether it yields, never which engine it is.
 //!
+//! Inline first slice (`PoolOptions::inline`): a Wasm render of a tenant
+//! with a warm instance on some worker begins on the HTTP thread that
+//! asked for it, with that instance; most renders end within that first
+//! slice (1-2 ms at most: the epoch's yield), and their response goes out
+//! with no hand-off at all. One that does not end in its slice (it yielded,
+//! or waits for a `fetch`) goes on a worker as any render would, through
+//! the same queue, and its tenant's renders start on the pool for
+//! [`INLINE_BAR`], so a tenant of long renders costs the HTTP threads one
+//! slice a while at most. The trivial page on Wasm, 2 cores, `wrk -t1 -c16`,
+//! every request rendered: 6,000-6,300 req/s with every render handed to
+//! the pool, 9,300-9,500 with every render on the runtime's threads
+//! (2026-11-27): the hand-off to a worker and back, two wake-ups, was a
+//! third of a short render's cost. A V8 render in a worker process
+//! (`Plugin::awaits`) on an isolate already made is awaited whole by a task
+//! of the runtime, with no V8 thread waiting on the worker in between, as
+//! many at once as there are V8 threads (the same trivial page with two
+//! renders at once: 8,400-9,900 req/s against 6,700-6,800 through a V8
+//! thread).
+//!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
 //! that every worker pulls from. A shared queue never leaves a job waiting
 //! behind a slow render while another worker idles, which per-worker queues
@@ -54,7 +73,8 @@ mod worker;
 mod tests;
 
 use std::cell::OnceCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -69,10 +89,65 @@ use crate::sync::lock;
 use crate::tenant::Tenant;
 use demote::{Lane, Watch};
 use lifo::Lifo;
-use worker::{Instances, Role, Setup};
+use worker::{Instances, Role, Setup, SharedInstances};
 
 /// Each worker thread's stack.
 const WORKER_STACK_BYTES: usize = 8 << 20;
+
+/// How long a tenant's renders start on the pool once its renders begun on
+/// an HTTP thread outlast their slice often (see the module's "Inline").
+pub const INLINE_BAR: Duration = Duration::from_secs(1);
+
+/// How many of a tenant's renders must end inline between two that outlast
+/// their slice for it to keep beginning them there. A render that runs a
+/// full cycle collection, or the first after an instance was made, may
+/// outlast its slice now and then; a tenant of long renders does every
+/// time.
+pub const INLINE_BETWEEN_SPILLS: u32 = 32;
+
+/// Whether a tenant's renders may begin on the HTTP thread: not for
+/// [`INLINE_BAR`] after two of them outlasted their slice there with fewer
+/// than [`INLINE_BETWEEN_SPILLS`] ending there in between.
+#[derive(Debug)]
+pub struct Inline {
+    /// Milliseconds since [`START`] until which they may not.
+    barred_until: AtomicU64,
+    /// Renders that ended inline since the last that did not.
+    ended_since_spill: std::sync::atomic::AtomicU32,
+}
+
+impl Default for Inline {
+    fn default() -> Inline {
+        Inline {
+            barred_until: AtomicU64::new(0),
+            ended_since_spill: INLINE_BETWEEN_SPILLS.into(),
+        }
+    }
+}
+
+/// The clock [`Inline`] counts from.
+static START: LazyLock<Instant> = LazyLock::new(Instant::now);
+
+impl Inline {
+    fn allowed(&self) -> bool {
+        self.barred_until.load(Ordering::Relaxed) <= millis_since_start()
+    }
+
+    fn ended(&self) {
+        self.ended_since_spill.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn spilled(&self) {
+        if self.ended_since_spill.swap(0, Ordering::Relaxed) < INLINE_BETWEEN_SPILLS {
+            let until = millis_since_start() + INLINE_BAR.as_millis() as u64;
+            self.barred_until.store(until, Ordering::Relaxed);
+        }
+    }
+}
+
+fn millis_since_start() -> u64 {
+    START.elapsed().as_millis() as u64
+}
 
 /// Pool settings.
 #[derive(Clone, Debug)]
@@ -101,6 +176,9 @@ pub struct PoolOptions {
     pub waiting_per_worker: usize,
     /// When long renders step aside (`crate::sched`).
     pub scheduling: Scheduling,
+    /// A Wasm render of a tenant with a warm instance begins on the thread
+    /// that asks for it (see the module's "Inline").
+    pub inline: bool,
 }
 
 impl PoolOptions {
@@ -133,6 +211,34 @@ pub struct Rendered {
     pub response: contract::Response,
     pub queue_wait: Duration,
     pub render_time: Duration,
+}
+
+/// Where a render begins (`Pool::begin`).
+enum Begin {
+    /// Handed to the pool.
+    Pool,
+    /// A Wasm render: its first slice here, on a warm instance of a
+    /// worker's set.
+    FirstSlice(SharedInstances, Box<dyn crate::engine::Instance>),
+    /// A V8 render in a worker process: awaited whole by a task, on a warm
+    /// instance of the V8 threads' set, in place of one of their threads.
+    Await(
+        SharedInstances,
+        Box<dyn crate::engine::Instance>,
+        OwnedSemaphorePermit,
+    ),
+}
+
+/// What the queue (and the V8 threads' line) carries: a new job, or a
+/// render already begun, which holds its instance and permit (one begun
+/// on an HTTP thread that outlasted its slice, or a V8 render woken after
+/// waiting for a `fetch`).
+// Nearly all are jobs, which the queue held by value before: boxing them
+// would add an allocation per job.
+#[allow(clippy::large_enum_variant)]
+pub(in crate::pool) enum Work {
+    Job(Job),
+    Begun(Task),
 }
 
 pub(crate) struct Job {
@@ -193,7 +299,7 @@ pub(in crate::pool) struct Task {
 /// exits.
 pub struct Pool {
     /// Renders that yield, for the pinned workers.
-    queue: Sender<Job>,
+    queue: Sender<Work>,
     /// Renders that cannot yield, for the blocking threads.
     blocking: Arc<Lifo>,
     capacity: usize,
@@ -201,11 +307,16 @@ pub struct Pool {
     /// The pinned workers and their lanes.
     workers: Vec<std::thread::JoinHandle<()>>,
     /// Every worker's warm instances, and the blocking threads' ([`Pool::forget`]).
-    instances: Vec<worker::SharedInstances>,
+    instances: Vec<SharedInstances>,
     /// Keeps the blocking threads; its drop waits for them.
     _watch: Watch,
     /// The idle sweeper (with `warm_idle`); its drop stops and joins it.
     _sweeper: Option<Sweeper>,
+    /// Which worker's set an inline render looks in first.
+    next_set: AtomicUsize,
+    /// V8 renders awaited by tasks ([`Begin::Await`]) take one of these:
+    /// as many at once as the V8 threads would render.
+    v8_renders: Arc<tokio::sync::Semaphore>,
 }
 
 impl Drop for Pool {
@@ -220,8 +331,15 @@ impl Drop for Pool {
     }
 }
 
+fn queue_error<T>(e: TrySendError<T>) -> PoolError {
+    match e {
+        TrySendError::Full(_) => PoolError::Saturated,
+        TrySendError::Disconnected(_) => PoolError::Closed,
+    }
+}
+
 /// Drops the warm instances unused for `idle` in `sets`; how many.
-fn expire(sets: &[worker::SharedInstances], idle: Duration) -> usize {
+fn expire(sets: &[SharedInstances], idle: Duration) -> usize {
     let mut dropped = 0;
     for set in sets {
         let gone = lock(set).expire(idle);
@@ -258,7 +376,7 @@ pub fn idle_check_every(idle: Duration) -> Duration {
     (idle / 4).max(Duration::from_millis(250))
 }
 
-fn sweep(idle: Duration, sets: Vec<worker::SharedInstances>) -> Sweeper {
+fn sweep(idle: Duration, sets: Vec<SharedInstances>) -> Sweeper {
     let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
     let every = idle_check_every(idle);
     let thread = std::thread::Builder::new()
@@ -364,6 +482,7 @@ impl Pool {
             }),
         );
         let sweeper = options.warm_idle.map(|idle| sweep(idle, sets.clone()));
+        let v8_renders = Arc::new(tokio::sync::Semaphore::new(options.v8_threads));
         Pool {
             queue,
             blocking,
@@ -373,6 +492,8 @@ impl Pool {
             options,
             workers,
             instances: sets,
+            next_set: AtomicUsize::new(0),
+            v8_renders,
         }
     }
 
@@ -402,7 +523,29 @@ impl Pool {
             }
         }
         let permit = TakeBack(Arc::new(Permit(Mutex::new(Some(permit)))));
-        let rx = self.submit(tenant.clone(), request, deadline, permit.0.clone(), body)?;
+        let (reply, rx) = oneshot::channel();
+        let job = Job {
+            permit: permit.0.clone(),
+            tenant: tenant.clone(),
+            request,
+            deadline,
+            enqueued: Instant::now(),
+            body,
+            reply,
+        };
+        match self.begin(tenant) {
+            Begin::Pool => self.submit(job)?,
+            Begin::FirstSlice(set, instance) => self.begin_here(job, set, instance)?,
+            Begin::Await(set, instance, v8_thread) => {
+                // A task of its own: a request dropped by its client does
+                // not cut the exchange with the worker process short.
+                metrics::counter!("ssr_v8_awaited_renders_total").increment(1);
+                tokio::spawn(async move {
+                    drop(worker::serve(job, set, Some(instance)).await);
+                    drop(v8_thread);
+                });
+            }
+        }
         // The worker stops the render at the deadline; this margin only
         // covers the hand-back.
         let margin = Duration::from_millis(100);
@@ -440,35 +583,85 @@ impl Pool {
             .map_err(|_| PoolError::Closed)
     }
 
-    /// Queues a render of `request` for `tenant`, to finish by `deadline`.
-    fn submit(
-        &self,
-        tenant: Arc<Tenant>,
-        request: contract::Request,
-        deadline: Instant,
-        permit: Arc<Permit>,
-        body: Option<Sink>,
-    ) -> Result<oneshot::Receiver<Result<Rendered, PoolError>>, PoolError> {
-        let (reply, rx) = oneshot::channel();
-        let job = Job {
-            permit,
-            tenant,
-            request,
-            deadline,
-            enqueued: Instant::now(),
-            body,
-            reply,
-        };
+    /// Queues `job`.
+    fn submit(&self, job: Job) -> Result<(), PoolError> {
         if job.tenant.plugin.yields() {
-            self.queue.try_send(job).map_err(|e| match e {
-                TrySendError::Full(_) => PoolError::Saturated,
-                TrySendError::Disconnected(_) => PoolError::Closed,
-            })?;
+            self.queue.try_send(Work::Job(job)).map_err(queue_error)?;
         } else {
             self.blocking.submit(job)?;
         }
         metrics::gauge!("ssr_queue_depth").set(self.queue_depth() as f64);
-        Ok(rx)
+        Ok(())
+    }
+
+    /// Where `tenant`'s render begins (see the module's "Inline"): here,
+    /// with a warm instance taken out of its set, when it may.
+    fn begin(&self, tenant: &Tenant) -> Begin {
+        if !self.options.inline {
+            return Begin::Pool;
+        }
+        if tenant.plugin.yields() {
+            if !tenant.inline.allowed() {
+                return Begin::Pool;
+            }
+            let workers = &self.instances[..self.options.workers];
+            let first = self.next_set.fetch_add(1, Ordering::Relaxed);
+            for i in 0..workers.len() {
+                let set = &workers[(first + i) % workers.len()];
+                if let Some(instance) = worker::take_warm(set, tenant) {
+                    return Begin::FirstSlice(set.clone(), instance);
+                }
+            }
+        } else if tenant.plugin.awaits()
+            && let Ok(v8_thread) = self.v8_renders.clone().try_acquire_owned()
+        {
+            let set = self.instances.last().expect("the V8 threads' set");
+            if let Some(instance) = worker::take_warm(set, tenant) {
+                return Begin::Await(set.clone(), instance, v8_thread);
+            }
+        }
+        Begin::Pool
+    }
+
+    /// Runs `job`'s render on this thread for one poll: its first slice.
+    /// One that has not ended then goes on a worker, and its tenant's next
+    /// renders start on the pool for a while.
+    fn begin_here(
+        &self,
+        job: Job,
+        set: SharedInstances,
+        instance: Box<dyn crate::engine::Instance>,
+    ) -> Result<(), PoolError> {
+        let tenant = job.tenant.clone();
+        let mut render: std::pin::Pin<Box<dyn std::future::Future<Output = _> + Send>> =
+            Box::pin(worker::serve(job, set, Some(instance)));
+        // The worker that takes it over polls it at once, with its own
+        // waker, so nothing that wakes this one's is lost.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match render.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(permit) => {
+                drop(permit);
+                tenant.inline.ended();
+                metrics::counter!("ssr_inline_renders_total", "ended" => "inline").increment(1);
+                Ok(())
+            }
+            std::task::Poll::Pending => {
+                tenant.inline.spilled();
+                metrics::counter!("ssr_inline_renders_total", "ended" => "on a worker")
+                    .increment(1);
+                let task = Task {
+                    render,
+                    ran: Duration::ZERO,
+                    in_lane: None,
+                    waker: None,
+                };
+                self.queue
+                    .try_send(Work::Begun(task))
+                    .map_err(queue_error)?;
+                metrics::gauge!("ssr_queue_depth").set(self.queue_depth() as f64);
+                Ok(())
+            }
+        }
     }
 
     /// Renders on the calling thread instead of a worker: what rendering on
@@ -490,7 +683,7 @@ impl Pool {
             });
             let started = Instant::now();
             let (response, render_time) = crate::engine::block_on(worker::render(
-                instances, tenant, request, deadline, started, None,
+                instances, tenant, request, deadline, started, None, None,
             ))?;
             Ok(Rendered {
                 response,

@@ -54,8 +54,8 @@ use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
 use super::demote::{Lane, Watched, lower_priority};
-use super::lifo::{Lifo, Work};
-use super::{Job, PoolError, Rendered, Task, lock};
+use super::lifo::Lifo;
+use super::{Job, PoolError, Rendered, Task, Work, lock};
 use crate::engine::stream::Sink;
 use crate::engine::{Budget, EngineError, Instance};
 use crate::sched::thread_cpu_time;
@@ -187,12 +187,21 @@ impl Instances {
 /// A thread's (or the blocking threads') instances.
 pub(super) type SharedInstances = Arc<Mutex<Instances>>;
 
+/// [`Instances::check_out`] from `set`, the tenant's older instances
+/// dropped after the lock.
+pub(super) fn take_warm(set: &Mutex<Instances>, tenant: &Tenant) -> Option<Box<dyn Instance>> {
+    let (reused, stale) = lock(set).check_out(tenant);
+    drop(stale);
+    reused
+}
+
 /// What a pool thread is, with what only that kind of thread has.
 pub(super) enum Role {
-    /// A pinned worker: takes jobs from the queue every worker shares, and
-    /// hands its long renders to its background lane, when it has one.
+    /// A pinned worker: takes jobs, and renders begun on an HTTP thread,
+    /// from the queue every worker shares, and hands its long renders to
+    /// its background lane, when it has one.
     Worker {
-        jobs: Receiver<Job>,
+        jobs: Receiver<Work>,
         core: Option<CoreId>,
         lane: Option<Lane>,
     },
@@ -241,7 +250,7 @@ impl Role {
                         lifo.try_next()
                     };
                     match work {
-                        Some(Work::Resume(task)) => return Event::Task(task),
+                        Some(Work::Begun(task)) => return Event::Task(task),
                         Some(Work::Job(job)) => Some(job),
                         None => None,
                     }
@@ -249,7 +258,8 @@ impl Role {
                 Role::Worker { jobs, .. } => {
                     drop(done.take());
                     match receive(jobs, block, parked.then_some(wakes)) {
-                        Received::Item(job) => Some(job),
+                        Received::Item(Work::Job(job)) => Some(job),
+                        Received::Item(Work::Begun(task)) => return Event::Task(task),
                         Received::Woken(id) => return Event::Woken(id),
                         Received::Nothing => None,
                     }
@@ -354,7 +364,7 @@ fn admit_job(job: Job, instances: &SharedInstances) -> Option<Task> {
         return None;
     }
     Some(Task {
-        render: Box::pin(serve(job, instances.clone())),
+        render: Box::pin(serve(job, instances.clone(), None)),
         ran: Duration::ZERO,
         in_lane: None,
         waker: None,
@@ -582,9 +592,14 @@ fn unpark(id: u64, parked: &mut HashMap<u64, Task>, ready: &mut VecDeque<Task>) 
     }
 }
 
-/// One job, from admission to its reply; returns the job's permit, unless
-/// the request took it back at its deadline.
-async fn serve(mut job: Job, instances: SharedInstances) -> Option<OwnedSemaphorePermit> {
+/// One job, from admission to its reply, on an instance of `instances`
+/// (`taken` from there already, or checked out); returns the job's permit,
+/// unless the request took it back at its deadline.
+pub(super) async fn serve(
+    mut job: Job,
+    instances: SharedInstances,
+    taken: Option<Box<dyn Instance>>,
+) -> Option<OwnedSemaphorePermit> {
     let started = Instant::now();
     let queue_wait = started - job.enqueued;
     let body = job.body.take();
@@ -595,6 +610,7 @@ async fn serve(mut job: Job, instances: SharedInstances) -> Option<OwnedSemaphor
         job.deadline,
         started,
         body,
+        taken,
     )
     .await
     .map(|(response, render_time)| Rendered {
@@ -613,7 +629,9 @@ async fn serve(mut job: Job, instances: SharedInstances) -> Option<OwnedSemaphor
     permit
 }
 
-/// One render by the deadline, with its time; shared by the workers and the
+/// One render by the deadline, with its time, on `taken` or an instance of
+/// `instances` (warm, or made), checked in there after; shared by the
+/// workers, renders begun on the runtime (`Pool::render`) and the
 /// on-runtime comparison path (`Pool::render_here`).
 pub(super) async fn render(
     instances: &Mutex<Instances>,
@@ -622,6 +640,7 @@ pub(super) async fn render(
     deadline: Instant,
     started: Instant,
     body: Option<Sink>,
+    taken: Option<Box<dyn Instance>>,
 ) -> Result<(contract::Response, Duration), PoolError> {
     let remaining = deadline.saturating_duration_since(started);
     if remaining.is_zero() {
@@ -634,8 +653,7 @@ pub(super) async fn render(
     );
     // The lock is not held across the instantiation or the render: other
     // tasks and threads check instances out meanwhile.
-    let (reused, stale) = lock(instances).check_out(tenant);
-    drop(stale);
+    let reused = taken.or_else(|| take_warm(instances, tenant));
     let mut instance = match reused {
         Some(instance) => instance,
         None => tenant.plugin.instantiate(&tenant.grants)?,

@@ -164,6 +164,8 @@ pub struct Tenant {
     /// Requests waiting for a permit; `Pool::render` keeps it at most the
     /// pool's queue capacity.
     pub waiting: AtomicUsize,
+    /// Whether its renders may begin on the HTTP thread now (`pool`).
+    pub inline: crate::pool::Inline,
     pub stats: Arc<Stats>,
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
@@ -209,6 +211,7 @@ impl Tenant {
             plugin,
             assets,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
+            inline: Default::default(),
             waiting: AtomicUsize::new(0),
             limits,
             stats,

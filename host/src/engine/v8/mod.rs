@@ -215,6 +215,11 @@ fn service_error(outcome: ffi::Outcome) -> String {
 }
 
 impl Plugin for V8Plugin {
+    /// In worker processes (with lanes the server's runtime drives).
+    fn awaits(&self) -> bool {
+        self.processes.as_ref().is_some_and(|p| p.awaits())
+    }
+
     fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
         match &self.processes {
             None => Ok(Box::new(self.instance(grants)?)),
@@ -247,12 +252,12 @@ pub enum Entry<'a> {
 /// the same for both.
 trait Calls: Send {
     /// Calls into the isolate: how it ended, and the CPU time it used.
-    fn enter(
-        &mut self,
-        entry: Entry<'_>,
+    fn enter<'a>(
+        &'a mut self,
+        entry: Entry<'a>,
         cpu_ms: u32,
         deadline_ms: u32,
-    ) -> Result<(ffi::Outcome, Duration), EngineError>;
+    ) -> impl Future<Output = Result<(ffi::Outcome, Duration), EngineError>> + Send + 'a;
     /// What its JavaScript reaches in the host.
     fn imports(&mut self) -> &mut Imports;
     /// Bytes of its heap in use.
@@ -260,7 +265,7 @@ trait Calls: Send {
 }
 
 impl Calls for V8Instance {
-    fn enter(
+    async fn enter(
         &mut self,
         entry: Entry<'_>,
         cpu_ms: u32,
@@ -309,7 +314,7 @@ async fn run(
         request: &json,
         body: &req.body,
     };
-    let (mut outcome, used) = isolate.enter(entry, millis(cpu), left())?;
+    let (mut outcome, used) = isolate.enter(entry, millis(cpu), left()).await?;
     cpu = cpu.saturating_sub(used);
     while let ffi::Outcome::Waiting(ms) = outcome {
         let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
@@ -327,7 +332,7 @@ async fn run(
             value: &reply.value,
             data: &reply.data,
         };
-        let (next, used) = isolate.enter(entry, millis(cpu), left())?;
+        let (next, used) = isolate.enter(entry, millis(cpu), left()).await?;
         cpu = cpu.saturating_sub(used);
         outcome = next;
     }

@@ -15,8 +15,12 @@
 //!
 //! Each process has one lane per V8 thread of the pool ([`ProcessOptions`]),
 //! so as many renders run in it at once as would in the server; an exchange
-//! holds a lane (`wire.rs`). Its isolate's host calls are answered here,
-//! from the instance's [`Imports`], as in the server's process.
+//! holds a lane (`wire.rs`). It has as many lanes again that the server's
+//! async runtime drives: a render of an isolate already made is awaited by
+//! a task of that runtime, with no V8 thread in between (`pool::Pool::render`),
+//! so it costs the server two wake-ups, as a render in its own process
+//! does, not four. Its isolate's host calls are answered here, from the
+//! instance's [`Imports`], as in the server's process.
 //!
 //! A crash: the process ends (abort, signal, the kernel's OOM killer), or
 //! its channel breaks (a frame that does not parse, one over the limit, no
@@ -61,7 +65,7 @@ use super::{Entry, Params};
 use crate::engine::EngineError;
 use crate::engine::imports::Imports;
 use crate::sync::lock;
-use wire::{FromWorker, Lane, ToWorker};
+use wire::{AsyncLane, FromWorker, Lane, ToWorker};
 
 /// How long past its deadline an exchange may go unanswered before its
 /// process is killed: V8's watchdog stops JavaScript at the deadline, but
@@ -103,6 +107,9 @@ pub struct ProcessOptions {
 pub struct Supervisor {
     options: ProcessOptions,
     state: Mutex<State>,
+    /// The async runtime the server was started in, if any: each process
+    /// then also has lanes that runtime drives ([`Supervisor::awaits`]).
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 #[derive(Default)]
@@ -132,7 +139,9 @@ pub struct Proc {
     pidfd: OwnedFd,
     /// Its standard input: closing it ends the process.
     control: Mutex<Option<UnixStream>>,
+    /// Lanes for pool threads (blocking), and for the runtime's tasks.
     lanes: Mutex<Vec<Lane>>,
+    async_lanes: Mutex<Vec<AsyncLane>>,
     /// Set once it is known to be gone or going.
     dead: AtomicBool,
     /// Ended on purpose (its last isolate went): not replaced.
@@ -147,7 +156,21 @@ impl Supervisor {
         Arc::new(Supervisor {
             options,
             state: Mutex::default(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
         })
+    }
+
+    /// Whether a render may be awaited by a task of the server's async
+    /// runtime, with no thread of its own (`pool::Pool::render`): the
+    /// processes have lanes that runtime drives.
+    pub fn awaits(&self) -> bool {
+        self.runtime.is_some()
+    }
+
+    /// Whether the calling thread drives the async lanes: a task of the
+    /// server's runtime, not a pool thread.
+    fn on_runtime(&self) -> bool {
+        self.runtime.is_some() && tokio::runtime::Handle::try_current().is_ok()
     }
 
     /// A new isolate of `params` for the tenant `imports` serves, made in
@@ -215,16 +238,25 @@ impl Supervisor {
         Ok(proc)
     }
 
-    /// Starts a worker process with its lanes, and its reaper thread.
+    /// Starts a worker process with its lanes, and its reaper thread: as
+    /// many for pool threads as for the runtime's tasks, if it has one.
     fn spawn(self: &Arc<Self>) -> io::Result<Arc<Proc>> {
         let (control, theirs) = UnixStream::pair()?;
-        let lanes = self.options.lanes.clamp(1, worker::MAX_LANES);
+        let lanes = self.options.lanes.clamp(1, worker::MAX_LANES / 2);
         let (mut ours, mut far) = (Vec::new(), Vec::new());
-        for _ in 0..lanes {
+        let mut driven = Vec::new();
+        for i in 0..lanes * (1 + usize::from(self.runtime.is_some())) {
             let (a, b) = UnixStream::pair()?;
-            ours.push(a);
+            match &self.runtime {
+                Some(runtime) if i >= lanes => {
+                    let _in = runtime.enter();
+                    driven.push(AsyncLane::new(a)?);
+                }
+                _ => ours.push(a),
+            }
             far.push(b);
         }
+        let lanes = far.len();
         let mut child = Command::new(&self.options.exe)
             .arg("v8-worker")
             .arg("--address-space")
@@ -268,6 +300,7 @@ impl Supervisor {
             pidfd,
             control: Mutex::new(Some(control)),
             lanes: Mutex::new(ours.into_iter().map(Lane::new).collect()),
+            async_lanes: Mutex::new(driven),
             dead: AtomicBool::new(false),
             retired: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
@@ -497,24 +530,70 @@ impl Proc {
         lane.patience(Some(ends.saturating_duration_since(Instant::now()) + GRACE))?;
         lane.send(message)?;
         loop {
-            match lane.receive::<FromWorker>(limit)? {
-                FromWorker::Log { level, message } => {
-                    imports.log(LogLevel::from_code(level), &message)
-                }
-                FromWorker::Call { name, args, data } => {
-                    let reply = imports.call_now(&name, &args, &data);
-                    lane.send(&ToWorker::Reply(reply))?;
-                }
-                FromWorker::Done {
-                    outcome,
-                    heap_used,
-                    cpu_us,
-                    offers,
-                } => {
-                    OFFERS.fetch_add(offers, Ordering::Relaxed);
-                    return Ok((outcome, heap_used, Duration::from_micros(cpu_us)));
+            match answer(lane.receive::<FromWorker>(limit)?, imports) {
+                Step::Next => {}
+                Step::Reply(reply) => lane.send(&reply)?,
+                Step::Done(done) => return Ok(done),
+            }
+        }
+    }
+
+    /// [`Proc::exchange`] on a lane the runtime drives, by a task of it:
+    /// the whole exchange within the deadline and [`GRACE`].
+    async fn exchange_async(
+        &self,
+        message: &ToWorker,
+        imports: &mut Imports,
+        ends: Instant,
+        limit: usize,
+    ) -> Result<(Outcome, u64, Duration), Broken> {
+        let mut lane = lock(&self.async_lanes).pop().ok_or(Broken::NoLane)?;
+        let exchange = async {
+            lane.send(message).await?;
+            loop {
+                match answer(lane.receive::<FromWorker>(limit).await?, imports) {
+                    Step::Next => {}
+                    Step::Reply(reply) => lane.send(&reply).await?,
+                    Step::Done(done) => return Ok(done),
                 }
             }
+        };
+        let out = tokio::time::timeout_at((ends + GRACE).into(), exchange)
+            .await
+            .unwrap_or_else(|_| Err(io::ErrorKind::TimedOut.into()));
+        if out.is_ok() {
+            lock(&self.async_lanes).push(lane);
+        }
+        out.map_err(Broken::Io)
+    }
+}
+
+/// What one message from a worker asks of the exchange.
+enum Step {
+    Next,
+    Reply(ToWorker),
+    /// The outcome, the heap in use and the CPU time (`FromWorker::Done`).
+    Done((Outcome, u64, Duration)),
+}
+
+/// Answers one message of an exchange from the isolate's `imports`.
+fn answer(message: FromWorker, imports: &mut Imports) -> Step {
+    match message {
+        FromWorker::Log { level, message } => {
+            imports.log(LogLevel::from_code(level), &message);
+            Step::Next
+        }
+        FromWorker::Call { name, args, data } => {
+            Step::Reply(ToWorker::Reply(imports.call_now(&name, &args, &data)))
+        }
+        FromWorker::Done {
+            outcome,
+            heap_used,
+            cpu_us,
+            offers,
+        } => {
+            OFFERS.fetch_add(offers, Ordering::Relaxed);
+            Step::Done((outcome, heap_used, Duration::from_micros(cpu_us)))
         }
     }
 }
@@ -548,6 +627,20 @@ pub struct RemoteInstance {
 impl RemoteInstance {
     /// Makes the isolate in the tenant's process.
     fn make(&mut self) -> Result<(), EngineError> {
+        let (proc, message, ends) = self.new_isolate()?;
+        let done = self.send(&proc, &message, ends);
+        self.made(done)
+    }
+
+    /// [`RemoteInstance::make`], by a task of the runtime.
+    async fn make_async(&mut self) -> Result<(), EngineError> {
+        let (proc, message, ends) = self.new_isolate()?;
+        let done = self.send_async(&proc, &message, ends).await;
+        self.made(done)
+    }
+
+    /// Where a new isolate is made, the message that makes it, and by when.
+    fn new_isolate(&mut self) -> Result<(Arc<Proc>, ToWorker, Instant), EngineError> {
         self.release();
         let proc = self.supervisor.place(&self.tenant)?;
         let id = proc.next_id.fetch_add(1, Ordering::Relaxed);
@@ -557,8 +650,18 @@ impl RemoteInstance {
             params: self.params,
             bundle: self.bundle.to_string(),
         };
-        let ends = Instant::now() + crate::engine::INSTANTIATE_DEADLINE;
-        let (outcome, heap, _) = self.send(&proc, &message, ends)?;
+        Ok((
+            proc,
+            message,
+            Instant::now() + crate::engine::INSTANTIATE_DEADLINE,
+        ))
+    }
+
+    fn made(
+        &mut self,
+        done: Result<(Outcome, u64, Duration), EngineError>,
+    ) -> Result<(), EngineError> {
+        let (outcome, heap, _) = done?;
         self.heap_used = heap as usize;
         match super::loaded(outcome) {
             Ok(()) => Ok(()),
@@ -576,7 +679,30 @@ impl RemoteInstance {
         ends: Instant,
     ) -> Result<(Outcome, u64, Duration), EngineError> {
         let limit = self.supervisor.options.frame_limit;
-        match proc.exchange(message, &mut self.imports, ends, limit) {
+        let done = proc.exchange(message, &mut self.imports, ends, limit);
+        self.checked(proc, done)
+    }
+
+    async fn send_async(
+        &mut self,
+        proc: &Arc<Proc>,
+        message: &ToWorker,
+        ends: Instant,
+    ) -> Result<(Outcome, u64, Duration), EngineError> {
+        let limit = self.supervisor.options.frame_limit;
+        let done = proc
+            .exchange_async(message, &mut self.imports, ends, limit)
+            .await;
+        self.checked(proc, done)
+    }
+
+    /// An exchange's end: a broken channel is the process's crash.
+    fn checked(
+        &mut self,
+        proc: &Arc<Proc>,
+        done: Result<(Outcome, u64, Duration), Broken>,
+    ) -> Result<(Outcome, u64, Duration), EngineError> {
+        match done {
             Ok(done) => Ok(done),
             Err(Broken::NoLane) => Err(EngineError::Transient(
                 "every lane of the tenant's V8 worker process is busy".into(),
@@ -604,24 +730,32 @@ impl RemoteInstance {
             self.supervisor.freed(&proc, &self.tenant, id);
         }
     }
+
+    /// Whether its isolate must be made (again): its process died since
+    /// its last render (another tenant's crash, or a kill). It is made in a
+    /// live one, at no cost to the render but the time.
+    fn gone(&self) -> bool {
+        self.at
+            .as_ref()
+            .is_none_or(|(p, _)| p.dead.load(Ordering::Acquire))
+    }
 }
 
 impl super::Calls for RemoteInstance {
-    fn enter(
+    /// On a pool thread, through a blocking lane; by a task of the
+    /// server's runtime, through a lane the runtime drives.
+    async fn enter(
         &mut self,
         entry: Entry<'_>,
         cpu_ms: u32,
         deadline_ms: u32,
     ) -> Result<(Outcome, Duration), EngineError> {
-        // Its process died since its last render (another tenant's crash,
-        // or a kill): made again, in a live one, at no cost to this render
-        // but the time.
-        if self
-            .at
-            .as_ref()
-            .is_none_or(|(p, _)| p.dead.load(Ordering::Acquire))
-        {
-            self.make()?;
+        let here = self.supervisor.on_runtime();
+        if self.gone() {
+            match here {
+                true => self.make_async().await?,
+                false => self.make()?,
+            }
         }
         let (proc, id) = self.at.clone().expect("made above");
         let message = match entry {
@@ -641,7 +775,10 @@ impl super::Calls for RemoteInstance {
             },
         };
         let ends = Instant::now() + Duration::from_millis(u64::from(deadline_ms));
-        let (outcome, heap, cpu) = self.send(&proc, &message, ends)?;
+        let (outcome, heap, cpu) = match here {
+            true => self.send_async(&proc, &message, ends).await?,
+            false => self.send(&proc, &message, ends)?,
+        };
         self.heap_used = heap as usize;
         Ok((outcome, cpu))
     }

@@ -116,13 +116,7 @@ impl Lane {
 
 /// Writes one frame.
 pub fn send(to: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
-    let bytes = postcard::to_allocvec(message).map_err(io::Error::other)?;
-    let len = u32::try_from(bytes.len())
-        .map_err(|_| io::Error::other(format!("a message of {} bytes", bytes.len())))?;
-    let mut frame = Vec::with_capacity(4 + bytes.len());
-    frame.extend_from_slice(&len.to_le_bytes());
-    frame.extend_from_slice(&bytes);
-    to.write_all(&frame)
+    to.write_all(&frame(message)?)
 }
 
 /// Reads one frame of at most `limit` bytes. A longer length, a frame cut
@@ -130,6 +124,62 @@ pub fn send(to: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
 pub fn receive<T: DeserializeOwned>(from: &mut impl Read, limit: usize) -> io::Result<T> {
     let mut len = [0; 4];
     from.read_exact(&mut len)?;
+    let len = length(len, limit)?;
+    // Room for what a message usually is, never for what a length claims.
+    let mut bytes = Vec::with_capacity(len.min(64 << 10));
+    from.take(len as u64).read_to_end(&mut bytes)?;
+    decode(&bytes, len)
+}
+
+/// A lane the server's async runtime drives: the same frames, read and
+/// written by a request's task without a thread of its own.
+pub struct AsyncLane {
+    stream: tokio::io::BufReader<tokio::net::UnixStream>,
+}
+
+impl AsyncLane {
+    /// Registers `stream` with the runtime of the calling thread.
+    pub fn new(stream: UnixStream) -> io::Result<AsyncLane> {
+        stream.set_nonblocking(true)?;
+        let stream = tokio::net::UnixStream::from_std(stream)?;
+        Ok(AsyncLane {
+            stream: tokio::io::BufReader::with_capacity(64 << 10, stream),
+        })
+    }
+
+    pub async fn send(&mut self, message: &impl Serialize) -> io::Result<()> {
+        use tokio::io::AsyncWriteExt;
+        self.stream.get_mut().write_all(&frame(message)?).await
+    }
+
+    /// As [`receive`].
+    pub async fn receive<T: DeserializeOwned>(&mut self, limit: usize) -> io::Result<T> {
+        use tokio::io::AsyncReadExt;
+        let mut len = [0; 4];
+        self.stream.read_exact(&mut len).await?;
+        let len = length(len, limit)?;
+        let mut bytes = Vec::with_capacity(len.min(64 << 10));
+        (&mut self.stream)
+            .take(len as u64)
+            .read_to_end(&mut bytes)
+            .await?;
+        decode(&bytes, len)
+    }
+}
+
+/// A message as a frame: its length, then itself.
+fn frame(message: &impl Serialize) -> io::Result<Vec<u8>> {
+    let bytes = postcard::to_allocvec(message).map_err(io::Error::other)?;
+    let len = u32::try_from(bytes.len())
+        .map_err(|_| io::Error::other(format!("a message of {} bytes", bytes.len())))?;
+    let mut frame = Vec::with_capacity(4 + bytes.len());
+    frame.extend_from_slice(&len.to_le_bytes());
+    frame.extend_from_slice(&bytes);
+    Ok(frame)
+}
+
+/// A frame's length, if it is within `limit`.
+fn length(len: [u8; 4], limit: usize) -> io::Result<usize> {
     let len = u32::from_le_bytes(len) as usize;
     if len > limit {
         return Err(io::Error::new(
@@ -137,13 +187,15 @@ pub fn receive<T: DeserializeOwned>(from: &mut impl Read, limit: usize) -> io::R
             format!("a frame of {len} bytes, over the limit of {limit}"),
         ));
     }
-    // Room for what a message usually is, never for what a length claims.
-    let mut bytes = Vec::with_capacity(len.min(64 << 10));
-    from.take(len as u64).read_to_end(&mut bytes)?;
+    Ok(len)
+}
+
+/// The message in a frame's `len` bytes, of which `bytes` arrived.
+fn decode<T: DeserializeOwned>(bytes: &[u8], len: usize) -> io::Result<T> {
     if bytes.len() < len {
         return Err(io::ErrorKind::UnexpectedEof.into());
     }
-    postcard::from_bytes(&bytes).map_err(|e| {
+    postcard::from_bytes(bytes).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!("a frame that is not a message: {e}"),

@@ -6,9 +6,11 @@
 #
 # Usage: benches/profile.sh [PAGE...]   (default: trivial; also any
 # plugins/<dir> with a wrangler config, e.g. hono)
-# Writes benches/profile-<page>-<engine>.svg and prints, per engine, the
-# share of samples whose stack holds each group of frames named below
-# (FOLDED_DIR, if set, keeps the folded stacks).
+# Writes benches/profile-<page>-<engine><TAG>.svg and prints, per engine,
+# the share of samples whose stack holds each group of frames named below
+# (FOLDED_DIR, if set, keeps the folded stacks). SERVE_FLAGS go to `ssr
+# serve` (e.g. `--render-on pool`, with TAG=-pool, for the graph before
+# renders began on the HTTP thread).
 # Needs: perf (linux-perf), wrk, and inferno (cargo install inferno).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,9 +34,10 @@ JS
 
 # SSR_PERFMAP: Wasmtime writes a perf map, so the Wasm frames (QuickJS's
 # functions) have names.
-SSR_PERFMAP=1 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false 2>"$work/ssr.log" &
+# shellcheck disable=SC2086 # SERVE_FLAGS are words.
+SSR_PERFMAP=1 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false ${SERVE_FLAGS:-} 2>"$work/ssr.log" &
 pid=$!
-wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
+wait_for "http://127.0.0.1:$PORT/_ssr/readyz"
 for page in $PAGES; do
   if [ "$page" = trivial ]; then
     "$ssr" build -q "$work/trivial.js" -o "$work/$page.wasm"
@@ -52,8 +55,8 @@ for page in $PAGES; do
       awk -v p="$page" -v e="$engine" '/Requests\/sec/ {print p " " e ": " $2 " req/s while sampled"}'
     wait "$rec" || true
     perf script -i "$work/perf.data" 2>/dev/null | inferno-collapse-perf >"$work/$page-$engine.folded"
-    inferno-flamegraph --minwidth 0.2 --title "ssr serve, $page page on $engine, every request rendered ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))" \
-      <"$work/$page-$engine.folded" >"benches/profile-$page-$engine.svg"
+    inferno-flamegraph --minwidth 0.2 --title "ssr serve ${SERVE_FLAGS:-}, $page page on $engine, every request rendered ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))" \
+      <"$work/$page-$engine.folded" >"benches/profile-$page-$engine${TAG:-}.svg"
     [ -z "${FOLDED_DIR:-}" ] || cp "$work/$page-$engine.folded" "$FOLDED_DIR/"
     python3 - "$work/$page-$engine.folded" <<'PY'
 import sys, re

@@ -237,6 +237,12 @@ impl Imports {
         self.call_now(name, args, data)
     }
 
+    /// Whether the render's body goes out as it comes (`response-head`
+    /// answers `true`), for a worker process that answers it itself.
+    pub fn streams(&self) -> bool {
+        self.body.is_some()
+    }
+
     /// The capabilities that answer at once: all but `fetch-wait`, which
     /// only an engine's driver calls. V8's callback for JavaScript calls
     /// this, so a call from JavaScript never blocks its thread.

@@ -4,8 +4,9 @@
 //!
 //! One exchange on a lane: the server sends [`ToWorker::New`],
 //! [`ToWorker::Render`] or [`ToWorker::Resume`]; the worker answers with any
-//! number of [`FromWorker::Log`] and [`FromWorker::Call`] (each call
-//! answered by one [`ToWorker::Reply`]), then one [`FromWorker::Done`].
+//! number of [`FromWorker::Log`], [`FromWorker::Call`] (each call
+//! answered by one [`ToWorker::Reply`]) and [`FromWorker::Tell`] (not
+//! answered), then one [`FromWorker::Done`].
 //! [`ToWorker::Free`] travels on the control socket and has no answer.
 //!
 //! Invariant: a reader never allocates more than the frame limit it was
@@ -33,13 +34,15 @@ pub enum ToWorker {
         params: Params,
         bundle: String,
     },
-    /// Render on isolate `id` (`ffi::Isolate::render`).
+    /// Render on isolate `id` (`ffi::Isolate::render`); `streams`: the
+    /// server sends a streamed body as it comes (`response-head`'s answer).
     Render {
         id: u64,
         request: String,
         body: Vec<u8>,
         cpu_ms: u32,
         deadline_ms: u32,
+        streams: bool,
     },
     /// Go on with a render that is waiting (`ffi::Isolate::resume`).
     Resume {
@@ -48,6 +51,7 @@ pub enum ToWorker {
         data: Vec<u8>,
         cpu_ms: u32,
         deadline_ms: u32,
+        streams: bool,
     },
     /// The answer to a [`FromWorker::Call`]: the reply, or the refusal's
     /// message.
@@ -67,6 +71,15 @@ pub enum FromWorker {
         args: String,
         data: Vec<u8>,
     },
+    /// A streamed body's head, chunk or end ([`TOLD`]), whose answer the
+    /// worker knows (`streams`): no reply comes. A refusal is kept by the
+    /// server; it fails the next [`FromWorker::Call`] of the same kind, or
+    /// the render when it ends.
+    Tell {
+        name: String,
+        args: String,
+        data: Vec<u8>,
+    },
     /// The exchange's end: how the call into the isolate ended, the
     /// isolate's heap in use, the CPU time the call used, and the core
     /// offers the process made since its last `Done` (`sched`).
@@ -77,6 +90,13 @@ pub enum FromWorker {
         offers: u64,
     },
 }
+
+/// The calls a worker may send as [`FromWorker::Tell`].
+pub const TOLD: [&str; 3] = [
+    contract::calls::RESPONSE_HEAD,
+    contract::calls::RESPONSE_WRITE,
+    contract::calls::RESPONSE_END,
+];
 
 /// A socket of frames, read through a buffer: a message of a few hundred
 /// bytes comes in one `recv`, not one for its length and more for the

@@ -22,7 +22,7 @@
 //! parse, a message out of place, the server gone) ends the process; the
 //! supervisor then fails what was in flight here and starts another.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io::IoSliceMut;
 use std::mem::MaybeUninit;
@@ -59,7 +59,18 @@ static REPORTED: AtomicU64 = AtomicU64::new(0);
 thread_local! {
     /// The lane this thread serves.
     static LANE: RefCell<Option<Lane>> = const { RefCell::new(None) };
+    /// Whether the exchange on it streams its body (`ToWorker::Render`).
+    static STREAMS: Cell<bool> = const { Cell::new(false) };
+    /// Chunks told since the render began on this lane.
+    static WRITES: Cell<u32> = const { Cell::new(0) };
 }
+
+/// One chunk in this many is sent as a call that waits for its answer, so
+/// that a refusal (the client left, the body passed its limit) stops the
+/// render's stream within this many chunks; the others are told
+/// (`FromWorker::Tell`): each answer waited for was a round trip to the
+/// server, three of them for a streamed page of one chunk.
+const CHECK_EVERY: u32 = 16;
 
 /// Runs the worker role until the server closes the control socket.
 /// `address_space` bounds the process's virtual memory.
@@ -155,16 +166,25 @@ fn serve(lane: UnixStream, table: Table) {
                 body,
                 cpu_ms,
                 deadline_ms,
-            } => on(&table, id, |i| {
-                i.render(&request, &body, cpu_ms, deadline_ms)
-            }),
+                streams,
+            } => {
+                STREAMS.set(streams);
+                WRITES.set(0);
+                on(&table, id, |i| {
+                    i.render(&request, &body, cpu_ms, deadline_ms)
+                })
+            }
             ToWorker::Resume {
                 id,
                 value,
                 data,
                 cpu_ms,
                 deadline_ms,
-            } => on(&table, id, |i| i.resume(&value, &data, cpu_ms, deadline_ms)),
+                streams,
+            } => {
+                STREAMS.set(streams);
+                on(&table, id, |i| i.resume(&value, &data, cpu_ms, deadline_ms))
+            }
             other => fail(&format!("a {} on a lane", kind(&other))),
         };
         let offers = ffi::core_offers();
@@ -238,6 +258,14 @@ impl HostCalls for Forward {
         if let Some(reply) = imports::answered_alone(name, args, data) {
             return reply;
         }
+        if let Some(reply) = told(name) {
+            send(&FromWorker::Tell {
+                name: name.to_string(),
+                args: args.to_string(),
+                data: data.to_vec(),
+            });
+            return Ok(reply);
+        }
         send(&FromWorker::Call {
             name: name.to_string(),
             args: args.to_string(),
@@ -249,6 +277,33 @@ impl HostCalls for Forward {
             Err(_) => std::process::exit(0),
         }
     }
+}
+
+/// The answer to `name` when it is told, not called (`wire::TOLD`): a
+/// streamed body's head (which the server takes, as `streams` says), its
+/// chunks but one in [`CHECK_EVERY`], and its end. The first is
+/// `response-head`'s `true`; the rest answer nothing.
+fn told(name: &str) -> Option<Reply> {
+    if !STREAMS.get() || !super::wire::TOLD.contains(&name) {
+        return None;
+    }
+    if name == contract::calls::RESPONSE_WRITE {
+        let n = WRITES.get() + 1;
+        WRITES.set(n);
+        if n.is_multiple_of(CHECK_EVERY) {
+            return None;
+        }
+    }
+    if name == contract::calls::RESPONSE_END {
+        STREAMS.set(false);
+    }
+    Some(match name {
+        contract::calls::RESPONSE_HEAD => Reply {
+            value: "true".into(),
+            data: Vec::new(),
+        },
+        _ => Reply::default(),
+    })
 }
 
 fn kind(message: &ToWorker) -> &'static str {

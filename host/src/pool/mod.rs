@@ -26,7 +26,15 @@
 //! or waits for a `fetch`) goes on a worker as any render would, through
 //! the same queue, and its tenant's renders start on the pool for
 //! [`INLINE_BAR`], so a tenant of long renders costs the HTTP threads one
-//! slice a while at most. The trivial page on Wasm, 2 cores, `wrk -t1 -c16`,
+//! slice a while at most. At most half the runtime's threads (at least one)
+//! run a first slice at once; a render that finds them busy starts on the
+//! pool. With every thread allowed, a cache hit waited behind renders: 8
+//! clients of cache hits beside 8 of renders of another tenant, 2 cores,
+//! gave 13,114-27,268 hits/s (p99 1.84-2.25 ms) and 5,661-7,360 renders/s,
+//! against 46,486-52,526 (p99 0.90-1.26 ms) and 2,916-3,299 with every
+//! render on the pool; with half, 33,843-37,940 (p99 1.29-1.30 ms) and
+//! 3,568-3,834. The trivial page alone: 6,797-7,664 req/s with half,
+//! 8,970-9,035 with every thread (2026-11-27). The trivial page on Wasm, 2 cores, `wrk -t1 -c16`,
 //! every request rendered: 6,000-6,300 req/s with every render handed to
 //! the pool, 9,300-9,500 with every render on the runtime's threads
 //! (2026-11-27): the hand-off to a worker and back, two wake-ups, was a
@@ -314,6 +322,9 @@ pub struct Pool {
     _sweeper: Option<Sweeper>,
     /// Which worker's set an inline render looks in first.
     next_set: AtomicUsize,
+    /// Inline first slices running now, and how many may at once.
+    inline_now: AtomicUsize,
+    inline_max: usize,
     /// V8 renders awaited by tasks ([`Begin::Await`]) take one of these:
     /// as many at once as the V8 threads would render.
     v8_renders: Arc<tokio::sync::Semaphore>,
@@ -493,6 +504,8 @@ impl Pool {
             workers,
             instances: sets,
             next_set: AtomicUsize::new(0),
+            inline_now: AtomicUsize::new(0),
+            inline_max: (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).max(1),
             v8_renders,
         }
     }
@@ -535,7 +548,11 @@ impl Pool {
         };
         match self.begin(tenant) {
             Begin::Pool => self.submit(job)?,
-            Begin::FirstSlice(set, instance) => self.begin_here(job, set, instance)?,
+            Begin::FirstSlice(set, instance) => {
+                let begun = self.begin_here(job, set, instance);
+                self.inline_now.fetch_sub(1, Ordering::Relaxed);
+                begun?
+            }
             Begin::Await(set, instance, v8_thread) => {
                 // A task of its own: a request dropped by its client does
                 // not cut the exchange with the worker process short.
@@ -604,6 +621,12 @@ impl Pool {
             if !tenant.inline.allowed() {
                 return Begin::Pool;
             }
+            // At most half the runtime's threads render at once, so that
+            // cache hits always find one free (the module's "Inline").
+            if self.inline_now.fetch_add(1, Ordering::Relaxed) >= self.inline_max {
+                self.inline_now.fetch_sub(1, Ordering::Relaxed);
+                return Begin::Pool;
+            }
             let workers = &self.instances[..self.options.workers];
             let first = self.next_set.fetch_add(1, Ordering::Relaxed);
             for i in 0..workers.len() {
@@ -612,6 +635,7 @@ impl Pool {
                     return Begin::FirstSlice(set.clone(), instance);
                 }
             }
+            self.inline_now.fetch_sub(1, Ordering::Relaxed);
         } else if tenant.plugin.awaits()
             && let Ok(v8_thread) = self.v8_renders.clone().try_acquire_owned()
         {

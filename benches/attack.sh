@@ -70,8 +70,9 @@ met() { # p99 attacked, bound, failed
 rows=()
 runs=()
 for engine in wasm v8; do
+  # shellcheck disable=SC2086 # SERVE_FLAGS are words (e.g. --render-on pool).
   target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --demo=false \
-    --workers 2 2>"$work/serve.log" &
+    --workers 2 ${SERVE_FLAGS:-} 2>"$work/serve.log" &
   server=$!
   until curl -fs "http://127.0.0.1:$PORT/_ssr/readyz" >/dev/null 2>&1; do sleep 0.2; done
   add good target/plugins/hello.wasm "$engine"

@@ -13,6 +13,15 @@ pct() { # p (0-100) of the numbers on stdin
   sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; print a[i]}'
 }
 
+wait_ready() { # url: waits up to 150 s for it to answer 2xx (/_ssr/readyz: the
+  # shared code compiled, which a fresh server does before it is ready)
+  for _ in $(seq 1 600); do
+    curl -fs "$1" >/dev/null 2>&1 && return 0
+    sleep 0.25
+  done
+  echo "not ready at $1" >&2; exit 1
+}
+
 wait_for() { # url: waits up to a minute for anything to answer there
   for _ in $(seq 1 240); do
     curl -s "$1" >/dev/null 2>&1 && return 0

@@ -109,8 +109,8 @@ SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false 2>"$
 ssr_pid=$!
 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT_IN" --demo=false --v8-processes 0 2>"$work/ssr-in.log" &
 ssr_in_pid=$!
-wait_for "http://127.0.0.1:$PORT/_ssr/readyz"
-wait_for "http://127.0.0.1:$PORT_IN/_ssr/readyz"
+wait_ready "http://127.0.0.1:$PORT/_ssr/readyz"
+wait_ready "http://127.0.0.1:$PORT_IN/_ssr/readyz"
 register() { # port page engine
   curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$2.wasm" \
     "http://127.0.0.1:$1/_ssr/admin/tenants/$2-$3?engine=$3&host=$2-$3.test&var=GREETING=Hello" >/dev/null

@@ -37,7 +37,7 @@ JS
 # shellcheck disable=SC2086 # SERVE_FLAGS are words.
 SSR_PERFMAP=1 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false ${SERVE_FLAGS:-} 2>"$work/ssr.log" &
 pid=$!
-wait_for "http://127.0.0.1:$PORT/_ssr/readyz"
+wait_ready "http://127.0.0.1:$PORT/_ssr/readyz"
 for page in $PAGES; do
   if [ "$page" = trivial ]; then
     "$ssr" build -q "$work/trivial.js" -o "$work/$page.wasm"

@@ -13,6 +13,13 @@ pct() { # p (0-100) of the numbers on stdin
   sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; print a[i]}'
 }
 
+trivial_page() { # file: writes the trivial page, the handler issue 35's
+  # figures compare across scripts: `new Response('<p>hi</p>')`
+  cat >"$1" <<'JS'
+export default { fetch: () => new Response('<p>hi</p>', { headers: { 'content-type': 'text/html' } }) };
+JS
+}
+
 wait_ready() { # url: waits up to 150 s for it to answer 2xx (/_ssr/readyz: the
   # shared code compiled, which a fresh server does before it is ready)
   for _ in $(seq 1 600); do

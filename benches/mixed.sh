@@ -20,9 +20,7 @@ cargo build --release --bin ssr
 ssr=$PWD/target/release/ssr
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-cat >"$work/trivial.js" <<'JS'
-export default { fetch: () => new Response('<p>hi</p>', { headers: { 'content-type': 'text/html' } }) };
-JS
+trivial_page "$work/trivial.js"
 "$ssr" build -q "$work/trivial.js" -o "$work/trivial.wasm"
 # shellcheck disable=SC2086 # SERVE_FLAGS are words.
 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false ${SERVE_FLAGS:-} 2>"$work/ssr.log" &

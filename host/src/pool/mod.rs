@@ -18,13 +18,17 @@
 //! threads get the cores first (`demote.rs`). The pool asks a plugin only
 //! whether it yields, never which engine it is.
 //!
-//! Inline first slice (`PoolOptions::inline`): a Wasm render of a tenant
-//! with a warm instance on some worker begins on the HTTP thread that
-//! asked for it, with that instance; most renders end within that first
-//! slice (1-2 ms at most: the epoch's yield), and their response goes out
-//! with no hand-off at all. One that does not end in its slice (it yielded,
-//! or waits for a `fetch`) goes on a worker as any render would, through
-//! the same queue, and its tenant's renders start on the pool for
+//! Inline first slice (`PoolOptions::inline_slices`): handing a short
+//! render to a worker and back, two wake-ups, was a third of its cost (the
+//! trivial page on Wasm, 2 cores, `wrk -t1 -c16`, every request rendered:
+//! 6,000-6,300 req/s with every render on the pool, 9,300-9,500 with every
+//! render on the runtime's threads, 2026-11-27). So a Wasm render of a
+//! tenant with a warm instance on some worker begins on the HTTP thread
+//! that asked for it, with that instance; most renders end within that
+//! first slice (1-2 ms at most: the epoch's yield), and their response goes
+//! out with no hand-off at all. One that does not end in its slice (it
+//! yielded, or waits for a `fetch`) goes on a worker as any render would,
+//! through the same queue, and its tenant's renders start on the pool for
 //! [`INLINE_BAR`], so a tenant of long renders costs the HTTP threads one
 //! slice a while at most. At most half the runtime's threads (at least one)
 //! run a first slice at once; a render that finds them busy starts on the
@@ -33,17 +37,14 @@
 //! gave 13,114-27,268 hits/s (p99 1.84-2.25 ms) and 5,661-7,360 renders/s,
 //! against 46,486-52,526 (p99 0.90-1.26 ms) and 2,916-3,299 with every
 //! render on the pool; with half, 33,843-37,940 (p99 1.29-1.30 ms) and
-//! 3,568-3,834. The trivial page alone: 6,797-7,664 req/s with half,
-//! 8,970-9,035 with every thread (2026-11-27). The trivial page on Wasm, 2 cores, `wrk -t1 -c16`,
-//! every request rendered: 6,000-6,300 req/s with every render handed to
-//! the pool, 9,300-9,500 with every render on the runtime's threads
-//! (2026-11-27): the hand-off to a worker and back, two wake-ups, was a
-//! third of a short render's cost. A V8 render in a worker process
-//! (`Plugin::awaits`) on an isolate already made is awaited whole by a task
-//! of the runtime, with no V8 thread waiting on the worker in between, as
-//! many at once as there are V8 threads (the same trivial page with two
-//! renders at once: 8,400-9,900 req/s against 6,700-6,800 through a V8
-//! thread).
+//! 3,568-3,834 (`benches/mixed.sh`). The trivial page alone: 6,797-7,664
+//! req/s with half, 8,970-9,035 with every thread.
+//!
+//! A V8 render in a worker process (`Plugin::awaits`) on an isolate already
+//! made is awaited whole by a task of the runtime, with no V8 thread
+//! waiting on the worker in between, as many at once as there are V8
+//! threads (the same trivial page with two renders at once: 8,400-9,900
+//! req/s against 6,700-6,800 through a V8 thread).
 //!
 //! Queueing design: **one shared bounded queue** (a crossbeam MPMC channel)
 //! that every worker pulls from. A shared queue never leaves a job waiting
@@ -184,9 +185,10 @@ pub struct PoolOptions {
     pub waiting_per_worker: usize,
     /// When long renders step aside (`crate::sched`).
     pub scheduling: Scheduling,
-    /// A Wasm render of a tenant with a warm instance begins on the thread
-    /// that asks for it (see the module's "Inline").
-    pub inline: bool,
+    /// Wasm renders of tenants with a warm instance that may run their
+    /// first slice at once on the threads that ask for them (see the
+    /// module's "Inline"); 0: none.
+    pub inline_slices: usize,
 }
 
 impl PoolOptions {
@@ -227,7 +229,11 @@ enum Begin {
     Pool,
     /// A Wasm render: its first slice here, on a warm instance of a
     /// worker's set.
-    FirstSlice(SharedInstances, Box<dyn crate::engine::Instance>),
+    FirstSlice(
+        SharedInstances,
+        Box<dyn crate::engine::Instance>,
+        OwnedSemaphorePermit,
+    ),
     /// A V8 render in a worker process: awaited whole by a task, on a warm
     /// instance of the V8 threads' set, in place of one of their threads.
     Await(
@@ -322,9 +328,8 @@ pub struct Pool {
     _sweeper: Option<Sweeper>,
     /// Which worker's set an inline render looks in first.
     next_set: AtomicUsize,
-    /// Inline first slices running now, and how many may at once.
-    inline_now: AtomicUsize,
-    inline_max: usize,
+    /// Inline first slices ([`Begin::FirstSlice`]) take one of these.
+    inline_slices: Arc<tokio::sync::Semaphore>,
     /// V8 renders awaited by tasks ([`Begin::Await`]) take one of these:
     /// as many at once as the V8 threads would render.
     v8_renders: Arc<tokio::sync::Semaphore>,
@@ -494,6 +499,7 @@ impl Pool {
         );
         let sweeper = options.warm_idle.map(|idle| sweep(idle, sets.clone()));
         let v8_renders = Arc::new(tokio::sync::Semaphore::new(options.v8_threads));
+        let inline_slices = Arc::new(tokio::sync::Semaphore::new(options.inline_slices));
         Pool {
             queue,
             blocking,
@@ -504,8 +510,7 @@ impl Pool {
             workers,
             instances: sets,
             next_set: AtomicUsize::new(0),
-            inline_now: AtomicUsize::new(0),
-            inline_max: (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).max(1),
+            inline_slices,
             v8_renders,
         }
     }
@@ -548,10 +553,9 @@ impl Pool {
         };
         match self.begin(tenant) {
             Begin::Pool => self.submit(job)?,
-            Begin::FirstSlice(set, instance) => {
-                let begun = self.begin_here(job, set, instance);
-                self.inline_now.fetch_sub(1, Ordering::Relaxed);
-                begun?
+            Begin::FirstSlice(set, instance, slice) => {
+                self.begin_here(job, set, instance)?;
+                drop(slice);
             }
             Begin::Await(set, instance, v8_thread) => {
                 // A task of its own: a request dropped by its client does
@@ -614,29 +618,23 @@ impl Pool {
     /// Where `tenant`'s render begins (see the module's "Inline"): here,
     /// with a warm instance taken out of its set, when it may.
     fn begin(&self, tenant: &Tenant) -> Begin {
-        if !self.options.inline {
-            return Begin::Pool;
-        }
         if tenant.plugin.yields() {
             if !tenant.inline.allowed() {
                 return Begin::Pool;
             }
-            // At most half the runtime's threads render at once, so that
-            // cache hits always find one free (the module's "Inline").
-            if self.inline_now.fetch_add(1, Ordering::Relaxed) >= self.inline_max {
-                self.inline_now.fetch_sub(1, Ordering::Relaxed);
+            let Ok(slice) = self.inline_slices.clone().try_acquire_owned() else {
                 return Begin::Pool;
-            }
+            };
             let workers = &self.instances[..self.options.workers];
             let first = self.next_set.fetch_add(1, Ordering::Relaxed);
             for i in 0..workers.len() {
                 let set = &workers[(first + i) % workers.len()];
                 if let Some(instance) = worker::take_warm(set, tenant) {
-                    return Begin::FirstSlice(set.clone(), instance);
+                    return Begin::FirstSlice(set.clone(), instance, slice);
                 }
             }
-            self.inline_now.fetch_sub(1, Ordering::Relaxed);
-        } else if tenant.plugin.awaits()
+        } else if self.options.inline_slices > 0
+            && tenant.plugin.awaits()
             && let Ok(v8_thread) = self.v8_renders.clone().try_acquire_owned()
         {
             let set = self.instances.last().expect("the V8 threads' set");

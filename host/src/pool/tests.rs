@@ -80,7 +80,7 @@ fn pool_of(
         warm_idle: None,
         waiting_per_worker: 4,
         scheduling: Default::default(),
-        inline: false,
+        inline_slices: 0,
     });
     (pool, tenants)
 }

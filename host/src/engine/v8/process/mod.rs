@@ -508,12 +508,12 @@ impl Proc {
     fn exchange(
         &self,
         message: &ToWorker,
-        render: &mut Rendering<'_>,
+        answers: &mut Answers<'_>,
         ends: Instant,
         limit: usize,
     ) -> Result<(Outcome, u64, Duration), Broken> {
         let mut lane = lock(&self.lanes).pop().ok_or(Broken::NoLane)?;
-        let out = self.on_lane(&mut lane, message, render, ends, limit);
+        let out = self.on_lane(&mut lane, message, answers, ends, limit);
         if out.is_ok() {
             lock(&self.lanes).push(lane);
         }
@@ -524,7 +524,7 @@ impl Proc {
         &self,
         lane: &mut Lane,
         message: &ToWorker,
-        render: &mut Rendering<'_>,
+        answers: &mut Answers<'_>,
         ends: Instant,
         limit: usize,
     ) -> Result<(Outcome, u64, Duration), Broken> {
@@ -536,7 +536,7 @@ impl Proc {
         lane.patience(Some(ends.saturating_duration_since(Instant::now()) + GRACE))?;
         lane.send(message)?;
         loop {
-            match render.answer(lane.receive::<FromWorker>(limit)?)? {
+            match answers.answer(lane.receive::<FromWorker>(limit)?)? {
                 Step::Next => {}
                 Step::Reply(reply) => lane.send(&reply)?,
                 Step::Done(done) => return Ok(done),
@@ -549,7 +549,7 @@ impl Proc {
     async fn exchange_async(
         &self,
         message: &ToWorker,
-        render: &mut Rendering<'_>,
+        answers: &mut Answers<'_>,
         ends: Instant,
         limit: usize,
     ) -> Result<(Outcome, u64, Duration), Broken> {
@@ -557,7 +557,7 @@ impl Proc {
         let exchange = async {
             lane.send(message).await?;
             loop {
-                match render.answer(lane.receive::<FromWorker>(limit).await?)? {
+                match answers.answer(lane.receive::<FromWorker>(limit).await?)? {
                     Step::Next => {}
                     Step::Reply(reply) => lane.send(&reply).await?,
                     Step::Done(done) => return Ok(done),
@@ -585,12 +585,12 @@ enum Step {
 /// What an exchange answers a worker's messages from: the isolate's
 /// imports, and the first refusal of a call told without a reply, kept for
 /// the rest of the render.
-struct Rendering<'a> {
+struct Answers<'a> {
     imports: &'a mut Imports,
     refused: &'a mut Option<String>,
 }
 
-impl Rendering<'_> {
+impl Answers<'_> {
     /// Answers one message of an exchange.
     fn answer(&mut self, message: FromWorker) -> io::Result<Step> {
         Ok(match message {
@@ -598,14 +598,17 @@ impl Rendering<'_> {
                 self.imports.log(LogLevel::from_code(level), &message);
                 Step::Next
             }
-            // A told call's refusal fails the next one the worker waits for.
-            FromWorker::Call { name, .. }
-                if wire::TOLD.contains(&name.as_str()) && self.refused.is_some() =>
-            {
-                Step::Reply(ToWorker::Reply(Err(self.refused.clone().expect("checked"))))
-            }
             FromWorker::Call { name, args, data } => {
-                Step::Reply(ToWorker::Reply(self.imports.call_now(&name, &args, &data)))
+                // A told call's refusal fails the next one the worker
+                // waits for.
+                let refused = self
+                    .refused
+                    .as_ref()
+                    .filter(|_| wire::TOLD.contains(&name.as_str()));
+                Step::Reply(ToWorker::Reply(match refused {
+                    Some(why) => Err(why.clone()),
+                    None => self.imports.call_now(&name, &args, &data),
+                }))
             }
             FromWorker::Tell { name, .. } if !wire::TOLD.contains(&name.as_str()) => {
                 return Err(io::Error::new(
@@ -729,11 +732,7 @@ impl RemoteInstance {
         ends: Instant,
     ) -> Result<(Outcome, u64, Duration), EngineError> {
         let limit = self.supervisor.options.frame_limit;
-        let mut render = Rendering {
-            imports: &mut self.imports,
-            refused: &mut self.refused,
-        };
-        let done = proc.exchange(message, &mut render, ends, limit);
+        let done = proc.exchange(message, &mut self.answers(), ends, limit);
         self.checked(proc, done)
     }
 
@@ -744,12 +743,18 @@ impl RemoteInstance {
         ends: Instant,
     ) -> Result<(Outcome, u64, Duration), EngineError> {
         let limit = self.supervisor.options.frame_limit;
-        let mut render = Rendering {
+        let done = proc
+            .exchange_async(message, &mut self.answers(), ends, limit)
+            .await;
+        self.checked(proc, done)
+    }
+
+    /// What its exchanges answer the worker from.
+    fn answers(&mut self) -> Answers<'_> {
+        Answers {
             imports: &mut self.imports,
             refused: &mut self.refused,
-        };
-        let done = proc.exchange_async(message, &mut render, ends, limit).await;
-        self.checked(proc, done)
+        }
     }
 
     /// An exchange's end: a broken channel is the process's crash.
@@ -808,9 +813,10 @@ impl super::Calls for RemoteInstance {
     ) -> Result<(Outcome, Duration), EngineError> {
         let here = self.supervisor.on_runtime();
         if self.gone() {
-            match here {
-                true => self.make_async().await?,
-                false => self.make()?,
+            if here {
+                self.make_async().await?;
+            } else {
+                self.make()?;
             }
         }
         let (proc, id) = self.at.clone().expect("made above");
@@ -837,9 +843,10 @@ impl super::Calls for RemoteInstance {
             },
         };
         let ends = Instant::now() + Duration::from_millis(u64::from(deadline_ms));
-        let (outcome, heap, cpu) = match here {
-            true => self.send_async(&proc, &message, ends).await?,
-            false => self.send(&proc, &message, ends)?,
+        let (outcome, heap, cpu) = if here {
+            self.send_async(&proc, &message, ends).await?
+        } else {
+            self.send(&proc, &message, ends)?
         };
         self.heap_used = heap as usize;
         Ok((outcome, cpu))
@@ -869,7 +876,7 @@ mod tests {
     fn only_a_streamed_bodys_parts_are_told_and_a_refused_one_fails_the_render() {
         let mut imports = Imports::new(&Grants::new("t"));
         let mut refused = None;
-        let mut render = Rendering {
+        let mut render = Answers {
             imports: &mut imports,
             refused: &mut refused,
         };

@@ -22,7 +22,13 @@
 //!    - V8: from `demote_after` on, the render offers its core to the kernel
 //!      every [`OFFER_EVERY`] (an interrupt that calls `sched_yield`:
 //!      `engine/v8/shim.cc`), the only way a V8 render can step aside
-//!      mid-script.
+//!      mid-script;
+//!    - V8 in a worker process: the server's watch sees only its own thread
+//!      waiting on the exchange, so the render itself, at an offer, lowers
+//!      its lane thread to [`LOWERED_V8_NICE`] once it has had less than 3/4
+//!      of a core since it started (others want the cores); the worker
+//!      hands the lane to a new thread after the render
+//!      (`engine/v8/process/worker.rs`).
 //!
 //!    A Wasm render's running time is its thread's CPU time
 //!    ([`thread_cpu_time`]); a V8 render's, the wall time since it started.
@@ -47,8 +53,9 @@
 //! Only this module calls the scheduler, through `rustix` (safe wrappers):
 //! CPU time by `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, priorities by
 //! `getpriority`/`setpriority` on a thread id, which Linux applies to that
-//! thread alone. The V8 shim's `sched_yield` is the one exception, as it
-//! must run inside V8's interrupt; its interval comes from here.
+//! thread alone. The V8 shim's `sched_yield`, and its `setpriority` in a
+//! worker process, are the exceptions, as they must run inside V8's
+//! interrupt; their interval and value come from here.
 
 use std::time::Duration;
 
@@ -97,6 +104,13 @@ pub const LOWER_BY: i32 = 10;
 /// nice 19: 12.40, 11.19 (alone: 5.9-8.1).
 pub const LOWER_V8_BY: i32 = 19;
 
+/// The nice value a V8 worker process's lane thread goes to when its long
+/// render is lowered: where [`LOWER_V8_BY`] takes a thread from normal
+/// priority. An absolute value, as the worker's system-call filter allows
+/// `setpriority` on the calling thread to this value only
+/// (`engine/v8/process/confine.rs`).
+pub const LOWERED_V8_NICE: i32 = LOWER_V8_BY;
+
 /// A thread of this process, as the kernel names it.
 pub type Tid = Pid;
 
@@ -127,7 +141,9 @@ pub fn lower(tid: Tid, by: i32) {
     }
 }
 
-/// Counts a render moved to a lane or lowered (`ssr_demoted_renders_total`).
+/// Counts a render moved to a lane, or a thread lowered for one
+/// (`ssr_demoted_renders_total`): a V8 render in a worker process that a
+/// server thread waits for may lower both.
 pub fn count_demotion() {
     metrics::counter!("ssr_demoted_renders_total").increment(1);
 }

@@ -280,12 +280,15 @@ fn a_long_v8_render_is_lowered_and_its_thread_replaced() {
     // One V8 thread: when a request waits for it, the spinning render's
     // thread is lowered and a new thread at normal priority takes its place
     // and serves the waiting request; the lowered one leaves after its
-    // render.
+    // render. In the server's process: in a worker process, the render's
+    // own lane is lowered as well (the next test), when the machine is busy.
     let s = server(&[
         "--workers",
         "1",
         "--v8-threads",
         "1",
+        "--v8-processes",
+        "0",
         "--demote-after",
         "20",
     ]);
@@ -315,6 +318,59 @@ fn a_long_v8_render_is_lowered_and_its_thread_replaced() {
     assert!(!spinner.is_finished());
     assert_eq!(spinner.join().unwrap(), 504);
     assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
+}
+
+/// The lane threads of every V8 worker process of `s`.
+#[cfg(feature = "v8")]
+fn lanes(s: &Server) -> Vec<Thread> {
+    let workers = s.v8_workers();
+    workers
+        .iter()
+        .flat_map(|pid| threads(*pid, "ssr-v8-lane"))
+        .collect()
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn a_long_v8_render_in_a_worker_process_lowers_its_lane_and_a_new_thread_takes_the_lane() {
+    // In a worker process, no watch of the server's sees the render: the
+    // render itself, past `--demote-after` while it gets less than 3/4 of a
+    // core (this test's busy threads want the cores), lowers its lane
+    // thread; after the render a new thread at normal priority serves the
+    // lane, so the worker has as many lanes, all at normal priority.
+    let s = server(&["--demote-after", "20"]);
+    assert_eq!(s.add("slow", "tests/plugins/slow.js", "engine=v8").0, 201);
+    assert_eq!(s.get("/t/slow/", &[]).status, 200);
+    let before = lanes(&s);
+    assert!(
+        !before.is_empty() && before.iter().all(|t| t.nice == 0),
+        "{before:?}"
+    );
+    let busy = Arc::new(AtomicBool::new(true));
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let hogs: Vec<_> = (0..2 * cores)
+        .map(|_| {
+            let busy = busy.clone();
+            std::thread::spawn(move || while busy.load(Ordering::Relaxed) {})
+        })
+        .collect();
+    let long = spin(&s, "/t/slow/?ms=1500");
+    let lowered = crate::support::within(Duration::from_secs(1), || {
+        lanes(&s).iter().any(|t| t.nice == 19)
+    });
+    // Uncontended again, the lowered render gets the core it needs.
+    busy.store(false, Ordering::Relaxed);
+    hogs.into_iter().for_each(|t| t.join().unwrap());
+    assert!(lowered, "no lane thread was lowered: {:?}", lanes(&s));
+    assert_eq!(long.join().unwrap(), 200);
+    assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
+    // The lowered thread left; the lane it served has a new one.
+    let replaced = crate::support::within(Duration::from_secs(2), || {
+        let after = lanes(&s);
+        after.len() == before.len() && after.iter().all(|t| t.nice == 0)
+    });
+    assert!(replaced, "before: {before:?}, after: {:?}", lanes(&s));
+    assert_eq!(s.get("/t/slow/?after=lowered", &[]).status, 200);
 }
 
 #[test]

@@ -434,5 +434,16 @@ mod v8_processes {
         // A file open fails, and the render goes on.
         assert_eq!(s.get("/t/crash/?how=hook-open", &[]).status, 200);
         assert!(s.log_contains("open: Err(Os { code: 1, kind: PermissionDenied"));
+        // A worker may lower its own thread to one value (`sched`), never
+        // the server's threads: as root, the call would succeed unfiltered.
+        let server = s.child.id();
+        let r = s.get(&format!("/t/crash/?how=hook-renice-{server}"), &[]);
+        assert_eq!(r.status, 200);
+        assert!(
+            s.log_contains("renice: another process's refused: true, another value refused: true"),
+            "{}",
+            s.log.lock().unwrap()
+        );
+        assert_eq!(stat_field(server, 16), "0", "the server's nice value");
     }
 }

@@ -144,6 +144,8 @@ unsafe extern "C" {
     fn ssr_v8_heap_used(inst: *mut RawIsolate) -> usize;
     fn ssr_v8_core_offers() -> u64;
     fn ssr_v8_end_when_stuck(grace_ms: u32);
+    fn ssr_v8_lower_when_contended(nice: i32);
+    fn ssr_v8_thread_lowered() -> bool;
     fn ssr_v8_free(inst: *mut RawIsolate);
 }
 
@@ -425,6 +427,21 @@ pub fn end_when_stuck(grace: std::time::Duration) {
     let ms = u32::try_from(grace.as_millis()).unwrap_or(u32::MAX);
     // SAFETY: stores an atomic.
     unsafe { ssr_v8_end_when_stuck(ms) }
+}
+
+/// Makes a render of this process that offers its core (past its
+/// `offer_after_ms`) lower its own thread to `nice` once it has had less
+/// than 3/4 of a core since it started: in a V8 worker process only, whose
+/// lanes no watch of the server's lowers (`crate::sched`).
+pub fn lower_when_contended(nice: i32) {
+    // SAFETY: stores an atomic.
+    unsafe { ssr_v8_lower_when_contended(nice) }
+}
+
+/// Whether a render lowered the calling thread ([`lower_when_contended`]).
+pub fn thread_lowered() -> bool {
+    // SAFETY: reads a thread-local flag.
+    unsafe { ssr_v8_thread_lowered() }
 }
 
 /// How many times V8 renders in this process offered their core.

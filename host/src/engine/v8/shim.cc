@@ -16,7 +16,10 @@
 //   either (the context may hold half-done state). A render still running
 //   after its instance's `offer_core_after` (the server's `--demote-after`)
 //   is interrupted every 1 ms to offer its core to the kernel
-//   (`sched_yield`), the only way a V8 render can step aside mid-script.
+//   (`sched_yield`), the only way a V8 render can step aside mid-script. In
+//   a V8 worker process (`ssr_v8_lower_when_contended`) such a render also
+//   lowers its own thread once it has had less than 3/4 of a core since it
+//   started; the thread stays lowered (`ssr_v8_thread_lowered`).
 // - A render whose promise waits only for requests in flight answers
 //   WAITING and keeps that promise, its timers and its requests in the
 //   context, to go on in `ssr_v8_resume`; between the two, no JavaScript
@@ -48,6 +51,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <string>
@@ -228,6 +232,10 @@ struct ssr_v8 {
   // had `offer_every` back since.
   std::atomic<bool> offer_pending{false};
   std::atomic<Clock::rep> offer_ended{0};
+  // When the call running now started, on the wall clock and on its
+  // thread's CPU clock (ns): what an offer judges contention by.
+  Clock::time_point call_started{};
+  int64_t call_cpu_started = 0;
   // Set by the watchdog (under its lock) and the heap callback.
   std::atomic<bool> timed_out{false};
   std::atomic<bool> out_of_memory{false};
@@ -251,6 +259,15 @@ std::atomic<uint64_t> g_core_offers{0};
 // itself. `TerminateExecution` does not reach inside a C++ builtin (a 4 GB
 // `fill`); in the server's own process nothing may end it (negative).
 std::atomic<int64_t> g_stuck_grace_ns{-1};
+
+// In a V8 worker process (`ssr_v8_lower_when_contended`): the nice value an
+// offering render's thread goes to when it has been sharing its core; -1:
+// never (in the server's own process, its watch lowers threads).
+std::atomic<int> g_lower_to{-1};
+
+// Whether this thread went to `g_lower_to`: only `CAP_SYS_NICE` could raise
+// it again, so the worker replaces it after its call.
+thread_local bool t_lowered = false;
 
 void offer_core(v8::Isolate*, void* data);
 
@@ -276,7 +293,9 @@ int64_t cpu_now(clockid_t clock) {
 uint64_t Watchdog::arm(ssr_v8* inst, Clock::duration cpu, Clock::time_point hard) {
   clockid_t clock;
   if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_THREAD_CPUTIME_ID;
-  int64_t cpu_end = cpu_now(clock) + std::chrono::duration_cast<std::chrono::nanoseconds>(cpu).count();
+  inst->call_started = Clock::now();
+  inst->call_cpu_started = cpu_now(clock);
+  int64_t cpu_end = inst->call_cpu_started + std::chrono::duration_cast<std::chrono::nanoseconds>(cpu).count();
   auto deadline = std::min(hard, Clock::now() + cpu);
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_++;
@@ -358,9 +377,22 @@ void Watchdog::run() {
 // core) and the watchdog queued the next offer meanwhile, the render would
 // never run again until its deadline: it did, under three busy loops. Hence
 // one offer at a time, and `offer_every` of the render's own between offers.
+//
+// In a worker process, an offering render whose thread had less than 3/4 of
+// a core since the call started (other threads want the cores: alone, a long
+// render keeps its priority) lowers its thread, as the server's watch lowers
+// its own threads: the process's other lanes, the server and its other
+// processes then get the cores first. Only to `g_lower_to` itself, which the
+// worker's system-call filter allows and nothing else.
 void offer_core(v8::Isolate*, void* data) {
   auto* inst = static_cast<ssr_v8*>(data);
   g_core_offers.fetch_add(1, std::memory_order_relaxed);
+  const int to = g_lower_to.load(std::memory_order_relaxed);
+  if (to >= 0 && !t_lowered) {
+    const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - inst->call_started).count();
+    const int64_t cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - inst->call_cpu_started;
+    if (4 * cpu < 3 * wall && setpriority(PRIO_PROCESS, 0, to) == 0) t_lowered = true;
+  }
   sched_yield();
   inst->offer_ended.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   inst->offer_pending.store(false, std::memory_order_release);
@@ -980,6 +1012,10 @@ uint64_t ssr_v8_core_offers(void) { return g_core_offers.load(std::memory_order_
 void ssr_v8_end_when_stuck(uint32_t grace_ms) {
   g_stuck_grace_ns.store(int64_t(grace_ms) * 1000000, std::memory_order_relaxed);
 }
+
+void ssr_v8_lower_when_contended(int32_t nice) { g_lower_to.store(nice, std::memory_order_relaxed); }
+
+bool ssr_v8_thread_lowered(void) { return t_lowered; }
 
 void ssr_v8_free(ssr_v8* inst) {
   {

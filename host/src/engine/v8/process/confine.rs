@@ -9,7 +9,8 @@
 //! - [`seccomp`], once V8 has started and the lanes have come (before the
 //!   lane threads start, which the filter allows): no new privileges, and a
 //!   system-call filter. The calls V8, the allocator and the lanes need are
-//!   allowed ([`ALLOWED`]); starting a program, making or reaching a socket,
+//!   allowed ([`ALLOWED`]), and lowering the calling thread to one nice
+//!   value; starting a program, making or reaching a socket,
 //!   making a process, tracing one and signalling another kill the process
 //!   ([`KILLED`]); anything else fails with `EPERM`, opening a file
 //!   included (V8 and glibc take a failed call in their stride, where a
@@ -144,6 +145,9 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
     let on = |arg: u8, op: SeccompCmpOp, value: u64| {
         SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value)
     };
+    let on32 = |arg: u8, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+    };
     // `clone` with (`CLONE_THREAD`) or without (0) a new thread's flag.
     let clone = |thread: u64| -> Result<Vec<SeccompRule>, seccompiler::Error> {
         let flag = libc::CLONE_THREAD as u64;
@@ -159,6 +163,17 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
     // `CLONE_THREAD`. glibc tries `clone3` first, whose flags a filter
     // cannot see: it gets `ENOSYS` below and falls back to `clone`.
     allowed.insert(libc::SYS_clone, clone(libc::CLONE_THREAD as u64)?);
+    // Lowering the calling thread to `LOWERED_V8_NICE`, and nothing else:
+    // no other thread, process or value (`sched`; a worker that could set
+    // any priority could lower the server's threads).
+    allowed.insert(
+        libc::SYS_setpriority,
+        vec![SeccompRule::new(vec![
+            on32(0, libc::PRIO_PROCESS as u64)?,
+            on32(1, 0)?,
+            on32(2, crate::sched::LOWERED_V8_NICE as u64)?,
+        ])?],
+    );
     // A signal to a thread of this process only (`abort()` raises one).
     allowed.insert(
         libc::SYS_tgkill,
@@ -207,6 +222,18 @@ pub fn hook(what: &str) {
             eprintln!("ssr v8-worker: open: {opened:?}");
         }
         "abort" => std::process::abort(),
+        // Lowering a thread of another process (the server's, whose pid
+        // follows), or this thread to another value than the one allowed.
+        _ if what.starts_with("renice-") => {
+            use rustix::process::{Pid, setpriority_process};
+            let other = what[7..].parse().ok().and_then(Pid::from_raw);
+            let refused = |r: rustix::io::Result<()>| r == Err(rustix::io::Errno::PERM);
+            eprintln!(
+                "ssr v8-worker: renice: another process's refused: {}, another value refused: {}",
+                refused(setpriority_process(other, crate::sched::LOWERED_V8_NICE)),
+                refused(setpriority_process(None, 5)),
+            );
+        }
         "garbage" | "huge" => {
             let bytes: &[u8] = if what == "huge" {
                 &[0xff, 0xff, 0xff, 0xff, 1, 2, 3]

@@ -629,8 +629,12 @@ impl Answers<'_> {
                 heap_used,
                 cpu_us,
                 offers,
+                lowered,
             } => {
                 OFFERS.fetch_add(offers, Ordering::Relaxed);
+                if lowered {
+                    crate::sched::count_demotion();
+                }
                 // A render that ended well though its body was refused
                 // fails with the refusal, as it would have in the server.
                 let outcome = match (outcome, &self.refused) {
@@ -908,6 +912,7 @@ mod tests {
             heap_used: 0,
             cpu_us: 0,
             offers: 0,
+            lowered: false,
         };
         let Ok(Step::Done((Outcome::JsError(json), _, _))) = render.answer(done) else {
             panic!("a render whose chunk was refused ended well");

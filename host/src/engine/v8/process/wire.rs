@@ -81,13 +81,15 @@ pub enum FromWorker {
         data: Vec<u8>,
     },
     /// The exchange's end: how the call into the isolate ended, the
-    /// isolate's heap in use, the CPU time the call used, and the core
-    /// offers the process made since its last `Done` (`sched`).
+    /// isolate's heap in use, the CPU time the call used, the core offers
+    /// the process made since its last `Done`, and whether the call lowered
+    /// its lane's thread (`sched`).
     Done {
         outcome: Outcome,
         heap_used: u64,
         cpu_us: u64,
         offers: u64,
+        lowered: bool,
     },
 }
 
@@ -238,6 +240,7 @@ mod tests {
             heap_used: 7,
             cpu_us: 9,
             offers: 1,
+            lowered: true,
         };
         send(&mut buf, &done).unwrap();
         let back: FromWorker = receive(&mut buf.as_slice(), 1 << 20).unwrap();

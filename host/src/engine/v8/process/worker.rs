@@ -9,7 +9,9 @@
 //! thread that started the process, and the server's threads come and go.)
 //! Each lane is served by a thread of its own, one exchange at a time
 //! (`wire.rs`), so the server's V8 threads render in this process as many at
-//! once as they would in theirs. An isolate is in one lane's hands for an
+//! once as they would in theirs; a thread that a long render lowered
+//! (`crate::sched`) hands its lane to a new one after the render. An
+//! isolate is in one lane's hands for an
 //! exchange and back in the table between them; it may move between lanes,
 //! as in-process isolates move between threads (`ffi.rs`).
 //!
@@ -29,6 +31,7 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
 use contract::{LogLevel, Reply};
@@ -38,7 +41,7 @@ use super::wire::{self, FromWorker, Lane, ToWorker};
 use crate::engine::imports;
 use crate::engine::v8;
 use crate::engine::v8::ffi::{self, HostCalls, Isolate, Outcome};
-use crate::sched::thread_cpu_time;
+use crate::sched::{self, thread_cpu_time};
 
 /// The largest frame the server sends: a bundle (the admin API takes
 /// plugins of up to `--max-plugin-mib`, 64 MiB by default) or a request.
@@ -94,16 +97,25 @@ pub fn run(address_space: u64) -> ! {
     if let Err(e) = super::confine::seccomp() {
         fail(&format!("installing the system-call filter: {e}"));
     }
+    ffi::lower_when_contended(sched::LOWERED_V8_NICE);
     let table: Table = Arc::default();
+    // A new thread has its creator's priority: the lane of a lowered
+    // thread goes to this thread, at normal priority, which starts another
+    // for it.
+    let (handed, lowered) = std::sync::mpsc::channel::<Lane>();
     for lane in lanes {
-        let table = table.clone();
-        let spawned = std::thread::Builder::new()
-            .name("ssr-v8-lane".into())
-            .stack_size(LANE_STACK_BYTES)
-            .spawn(move || serve(lane, table));
-        if let Err(e) = spawned {
-            fail(&format!("starting a lane thread: {e}"));
-        }
+        start_lane(Lane::new(lane), table.clone(), handed.clone());
+    }
+    let tables = table.clone();
+    let spawner = std::thread::Builder::new()
+        .name("ssr-v8-spawner".into())
+        .spawn(move || {
+            for lane in lowered {
+                start_lane(lane, tables.clone(), handed.clone());
+            }
+        });
+    if let Err(e) = spawner {
+        fail(&format!("starting a thread: {e}"));
     }
     let mut control = control;
     loop {
@@ -142,9 +154,23 @@ fn receive_lanes(control: &UnixStream) -> std::io::Result<Vec<UnixStream>> {
     Ok(lanes)
 }
 
-/// One lane: exchanges until the server closes it.
-fn serve(lane: UnixStream, table: Table) {
-    LANE.with(|l| *l.borrow_mut() = Some(Lane::new(lane)));
+/// Starts a thread that serves `lane`.
+fn start_lane(lane: Lane, table: Table, handed: Sender<Lane>) {
+    let spawned = std::thread::Builder::new()
+        .name("ssr-v8-lane".into())
+        .stack_size(LANE_STACK_BYTES)
+        .spawn(move || serve(lane, table, handed));
+    if let Err(e) = spawned {
+        fail(&format!("starting a lane thread: {e}"));
+    }
+}
+
+/// One lane: exchanges until the server closes it, or until a render
+/// lowered this thread (`crate::sched`): only `CAP_SYS_NICE` could raise it
+/// again, so it hands the lane to the spawner (`handed`), whose new thread
+/// at normal priority goes on with it.
+fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
+    LANE.with(|l| *l.borrow_mut() = Some(lane));
     loop {
         let message = match with_lane(|lane| lane.receive::<ToWorker>(FROM_SERVER_LIMIT)) {
             Ok(m) => m,
@@ -193,8 +219,16 @@ fn serve(lane: UnixStream, table: Table) {
             heap_used: heap_used as u64,
             cpu_us: thread_cpu_time().saturating_sub(started).as_micros() as u64,
             offers: offers.saturating_sub(REPORTED.swap(offers, Ordering::Relaxed)),
+            lowered: ffi::thread_lowered(),
         };
         send(&done);
+        if ffi::thread_lowered() {
+            let lane = LANE.with(|l| l.borrow_mut().take()).expect("a lane thread");
+            if handed.send(lane).is_err() {
+                fail("the spawner thread is gone");
+            }
+            return;
+        }
     }
 }
 

@@ -408,14 +408,14 @@ fn a_v8_render_offers_its_core_from_demote_after_on() {
 }
 
 #[test]
-fn default_concurrency_is_per_engine() {
-    let s = Server::start(&["--demo=false", "--workers", "4"]);
+fn default_concurrency_is_one_render_per_worker_and_at_most_half_the_v8_threads() {
+    let s = Server::start(&["--demo=false", "--workers", "4", "--v8-threads", "6"]);
     let (_, body) = s.add("w", "plugins/hello/render.js", "");
     assert!(body.contains("\"max_concurrency\":4"), "{body}");
     #[cfg(feature = "v8")]
     {
         let (_, body) = s.add("v", "plugins/hello/render.js", "engine=v8");
-        assert!(body.contains("\"max_concurrency\":2"), "{body}");
+        assert!(body.contains("\"max_concurrency\":3"), "{body}");
     }
 }
 

@@ -193,20 +193,29 @@ pub struct Defaults {
     pub concurrency: Option<usize>,
     pub workers: usize,
     pub renders_per_worker: usize,
+    /// `--v8-threads`: the V8 renders the server runs or awaits at once.
+    pub v8_threads: usize,
 }
 
 impl Defaults {
     /// A tenant's default concurrency cap. Renders are CPU-bound, so more
-    /// of one tenant's renders in flight than there are workers add no
-    /// throughput, only a larger share under contention. A Wasm render
-    /// yields every time slice, so a Wasm tenant may have one render per
-    /// worker in flight, which fills `1 / renders_per_worker` of the slots;
-    /// a V8 render holds its worker until it ends, so a V8 tenant may hold
-    /// half the workers, leaving the other half to other tenants.
+    /// of one tenant's renders in flight than there are workers (one per
+    /// core) add no throughput, only a larger share under contention: a
+    /// tenant may have one render per worker in flight. A Wasm render yields
+    /// every time slice, so that fills `1 / renders_per_worker` of the
+    /// slots. A V8 render cannot yield: it holds one of the V8 threads (or
+    /// of the permits of renders awaited in worker processes) until it ends,
+    /// so a V8 tenant holds at most half of them, leaving the rest to other
+    /// tenants; the kernel shares the cores, and lowers a long render
+    /// (`crate::sched`). On 2 workers, a cap of 1 (half the workers, the
+    /// cap before) held V8 in worker processes to one render's latency:
+    /// 5,712-6,055 req/s on the trivial page against 8,825-9,433 with 2, and
+    /// 2,672-3,050 on the Hono page against 5,695-5,767 (`wrk -t1 -c16
+    /// -d4s`, alternating tenants of caps 1 and 2 on one server).
     pub fn concurrency(&self, engine: EngineKind) -> usize {
         self.concurrency.unwrap_or(match engine {
             EngineKind::Wasm => self.workers,
-            EngineKind::V8 => (self.workers / 2).max(1),
+            EngineKind::V8 => self.workers.min(self.v8_threads / 2).max(1),
         })
     }
 }
@@ -233,6 +242,7 @@ impl From<&crate::config::Config> for Defaults {
             concurrency: c.tenant_concurrency,
             workers: c.workers,
             renders_per_worker: c.renders_per_worker,
+            v8_threads: c.v8_threads(),
         }
     }
 }
@@ -266,6 +276,7 @@ mod tests {
         Defaults {
             workers: 4,
             renders_per_worker: 4,
+            v8_threads: 16,
             ..Defaults::default()
         }
     }
@@ -277,11 +288,26 @@ mod tests {
         assert_eq!(l.render_deadline, d.render_deadline);
         assert_eq!(l.memory, d.memory_limit);
         assert_eq!(l.concurrency, 4);
-        assert_eq!(
+        let v8 = |d: &Defaults| {
             LimitOverrides::default()
-                .resolve(EngineKind::V8, &d)
-                .concurrency,
+                .resolve(EngineKind::V8, d)
+                .concurrency
+        };
+        assert_eq!(v8(&d), 4);
+        // Never more than half the V8 threads, and at least one.
+        assert_eq!(
+            v8(&Defaults {
+                v8_threads: 4,
+                ..d.clone()
+            }),
             2
+        );
+        assert_eq!(
+            v8(&Defaults {
+                v8_threads: 1,
+                ..d.clone()
+            }),
+            1
         );
     }
 

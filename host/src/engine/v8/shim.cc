@@ -236,6 +236,8 @@ struct ssr_v8 {
   // thread's CPU clock (ns): what an offer judges contention by.
   Clock::time_point call_started{};
   int64_t call_cpu_started = 0;
+  // Whether the call running now may lower its thread (a render's).
+  bool call_may_lower = false;
   // Set by the watchdog (under its lock) and the heap callback.
   std::atomic<bool> timed_out{false};
   std::atomic<bool> out_of_memory{false};
@@ -388,7 +390,7 @@ void offer_core(v8::Isolate*, void* data) {
   auto* inst = static_cast<ssr_v8*>(data);
   g_core_offers.fetch_add(1, std::memory_order_relaxed);
   const int to = g_lower_to.load(std::memory_order_relaxed);
-  if (to >= 0 && !t_lowered) {
+  if (to >= 0 && inst->call_may_lower && !t_lowered) {
     const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - inst->call_started).count();
     const int64_t cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - inst->call_cpu_started;
     if (4 * cpu < 3 * wall && setpriority(PRIO_PROCESS, 0, to) == 0) t_lowered = true;
@@ -684,8 +686,13 @@ const char* NEVER_SETTLED =
 // One call into the isolate: enters it, runs `body(iso, ctx, tc)` under the
 // watchdog, turns a termination into a timeout or out-of-memory, drops the
 // timers the call left, and fills `out`.
+// A render's call (`ssr_v8_render`, `ssr_v8_resume`) may lower its thread
+// when it offers its core; the others (making the isolate) never do.
+enum class Kind { Render, Other };
+
 template <typename F>
-int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out, F body) {
+int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out, Kind kind, F body) {
+  inst->call_may_lower = kind == Kind::Render;
   inst->body.clear();
   inst->meta.clear();
   Enter enter(inst);
@@ -799,7 +806,7 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
 int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const char* prelude_name,
                     const char* name, size_t name_len, const char* bundle, size_t bundle_len,
                     uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, deadline_ms, deadline_ms, out, Kind::Other, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (!run_script(iso, ctx, prelude, prelude_len, prelude_name)) {
       return failure(inst, ctx, tc, "the prelude failed");
     }
@@ -856,7 +863,7 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
 // `cpu_ms` of this thread's CPU time and `deadline_ms`.
 int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, const uint8_t* body,
                       size_t body_len, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, cpu_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, cpu_ms, deadline_ms, out, Kind::Render, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->call_fn.IsEmpty()) {
       inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
       return SSR_V8_JS_ERROR;
@@ -887,7 +894,7 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, con
 // deadline).
 int32_t ssr_v8_resume(ssr_v8* inst, const char* value, size_t value_len, const uint8_t* data,
                       size_t data_len, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, cpu_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, cpu_ms, deadline_ms, out, Kind::Render, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->pending.IsEmpty()) {
       inst->meta = "{\"kind\":\"exception\",\"message\":\"no render is waiting\"}";
       return SSR_V8_JS_ERROR;
@@ -979,7 +986,7 @@ size_t ssr_v8_heap_used(ssr_v8* inst) {
 // functions for `ssr_v8_invoke`.
 int32_t ssr_v8_script(ssr_v8* inst, const char* script, size_t script_len, const char* name,
                       uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, deadline_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, deadline_ms, deadline_ms, out, Kind::Other, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (!run_script(iso, ctx, script, script_len, name)) {
       return failure(inst, ctx, tc, "the script failed");
     }
@@ -991,7 +998,7 @@ int32_t ssr_v8_script(ssr_v8* inst, const char* script, size_t script_len, const
 // string, is the body.
 int32_t ssr_v8_invoke(ssr_v8* inst, const char* fn, const char* arg, size_t arg_len, uint32_t cpu_ms,
                       ssr_v8_result* out) {
-  return call(inst, cpu_ms, cpu_ms, out, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, cpu_ms, cpu_ms, out, Kind::Other, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     v8::Local<v8::Value> f;
     v8::Local<v8::Value> argument = str(iso, arg, arg_len);
     v8::Local<v8::Value> result;

@@ -382,10 +382,15 @@ impl std::fmt::Display for RenderOn {
     }
 }
 
-/// The async runtime's threads: one per core (`ssr serve` starts tokio's
-/// multi-threaded runtime with its default).
+/// The async runtime's threads: `ssr serve` starts tokio's multi-threaded
+/// runtime with its default, `TOKIO_WORKER_THREADS` where that is set, else
+/// one per core.
 fn runtime_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    std::env::var("TOKIO_WORKER_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// A configuration that cannot work.

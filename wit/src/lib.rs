@@ -239,7 +239,9 @@ fn non_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error
 pub struct Reply {
     /// The result as JSON, or empty when it has none.
     pub value: String,
-    /// The bytes the result carries, or empty.
+    /// The bytes the result carries, or empty (as bytes, not a sequence of
+    /// numbers, in a format that has both: a V8 worker's channel).
+    #[serde(with = "serde_bytes")]
     pub data: Vec<u8>,
 }
 

@@ -155,6 +155,7 @@ pub enum Outcome {
     /// The body, and the rest of the response as JSON (the contract's
     /// `Response` in its serde form, without its body).
     Ok {
+        #[serde(with = "serde_bytes")]
         body: Vec<u8>,
         meta: String,
     },

@@ -1,6 +1,8 @@
 //! The channel between the server and a V8 worker process: the messages,
 //! and how each travels (a little-endian `u32` length, then the message in
-//! `postcard`, the compact serde format Wasmtime already brings).
+//! `postcard`, the compact serde format Wasmtime already brings). Bodies and
+//! other bytes travel as bytes (`serde_bytes`): as serde's sequence of
+//! `u8`, postcard decoded them one byte at a time.
 //!
 //! One exchange on a lane: the server sends [`ToWorker::New`],
 //! [`ToWorker::Render`] or [`ToWorker::Resume`]; the worker answers with any
@@ -39,6 +41,7 @@ pub enum ToWorker {
     Render {
         id: u64,
         request: String,
+        #[serde(with = "serde_bytes")]
         body: Vec<u8>,
         cpu_ms: u32,
         deadline_ms: u32,
@@ -48,6 +51,7 @@ pub enum ToWorker {
     Resume {
         id: u64,
         value: String,
+        #[serde(with = "serde_bytes")]
         data: Vec<u8>,
         cpu_ms: u32,
         deadline_ms: u32,
@@ -69,6 +73,7 @@ pub enum FromWorker {
     Call {
         name: String,
         args: String,
+        #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
     /// A streamed body's head, chunk or end ([`TOLD`]), whose answer the
@@ -78,6 +83,7 @@ pub enum FromWorker {
     Tell {
         name: String,
         args: String,
+        #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
     /// The exchange's end: how the call into the isolate ended, the

@@ -57,7 +57,7 @@ for delay in $DELAYS; do
   target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --demo=false --path-routing \
     2>"$work/serve.log" &
   ssr=$!
-  wait_for "http://127.0.0.1:$PORT/_ssr/healthz"
+  wait_ready "http://127.0.0.1:$PORT/_ssr/readyz"
   wait_for "http://127.0.0.1:$API/"
   for engine in wasm v8; do
     # A tenant that waits on its API needs more renders in flight than a

@@ -117,7 +117,7 @@ for p in "${plugins[@]}"; do
         --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl \
         --v8-processes "$processes" 2>"$work/serve.log" &
       server=$!
-      wait_ready "http://127.0.0.1:$PORT/_ssr/healthz" "$work/serve.log"
+      wait_ready "http://127.0.0.1:$PORT/_ssr/readyz" "$work/serve.log"
       curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$name.wasm" \
         "http://127.0.0.1:$PORT/_ssr/admin/tenants/$name?engine=${engine%-in-process}" >/dev/null
       read -r rps p50 p99 errs <<<"$(run_wrk "http://127.0.0.1:$PORT/t/$name$(url_of "$name")")"

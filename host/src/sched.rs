@@ -25,8 +25,9 @@
 //!      mid-script;
 //!    - V8 in a worker process: the server's watch sees only its own thread
 //!      waiting on the exchange, so the render itself, at an offer, lowers
-//!      its lane thread to [`LOWERED_V8_NICE`] once it has had less than 3/4
-//!      of a core since it started (others want the cores); the worker
+//!      its lane thread to [`LOWERED_V8_NICE`] if other V8 renders were in
+//!      flight when it began and it has had less than 3/4 of a core since
+//!      (they want the cores); the worker
 //!      hands the lane to a new thread after the render
 //!      (`engine/v8/process/worker.rs`).
 //!

@@ -334,13 +334,18 @@ fn lanes(s: &Server) -> Vec<Thread> {
 #[test]
 fn a_long_v8_render_in_a_worker_process_lowers_its_lane_and_a_new_thread_takes_the_lane() {
     // In a worker process, no watch of the server's sees the render: the
-    // render itself, past `--demote-after` while it gets less than 3/4 of a
-    // core (this test's busy threads want the cores), lowers its lane
-    // thread; after the render a new thread at normal priority serves the
-    // lane, so the worker has as many lanes, all at normal priority.
+    // render itself, begun while another V8 render was in flight, past
+    // `--demote-after` while it gets less than 3/4 of a core (this test's
+    // busy threads want the cores), lowers its lane thread; after the render
+    // a new thread at normal priority serves the lane, so the worker has as
+    // many lanes, all at normal priority. The first render, begun alone,
+    // keeps its priority, as `a_v8_render_offers_its_core_from_demote_after_on`'s
+    // does beside busy threads.
     let s = server(&["--demote-after", "20"]);
     assert_eq!(s.add("slow", "tests/plugins/slow.js", "engine=v8").0, 201);
+    assert_eq!(s.add("other", "tests/plugins/slow.js", "engine=v8").0, 201);
     assert_eq!(s.get("/t/slow/", &[]).status, 200);
+    assert_eq!(s.get("/t/other/", &[]).status, 200);
     let before = lanes(&s);
     assert!(
         !before.is_empty() && before.iter().all(|t| t.nice == 0),
@@ -354,14 +359,17 @@ fn a_long_v8_render_in_a_worker_process_lowers_its_lane_and_a_new_thread_takes_t
             std::thread::spawn(move || while busy.load(Ordering::Relaxed) {})
         })
         .collect();
+    let first = spin(&s, "/t/other/?ms=1000");
+    std::thread::sleep(Duration::from_millis(200));
     let long = spin(&s, "/t/slow/?ms=1500");
     let lowered = crate::support::within(Duration::from_secs(1), || {
-        lanes(&s).iter().any(|t| t.nice == 19)
+        lanes(&s).iter().filter(|t| t.nice == 19).count() == 1
     });
     // Uncontended again, the lowered render gets the core it needs.
     busy.store(false, Ordering::Relaxed);
     hogs.into_iter().for_each(|t| t.join().unwrap());
-    assert!(lowered, "no lane thread was lowered: {:?}", lanes(&s));
+    assert!(lowered, "not one lane thread was lowered: {:?}", lanes(&s));
+    assert_eq!(first.join().unwrap(), 200);
     assert_eq!(long.join().unwrap(), 200);
     assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
     // The lowered thread left; the lane it served has a new one.

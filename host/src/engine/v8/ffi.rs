@@ -146,6 +146,7 @@ unsafe extern "C" {
     fn ssr_v8_end_when_stuck(grace_ms: u32);
     fn ssr_v8_lower_when_contended(nice: i32);
     fn ssr_v8_thread_lowered() -> bool;
+    fn ssr_v8_others_rendering(others: bool);
     fn ssr_v8_free(inst: *mut RawIsolate);
 }
 
@@ -432,11 +433,19 @@ pub fn end_when_stuck(grace: std::time::Duration) {
 
 /// Makes a render of this process that offers its core (past its
 /// `offer_after_ms`) lower its own thread to `nice` once it has had less
-/// than 3/4 of a core since it started: in a V8 worker process only, whose
+/// than 3/4 of a core since it started, if other renders were in flight
+/// when it began ([`others_rendering`]): in a V8 worker process only, whose
 /// lanes no watch of the server's lowers (`crate::sched`).
 pub fn lower_when_contended(nice: i32) {
     // SAFETY: stores an atomic.
     unsafe { ssr_v8_lower_when_contended(nice) }
+}
+
+/// Whether other renders were in flight when the calling thread's next
+/// render began: only then may it lower the thread ([`lower_when_contended`]).
+pub fn others_rendering(others: bool) {
+    // SAFETY: sets a thread-local flag.
+    unsafe { ssr_v8_others_rendering(others) }
 }
 
 /// Whether a render lowered the calling thread ([`lower_when_contended`]).

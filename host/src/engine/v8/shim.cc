@@ -18,8 +18,9 @@
 //   is interrupted every 1 ms to offer its core to the kernel
 //   (`sched_yield`), the only way a V8 render can step aside mid-script. In
 //   a V8 worker process (`ssr_v8_lower_when_contended`) such a render also
-//   lowers its own thread once it has had less than 3/4 of a core since it
-//   started; the thread stays lowered (`ssr_v8_thread_lowered`).
+//   lowers its own thread, if it began while other renders were in flight
+//   and has had less than 3/4 of a core since it started; the thread stays
+//   lowered (`ssr_v8_thread_lowered`).
 // - A render whose promise waits only for requests in flight answers
 //   WAITING and keeps that promise, its timers and its requests in the
 //   context, to go on in `ssr_v8_resume`; between the two, no JavaScript
@@ -271,6 +272,10 @@ std::atomic<int> g_lower_to{-1};
 // it again, so the worker replaces it after its call.
 thread_local bool t_lowered = false;
 
+// Whether other renders were in flight when this thread's render began
+// (`ssr_v8_others_rendering`): only then may it lower the thread.
+thread_local bool t_others = false;
+
 void offer_core(v8::Isolate*, void* data);
 
 // Asks `inst` to offer its core, unless an offer is still pending or the last
@@ -380,9 +385,10 @@ void Watchdog::run() {
 // never run again until its deadline: it did, under three busy loops. Hence
 // one offer at a time, and `offer_every` of the render's own between offers.
 //
-// In a worker process, an offering render whose thread had less than 3/4 of
-// a core since the call started (other threads want the cores: alone, a long
-// render keeps its priority) lowers its thread, as the server's watch lowers
+// In a worker process, an offering render that began while other renders
+// were in flight and whose thread had less than 3/4 of a core since the call
+// started (they want the cores: alone, a long render keeps its priority)
+// lowers its thread, as the server's watch lowers
 // its own threads: the process's other lanes, the server and its other
 // processes then get the cores first. Only to `g_lower_to` itself, which the
 // worker's system-call filter allows and nothing else.
@@ -390,7 +396,7 @@ void offer_core(v8::Isolate*, void* data) {
   auto* inst = static_cast<ssr_v8*>(data);
   g_core_offers.fetch_add(1, std::memory_order_relaxed);
   const int to = g_lower_to.load(std::memory_order_relaxed);
-  if (to >= 0 && inst->call_may_lower && !t_lowered) {
+  if (to >= 0 && inst->call_may_lower && t_others && !t_lowered) {
     const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - inst->call_started).count();
     const int64_t cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - inst->call_cpu_started;
     if (4 * cpu < 3 * wall && setpriority(PRIO_PROCESS, 0, to) == 0) t_lowered = true;
@@ -1023,6 +1029,8 @@ void ssr_v8_end_when_stuck(uint32_t grace_ms) {
 void ssr_v8_lower_when_contended(int32_t nice) { g_lower_to.store(nice, std::memory_order_relaxed); }
 
 bool ssr_v8_thread_lowered(void) { return t_lowered; }
+
+void ssr_v8_others_rendering(bool others) { t_others = others; }
 
 void ssr_v8_free(ssr_v8* inst) {
   {

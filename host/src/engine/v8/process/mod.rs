@@ -58,7 +58,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -85,6 +85,32 @@ pub const QUARANTINE: Duration = Duration::from_secs(60);
 
 /// Core offers V8 renders made in worker processes (`crate::sched`).
 static OFFERS: AtomicU64 = AtomicU64::new(0);
+
+/// V8 renders in flight in worker processes.
+static RENDERING: AtomicUsize = AtomicUsize::new(0);
+
+/// One render's place in [`RENDERING`], from its message to its end.
+struct Rendering {
+    /// Others were in flight when it began: as the server's watch lowers a
+    /// long render only while other renders want the threads, a worker
+    /// lowers one only then (a 300 ms render beside busy threads outside
+    /// the server, lowered, missed its 3 s deadline).
+    others: bool,
+}
+
+impl Rendering {
+    fn begin() -> Rendering {
+        Rendering {
+            others: RENDERING.fetch_add(1, Ordering::Relaxed) > 0,
+        }
+    }
+}
+
+impl Drop for Rendering {
+    fn drop(&mut self) {
+        RENDERING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// How many times V8 renders in worker processes offered their core.
 pub fn core_offers() -> u64 {
@@ -825,6 +851,8 @@ impl super::Calls for RemoteInstance {
         }
         let (proc, id) = self.at.clone().expect("made above");
         let streams = self.imports.streams();
+        let rendering = Rendering::begin();
+        let others = rendering.others;
         let message = match entry {
             Entry::Render { request, body } => {
                 self.refused = None;
@@ -835,6 +863,7 @@ impl super::Calls for RemoteInstance {
                     cpu_ms,
                     deadline_ms,
                     streams,
+                    others,
                 }
             }
             Entry::Resume { value, data } => ToWorker::Resume {
@@ -844,6 +873,7 @@ impl super::Calls for RemoteInstance {
                 cpu_ms,
                 deadline_ms,
                 streams,
+                others,
             },
         };
         let ends = Instant::now() + Duration::from_millis(u64::from(deadline_ms));
@@ -852,6 +882,7 @@ impl super::Calls for RemoteInstance {
         } else {
             self.send(&proc, &message, ends)?
         };
+        drop(rendering);
         self.heap_used = heap as usize;
         Ok((outcome, cpu))
     }

@@ -37,7 +37,9 @@ pub enum ToWorker {
         bundle: String,
     },
     /// Render on isolate `id` (`ffi::Isolate::render`); `streams`: the
-    /// server sends a streamed body as it comes (`response-head`'s answer).
+    /// server sends a streamed body as it comes (`response-head`'s answer);
+    /// `others`: other V8 renders were in flight when it began, so a long
+    /// one may lower its thread (`crate::sched`).
     Render {
         id: u64,
         request: String,
@@ -46,6 +48,7 @@ pub enum ToWorker {
         cpu_ms: u32,
         deadline_ms: u32,
         streams: bool,
+        others: bool,
     },
     /// Go on with a render that is waiting (`ffi::Isolate::resume`).
     Resume {
@@ -56,6 +59,7 @@ pub enum ToWorker {
         cpu_ms: u32,
         deadline_ms: u32,
         streams: bool,
+        others: bool,
     },
     /// The answer to a [`FromWorker::Call`]: the reply, or the refusal's
     /// message.

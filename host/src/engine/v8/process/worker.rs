@@ -193,9 +193,11 @@ fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
                 cpu_ms,
                 deadline_ms,
                 streams,
+                others,
             } => {
                 STREAMS.set(streams);
                 WRITES.set(0);
+                ffi::others_rendering(others);
                 on(&table, id, |i| {
                     i.render(&request, &body, cpu_ms, deadline_ms)
                 })
@@ -207,8 +209,10 @@ fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
                 cpu_ms,
                 deadline_ms,
                 streams,
+                others,
             } => {
                 STREAMS.set(streams);
+                ffi::others_rendering(others);
                 on(&table, id, |i| i.resume(&value, &data, cpu_ms, deadline_ms))
             }
             other => fail(&format!("a {} on a lane", kind(&other))),

@@ -218,15 +218,16 @@ fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
             other => fail(&format!("a {} on a lane", kind(&other))),
         };
         let offers = ffi::core_offers();
+        let lowered = ffi::thread_lowered();
         let done = FromWorker::Done {
             outcome,
             heap_used: heap_used as u64,
             cpu_us: thread_cpu_time().saturating_sub(started).as_micros() as u64,
             offers: offers.saturating_sub(REPORTED.swap(offers, Ordering::Relaxed)),
-            lowered: ffi::thread_lowered(),
+            lowered,
         };
         send(&done);
-        if ffi::thread_lowered() {
+        if lowered {
             let lane = LANE.with(|l| l.borrow_mut().take()).expect("a lane thread");
             if handed.send(lane).is_err() {
                 fail("the spawner thread is gone");

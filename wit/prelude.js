@@ -1858,8 +1858,12 @@
   // (`calls::URL`: the `url` crate, host/src/engine/url.rs), which
   // implements the standard. Strings cross as USVStrings: a lone surrogate
   // becomes U+FFFD, as WebIDL converts them.
+  // QuickJS has `isWellFormed` natively; a regular expression over a
+  // page's text cost more than the encoding (V8 10.2 lacks it).
+  const wellFormed = typeof ''.isWellFormed === 'function';
   function usv(v) {
     const s = typeof v === 'string' ? v : `${v}`;
+    if (wellFormed) return s.isWellFormed() ? s : s.toWellFormed();
     return /[\ud800-\udfff]/.test(s) ? s.replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (m) => (m.length === 2 ? m : '\ufffd')) : s;
   }
   // The host's answer, or null for a URL that does not parse. Pure, so the
@@ -4033,6 +4037,34 @@
   const encoder = () => new g.TextEncoder();
   const decoder = () => new g.TextDecoder();
 
+  // Header names and values already checked, each with what it became
+  // (a lower-case name; a value without the whitespace at its ends): most
+  // responses set the same few (`content-type: text/html`), and a regular
+  // expression's test costs about 1 us in QuickJS on Wasm, its replace 3
+  // (`ssr render --repeat`, a page making Headers in a loop). Bounded:
+  // cleared when full, and only short strings are kept.
+  const checkedNames = new Map();
+  const checkedValues = new Map();
+  function remember(map, key, value) {
+    if (key.length <= 64) {
+      if (map.size >= 256) map.clear();
+      map.set(key, value);
+    }
+    return value;
+  }
+  const isHttpSpace = (c) => c === 32 || c === 9 || c === 10 || c === 13;
+  function headerValue(value) {
+    const s = typeof value === 'string' ? value : String(value);
+    const known = checkedValues.get(s);
+    if (known !== undefined) return known;
+    let v = s;
+    if (v.length > 0 && (isHttpSpace(v.charCodeAt(0)) || isHttpSpace(v.charCodeAt(v.length - 1)))) {
+      v = v.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+    }
+    if (/[\0\r\n\u0100-\uffff]/.test(v)) throw new TypeError(`Headers.append: "${v}" is an invalid header value.`);
+    return remember(checkedValues, s, v);
+  }
+
   // The request headers a render reads become part of its cache key (the
   // host keys the page on their values): a Headers with `_reads` records
   // each name read and '*' when all are listed.
@@ -4058,9 +4090,11 @@
       }
     }
     _name(name, op) {
-      const s = String(name);
+      const s = typeof name === 'string' ? name : String(name);
+      const known = checkedNames.get(s);
+      if (known !== undefined) return known;
       if (!TOKEN.test(s)) throw new TypeError(`Headers.${op}: "${s}" is an invalid header name.`);
-      return s.toLowerCase();
+      return remember(checkedNames, s, s.toLowerCase());
     }
     _read(name) {
       if (this._reads) this._reads.add(name);
@@ -4074,19 +4108,24 @@
     append(name, value) {
       this._mutable('append');
       const n = this._name(name, 'append');
-      const v = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-      if (/[\0\r\n\u0100-\uffff]/.test(v)) throw new TypeError(`Headers.append: "${v}" is an invalid header value.`);
-      this._list.push([n, v]);
+      this._list.push([n, headerValue(value)]);
     }
     delete(name) {
       this._mutable('delete');
       const n = this._name(name, 'delete');
       this._list = this._list.filter(([k]) => k !== n);
     }
+    // Lists that every request walks are walked by index: a destructured
+    // pair takes QuickJS through the iterator protocol
+    // (docs/development.md, "What the prelude costs a render").
     get(name) {
       const n = this._read(this._name(name, 'get'));
-      const values = this._list.filter(([k]) => k === n).map(([, v]) => v);
-      return values.length ? values.join(', ') : null;
+      let out = null;
+      for (let i = 0; i < this._list.length; i++) {
+        const p = this._list[i];
+        if (p[0] === n) out = out === null ? p[1] : `${out}, ${p[1]}`;
+      }
+      return out;
     }
     getSetCookie() {
       this._read('set-cookie');
@@ -4094,7 +4133,8 @@
     }
     has(name) {
       const n = this._read(this._name(name, 'has'));
-      return this._list.some(([k]) => k === n);
+      for (let i = 0; i < this._list.length; i++) if (this._list[i][0] === n) return true;
+      return false;
     }
     set(name, value) {
       this._mutable('set');
@@ -4590,7 +4630,7 @@
       this._status = status;
       this._statusText = init.statusText === undefined ? '' : String(init.statusText);
       // The reason-phrase production: tabs, spaces and visible Latin-1.
-      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(this._statusText)) throw new TypeError(`Response constructor: "${this._statusText}" is an invalid statusText`);
+      if (this._statusText !== '' && !/^[\t\x20-\x7e\x80-\xff]*$/.test(this._statusText)) throw new TypeError(`Response constructor: "${this._statusText}" is an invalid statusText`);
       this._headers = new HeadersImpl(init.headers);
       this._type = 'default';
       this._urlList = [];
@@ -5172,7 +5212,7 @@
     if (out._type === 'error') throw new BadResult('fetch() returned Response.error(); return a Response with a status from 200 to 599');
     if (out._used || streamUsed(out._body)) throw new BadResult("fetch() returned a Response whose body was already read; return a new one, or the Response's clone()");
     const body = out._body === null || out._body instanceof ReadableStreamImpl ? '' : out._body;
-    return { status: out._status, headers: out._headers._list.map(([k, v]) => [k, v]), body, ttl: ttlOf(out._headers.get('cache-control')), vary: [] };
+    return { status: out._status, headers: out._headers._list.map((p) => [p[0], p[1]]), body, ttl: ttlOf(out._headers.get('cache-control')), vary: [] };
   }
 
   // A body the engine takes: a string, or a Uint8Array.
@@ -5202,7 +5242,13 @@
     // (tests/all/apps.rs compares them byte for byte). It costs about 3% of
     // a streamed Hono page's req/s on Wasm and nothing measurable on V8
     // (wrk, alternating with a build without it; issue 33's note).
-    const turn = new Promise((resolve) => setTimeout(resolve, 0));
+    // A stream whose source closed it already can give nothing more, so
+    // it is read at once: the turn cost a streamed page 23 us on Wasm
+    // (`ssr render --repeat`, a page awaiting a timer against one that
+    // does not).
+    const c = stream._controller;
+    const whole = c instanceof ReadableStreamDefaultController && c._closeRequested;
+    const turn = whole ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, 0));
     if (!headSent) {
       return turn
         .then(() => readAllBytes(stream, what, BadResult))
@@ -5275,10 +5321,14 @@
   const own = Object.prototype.hasOwnProperty;
   function shapeRequest(raw, reads) {
     const query = {};
-    for (const [k, v] of raw.query) if (!own.call(query, k)) query[k] = v;
+    for (let i = 0; i < raw.query.length; i++) {
+      const k = raw.query[i][0];
+      if (!own.call(query, k)) query[k] = raw.query[i][1];
+    }
     const headers = {};
-    for (const [k, v] of raw.headers) {
-      const name = k.toLowerCase();
+    for (let i = 0; i < raw.headers.length; i++) {
+      const name = raw.headers[i][0].toLowerCase();
+      const v = raw.headers[i][1];
       headers[name] = own.call(headers, name) ? `${headers[name]}, ${v}` : v;
     }
     return { method: raw.method, url: raw.url, href: raw.href, base: raw.base, path: raw.path, query, headers: recordingHeaders(headers, reads), tenant: raw.tenant };
@@ -5298,7 +5348,8 @@
     r._url = raw.href.slice(0, raw.href.length - raw.base.length - raw.url.length) + raw.url;
     r._method = raw.method;
     r._headers = new HeadersImpl();
-    for (const [k, v] of raw.headers) r._headers._list.push([k.toLowerCase(), v]);
+    const list = r._headers._list;
+    for (let i = 0; i < raw.headers.length; i++) list.push([raw.headers[i][0].toLowerCase(), raw.headers[i][1]]);
     if (raw.base !== '') r._headers._list.push(['x-forwarded-prefix', raw.base]);
     r._headers._reads = reads;
     r._redirect = 'follow';

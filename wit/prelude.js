@@ -3931,7 +3931,9 @@
   // cancels the stream and rejects. Read with the prelude's own read
   // requests (no `then` of the app's is called), in a loop while chunks
   // are queued.
-  function eachChunk(stream, what, Err, each) {
+  // `onWait`, if given, is called once, when a read must wait for the
+  // stream's source (every chunk before it came at once).
+  function eachChunk(stream, what, Err, each, onWait = null) {
     const reader = new ReadableStreamDefaultReaderImpl(stream);
     return new Promise((resolve, reject) => {
       const fail = (e) => {
@@ -3952,17 +3954,34 @@
       const next = () => {
         for (let again = true; again;) {
           let sync = true;
+          let answered = false;
           again = false;
           rsRead(reader, {
             chunk: (value) => {
+              answered = true;
               if (!take(value)) return;
               if (sync) again = true;
               else next();
             },
-            close: () => resolve(undefined),
-            error: reject,
+            close: () => {
+              answered = true;
+              resolve(undefined);
+            },
+            error: (e) => {
+              answered = true;
+              reject(e);
+            },
           });
           sync = false;
+          if (!answered && onWait !== null) {
+            const wait = onWait;
+            onWait = null;
+            try {
+              wait();
+            } catch (e) {
+              fail(e);
+            }
+          }
         }
       };
       next();
@@ -5222,9 +5241,10 @@
     throw new BadResult(`render() returned an object whose body is ${kindOf(body)}; body must be a string or bytes (a Uint8Array)`);
   }
 
-  // A streamed body: the head to the host (`calls::RESPONSE_HEAD`), then
-  // each chunk as the stream gives it (`RESPONSE_WRITE`), and `res` with an
-  // empty body once the stream ends. A host that takes bodies whole
+  // A streamed body: read a turn later, whole into `res` if it never makes
+  // the render wait; otherwise the head to the host (`calls::RESPONSE_HEAD`),
+  // then each chunk as the stream gives it (`RESPONSE_WRITE`), and `res`
+  // with an empty body once the stream ends. A host that takes bodies whole
   // (`ssr render`) gets it read whole into `res`.
   // A normalized response without its body: what `response-head` takes.
   function headOf(res) {
@@ -5233,8 +5253,6 @@
 
   function sendStream(stream, res) {
     const what = `${handlerName}()`;
-    const head = headOf(res);
-    headSent = host('response-head', head).value;
     // The body is first read a timer turn later, as workerd reads it once
     // its event loop comes round: work the app scheduled for "now"
     // (React's flush of ready Suspense boundaries) goes into the first
@@ -5249,15 +5267,24 @@
     const c = stream._controller;
     const whole = c instanceof ReadableStreamDefaultController && c._closeRequested;
     const turn = whole ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, 0));
-    if (!headSent) {
-      return turn
-        .then(() => readAllBytes(stream, what, BadResult))
-        .then((bytes) => {
-          res.body = bytes;
-          return res;
-        });
-    }
-    return turn.then(() => eachChunk(stream, what, BadResult, (chunk) => host('response-write', null, chunk))).then(() => res);
+    // What the stream gives before a read must wait goes to the host with
+    // the response, whole, as a string body does; only a stream that makes
+    // the render wait sends its head then (`onWait`), what it gave so far,
+    // and each chunk as it comes. Three calls fewer for a page rendered to a
+    // stream at once (Hono's JSX renderer), and one write to the client.
+    const early = [];
+    const onWait = () => {
+      headSent = host('response-head', headOf(res)).value;
+      if (headSent) for (const chunk of early.splice(0)) host('response-write', null, chunk);
+    };
+    const each = (chunk) => {
+      if (headSent) host('response-write', null, chunk);
+      else early.push(chunk);
+    };
+    return turn.then(() => eachChunk(stream, what, BadResult, each, onWait)).then(() => {
+      if (!headSent) res.body = concat(early);
+      return res;
+    });
   }
 
   function normalize(out) {

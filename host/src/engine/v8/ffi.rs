@@ -129,6 +129,7 @@ unsafe extern "C" {
         body_len: usize,
         cpu_ms: u32,
         deadline_ms: u32,
+        may_lower: bool,
         out: *mut RawResult,
     ) -> i32;
     fn ssr_v8_resume(
@@ -139,6 +140,7 @@ unsafe extern "C" {
         data_len: usize,
         cpu_ms: u32,
         deadline_ms: u32,
+        may_lower: bool,
         out: *mut RawResult,
     ) -> i32;
     fn ssr_v8_heap_used(inst: *mut RawIsolate) -> usize;
@@ -146,7 +148,6 @@ unsafe extern "C" {
     fn ssr_v8_end_when_stuck(grace_ms: u32);
     fn ssr_v8_lower_when_contended(nice: i32);
     fn ssr_v8_thread_lowered() -> bool;
-    fn ssr_v8_others_rendering(others: bool);
     fn ssr_v8_free(inst: *mut RawIsolate);
 }
 
@@ -319,12 +320,15 @@ impl<H: HostCalls> Isolate<H> {
 
     /// Renders one request, given as the prelude's raw request JSON and its
     /// body, within `cpu_ms` of this thread's CPU time and `deadline_ms`.
+    /// `may_lower`: other renders were in flight when it began, so it may
+    /// lower its thread ([`lower_when_contended`]).
     pub fn render(
         &mut self,
         request_json: &str,
         body: &[u8],
         cpu_ms: u32,
         deadline_ms: u32,
+        may_lower: bool,
     ) -> Outcome {
         let mut out = empty_result();
         // SAFETY: as in `load`.
@@ -337,6 +341,7 @@ impl<H: HostCalls> Isolate<H> {
                 body.len(),
                 cpu_ms,
                 deadline_ms,
+                may_lower,
                 &mut out,
             );
             outcome(&out)
@@ -344,8 +349,15 @@ impl<H: HostCalls> Isolate<H> {
     }
 
     /// Goes on with a render that answered [`Outcome::Waiting`], given the
-    /// host's `fetch-wait` reply.
-    pub fn resume(&mut self, value: &str, data: &[u8], cpu_ms: u32, deadline_ms: u32) -> Outcome {
+    /// host's `fetch-wait` reply; `may_lower` as for [`Isolate::render`].
+    pub fn resume(
+        &mut self,
+        value: &str,
+        data: &[u8],
+        cpu_ms: u32,
+        deadline_ms: u32,
+        may_lower: bool,
+    ) -> Outcome {
         let mut out = empty_result();
         // SAFETY: as in `load`.
         unsafe {
@@ -357,6 +369,7 @@ impl<H: HostCalls> Isolate<H> {
                 data.len(),
                 cpu_ms,
                 deadline_ms,
+                may_lower,
                 &mut out,
             );
             outcome(&out)
@@ -434,18 +447,12 @@ pub fn end_when_stuck(grace: std::time::Duration) {
 /// Makes a render of this process that offers its core (past its
 /// `offer_after_ms`) lower its own thread to `nice` once it has had less
 /// than 3/4 of a core since it started, if other renders were in flight
-/// when it began ([`others_rendering`]): in a V8 worker process only, whose
+/// when it began (`may_lower` of [`Isolate::render`]): in a V8 worker
+/// process only, whose
 /// lanes no watch of the server's lowers (`crate::sched`).
 pub fn lower_when_contended(nice: i32) {
     // SAFETY: stores an atomic.
     unsafe { ssr_v8_lower_when_contended(nice) }
-}
-
-/// Whether other renders were in flight when the calling thread's next
-/// render began: only then may it lower the thread ([`lower_when_contended`]).
-pub fn others_rendering(others: bool) {
-    // SAFETY: sets a thread-local flag.
-    unsafe { ssr_v8_others_rendering(others) }
 }
 
 /// Whether a render lowered the calling thread ([`lower_when_contended`]).

@@ -272,12 +272,16 @@ impl Calls for V8Instance {
         deadline_ms: u32,
     ) -> Result<(ffi::Outcome, Duration), EngineError> {
         // Each call runs on this thread, which spends what its clock says.
+        // In the server's process its watch lowers threads, never a render.
         let started = crate::sched::thread_cpu_time();
         let outcome = match entry {
             Entry::Render { request, body } => {
-                self.isolate.render(request, body, cpu_ms, deadline_ms)
+                self.isolate
+                    .render(request, body, cpu_ms, deadline_ms, false)
             }
-            Entry::Resume { value, data } => self.isolate.resume(value, data, cpu_ms, deadline_ms),
+            Entry::Resume { value, data } => {
+                self.isolate.resume(value, data, cpu_ms, deadline_ms, false)
+            }
         };
         Ok((
             outcome,

@@ -237,7 +237,8 @@ struct ssr_v8 {
   // thread's CPU clock (ns): what an offer judges contention by.
   Clock::time_point call_started{};
   int64_t call_cpu_started = 0;
-  // Whether the call running now may lower its thread (a render's).
+  // Whether the call running now may lower its thread: a render's or a
+  // resume's, begun while other renders were in flight.
   bool call_may_lower = false;
   // Set by the watchdog (under its lock) and the heap callback.
   std::atomic<bool> timed_out{false};
@@ -271,10 +272,6 @@ std::atomic<int> g_lower_to{-1};
 // Whether this thread went to `g_lower_to`: only `CAP_SYS_NICE` could raise
 // it again, so the worker replaces it after its call.
 thread_local bool t_lowered = false;
-
-// Whether other renders were in flight when this thread's render began
-// (`ssr_v8_others_rendering`): only then may it lower the thread.
-thread_local bool t_others = false;
 
 void offer_core(v8::Isolate*, void* data);
 
@@ -396,7 +393,7 @@ void offer_core(v8::Isolate*, void* data) {
   auto* inst = static_cast<ssr_v8*>(data);
   g_core_offers.fetch_add(1, std::memory_order_relaxed);
   const int to = g_lower_to.load(std::memory_order_relaxed);
-  if (to >= 0 && inst->call_may_lower && t_others && !t_lowered) {
+  if (to >= 0 && inst->call_may_lower && !t_lowered) {
     const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - inst->call_started).count();
     const int64_t cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - inst->call_cpu_started;
     if (4 * cpu < 3 * wall && setpriority(PRIO_PROCESS, 0, to) == 0) t_lowered = true;
@@ -692,13 +689,12 @@ const char* NEVER_SETTLED =
 // One call into the isolate: enters it, runs `body(iso, ctx, tc)` under the
 // watchdog, turns a termination into a timeout or out-of-memory, drops the
 // timers the call left, and fills `out`.
-// A render's call (`ssr_v8_render`, `ssr_v8_resume`) may lower its thread
-// when it offers its core; the others (making the isolate) never do.
-enum class Kind { Render, Other };
-
+// `may_lower`: the call may lower its thread when it offers its core (a
+// render begun while others were in flight, `ssr_v8_render` and
+// `ssr_v8_resume`); making the isolate never does.
 template <typename F>
-int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out, Kind kind, F body) {
-  inst->call_may_lower = kind == Kind::Render;
+int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out, bool may_lower, F body) {
+  inst->call_may_lower = may_lower;
   inst->body.clear();
   inst->meta.clear();
   Enter enter(inst);
@@ -812,7 +808,7 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
 int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const char* prelude_name,
                     const char* name, size_t name_len, const char* bundle, size_t bundle_len,
                     uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, deadline_ms, out, Kind::Other, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, deadline_ms, deadline_ms, out, false, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (!run_script(iso, ctx, prelude, prelude_len, prelude_name)) {
       return failure(inst, ctx, tc, "the prelude failed");
     }
@@ -868,8 +864,8 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
 // set as the raw request's `body`, a Uint8Array, when not empty), within
 // `cpu_ms` of this thread's CPU time and `deadline_ms`.
 int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, const uint8_t* body,
-                      size_t body_len, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, cpu_ms, deadline_ms, out, Kind::Render, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+                      size_t body_len, uint32_t cpu_ms, uint32_t deadline_ms, bool may_lower, ssr_v8_result* out) {
+  return call(inst, cpu_ms, deadline_ms, out, may_lower, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->call_fn.IsEmpty()) {
       inst->meta = "{\"kind\":\"not-initialized\",\"message\":\"the bundle was not loaded\"}";
       return SSR_V8_JS_ERROR;
@@ -899,8 +895,8 @@ int32_t ssr_v8_render(ssr_v8* inst, const char* request, size_t request_len, con
 // `cpu_ms` and `deadline_ms` (what is left of the render's CPU time and
 // deadline).
 int32_t ssr_v8_resume(ssr_v8* inst, const char* value, size_t value_len, const uint8_t* data,
-                      size_t data_len, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, cpu_ms, deadline_ms, out, Kind::Render, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+                      size_t data_len, uint32_t cpu_ms, uint32_t deadline_ms, bool may_lower, ssr_v8_result* out) {
+  return call(inst, cpu_ms, deadline_ms, out, may_lower, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (inst->pending.IsEmpty()) {
       inst->meta = "{\"kind\":\"exception\",\"message\":\"no render is waiting\"}";
       return SSR_V8_JS_ERROR;
@@ -992,7 +988,7 @@ size_t ssr_v8_heap_used(ssr_v8* inst) {
 // functions for `ssr_v8_invoke`.
 int32_t ssr_v8_script(ssr_v8* inst, const char* script, size_t script_len, const char* name,
                       uint32_t deadline_ms, ssr_v8_result* out) {
-  return call(inst, deadline_ms, deadline_ms, out, Kind::Other, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, deadline_ms, deadline_ms, out, false, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     if (!run_script(iso, ctx, script, script_len, name)) {
       return failure(inst, ctx, tc, "the script failed");
     }
@@ -1004,7 +1000,7 @@ int32_t ssr_v8_script(ssr_v8* inst, const char* script, size_t script_len, const
 // string, is the body.
 int32_t ssr_v8_invoke(ssr_v8* inst, const char* fn, const char* arg, size_t arg_len, uint32_t cpu_ms,
                       ssr_v8_result* out) {
-  return call(inst, cpu_ms, cpu_ms, out, Kind::Other, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
+  return call(inst, cpu_ms, cpu_ms, out, false, [&](v8::Isolate* iso, v8::Local<v8::Context> ctx, v8::TryCatch& tc) -> int32_t {
     v8::Local<v8::Value> f;
     v8::Local<v8::Value> argument = str(iso, arg, arg_len);
     v8::Local<v8::Value> result;
@@ -1029,8 +1025,6 @@ void ssr_v8_end_when_stuck(uint32_t grace_ms) {
 void ssr_v8_lower_when_contended(int32_t nice) { g_lower_to.store(nice, std::memory_order_relaxed); }
 
 bool ssr_v8_thread_lowered(void) { return t_lowered; }
-
-void ssr_v8_others_rendering(bool others) { t_others = others; }
 
 void ssr_v8_free(ssr_v8* inst) {
   {

@@ -197,9 +197,8 @@ fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
             } => {
                 STREAMS.set(streams);
                 WRITES.set(0);
-                ffi::others_rendering(others);
                 on(&table, id, |i| {
-                    i.render(&request, &body, cpu_ms, deadline_ms)
+                    i.render(&request, &body, cpu_ms, deadline_ms, others)
                 })
             }
             ToWorker::Resume {
@@ -212,8 +211,9 @@ fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
                 others,
             } => {
                 STREAMS.set(streams);
-                ffi::others_rendering(others);
-                on(&table, id, |i| i.resume(&value, &data, cpu_ms, deadline_ms))
+                on(&table, id, |i| {
+                    i.resume(&value, &data, cpu_ms, deadline_ms, others)
+                })
             }
             other => fail(&format!("a {} on a lane", kind(&other))),
         };

@@ -5377,7 +5377,7 @@
     r._headers = new HeadersImpl();
     const list = r._headers._list;
     for (let i = 0; i < raw.headers.length; i++) list.push([raw.headers[i][0].toLowerCase(), raw.headers[i][1]]);
-    if (raw.base !== '') r._headers._list.push(['x-forwarded-prefix', raw.base]);
+    if (raw.base !== '') list.push(['x-forwarded-prefix', raw.base]);
     r._headers._reads = reads;
     r._redirect = 'follow';
     r._body = raw.body === undefined || raw.body === null ? null : raw.body;

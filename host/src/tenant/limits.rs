@@ -192,30 +192,41 @@ pub struct Defaults {
     /// [`Defaults::concurrency`]).
     pub concurrency: Option<usize>,
     pub workers: usize,
+    /// HTTP threads that may run a Wasm render's first slice at once
+    /// (`Config::inline_slices`).
+    pub inline_slices: usize,
     pub renders_per_worker: usize,
     /// `--v8-threads`: the V8 renders the server runs or awaits at once.
     pub v8_threads: usize,
 }
 
 impl Defaults {
-    /// A tenant's default concurrency cap. Renders are CPU-bound, so more
-    /// of one tenant's renders in flight than there are workers (one per
-    /// core) add no throughput, only a larger share under contention: a
-    /// tenant may have one render per worker in flight. A Wasm render yields
-    /// every time slice, so that fills `1 / renders_per_worker` of the
-    /// slots. A V8 render cannot yield: it holds one of the V8 threads (or
-    /// of the permits of renders awaited in worker processes) until it ends,
-    /// so a V8 tenant holds at most half of them, leaving the rest to other
-    /// tenants; the kernel shares the cores, and lowers a long render
-    /// (`crate::sched`). On 2 workers, a cap of 1 (half the workers, the
-    /// cap before) held V8 in worker processes to one render's latency:
-    /// 5,712-6,055 req/s on the trivial page against 8,825-9,433 with 2, and
-    /// 2,672-3,050 on the Hono page against 5,695-5,767 (`wrk -t1 -c16
-    /// -d4s`, alternating tenants of caps 1 and 2 on one server).
+    /// A tenant's default concurrency cap: one render in flight per place
+    /// its engine renders, so that a tenant alone keeps every place busy,
+    /// and never every slot or thread, so that other tenants always find
+    /// room.
+    /// - Wasm: each worker, and each HTTP thread that may run a first slice
+    ///   (`inline_slices`). A Wasm render yields every time slice, so one
+    ///   render per worker fills `1 / renders_per_worker` of its slots.
+    /// - V8: half the V8 threads (which are also the renders awaited in
+    ///   worker processes at once). A V8 render cannot yield: it holds its
+    ///   thread until it ends, and the rest are left to other tenants; the
+    ///   kernel shares the cores, and lowers a long render (`crate::sched`).
+    ///
+    /// The cap before was one per worker for both: with a render in flight
+    /// on each worker, a core sat idle while a render went to or came back
+    /// from a worker or a worker process, or ran inline. On 2 cores
+    /// (`wrk -t1 -c16`, every request rendered, one server per cap,
+    /// alternating, 2026-11-27): Wasm, 2 against 3, trivial page
+    /// 7,498-8,610 against 8,293-9,021 req/s, Hono 1,957-2,098 against
+    /// 2,246-2,305 (machine idle 10-16% against 6-11%); V8 in worker
+    /// processes, 2 against 4, trivial 9,213-9,918 against 10,092-11,796,
+    /// Hono 6,341-6,883 against 7,623-8,145; V8 in the server's process,
+    /// trivial 9,638-10,342 against 10,892-12,783.
     pub fn concurrency(&self, engine: EngineKind) -> usize {
         self.concurrency.unwrap_or(match engine {
-            EngineKind::Wasm => self.workers,
-            EngineKind::V8 => self.workers.min(self.v8_threads / 2).max(1),
+            EngineKind::Wasm => self.workers + self.inline_slices,
+            EngineKind::V8 => (self.v8_threads / 2).max(1),
         })
     }
 }
@@ -241,6 +252,7 @@ impl From<&crate::config::Config> for Defaults {
             max_fetch_bytes: c.max_fetch_kib.bytes(),
             concurrency: c.tenant_concurrency,
             workers: c.workers,
+            inline_slices: c.inline_slices(),
             renders_per_worker: c.renders_per_worker,
             v8_threads: c.v8_threads(),
         }
@@ -275,6 +287,7 @@ mod tests {
     fn defaults() -> Defaults {
         Defaults {
             workers: 4,
+            inline_slices: 1,
             renders_per_worker: 4,
             v8_threads: 16,
             ..Defaults::default()
@@ -287,14 +300,15 @@ mod tests {
         let l = LimitOverrides::default().resolve(EngineKind::Wasm, &d);
         assert_eq!(l.render_deadline, d.render_deadline);
         assert_eq!(l.memory, d.memory_limit);
-        assert_eq!(l.concurrency, 4);
+        // One per worker, and one for the HTTP thread's first slice.
+        assert_eq!(l.concurrency, 5);
         let v8 = |d: &Defaults| {
             LimitOverrides::default()
                 .resolve(EngineKind::V8, d)
                 .concurrency
         };
-        assert_eq!(v8(&d), 4);
-        // Never more than half the V8 threads, and at least one.
+        // Half the V8 threads, and at least one.
+        assert_eq!(v8(&d), 8);
         assert_eq!(
             v8(&Defaults {
                 v8_threads: 4,

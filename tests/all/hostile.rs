@@ -375,6 +375,15 @@ mod v8_processes {
     fn a_kill_of_a_worker_under_load_loses_only_its_renders_in_flight() {
         let s = server();
         const CLIENTS: usize = 4;
+        // Two of the four clients' renders in flight at once (the default
+        // cap is half the V8 threads): the rest of the bound below is for
+        // renders begun on its lanes before its end was seen.
+        let (status, body) = s.add(
+            "crash",
+            "tests/plugins/crash.js",
+            "engine=v8&max_concurrency=2",
+        );
+        assert_eq!(status, 200, "{body}");
         assert_eq!(s.get("/t/crash/?how=spin&ms=30", &[]).status, 200);
         let pids = s.v8_workers();
         let load = Load::start(&s, &["/t/crash/?how=spin&ms=30"; CLIENTS]);

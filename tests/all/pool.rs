@@ -324,36 +324,3 @@ fn a_v8_render_in_a_worker_process_is_awaited_without_a_v8_thread() {
     );
     assert_eq!(s.metric("ssr_v8_worker_crashes_total"), 0.0);
 }
-
-/// A worker that ends a Wasm render while its tenant's next request waits
-/// in line for a permit renders that request at once, with the permit it
-/// holds (`pool/line.rs`): every request is served, and the cap still
-/// holds.
-#[test]
-fn a_worker_hands_its_permit_to_the_tenants_next_request_in_line() {
-    let s = Server::start(&["--demo=false", "--workers", "1", "--render-on", "pool"]);
-    assert_eq!(s.add("s", SLOW, "max_concurrency=1").0, 201);
-    assert_eq!(s.get("/t/s/?first", &[]).status, 200);
-    let handed = s.metric("ssr_line_handoffs_total");
-    let started = Instant::now();
-    std::thread::scope(|scope| {
-        let clients: Vec<_> = (0..6)
-            .map(|i| {
-                let s = &s;
-                scope.spawn(move || s.get(&format!("/t/s/?ms=30&i={i}"), &[]))
-            })
-            .collect();
-        for c in clients {
-            let r = c.join().unwrap();
-            assert_eq!(r.status, 200, "{}", r.text());
-            assert!(r.text().contains("slept 30 ms"), "{}", r.text());
-        }
-    });
-    // One render at a time: six of 30 ms each take 180 ms at least.
-    assert!(started.elapsed() >= Duration::from_millis(180));
-    assert!(
-        s.metric("ssr_line_handoffs_total") > handed,
-        "{}",
-        s.metrics_text()
-    );
-}

@@ -161,14 +161,11 @@ pub struct Tenant {
     /// One per render in flight (`limits.concurrency` in all); a render
     /// holds its permit until it ends on its worker.
     pub permits: Arc<tokio::sync::Semaphore>,
-    /// Requests of a tenant whose renders cannot yield (V8) waiting for a
-    /// permit; `Pool::render` keeps it at most the pool's queue capacity
-    /// (a Wasm tenant's wait in `line`).
+    /// Requests waiting for a permit; `Pool::render` keeps it at most the
+    /// pool's queue capacity.
     pub waiting: AtomicUsize,
     /// Whether its renders may begin on the HTTP thread now (`pool`).
     pub inline: crate::pool::Inline,
-    /// Its Wasm requests waiting for a permit, their jobs made (`pool`).
-    pub line: crate::pool::Line,
     pub stats: Arc<Stats>,
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
@@ -215,7 +212,6 @@ impl Tenant {
             assets,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
             inline: Default::default(),
-            line: Default::default(),
             waiting: AtomicUsize::new(0),
             limits,
             stats,

@@ -294,7 +294,7 @@ settings! {
     v8_worker_exe: PathBuf, "SSR_V8_WORKER_EXE" ("this binary") { value_name = "PATH", hide = true };
     /// Renders one tenant may have in flight; a tenant may set its own at
     /// registration.
-    tenant_concurrency: usize, "SSR_TENANT_CONCURRENCY" ("Wasm: one per worker and per HTTP thread that may render inline; V8: half the V8 threads") { value_name = "N" };
+    tenant_concurrency: usize, "SSR_TENANT_CONCURRENCY" ("Wasm: one per worker; V8: half the V8 threads") { value_name = "N" };
     /// The wasm stack one render may use; deeper recursion traps.
     max_wasm_stack_kib: Kib = Kib(crate::engine::wasm::DEFAULT_MAX_WASM_STACK >> 10), "SSR_MAX_WASM_STACK_KIB" { value_name = "KIB" };
     /// Isolation mode for tenants registered without one.

@@ -192,40 +192,34 @@ pub struct Defaults {
     /// [`Defaults::concurrency`]).
     pub concurrency: Option<usize>,
     pub workers: usize,
-    /// HTTP threads that may run a Wasm render's first slice at once
-    /// (`Config::inline_slices`).
-    pub inline_slices: usize,
     pub renders_per_worker: usize,
     /// `--v8-threads`: the V8 renders the server runs or awaits at once.
     pub v8_threads: usize,
 }
 
 impl Defaults {
-    /// A tenant's default concurrency cap: one render in flight per place
-    /// its engine renders, so that a tenant alone keeps every place busy,
-    /// and never every slot or thread, so that other tenants always find
-    /// room.
-    /// - Wasm: each worker, and each HTTP thread that may run a first slice
-    ///   (`inline_slices`). A Wasm render yields every time slice, so one
-    ///   render per worker fills `1 / renders_per_worker` of its slots.
+    /// A tenant's default concurrency cap.
+    /// - Wasm: one render per worker. A Wasm render yields every time
+    ///   slice, so that fills `1 / renders_per_worker` of the slots.
     /// - V8: half the V8 threads (which are also the renders awaited in
     ///   worker processes at once). A V8 render cannot yield: it holds its
     ///   thread until it ends, and the rest are left to other tenants; the
     ///   kernel shares the cores, and lowers a long render (`crate::sched`).
     ///
-    /// The cap before was one per worker for both: with a render in flight
-    /// on each worker, a core sat idle while a render went to or came back
-    /// from a worker or a worker process, or ran inline. On 2 cores
-    /// (`wrk -t1 -c16`, every request rendered, one server per cap,
-    /// alternating, 2026-11-27): Wasm, 2 against 3, trivial page
-    /// 7,498-8,610 against 8,293-9,021 req/s, Hono 1,957-2,098 against
-    /// 2,246-2,305 (machine idle 10-16% against 6-11%); V8 in worker
-    /// processes, 2 against 4, trivial 9,213-9,918 against 10,092-11,796,
-    /// Hono 6,341-6,883 against 7,623-8,145; V8 in the server's process,
-    /// trivial 9,638-10,342 against 10,892-12,783.
+    /// V8's cap was one per worker too: a core then sat idle while a render
+    /// went to a worker process and back. On 2 cores (`wrk -t1 -c16`, every
+    /// request rendered, one server per cap, alternating, 2026-11-27), 2
+    /// against 4: in worker processes, trivial page 9,213-9,918 against
+    /// 10,092-11,796 req/s, Hono 6,341-6,883 against 7,623-8,145; in the
+    /// server's process, trivial 9,638-10,342 against 10,892-12,783.
+    /// Wasm at one more (the HTTP thread's first slice) rendered 7-14% more
+    /// (8,293-9,021 against 7,498-8,610 on the trivial page), but the good
+    /// tenant of `benches/attack.sh` missed its bound in one round of three
+    /// in two runs (12.74 ms against 11.60), where one per worker met every
+    /// round with room (5.64-6.02 ms against 7.25-9.61).
     pub fn concurrency(&self, engine: EngineKind) -> usize {
         self.concurrency.unwrap_or(match engine {
-            EngineKind::Wasm => self.workers + self.inline_slices,
+            EngineKind::Wasm => self.workers,
             EngineKind::V8 => (self.v8_threads / 2).max(1),
         })
     }
@@ -252,7 +246,6 @@ impl From<&crate::config::Config> for Defaults {
             max_fetch_bytes: c.max_fetch_kib.bytes(),
             concurrency: c.tenant_concurrency,
             workers: c.workers,
-            inline_slices: c.inline_slices(),
             renders_per_worker: c.renders_per_worker,
             v8_threads: c.v8_threads(),
         }
@@ -287,7 +280,6 @@ mod tests {
     fn defaults() -> Defaults {
         Defaults {
             workers: 4,
-            inline_slices: 1,
             renders_per_worker: 4,
             v8_threads: 16,
             ..Defaults::default()
@@ -300,8 +292,8 @@ mod tests {
         let l = LimitOverrides::default().resolve(EngineKind::Wasm, &d);
         assert_eq!(l.render_deadline, d.render_deadline);
         assert_eq!(l.memory, d.memory_limit);
-        // One per worker, and one for the HTTP thread's first slice.
-        assert_eq!(l.concurrency, 5);
+        // One per worker.
+        assert_eq!(l.concurrency, 4);
         let v8 = |d: &Defaults| {
             LimitOverrides::default()
                 .resolve(EngineKind::V8, d)

@@ -192,7 +192,6 @@ pub struct Defaults {
     /// [`Defaults::concurrency`]).
     pub concurrency: Option<usize>,
     pub workers: usize,
-    pub renders_per_worker: usize,
     /// `--v8-threads`: the V8 renders the server runs or awaits at once.
     pub v8_threads: usize,
 }
@@ -200,7 +199,7 @@ pub struct Defaults {
 impl Defaults {
     /// A tenant's default concurrency cap.
     /// - Wasm: one render per worker. A Wasm render yields every time
-    ///   slice, so that fills `1 / renders_per_worker` of the slots.
+    ///   slice, so that fills `1 / --renders-per-worker` of the slots.
     /// - V8: half the V8 threads (which are also the renders awaited in
     ///   worker processes at once). A V8 render cannot yield: it holds its
     ///   thread until it ends, and the rest are left to other tenants; the
@@ -246,7 +245,6 @@ impl From<&crate::config::Config> for Defaults {
             max_fetch_bytes: c.max_fetch_kib.bytes(),
             concurrency: c.tenant_concurrency,
             workers: c.workers,
-            renders_per_worker: c.renders_per_worker,
             v8_threads: c.v8_threads(),
         }
     }
@@ -280,7 +278,6 @@ mod tests {
     fn defaults() -> Defaults {
         Defaults {
             workers: 4,
-            renders_per_worker: 4,
             v8_threads: 16,
             ..Defaults::default()
         }

@@ -448,8 +448,8 @@ pub fn end_when_stuck(grace: std::time::Duration) {
 /// `offer_after_ms`) lower its own thread to `nice` once it has had less
 /// than 3/4 of a core since it started, if other renders were in flight
 /// when it began (`may_lower` of [`Isolate::render`]): in a V8 worker
-/// process only, whose
-/// lanes no watch of the server's lowers (`crate::sched`).
+/// process only, whose lanes no watch of the server's lowers
+/// (`crate::sched`).
 pub fn lower_when_contended(nice: i32) {
     // SAFETY: stores an atomic.
     unsafe { ssr_v8_lower_when_contended(nice) }

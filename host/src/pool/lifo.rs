@@ -32,7 +32,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TryRecvError};
-use tokio::sync::OwnedSemaphorePermit;
 
 use super::{Job, PoolError, Task, Work, lock};
 
@@ -116,7 +115,7 @@ impl Lifo {
     /// in line; `None` once the pool is closed and the line empty. `done`,
     /// the permit of the thread's last render, is given back once the thread
     /// is in line as the most recently idle.
-    pub(super) fn next(&self, done: Option<OwnedSemaphorePermit>) -> Option<Work> {
+    pub(super) fn next(&self, done: Option<super::Ended>) -> Option<Work> {
         let handoff = {
             let mut state = self.state();
             if let Some(job) = state.waiting.pop_front() {

@@ -13,7 +13,10 @@
 //! concurrency cap (`Tenant::permits`), so one tenant never fills every slot
 //! or thread; a render over its cap waits for a permit in the async runtime,
 //! not in a queue, in a line as long as the queue (beyond it: `TenantBusy`,
-//! HTTP 503 at once). A render that has run past `demote_after` (20 ms)
+//! HTTP 503 at once). A Wasm request waits with its job made, in its
+//! tenant's [`Line`]: a worker that ends one of the tenant's renders while
+//! no job waits in the shared queue renders the next at once, with the
+//! permit it holds (`line.rs`). A render that has run past `demote_after` (20 ms)
 //! finishes at low priority while others wait, so that short renders and the HTTP
 //! threads get the cores first (`demote.rs`). The pool asks a plugin only
 //! whether it yields, never which engine it is.
@@ -76,6 +79,7 @@
 
 mod demote;
 mod lifo;
+mod line;
 mod worker;
 
 #[cfg(test)]
@@ -98,6 +102,7 @@ use crate::sync::lock;
 use crate::tenant::Tenant;
 use demote::{Lane, Watch};
 use lifo::Lifo;
+pub use line::Line;
 use worker::{Instances, Role, Setup, SharedInstances};
 
 /// Each worker thread's stack.
@@ -292,13 +297,29 @@ fn spawn(name: String, body: impl FnOnce() + Send + 'static) -> std::thread::Joi
         .expect("spawning a pool thread")
 }
 
+/// A render's end: its tenant's permit, unless the request took it back,
+/// for the thread to give back or to hand to the tenant's next request in
+/// line ([`Line::next`]).
+pub(in crate::pool) struct Ended {
+    pub(in crate::pool) permit: Option<OwnedSemaphorePermit>,
+    pub(in crate::pool) tenant: Arc<Tenant>,
+}
+
+impl Ended {
+    /// The tenant's next job in line, holding this render's permit; `None`
+    /// (the permit given back) when none waits.
+    pub(in crate::pool) fn next_in_line(self) -> Option<Job> {
+        self.tenant.line.next(self.permit?)
+    }
+}
+
 /// A render in progress on a worker or in its lane; it ends with its
-/// tenant's permit, which the loop gives back (`worker::Role::next`). Here,
+/// tenant's permit, which the loop gives back (`worker::Role::next`) or
+/// hands on ([`Ended::next_in_line`]). Here,
 /// not in `worker.rs`, so that `worker.rs` and `demote.rs` both use it and
 /// neither imports the other's.
 pub(in crate::pool) struct Task {
-    pub(in crate::pool) render:
-        std::pin::Pin<Box<dyn std::future::Future<Output = Option<OwnedSemaphorePermit>> + Send>>,
+    pub(in crate::pool) render: std::pin::Pin<Box<dyn std::future::Future<Output = Ended> + Send>>,
     /// The CPU time its polls on a worker with a lane have taken.
     pub(in crate::pool) ran: Duration,
     /// Held while it is in a background lane: its place there.
@@ -527,11 +548,6 @@ impl Pool {
         deadline: Instant,
         body: Option<Sink>,
     ) -> Result<Rendered, PoolError> {
-        let permit = match tenant.permits.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
-            Err(TryAcquireError::NoPermits) => self.wait_for_permit(tenant, deadline).await?,
-        };
         /// Takes the permit back when the request stops waiting: with the
         /// reply, at the deadline, or when the request is dropped.
         struct TakeBack(Arc<Permit>);
@@ -540,10 +556,10 @@ impl Pool {
                 drop(self.0.take());
             }
         }
-        let permit = TakeBack(Arc::new(Permit(Mutex::new(Some(permit)))));
-        let (reply, rx) = oneshot::channel();
+        let slot = TakeBack(Arc::new(Permit(Mutex::new(None))));
+        let (reply, mut rx) = oneshot::channel();
         let job = Job {
-            permit: permit.0.clone(),
+            permit: slot.0.clone(),
             tenant: tenant.clone(),
             request,
             deadline,
@@ -551,7 +567,36 @@ impl Pool {
             body,
             reply,
         };
-        match self.begin(tenant) {
+        match tenant.permits.clone().try_acquire_owned() {
+            Ok(permit) => self.launch(job, permit)?,
+            Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
+            Err(TryAcquireError::NoPermits) if tenant.plugin.yields() => {
+                if let Some(reply) = self.wait_in_line(job, &slot.0, &mut rx).await? {
+                    drop(slot);
+                    return reply;
+                }
+            }
+            Err(TryAcquireError::NoPermits) => {
+                let permit = self.wait_for_permit(tenant, deadline).await?;
+                self.launch(job, permit)?;
+            }
+        }
+        // The worker stops the render at the deadline; this margin only
+        // covers the hand-back.
+        let margin = Duration::from_millis(100);
+        let reply = tokio::time::timeout_at((deadline + margin).into(), rx).await;
+        drop(slot);
+        match reply {
+            Err(_) => Err(PoolError::Timeout),
+            Ok(reply) => reply.unwrap_or(Err(PoolError::Closed)),
+        }
+    }
+
+    /// Starts `job` with `permit`: where [`Pool::begin`] says.
+    fn launch(&self, mut job: Job, permit: OwnedSemaphorePermit) -> Result<(), PoolError> {
+        *lock(&job.permit.0) = Some(permit);
+        job.enqueued = Instant::now();
+        match self.begin(&job.tenant) {
             Begin::Pool => self.submit(job)?,
             Begin::FirstSlice(set, instance, slice) => {
                 self.begin_here(job, set, instance)?;
@@ -567,15 +612,49 @@ impl Pool {
                 });
             }
         }
-        // The worker stops the render at the deadline; this margin only
-        // covers the hand-back.
-        let margin = Duration::from_millis(100);
-        let reply = tokio::time::timeout_at((deadline + margin).into(), rx).await;
-        drop(permit);
-        match reply {
-            Err(_) => Err(PoolError::Timeout),
-            Ok(Err(_)) => Err(PoolError::Closed),
-            Ok(Ok(r)) => r,
+        Ok(())
+    }
+
+    /// Waits in a Wasm tenant's [`Line`] with `job` (its permit goes in
+    /// `slot`) until a worker hands it a permit, or a permit comes back to
+    /// the tenant and this request starts the job itself, or `deadline`.
+    /// Returns the reply when the job has ended meanwhile; `None` when it is
+    /// started and the reply is still to come on `rx`.
+    async fn wait_in_line(
+        &self,
+        job: Job,
+        slot: &Arc<Permit>,
+        rx: &mut oneshot::Receiver<Result<Rendered, PoolError>>,
+    ) -> Result<Option<Result<Rendered, PoolError>>, PoolError> {
+        let tenant = job.tenant.clone();
+        let deadline = job.deadline;
+        // The line is as long as the shared queue, as for other engines.
+        if !tenant.line.push(job, self.capacity) {
+            return Err(PoolError::TenantBusy);
+        }
+        /// Takes the job out of the line if the request stops waiting
+        /// while it is there.
+        struct Leave<'a>(&'a Line, &'a Arc<Permit>);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                drop(self.0.take(self.1));
+            }
+        }
+        let _leave = Leave(&tenant.line, slot);
+        let permit =
+            tokio::time::timeout_at(deadline.into(), tenant.permits.clone().acquire_owned());
+        tokio::select! {
+            biased;
+            // Handed a permit by a worker, and rendered.
+            reply = &mut *rx => Ok(Some(reply.unwrap_or(Err(PoolError::Closed)))),
+            permit = permit => match (permit, tenant.line.take(slot)) {
+                (Ok(Ok(permit)), Some(job)) => self.launch(job, permit).map(|()| None),
+                (Ok(Err(_)), Some(_)) => Err(PoolError::Closed),
+                (Err(_), Some(_)) => Err(PoolError::TenantBusy),
+                // A worker took the job meanwhile: the permit goes on to
+                // the next request waiting for one.
+                (_, None) => Ok(None),
+            },
         }
     }
 
@@ -661,8 +740,8 @@ impl Pool {
         // waker, so nothing that wakes this one's is lost.
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         match render.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(permit) => {
-                drop(permit);
+            std::task::Poll::Ready(ended) => {
+                drop(ended);
                 tenant.inline.ended();
                 metrics::counter!("ssr_inline_renders_total", "ended" => "inline").increment(1);
                 Ok(())

@@ -50,12 +50,11 @@ use std::time::{Duration, Instant};
 
 use core_affinity::CoreId;
 use crossbeam_channel::{Receiver, Sender};
-use tokio::sync::OwnedSemaphorePermit;
 use tracing::Instrument;
 
 use super::demote::{Lane, Watched, lower_priority};
 use super::lifo::Lifo;
-use super::{Job, PoolError, Rendered, Task, Work, lock};
+use super::{Ended, Job, PoolError, Rendered, Task, Work, lock};
 use crate::engine::stream::Sink;
 use crate::engine::{Budget, EngineError, Instance};
 use crate::sched::thread_cpu_time;
@@ -228,7 +227,7 @@ impl Role {
     fn next(
         &self,
         want: Want,
-        mut done: Option<OwnedSemaphorePermit>,
+        mut done: Option<Ended>,
         instances: &SharedInstances,
         wakes: &Receiver<u64>,
     ) -> Event {
@@ -286,6 +285,14 @@ impl Role {
         }
     }
 
+    /// Whether a render that ends here hands its permit to its tenant's
+    /// next request in line, and this thread renders it: on a worker, when
+    /// no job waits in the shared queue (a lane's renders are the long ones,
+    /// at low priority; a V8 thread's permit goes back through `Lifo::next`).
+    fn takes_next_in_line(&self) -> bool {
+        matches!(self, Role::Worker { jobs, .. } if jobs.is_empty())
+    }
+
     /// Whether work waits for a thread.
     fn waiting(&self) -> bool {
         match self {
@@ -297,7 +304,7 @@ impl Role {
 
     /// Runs one slice of `task`, counting its CPU time where a lane may
     /// take it (`Lane::demote`), or under the watch on a V8 thread.
-    fn poll(&self, task: &mut Task, cx: &mut Context<'_>) -> Poll<Option<OwnedSemaphorePermit>> {
+    fn poll(&self, task: &mut Task, cx: &mut Context<'_>) -> Poll<Ended> {
         match self {
             Role::V8 { watched, .. } => watched.during(|| task.render.as_mut().poll(cx)),
             Role::Worker { lane: Some(_), .. } => {
@@ -577,9 +584,28 @@ pub(super) fn run(setup: Setup) {
                 }
                 _ => ready.push_back(task),
             },
+            // The tenant's next request in line takes its permit and its
+            // place here, when this thread would otherwise have nothing to
+            // run and no other job waits for a worker (`line.rs`). With
+            // other renders ready here, the permit goes back instead, so the
+            // next render can start on a worker that is idle: handing on
+            // then kept both of a cap-2 tenant's renders on one worker, the
+            // other asleep, and a render that had yielded waited behind
+            // every render handed on ahead of it (up to 0.5 s, Wasm Hono).
+            Poll::Ready(ended)
+                if ready.is_empty() && role.takes_next_in_line() && parked.len() < waiting =>
+            {
+                if let Some(task) = ended
+                    .next_in_line()
+                    .and_then(|job| admit_job(job, &instances))
+                {
+                    metrics::counter!("ssr_line_handoffs_total").increment(1);
+                    ready.push_front(wakes.adopt(task));
+                }
+            }
             // Given back now, unless this thread is about to wait.
-            Poll::Ready(permit) if ready.is_empty() && parked.is_empty() => done = permit,
-            Poll::Ready(permit) => drop(permit),
+            Poll::Ready(ended) if ready.is_empty() && parked.is_empty() => done = Some(ended),
+            Poll::Ready(ended) => drop(ended),
         }
     }
 }
@@ -593,13 +619,13 @@ fn unpark(id: u64, parked: &mut HashMap<u64, Task>, ready: &mut VecDeque<Task>) 
 }
 
 /// One job, from admission to its reply, on an instance of `instances`
-/// (`taken` from there already, or checked out); returns the job's permit,
+/// (`taken` from there already, or checked out); ends with the job's permit,
 /// unless the request took it back at its deadline.
 pub(super) async fn serve(
     mut job: Job,
     instances: SharedInstances,
     taken: Option<Box<dyn Instance>>,
-) -> Option<OwnedSemaphorePermit> {
+) -> Ended {
     let started = Instant::now();
     let queue_wait = started - job.enqueued;
     let body = job.body.take();
@@ -626,7 +652,10 @@ pub(super) async fn serve(
         // log is the only place that says how it ended.
         tracing::info!(tenant = %job.tenant.id, "a render whose client had left ended: {}", crate::report::Chain(&e));
     }
-    permit
+    Ended {
+        permit,
+        tenant: job.tenant,
+    }
 }
 
 /// One render by the deadline, with its time, on `taken` or an instance of

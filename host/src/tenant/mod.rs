@@ -166,6 +166,8 @@ pub struct Tenant {
     pub waiting: AtomicUsize,
     /// Whether its renders may begin on the HTTP thread now (`pool`).
     pub inline: crate::pool::Inline,
+    /// Its Wasm requests waiting for a permit, their jobs made (`pool`).
+    pub line: crate::pool::Line,
     pub stats: Arc<Stats>,
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
@@ -212,6 +214,7 @@ impl Tenant {
             assets,
             permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
             inline: Default::default(),
+            line: Default::default(),
             waiting: AtomicUsize::new(0),
             limits,
             stats,

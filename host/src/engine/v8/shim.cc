@@ -45,6 +45,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -752,6 +753,9 @@ void ssr_v8_init(void) {
     v8::V8::SetFlagsFromString("--no-allocation-site-pretenuring");
     // No `WebAssembly` of V8's (see the invariants).
     v8::V8::SetFlagsFromString("--no-expose-wasm");
+    // An operator's own V8 flags (`SSR_V8_FLAGS`, e.g. `--perf-basic-prof`
+    // for `benches/profile.sh`), after ours so that they can override them.
+    if (const char* flags = std::getenv("SSR_V8_FLAGS")) v8::V8::SetFlagsFromString(flags);
     g_platform = v8::platform::NewDefaultPlatform();
     v8::V8::InitializePlatform(g_platform.get());
     v8::V8::Initialize();

@@ -294,6 +294,9 @@ impl Supervisor {
             .arg("--address-space")
             .arg(self.options.address_space.to_string())
             .env_clear()
+            // The operator's V8 flags, the one variable a worker reads
+            // (`docs/development.md`).
+            .envs(std::env::var_os("SSR_V8_FLAGS").map(|flags| ("SSR_V8_FLAGS", flags)))
             .stdin(Stdio::from(OwnedFd::from(theirs)))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())

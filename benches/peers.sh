@@ -14,12 +14,16 @@
 # bundled by esbuild as wrangler bundles it). Reports req/s, p99 and the
 # server's RSS after the run, with the machine's core count.
 # Writes benches/RESULTS-peers.md (between the `peers:start`/`peers:end`
-# markers). Needs: wrk (apt-get install wrk).
+# markers). WARM=S: each measured run follows S seconds of the same load
+# (default 2) on every side, workerd (restarted each round) included; a
+# run with WARM set writes its own section, `peers-warm-S`, beside the
+# default one. Needs: wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${SECS:-5}
 CONNS=${CONNS:-16}
 ROUNDS=${ROUNDS:-3}
+WARM=${WARM:-2}
 PAGES=${PAGES:-"trivial hono sveltekit"}
 PORT=18291
 WD=18292
@@ -96,7 +100,7 @@ CAPNP
 
 run_wrk() { # url host -> prints "rps p99"
   local args=(-t1 -c"$CONNS" --latency -s benches/miss.lua -H "Host: $2")
-  wrk "${args[@]}" -d2s "$1" >/dev/null
+  wrk "${args[@]}" -d"${WARM}s" "$1" >/dev/null
   local out; out=$(wrk "${args[@]}" -d"${SECS}s" "$1")
   awk '/Requests\/sec/ {r=$2} $1=="99%" {p99=$2} /Non-2xx or 3xx responses/ {e=$5}
        END {if (e > 0) {print "non-2xx responses: " e > "/dev/stderr"; exit 1} printf "%d %s\n", r, p99}' <<<"$out"
@@ -165,7 +169,7 @@ table=$(
 )
 section=$(cat <<EOF
 $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)).
-\`ROUNDS=$ROUNDS SECS=$SECS CONNS=$CONNS benches/peers.sh\`: wrk \`-t1 -c$CONNS\`, a new query string per request, so every request renders; the three servers alternated each round, median of $ROUNDS rounds.
+\`$([ "$WARM" = 2 ] || echo "WARM=$WARM PAGES=\"$PAGES\" ")ROUNDS=$ROUNDS SECS=$SECS CONNS=$CONNS benches/peers.sh\`: wrk \`-t1 -c$CONNS\`, a new query string per request, so every request renders; $WARM s of the same load before each measured run; the three servers alternated each round, median of $ROUNDS rounds.
 workerd $("$root/tests/peers/node_modules/.bin/workerd" --version | cut -d' ' -f2): one process, one thread running JavaScript. ssr: \`--workers $(nproc)\` (one per core), default settings.
 
 $table
@@ -173,5 +177,5 @@ $table
 x: ssr's req/s over workerd's, same page, same run. "V8 processes / in process": ssr's V8 in its worker processes (the default) over V8 in the server's process (\`--v8-processes 0\`, a second server). RSS: after the page's last round (ssr's holds every tenant of the run; its V8 isolates are in the worker processes, counted apart).
 EOF
 )
-python3 benches/section.py "$OUT" peers "$section"
+python3 benches/section.py "$OUT" "peers$([ "$WARM" = 2 ] || echo "-warm-$WARM")" "$section"
 echo "$table"

@@ -79,4 +79,9 @@ impl Line {
         drop(gone);
         next
     }
+
+    /// Requests in line.
+    pub fn waiting(&self) -> usize {
+        lock(&self.0).len()
+    }
 }

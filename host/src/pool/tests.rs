@@ -242,7 +242,7 @@ fn a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue() {
     let spinning = spawn(&rt, &pool, &tenant, "/spin", deadline);
     until(|| tenant.permits.available_permits() == 0);
     let waiting = spawn(&rt, &pool, &tenant, "/a", deadline);
-    until(|| tenant.waiting.load(std::sync::atomic::Ordering::Relaxed) == 1);
+    until(|| tenant.line.waiting() == 1);
     let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline, None));
     assert!(matches!(refused, Err(PoolError::TenantBusy)), "{refused:?}");
     assert!(rt.block_on(spinning).unwrap().is_err());

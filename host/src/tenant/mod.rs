@@ -161,8 +161,9 @@ pub struct Tenant {
     /// One per render in flight (`limits.concurrency` in all); a render
     /// holds its permit until it ends on its worker.
     pub permits: Arc<tokio::sync::Semaphore>,
-    /// Requests waiting for a permit; `Pool::render` keeps it at most the
-    /// pool's queue capacity.
+    /// Requests of a tenant whose renders cannot yield (V8) waiting for a
+    /// permit; `Pool::render` keeps it at most the pool's queue capacity. A
+    /// Wasm tenant's wait in its `line` instead.
     pub waiting: AtomicUsize,
     /// Whether its renders may begin on the HTTP thread now (`pool`).
     pub inline: crate::pool::Inline,

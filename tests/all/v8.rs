@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ssr::engine::EngineKind;
 
-use crate::support::{Client, Server, plugin, render_on, tempdir, text};
+use crate::support::{Client, Server, TOKEN, plugin, render_on, tempdir, text};
 
 /// What `ssr render` reports for a render error: exit status and the first
 /// line of stderr (the kind and the JavaScript message).
@@ -142,4 +142,32 @@ fn a_bundle_v8_cannot_load_is_refused_at_registration() {
     assert!(body.contains("Error: this bundle refuses V8"), "{body}");
     assert_eq!(s.get("/t/probe/", &[]).text(), "quickjs");
     assert_eq!(s.get("/t/probe-v8/", &[]).status, 404);
+}
+
+/// `SSR_V8_FLAGS` reaches V8 in the worker processes, whose environment is
+/// otherwise cleared, and only when given: with `--expose-gc` a tenant's
+/// isolate has `gc`, without it not.
+#[test]
+fn v8_flags_from_the_environment_reach_the_worker_processes() {
+    let dir = tempdir("v8-flags");
+    let entry = dir.join("gc.js");
+    std::fs::write(
+        &entry,
+        "export function render() { return { body: typeof globalThis.gc }; }",
+    )
+    .unwrap();
+    let entry = entry.to_str().unwrap();
+    for (env, expected) in [(Some("--expose-gc"), "function"), (None, "undefined")] {
+        let env: Vec<_> = env
+            .map(|flags| ("SSR_V8_FLAGS", flags))
+            .into_iter()
+            .collect();
+        let mut s = Server::launch_env(&["--admin-token", TOKEN, "--demo=false"], &env);
+        s.token = TOKEN.into();
+        let (status, body) = s.add("gc", entry, "engine=v8");
+        assert_eq!(status, 201, "{body}");
+        let r = s.get("/t/gc/", &[]);
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.text(), expected, "SSR_V8_FLAGS={env:?}");
+    }
 }

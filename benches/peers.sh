@@ -167,9 +167,12 @@ table=$(
       "$(median <<<"${p99[$page,v8in]}")" "${rss[$page,workerd]}" "${rss[$page,v8]}" "${rss[$page,workers]}" "${rss[$page,v8in]}"
   done
 )
+# A run with its own warm-up names it, and goes in a section of its own.
+warm_flags="" tag=peers
+[ "$WARM" = 2 ] || { warm_flags="WARM=$WARM PAGES=\"$PAGES\" "; tag=peers-warm-$WARM; }
 section=$(cat <<EOF
 $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)).
-\`$([ "$WARM" = 2 ] || echo "WARM=$WARM PAGES=\"$PAGES\" ")ROUNDS=$ROUNDS SECS=$SECS CONNS=$CONNS benches/peers.sh\`: wrk \`-t1 -c$CONNS\`, a new query string per request, so every request renders; $WARM s of the same load before each measured run; the three servers alternated each round, median of $ROUNDS rounds.
+\`${warm_flags}ROUNDS=$ROUNDS SECS=$SECS CONNS=$CONNS benches/peers.sh\`: wrk \`-t1 -c$CONNS\`, a new query string per request, so every request renders; $WARM s of the same load before each measured run; the three servers alternated each round, median of $ROUNDS rounds.
 workerd $("$root/tests/peers/node_modules/.bin/workerd" --version | cut -d' ' -f2): one process, one thread running JavaScript. ssr: \`--workers $(nproc)\` (one per core), default settings.
 
 $table
@@ -177,5 +180,5 @@ $table
 x: ssr's req/s over workerd's, same page, same run. "V8 processes / in process": ssr's V8 in its worker processes (the default) over V8 in the server's process (\`--v8-processes 0\`, a second server). RSS: after the page's last round (ssr's holds every tenant of the run; its V8 isolates are in the worker processes, counted apart).
 EOF
 )
-python3 benches/section.py "$OUT" "peers$([ "$WARM" = 2 ] || echo "-warm-$WARM")" "$section"
+python3 benches/section.py "$OUT" "$tag" "$section"
 echo "$table"

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ssr::tenant::Registration;
 use ssr::tenant::store::redis::{Applied, Event, RedisStore, State};
 
-use crate::support::{Client, Remote, Server, TOKEN, free_port, plugin, tempdir};
+use crate::support::{Client, Remote, Server, free_port, plugin, tempdir};
 
 /// A `redis-server` on a free loopback port, killed on drop. It keeps an
 /// append-only file in `dir`, so a restart ([`Redis::restart`]) loses
@@ -397,11 +397,9 @@ fn replica(redis: &Redis) -> Server {
 fn fresh_replica(redis: &Redis) -> Server {
     let dir = tempdir("replica");
     let cache = dir.join("code-cache");
-    let mut args = vec!["--admin-token", TOKEN, "--path-routing"];
+    let mut args = vec!["--path-routing"];
     args.extend(["--store", &redis.url, "--data-dir", dir.to_str().unwrap()]);
-    let mut s = Server::launch_env(&args, &[("SSR_CODE_CACHE", cache.to_str().unwrap())]);
-    s.token = TOKEN.to_string();
-    s
+    Server::start_env(&args, &[("SSR_CODE_CACHE", cache.to_str().unwrap())])
 }
 
 /// How long `ok` took to hold, polling, if it held within `limit`.

@@ -219,9 +219,14 @@ impl Server {
     /// Starts `ssr serve` on a free loopback port with `args`, and waits
     /// until it listens (and, with the demo, until it is ready).
     pub fn start(args: &[&str]) -> Server {
+        Server::start_env(args, &[])
+    }
+
+    /// [`Server::start`] with more environment variables.
+    pub fn start_env(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut all = vec!["--admin-token", TOKEN];
         all.extend_from_slice(args);
-        let mut s = Server::launch(&all);
+        let mut s = Server::launch_env(&all, env);
         s.token = TOKEN.to_string();
         s
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ssr::engine::EngineKind;
 
-use crate::support::{Client, Server, TOKEN, plugin, render_on, tempdir, text};
+use crate::support::{Client, Server, plugin, render_on, tempdir, text};
 
 /// What `ssr render` reports for a render error: exit status and the first
 /// line of stderr (the kind and the JavaScript message).
@@ -162,8 +162,7 @@ fn v8_flags_from_the_environment_reach_the_worker_processes() {
             .map(|flags| ("SSR_V8_FLAGS", flags))
             .into_iter()
             .collect();
-        let mut s = Server::launch_env(&["--admin-token", TOKEN, "--demo=false"], &env);
-        s.token = TOKEN.into();
+        let s = Server::start_env(&["--demo=false"], &env);
         let (status, body) = s.add("gc", entry, "engine=v8");
         assert_eq!(status, 201, "{body}");
         let r = s.get("/t/gc/", &[]);

@@ -591,7 +591,8 @@ pub(super) fn run(setup: Setup) {
             // next render can start on a worker that is idle: handing on
             // then kept both of a cap-2 tenant's renders on one worker, the
             // other asleep, and a render that had yielded waited behind
-            // every render handed on ahead of it (up to 0.5 s, Wasm Hono).
+            // every render handed on ahead of it (`tests/all/pool.rs`,
+            // a_render_that_yields_is_not_passed_over_...).
             Poll::Ready(ended)
                 if ready.is_empty() && role.takes_next_in_line() && parked.len() < waiting =>
             {

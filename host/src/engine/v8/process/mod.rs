@@ -9,9 +9,10 @@
 //! the pool's warm set (its LRU, `--warm-idle`, `--warm-memory-mib`)
 //! decides how long that is, so a process keeps its tenants' isolates warm
 //! exactly as the server's threads would, and an idle tenant's process
-//! goes away with its last isolate. One process without tenants is kept
-//! started after a crash, so that the crashed tenant's next render, or a new
-//! tenant's, does not wait for one to start.
+//! goes away with its last isolate, but one: a process without tenants is
+//! kept started as the spare (the last one emptied, or one started after a
+//! crash), so that a new tenant's first render, a registration's load
+//! check, or a crashed tenant's next render does not wait for one to start.
 //!
 //! Each process has one lane per V8 thread of the pool ([`ProcessOptions`]),
 //! so as many renders run in it at once as would in the server; an exchange
@@ -27,8 +28,8 @@
 //! answer [`GRACE`] past the deadline: then the supervisor kills it). Every
 //! render in flight in it fails with [`EngineError::Crashed`] (HTTP 502), a
 //! log line naming its tenant, and `ssr_v8_worker_crashes_total{tenant}`.
-//! Its reaper thread starts another process at once, later if processes
-//! keep dying ([`backoff`]). Warm isolates of other tenants that were in
+//! Its reaper thread starts another process at once, unless the spare is
+//! there, later if processes keep dying ([`backoff`]). Warm isolates of other tenants that were in
 //! it are made again in another process at their next render, which does
 //! not fail. A tenant whose renders were in flight in [`QUARANTINE_AFTER`]
 //! crashes within [`STRIKE_WINDOW`] is refused (HTTP 503, `Retry-After`)
@@ -434,8 +435,14 @@ impl Supervisor {
         EngineError::Crashed(why.to_string())
     }
 
-    /// An isolate of `tenant` in `proc` is gone; a process whose last
-    /// isolate went ends (unless it is the only spare).
+    /// An isolate of `tenant` in `proc` is gone. A process whose last
+    /// isolate went holds no tenant from then on; it stays started as the
+    /// spare when no other process is one, and ends otherwise. A spare
+    /// kept spares the next new tenant, and every registration's load
+    /// check (`V8Engine::load`), a process start: registering a hello
+    /// tenant took 61 ms in worker processes against 34 ms with V8 in the
+    /// server (p50 of 30, `benches/density.sh`'s registration), each load
+    /// check starting a process and ending it.
     fn freed(&self, proc: &Arc<Proc>, tenant: &Arc<str>, id: u64) {
         let mut state = lock(&self.state);
         let empty = {
@@ -456,6 +463,9 @@ impl Supervisor {
         }
         if empty {
             state.tenants.retain(|_, p| !Arc::ptr_eq(p, proc));
+            if state.alive().filter(|p| state.holds(p) == 0).count() == 1 {
+                return;
+            }
             proc.retired.store(true, Ordering::Release);
             proc.dead.store(true, Ordering::Release);
             // Its end of the control socket closes: the worker exits, and

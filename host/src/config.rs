@@ -510,9 +510,10 @@ impl Config {
         Some(crate::engine::v8::process::ProcessOptions {
             exe,
             max: self.v8_processes,
-            // One per V8 thread, and room for instances made outside them
-            // (a registration's check).
-            lanes: self.v8_threads() + 2,
+            // The V8 threads and those lowered (as many again), and room
+            // for instances made outside them (a registration's check).
+            lanes: 2 * self.v8_threads() + 2,
+            async_lanes: self.v8_threads(),
             address_space: self.v8_process_memory_mib.bytes() as u64,
             frame_limit: largest.into_iter().max().unwrap_or(0) + (1 << 20),
         })

@@ -341,7 +341,9 @@ fn a_long_v8_render_in_a_worker_process_lowers_its_lane_and_a_new_thread_takes_t
     // many lanes, all at normal priority. The first render, begun alone,
     // keeps its priority, as `a_v8_render_offers_its_core_from_demote_after_on`'s
     // does beside busy threads.
-    let s = server(&["--demote-after", "20"]);
+    // Two processes, one per tenant, and no spare started behind them
+    // while the lanes are counted.
+    let s = server(&["--demote-after", "20", "--v8-processes", "2"]);
     assert_eq!(s.add("slow", "tests/plugins/slow.js", "engine=v8").0, 201);
     assert_eq!(s.add("other", "tests/plugins/slow.js", "engine=v8").0, 201);
     assert_eq!(s.get("/t/slow/", &[]).status, 200);
@@ -379,6 +381,52 @@ fn a_long_v8_render_in_a_worker_process_lowers_its_lane_and_a_new_thread_takes_t
     });
     assert!(replaced, "before: {before:?}, after: {:?}", lanes(&s));
     assert_eq!(s.get("/t/slow/?after=lowered", &[]).status, 200);
+}
+
+/// A new V8 tenant's burst of long renders: the watch lowers the blocking
+/// threads that render them and starts others in their places, and every
+/// one of those threads may be in an exchange with the tenant's worker
+/// process at once. Each finds a lane: every request is served. With a lane
+/// per V8 thread (and two), renders were refused with "every lane of the
+/// tenant's V8 worker process is busy".
+#[cfg(feature = "v8")]
+#[test]
+fn a_burst_of_long_v8_renders_on_lowered_threads_finds_a_lane_for_each() {
+    let s = server(&["--demote-after", "20"]);
+    let (status, body) = s.add(
+        "slow",
+        "tests/plugins/slow.js",
+        "engine=v8&max_concurrency=16",
+    );
+    assert_eq!(status, 201, "{body}");
+    let clients: Vec<_> = (0..16)
+        .map(|c| {
+            let url = s.url("/t/slow/");
+            std::thread::spawn(move || {
+                let agent = Server::agent();
+                let mut failed = Vec::new();
+                for n in 0..4 {
+                    match agent.get(&format!("{url}?ms=60&c={c}-{n}")).call() {
+                        Ok(r) if r.status() == 200 => {}
+                        Ok(mut r) => failed.push(format!(
+                            "{}: {}",
+                            r.status(),
+                            r.body_mut().read_to_string().unwrap_or_default()
+                        )),
+                        Err(e) => failed.push(e.to_string()),
+                    }
+                }
+                failed
+            })
+        })
+        .collect();
+    let failed: Vec<String> = clients
+        .into_iter()
+        .flat_map(|c| c.join().unwrap())
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}\n{}", s.log.lock().unwrap());
+    let lowered = s.metric("ssr_demoted_renders_total");
+    assert!(lowered > 0.0, "no render was lowered");
 }
 
 #[test]

@@ -61,6 +61,9 @@ const STACK_BYTES: usize = 1 << 20;
 /// The module name the bundle has in stack traces.
 const BUNDLE_NAME: &str = "bundle.js";
 
+/// The tenant a registration's load check ([`V8Engine::load`]) runs as.
+const LOAD_CHECK: &str = "(load)";
+
 /// The V8 engine.
 pub struct V8Engine {
     /// See [`super::EngineOptions::scheduling`].
@@ -84,7 +87,7 @@ impl V8Engine {
             },
             processes: self.processes.clone(),
         };
-        plugin.instantiate(&Grants::new("(load)"))?;
+        plugin.instantiate(&Grants::new(LOAD_CHECK))?;
         Ok(plugin)
     }
 }

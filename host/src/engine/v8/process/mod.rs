@@ -14,10 +14,11 @@
 //! crash), so that a new tenant's first render, a registration's load
 //! check, or a crashed tenant's next render does not wait for one to start.
 //!
-//! Each process has one lane per V8 thread of the pool ([`ProcessOptions`]),
-//! so as many renders run in it at once as would in the server; an exchange
-//! holds a lane (`wire.rs`). It has as many lanes again that the server's
-//! async runtime drives: a render of an isolate already made is awaited by
+//! Each process has a lane for each V8 thread of the pool that may render
+//! at once, lowered ones included ([`ProcessOptions`]), so as many renders
+//! run in it at once as would in the server; an exchange holds a lane
+//! (`wire.rs`). It has one lane per V8 thread that the server's async
+//! runtime drives: a render of an isolate already made is awaited by
 //! a task of that runtime, with no V8 thread in between (`pool::Pool::render`),
 //! so it costs the server two wake-ups, as a render in its own process
 //! does, not four. Its isolate's host calls are answered here, from the
@@ -125,9 +126,19 @@ pub struct ProcessOptions {
     pub exe: PathBuf,
     /// Processes before tenants share them (`--v8-processes`).
     pub max: usize,
-    /// Lanes of each process: the renders it may run at once (the pool's
-    /// V8 threads, and one more for an instance made outside them).
+    /// Blocking lanes of each process: the exchanges the pool's V8
+    /// threads may have with it at once. The watch that lowers a long
+    /// render's thread starts another in its place (`pool::demote`), so
+    /// that is the V8 threads twice over, and room for instances made
+    /// outside them (a registration's load check). With the V8 threads
+    /// once over (and two), a burst of new isolates ran out of them:
+    /// `benches/fetch.sh`'s V8 tenant (API +20 ms) was refused ~1,000
+    /// renders in 300 ms, "every lane of the tenant's V8 worker process is
+    /// busy", while its first isolates were made.
     pub lanes: usize,
+    /// Lanes the server's runtime drives: renders awaited by its tasks at
+    /// once (`pool::Pool::render`, at most one per V8 thread).
+    pub async_lanes: usize,
     /// Each process's address space, in bytes (`--v8-process-memory-mib`).
     pub address_space: u64,
     /// The largest frame a worker may send: the largest response, request
@@ -153,6 +164,8 @@ struct State {
     strikes: HashMap<Arc<str>, Strikes>,
     /// When processes died of a crash lately (for [`backoff`]).
     deaths: VecDeque<Instant>,
+    /// A spare is being started in the background ([`Supervisor::refill`]).
+    starting: bool,
 }
 
 /// A tenant's crashes.
@@ -251,9 +264,10 @@ impl Supervisor {
         {
             return Ok(proc.clone());
         }
+        let shared = state.spare().is_none() && !state.room(self.options.max);
         let proc = match state.spare() {
             Some(p) => p,
-            None if state.alive().count() < self.options.max.max(1) => {
+            None if !shared => {
                 let p = self.spawn().map_err(|e| {
                     EngineError::Transient(format!("starting a V8 worker process failed: {e}"))
                 })?;
@@ -268,17 +282,61 @@ impl Supervisor {
         };
         state.tenants.insert(tenant.clone(), proc.clone());
         metrics::gauge!("ssr_v8_worker_processes").set(state.procs.len() as f64);
+        if !shared && &**tenant != super::LOAD_CHECK {
+            self.refill(state);
+        }
         Ok(proc)
     }
 
-    /// Starts a worker process with its lanes, and its reaper thread: as
-    /// many for pool threads as for the runtime's tasks, if it has one.
+    /// Starts a spare in the background once a tenant got a process of
+    /// its own, so that the next new tenant's first render does not wait
+    /// for a process to start: one at a time, within `--v8-processes`, and
+    /// not while processes keep dying ([`backoff`]). Not for a
+    /// registration's load check, which leaves the spare as it found it.
+    /// The first requests of 30 new hello tenants on V8 (each a process of
+    /// its own up to 16): p90 39.4-40.1 ms without, 18.5-23.0 ms with it
+    /// (p50 13.7-14.1 and 15.2-15.4 ms; two runs each).
+    fn refill(self: &Arc<Self>, state: &mut State) {
+        if state.starting
+            || state.spare().is_some()
+            || !state.room(self.options.max)
+            || !backoff(&state.deaths, Instant::now()).is_zero()
+        {
+            return;
+        }
+        state.starting = true;
+        let me = self.clone();
+        let started = std::thread::Builder::new()
+            .name("ssr-v8-spare".into())
+            .spawn(move || {
+                let spawned = me.spawn();
+                let mut state = lock(&me.state);
+                state.starting = false;
+                match spawned {
+                    Ok(p) => {
+                        state.procs.push(p);
+                        metrics::gauge!("ssr_v8_worker_processes").set(state.procs.len() as f64);
+                    }
+                    Err(e) => tracing::warn!("starting a spare V8 worker process failed: {e}"),
+                }
+            });
+        if started.is_err() {
+            state.starting = false;
+        }
+    }
+
+    /// Starts a worker process with its lanes (for pool threads, and for
+    /// the runtime's tasks if it has one), and its reaper thread.
     fn spawn(self: &Arc<Self>) -> io::Result<Arc<Proc>> {
         let (control, theirs) = UnixStream::pair()?;
         let lanes = self.options.lanes.clamp(1, worker::MAX_LANES / 2);
+        let driven_lanes = match self.runtime {
+            Some(_) => self.options.async_lanes.clamp(1, worker::MAX_LANES / 2),
+            None => 0,
+        };
         let (mut ours, mut far) = (Vec::new(), Vec::new());
         let mut driven = Vec::new();
-        for i in 0..lanes * (1 + usize::from(self.runtime.is_some())) {
+        for i in 0..lanes + driven_lanes {
             let (a, b) = UnixStream::pair()?;
             match &self.runtime {
                 Some(runtime) if i >= lanes => {
@@ -389,7 +447,7 @@ impl Supervisor {
         );
         std::thread::sleep(delay);
         let mut state = lock(&self.state);
-        if state.spare().is_none() && state.alive().count() < self.options.max.max(1) {
+        if state.spare().is_none() && state.room(self.options.max) {
             match self.spawn() {
                 Ok(p) => {
                     state.procs.push(p);
@@ -506,6 +564,12 @@ impl State {
     /// A live process of no tenant.
     fn spare(&self) -> Option<Arc<Proc>> {
         self.alive().find(|p| self.holds(p) == 0).cloned()
+    }
+
+    /// Whether one more process may start within `max` (`--v8-processes`),
+    /// the one starting in the background counted.
+    fn room(&self, max: usize) -> bool {
+        self.alive().count() + usize::from(self.starting) < max.max(1)
     }
 
     /// How long `tenant` is still refused, if it is.

@@ -10,7 +10,8 @@
 # the share of samples whose stack holds each group of frames named below
 # (FOLDED_DIR, if set, keeps the folded stacks). SERVE_FLAGS go to `ssr
 # serve` (e.g. `--render-on pool`, with TAG=-pool, for the graph before
-# renders began on the HTTP thread).
+# renders began on the HTTP thread). SSR=PATH REV=COMMIT profiles another
+# build of `ssr` (e.g. an older one, with TAG=-before), named by REV.
 # Needs: perf (linux-perf), wrk, and inferno (cargo install inferno).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +25,12 @@ for tool in perf wrk inferno-collapse-perf inferno-flamegraph; do
 done
 scripts/setup.sh
 . benches/common.sh
-cargo build --release --bin ssr
-ssr=$PWD/target/release/ssr
+if [ -n "${SSR:-}" ]; then
+  ssr=$(realpath "$SSR") rev=${REV:?REV names the commit SSR was built at}
+else
+  cargo build --release --bin ssr
+  ssr=$PWD/target/release/ssr rev=$(git rev-parse --short HEAD)
+fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 trivial_page "$work/trivial.js"
@@ -56,7 +61,7 @@ for page in $PAGES; do
       awk -v p="$page" -v e="$engine" '/Requests\/sec/ {print p " " e ": " $2 " req/s while sampled"}'
     wait "$rec" || true
     perf script -i "$work/perf.data" 2>/dev/null | inferno-collapse-perf >"$work/$page-$engine.folded"
-    inferno-flamegraph --minwidth 0.2 --title "ssr serve ${SERVE_FLAGS:-}, $page page on $engine, every request rendered ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))" \
+    inferno-flamegraph --minwidth 0.2 --title "ssr serve ${SERVE_FLAGS:-}, $page page on $engine, every request rendered ($(date -u +%Y-%m-%d), $rev)" \
       <"$work/$page-$engine.folded" >"benches/profile-$page-$engine${TAG:-}.svg"
     [ -z "${FOLDED_DIR:-}" ] || cp "$work/$page-$engine.folded" "$FOLDED_DIR/"
     python3 - "$work/$page-$engine.folded" <<'PY'

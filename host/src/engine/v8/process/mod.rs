@@ -30,9 +30,9 @@
 //! render in flight in it fails with [`EngineError::Crashed`] (HTTP 502), a
 //! log line naming its tenant, and `ssr_v8_worker_crashes_total{tenant}`.
 //! Its reaper thread starts another process at once, unless the spare is
-//! there, later if processes keep dying ([`backoff`]). Warm isolates of other tenants that were in
-//! it are made again in another process at their next render, which does
-//! not fail. A tenant whose renders were in flight in [`QUARANTINE_AFTER`]
+//! there, later if processes keep dying ([`backoff`]). Warm isolates of
+//! other tenants that were in it are made again in another process at
+//! their next render, which does not fail. A tenant whose renders were in flight in [`QUARANTINE_AFTER`]
 //! crashes within [`STRIKE_WINDOW`] is refused (HTTP 503, `Retry-After`)
 //! for [`QUARANTINE`].
 //!

@@ -180,8 +180,9 @@ fn v8_flags_from_the_environment_reach_the_worker_processes() {
 fn registrations_and_new_tenants_find_a_spare_worker_process() {
     let s = Server::start(&["--demo=false", "--warm-idle", "1"]);
     let starts = || s.metric("ssr_v8_worker_starts_total");
-    let spare_within_1s = |processes: usize| {
-        crate::support::within(Duration::from_secs(1), || s.v8_workers().len() == processes)
+    // A process starts in tens of ms; the margin is for a loaded machine.
+    let spare_soon = |processes: usize| {
+        crate::support::within(Duration::from_secs(3), || s.v8_workers().len() == processes)
     };
     for id in ["a", "b", "c"] {
         assert_eq!(s.add(id, "plugins/hello/render.js", "engine=v8").0, 201);
@@ -190,17 +191,9 @@ fn registrations_and_new_tenants_find_a_spare_worker_process() {
     assert_eq!(s.v8_workers().len(), 1);
     // `a` takes the spare, and a new one starts behind it; `b` takes that.
     assert_eq!(s.get("/t/a/", &[]).status, 200);
-    assert!(
-        spare_within_1s(2),
-        "no spare behind a: {:?}",
-        s.v8_workers()
-    );
+    assert!(spare_soon(2), "no spare behind a: {:?}", s.v8_workers());
     assert_eq!(s.get("/t/b/", &[]).status, 200);
-    assert!(
-        spare_within_1s(3),
-        "no spare behind b: {:?}",
-        s.v8_workers()
-    );
+    assert!(spare_soon(3), "no spare behind b: {:?}", s.v8_workers());
     assert_eq!(starts(), 3.0);
     // Idle past --warm-idle: both isolates go, and their processes with
     // them, but the spare.
@@ -210,9 +203,5 @@ fn registrations_and_new_tenants_find_a_spare_worker_process() {
         s.v8_workers()
     );
     assert_eq!(s.get("/t/c/", &[]).status, 200);
-    assert!(
-        spare_within_1s(2),
-        "no spare behind c: {:?}",
-        s.v8_workers()
-    );
+    assert!(spare_soon(2), "no spare behind c: {:?}", s.v8_workers());
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::support::{Client, Server, tempdir};
+use crate::support::{Client, Server, failure, tempdir};
 
 /// GETs `path` on another thread; the handle yields the status.
 fn spin(s: &Server, path: &str) -> JoinHandle<u16> {
@@ -404,19 +404,9 @@ fn a_burst_of_long_v8_renders_on_lowered_threads_finds_a_lane_for_each() {
             let url = s.url("/t/slow/");
             std::thread::spawn(move || {
                 let agent = Server::agent();
-                let mut failed = Vec::new();
-                for n in 0..4 {
-                    match agent.get(&format!("{url}?ms=60&c={c}-{n}")).call() {
-                        Ok(r) if r.status() == 200 => {}
-                        Ok(mut r) => failed.push(format!(
-                            "{}: {}",
-                            r.status(),
-                            r.body_mut().read_to_string().unwrap_or_default()
-                        )),
-                        Err(e) => failed.push(e.to_string()),
-                    }
-                }
-                failed
+                (0..4)
+                    .filter_map(|n| failure(agent.get(&format!("{url}?ms=60&c={c}-{n}")).call()))
+                    .collect::<Vec<_>>()
             })
         })
         .collect();

@@ -236,7 +236,7 @@ mod v8_processes {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    use crate::support::{Client, Server, stat_field, within};
+    use crate::support::{Client, Server, failure, stat_field, within};
 
     /// Clients asking `paths`, one request at a time each, until
     /// [`Load::stop`]; they count the 200s, and keep how the rest ended.
@@ -260,18 +260,11 @@ mod v8_processes {
                     std::thread::spawn(move || {
                         let agent = Server::agent();
                         while !stop.load(Ordering::Relaxed) {
-                            match agent.get(&url).call() {
-                                Ok(r) if r.status() == 200 => {
+                            match failure(agent.get(&url).call()) {
+                                None => {
                                     ok.fetch_add(1, Ordering::Relaxed);
                                 }
-                                Ok(mut r) => {
-                                    let body = r.body_mut().read_to_string().unwrap_or_default();
-                                    failed
-                                        .lock()
-                                        .unwrap()
-                                        .push(format!("{}: {body}", r.status()));
-                                }
-                                Err(e) => failed.lock().unwrap().push(e.to_string()),
+                                Some(how) => failed.lock().unwrap().push(how),
                             }
                         }
                     })

@@ -637,6 +637,20 @@ pub fn proc_status_kib(pid: u32, field: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// How a request that did not get a 200 ended (its status and body, or the
+/// error); `None` for a 200.
+pub fn failure(reply: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Option<String> {
+    match reply {
+        Ok(r) if r.status() == 200 => None,
+        Ok(mut r) => Some(format!(
+            "{}: {}",
+            r.status(),
+            r.body_mut().read_to_string().unwrap_or_default()
+        )),
+        Err(e) => Some(e.to_string()),
+    }
+}
+
 /// Whether `done` comes true within `limit`, asked every 20 ms: for what a
 /// server does a moment after a response (a store, a close, an abort).
 pub fn within(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {

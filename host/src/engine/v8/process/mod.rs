@@ -32,9 +32,9 @@
 //! Its reaper thread starts another process at once, unless the spare is
 //! there, later if processes keep dying ([`backoff`]). Warm isolates of
 //! other tenants that were in it are made again in another process at
-//! their next render, which does not fail. A tenant whose renders were in flight in [`QUARANTINE_AFTER`]
-//! crashes within [`STRIKE_WINDOW`] is refused (HTTP 503, `Retry-After`)
-//! for [`QUARANTINE`].
+//! their next render, which does not fail. A tenant whose renders were in
+//! flight in [`QUARANTINE_AFTER`] crashes within [`STRIKE_WINDOW`] is
+//! refused (HTTP 503, `Retry-After`) for [`QUARANTINE`].
 //!
 //! Invariants:
 //! - Nothing a worker sends is trusted: frames are bounded before
@@ -264,8 +264,9 @@ impl Supervisor {
         {
             return Ok(proc.clone());
         }
-        let shared = state.spare().is_none() && !state.room(self.options.max);
-        let proc = match state.spare() {
+        let spare = state.spare();
+        let shared = spare.is_none() && !state.room(self.options.max);
+        let proc = match spare {
             Some(p) => p,
             None if !shared => {
                 let p = self.spawn().map_err(|e| {
@@ -521,7 +522,7 @@ impl Supervisor {
         }
         if empty {
             state.tenants.retain(|_, p| !Arc::ptr_eq(p, proc));
-            if state.alive().filter(|p| state.holds(p) == 0).count() == 1 {
+            if state.spares().count() == 1 {
                 return;
             }
             proc.retired.store(true, Ordering::Release);
@@ -561,9 +562,14 @@ impl State {
             .count()
     }
 
+    /// The live processes of no tenant.
+    fn spares(&self) -> impl Iterator<Item = &Arc<Proc>> {
+        self.alive().filter(|p| self.holds(p) == 0)
+    }
+
     /// A live process of no tenant.
     fn spare(&self) -> Option<Arc<Proc>> {
-        self.alive().find(|p| self.holds(p) == 0).cloned()
+        self.spares().next().cloned()
     }
 
     /// Whether one more process may start within `max` (`--v8-processes`),

@@ -14,6 +14,9 @@
 # 3. Cache hits through nginx with 1 and 3 replicas, RUNS times each,
 #    alternating (1, 3, 1, 3, ...), wrk -t2 -c64 for SECS; and one replica
 #    without nginx, for what the proxy costs.
+# PREBUILT=1 runs target/release/ssr as it is; SSR=PATH runs another build
+# (an older one, say); ONLY=propagation stops after part 1 and prints it,
+# rewriting nothing (two builds' propagation alternating: run it for each).
 # Needs wrk (installed here when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +30,11 @@ OUT=benches/RESULTS-cluster.md
 . benches/needs.sh
 . benches/common.sh
 needs wrk=wrk
-if [ -z "${PREBUILT:-}" ]; then
+if [ -z "${PREBUILT:-}${SSR:-}" ]; then
   scripts/setup.sh
   cargo build --release --bin ssr
 fi
+SSR=$(realpath "${SSR:-target/release/ssr}")
 work=$(mktemp -d)
 cluster=""
 stop_cluster() {
@@ -38,11 +42,11 @@ stop_cluster() {
   cluster=""
 }
 trap 'stop_cluster; rm -rf "$work"' EXIT
-target/release/ssr build -q plugins/hello/render.js -o "$work/hello.wasm"
+"$SSR" build -q plugins/hello/render.js -o "$work/hello.wasm"
 
 # Starts scripts/cluster.sh with $1 replicas in $work/c-$2 and waits for it.
 start_cluster() {
-  PORT=$PORT REPLICAS=$1 CLUSTER_DIR="$work/c-$2" SSR_ADMIN_TOKEN=$TOKEN SSR=target/release/ssr \
+  PORT=$PORT REPLICAS=$1 CLUSTER_DIR="$work/c-$2" SSR_ADMIN_TOKEN=$TOKEN SSR=$SSR \
     scripts/cluster.sh >"$work/cluster-$2.out" 2>&1 &
   cluster=$!
   for _ in $(seq 600); do
@@ -94,6 +98,7 @@ PY
 prop_n=$(wc -l <"$work/prop")
 prop_p50=$(pct 50 <"$work/prop") prop_p99=$(pct 99 <"$work/prop") prop_max=$(pct 100 <"$work/prop")
 echo "propagation: $prop_n adoptions, p50 $prop_p50 ms, p99 $prop_p99 ms, max $prop_max ms" >&2
+[ "${ONLY:-}" = propagation ] && exit 0
 
 # 2. Kill a replica under load.
 for i in 1 2 3 4; do put "k-$i" "$work/hello.wasm" $((PORT + 1)); done

@@ -15,8 +15,9 @@
 #    alternating (1, 3, 1, 3, ...), wrk -t2 -c64 for SECS; and one replica
 #    without nginx, for what the proxy costs.
 # PREBUILT=1 runs target/release/ssr as it is; SSR=PATH runs another build
-# (an older one, say); ONLY=propagation stops after part 1 and prints it,
-# rewriting nothing (two builds' propagation alternating: run it for each).
+# (an older one, say) and prints the results instead of rewriting the file,
+# whose header names this checkout's commit; ONLY=propagation stops after
+# part 1 and prints it (two builds' propagation alternating: run it for each).
 # Needs wrk (installed here when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,7 @@ if [ -z "${PREBUILT:-}${SSR:-}" ]; then
   scripts/setup.sh
   cargo build --release --bin ssr
 fi
+[ -n "${SSR:-}" ] && OUT=/dev/stdout
 SSR=$(realpath "${SSR:-target/release/ssr}")
 work=$(mktemp -d)
 cluster=""

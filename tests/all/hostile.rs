@@ -248,7 +248,7 @@ mod v8_processes {
     }
 
     impl Load {
-        fn start(s: &Server, paths: &[&str]) -> Load {
+        fn start(s: &Server, paths: &[impl AsRef<str>]) -> Load {
             let stop = Arc::new(AtomicBool::new(false));
             let (ok, failed): (_, Arc<Mutex<Vec<String>>>) =
                 (Arc::new(AtomicUsize::new(0)), Arc::default());
@@ -256,7 +256,7 @@ mod v8_processes {
                 .iter()
                 .map(|path| {
                     let (stop, ok, failed) = (stop.clone(), ok.clone(), failed.clone());
-                    let url = format!("http://{}{path}", s.addr);
+                    let url = format!("http://{}{}", s.addr, path.as_ref());
                     std::thread::spawn(move || {
                         let agent = Server::agent();
                         while !stop.load(Ordering::Relaxed) {
@@ -379,6 +379,7 @@ mod v8_processes {
     #[test]
     fn a_kill_of_a_worker_under_load_loses_only_its_renders_in_flight() {
         let s = server();
+        const CLIENTS: usize = 4;
         const CAP: usize = 2;
         // Four clients, at most two of their renders in flight at once.
         // Each asks its own URL: concurrent misses of one URL share one
@@ -391,10 +392,10 @@ mod v8_processes {
         assert_eq!(status, 200, "{body}");
         assert_eq!(s.get("/t/crash/?how=spin&ms=30", &[]).status, 200);
         let pids = s.v8_workers();
-        let paths: Vec<String> = (0..4)
+        let paths: Vec<String> = (0..CLIENTS)
             .map(|c| format!("/t/crash/?how=spin&ms=30&client={c}"))
             .collect();
-        let load = Load::start(&s, &paths.iter().map(|p| p.as_str()).collect::<Vec<_>>());
+        let load = Load::start(&s, &paths);
         std::thread::sleep(Duration::from_millis(500));
         // The process serving `crash` is the one its renders keep busy.
         let busy = pids

@@ -16,7 +16,8 @@
 //! - Nothing here overrides an operator: the vars are defaults, under the
 //!   tenant's registered vars and secrets (`engine::Grants::with_env`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,11 @@ pub struct AppConfig {
     pub headers: Vec<HeaderRule>,
     /// `_redirects`: redirects answered before assets and the renderer.
     pub redirects: Vec<Redirect>,
+    /// The rules of `redirects` without `*` or `:placeholder`, by path, with
+    /// their place in the list: made on first use, so that a request costs
+    /// one look-up for them, not one comparison per rule.
+    #[serde(skip)]
+    pub exact: Exact,
     /// Bindings its config declares that `ssr` does not provide, by name,
     /// with their kind ("KV namespace"): touching one throws, naming it.
     pub missing: BTreeMap<String, String>,
@@ -58,6 +64,7 @@ impl Default for AppConfig {
             not_found_handling: NotFoundHandling::default(),
             headers: Vec::new(),
             redirects: Vec::new(),
+            exact: Exact::default(),
             missing: BTreeMap::new(),
         }
     }
@@ -131,13 +138,47 @@ impl AppConfig {
     /// pattern that is not a path as [`check_pattern`] says, a target that
     /// is not a path or URL, a status that is not a redirect.
     pub fn check(&self) -> Result<(), String> {
-        if self.headers.len() > MAX_HEADER_RULES || self.redirects.len() > MAX_REDIRECTS {
+        let dynamic = self
+            .redirects
+            .iter()
+            .filter(|r| is_dynamic(&r.from))
+            .count();
+        if self.headers.len() > MAX_HEADER_RULES
+            || self.redirects.len() > MAX_REDIRECTS
+            || dynamic > MAX_DYNAMIC_REDIRECTS
+        {
             return Err(format!(
-                "more than {MAX_HEADER_RULES} header rules or {MAX_REDIRECTS} redirects"
+                "more than {MAX_HEADER_RULES} header rules, {MAX_REDIRECTS} redirects, or {MAX_DYNAMIC_REDIRECTS} redirects with `*` or `:placeholder` (Workers' limits)"
             ));
         }
+        let mut lines = 0;
         for rule in &self.headers {
             check_pattern(&rule.pattern)?;
+            lines += rule.unset.len() + rule.set.len();
+            let names = rule.unset.iter().chain(rule.set.iter().map(|(n, _)| n));
+            for name in names {
+                if crate::framing::is_framing(name) {
+                    return Err(format!(
+                        "the rule for {:?} sets `{name}`, which frames the response or its connection: only the server writes it; remove that line",
+                        rule.pattern
+                    ));
+                }
+            }
+            if let Some((name, _)) = rule
+                .set
+                .iter()
+                .find(|(n, v)| n.len() + v.len() > MAX_HEADER_LINE)
+            {
+                return Err(format!(
+                    "the rule for {:?} sets `{name}` to a value over {MAX_HEADER_LINE} bytes",
+                    rule.pattern
+                ));
+            }
+        }
+        if lines > MAX_HEADER_LINES {
+            return Err(format!(
+                "the header rules have {lines} lines, over the limit of {MAX_HEADER_LINES}"
+            ));
         }
         for r in &self.redirects {
             check_pattern(&r.from)?;
@@ -155,39 +196,106 @@ impl AppConfig {
     }
 
     /// The redirect for `path`, if a rule matches: its status and location.
+    /// The first matching rule wins: the exact rules are one look-up, and
+    /// only the (at most [`MAX_DYNAMIC_REDIRECTS`]) rules with `*` or
+    /// `:placeholder` before it are matched, each in one pass over the
+    /// path ([`matches`]). A location whose captures would make it over
+    /// [`MAX_SUBSTITUTED`] bytes is no redirect.
     pub fn redirect(&self, path: &str) -> Option<(u16, String)> {
-        self.redirects.iter().find_map(|r| {
-            let captures = matches(&r.from, path)?;
-            Some((r.status, substitute(&r.to, &captures)))
-        })
+        let exact = self.exact.0.get_or_init(|| {
+            let mut exact = HashMap::new();
+            for (i, r) in self.redirects.iter().enumerate() {
+                if !is_dynamic(&r.from) {
+                    exact.entry(r.from.clone()).or_insert(i);
+                }
+            }
+            exact
+        });
+        let first_exact = exact.get(path).copied();
+        let before = first_exact.unwrap_or(self.redirects.len());
+        let (rule, captures) = self.redirects[..before]
+            .iter()
+            .filter(|r| is_dynamic(&r.from))
+            .find_map(|r| Some((r, matches(&r.from, path)?)))
+            .or_else(|| Some((&self.redirects[first_exact?], Vec::new())))?;
+        let to = substitute(&rule.to, &captures)?;
+        Some((rule.status, one_leading_slash(to)))
     }
 
     /// The `_headers` changes for `path`, in rule order: each is a header
-    /// to remove (`None`) or a value to set.
+    /// to remove (`None`) or a value to set. A value whose captures would
+    /// make it over [`MAX_SUBSTITUTED`] bytes is left out, and so is every
+    /// value past [`MAX_HEADER_BYTES`] in all: the work per request is
+    /// bounded by the rules' count and those bytes, not by the path.
     pub fn header_changes(&self, path: &str) -> Vec<(&str, Option<String>)> {
         let mut out = Vec::new();
+        let mut bytes = 0;
         for rule in &self.headers {
             let Some(captures) = matches(&rule.pattern, path) else {
                 continue;
             };
             out.extend(rule.unset.iter().map(|n| (n.as_str(), None)));
-            out.extend(
-                rule.set
-                    .iter()
-                    .map(|(n, v)| (n.as_str(), Some(substitute(v, &captures)))),
-            );
+            for (name, template) in &rule.set {
+                let Some(value) = substitute(template, &captures) else {
+                    continue;
+                };
+                bytes += name.len() + value.len();
+                if bytes > MAX_HEADER_BYTES {
+                    return out;
+                }
+                out.push((name.as_str(), Some(value)));
+            }
         }
         out
+    }
+}
+
+/// [`AppConfig::redirects`]' index of exact rules: made from them, so
+/// every config is equal to another whatever their indexes hold.
+#[derive(Clone, Debug, Default)]
+pub struct Exact(OnceLock<HashMap<String, usize>>);
+
+impl PartialEq for Exact {
+    fn eq(&self, _: &Exact) -> bool {
+        true
+    }
+}
+
+/// Whether a rule's pattern has a `*` or a `:placeholder`.
+fn is_dynamic(pattern: &str) -> bool {
+    pattern.contains(['*', ':'])
+}
+
+/// A location that is a path starts with one `/`: `//host` (or `/\host`,
+/// which browsers read the same) would send the visitor off the site, as a
+/// splat of `/r//evil.example` would make `/:splat` do.
+fn one_leading_slash(location: String) -> String {
+    match location.strip_prefix('/') {
+        Some(rest) if rest.starts_with(['/', '\\']) => {
+            format!("/{}", rest.trim_start_matches(['/', '\\']))
+        }
+        _ => location,
     }
 }
 
 /// The statuses a `_redirects` rule may give.
 pub const REDIRECT_STATUSES: &[u16] = &[301, 302, 303, 307, 308];
 
-/// Rules one app may have, as Workers allows: each request is matched
-/// against every rule, on the host's threads.
+/// Rules one app may have, as Workers allows (2,000 exact redirects and
+/// 100 with `*` or `:placeholder`; 100 header rules). A request is matched
+/// on the host's threads against the header rules and the dynamic
+/// redirects, each in one pass, and looks the exact redirects up.
 pub const MAX_HEADER_RULES: usize = 100;
 pub const MAX_REDIRECTS: usize = 2100;
+pub const MAX_DYNAMIC_REDIRECTS: usize = 100;
+/// `_headers` lines (headers set or removed) in all rules together.
+pub const MAX_HEADER_LINES: usize = 1000;
+/// One `_headers` line, name and value (Workers' limit for a line).
+pub const MAX_HEADER_LINE: usize = 2000;
+/// A header value or location once its captures are put in.
+pub const MAX_SUBSTITUTED: usize = 8 << 10;
+/// What the header rules may add to one response, names and values.
+pub const MAX_HEADER_BYTES: usize = 64 << 10;
 
 /// A pattern is an absolute path with at most one `*`, whose `:name`
 /// placeholders are whole segments: so matching a path backtracks through
@@ -219,49 +327,150 @@ pub fn check_pattern(pattern: &str) -> Result<(), String> {
 /// [`check_pattern`]), where `*` matches any run of characters (captured
 /// as `splat`) and `:name` one whole, non-empty path segment; `None` if it
 /// does not match.
+///
+/// One pass, no backtracking: the part before the `*` is matched from the
+/// start, the part after it from the end. A `:name` is a whole segment, so
+/// where it ends (forwards) or starts (backwards) is the next `/`: each
+/// part matches in one way at most, and the splat is what lies between.
 pub fn matches(pattern: &str, path: &str) -> Option<Vec<(String, String)>> {
+    let path = path.as_bytes();
     let mut captures = Vec::new();
-    walk(pattern.as_bytes(), path.as_bytes(), &mut captures).then_some(captures)
+    let Some((head, tail)) = pattern.split_once('*') else {
+        let end = forwards(&tokens(pattern), path, &mut captures)?;
+        return (end == path.len()).then_some(captures);
+    };
+    let start = forwards(&tokens(head), path, &mut captures)?;
+    let mut after = Vec::new();
+    let end = backwards(&tokens(tail), path, start, &mut after)?;
+    captures.push(("splat".into(), text(&path[start..end])));
+    captures.extend(after.into_iter().rev());
+    Some(captures)
 }
 
-fn walk(pattern: &[u8], path: &[u8], captures: &mut Vec<(String, String)>) -> bool {
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    match pattern.first() {
-        None => path.is_empty(),
-        Some(b'*') => (0..=path.len()).rev().any(|n| {
-            let mark = captures.len();
-            captures.push(("splat".into(), text(&path[..n])));
-            walk(&pattern[1..], &path[n..], captures) || {
-                captures.truncate(mark);
-                false
+/// A pattern's parts between `*`s: literal bytes and `:name`s.
+enum Token<'a> {
+    Literal(&'a [u8]),
+    Name(&'a [u8]),
+}
+
+fn tokens(pattern: &str) -> Vec<Token<'_>> {
+    let p = pattern.as_bytes();
+    let mut out = Vec::new();
+    let (mut i, mut literal) = (0, 0);
+    while i < p.len() {
+        if p[i] == b':' && p.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+            if literal < i {
+                out.push(Token::Literal(&p[literal..i]));
             }
-        }),
-        Some(b':') if pattern.get(1).is_some_and(u8::is_ascii_alphabetic) => {
-            let name_len = pattern[1..]
+            let len = p[i + 1..]
                 .iter()
                 .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
                 .count();
-            let segment = path.iter().take_while(|b| **b != b'/').count();
-            if segment == 0 {
-                return false;
-            }
-            captures.push((text(&pattern[1..1 + name_len]), text(&path[..segment])));
-            walk(&pattern[1 + name_len..], &path[segment..], captures)
+            out.push(Token::Name(&p[i + 1..i + 1 + len]));
+            i += 1 + len;
+            literal = i;
+        } else {
+            i += 1;
         }
-        Some(&b) => path.first() == Some(&b) && walk(&pattern[1..], &path[1..], captures),
     }
-}
-
-/// `template` with each `:name` it holds replaced by that capture.
-fn substitute(template: &str, captures: &[(String, String)]) -> String {
-    let mut out = template.to_string();
-    // Longest names first, so `:id` does not eat the start of `:identity`.
-    let mut by_length: Vec<&(String, String)> = captures.iter().collect();
-    by_length.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
-    for (name, value) in by_length {
-        out = out.replace(&format!(":{name}"), value);
+    if literal < p.len() {
+        out.push(Token::Literal(&p[literal..]));
     }
     out
+}
+
+/// Matches `tokens` at the start of `path`: where the match ends.
+fn forwards(tokens: &[Token], path: &[u8], captures: &mut Vec<(String, String)>) -> Option<usize> {
+    let mut at = 0;
+    for token in tokens {
+        match token {
+            Token::Literal(l) => {
+                if !path[at..].starts_with(l) {
+                    return None;
+                }
+                at += l.len();
+            }
+            Token::Name(name) => {
+                let segment = path[at..].iter().take_while(|b| **b != b'/').count();
+                if segment == 0 {
+                    return None;
+                }
+                captures.push((text(name), text(&path[at..at + segment])));
+                at += segment;
+            }
+        }
+    }
+    Some(at)
+}
+
+/// Matches `tokens` at the end of `path`, not before `floor`: where the
+/// match starts. Captures come last first.
+fn backwards(
+    tokens: &[Token],
+    path: &[u8],
+    floor: usize,
+    captures: &mut Vec<(String, String)>,
+) -> Option<usize> {
+    let mut at = path.len();
+    for token in tokens.iter().rev() {
+        match token {
+            Token::Literal(l) => {
+                if at - floor < l.len() || !path[..at].ends_with(l) {
+                    return None;
+                }
+                at -= l.len();
+            }
+            Token::Name(name) => {
+                let segment = path[floor..at]
+                    .iter()
+                    .rev()
+                    .take_while(|b| **b != b'/')
+                    .count();
+                if segment == 0 {
+                    return None;
+                }
+                captures.push((text(name), text(&path[at - segment..at])));
+                at -= segment;
+            }
+        }
+    }
+    Some(at)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `template` with each `:name` it holds replaced by that capture (the
+/// longest name that fits, so `:id` does not eat the start of
+/// `:identity`), in one pass: a capture's own text is never read for
+/// names. `None` when the result would be over [`MAX_SUBSTITUTED`] bytes.
+fn substitute(template: &str, captures: &[(String, String)]) -> Option<String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(colon) = rest.find(':') {
+        out.push_str(&rest[..colon]);
+        let after = &rest[colon + 1..];
+        let capture = captures
+            .iter()
+            .filter(|(name, _)| after.starts_with(name.as_str()))
+            .max_by_key(|(name, _)| name.len());
+        match capture {
+            Some((name, value)) => {
+                out.push_str(value);
+                rest = &after[name.len()..];
+            }
+            None => {
+                out.push(':');
+                rest = after;
+            }
+        }
+        if out.len() > MAX_SUBSTITUTED {
+            return None;
+        }
+    }
+    out.push_str(rest);
+    (out.len() <= MAX_SUBSTITUTED).then_some(out)
 }
 
 #[cfg(test)]
@@ -282,6 +491,77 @@ mod tests {
         );
         assert_eq!(matches("/u/:id/edit", "/u/4/2/edit"), None);
         assert_eq!(matches("/u/:id", "/u/"), None);
+        // After the `*`: matched from the end, the splat between.
+        assert_eq!(
+            matches("/a/*/:id/end", "/a/x/y/42/end"),
+            Some(vec![
+                ("splat".into(), "x/y".into()),
+                ("id".into(), "42".into())
+            ])
+        );
+        assert_eq!(
+            matches("/a/*/:id/end", "/a//42/end"),
+            Some(vec![
+                ("splat".into(), "".into()),
+                ("id".into(), "42".into())
+            ])
+        );
+        assert_eq!(matches("/a/*/:id/end", "/a/42/end"), None);
+        assert_eq!(
+            matches("/*.html", "/x/y.html"),
+            Some(vec![("splat".into(), "x/y".into())])
+        );
+        assert_eq!(matches("/ab*ba", "/aba"), None);
+        assert_eq!(
+            matches("/ab*ba", "/abba"),
+            Some(vec![("splat".into(), "".into())])
+        );
+    }
+
+    #[test]
+    fn substitution_is_one_pass_and_bounded() {
+        let captures = vec![
+            ("id".to_string(), ":idx".to_string()),
+            ("identity".to_string(), "me".to_string()),
+        ];
+        // A capture's own text is never read for names.
+        assert_eq!(
+            substitute("/u/:id/:identity/:other", &captures).as_deref(),
+            Some("/u/:idx/me/:other")
+        );
+        let long = vec![("splat".to_string(), "x".repeat(MAX_SUBSTITUTED))];
+        assert_eq!(substitute("/:splat", &long), None);
+        assert_eq!(one_leading_slash("//evil.example".into()), "/evil.example");
+        assert_eq!(one_leading_slash("/\\\\evil".into()), "/evil");
+        assert_eq!(
+            one_leading_slash("https://a.test/".into()),
+            "https://a.test/"
+        );
+    }
+
+    #[test]
+    fn the_first_matching_redirect_wins_exact_or_not() {
+        let rule = |from: &str, to: &str| Redirect {
+            from: from.into(),
+            to: to.into(),
+            status: 301,
+        };
+        let config = AppConfig {
+            redirects: vec![
+                rule("/a/*", "/dynamic"),
+                rule("/a/b", "/exact"),
+                rule("/c", "/exact-c"),
+                rule("/c", "/second-c"),
+                rule("/:x", "/any"),
+            ],
+            ..AppConfig::default()
+        };
+        config.check().unwrap();
+        let to = |p: &str| config.redirect(p).map(|(_, to)| to);
+        assert_eq!(to("/a/b").as_deref(), Some("/dynamic"));
+        assert_eq!(to("/c").as_deref(), Some("/exact-c"));
+        assert_eq!(to("/d").as_deref(), Some("/any"));
+        assert_eq!(to("/d/e"), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! - The assets section ([`ASSETS_SECTION`]), when present, is the table
 //!   `crate::assets` reads and checks; the host serves it, no engine sees it.
 
-use contract::VERSION as CONTRACT_VERSION;
+pub use contract::VERSION as CONTRACT_VERSION;
 use thiserror::Error;
 
 /// Name of the exported interface that carries `render`.
@@ -98,6 +98,10 @@ pub enum ArtifactError {
         "the plugin imports {names}, which ssr plugins may not use (they get only the contract's `log` and an empty WASI: no sockets, HTTP, files or environment); build plugins with `ssr build`"
     )]
     ForbiddenImports { names: String },
+    #[error(
+        "the plugin has {code} bytes of code, its largest function {largest}: over what a plugin may bring to compile ({MAX_CODE_BYTES} bytes, {MAX_FUNCTION_BYTES} in one function); build plugins with `ssr build`"
+    )]
+    TooMuchCode { code: usize, largest: usize },
 }
 
 impl From<wasmparser::BinaryReaderError> for ArtifactError {
@@ -191,6 +195,74 @@ pub fn check_imports<'a>(imports: impl IntoIterator<Item = &'a str>) -> Result<(
             names: forbidden.join(", "),
         })
     }
+}
+
+/// The code a plugin may bring for Cranelift to compile, all its core
+/// modules together, and in one function's body. A plugin `ssr build`
+/// makes has about 1 MiB of code, its largest function about 100 KiB
+/// (`engine::wasm`'s test `built_plugins_fit_the_code_bounds`); compile
+/// time and memory grow with both, faster than linearly with a function's
+/// size, so a component over either is refused before anything compiles.
+pub const MAX_CODE_BYTES: usize = 8 << 20;
+pub const MAX_FUNCTION_BYTES: usize = 1 << 20;
+
+/// What a component holds, read without compiling it.
+#[derive(Debug, Default)]
+pub struct Outline {
+    /// Its own imports and exports (not those of components inside it).
+    pub imports: Vec<String>,
+    pub exports: Vec<String>,
+    /// Code bytes over all its core modules, and the largest function's.
+    pub code_bytes: usize,
+    pub largest_function: usize,
+}
+
+/// Reads `bytes`' [`Outline`] in one pass of the parser.
+pub fn outline(bytes: &[u8]) -> Result<Outline, ArtifactError> {
+    use wasmparser::Payload;
+    let mut out = Outline::default();
+    let mut depth = 0usize;
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        match payload? {
+            Payload::ModuleSection { .. } | Payload::ComponentSection { .. } => depth += 1,
+            Payload::End(_) => depth = depth.saturating_sub(1),
+            Payload::ComponentImportSection(imports) if depth == 0 => {
+                for import in imports {
+                    out.imports.push(import?.name.name.to_string());
+                }
+            }
+            Payload::ComponentExportSection(exports) if depth == 0 => {
+                for export in exports {
+                    out.exports.push(export?.name.name.to_string());
+                }
+            }
+            Payload::CodeSectionEntry(body) => {
+                let size = body.range().len();
+                out.code_bytes += size;
+                out.largest_function = out.largest_function.max(size);
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Checks a component before anything of it is compiled: that it is an
+/// `ssr` plugin of this contract ([`check_contract`]), imports nothing
+/// else ([`check_imports`]), and brings no more code than
+/// [`MAX_CODE_BYTES`] and [`MAX_FUNCTION_BYTES`] allow.
+pub fn check_before_compiling(bytes: &[u8]) -> Result<(), ArtifactError> {
+    check_is_component(bytes)?;
+    let outline = outline(bytes)?;
+    check_contract(outline.exports.iter().map(String::as_str))?;
+    check_imports(outline.imports.iter().map(String::as_str))?;
+    if outline.code_bytes > MAX_CODE_BYTES || outline.largest_function > MAX_FUNCTION_BYTES {
+        return Err(ArtifactError::TooMuchCode {
+            code: outline.code_bytes,
+            largest: outline.largest_function,
+        });
+    }
+    Ok(())
 }
 
 /// Reads the JavaScript bundle out of a plugin's custom section.

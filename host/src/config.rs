@@ -214,6 +214,11 @@ settings! {
     /// Open connections per listener; at the limit, new clients wait in the
     /// kernel's backlog.
     max_connections: usize = 4096, "SSR_MAX_CONNECTIONS" { value_name = "N" };
+    /// Open connections one client address may hold, per listener; past
+    /// it, a new one is closed at once, so that one client cannot take
+    /// every place. Behind a proxy every client has the proxy's address:
+    /// raise it there.
+    max_connections_per_client: usize = 1024, "SSR_MAX_CONNECTIONS_PER_CLIENT" { value_name = "N" };
     /// How long a client may take to send a request's head, or to start the
     /// next one on an idle connection; then it is closed (slowloris).
     header_timeout: Millis = Millis(10_000), "SSR_HEADER_TIMEOUT" { value_name = "MS" };
@@ -250,6 +255,12 @@ settings! {
     max_fetch_kib: Kib = Kib(crate::engine::fetch::DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
+    /// Deploys (registrations through the admin API) checked and compiled at
+    /// once, in all; each tenant token has one at a time. More get 429.
+    max_deploys: usize = 2, "SSR_MAX_DEPLOYS" { value_name = "N" };
+    /// Log followers (`ssr tenant logs --follow`) one tenant may have open,
+    /// and as many per tenant token; more get 429.
+    max_log_followers: usize = 8, "SSR_MAX_LOG_FOLLOWERS" { value_name = "N" };
     /// Warm instances each worker keeps, across tenants.
     warm_instances: usize = 16, "SSR_WARM_INSTANCES" { value_name = "N" };
     /// A warm instance unused this long is dropped, so a tenant without
@@ -593,8 +604,15 @@ impl Config {
         if self.body_timeout.0 == 0 || self.send_timeout.0 == 0 {
             return bad("--body-timeout and --send-timeout must be more than 0 ms".into());
         }
-        if self.max_uploads_per_client == 0 {
-            return bad("--max-uploads-per-client must be at least 1".into());
+        if self.max_uploads_per_client == 0
+            || self.max_connections_per_client == 0
+            || self.max_deploys == 0
+            || self.max_log_followers == 0
+        {
+            return bad(
+                "--max-uploads-per-client, --max-connections-per-client, --max-deploys and --max-log-followers must be at least 1"
+                    .into(),
+            );
         }
         if self.max_unsent_mib.bytes() < self.max_response_kib.bytes() {
             return bad(format!(

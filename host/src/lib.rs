@@ -26,6 +26,7 @@ pub mod config;
 pub mod counter;
 pub mod encoding;
 pub mod engine;
+pub mod framing;
 pub mod fs;
 pub mod http;
 pub mod logs;

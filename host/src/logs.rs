@@ -105,8 +105,11 @@ pub fn publish(tenant: &str, level: &str, method: &str, path: &str, message: &st
     let line = Line {
         time: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
         level: level.to_string(),
-        method: method.to_string(),
-        path: path.to_string(),
+        // The request's own text, as a client sent it: escaped like the
+        // tenant's (`console::escape`), so that a follower's terminal shows
+        // it as it is, and cut.
+        method: crate::engine::console::loggable(method).into_owned(),
+        path: crate::engine::console::loggable(path).into_owned(),
         message: if message.len() > LINE_BYTES {
             let mut cut = LINE_BYTES;
             while !message.is_char_boundary(cut) {

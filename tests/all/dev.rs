@@ -96,7 +96,7 @@ fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
     let port = free_port();
     let dev = Dev::start(&site, port, "wasm");
     let (page, _) = dev.until(|s, p| s == 200 && p.contains("Howdy, world!"));
-    assert!(page.contains("/_ssr_dev/events"), "{page}");
+    assert!(page.contains("/_ssr_dev/reload.js"), "{page}");
 
     // The open page hears of each rebuild.
     let mut events = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();

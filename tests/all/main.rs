@@ -24,6 +24,7 @@ mod limits;
 mod node_modules;
 mod pool;
 mod probe;
+mod probe4;
 mod render;
 mod runtime;
 mod streams;

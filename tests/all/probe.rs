@@ -18,11 +18,16 @@ const PROBE: &str = "tests/plugins/probe.js";
 
 /// Registers the probe on each engine (`p-wasm`, `p-v8`) with `query`.
 fn probes(s: &impl Client, query: &str) -> Vec<String> {
+    on_each_engine(s, PROBE, query)
+}
+
+/// Registers `entry` on each engine (`p-wasm`, `p-v8`) with `query`.
+pub fn on_each_engine(s: &impl Client, entry: &str, query: &str) -> Vec<String> {
     Engines::KINDS
         .iter()
         .map(|e| {
             let id = format!("p-{e}");
-            let (status, body) = s.add(&id, PROBE, &format!("engine={e}&{query}"));
+            let (status, body) = s.add(&id, entry, &format!("engine={e}&{query}"));
             assert_eq!(status, 201, "{body}");
             id
         })

@@ -24,6 +24,8 @@
 //!
 //! Invariant: it reads the tenant version's own assets, nothing else.
 
+use std::collections::HashMap;
+
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use contract::Reply;
 use serde::Deserialize;
@@ -132,30 +134,41 @@ fn not_found<'a>(assets: &'a Assets, path: &str) -> Option<&'a Asset> {
 }
 
 /// Sets on `head` what `_headers` says for `path`: a rule's value replaces
-/// the host's own header of that name and joins an earlier rule's.
+/// the host's own header of that name and joins an earlier rule's. A
+/// framing or hop-by-hop header (`crate::framing`) is never touched: the
+/// build refuses rules that name one, and a plugin built elsewhere gets
+/// them ignored.
 pub fn apply_headers(app: &AppConfig, path: &str, head: &mut HeaderMap) {
-    let mut set_by_rules: Vec<HeaderName> = Vec::new();
+    // Per name: removed (`None`), or the rules' values joined, in order.
+    let mut changed: HashMap<HeaderName, Option<String>> = HashMap::new();
     for (name, value) in app.header_changes(path) {
+        if crate::framing::is_framing(name) {
+            continue;
+        }
         let Ok(name) = HeaderName::try_from(name) else {
             continue;
         };
-        match value {
+        match (value, changed.get_mut(&name)) {
+            (Some(value), Some(Some(joined))) => {
+                joined.push_str(", ");
+                joined.push_str(&value);
+            }
+            (value, _) => {
+                changed.insert(name, value);
+            }
+        }
+    }
+    for (name, value) in changed {
+        match value.map(HeaderValue::try_from) {
             None => {
                 head.remove(&name);
             }
-            Some(value) => {
-                let joined = match head.get(&name) {
-                    Some(old) if set_by_rules.contains(&name) => {
-                        format!("{}, {value}", old.to_str().unwrap_or(""))
-                    }
-                    _ => value,
-                };
-                if let Ok(v) = HeaderValue::try_from(joined) {
-                    head.insert(name.clone(), v);
-                }
+            Some(Ok(value)) => {
+                head.insert(name, value);
             }
+            // Not a valid value: the host's own header stays.
+            Some(Err(_)) => {}
         }
-        set_by_rules.push(name);
     }
 }
 

@@ -155,6 +155,8 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     };
                     config.vars.insert(name.clone(), value);
                 }
+                crate::tenant::env::check(&config.vars, &Default::default())
+                    .map_err(|e| config_error(path, format!("`vars`: {e}")))?;
             }
             "assets" => {
                 let Value::Object(a) = v else {

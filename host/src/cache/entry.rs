@@ -357,15 +357,8 @@ fn own_etag(headers: &[(String, String)]) -> Option<String> {
 fn head(headers: &[(String, String)], vary: &[String], etag: Option<&str>) -> HeaderMap {
     let mut h = HeaderMap::with_capacity(headers.len() + 3);
     for (k, v) in headers {
-        if matches!(
-            k.as_str(),
-            "content-length"
-                | "content-encoding"
-                | "etag"
-                | "transfer-encoding"
-                | "connection"
-                | "vary"
-        ) {
+        let per_response = matches!(k.as_str(), "content-encoding" | "etag" | "vary");
+        if per_response || crate::framing::is_framing(k) {
             continue;
         }
         if let (Ok(name), Ok(value)) = (

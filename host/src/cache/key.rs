@@ -18,6 +18,7 @@
 
 use std::borrow::{Borrow, Cow};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use axum::http::{HeaderMap, header};
 
@@ -26,8 +27,11 @@ use axum::http::{HeaderMap, header};
 /// a reused buffer ([`Url::probe`]) and allocates nothing. None of the parts
 /// can hold a NUL: tenant ids are checked at registration, and header values
 /// and request targets with control characters never reach here.
+///
+/// Shared (`Arc`): the thread-local tiers and the tenant's index of its
+/// keys hold the same bytes, not copies of them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CacheKey(Box<str>);
+pub struct CacheKey(Arc<str>);
 
 impl Borrow<str> for CacheKey {
     fn borrow(&self) -> &str {
@@ -38,6 +42,15 @@ impl Borrow<str> for CacheKey {
 impl CacheKey {
     pub fn tenant(&self) -> &str {
         self.0.split('\0').next().unwrap_or("")
+    }
+
+    /// Its length in bytes, as the cache charges it.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Path and query, after the base.
@@ -59,6 +72,12 @@ pub struct Url<'a> {
     /// Path and query as received, after the base.
     pub target: &'a str,
 }
+
+/// The longest key the cache keeps: a URL (with its tenant, host and base)
+/// longer than this is rendered every time and never stored, so a client
+/// cannot fill memory with keys it makes up. 8 KiB is the request line most
+/// servers and proxies take.
+pub const MAX_KEY_BYTES: usize = 8 << 10;
 
 thread_local! {
     static PROBE: RefCell<String> = const { RefCell::new(String::new()) };
@@ -93,6 +112,19 @@ impl<'a> Url<'a> {
             "{}\0{:x}\0{}\0{}\0{}",
             self.tenant, self.version, self.host, self.base, self.target
         );
+    }
+
+    /// The length of its key, without making it.
+    pub fn key_len(&self) -> usize {
+        // Four NULs and the version in hex.
+        let version = (64 - self.version.leading_zeros()).div_ceil(4).max(1) as usize;
+        self.tenant.len() + self.host.len() + self.base.len() + self.target.len() + 4 + version
+    }
+
+    /// Whether its key is too long to keep ([`MAX_KEY_BYTES`]): such a URL
+    /// is rendered every time and never stored.
+    pub fn too_long(&self) -> bool {
+        self.key_len() > MAX_KEY_BYTES
     }
 
     pub fn key(&self) -> CacheKey {
@@ -161,6 +193,11 @@ mod tests {
         let key = url.key();
         assert_eq!((key.tenant(), key.target()), ("shop", "/blog/1?x=1"));
         url.probe(|probe| assert_eq!(probe, Borrow::<str>::borrow(&key)));
+        assert_eq!(url.key_len(), key.len());
+        let url = Url::new("shop", u64::MAX, &h, "", "/");
+        assert_eq!(url.key_len(), url.key().len());
+        let url = Url::new("shop", 0, &h, "", "/");
+        assert_eq!(url.key_len(), url.key().len());
     }
 
     #[test]

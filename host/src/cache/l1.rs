@@ -8,7 +8,7 @@
 //! map.
 //!
 //! Invariants:
-//! - An L1 belongs to one `Cache` and one generation of it. A purge or clear
+//! - An L1 belongs to one `Cache` and one generation of it. A clear
 //!   bumps the process-wide [`GENERATION`]; an L1 that sees another
 //!   generation (or another cache) empties itself before answering.
 //! - A slot that L2 no longer holds (replaced, evicted, expired) is never
@@ -31,7 +31,7 @@ pub const WARM: usize = 128;
 pub const MAX_SLOT_BYTES: usize = 512 << 10;
 pub const MAX_BYTES: usize = 8 << 20;
 
-/// Bumped by every purge and clear of every cache.
+/// Bumped by every clear of every cache.
 pub static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 struct L1 {

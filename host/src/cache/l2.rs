@@ -10,7 +10,15 @@
 //!   response brings a header the slot did not vary on, the slot starts again
 //!   with that response alone (the older variants have no value for it).
 //! - Bytes are counted per tenant and in total on every insert and removal
-//!   ([`L2::release`] is the one place that subtracts). After an insert that
+//!   ([`L2::release`] is the one place that subtracts). A slot is charged
+//!   its key, the header values its variants are keyed by and a fixed
+//!   overhead besides its entries ([`Slot::cost`]), so a URL made long to
+//!   fill memory is charged what it holds.
+//! - Each tenant's keys are indexed ([`Tenant::keys`]): a purge or an
+//!   eviction of one tenant visits that tenant's slots, not every slot. A
+//!   key is in its tenant's index exactly while the map holds it
+//!   ([`L2::removed`] is the one place that takes it out). Locks are taken
+//!   in one order: a shard of the map, then an index, never the reverse. After an insert that
 //!   goes over the tenant's or the total budget, expired slots go first, then
 //!   the oldest, down to 15/16 of the budget, so the O(n) scan is paid once
 //!   per sixteenth of the budget, not once per insert.
@@ -25,6 +33,7 @@
 //!   after round of `benches/peers.sh` as its cache grew, and the sweep was
 //!   10-26% of the server's CPU in `benches/profile.sh`.)
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -42,6 +51,12 @@ pub const MAX_VARIANTS: usize = 32;
 const SWEEP_EVERY: u64 = 64;
 /// A sweep waits for inserts as many as the slots over this.
 const SWEEP_FRACTION: u64 = 8;
+/// What a slot costs beyond its key and entries: the map's place and the
+/// `Arc`, the tenant index's place, the variants' list.
+const SLOT_OVERHEAD: usize = 256;
+/// What each variant's key (one value per varied header) costs beyond its
+/// text.
+const VALUE_OVERHEAD: usize = 24;
 
 /// The variants of one URL.
 #[derive(Debug)]
@@ -76,17 +91,26 @@ impl Slot {
     }
 }
 
+/// One tenant's share of L2: its bytes, and its keys.
+#[derive(Default)]
+struct Tenant {
+    bytes: AtomicUsize,
+    keys: Mutex<HashSet<CacheKey>>,
+}
+
 pub struct L2 {
     map: DashMap<CacheKey, Arc<Slot>>,
     limit: usize,
     tenant_limit: usize,
     bytes: AtomicUsize,
-    tenants: DashMap<Arc<str>, AtomicUsize>,
+    tenants: DashMap<Arc<str>, Tenant>,
     seq: AtomicU64,
     /// Inserts since the last sweep of expired entries.
     unswept: AtomicU64,
     /// One eviction scan at a time.
     evicting: Mutex<()>,
+    /// See [`L2::visited`].
+    visited: AtomicU64,
 }
 
 impl L2 {
@@ -100,6 +124,7 @@ impl L2 {
             seq: AtomicU64::new(0),
             unswept: AtomicU64::new(0),
             evicting: Mutex::new(()),
+            visited: AtomicU64::new(0),
         }
     }
 
@@ -107,7 +132,7 @@ impl L2 {
         let slot = self.map.get(key)?.clone();
         if slot.expires <= now {
             if let Some((k, s)) = self.map.remove_if(key, |_, s| Arc::ptr_eq(s, &slot)) {
-                self.release(&k, &s);
+                self.removed(&k, &s);
             }
             return None;
         }
@@ -128,15 +153,18 @@ impl L2 {
         let slot = match self.map.entry(key) {
             Entry::Occupied(mut o) => {
                 let old = o.get().clone();
-                let slot = Arc::new(Slot::with(Some(&old), entry, headers, now, seq));
+                let slot = Arc::new(Slot::with(o.key(), Some(&old), entry, headers, now, seq));
                 self.charge(&tenant, slot.bytes);
                 o.insert(slot.clone());
                 self.release(o.key(), &old);
                 slot
             }
             Entry::Vacant(v) => {
-                let slot = Arc::new(Slot::with(None, entry, headers, now, seq));
+                let slot = Arc::new(Slot::with(v.key(), None, entry, headers, now, seq));
                 self.charge(&tenant, slot.bytes);
+                let tenants = self.tenants.entry(tenant.clone()).or_default();
+                crate::sync::lock(&tenants.keys).insert(v.key().clone());
+                drop(tenants);
                 v.insert(slot.clone());
                 slot
             }
@@ -167,7 +195,7 @@ impl L2 {
         variants[i].1 = new;
         let fresh = Arc::new(Slot {
             vary: slot.vary.clone(),
-            bytes: variants.iter().map(|(_, e)| e.bytes).sum(),
+            bytes: Slot::cost(key, &slot.vary, &variants),
             variants,
             expires: slot.expires,
             seq: slot.seq,
@@ -197,15 +225,25 @@ impl L2 {
         self.tenants
             .entry(tenant.clone())
             .or_default()
+            .bytes
             .fetch_add(bytes, Ordering::Relaxed);
     }
 
-    /// Accounts for a slot taken out of the map.
+    /// Accounts for a slot taken out of the map, or replaced in it.
     fn release(&self, key: &CacheKey, slot: &Slot) {
         slot.gone.store(true, Ordering::Relaxed);
         self.bytes.fetch_sub(slot.bytes, Ordering::Relaxed);
         if let Some(t) = self.tenants.get(key.tenant()) {
-            t.fetch_sub(slot.bytes, Ordering::Relaxed);
+            t.bytes.fetch_sub(slot.bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Accounts for `key`'s slot taken out of the map: its bytes, and its
+    /// place in the tenant's index.
+    fn removed(&self, key: &CacheKey, slot: &Slot) {
+        self.release(key, slot);
+        if let Some(t) = self.tenants.get(key.tenant()) {
+            crate::sync::lock(&t.keys).remove(key);
         }
     }
 
@@ -213,11 +251,28 @@ impl L2 {
     pub fn remove(&self, key: &str) -> bool {
         match self.map.remove(key) {
             Some((k, s)) => {
-                self.release(&k, &s);
+                self.removed(&k, &s);
                 true
             }
             None => false,
         }
+    }
+
+    /// `tenant`'s keys, those that `keep` says, copied out of its index (so
+    /// that no index lock is held while the map is changed).
+    fn keys_of(&self, tenant: &str, keep: impl Fn(&CacheKey) -> bool) -> Vec<CacheKey> {
+        let Some(t) = self.tenants.get(tenant) else {
+            return Vec::new();
+        };
+        let keys = crate::sync::lock(&t.keys);
+        self.visited.fetch_add(keys.len() as u64, Ordering::Relaxed);
+        keys.iter().filter(|k| keep(k)).cloned().collect()
+    }
+
+    /// Keys visited by purges and evictions of one tenant, in all: what
+    /// they cost (`ssr_cache_purge_visited_total`).
+    pub fn visited(&self) -> u64 {
+        self.visited.load(Ordering::Relaxed)
     }
 
     pub fn bytes(&self) -> usize {
@@ -227,14 +282,14 @@ impl L2 {
     pub fn tenant_bytes(&self, tenant: &str) -> usize {
         self.tenants
             .get(tenant)
-            .map_or(0, |t| t.load(Ordering::Relaxed))
+            .map_or(0, |t| t.bytes.load(Ordering::Relaxed))
     }
 
     /// Bytes held by each tenant that holds any.
     pub fn bytes_by_tenant(&self) -> Vec<(Arc<str>, usize)> {
         self.tenants
             .iter()
-            .map(|t| (t.key().clone(), t.value().load(Ordering::Relaxed)))
+            .map(|t| (t.key().clone(), t.value().bytes.load(Ordering::Relaxed)))
             .collect()
     }
 
@@ -261,12 +316,15 @@ impl L2 {
     /// Removes the oldest slots (of `tenant` only, if given) until `need`
     /// bytes are freed.
     fn evict_oldest(&self, tenant: Option<&str>, mut need: usize) -> usize {
-        let mut ages: Vec<(u64, CacheKey)> = self
-            .map
-            .iter()
-            .filter(|kv| tenant.is_none_or(|t| kv.key().tenant() == t))
-            .map(|kv| (kv.value().seq, kv.key().clone()))
-            .collect();
+        let seq = |k: &CacheKey| self.map.get(k).map(|s| (s.seq, k.clone()));
+        let mut ages: Vec<(u64, CacheKey)> = match tenant {
+            Some(t) => self.keys_of(t, |_| true).iter().filter_map(seq).collect(),
+            None => self
+                .map
+                .iter()
+                .map(|kv| (kv.value().seq, kv.key().clone()))
+                .collect(),
+        };
         ages.sort_unstable_by_key(|(seq, _)| *seq);
         let mut evicted = 0;
         for (_, key) in ages {
@@ -274,7 +332,7 @@ impl L2 {
                 break;
             }
             if let Some((k, s)) = self.map.remove(&key) {
-                self.release(&k, &s);
+                self.removed(&k, &s);
                 need = need.saturating_sub(s.bytes);
                 evicted += 1;
             }
@@ -286,7 +344,7 @@ impl L2 {
         let mut removed = 0;
         self.map.retain(|k, s| {
             if gone(k, s) {
-                self.release(k, s);
+                self.removed(k, s);
                 removed += 1;
                 false
             } else {
@@ -297,11 +355,13 @@ impl L2 {
     }
 
     /// Removes a tenant's entries (optionally only paths under `prefix`);
-    /// returns how many URLs.
+    /// returns how many URLs. Visits that tenant's keys alone.
     pub fn purge(&self, tenant: &str, prefix: Option<&str>) -> usize {
-        self.remove_where(|k, _| {
-            k.tenant() == tenant && prefix.is_none_or(|p| k.target().starts_with(p))
-        })
+        let under = |k: &CacheKey| prefix.is_none_or(|p| k.target().starts_with(p));
+        let keys = self.keys_of(tenant, under);
+        keys.iter()
+            .filter(|k| self.remove(std::borrow::Borrow::borrow(*k)))
+            .count()
     }
 
     pub fn clear(&self) {
@@ -319,7 +379,20 @@ impl L2 {
 
 impl Slot {
     /// `old`'s variants with `entry` added (see the module's invariants).
+    /// What keeping a slot costs: its key, the names it varies on, each
+    /// variant's values and entry, and [`SLOT_OVERHEAD`].
+    fn cost(key: &CacheKey, vary: &[String], variants: &[(Varied, Arc<CacheEntry>)]) -> usize {
+        let text = |v: &Option<Box<str>>| VALUE_OVERHEAD + v.as_ref().map_or(0, |v| v.len());
+        let names: usize = vary.iter().map(|n| VALUE_OVERHEAD + n.len()).sum();
+        let variants: usize = variants
+            .iter()
+            .map(|(values, e)| e.bytes + values.iter().map(text).sum::<usize>())
+            .sum();
+        SLOT_OVERHEAD + key.len() + names + variants
+    }
+
     fn with(
+        key: &CacheKey,
         old: Option<&Slot>,
         entry: Arc<CacheEntry>,
         headers: &HeaderMap,
@@ -344,7 +417,7 @@ impl Slot {
         }
         variants.push((values, entry));
         Slot {
-            bytes: variants.iter().map(|(_, e)| e.bytes).sum(),
+            bytes: Slot::cost(key, &vary, &variants),
             expires: variants.iter().map(|(_, e)| e.expires).max().unwrap_or(now),
             vary,
             variants,

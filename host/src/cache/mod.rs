@@ -23,8 +23,11 @@
 //!   and a stored page in every encoding once a hit asks for one it lacks
 //!   ([`Cache::compress_later`]): a page no one asks for again is never
 //!   compressed for no one.
-//! - Bytes are bounded in total and per tenant (`l2.rs`); [`Cache::purge`]
-//!   and [`Cache::clear`] drop the entries and invalidate every thread's L1.
+//! - Bytes are bounded in total and per tenant (`l2.rs`), keys included;
+//!   a key over [`MAX_KEY_BYTES`] is never stored. [`Cache::purge`] drops
+//!   one tenant's entries, visiting only those (each thread's L1 drops a
+//!   purged slot when it next finds it gone); [`Cache::clear`] drops every
+//!   entry and invalidates every thread's L1.
 
 mod api;
 mod entry;
@@ -44,7 +47,7 @@ use axum::http::{HeaderMap, header};
 pub use api::CacheApi;
 pub use entry::{CacheEntry, Decision, Encoding, X_CACHE, policy_ttl};
 pub use flight::Flights;
-pub use key::{CacheKey, Url, Varied};
+pub use key::{CacheKey, MAX_KEY_BYTES, Url, Varied};
 
 use crate::counter::Striped;
 
@@ -288,6 +291,10 @@ impl Cache {
         if !entry.stored {
             return;
         }
+        if key.len() > key::MAX_KEY_BYTES {
+            not_stored(key.tenant(), "key-too-long");
+            return;
+        }
         if entry.bytes > self.limits.tenant_bytes {
             not_stored(key.tenant(), "too-large");
             return;
@@ -307,10 +314,17 @@ impl Cache {
     }
 
     /// Drops `tenant`'s entries (those under `prefix` only, if given).
+    /// Costs in proportion to the tenant's own entries: the threads' L1s
+    /// are not emptied (other tenants keep theirs), and drop a purged
+    /// slot when they next find it gone.
     pub fn purge(&self, tenant: &str, prefix: Option<&str>) -> usize {
-        let n = self.l2.purge(tenant, prefix);
-        l1::invalidate_all();
-        n
+        self.l2.purge(tenant, prefix)
+    }
+
+    /// Keys visited by purges and by evictions of one tenant: the work
+    /// they did (`ssr_cache_purge_visited_total`).
+    pub fn visited(&self) -> u64 {
+        self.l2.visited()
     }
 
     pub fn clear(&self) {

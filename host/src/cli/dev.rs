@@ -10,6 +10,19 @@
 //! each request, adds to an HTML page a script that listens on
 //! `/_ssr_dev/events` (server-sent events) and reloads on `reload`, and
 //! while the last build failed answers every request with that error.
+//!
+//! What it keeps from other people on the machine and other sites in the
+//! browser:
+//! - it answers only a request whose `Host` is `localhost`, `127.0.0.1`
+//!   or `[::1]` (with any port), as Vite does: a page elsewhere that
+//!   rebinds its own name to 127.0.0.1 gets 403, not the site;
+//! - the backend's admin token reaches it in its environment (readable by
+//!   this user alone), not on its command line (readable by every user);
+//! - `.dev.vars` are registered as secrets: the backend's admin API shows
+//!   their names, never their values;
+//! - the reload script is a file of its own (`/_ssr_dev/reload.js`), not
+//!   inline code that a page's Content-Security-Policy may refuse, and it
+//!   is put into a page's bytes as they are, whatever their encoding.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,8 +53,11 @@ pub struct DevArgs {
     port: u16,
 }
 
-/// The script added to HTML pages: reload when the site was rebuilt.
-const RELOAD: &str = "<script>new EventSource('/_ssr_dev/events').addEventListener('reload',()=>location.reload())</script>";
+/// The script added to HTML pages, and what it runs: reload when the site
+/// was rebuilt.
+const RELOAD: &str = "<script src=\"/_ssr_dev/reload.js\"></script>";
+const RELOAD_JS: &str =
+    "new EventSource('/_ssr_dev/events').addEventListener('reload',()=>location.reload());\n";
 
 struct Dev {
     dir: PathBuf,
@@ -57,6 +73,8 @@ struct Dev {
     http: reqwest::Client,
     /// The guest runtime compiled once for this session's builds.
     code_cache: tempfile::TempDir,
+    /// The `.dev.vars` names registered as secrets by the last build.
+    secrets: tokio::sync::Mutex<Vec<String>>,
 }
 
 pub fn run(args: DevArgs) -> anyhow::Result<ExitCode> {
@@ -88,6 +106,7 @@ async fn dev(args: DevArgs) -> anyhow::Result<ExitCode> {
         reload: broadcast::channel(16).0,
         http: reqwest::Client::new(),
         code_cache: tempfile::tempdir()?,
+        secrets: Default::default(),
     });
     backend.ready(&dev.http).await?;
     rebuild(&dev).await;
@@ -101,7 +120,17 @@ async fn dev(args: DevArgs) -> anyhow::Result<ExitCode> {
     );
     let app = axum::Router::new()
         .route("/_ssr_dev/events", axum::routing::get(events))
+        .route(
+            "/_ssr_dev/reload.js",
+            axum::routing::get(|| async {
+                (
+                    [("content-type", "text/javascript; charset=utf-8")],
+                    RELOAD_JS,
+                )
+            }),
+        )
         .fallback(forward)
+        .layer(axum::middleware::from_fn(local_hosts_only))
         .with_state(dev);
     // Ctrl-C or a TERM ends both processes: the server that runs the site
     // is stopped here (`Backend`'s drop), not left behind holding the
@@ -133,7 +162,9 @@ impl Backend {
         let child = std::process::Command::new(std::env::current_exe()?)
             .args(["serve", "--demo=false", "--listen"])
             .arg(format!("127.0.0.1:{port}"))
-            .args(["--admin-token", &token, "--stop-with-stdin"])
+            .arg("--stop-with-stdin")
+            // Not an argument: every user may read a process's arguments.
+            .env("SSR_ADMIN_TOKEN", &token)
             // Its end of this pipe closes when this process ends, however
             // it ends: the server then stops too.
             .stdin(std::process::Stdio::piped())
@@ -206,34 +237,87 @@ async fn register(dev: &Dev) -> anyhow::Result<()> {
         Ok((site, built.plugin))
     })
     .await??;
+    let secrets = dev_vars(&dev.dir)?;
+    // A `.dev.vars` value stands in for the config's var of that name.
+    let named = |var: &str| {
+        let name = var.split_once('=').map_or(var, |(n, _)| n);
+        secrets.iter().any(|(n, _)| n == name)
+    };
     let mut query: Vec<(String, String)> = site
         .settings(None)
         .into_iter()
-        .filter(|(k, _)| k != "host" && k != "engine" && k != "debug")
+        .filter(|(k, v)| k != "host" && k != "engine" && k != "debug" && !(k == "var" && named(v)))
         .collect();
     query.push(("host".into(), dev.host.clone()));
     query.push(("engine".into(), dev.engine.as_str().into()));
     query.push(("debug".into(), "true".into()));
-    for (name, value) in dev_vars(&dev.dir)? {
-        query.push(("var".into(), format!("{name}={value}")));
+    let tenant = format!("{}/_ssr/admin/tenants/{}", dev.backend, site.name);
+    let mut registered = dev.secrets.lock().await;
+    // A name the new `.dev.vars` lacks goes first: it may be a var now.
+    for gone in registered
+        .iter()
+        .filter(|n| !secrets.iter().any(|(s, _)| s == *n))
+    {
+        let url = format!("{tenant}/secrets/{gone}");
+        admin(dev, dev.http.delete(url)).await?;
     }
-    let url = format!(
-        "{}/_ssr/admin/tenants/{}?{}",
-        dev.backend,
-        site.name,
-        client::query(&query)
-    );
-    let answer = dev
-        .http
-        .put(url)
-        .bearer_auth(&dev.token)
-        .body(plugin)
-        .send()
-        .await?;
-    if !answer.status().is_success() {
+    registered.clear();
+    let url = format!("{tenant}?{}", client::query(&query));
+    admin(dev, dev.http.put(url).body(plugin)).await?;
+    for (name, value) in secrets {
+        let url = format!("{tenant}/secrets/{name}");
+        admin(dev, dev.http.put(url).body(value)).await?;
+        registered.push(name);
+    }
+    Ok(())
+}
+
+/// Sends one admin request to the backend; its answer's text if it failed.
+async fn admin(dev: &Dev, request: reqwest::RequestBuilder) -> anyhow::Result<()> {
+    let answer = request.bearer_auth(&dev.token).send().await?;
+    if !answer.status().is_success() && answer.status() != reqwest::StatusCode::NOT_FOUND {
         bail!("{}", answer.text().await.unwrap_or_default().trim_end());
     }
     Ok(())
+}
+
+/// Refuses a request whose `Host` is not this machine's loopback name: a
+/// page that rebinds its own name to 127.0.0.1 would read the dev site, its
+/// debug pages and error stacks, as its own origin.
+async fn local_hosts_only(req: Request, next: axum::middleware::Next) -> Response {
+    let host = req
+        .headers()
+        .get("host")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if is_local_host(host) {
+        return next.run(req).await;
+    }
+    (
+        axum::http::StatusCode::FORBIDDEN,
+        format!(
+            "ssr dev answers only http://localhost, 127.0.0.1 and [::1], not the host {:?}\n",
+            host
+        ),
+    )
+        .into_response()
+}
+
+/// Whether `host` (a `Host` header) names this machine's loopback.
+fn is_local_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or("", |(name, _)| name),
+        None => host.split_once(':').map_or(host, |(name, _)| name),
+    };
+    let port_ok = match host.rsplit_once(':') {
+        Some((_, port)) if !host.ends_with(']') => port.parse::<u16>().is_ok(),
+        _ => true,
+    };
+    port_ok
+        && matches!(
+            name.to_ascii_lowercase().as_str(),
+            "localhost" | "127.0.0.1" | "::1"
+        )
 }
 
 /// `.dev.vars` (the Workers convention): `NAME=VALUE` lines, `#` comments,
@@ -380,17 +464,59 @@ async fn proxy(dev: &Dev, req: Request) -> anyhow::Result<Response> {
     Ok(response)
 }
 
-/// `page` with the reload script before its `</body>`, or at its end.
+/// `page` with the reload script before its last `</body>` (any case),
+/// or at its end; its other bytes as they are (a page need not be UTF-8).
 fn inject(page: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(page);
-    match text.rfind("</body>") {
-        Some(at) => format!("{}{RELOAD}{}", &text[..at], &text[at..]).into_bytes(),
-        None => format!("{text}{RELOAD}").into_bytes(),
-    }
+    let at = page
+        .windows(7)
+        .rposition(|w| w.eq_ignore_ascii_case(b"</body>"))
+        .unwrap_or(page.len());
+    [&page[..at], RELOAD.as_bytes(), &page[at..]].concat()
 }
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_hosts_are_local() {
+        for host in [
+            "localhost",
+            "localhost:8787",
+            "LOCALHOST:1",
+            "127.0.0.1",
+            "127.0.0.1:8787",
+            "[::1]",
+            "[::1]:8787",
+        ] {
+            assert!(is_local_host(host), "{host}");
+        }
+        for host in [
+            "",
+            "evil.example",
+            "evil.example:8787",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io",
+            "[::2]:8787",
+            "localhost:x",
+            "127.0.0.2",
+        ] {
+            assert!(!is_local_host(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn the_script_goes_in_before_the_body_ends_and_other_bytes_stay() {
+        let page = b"<p>caf\xe9</p></BODY></html>";
+        let made = inject(page);
+        let want = [&b"<p>caf\xe9</p>"[..], RELOAD.as_bytes(), b"</BODY></html>"].concat();
+        assert_eq!(made, want);
+        assert_eq!(inject(b"<p>x"), [&b"<p>x"[..], RELOAD.as_bytes()].concat());
+    }
 }

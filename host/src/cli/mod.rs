@@ -52,6 +52,9 @@ enum Command {
         /// The process's address space, in bytes.
         #[arg(long)]
         address_space: u64,
+        /// The largest frame the server reads from it, in bytes.
+        #[arg(long)]
+        frame_limit: usize,
     },
 }
 
@@ -82,7 +85,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Init(args) => init::run(args),
         Command::Dev(args) => dev::run(args),
         #[cfg(feature = "v8")]
-        Command::V8Worker { address_space } => ssr::engine::v8::process::worker::run(address_space),
+        Command::V8Worker {
+            address_space,
+            frame_limit,
+        } => ssr::engine::v8::process::worker::run(address_space, frame_limit),
     }
 }
 

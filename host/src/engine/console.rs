@@ -210,11 +210,20 @@ pub fn loggable(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// `s` with every control character, and the Unicode line and paragraph
-/// separators, written as an escape (`\n`, `\u{1b}`), so that it is one line
-/// of plain text; borrowed when there is none.
+/// `s` with every control character (C0 and C1), the Unicode line and
+/// paragraph separators and the bidirectional controls (which reorder
+/// what a terminal shows after them) written as an escape (`\n`,
+/// `\u{1b}`, `\u{202e}`), so that it is one line of plain text that reads
+/// as it is; borrowed when there is none.
 pub fn escape(s: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{061c}' | '\u{200e}' | '\u{200f}'
+                    | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            )
+    };
     if !s.chars().any(unsafe_char) {
         return Cow::Borrowed(s);
     }
@@ -240,6 +249,10 @@ mod tests {
         assert_eq!(
             escape("a\nb\r\u{1b}[31m\u{2028}\t"),
             "a\\nb\\r\\u{1b}[31m\\u{2028}\\t"
+        );
+        assert_eq!(
+            escape("C1 \u{9b}31m, bidi \u{202e}gnp.exe\u{2066}"),
+            "C1 \\u{9b}31m, bidi \\u{202e}gnp.exe\\u{2066}"
         );
     }
 

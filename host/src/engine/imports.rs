@@ -296,12 +296,12 @@ impl Imports {
                 };
                 metrics::counter!("ssr_wait_until_total", "tenant" => self.grants.tenant.to_string(), "outcome" => outcome)
                     .increment(1);
+                // Tenant text: through the console's escaping, cut and
+                // budget, as any line of the tenant's.
                 if let Some(message) = done.failed {
-                    tracing::warn!(
-                        tenant = %self.grants.tenant,
-                        "ctx.waitUntil() work failed: {}",
-                        self.grants.redact(&message)
-                    );
+                    let said = format!("ctx.waitUntil() work failed: {message}");
+                    self.console
+                        .write(contract::LogLevel::Warn, &self.grants.redact(&said));
                 }
                 Ok(Reply::default())
             }

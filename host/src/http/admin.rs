@@ -40,6 +40,7 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
+use super::gate::Gate;
 use crate::tenant::{EnvChange, LimitOverrides, Registration, Settings, Tenant, env};
 
 /// Who an admin request comes from: the operator (the admin token), or a
@@ -47,7 +48,59 @@ use crate::tenant::{EnvChange, LimitOverrides, Registration, Settings, Tenant, e
 #[derive(Clone, Debug)]
 pub enum Caller {
     Operator,
-    Tenant(String),
+    /// A tenant token: its tenant's id, and the token's own id.
+    Tenant {
+        tenant: String,
+        token: String,
+    },
+}
+
+/// What the admin API lets run at once; past each bound, 429 with what to
+/// do. `docs/security.md` lists them with their settings.
+pub struct Running {
+    /// Log followers per tenant, and per tenant token
+    /// (`--max-log-followers`); the operator's count per tenant only.
+    followers_per_tenant: Arc<Gate<String>>,
+    followers_per_token: Arc<Gate<String>>,
+    /// Deploys being checked and compiled: in all (`--max-deploys`), and
+    /// one per token at a time.
+    deploys: Arc<Gate<()>>,
+    deploys_per_token: Arc<Gate<String>>,
+    /// One purge of a tenant at a time.
+    purges: Arc<Gate<String>>,
+}
+
+impl Running {
+    pub fn new(config: &crate::config::Config) -> Running {
+        Running {
+            followers_per_tenant: Gate::new(config.max_log_followers),
+            followers_per_token: Gate::new(config.max_log_followers),
+            deploys: Gate::new(config.max_deploys),
+            deploys_per_token: Gate::new(1),
+            purges: Gate::new(1),
+        }
+    }
+
+    /// A place for a deploy by `caller`.
+    fn deploy(&self, caller: &Caller) -> Result<Vec<Box<dyn std::any::Any + Send>>, ApiError> {
+        let mut held: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
+        if let Caller::Tenant { token, .. } = caller {
+            let pass = self.deploys_per_token.enter(token.clone()).ok_or_else(|| {
+                ApiError::TooMany(
+                    "this token has a deploy running; send the next one when it is done".into(),
+                )
+            })?;
+            held.push(Box::new(pass));
+        }
+        let pass = self.deploys.enter(()).ok_or_else(|| {
+            ApiError::TooMany(format!(
+                "the server is compiling {} deploys already (--max-deploys); try again in a few seconds",
+                self.deploys.max()
+            ))
+        })?;
+        held.push(Box::new(pass));
+        Ok(held)
+    }
 }
 
 /// Rejects requests without the admin token or a live tenant token, and a
@@ -72,13 +125,16 @@ pub async fn authorize(
         // A read of the shared store, with one: off the async threads.
         let registry = state.registry.clone();
         match tokio::task::spawn_blocking(move || registry.token_tenant(&given)).await {
-            Ok(Ok(Some(tenant))) => Caller::Tenant(tenant),
+            Ok(Ok(Some(record))) => Caller::Tenant {
+                tenant: record.tenant,
+                token: record.id,
+            },
             Ok(Ok(None)) => return ApiError::Unauthorized.into_response(),
             Ok(Err(e)) => return ApiError::from(e).into_response(),
             Err(_) => return ApiError::Internal.into_response(),
         }
     };
-    if let Caller::Tenant(tenant) = &caller {
+    if let Caller::Tenant { tenant, .. } = &caller {
         let path = req.uri().path();
         let path = path.strip_prefix(super::HOST_PREFIX).unwrap_or(path);
         if let Err(why) = scope(req.method(), path, tenant) {
@@ -198,6 +254,7 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let mut settings = Settings::default();
+    let mut debug_named = false;
     for (k, v) in contract::query_pairs(query.as_deref().unwrap_or("")) {
         match k.as_str() {
             "host" => settings.hosts.push(v),
@@ -214,6 +271,7 @@ pub async fn put(
                 settings.vars.insert(name, value);
             }
             "debug" => {
+                debug_named = true;
                 settings.debug = match v.as_str() {
                     "true" | "1" => true,
                     "false" | "0" => false,
@@ -238,13 +296,15 @@ pub async fn put(
             }
         }
     }
-    if let Caller::Tenant(_) = caller {
-        keep_the_operators(&state, &id, &mut settings)?;
+    if let Caller::Tenant { .. } = caller {
+        within_the_operators(&state, &id, &mut settings, debug_named)?;
     }
+    let running = state.admin.deploy(&caller)?;
     let app = state.clone();
     let put = tokio::task::spawn_blocking(move || app.registry.put(&id, &body, settings))
         .await
         .map_err(|_| ApiError::Internal)??;
+    drop(running);
     forget_old(&state, &put.tenant);
     tracing::info!(
         tenant = &*put.tenant.id,
@@ -260,17 +320,50 @@ pub async fn put(
     Ok((status, Json(TenantView::from(&*put.tenant))).into_response())
 }
 
-/// A tenant token's deploy: the hostnames and limits are the operator's (a
-/// hostname is a claim on a name that someone must have checked, a limit a
-/// share of the machine). A deploy that names none keeps those registered;
-/// one that names others is refused.
-fn keep_the_operators(state: &AppState, id: &str, settings: &mut Settings) -> Result<(), ApiError> {
-    let (hosts, limits) = state
+/// A tenant token's deploy stays within what the operator set: it may
+/// narrow it, never widen it. What the operator registered (or, for a
+/// tenant not registered yet, the server's defaults) is the bound:
+/// - hostnames and limits (a hostname is a claim on a name someone must
+///   have checked, a limit a share of the machine): the same, or none named
+///   (then the registered ones stay);
+/// - the engine and the isolation mode: the same, or none named;
+/// - `allow_fetch`: origins the operator granted, or none named (then the
+///   granted ones stay);
+/// - `debug`: may be turned off, not on; not named, it stays.
+///
+/// Anything else is 403, naming the field.
+fn within_the_operators(
+    state: &AppState,
+    id: &str,
+    settings: &mut Settings,
+    debug_named: bool,
+) -> Result<(), ApiError> {
+    let registered = state
         .registry
         .get(id)
         .filter(|t| !t.registration.demo)
-        .map(|t| (t.registration.hosts.clone(), t.registration.limits.clone()))
+        .map(|t| t.registration.clone());
+    let defaults = state.registry.defaults();
+    let (hosts, limits, grants, debug) = registered
+        .as_ref()
+        .map(|r| {
+            (
+                r.hosts.clone(),
+                r.limits.clone(),
+                r.allow_fetch.clone(),
+                r.debug,
+            )
+        })
         .unwrap_or_default();
+    let engine = registered
+        .as_ref()
+        .map_or_else(Default::default, |r| r.engine);
+    let mode = registered.as_ref().map_or(defaults.mode, |r| r.mode);
+    let refused = |what: &str, registered: String| {
+        Err(ApiError::Forbidden(format!(
+            "a tenant token cannot change tenant `{id}`'s {what} (registered: {registered}); ask the operator, or deploy without it"
+        )))
+    };
     let named = |h: &[String]| -> Vec<String> {
         let mut h: Vec<String> = h
             .iter()
@@ -282,16 +375,34 @@ fn keep_the_operators(state: &AppState, id: &str, settings: &mut Settings) -> Re
     if settings.hosts.is_empty() {
         settings.hosts = hosts;
     } else if named(&settings.hosts) != named(&hosts) {
-        return Err(ApiError::Forbidden(format!(
-            "a tenant token cannot change tenant `{id}`'s hostnames (registered: {hosts:?}); ask the operator, or deploy without `host`"
-        )));
+        return refused("hostnames", format!("{hosts:?}"));
     }
     if settings.limits == LimitOverrides::default() {
         settings.limits = limits;
     } else if settings.limits != limits {
-        return Err(ApiError::Forbidden(format!(
-            "a tenant token cannot change tenant `{id}`'s limits; ask the operator, or deploy without them"
-        )));
+        return refused("limits", format!("{limits:?}"));
+    }
+    match settings.engine {
+        Some(named) if named != engine => return refused("engine", engine.to_string()),
+        _ => settings.engine = Some(engine),
+    }
+    match settings.mode {
+        Some(named) if named != mode => return refused("isolation mode", mode.to_string()),
+        _ => settings.mode = Some(mode),
+    }
+    if settings.allow_fetch.is_empty() {
+        settings.allow_fetch = grants;
+    } else if let Some(wider) = settings.allow_fetch.iter().find(|o| !grants.contains(o)) {
+        let granted: Vec<String> = grants.iter().map(|o| o.to_string()).collect();
+        return refused(
+            &format!("fetch grants (it named {wider})"),
+            format!("{granted:?}"),
+        );
+    }
+    if !debug_named {
+        settings.debug = debug;
+    } else if settings.debug && !debug {
+        return refused("debug mode", "off".into());
     }
     Ok(())
 }
@@ -369,11 +480,32 @@ pub async fn revoke_token(
 /// when this reader fell behind and lost lines.
 pub async fn logs(
     State(state): State<Arc<AppState>>,
+    Extension(caller): Extension<Caller>,
     connection: Option<Extension<super::listen::Connection>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     use axum::response::sse::{Event, KeepAlive, Sse};
     state.registry.current(&id)?;
+    let running = &state.admin;
+    let too_many = |whose: &str| {
+        ApiError::TooMany(format!(
+            "{whose} has {} log followers open (--max-log-followers); close one first",
+            running.followers_per_tenant.max()
+        ))
+    };
+    let per_token = match &caller {
+        Caller::Tenant { token, .. } => Some(
+            running
+                .followers_per_token
+                .enter(token.clone())
+                .ok_or_else(|| too_many("this token"))?,
+        ),
+        Caller::Operator => None,
+    };
+    let per_tenant = running
+        .followers_per_tenant
+        .enter(id.clone())
+        .ok_or_else(|| too_many(&format!("tenant `{id}`")))?;
     // A follower that stops reading is then behind after some kilobytes:
     // it loses lines (counted) and, past `--send-timeout`, its connection.
     if let Some(Extension(connection)) = connection {
@@ -381,7 +513,9 @@ pub async fn logs(
     }
     let follower = crate::logs::follow(&id);
     let ready = Event::default().event("ready").data(&id);
-    let lines = futures_util::stream::unfold(follower, |mut follower| async move {
+    // The places are the stream's: given back when the connection ends.
+    let held = (follower, per_tenant, per_token);
+    let lines = futures_util::stream::unfold(held, |(mut follower, a, b)| async move {
         let event = match follower.next().await {
             crate::logs::Next::Line(line) => Event::default()
                 .event("line")
@@ -391,7 +525,7 @@ pub async fn logs(
                 .event("dropped")
                 .data(format!("{{\"lines\":{n}}}")),
         };
-        Some((Ok::<_, std::convert::Infallible>(event), follower))
+        Some((Ok::<_, std::convert::Infallible>(event), (follower, a, b)))
     });
     let events =
         futures_util::stream::StreamExt::chain(futures_util::stream::iter([Ok(ready)]), lines);
@@ -535,11 +669,20 @@ pub async fn purge(
         .into_iter()
         .find(|(k, _)| k == "prefix")
         .map(|(_, v)| v);
-    let purged = state.cache.purge(&id, prefix.as_deref());
-    // Every other replica sharing the store purges too.
+    let _one = state.admin.purges.enter(id.clone()).ok_or_else(|| {
+        ApiError::TooMany(format!(
+            "a purge of tenant `{id}` is running; send the next one when it is done"
+        ))
+    })?;
+    // Off the async threads: it costs in proportion to the tenant's own
+    // entries, and every other replica sharing the store purges too.
     let app = state.clone();
-    tokio::task::spawn_blocking(move || app.registry.announce_purge(&id, prefix.as_deref()))
-        .await
-        .map_err(|_| ApiError::Internal)??;
+    let purged = tokio::task::spawn_blocking(move || {
+        let purged = app.cache.purge(&id, prefix.as_deref());
+        app.registry.announce_purge(&id, prefix.as_deref())?;
+        Ok::<_, crate::tenant::TenantError>(purged)
+    })
+    .await
+    .map_err(|_| ApiError::Internal)??;
     Ok(Json(Purged { purged }))
 }

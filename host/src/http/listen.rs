@@ -14,8 +14,11 @@
 //!   connection closed. Bodies are limited by the router
 //!   (`DefaultBodyLimit`) and, for pages, in `routes::read_body`, which
 //!   also bounds their time (`--body-timeout`) and how many one client
-//!   address may be sending at once ([`Uploads`]); each request carries
+//!   address may be sending at once (`gate.rs`); each request carries
 //!   its [`Client`] address for that;
+//! - **connections per client address** (`--max-connections-per-client`):
+//!   past it, a new connection from that address is closed at once, so
+//!   one client cannot hold the listener's places;
 //! - **a send timeout**: a write that makes no progress for
 //!   `send_timeout` (a client that stopped reading) fails, and the
 //!   connection closes ([`SendTimeout`]), which frees what its response
@@ -24,13 +27,12 @@
 //! Shutdown: when `stop` fires the loop stops accepting, every connection
 //! finishes its request in flight and closes, up to `grace`.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -46,6 +48,7 @@ use tokio::sync::{Semaphore, watch};
 #[derive(Clone, Copy, Debug)]
 pub struct ConnectionPolicy {
     pub max_connections: usize,
+    pub max_connections_per_client: usize,
     pub header_timeout: Duration,
     pub max_header_bytes: usize,
     /// How long a write may make no progress.
@@ -58,6 +61,7 @@ impl From<&crate::config::Config> for ConnectionPolicy {
     fn from(c: &crate::config::Config) -> Self {
         ConnectionPolicy {
             max_connections: c.max_connections,
+            max_connections_per_client: c.max_connections_per_client,
             header_timeout: c.header_timeout.duration(),
             max_header_bytes: c.max_header_kib.bytes(),
             send_timeout: c.send_timeout.duration(),
@@ -88,57 +92,6 @@ impl Connection {
         let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.0) };
         if let Err(e) = rustix::net::sockopt::set_socket_send_buffer_size(fd, bytes) {
             tracing::debug!("limiting a connection's send buffer failed: {e}");
-        }
-    }
-}
-
-/// Request bodies each client address is sending now, at most `max` each.
-pub struct Uploads {
-    max: usize,
-    by_client: Mutex<HashMap<IpAddr, usize>>,
-}
-
-/// One body being received; its client's count goes down when dropped.
-pub struct Upload<'a> {
-    uploads: &'a Uploads,
-    client: IpAddr,
-}
-
-impl Uploads {
-    pub fn new(max: usize) -> Uploads {
-        Uploads {
-            max,
-            by_client: Mutex::default(),
-        }
-    }
-
-    pub fn max(&self) -> usize {
-        self.max
-    }
-
-    /// A body from `client` starts arriving, unless it is sending `max`.
-    pub fn begin(&self, client: IpAddr) -> Option<Upload<'_>> {
-        let mut all = crate::sync::lock(&self.by_client);
-        let n = all.entry(client).or_default();
-        if *n >= self.max {
-            return None;
-        }
-        *n += 1;
-        Some(Upload {
-            uploads: self,
-            client,
-        })
-    }
-}
-
-impl Drop for Upload<'_> {
-    fn drop(&mut self) {
-        let mut all = crate::sync::lock(&self.uploads.by_client);
-        if let Some(n) = all.get_mut(&self.client) {
-            *n -= 1;
-            if *n == 0 {
-                all.remove(&self.client);
-            }
         }
     }
 }
@@ -240,6 +193,7 @@ pub async fn serve(
     mut stop: watch::Receiver<()>,
 ) {
     let open = Arc::new(Semaphore::new(limits.max_connections));
+    let per_client = super::gate::Gate::new(limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -263,6 +217,10 @@ pub async fn serve(
             },
             _ = stop.changed() => break,
         };
+        let Some(held) = per_client.enter(peer.ip()) else {
+            tracing::debug!(client = %peer.ip(), "connection closed: --max-connections-per-client");
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let client = Client(peer.ip());
@@ -277,7 +235,7 @@ pub async fn serve(
         let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             let _ = conn.await;
-            drop(permit);
+            drop((permit, held));
         });
     }
     drop(listener);

@@ -16,6 +16,7 @@
 
 pub mod admin;
 pub mod error;
+pub mod gate;
 pub mod listen;
 mod routes;
 mod stream;
@@ -27,7 +28,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post, put};
+use axum::routing::{any, delete, get, post, put};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tower::ServiceExt;
 
@@ -54,7 +55,9 @@ pub struct AppState {
     /// Rendered bytes waiting for clients (`--max-unsent-mib`).
     pub unsent: Arc<crate::unsent::Unsent>,
     /// Request bodies arriving, per client (`--max-uploads-per-client`).
-    pub uploads: listen::Uploads,
+    pub uploads: Arc<gate::Gate<std::net::IpAddr>>,
+    /// What the admin API lets run at once (`admin.rs`).
+    pub admin: admin::Running,
     /// Set once start-up work (demo tenants) is done.
     pub ready: AtomicBool,
     pub metrics: PrometheusHandle,
@@ -147,7 +150,8 @@ impl AppState {
             cache,
             flights: Default::default(),
             unsent: crate::unsent::Unsent::new(config.max_unsent_mib.bytes()),
-            uploads: listen::Uploads::new(config.max_uploads_per_client),
+            uploads: gate::Gate::new(config.max_uploads_per_client),
+            admin: admin::Running::new(&config),
             config,
             registry,
             pool,
@@ -254,7 +258,8 @@ pub fn app(state: Arc<AppState>) -> listen::Service {
         if let Some(host) = host.as_ref().filter(|_| is_host_path(req.uri().path())) {
             return Box::pin(routed(host.clone(), req));
         }
-        let (parts, body) = req.into_parts();
+        let (mut parts, body) = req.into_parts();
+        routes::absolute_form(&mut parts);
         match routes::answer(&state, &parts) {
             routes::Step::Done(resp) => Box::pin(std::future::ready(resp)),
             routes::Step::Render(pending) => {
@@ -306,6 +311,12 @@ pub fn host_app(state: Arc<AppState>) -> Router {
             "/admin/tenants/{id}/secrets/{name}",
             put(admin::put_secret).delete(admin::remove_secret),
         )
+        // Behind the token too: without one, a path that is not an
+        // endpoint answers as one that is (401), so that no one can list
+        // the endpoints by asking.
+        .route("/admin", any(no_endpoint))
+        .route("/admin/{*rest}", any(no_endpoint))
+        .route("/metrics/{*rest}", any(no_endpoint))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             admin::authorize,
@@ -313,13 +324,15 @@ pub fn host_app(state: Arc<AppState>) -> Router {
     let open = Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz));
-    let host = open
-        .merge(guarded)
-        .fallback(|| async { ApiError::NotFound("no such endpoint of the host".into()) });
+    let host = open.merge(guarded).fallback(no_endpoint);
     Router::new()
         .nest(HOST_PREFIX, host)
         .layer(DefaultBodyLimit::max(1 << 20))
         .with_state(state)
+}
+
+async fn no_endpoint() -> ApiError {
+    ApiError::NotFound("no such endpoint of the host".into())
 }
 
 /// 200 once start-up work is done. With a shared store it says whether
@@ -355,6 +368,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
     metrics::counter!("ssr_cache_insertions_total").absolute(load(&s.insertions));
     metrics::counter!("ssr_cache_recompressions_total").absolute(load(&s.recompressions));
     metrics::counter!("ssr_cache_evictions_total").absolute(load(&s.evictions));
+    metrics::counter!("ssr_cache_purge_visited_total").absolute(state.cache.visited());
     metrics::gauge!("ssr_cache_hit_ratio").set(hits as f64 / lookups.max(1) as f64);
     metrics::gauge!("ssr_cache_entries").set(state.cache.len() as f64);
     metrics::gauge!("ssr_cache_bytes").set(state.cache.bytes() as f64);

@@ -57,6 +57,21 @@ pub struct Pending {
     cache: Option<(CacheKey, Miss)>,
 }
 
+/// An absolute-form request (`GET http://b.example/ HTTP/1.1`) is for the
+/// target's host, whatever its `Host` header says (RFC 9112 3.2.2): the
+/// header is made the target's, so that routing, the cache key and the
+/// renderer all see the one host the request is for.
+pub fn absolute_form(parts: &mut Parts) {
+    let Some(authority) = parts.uri.authority() else {
+        return;
+    };
+    let host = authority.as_str();
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    if let Ok(value) = HeaderValue::from_str(host) {
+        parts.headers.insert(header::HOST, value);
+    }
+}
+
 /// The synchronous step of a public request (its head: pages never read a
 /// body): routes it and answers it from cache when it can. A hit counts no
 /// reference that every core shares (not the state's, not the tenant's):
@@ -106,6 +121,9 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
         return Ok(Step::Render(pending(None)));
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
+    if url.too_long() {
+        return Ok(Step::Render(pending(None)));
+    }
     let hit = state.cache.lookup(&url, headers, |entry, _| {
         if entry.wants_compressing(wanted) {
             state.cache.compress_later(url.key(), entry.clone());
@@ -143,7 +161,14 @@ pub async fn render(
     if state.unsent.full() {
         return unsent_full(&tenant.id);
     }
-    let mut request = request(&tenant, method, uri, &base, &target, headers);
+    // A HEAD that may be stored renders as a GET (and sends only the
+    // head), as a caching proxy does: its entry answers GETs too, so it
+    // must be the GET's (a framework answers HEAD with an empty body).
+    let as_method = match cache {
+        Some(_) if *method == Method::HEAD => &Method::GET,
+        _ => method,
+    };
+    let mut request = request(&tenant, as_method, uri, &base, &target, headers);
     if has_body(method) {
         let read = read_body(&state, &parts, body, tenant.limits.max_request_bytes);
         match read.await {
@@ -281,7 +306,7 @@ async fn read_body(
     }
     let client = parts.extensions.get::<super::listen::Client>();
     let _upload = match client {
-        Some(client) => Some(state.uploads.begin(client.0).ok_or_else(|| {
+        Some(client) => Some(state.uploads.enter(client.0).ok_or_else(|| {
             ApiError::TooMany(format!(
                 "this address is sending {} request bodies already; send one when another is done",
                 state.uploads.max()

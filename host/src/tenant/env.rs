@@ -28,11 +28,17 @@ pub fn check_name(name: &str) -> Result<(), TenantError> {
     let first_ok = bytes
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-    if first_ok && name.len() <= MAX_NAME && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+    // `__proto__` would set `env`'s prototype, not a var.
+    let plain = name != "__proto__";
+    if first_ok
+        && plain
+        && name.len() <= MAX_NAME
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
         return Ok(());
     }
     Err(TenantError::Env(format!(
-        "`{name}` is not a valid name: use 1-{MAX_NAME} letters, digits and `_`, not starting with a digit (like `API_TOKEN`)"
+        "`{name}` is not a valid name: use 1-{MAX_NAME} letters, digits and `_`, not starting with a digit (like `API_TOKEN`), and not `__proto__`"
     )))
 }
 

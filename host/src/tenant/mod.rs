@@ -113,6 +113,12 @@ pub struct Registration {
     pub id: String,
     /// Increases with every registration of this id; part of cache keys.
     pub version: u64,
+    /// The version at which the id was registered while free (or over a
+    /// demo): who this tenant is, beyond its id, kept by every later
+    /// registration. Tenant tokens are bound to it. 0 in records written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub since: u64,
     pub hosts: Vec<String>,
     pub mode: Mode,
     /// Records written before engines were selectable are `wasm`.
@@ -145,6 +151,10 @@ pub struct Registration {
 }
 
 fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 
@@ -480,12 +490,22 @@ impl Registry {
     }
 
     /// Makes a token that reaches tenant `tenant` only (`tokens.rs`).
+    /// Bound to the tenant registered as `tenant` now, if any.
     pub fn create_token(
         &self,
         tenant: &str,
         ttl: Option<std::time::Duration>,
     ) -> Result<tokens::NewToken, TenantError> {
-        tokens::create(self.store.as_ref(), &self.tokens, tenant, ttl)
+        let since = self.identity(tenant);
+        tokens::create(self.store.as_ref(), &self.tokens, tenant, since, ttl)
+    }
+
+    /// Who tenant `id` is now beyond its id ([`Registration::since`]), if
+    /// an operator's registration of it exists and says.
+    fn identity(&self, id: &str) -> Option<u64> {
+        self.get(id)
+            .filter(|t| !t.registration.demo && t.registration.since != 0)
+            .map(|t| t.registration.since)
     }
 
     /// Every tenant token's record, without its digest.
@@ -498,9 +518,11 @@ impl Registry {
         tokens::revoke(self.store.as_ref(), &self.tokens, id)
     }
 
-    /// The tenant that token `given` reaches, if it is a live tenant token.
-    pub fn token_tenant(&self, given: &str) -> Result<Option<String>, TenantError> {
-        tokens::check(self.store.as_ref(), &self.tokens, given)
+    /// The record of `given`, if it is a live tenant token whose tenant is
+    /// still the one it was made for.
+    pub fn token_tenant(&self, given: &str) -> Result<Option<tokens::TokenRecord>, TenantError> {
+        let record = tokens::check(self.store.as_ref(), &self.tokens, given)?;
+        Ok(record.filter(|r| r.since.is_none() || r.since == self.identity(&r.tenant)))
     }
 
     /// The defaults tenants get for what they do not set.
@@ -586,6 +608,11 @@ impl Registry {
         let engine = settings.engine.unwrap_or_default();
         let limits = settings.limits.resolve(engine, &self.defaults);
         let assets = Arc::new(Assets::from_plugin(bytes, crate::assets::Verify::Whole)?);
+        // The app config's vars, as bounded as the registration's.
+        env::check(&assets.app.vars, &Env::new()).map_err(|e| match e {
+            TenantError::Env(why) => TenantError::Env(format!("the plugin's app config: {why}")),
+            other => other,
+        })?;
         let store = self.store.as_ref().filter(|_| !demo);
         let digest = crate::artifact::digest(bytes);
         let stack_map = store::stack_map(bytes, engine, &digest, store.map(Store::dir))?;
@@ -618,9 +645,15 @@ impl Registry {
         let secrets = self.secrets_of(id);
         env::check(&settings.vars, &secrets)?;
         let base = self.base(id);
+        let version = self.next_version(&writing)?;
+        let since = match self.get(id).filter(|t| !t.registration.demo) {
+            Some(existing) => existing.registration.since,
+            None => version,
+        };
         let registration = Registration {
             id: id.to_string(),
-            version: self.next_version(&writing)?,
+            version,
+            since,
             hosts,
             mode: settings.mode.unwrap_or(self.defaults.mode),
             engine,
@@ -714,9 +747,14 @@ impl Registry {
     }
 
     /// Removes tenant `id`.
+    /// Its tokens are revoked first: a failure leaves the tenant and no
+    /// token, never a token that outlives it.
     pub fn remove(&self, id: &str) -> Result<Arc<Tenant>, TenantError> {
         let mut writing = crate::sync::lock(&self.writes);
         let existing = self.current(id)?;
+        if !existing.registration.demo {
+            tokens::revoke_tenant(self.store.as_ref(), &self.tokens, id)?;
+        }
         let version = self.next_version(&writing)?;
         if let Some(store) = self.store.as_ref().filter(|_| !existing.registration.demo) {
             store.remove(id, version, existing.version())?;

@@ -17,6 +17,10 @@
 //!   revoked token exactly as an unknown one (401).
 //! - With Redis every check reads the record there: a revocation made on
 //!   one replica is in force on all at once.
+//! - A token reaches one tenant, not one id: made for a registered tenant,
+//!   it carries that tenant's [`Registration::since`](super::Registration)
+//!   and dies with it, even if the id is registered again for someone else.
+//!   Removing a tenant revokes every token of its id ([`revoke_tenant`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -39,6 +43,10 @@ pub struct TokenRecord {
     /// Unix seconds; never when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<u64>,
+    /// The registration of its tenant it was made for (`since`); absent
+    /// for a token made before its tenant's first deploy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<u64>,
     /// Hex SHA-256 of the whole token.
     #[serde(skip_serializing_if = "String::is_empty", default)]
     pub sha256: String,
@@ -83,6 +91,7 @@ pub fn create(
     store: Option<&Store>,
     local: &LocalTokens,
     tenant: &str,
+    since: Option<u64>,
     ttl: Option<Duration>,
 ) -> Result<NewToken, TenantError> {
     validate_id(tenant)?;
@@ -94,6 +103,7 @@ pub fn create(
         tenant: tenant.to_string(),
         created,
         expires: ttl.map(|t| created.saturating_add(t.as_secs().max(1))),
+        since,
         sha256: digest(&token),
     };
     match store {
@@ -149,13 +159,30 @@ pub fn revoke(store: Option<&Store>, local: &LocalTokens, id: &str) -> Result<bo
     }
 }
 
-/// The tenant `given` reaches, if it is a live token; `Err` only when the
-/// shared store cannot be read.
+/// Revokes every token of tenant `id`; how many.
+pub fn revoke_tenant(
+    store: Option<&Store>,
+    local: &LocalTokens,
+    tenant: &str,
+) -> Result<usize, TenantError> {
+    let ids: Vec<String> = list(store, local)?
+        .into_iter()
+        .filter(|r| r.tenant == tenant)
+        .map(|r| r.id)
+        .collect();
+    for id in &ids {
+        revoke(store, local, id)?;
+    }
+    Ok(ids.len())
+}
+
+/// The record of `given`, if it is a live token (its tenant's identity is
+/// the caller's to check); `Err` only when the shared store cannot be read.
 pub fn check(
     store: Option<&Store>,
     local: &LocalTokens,
     given: &str,
-) -> Result<Option<String>, TenantError> {
+) -> Result<Option<TokenRecord>, TenantError> {
     let Some(id) = given
         .strip_prefix("ssr_")
         .and_then(|rest| rest.split_once('_'))
@@ -178,7 +205,7 @@ pub fn check(
         .ct_eq(record.sha256.as_bytes())
         .into();
     let live = record.expires.is_none_or(|at| now_unix() < at);
-    Ok((matches && live).then_some(record.tenant))
+    Ok((matches && live).then(|| record.shown()))
 }
 
 /// The token's hex SHA-256, as plugins are named by it.

@@ -332,7 +332,7 @@ impl WasmEngine {
     /// Checks, compiles and pre-instantiates a plugin: its state module
     /// only, when it splits (`split.rs`), else whole.
     pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
-        artifact::check_is_component(bytes)?;
+        artifact::check_before_compiling(bytes)?;
         artifact::check_runs_on_wasm(bytes)?;
         let Some(split) = self.split(bytes)? else {
             tracing::debug!("the plugin does not split; compiling it whole");
@@ -352,7 +352,7 @@ impl WasmEngine {
     /// `shared_dir`), else whole. Compiled straight to bytes: nothing is
     /// loaded, and no memory image made, for a copy that is never run.
     pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, EngineError> {
-        artifact::check_is_component(bytes)?;
+        artifact::check_before_compiling(bytes)?;
         let compiled = match self.split(bytes)? {
             None => self.engine.precompile_component(bytes),
             Some(split) => {

@@ -353,6 +353,8 @@ impl Supervisor {
             .arg("v8-worker")
             .arg("--address-space")
             .arg(self.options.address_space.to_string())
+            .arg("--frame-limit")
+            .arg(self.options.frame_limit.to_string())
             .env_clear()
             // The operator's V8 flags, the one variable a worker reads
             // (`docs/development.md`).

@@ -75,9 +75,33 @@ thread_local! {
 /// server, three of them for a streamed page of one chunk.
 const CHECK_EVERY: u32 = 16;
 
+/// The largest frame the server reads from this process: a host call
+/// that would not fit is refused here, with a JavaScript error, instead of
+/// breaking the channel (which the server takes for a crash).
+static FRAME_LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// What a frame holds besides a call's name, arguments and bytes.
+const FRAME_OVERHEAD: usize = 4 << 10;
+
+/// Refuses a host call that would not fit one frame to the server.
+fn fits(name: &str, args: &str, data: &[u8]) -> Result<(), String> {
+    let limit = FRAME_LIMIT.get().copied().unwrap_or(usize::MAX);
+    let size = name.len() + args.len() + data.len() + FRAME_OVERHEAD;
+    if size <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "{name}: {} bytes in one call, over the {} this engine passes to the host at once; pass them in smaller pieces",
+        args.len() + data.len(),
+        limit.saturating_sub(FRAME_OVERHEAD)
+    ))
+}
+
 /// Runs the worker role until the server closes the control socket.
-/// `address_space` bounds the process's virtual memory.
-pub fn run(address_space: u64) -> ! {
+/// `address_space` bounds the process's virtual memory; `frame_limit` is
+/// the largest frame the server reads from it.
+pub fn run(address_space: u64, frame_limit: usize) -> ! {
+    let _ = FRAME_LIMIT.set(frame_limit);
     let control = std::io::stdin().as_fd().try_clone_to_owned();
     let control = match control {
         Ok(fd) => UnixStream::from(fd),
@@ -287,9 +311,15 @@ impl HostCalls for Forward {
         if let Some(hook) = message.strip_prefix(super::confine::HOOK_PREFIX) {
             super::confine::hook(hook);
         }
+        // The console keeps far less of one render than a frame holds.
+        let limit = FRAME_LIMIT.get().copied().unwrap_or(usize::MAX) / 2;
+        let mut cut = message.len().min(limit);
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
         send(&FromWorker::Log {
             level: level as i32,
-            message: message.to_string(),
+            message: message[..cut].to_string(),
         });
     }
 
@@ -297,6 +327,7 @@ impl HostCalls for Forward {
         if let Some(reply) = imports::answered_alone(name, args, data) {
             return reply;
         }
+        fits(name, args, data)?;
         if let Some(reply) = told(name) {
             send(&FromWorker::Tell {
                 name: name.to_string(),

@@ -100,7 +100,11 @@ fn ssr_dev_serves_rebuilds_reloads_and_shows_errors_in_the_sites_files() {
 
     // The open page hears of each rebuild.
     let mut events = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(events, "GET /_ssr_dev/events HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+    write!(
+        events,
+        "GET /_ssr_dev/events HTTP/1.1\r\nhost: localhost\r\n\r\n"
+    )
+    .unwrap();
     events
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -257,5 +261,83 @@ fn ssr_dev_in_a_directory_with_no_site_says_what_to_add() {
     assert!(
         said.contains("ssr.toml") && said.contains("src/app.js"),
         "{said}"
+    );
+}
+
+/// Issue 54, item 12: `ssr dev` answers loopback hosts only (a page that
+/// rebinds its name to 127.0.0.1 gets nothing), passes its server's admin
+/// token where other users cannot read it, and registers `.dev.vars` as
+/// secrets, whose values its server's admin API never shows.
+#[test]
+fn issue_54_ssr_dev_answers_loopback_hosts_only_and_keeps_its_secrets_out_of_sight() {
+    let site = new_site("dev-hosts");
+    std::fs::write(site.join(".dev.vars"), "GREETING=\"Howdy\"\n").unwrap();
+    let port = free_port();
+    let dev = Dev::start(&site, port, "wasm");
+    dev.until(|s, p| s == 200 && p.contains("Howdy, world!"));
+    let ask = |host: &str| {
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            conn,
+            "GET / HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut all = String::new();
+        let _ = std::io::Read::read_to_string(&mut conn, &mut all);
+        all
+    };
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+    ] {
+        assert!(ask(&host).starts_with("HTTP/1.1 200"), "{host}");
+    }
+    for host in [
+        "evil.example",
+        "attacker.example:8787",
+        "localhost.evil.example",
+    ] {
+        let said = ask(host);
+        assert!(said.starts_with("HTTP/1.1 403"), "{host}: {said}");
+        assert!(!said.contains("Howdy"), "{host}: {said}");
+    }
+
+    // Its server: the token is not among its arguments.
+    let pid = dev.0.id();
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap();
+    let server = children
+        .split_whitespace()
+        .find(|c| {
+            std::fs::read(format!("/proc/{c}/cmdline"))
+                .is_ok_and(|cmd| text(&cmd).contains("serve"))
+        })
+        .expect("ssr dev's server");
+    let args = text(&std::fs::read(format!("/proc/{server}/cmdline")).unwrap()).replace('\0', " ");
+    assert!(!args.contains("token"), "{args}");
+    let environ = std::fs::read(format!("/proc/{server}/environ")).unwrap();
+    let token = text(&environ)
+        .split('\0')
+        .find_map(|v| v.strip_prefix("SSR_ADMIN_TOKEN=").map(str::to_string))
+        .expect("the token in the server's environment");
+    let listen = args
+        .split_whitespace()
+        .skip_while(|a| *a != "--listen")
+        .nth(1)
+        .unwrap();
+    // Its admin API names the secret and never shows its value.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut r = agent
+        .get(format!("http://{listen}/_ssr/admin/tenants/site"))
+        .header("authorization", &format!("Bearer {token}"))
+        .call()
+        .unwrap();
+    let shown = r.body_mut().read_to_string().unwrap();
+    assert!(
+        shown.contains("GREETING") && !shown.contains("Howdy"),
+        "{shown}"
     );
 }

@@ -376,6 +376,44 @@ mod v8_processes {
         assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
     }
 
+    /// Issue 54, item 11: past `--v8-processes`, tenants share a process,
+    /// and a crash with a neighbour's renders in flight is no strike of the
+    /// neighbour's; the tenant that crashes the process alone is struck.
+    #[test]
+    fn issue_54_a_shared_process_crash_never_quarantines_the_neighbour() {
+        let s = Server::start(&["--demo=false", "--path-routing", "--v8-processes", "1"]);
+        for id in ["crash", "near"] {
+            let (status, body) = s.add(id, "tests/plugins/crash.js", "engine=v8");
+            assert_eq!(status, 201, "{id}: {body}");
+        }
+        let crash = |how: &str| s.get(&format!("/t/crash/?how={how}"), &[]);
+        assert_eq!(crash("").status, 200);
+        // The neighbour has a render in flight at every moment.
+        let load = Load::start(&s, &["/t/near/?how=spin&ms=100", "/t/near/?how=spin&ms=70"]);
+        std::thread::sleep(Duration::from_millis(150));
+        for i in 0..5 {
+            assert_eq!(crash("fill").status, 502, "crash {i}");
+        }
+        let (ok, failed) = load.stop();
+        // What it had in flight failed with each crash; nothing else did,
+        // and it was never refused.
+        assert!(ok > 5, "{ok} served");
+        assert!(
+            failed.iter().all(|how| how.starts_with("502")),
+            "{failed:?}"
+        );
+        assert!(failed.len() <= 10, "{failed:?}");
+        assert_eq!(s.get("/t/near/", &[]).status, 200);
+        assert!(s.metric("ssr_v8_worker_unattributed_crashes_total") >= 1.0);
+        // Alone, the crashing tenant is struck and put in quarantine.
+        let refused = (0..10).any(|_| crash("fill").status == 503);
+        assert!(
+            refused,
+            "the tenant that crashes alone is never quarantined"
+        );
+        assert_eq!(s.get("/t/near/", &[]).status, 200);
+    }
+
     #[test]
     fn a_kill_of_a_worker_under_load_loses_only_its_renders_in_flight() {
         let s = server();

@@ -689,3 +689,72 @@ fn issue_54_an_unknown_admin_path_answers_as_a_known_one_without_a_token() {
         404
     );
 }
+
+#[test]
+fn issue_54_a_followers_lines_carry_the_requests_path_escaped() {
+    let s = Server::start(&["--demo=false", "--path-routing"]);
+    assert_eq!(s.add("chatty", "tests/plugins/chatty.js", "").0, 201);
+    let (token, _) = make_token(&s, "tenant=chatty");
+    let follow = crate::tokens::Follow::start(&s, &token, "chatty");
+    // A target with a bidi override (U+202E) and a C1 control (U+009B,
+    // a terminal's CSI) as raw bytes: hyper takes them as they are.
+    let mut conn = connect(&s);
+    conn.write_all(
+        b"GET /t/chatty/\xe2\x80\xaegnp.exe\xc2\x9b31m HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let answer = read_to_close(conn);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let seen = follow.until("one line");
+    let line = seen.last().unwrap();
+    assert!(
+        !line.contains('\u{202e}') && !line.contains('\u{9b}'),
+        "{line:?}"
+    );
+    assert!(line.contains("\\u{202e}gnp.exe\\u{9b}31m"), "{line:?}");
+}
+
+#[test]
+fn issue_54_a_long_host_call_does_not_hold_its_neighbours_on_the_worker() {
+    // One Wasm worker: every render of both tenants interleaves on it.
+    let s = Server::start(&["--demo=false", "--path-routing", "--workers", "1"]);
+    assert_eq!(s.add("keys", PROBE, "engine=wasm").0, 201);
+    assert_eq!(s.add("next", HELLO, "engine=wasm").0, 201);
+    let page = |i: usize| {
+        let started = Instant::now();
+        assert_eq!(s.get(&format!("/t/next/?miss={i}"), &[]).status, 200);
+        started.elapsed()
+    };
+    let p90 = |mut times: Vec<Duration>| {
+        times.sort();
+        times[times.len() * 9 / 10]
+    };
+    let alone = p90((0..30).map(page).collect());
+    // Two clients making RSA keys until the neighbour is measured.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let makers: Vec<_> = (0..2)
+        .map(|_| {
+            let (addr, stop) = (s.addr.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let agent = Server::agent();
+                let mut made = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let url = format!("http://{addr}/t/keys/rsa?n=2&i={made}");
+                    let _ = agent.get(url).call();
+                    made += 1;
+                }
+                made
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let beside = p90((30..90).map(page).collect());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let made: usize = makers.into_iter().map(|m| m.join().unwrap()).sum();
+    println!("neighbour p90 alone {alone:?}, beside {made} RSA renders {beside:?}");
+    assert!(made > 0);
+    assert!(
+        beside < alone * 5 + Duration::from_millis(150),
+        "the neighbour's p90 went from {alone:?} to {beside:?}"
+    );
+}

@@ -411,9 +411,17 @@ fn ssr_deploy_registers_a_site_from_its_config_on_both_engines_and_shows_changes
     // A tenant token deploys its own site, and no other: 403, nothing made.
     let (token, _) = make_token(&s, "tenant=site-wasm");
     let config = std::fs::read_to_string(dir.join("ssr.toml")).unwrap();
-    std::fs::write(dir.join("ssr.toml"), config.replace("site-v8", "site-wasm")).unwrap();
+    let own = config.replace("site-v8", "site-wasm");
+    std::fs::write(dir.join("ssr.toml"), own.replace("\"v8\"", "\"wasm\"")).unwrap();
     let (ok, out, err) = deploy(&s, &token, &dir, &[]);
     assert!(ok, "{out}{err}");
+    // The engine is the operator's: a token's deploy cannot switch it.
+    std::fs::write(dir.join("ssr.toml"), &own).unwrap();
+    let (ok, _, err) = deploy(&s, &token, &dir, &[]);
+    assert!(
+        !ok && err.contains("403") && err.contains("engine"),
+        "{err}"
+    );
     std::fs::write(dir.join("ssr.toml"), config.replace("site-v8", "elsewhere")).unwrap();
     let (ok, _, err) = deploy(&s, &token, &dir, &[]);
     assert!(!ok && err.contains("403"), "{err}");

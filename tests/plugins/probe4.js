@@ -57,6 +57,17 @@ export default {
         const found = await cache.match(key);
         return new Response(found ? await found.text() : 'not kept');
       }
+      // RSA keys made one after another: seconds of host work.
+      case '/rsa': {
+        for (let i = 0; i < Number(q.get('n') || 1); i++) {
+          await crypto.subtle.generateKey(
+            { name: 'RSASSA-PKCS1-v1_5', modulusLength: 3072, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+            true,
+            ['sign', 'verify'],
+          );
+        }
+        return new Response('made');
+      }
       default:
         return new Response(`the page at ${url.pathname}`, {
           headers: { 'content-type': 'text/html' },

@@ -22,6 +22,7 @@ pub mod crypto;
 pub mod fetch;
 pub mod imports;
 pub mod intl;
+pub mod offload;
 pub mod open;
 pub mod stack_map;
 pub mod stream;

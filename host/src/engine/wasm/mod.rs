@@ -154,6 +154,9 @@ pub struct HostState {
     cpu: Duration,
     /// Whether it was stopped for its CPU time (else for its deadline).
     cpu_spent: bool,
+    /// The instance's CPU count, for the time of calls run off its thread
+    /// (`engine::offload`).
+    slice: Option<Arc<Slice>>,
 }
 
 /// The store's resource limiter: caps linear memory, and remembers how large
@@ -231,6 +234,16 @@ impl host::Host for HostState {
         args: String,
         data: Vec<u8>,
     ) -> Result<host::Reply, String> {
+        // A long call runs off this worker, which goes on with other
+        // renders meanwhile; its CPU time is this render's, and the epoch
+        // callback stops the render at the next tick if it is spent.
+        if crate::engine::offload::is_long(&name, &args) {
+            let done = crate::engine::offload::run(&name, &args, &data).await;
+            if let Some(slice) = &self.slice {
+                slice.charge(done.cpu);
+            }
+            return done.reply.map(Into::into);
+        }
         self.imports.call(&name, &args, &data).await.map(Into::into)
     }
 }
@@ -633,6 +646,7 @@ impl WasmPlugin {
             deadline: Instant::now(),
             cpu: Duration::ZERO,
             cpu_spent: false,
+            slice: None,
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|s| &mut s.limits);
@@ -649,6 +663,7 @@ impl WasmPlugin {
         // its CPU time (`WasmInstance::render` sets both) it is interrupted.
         // A render shorter than a tick is never cut, wherever the ticks fall.
         let slice = Arc::new(Slice::new());
+        store.data_mut().slice = Some(slice.clone());
         let polled = slice.clone();
         store.epoch_deadline_callback(move |mut store| {
             let state = store.data_mut();
@@ -764,6 +779,12 @@ impl Slice {
         let began = self.cpu_at_poll.load(Ordering::Relaxed);
         self.cpu_used
             .fetch_add(cpu.saturating_sub(began), Ordering::Relaxed);
+    }
+
+    /// CPU time the render used on another thread (`engine::offload`).
+    fn charge(&self, cpu: Duration) {
+        self.cpu_used
+            .fetch_add(cpu.as_nanos() as u64, Ordering::Relaxed);
     }
 
     /// The render's CPU time, the poll in progress included (the epoch

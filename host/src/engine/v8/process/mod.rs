@@ -32,9 +32,15 @@
 //! Its reaper thread starts another process at once, unless the spare is
 //! there, later if processes keep dying ([`backoff`]). Warm isolates of
 //! other tenants that were in it are made again in another process at
-//! their next render, which does not fail. A tenant whose renders were in
-//! flight in [`QUARANTINE_AFTER`] crashes within [`STRIKE_WINDOW`] is
-//! refused (HTTP 503, `Retry-After`) for [`QUARANTINE`].
+//! their next render, which does not fail. A crash is a strike of a
+//! tenant only when that tenant's renders were the only ones in flight in
+//! the process (the crash is then its own); a crash with several tenants'
+//! renders in flight (a process shared past `--v8-processes`) strikes none
+//! of them, and is counted in `ssr_v8_worker_unattributed_crashes_total`:
+//! the tenant that crashes its process again while alone in it is the one
+//! struck, and a well-behaved neighbour never is. A tenant struck
+//! [`QUARANTINE_AFTER`] times within [`STRIKE_WINDOW`] is refused (HTTP
+//! 503, `Retry-After`) for [`QUARANTINE`].
 //!
 //! Invariants:
 //! - Nothing a worker sends is trusted: frames are bounded before
@@ -194,6 +200,40 @@ pub struct Proc {
     next_id: AtomicU64,
     /// Live isolates by tenant.
     isolates: Mutex<HashMap<Arc<str>, usize>>,
+    /// Exchanges in flight, by tenant.
+    in_flight: Mutex<HashMap<Arc<str>, usize>>,
+    /// The tenants that had exchanges in flight when it crashed, taken at
+    /// the first failure it caused, the same for every render it failed.
+    crashed_with: std::sync::OnceLock<Vec<Arc<str>>>,
+}
+
+/// One exchange of a tenant's in [`Proc::in_flight`], from its message to
+/// its end (a crash's handling included).
+struct Flying<'a> {
+    proc: &'a Proc,
+    tenant: Arc<str>,
+}
+
+impl<'a> Flying<'a> {
+    fn new(proc: &'a Proc, tenant: &Arc<str>) -> Flying<'a> {
+        *lock(&proc.in_flight).entry(tenant.clone()).or_default() += 1;
+        Flying {
+            proc,
+            tenant: tenant.clone(),
+        }
+    }
+}
+
+impl Drop for Flying<'_> {
+    fn drop(&mut self) {
+        let mut all = lock(&self.proc.in_flight);
+        if let Some(n) = all.get_mut(&self.tenant) {
+            *n -= 1;
+            if *n == 0 {
+                all.remove(&self.tenant);
+            }
+        }
+    }
 }
 
 impl Supervisor {
@@ -402,6 +442,8 @@ impl Supervisor {
             retired: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             isolates: Mutex::default(),
+            in_flight: Mutex::default(),
+            crashed_with: Default::default(),
         });
         metrics::counter!("ssr_v8_worker_starts_total").increment(1);
         let (me, watched) = (Arc::downgrade(self), proc.clone());
@@ -462,8 +504,22 @@ impl Supervisor {
     }
 
     /// `tenant`'s render failed because `proc` crashed: counted, and
-    /// counted toward its quarantine once per process.
+    /// counted toward its quarantine once per process when its renders
+    /// were the only ones in flight there.
     fn crashed(&self, proc: &Proc, tenant: &Arc<str>, why: &str) -> EngineError {
+        let with = proc.crashed_with.get_or_init(|| {
+            let mut with: Vec<Arc<str>> = lock(&proc.in_flight).keys().cloned().collect();
+            with.sort();
+            if with.len() > 1 {
+                metrics::counter!("ssr_v8_worker_unattributed_crashes_total").increment(1);
+                tracing::warn!(
+                    pid = proc.pid,
+                    tenants = ?with,
+                    "a V8 worker process failed with several tenants rendering: no strike for any"
+                );
+            }
+            with
+        });
         proc.kill();
         metrics::counter!("ssr_v8_worker_crashes_total", "tenant" => tenant.to_string())
             .increment(1);
@@ -472,6 +528,9 @@ impl Supervisor {
             pid = proc.pid,
             "a V8 worker process failed while this tenant was rendering: {why}"
         );
+        if with.len() > 1 {
+            return EngineError::Crashed(why.to_string());
+        }
         let mut state = lock(&self.state);
         let now = Instant::now();
         let strikes = state
@@ -847,6 +906,7 @@ impl RemoteInstance {
         ends: Instant,
     ) -> Result<(Outcome, u64, Duration), EngineError> {
         let limit = self.supervisor.options.frame_limit;
+        let _flying = Flying::new(proc, &self.tenant);
         let done = proc.exchange(message, &mut self.answers(), ends, limit);
         self.checked(proc, done)
     }
@@ -858,10 +918,13 @@ impl RemoteInstance {
         ends: Instant,
     ) -> Result<(Outcome, u64, Duration), EngineError> {
         let limit = self.supervisor.options.frame_limit;
+        let flying = Flying::new(proc, &self.tenant);
         let done = proc
             .exchange_async(message, &mut self.answers(), ends, limit)
             .await;
-        self.checked(proc, done)
+        let checked = self.checked(proc, done);
+        drop(flying);
+        checked
     }
 
     /// What its exchanges answer the worker from.

@@ -716,45 +716,60 @@ fn issue_54_a_followers_lines_carry_the_requests_path_escaped() {
 
 #[test]
 fn issue_54_a_long_host_call_does_not_hold_its_neighbours_on_the_worker() {
-    // One Wasm worker: every render of both tenants interleaves on it.
-    let s = Server::start(&["--demo=false", "--path-routing", "--workers", "1"]);
+    // Both tenants' renders interleave on the workers (two).
+    let s = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--render-deadline",
+        "20000",
+    ]);
     assert_eq!(s.add("keys", PROBE, "engine=wasm").0, 201);
     assert_eq!(s.add("next", HELLO, "engine=wasm").0, 201);
     let page = |i: usize| {
+        std::thread::sleep(Duration::from_millis(20));
         let started = Instant::now();
         assert_eq!(s.get(&format!("/t/next/?miss={i}"), &[]).status, 200);
         started.elapsed()
     };
-    let p90 = |mut times: Vec<Duration>| {
-        times.sort();
-        times[times.len() * 9 / 10]
-    };
-    let alone = p90((0..30).map(page).collect());
-    // Two clients making RSA keys until the neighbour is measured.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let makers: Vec<_> = (0..2)
-        .map(|_| {
-            let (addr, stop) = (s.addr.clone(), stop.clone());
-            std::thread::spawn(move || {
-                let agent = Server::agent();
-                let mut made = 0;
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    let url = format!("http://{addr}/t/keys/rsa?n=2&i={made}");
-                    let _ = agent.get(url).call();
-                    made += 1;
-                }
-                made
+    let slowest = |times: Vec<Duration>| times.into_iter().max().unwrap();
+    let alone = slowest((0..30).map(page).collect());
+    for (round, long) in ["pbkdf2", "rsa"].iter().enumerate() {
+        // Six clients making the long call until the neighbour is
+        // measured, a new render for each (a render that goes on after its
+        // first long call may be moved to the worker's background lane:
+        // its first call is the one that held the worker).
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let makers: Vec<_> = (0..6)
+            .map(|m| {
+                let (addr, stop) = (s.addr.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let agent = Server::agent();
+                    let mut made = 0;
+                    for i in 0.. {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            break;
+                        }
+                        let url = format!("http://{addr}/t/keys/{long}?m={m}&i={i}");
+                        made += usize::from(agent.get(url).call().is_ok_and(|r| r.status() == 200));
+                    }
+                    made
+                })
             })
-        })
-        .collect();
-    std::thread::sleep(Duration::from_millis(300));
-    let beside = p90((30..90).map(page).collect());
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let made: usize = makers.into_iter().map(|m| m.join().unwrap()).sum();
-    println!("neighbour p90 alone {alone:?}, beside {made} RSA renders {beside:?}");
-    assert!(made > 0);
-    assert!(
-        beside < alone * 5 + Duration::from_millis(150),
-        "the neighbour's p90 went from {alone:?} to {beside:?}"
-    );
+            .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        let from = 100 * (round + 1);
+        let beside = slowest((from..from + 100).map(page).collect());
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let made: usize = makers.into_iter().map(|m| m.join().unwrap()).sum();
+        println!(
+            "the neighbour's slowest alone {alone:?}, beside {made} {long} renders {beside:?}"
+        );
+        assert!(made > 0, "{long}: none made");
+        // Before: a request that came while its worker ran the call waited
+        // for it (0.56 s and 1.03 s of 25, beside RSA keys of 3,072 bits).
+        assert!(
+            beside < alone * 5 + Duration::from_millis(100),
+            "{long}: the neighbour's slowest went from {alone:?} to {beside:?}"
+        );
+    }
 }

@@ -68,6 +68,16 @@ export default {
         }
         return new Response('made');
       }
+      // PBKDF2 at its most iterations: about a second of host work.
+      case '/pbkdf2': {
+        const key = await crypto.subtle.importKey('raw', new Uint8Array(16), 'PBKDF2', false, ['deriveBits']);
+        await crypto.subtle.deriveBits(
+          { name: 'PBKDF2', hash: 'SHA-512', salt: new Uint8Array(16), iterations: 1_000_000 },
+          key,
+          256,
+        );
+        return new Response('derived');
+      }
       default:
         return new Response(`the page at ${url.pathname}`, {
           headers: { 'content-type': 'text/html' },

@@ -9,7 +9,8 @@
 //! Invariants:
 //! - At most one such call per core runs at once, over all tenants; more
 //!   wait their turn, suspended (a render's wall-clock deadline still
-//!   ends its wait).
+//!   ends its wait). Each runs at a long render's low priority
+//!   (`sched::LOWER_BY`), as the workers' background lanes do.
 //! - The CPU time a call takes is the render's ([`Done::cpu`]): the engine
 //!   adds it to the render's own, so its CPU limit holds. A call cannot be
 //!   stopped once it runs; its render is stopped after it, at the limit.
@@ -66,6 +67,8 @@ pub async fn run(name: &str, args: &str, data: &[u8]) -> Done {
     let spawned = std::thread::Builder::new()
         .name("ssr-long-call".into())
         .spawn(move || {
+            // A long render's work: at a long render's priority.
+            crate::sched::lower(crate::sched::current_thread(), crate::sched::LOWER_BY);
             let started = crate::sched::thread_cpu_time();
             let reply = super::imports::pure(&name, &args, &data);
             let cpu = crate::sched::thread_cpu_time().saturating_sub(started);

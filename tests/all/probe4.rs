@@ -773,3 +773,26 @@ fn issue_54_a_long_host_call_does_not_hold_its_neighbours_on_the_worker() {
         );
     }
 }
+
+#[test]
+fn issue_54_built_plugins_fit_the_code_bounds() {
+    for entry in [HELLO, "plugins/react/app.jsx", PROBE] {
+        let path = plugin(entry).plugin;
+        let bytes = std::fs::read(&path).unwrap();
+        let outline = ssr::artifact::outline(&bytes).unwrap();
+        println!(
+            "{entry}: {} bytes of code, its largest function {}",
+            outline.code_bytes, outline.largest_function
+        );
+        // Room to grow: a runtime twice as large still fits.
+        assert!(
+            outline.code_bytes <= ssr::artifact::MAX_CODE_BYTES / 2,
+            "{entry}"
+        );
+        assert!(
+            outline.largest_function <= ssr::artifact::MAX_FUNCTION_BYTES / 2,
+            "{entry}"
+        );
+        ssr::artifact::check_before_compiling(&bytes).unwrap();
+    }
+}

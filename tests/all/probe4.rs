@@ -796,3 +796,31 @@ fn issue_54_built_plugins_fit_the_code_bounds() {
         ssr::artifact::check_before_compiling(&bytes).unwrap();
     }
 }
+
+#[test]
+fn issue_54_the_hosts_endpoints_get_in_when_clients_hold_every_connection() {
+    let s = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--max-connections",
+        "3",
+        "--max-connections-per-client",
+        "100",
+    ]);
+    assert_eq!(s.add("shop", HELLO, "").0, 201);
+    // Three followers of the log hold every place (they never end).
+    let held: Vec<_> = (0..3)
+        .map(|_| follow(&s, crate::support::TOKEN, "shop"))
+        .collect();
+    assert!(held.iter().all(|(status, _)| *status == 200));
+    // The reserve answers the host's endpoints, and no page.
+    assert_eq!(s.get("/_ssr/healthz", &[]).status, 200);
+    assert_eq!(s.admin("GET", "/_ssr/admin/tenants/shop").0, 200);
+    let page = s.get("/t/shop/", &[]);
+    assert_eq!(page.status, 503, "{}", page.text());
+    drop(held);
+    let back = crate::support::within(Duration::from_secs(5), || {
+        s.get("/t/shop/", &[]).status == 200
+    });
+    assert!(back, "pages did not come back once the followers left");
+}

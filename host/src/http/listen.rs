@@ -19,6 +19,10 @@
 //! - **connections per client address** (`--max-connections-per-client`):
 //!   past it, a new connection from that address is closed at once, so
 //!   one client cannot hold the listener's places;
+//! - **a reserve** of [`RESERVED_CONNECTIONS`] past `--max-connections`,
+//!   whose requests are answered for the host's own endpoints alone, so
+//!   that health checks and the admin API get in when clients hold every
+//!   other place;
 //! - **a send timeout**: a write that makes no progress for
 //!   `send_timeout` (a client that stopped reading) fails, and the
 //!   connection closes ([`SendTimeout`]), which frees what its response
@@ -69,6 +73,16 @@ impl From<&crate::config::Config> for ConnectionPolicy {
         }
     }
 }
+
+/// Connections a listener accepts past `--max-connections`, for the host's
+/// own endpoints alone (`/_ssr/healthz`, the admin API): when clients hold
+/// every other place, the operator and the load balancer still get in.
+pub const RESERVED_CONNECTIONS: usize = 16;
+
+/// A request that came on one of the [`RESERVED_CONNECTIONS`] (a request
+/// extension): it is answered only for the host's own endpoints.
+#[derive(Clone, Copy, Debug)]
+pub struct Reserved;
 
 /// The address of the client a request came from (a request extension).
 #[derive(Clone, Copy, Debug)]
@@ -193,6 +207,7 @@ pub async fn serve(
     mut stop: watch::Receiver<()>,
 ) {
     let open = Arc::new(Semaphore::new(limits.max_connections));
+    let reserve = Arc::new(Semaphore::new(RESERVED_CONNECTIONS));
     let per_client = super::gate::Gate::new(limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -200,10 +215,15 @@ pub async fn serve(
         .header_read_timeout(limits.header_timeout)
         .max_header_size(limits.max_header_bytes);
     loop {
-        let permit = tokio::select! {
-            p = open.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+        // A place of the listener's first; one of the reserve when every
+        // one is taken.
+        let (permit, reserved) = tokio::select! {
+            biased;
+            p = open.clone().acquire_owned() => (p, false),
+            p = reserve.clone().acquire_owned() => (p, true),
             _ = stop.changed() => break,
         };
+        let permit = permit.expect("the semaphores are never closed");
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -228,6 +248,9 @@ pub async fn serve(
         let service = hyper::service::service_fn(move |mut req: Request| {
             req.extensions_mut().insert(client);
             req.extensions_mut().insert(connection);
+            if reserved {
+                req.extensions_mut().insert(Reserved);
+            }
             let answer = service(req);
             async move { Ok::<_, Infallible>(answer.await) }
         });

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, delete, get, post, put};
 use metrics_exporter_prometheus::PrometheusHandle;
@@ -255,7 +255,11 @@ pub fn app(state: Arc<AppState>) -> listen::Service {
         .is_none()
         .then(|| host_app(state.clone()));
     Arc::new(move |req: listen::Request| {
-        if let Some(host) = host.as_ref().filter(|_| is_host_path(req.uri().path())) {
+        let host_path = is_host_path(req.uri().path());
+        if req.extensions().get::<listen::Reserved>().is_some() && !host_path {
+            return Box::pin(std::future::ready(at_capacity()));
+        }
+        if let Some(host) = host.as_ref().filter(|_| host_path) {
             return Box::pin(routed(host.clone(), req));
         }
         let (mut parts, body) = req.into_parts();
@@ -267,6 +271,17 @@ pub fn app(state: Arc<AppState>) -> listen::Service {
             }
         }
     })
+}
+
+/// The answer to a page asked on a reserved connection: the listener is at
+/// `--max-connections`, and the reserve is for the host's endpoints.
+fn at_capacity() -> Response {
+    let mut resp = ApiError::Saturated.into_response();
+    resp.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        HeaderValue::from_static("close"),
+    );
+    resp
 }
 
 /// `req` through axum's `router`.

@@ -255,6 +255,12 @@ settings! {
     max_fetch_kib: Kib = Kib(crate::engine::fetch::DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
+    /// CPU time that compiling a deploy's novel code may use (a plugin not
+    /// built by this `ssr`: `ssr build`'s plugins share code compiled once),
+    /// in a process of its own; past it, the deploy is refused.
+    compile_cpu_secs: Secs = Secs(10), "SSR_COMPILE_CPU_SECS" { value_name = "SECS" };
+    /// Memory that compiling a deploy's novel code may use, likewise.
+    compile_memory_mib: Mib = Mib(1024), "SSR_COMPILE_MEMORY_MIB" { value_name = "MIB" };
     /// Deploys (registrations through the admin API) checked and compiled at
     /// once, in all; each tenant token has one at a time. More get 429.
     max_deploys: usize = 2, "SSR_MAX_DEPLOYS" { value_name = "N" };
@@ -498,6 +504,17 @@ impl Config {
     /// How long a warm instance may stay unused (`warm_idle`; 0: for ever).
     pub fn warm_idle(&self) -> Option<std::time::Duration> {
         (self.warm_idle.0 > 0).then(|| self.warm_idle.duration())
+    }
+
+    /// Where and within what a deploy's novel code is compiled first.
+    pub fn compile_guard(&self) -> crate::engine::wasm::guard::CompileGuard {
+        crate::engine::wasm::guard::CompileGuard {
+            exe: self.v8_worker_exe.clone().unwrap_or_else(|| {
+                std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr"))
+            }),
+            cpu: self.compile_cpu_secs.duration(),
+            memory: self.compile_memory_mib.bytes(),
+        }
     }
 
     /// How V8 worker processes run; none with `--v8-processes 0`.

@@ -824,3 +824,22 @@ fn issue_54_the_hosts_endpoints_get_in_when_clients_hold_every_connection() {
     });
     assert!(back, "pages did not come back once the followers left");
 }
+
+#[test]
+fn issue_54_novel_code_compiles_first_within_limits() {
+    let contract = format!(
+        "{}@{}",
+        ssr::artifact::RENDERER_INTERFACE,
+        ssr::artifact::CONTRACT_VERSION
+    );
+    // Within the code bounds, and code no server has compiled.
+    let novel = crafted(200 << 10, Some(&contract));
+    let s = Server::start(&["--demo=false", "--compile-memory-mib", "16"]);
+    let (status, body) = s.put_bytes("novel", &novel, "");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("--compile-memory-mib"), "{body}");
+    // A plugin of `ssr build` brings no novel code: it starts no check.
+    s.wait_ready();
+    let (status, body) = s.add("hello", HELLO, "");
+    assert_eq!(status, 201, "{body}");
+}

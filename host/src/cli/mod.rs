@@ -44,6 +44,17 @@ enum Command {
     Tenant(tenant::TenantArgs),
     /// Tokens that reach one tenant alone (the operator's).
     Token(token::TokenArgs),
+    /// A deploy's code compiled within limits: started by `ssr serve`
+    /// only, with the plugin on standard input.
+    #[command(name = "compile-check", hide = true)]
+    CompileCheck {
+        /// The CPU time it may use, in seconds.
+        #[arg(long)]
+        cpu_secs: u64,
+        /// Its address space, in bytes.
+        #[arg(long)]
+        memory_bytes: u64,
+    },
     /// The V8 worker role: started by `ssr serve` only, with its channel
     /// on standard input.
     #[cfg(feature = "v8")]
@@ -85,6 +96,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Init(args) => init::run(args),
         Command::Dev(args) => dev::run(args),
         #[cfg(feature = "v8")]
+        Command::CompileCheck {
+            cpu_secs,
+            memory_bytes,
+        } => ssr::engine::wasm::guard::child(cpu_secs, memory_bytes),
         Command::V8Worker {
             address_space,
             frame_limit,

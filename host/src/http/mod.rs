@@ -102,6 +102,7 @@ impl AppState {
                     .as_ref()
                     .map(|d| d.join(DataDir::SHARED_CODE)),
                 split: true,
+                guard: Some(config.compile_guard()),
             },
             // The pool's, so no offer comes before the pool may lower a
             // render.

@@ -14,8 +14,9 @@
 //! and `host` imports ([`Imports`], tagged with the tenant). Each store has
 //! a linear-memory cap and an epoch deadline.
 
+pub mod guard;
 pub mod shared;
-pub mod split;
+mod split;
 pub mod ticker;
 
 use std::future::Future;
@@ -65,6 +66,9 @@ pub struct WasmOptions {
     /// `false` compiles each plugin whole, as before, for the benchmarks
     /// that compare the two (`benches/codegen.sh`, variant `whole`).
     pub split: bool,
+    /// Compile a plugin's novel code first in a bounded process
+    /// (`guard.rs`); `None`: compile it here at once.
+    pub guard: Option<guard::CompileGuard>,
 }
 
 /// The compiler settings that trade compile time for render speed, measured
@@ -138,6 +142,7 @@ impl Default for WasmOptions {
             codegen: Codegen::default(),
             shared_dir: None,
             split: true,
+            guard: None,
         }
     }
 }
@@ -347,7 +352,9 @@ impl WasmEngine {
     pub fn load(&self, bytes: &[u8], limits: InstanceCaps) -> Result<WasmPlugin, EngineError> {
         artifact::check_before_compiling(bytes)?;
         artifact::check_runs_on_wasm(bytes)?;
-        let Some(split) = self.split(bytes)? else {
+        let split = self.split(bytes)?;
+        self.guarded(bytes, split.as_ref())?;
+        let Some(split) = split else {
             tracing::debug!("the plugin does not split; compiling it whole");
             let component =
                 Component::new(&self.engine, bytes).map_err(|e| EngineError::Compile(e.into()))?;
@@ -366,7 +373,9 @@ impl WasmEngine {
     /// loaded, and no memory image made, for a copy that is never run.
     pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, EngineError> {
         artifact::check_before_compiling(bytes)?;
-        let compiled = match self.split(bytes)? {
+        let split = self.split(bytes)?;
+        self.guarded(bytes, split.as_ref())?;
+        let compiled = match split {
             None => self.engine.precompile_component(bytes),
             Some(split) => {
                 self.shared(&split)?;
@@ -442,6 +451,26 @@ impl WasmEngine {
         match self.options.split {
             true => Ok(split::split(bytes)?),
             false => Ok(None),
+        }
+    }
+
+    /// Passes `bytes` through the compile guard (`guard.rs`) when it
+    /// brings code this engine has not compiled: it does not split, or a
+    /// shared module or its glue is new.
+    fn guarded(&self, bytes: &[u8], split: Option<&split::Split>) -> Result<(), EngineError> {
+        let Some(guard) = &self.options.guard else {
+            return Ok(());
+        };
+        let novel = match split {
+            None => true,
+            Some(split) => {
+                !self.glue.known(&split.glue_digest)
+                    || split.shared.iter().any(|m| !self.modules.known(&m.digest))
+            }
+        };
+        match novel {
+            true => guard.check(bytes),
+            false => Ok(()),
         }
     }
 

@@ -143,6 +143,19 @@ impl<T: Code> SharedCode<T> {
         })
     }
 
+    /// Whether the code of SHA-256 `digest` is compiled, in use or on disk.
+    pub fn known(&self, digest: &str) -> bool {
+        let in_use = {
+            let all = self.code.lock().expect("never poisoned");
+            all.get(digest).is_some_and(|m| m.strong_count() > 0)
+        };
+        in_use
+            || self
+                .dir
+                .as_ref()
+                .is_some_and(|dir| dir.join(format!("{digest}.{}.cwasm", self.key)).exists())
+    }
+
     /// The digests of the code compiled and in use.
     pub fn in_use(&self) -> Vec<String> {
         let all = self.code.lock().expect("never poisoned");

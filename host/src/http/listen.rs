@@ -20,9 +20,10 @@
 //!   past it, a new connection from that address is closed at once, so
 //!   one client cannot hold the listener's places;
 //! - **a reserve** of [`RESERVED_CONNECTIONS`] past `--max-connections`,
-//!   whose requests are answered for the host's own endpoints alone, so
-//!   that health checks and the admin API get in when clients hold every
-//!   other place;
+//!   taken once every place has been held for [`RESERVE_AFTER`], whose
+//!   requests are answered for the host's own endpoints alone, so that
+//!   health checks and the admin API get in when clients hold every other
+//!   place;
 //! - **a send timeout**: a write that makes no progress for
 //!   `send_timeout` (a client that stopped reading) fails, and the
 //!   connection closes ([`SendTimeout`]), which frees what its response
@@ -38,7 +39,7 @@ use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -78,6 +79,11 @@ impl From<&crate::config::Config> for ConnectionPolicy {
 /// own endpoints alone (`/_ssr/healthz`, the admin API): when clients hold
 /// every other place, the operator and the load balancer still get in.
 pub const RESERVED_CONNECTIONS: usize = 16;
+
+/// How long the listener must have been full before a connection takes a
+/// place of the reserve: a moment's fullness (a connection closing as
+/// another arrives) is waited out, as without a reserve.
+pub const RESERVE_AFTER: Duration = Duration::from_secs(1);
 
 /// A request that came on one of the [`RESERVED_CONNECTIONS`] (a request
 /// extension): it is answered only for the host's own endpoints.
@@ -208,6 +214,8 @@ pub async fn serve(
 ) {
     let open = Arc::new(Semaphore::new(limits.max_connections));
     let reserve = Arc::new(Semaphore::new(RESERVED_CONNECTIONS));
+    // Since when every place has been taken, while it is.
+    let mut full_since: Option<Instant> = None;
     let per_client = super::gate::Gate::new(limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -215,13 +223,29 @@ pub async fn serve(
         .header_read_timeout(limits.header_timeout)
         .max_header_size(limits.max_header_bytes);
     loop {
-        // A place of the listener's first; one of the reserve when every
-        // one is taken.
-        let (permit, reserved) = tokio::select! {
-            biased;
-            p = open.clone().acquire_owned() => (p, false),
-            p = reserve.clone().acquire_owned() => (p, true),
-            _ = stop.changed() => break,
+        // A place of the listener's; one of the reserve once every one has
+        // been taken for `RESERVE_AFTER`.
+        let (permit, reserved) = match open.clone().try_acquire_owned() {
+            Ok(p) => {
+                full_since = None;
+                (Ok(p), false)
+            }
+            Err(_) => {
+                let since = *full_since.get_or_insert_with(Instant::now);
+                let reserved = async {
+                    tokio::time::sleep_until((since + RESERVE_AFTER).into()).await;
+                    reserve.clone().acquire_owned().await
+                };
+                tokio::select! {
+                    biased;
+                    p = open.clone().acquire_owned() => {
+                        full_since = None;
+                        (p, false)
+                    }
+                    p = reserved => (p, true),
+                    _ = stop.changed() => break,
+                }
+            }
         };
         let permit = permit.expect("the semaphores are never closed");
         let (stream, peer) = tokio::select! {

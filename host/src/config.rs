@@ -514,6 +514,7 @@ impl Config {
             }),
             cpu: self.compile_cpu_secs.duration(),
             memory: self.compile_memory_mib.bytes(),
+            code_cache: self.code_cache.clone(),
         }
     }
 

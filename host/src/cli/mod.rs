@@ -54,6 +54,9 @@ enum Command {
         /// Its address space, in bytes.
         #[arg(long)]
         memory_bytes: u64,
+        /// Wasmtime's cache for its compiles.
+        #[arg(long)]
+        code_cache: Option<std::path::PathBuf>,
     },
     /// The V8 worker role: started by `ssr serve` only, with its channel
     /// on standard input.
@@ -99,7 +102,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::CompileCheck {
             cpu_secs,
             memory_bytes,
-        } => ssr::engine::wasm::guard::child(cpu_secs, memory_bytes),
+            code_cache,
+        } => ssr::engine::wasm::guard::child(cpu_secs, memory_bytes, code_cache.as_deref()),
         Command::V8Worker {
             address_space,
             frame_limit,

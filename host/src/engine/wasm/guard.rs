@@ -31,6 +31,11 @@ pub struct CompileGuard {
     pub cpu: Duration,
     /// Address space of the process.
     pub memory: usize,
+    /// Wasmtime's cache (`--code-cache`) for the check's own compiles: the
+    /// same novel plugin registered again (on another server of the same
+    /// machine, a test run's) is checked from it. Only compiles that passed
+    /// are kept in it.
+    pub code_cache: Option<PathBuf>,
 }
 
 /// How much longer than its CPU time a check may take on the clock (a
@@ -42,12 +47,17 @@ impl CompileGuard {
     /// says which one it passed, or why the code does not compile.
     pub fn check(&self, bytes: &[u8]) -> Result<(), EngineError> {
         let refused = |why: String| EngineError::Compile(why.into());
-        let mut child = Command::new(&self.exe)
+        let mut command = Command::new(&self.exe);
+        command
             .arg("compile-check")
             .arg("--cpu-secs")
             .arg(self.cpu.as_secs().max(1).to_string())
             .arg("--memory-bytes")
-            .arg(self.memory.to_string())
+            .arg(self.memory.to_string());
+        if let Some(dir) = &self.code_cache {
+            command.arg("--code-cache").arg(dir);
+        }
+        let mut child = command
             .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
@@ -103,7 +113,7 @@ const MEMORY: i32 = 3;
 /// The check's side (`ssr compile-check`): limits itself, compiles the
 /// component on standard input with the engine's code settings, and exits
 /// 0 when it compiled.
-pub fn child(cpu_secs: u64, memory_bytes: u64) -> ! {
+pub fn child(cpu_secs: u64, memory_bytes: u64, code_cache: Option<&std::path::Path>) -> ! {
     use rustix::process::{Resource, Rlimit, setrlimit};
     let limit = |resource, soft: u64, hard: u64| {
         setrlimit(
@@ -130,8 +140,10 @@ pub fn child(cpu_secs: u64, memory_bytes: u64) -> ! {
     let mut config = wasmtime::Config::new();
     let codegen = super::Codegen::default();
     config.cranelift_opt_level(codegen.opt_level);
-    let compiled =
-        wasmtime::Engine::new(&config).and_then(|engine| engine.precompile_component(&bytes));
+    let cached = code_cache.map_or(Ok(()), |dir| super::use_code_cache(&mut config, dir));
+    let compiled = cached
+        .and_then(|()| wasmtime::Engine::new(&config))
+        .and_then(|engine| wasmtime::component::Component::new(&engine, &bytes));
     match compiled {
         Ok(_) => std::process::exit(0),
         Err(e) => {

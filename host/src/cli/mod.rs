@@ -98,12 +98,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Deploy(args) => deploy::run(args),
         Command::Init(args) => init::run(args),
         Command::Dev(args) => dev::run(args),
-        #[cfg(feature = "v8")]
         Command::CompileCheck {
             cpu_secs,
             memory_bytes,
             code_cache,
         } => ssr::engine::wasm::guard::child(cpu_secs, memory_bytes, code_cache.as_deref()),
+        #[cfg(feature = "v8")]
         Command::V8Worker {
             address_space,
             frame_limit,

@@ -44,11 +44,11 @@ pub struct AppConfig {
     pub headers: Vec<HeaderRule>,
     /// `_redirects`: redirects answered before assets and the renderer.
     pub redirects: Vec<Redirect>,
-    /// The rules of `redirects` without `*` or `:placeholder`, by path, with
-    /// their place in the list: made on first use, so that a request costs
-    /// one look-up for them, not one comparison per rule.
+    /// `redirects` indexed, made on first use: a request costs one look-up
+    /// for the exact rules and a pass over the dynamic ones alone, not a
+    /// visit to every rule.
     #[serde(skip)]
-    pub exact: Exact,
+    pub index: RedirectIndex,
     /// Bindings its config declares that `ssr` does not provide, by name,
     /// with their kind ("KV namespace"): touching one throws, naming it.
     pub missing: BTreeMap<String, String>,
@@ -64,7 +64,7 @@ impl Default for AppConfig {
             not_found_handling: NotFoundHandling::default(),
             headers: Vec::new(),
             redirects: Vec::new(),
-            exact: Exact::default(),
+            index: RedirectIndex::default(),
             missing: BTreeMap::new(),
         }
     }
@@ -202,20 +202,25 @@ impl AppConfig {
     /// path ([`matches`]). A location whose captures would make it over
     /// [`MAX_SUBSTITUTED`] bytes is no redirect.
     pub fn redirect(&self, path: &str) -> Option<(u16, String)> {
-        let exact = self.exact.0.get_or_init(|| {
-            let mut exact = HashMap::new();
+        let index = self.index.0.get_or_init(|| {
+            let mut index = Indexed::default();
             for (i, r) in self.redirects.iter().enumerate() {
-                if !is_dynamic(&r.from) {
-                    exact.entry(r.from.clone()).or_insert(i);
+                match is_dynamic(&r.from) {
+                    true => index.dynamic.push(i),
+                    false => {
+                        index.exact.entry(r.from.clone()).or_insert(i);
+                    }
                 }
             }
-            exact
+            index
         });
-        let first_exact = exact.get(path).copied();
+        let first_exact = index.exact.get(path).copied();
         let before = first_exact.unwrap_or(self.redirects.len());
-        let (rule, captures) = self.redirects[..before]
+        let (rule, captures) = index
+            .dynamic
             .iter()
-            .filter(|r| is_dynamic(&r.from))
+            .take_while(|i| **i < before)
+            .map(|i| &self.redirects[*i])
             .find_map(|r| Some((r, matches(&r.from, path)?)))
             .or_else(|| Some((&self.redirects[first_exact?], Vec::new())))?;
         let to = substitute(&rule.to, &captures)?;
@@ -250,13 +255,21 @@ impl AppConfig {
     }
 }
 
-/// [`AppConfig::redirects`]' index of exact rules: made from them, so
-/// every config is equal to another whatever their indexes hold.
+/// [`AppConfig::redirects`]' index: made from them, so every config is
+/// equal to another whatever their indexes hold.
 #[derive(Clone, Debug, Default)]
-pub struct Exact(OnceLock<HashMap<String, usize>>);
+pub struct RedirectIndex(OnceLock<Indexed>);
 
-impl PartialEq for Exact {
-    fn eq(&self, _: &Exact) -> bool {
+/// The exact rules by path (the first of each), and the places of the
+/// dynamic ones, in order.
+#[derive(Clone, Debug, Default)]
+struct Indexed {
+    exact: HashMap<String, usize>,
+    dynamic: Vec<usize>,
+}
+
+impl PartialEq for RedirectIndex {
+    fn eq(&self, _: &RedirectIndex) -> bool {
         true
     }
 }

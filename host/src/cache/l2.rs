@@ -18,10 +18,11 @@
 //!   eviction of one tenant visits that tenant's slots, not every slot. A
 //!   key is in its tenant's index exactly while the map holds it
 //!   ([`L2::removed`] is the one place that takes it out). Locks are taken
-//!   in one order: a shard of the map, then an index, never the reverse. After an insert that
-//!   goes over the tenant's or the total budget, expired slots go first, then
-//!   the oldest, down to 15/16 of the budget, so the O(n) scan is paid once
-//!   per sixteenth of the budget, not once per insert.
+//!   in one order: a shard of the map, then an index, never the reverse.
+//! - After an insert that goes over the tenant's or the total budget,
+//!   expired slots go first, then the oldest, down to 15/16 of the budget,
+//!   so the O(n) scan is paid once per sixteenth of the budget, not once
+//!   per insert.
 //! - Expired slots are never returned, and are dropped at the latest one
 //!   sweep after they expire: a cache that never fills up does not keep its
 //!   expired pages (the soak in `benches/soak.sh` held 8,500 expired React
@@ -154,17 +155,14 @@ impl L2 {
             Entry::Occupied(mut o) => {
                 let old = o.get().clone();
                 let slot = Arc::new(Slot::with(o.key(), Some(&old), entry, headers, now, seq));
-                self.charge(&tenant, slot.bytes);
+                self.charge(&tenant, slot.bytes, None);
                 o.insert(slot.clone());
                 self.release(o.key(), &old);
                 slot
             }
             Entry::Vacant(v) => {
                 let slot = Arc::new(Slot::with(v.key(), None, entry, headers, now, seq));
-                self.charge(&tenant, slot.bytes);
-                let tenants = self.tenants.entry(tenant.clone()).or_default();
-                crate::sync::lock(&tenants.keys).insert(v.key().clone());
-                drop(tenants);
+                self.charge(&tenant, slot.bytes, Some(v.key()));
                 v.insert(slot.clone());
                 slot
             }
@@ -202,7 +200,7 @@ impl L2 {
             gone: AtomicBool::new(false),
         });
         let tenant: Arc<str> = key.tenant().into();
-        self.charge(&tenant, fresh.bytes);
+        self.charge(&tenant, fresh.bytes, None);
         *place.value_mut() = fresh;
         self.release(key, &slot);
         drop(place);
@@ -220,13 +218,15 @@ impl L2 {
         0
     }
 
-    fn charge(&self, tenant: &Arc<str>, bytes: usize) {
+    /// Charges `tenant` for `bytes`, and indexes `new`, a key the map is
+    /// taking.
+    fn charge(&self, tenant: &Arc<str>, bytes: usize, new: Option<&CacheKey>) {
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
-        self.tenants
-            .entry(tenant.clone())
-            .or_default()
-            .bytes
-            .fetch_add(bytes, Ordering::Relaxed);
+        let t = self.tenants.entry(tenant.clone()).or_default();
+        t.bytes.fetch_add(bytes, Ordering::Relaxed);
+        if let Some(key) = new {
+            crate::sync::lock(&t.keys).insert(key.clone());
+        }
     }
 
     /// Accounts for a slot taken out of the map, or replaced in it.
@@ -378,7 +378,6 @@ impl L2 {
 }
 
 impl Slot {
-    /// `old`'s variants with `entry` added (see the module's invariants).
     /// What keeping a slot costs: its key, the names it varies on, each
     /// variant's values and entry, and [`SLOT_OVERHEAD`].
     fn cost(key: &CacheKey, vary: &[String], variants: &[(Varied, Arc<CacheEntry>)]) -> usize {
@@ -391,6 +390,7 @@ impl Slot {
         SLOT_OVERHEAD + key.len() + names + variants
     }
 
+    /// `old`'s variants with `entry` added (see the module's invariants).
     fn with(
         key: &CacheKey,
         old: Option<&Slot>,

@@ -40,7 +40,7 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
-use super::gate::Gate;
+use super::gate::{Gate, Pass};
 use crate::tenant::{EnvChange, LimitOverrides, Registration, Settings, Tenant, env};
 
 /// Who an admin request comes from: the operator (the admin token), or a
@@ -81,25 +81,26 @@ impl Running {
         }
     }
 
-    /// A place for a deploy by `caller`.
-    fn deploy(&self, caller: &Caller) -> Result<Vec<Box<dyn std::any::Any + Send>>, ApiError> {
-        let mut held: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
-        if let Caller::Tenant { token, .. } = caller {
-            let pass = self.deploys_per_token.enter(token.clone()).ok_or_else(|| {
-                ApiError::TooMany(
-                    "this token has a deploy running; send the next one when it is done".into(),
-                )
-            })?;
-            held.push(Box::new(pass));
-        }
-        let pass = self.deploys.enter(()).ok_or_else(|| {
+    /// A place for a deploy by `caller`: its token's, if it has one, and
+    /// one of the server's.
+    fn deploy(&self, caller: &Caller) -> Result<(Option<Pass<String>>, Pass<()>), ApiError> {
+        let token = match caller {
+            Caller::Tenant { token, .. } => {
+                Some(self.deploys_per_token.enter(token.clone()).ok_or_else(|| {
+                    ApiError::TooMany(
+                        "this token has a deploy running; send the next one when it is done".into(),
+                    )
+                })?)
+            }
+            Caller::Operator => None,
+        };
+        let server = self.deploys.enter(()).ok_or_else(|| {
             ApiError::TooMany(format!(
                 "the server is compiling {} deploys already (--max-deploys); try again in a few seconds",
                 self.deploys.max()
             ))
         })?;
-        held.push(Box::new(pass));
-        Ok(held)
+        Ok((token, server))
     }
 }
 

@@ -117,7 +117,7 @@ pub struct Registration {
     /// demo): who this tenant is, beyond its id, kept by every later
     /// registration. Tenant tokens are bound to it. 0 in records written
     /// before it existed.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub since: u64,
     pub hosts: Vec<String>,
     pub mode: Mode,
@@ -150,12 +150,8 @@ pub struct Registration {
     pub updated_unix: u64,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 /// One version of a tenant: its registration, compiled plugin, limits and

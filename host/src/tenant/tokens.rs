@@ -143,19 +143,7 @@ pub fn list(store: Option<&Store>, local: &LocalTokens) -> Result<Vec<TokenRecor
 pub fn revoke(store: Option<&Store>, local: &LocalTokens, id: &str) -> Result<bool, TenantError> {
     match store {
         Some(Store::Shared { redis, .. }) => Ok(redis.remove_token(id)?),
-        other => {
-            let mut all = crate::sync::lock(&local.0);
-            let Some(gone) = all.remove(id) else {
-                return Ok(false);
-            };
-            if let Some(Store::Local(dir)) = other
-                && let Err(e) = dir.save_tokens(&all)
-            {
-                all.insert(id.to_string(), gone);
-                return Err(e.into());
-            }
-            Ok(true)
-        }
+        other => Ok(revoke_local(other, local, |r| r.id == id)? > 0),
     }
 }
 
@@ -165,15 +153,46 @@ pub fn revoke_tenant(
     local: &LocalTokens,
     tenant: &str,
 ) -> Result<usize, TenantError> {
-    let ids: Vec<String> = list(store, local)?
-        .into_iter()
-        .filter(|r| r.tenant == tenant)
-        .map(|r| r.id)
-        .collect();
-    for id in &ids {
-        revoke(store, local, id)?;
+    match store {
+        Some(Store::Shared { redis, .. }) => {
+            let mine = list(store, local)?
+                .into_iter()
+                .filter(|r| r.tenant == tenant);
+            let mut gone = 0;
+            for record in mine {
+                gone += usize::from(redis.remove_token(&record.id)?);
+            }
+            Ok(gone)
+        }
+        other => revoke_local(other, local, |r| r.tenant == tenant),
     }
-    Ok(ids.len())
+}
+
+/// Revokes the records without a shared store that `gone` picks, with
+/// one write of the data dir's file; how many. A failed write revokes
+/// none.
+fn revoke_local(
+    store: Option<&Store>,
+    local: &LocalTokens,
+    gone: impl Fn(&TokenRecord) -> bool,
+) -> Result<usize, TenantError> {
+    let mut all = crate::sync::lock(&local.0);
+    let ids: Vec<String> = all
+        .values()
+        .filter(|r| gone(r))
+        .map(|r| r.id.clone())
+        .collect();
+    let removed: Vec<TokenRecord> = ids.iter().filter_map(|id| all.remove(id)).collect();
+    if removed.is_empty() {
+        return Ok(0);
+    }
+    if let Some(Store::Local(dir)) = store
+        && let Err(e) = dir.save_tokens(&all)
+    {
+        all.extend(removed.into_iter().map(|r| (r.id.clone(), r)));
+        return Err(e.into());
+    }
+    Ok(removed.len())
 }
 
 /// The record of `given`, if it is a live token (its tenant's identity is

@@ -918,13 +918,11 @@ impl RemoteInstance {
         ends: Instant,
     ) -> Result<(Outcome, u64, Duration), EngineError> {
         let limit = self.supervisor.options.frame_limit;
-        let flying = Flying::new(proc, &self.tenant);
+        let _flying = Flying::new(proc, &self.tenant);
         let done = proc
             .exchange_async(message, &mut self.answers(), ends, limit)
             .await;
-        let checked = self.checked(proc, done);
-        drop(flying);
-        checked
+        self.checked(proc, done)
     }
 
     /// What its exchanges answer the worker from.

@@ -5,7 +5,7 @@
 //! implementing `wit/plugin.wit`.
 //!
 //! - [`runtime`]: QuickJS through javy, the contract's web-API prelude
-//!   (`wit/prelude.js`, which the V8 engine evaluates too), and the render
+//!   (`wit/prelude/`, which the V8 engine evaluates too), and the render
 //!   loop. Target-independent.
 //! - `plugin` (wasm only): the `render` export and the `wizer-initialize`
 //!   entry point that reads the bundle from stdin. The contract's types,

@@ -36,8 +36,9 @@ pub mod guest;
 /// The version of the `ssr:plugin` package a plugin must be built against.
 pub const VERSION: &str = "0.4.0";
 
-/// The web-API prelude every engine evaluates before a renderer's bundle.
-pub const PRELUDE: &str = include_str!("../prelude.js");
+/// The web-API prelude every engine evaluates before a renderer's bundle:
+/// the files of `wit/prelude/`, joined in order by `build.rs`.
+pub const PRELUDE: &str = include_str!(concat!(env!("OUT_DIR"), "/prelude.js"));
 
 /// The prelude's file name in stack traces; its `describe` cuts the
 /// renderer's stack at the first frame of this file.
@@ -410,6 +411,19 @@ impl LogLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The split of the one `prelude.js` into `prelude/` changed no byte of
+    /// what the engines evaluate (its SHA-256 before the split).
+    #[test]
+    fn the_joined_prelude_is_the_file_it_was_split_from() {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(PRELUDE.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "58ffbf5d6a98f5f61d41eec0a1d3787da93e5beefbbfcf359a8707fc5cee907b"
+        );
+    }
 
     #[test]
     fn version_matches_the_wit_package() {

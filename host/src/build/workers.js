@@ -1,5 +1,5 @@
 // The module `cloudflare:workers` as `ssr build` resolves it (esbuild's
-// `--alias`, build/bundle.rs): what the prelude (wit/prelude.js, `workers`)
+// `--alias`, build/bundle.rs): what the prelude (wit/prelude/32_cloudflare_workers.js)
 // provides, under the names Cloudflare's runtime exports. Apps built by the
 // frameworks' Cloudflare adapters import `env` from here.
 const workers = globalThis.__ssr.workers;

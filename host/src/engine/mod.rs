@@ -9,7 +9,7 @@
 //! [`wasm::WasmEngine`] runs the artifact's component (QuickJS in Wasmtime);
 //! `v8::V8Engine` (feature `v8`) runs the JavaScript bundle the same
 //! artifact carries, in V8. Both evaluate the contract's prelude
-//! (`wit/prelude.js`), so request shaping, response normalization and error
+//! (`wit/prelude/`), so request shaping, response normalization and error
 //! kinds are the same code, and both take and give the contract's types.
 //! The pool, the cache, HTTP and metrics see only these traits.
 //!

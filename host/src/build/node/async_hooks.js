@@ -1,6 +1,6 @@
 // `node:async_hooks` as `ssr build` resolves it (build/bundle.rs): the
 // storage frameworks keep a request's context in. The frame itself lives in
-// the prelude (wit/prelude.js, "async context"), which carries it through
+// the prelude (wit/prelude/01_async_context.js), which carries it through
 // promise reactions, timers and microtasks; a bundle that imports this
 // module has its async functions lowered so that `await` goes through them
 // too.

@@ -1,0 +1,32 @@
+//! Web Crypto's random half: `crypto.getRandomValues()` and
+//! `crypto.randomUUID()`.
+//!
+//! Defines: crypto
+//! Host calls: random
+//! Rust: host/src/engine/imports.rs
+//! WPT: WebCryptoAPI
+//! Test plugin: tests/plugins/crypto.js
+  // ----------------------------------------------------------------- crypto
+  // Web Crypto's random half, from the host's generator (`calls::RANDOM`).
+  const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
+    'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  function getRandomValues(array) {
+    const type = ArrayBuffer.isView(array) && Object.prototype.toString.call(array).slice(8, -1);
+    if (!integerArrays.includes(type)) {
+      throw new DOMEx('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
+    }
+    if (array.byteLength > 65536) {
+      throw new DOMEx(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError');
+    }
+    new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(host('random', array.byteLength).data);
+    return array;
+  }
+  function randomUUID() {
+    const b = host('random', 16).data;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+  defineMissing('crypto', { getRandomValues, randomUUID });
+

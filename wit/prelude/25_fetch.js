@@ -1,0 +1,119 @@
+//! `fetch`: data: URLs here, every other request by the host under the
+//! tenant's grant; the globals of the Fetch standard.
+//!
+//! Defines: fetch, Headers, Blob, File, FormData, Request, Response
+//! Host calls: fetch, fetch-abort
+//! Rust: host/src/engine/fetch.rs
+//! WPT: none
+//! Test plugin: tests/plugins/fetcher.js
+  // ------------------------------------------------------------------ fetch
+  // The host makes the request (`calls::FETCH`), to an origin the tenant
+  // was granted, and the driver delivers its response when it finishes
+  // (`runNextTimer`). Until streams come, a body is read whole.
+  // The Fetch standard's data: URL processor: answered here, as on
+  // Workers; a data: URL reaches no network and needs no grant.
+  function dataResponse(req) {
+    const url = req._url.replace(/#.*$/s, '').slice('data:'.length);
+    const comma = url.indexOf(',');
+    if (comma < 0) throw new TypeError(`fetch of a data: URL without a comma: ${req._url.slice(0, 64)}`);
+    let type = url.slice(0, comma).replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '');
+    let bytes = percentDecode(url.slice(comma + 1));
+    const base64 = /;[\t\n\f\r ]*base64[\t\n\f\r ]*$/i.exec(type);
+    if (base64) {
+      type = type.slice(0, base64.index);
+      let text;
+      try {
+        text = g.atob(Array.from(bytes, (c) => String.fromCharCode(c)).join(""));
+      } catch {
+        throw new TypeError('fetch of a data: URL whose base64 is not valid');
+      }
+      bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+    }
+    if (type.startsWith(';')) type = `text/plain${type}`;
+    if (!/^[^\s/;]+\/[^\s/;]+/.test(type)) type = 'text/plain;charset=US-ASCII';
+    const r = new ResponseImpl(req._method === 'HEAD' ? null : bytes, { status: 200, statusText: 'OK', headers: [['content-type', type]] });
+    r._urlList = [req._url];
+    r._type = 'basic';
+    r._headers._immutable = true;
+    return r;
+  }
+  function percentDecode(text) {
+    const out = [];
+    const utf8 = encoder().encode(text);
+    for (let i = 0; i < utf8.length; i++) {
+      const hex = utf8[i] === 0x25 && i + 2 < utf8.length ? String.fromCharCode(utf8[i + 1], utf8[i + 2]) : '';
+      if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+        out.push(parseInt(hex, 16));
+        i += 2;
+      } else out.push(utf8[i]);
+    }
+    return Uint8Array.from(out);
+  }
+  function fetchImpl(input, init) {
+    return new Promise((ok) => {
+      const req = new RequestImpl(input, init === undefined ? {} : init);
+      // A stream body is read whole before the request goes.
+      const b = req._body;
+      ok(b instanceof ReadableStreamImpl ? readAllBytes(b, 'fetch').then((bytes) => [req, bytes]) : [req, b]);
+    }).then(([req, b]) => new Promise((resolve, reject) => {
+      const signal = req._signal;
+      if (signal !== undefined && signal.aborted) throw signal.reason;
+      if (req._url.startsWith('data:')) {
+        resolve(dataResponse(req));
+        return;
+      }
+      const body = b === null ? undefined : typeof b === 'string' ? encoder().encode(b) : b;
+      const headers = req._headers._list.map(([k, v]) => [k, v]);
+      const args = { method: req._method, url: req._url, headers, redirect: req._redirect };
+      const id = host('fetch', args, body).value;
+      inflight.set(id, { resolve, reject, method: req._method });
+      // An aborted signal ends the host's request at once.
+      if (signal !== undefined) {
+        signal.addEventListener('abort', () => {
+          if (!inflight.delete(id)) return;
+          host('fetch-abort', id);
+          reject(signal.reason);
+        }, { once: true });
+      }
+    }));
+  }
+  // What the engine's wait brought: `fetch-wait`'s reply as JSON, and its
+  // bytes. The clock moves on by the time waited.
+  function arrived(text, data) {
+    const value = JSON.parse(text);
+    clock += value.waited;
+    if (value.id !== undefined) fetched(value, data);
+    if (value.gone && leaving !== null) {
+      const r = leaving;
+      leaving = null;
+      signalAbort(r.signal, new DOMEx('The client went away before the response was complete', 'AbortError'));
+    }
+  }
+  // Settles the promise of the request the host finished.
+  function fetched(v, data) {
+    const p = inflight.get(v.id);
+    if (p === undefined) return;
+    inflight.delete(v.id);
+    if (v.error !== undefined) {
+      p.reject(new TypeError(v.error));
+      return;
+    }
+    const r = new ResponseImpl(null, { status: 200 });
+    r._status = v.status;
+    r._statusText = v.statusText;
+    for (const [k, val] of v.headers) r._headers._list.push([k, val]);
+    r._urlList = v.urls;
+    r._type = 'basic';
+    r._headers._immutable = true;
+    r._body = NULL_BODY.includes(v.status) || p.method === 'HEAD' ? null : data;
+    p.resolve(r);
+  }
+
+  defineMissing('fetch', fetchImpl);
+  defineMissing('Headers', HeadersImpl);
+  defineMissing('Blob', BlobImpl);
+  defineMissing('File', FileImpl);
+  defineMissing('FormData', FormDataImpl);
+  defineMissing('Request', RequestImpl);
+  defineMissing('Response', ResponseImpl);
+

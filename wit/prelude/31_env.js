@@ -1,0 +1,56 @@
+//! The handler's `env`: vars and secrets asked of the host once per instance,
+//! `env.ASSETS`, and a clear error for bindings the host lacks.
+//!
+//! Defines: none
+//! Host calls: assets, env
+//! Rust: host/src/assets/binding.rs
+//! WPT: none
+//! Test plugin: tests/plugins/assets-binding.js
+  // The tenant's vars and secrets, asked of the host once per instance:
+  // they change only with the tenant's version, which makes new instances.
+  let env = null;
+  function tenantEnv() {
+    if (env === null) {
+      const { vars, assets, missing } = host('env', null).value;
+      const bindings = {};
+      // Bindings its wrangler config declares that the host does not
+      // provide: there, but touching one throws, naming it.
+      for (const [name, kind] of Object.entries(missing || {})) {
+        bindings[name] = missingBinding(name, kind);
+      }
+      // A tenant with assets gets the Workers binding (a var of that name wins).
+      if (assets) bindings[assets] = assetsBinding;
+      env = Object.freeze(Object.assign(bindings, vars));
+    }
+    return env;
+  }
+  function missingBinding(name, kind) {
+    const fail = () => {
+      throw new Error(
+        `env.${name} (${kind}, declared in the app's wrangler config) is not provided by ssr; see docs/compatibility.md`,
+      );
+    };
+    return new Proxy(Object.freeze(Object.create(null)), {
+      // Asked by await, JSON.stringify and inspection, which touch nothing.
+      get: (_, k) => (typeof k === 'symbol' || k === 'then' || k === 'toJSON' ? undefined : fail()),
+      has: fail,
+      apply: fail,
+    });
+  }
+  // `env.ASSETS`: the tenant's packed assets by Workers' rules for HTML
+  // files (`calls::ASSETS`, `host/src/assets/binding.rs`).
+  let requestBase = '';
+  const assetsBinding = Object.freeze({
+    async fetch(input, init) {
+      const req = input instanceof RequestImpl && init === undefined ? input : new RequestImpl(input, init);
+      // Below the base the host routed by (`/t/<id>` under path routing).
+      let path = new URLImpl(req._url).pathname;
+      if (requestBase !== '' && (path === requestBase || path.startsWith(`${requestBase}/`))) {
+        path = path.slice(requestBase.length) || '/';
+      }
+      const { value, data } = host('assets', { path });
+      const body = req._method !== 'HEAD' && data && data.length > 0 ? data : null;
+      return new ResponseImpl(body, { status: value.status, headers: value.headers });
+    },
+  });
+

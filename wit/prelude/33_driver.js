@@ -1,0 +1,92 @@
+//! The renderer driver the engines call (`__ssr`): shaping a request,
+//! settling a render, timers and fetches the engine drives; closes the block
+//! `00_core.js` opened.
+//!
+//! Defines: __ssr
+//! Host calls: none
+//! Rust: host/src/engine/mod.rs
+//! WPT: none
+//! Test plugin: tests/plugins/handler.js
+  // The renderer, set once the bundle's top level has run: (raw, reads) ->
+  // its result. `handlerName` names it in messages.
+  let render = null;
+  let handlerName = 'render';
+  const ssr = {
+    // Pick the renderer from a module namespace: a default class with a
+    // `fetch` method (the Workers `WorkerEntrypoint` form: one instance per
+    // request, given the context and `env`), a default object with a
+    // `fetch` method (the Workers form), `render`, a default function, or
+    // a default object with a `render` method.
+    resolve(ns) {
+      const d = ns.default;
+      if (typeof d === 'function' && d.prototype && typeof d.prototype.fetch === 'function') {
+        handlerName = 'fetch';
+        render = (raw, reads) => new d(context, tenantEnv()).fetch(incomingRequest(raw, reads));
+        return;
+      }
+      if (d && typeof d === 'object' && typeof d.fetch === 'function') {
+        handlerName = 'fetch';
+        render = (raw, reads) => d.fetch(incomingRequest(raw, reads), tenantEnv(), context);
+        return;
+      }
+      let fn = null;
+      if (typeof ns.render === 'function') fn = ns.render;
+      else if (typeof d === 'function') fn = d;
+      else if (d && typeof d.render === 'function') fn = d.render.bind(d);
+      else {
+        const names = Object.keys(ns);
+        throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export default { fetch(request, env) { ... } }\` or \`export function render(request, env) { ... }\``);
+      }
+      render = (raw, reads) => fn(shapeRequest(raw, reads), tenantEnv());
+    },
+    // `raw` is {method, url, href, base, path, query: [[name, value]], headers:
+    // [[name, value]], tenant, body?: Uint8Array}, as every engine passes it;
+    // a fetch handler sees it as a Request, a render function as an object
+    // with `query` holding each name's first value and `headers` with
+    // lower-case names, repeated ones joined with ", ".
+    // The response's `vary` lists the headers the renderer declared and
+    // those it read.
+    // A body that is a stream goes to the host as it comes (`sendStream`);
+    // the head goes with the headers read so far, and the final result
+    // lists every header read, those read while the body streamed too
+    // (a Suspense boundary reading a cookie), so that the host keys the
+    // page it keeps on all of them.
+    call(raw) {
+      serving = true;
+      asyncContext.frame = undefined;
+      const reads = new Set();
+      const noteReads = (res) => {
+        for (const name of reads) if (!res.vary.includes(name)) res.vary.push(name);
+        return res;
+      };
+      afterwork = [];
+      given = 0;
+      headSent = false;
+      requestBase = typeof raw.base === 'string' ? raw.base : '';
+      return new Promise((ok) => ok(render(raw, reads))).then((out) => {
+        const res = noteReads(normalize(out));
+        const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;
+        return body instanceof ReadableStreamImpl ? sendStream(body, res).then(noteReads) : res;
+      }).then((res) => (afterwork.length > 0 ? afterResponse(res) : res));
+    },
+    describe,
+    workers,
+    // What the `node:` modules (host/src/build/node/) build on.
+    node: Object.freeze({
+      asyncContext,
+      reportUncaught,
+      digest: (hash, bytes) => subtleCall({ op: 'digest', hash }, [bytes]).data,
+      hmac: (hash, key, bytes) => subtleCall({ op: 'sign', alg: 'HMAC', hash }, [key, bytes]).data,
+    }),
+    runNextTimer,
+    arrived,
+    reset() {
+      asyncContext.frame = undefined;
+      outerFrames.length = 0;
+      timers.clear();
+      inflight.clear();
+      afterwork = [];
+    },
+  };
+  Object.defineProperty(g, '__ssr', { value: Object.freeze(ssr), enumerable: false });
+}

@@ -113,7 +113,7 @@ fn engines(c: &mut Criterion) {
                     value: "{}".into(),
                     data: Vec::new(),
                 }),
-                _ => ssr::engine::imports::pure(name, args, data),
+                _ => ssr::web::at_build(name, args, data),
             },
         };
         let native =

@@ -249,10 +249,10 @@ settings! {
     max_request_kib: Kib = Kib(1024), "SSR_MAX_REQUEST_KIB" { value_name = "KIB" };
     /// Outbound requests (`fetch`) one render may make; a tenant may set a
     /// lower number.
-    max_subrequests: usize = crate::engine::fetch::DEFAULT_MAX_SUBREQUESTS, "SSR_MAX_SUBREQUESTS" { value_name = "N" };
+    max_subrequests: usize = crate::web::fetch::DEFAULT_MAX_SUBREQUESTS, "SSR_MAX_SUBREQUESTS" { value_name = "N" };
     /// Response bytes one render may fetch, all its requests together; a
     /// tenant may set a lower number. One response is capped at 8 MiB too.
-    max_fetch_kib: Kib = Kib(crate::engine::fetch::DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
+    max_fetch_kib: Kib = Kib(crate::web::fetch::DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not

@@ -34,6 +34,8 @@ pub mod pool;
 pub mod report;
 pub mod sched;
 pub mod site;
+pub mod stack_map;
 pub mod sync;
 pub mod tenant;
 pub mod unsent;
+pub mod web;

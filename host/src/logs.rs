@@ -108,8 +108,8 @@ pub fn publish(tenant: &str, level: &str, method: &str, path: &str, message: &st
         // The request's own text, as a client sent it: escaped like the
         // tenant's (`console::escape`), so that a follower's terminal shows
         // it as it is, and cut.
-        method: crate::engine::console::loggable(method).into_owned(),
-        path: crate::engine::console::loggable(path).into_owned(),
+        method: crate::web::console::loggable(method).into_owned(),
+        path: crate::web::console::loggable(path).into_owned(),
         message: if message.len() > LINE_BYTES {
             let mut cut = LINE_BYTES;
             while !message.is_char_boundary(cut) {

@@ -20,9 +20,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::build::wrangler;
-use crate::engine::fetch::Origin;
 use crate::engine::{EngineKind, Mode};
 use crate::tenant::LimitOverrides;
+use crate::web::fetch::Origin;
 
 /// The file's name.
 pub const FILE: &str = "ssr.toml";

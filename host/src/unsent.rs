@@ -6,7 +6,7 @@
 //! What counts: a whole rendered body from when it is handed to its
 //! connection until the connection takes its last slice, and each chunk of
 //! a streamed body from the render's write until the connection takes it
-//! (`engine::stream`, `http::stream`). Both are a [`Paced`], which holds
+//! (`web::stream`, `http::stream`). Both are a [`Paced`], which holds
 //! its count and gives it back as it is taken or dropped, whatever path
 //! drops it. Bodies go to hyper in
 //! slices of at most [`SLICE`] bytes, and hyper queues at most 16 of them
@@ -18,7 +18,7 @@
 //! - The count never passes the limit: a body is held ([`Paced::hold`])
 //!   only if it fits, atomically, so responses finishing at once cannot
 //!   overshoot together. One that does not fit is refused: a whole page
-//!   is answered 503, a streamed one is cut (`engine::stream`). A
+//!   is answered 503, a streamed one is cut (`web::stream`). A
 //!   response of `--max-response-kib` always fits an empty count
 //!   (`Config::validate`).
 //! - Every byte added is subtracted once, when its holder gives it to the

@@ -135,7 +135,7 @@ fn no_ambient_authority_on(s: &Server, evil: &str) {
 
 #[test]
 fn issue_15_console_output_is_bounded_and_cannot_forge_a_log_line() {
-    use ssr::engine::console::{RENDER_BYTES, RENDER_LINES};
+    use ssr::web::console::{RENDER_BYTES, RENDER_LINES};
     // Writing 100 MiB takes a while, wherever it goes.
     let s = Server::patient();
     let logged = |s: &Server| {

@@ -293,7 +293,7 @@ fn issue_32_clients_that_never_read_hold_bounded_memory_for_a_bounded_time() {
     );
     // Another such page would pass the bound: refused, not held. A
     // streamed one, to another client that reads nothing, is held as far
-    // as the bound (and cut there: `engine::stream`'s tests).
+    // as the bound (and cut there: `web::stream`'s tests).
     let r = s.get("/t/p-wasm/big?kib=24576&again", &[]);
     assert_eq!(r.status, 503, "{}", r.text());
     let streamed = get("stream-big?kib=24576");

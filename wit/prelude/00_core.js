@@ -6,7 +6,7 @@
 //!
 //! Defines: self
 //! Host calls: none
-//! Rust: host/src/engine/imports.rs
+//! Rust: host/src/web/mod.rs
 //! WPT: none
 //! Test plugin: tests/plugins/engine-probe.js
 // The web-API prelude: evaluated as a classic script before a renderer's

@@ -3,7 +3,7 @@
 //!
 //! Defines: setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate, queueMicrotask
 //! Host calls: none
-//! Rust: host/src/engine/wasm/runtime.rs
+//! Rust: guest-sdk/src/runtime.rs, host/src/engine/v8/mod.rs
 //! WPT: html/webappapis/timers, html/webappapis/microtask-queuing
 //! Test plugin: tests/plugins/timers.js
   // ---------------------------------------------------------------- timers

@@ -2,7 +2,7 @@
 //!
 //! Defines: console
 //! Host calls: none
-//! Rust: host/src/engine/console.rs
+//! Rust: host/src/web/console.rs
 //! WPT: none
 //! Test plugin: tests/plugins/chatty.js
   // ---------------------------------------------------------------- console

@@ -3,7 +3,7 @@
 //!
 //! Defines: crypto
 //! Host calls: random
-//! Rust: host/src/engine/imports.rs
+//! Rust: host/src/web/mod.rs
 //! WPT: WebCryptoAPI
 //! Test plugin: tests/plugins/crypto.js
   // ----------------------------------------------------------------- crypto

@@ -3,7 +3,7 @@
 //!
 //! Defines: TextEncoder, TextDecoder
 //! Host calls: text-decode
-//! Rust: host/src/engine/text.rs
+//! Rust: host/src/web/text.rs
 //! WPT: encoding
 //! Test plugin: tests/plugins/encodings.js
   // ------------------------------------------------------- TextEncoder/Decoder

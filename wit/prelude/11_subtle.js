@@ -3,7 +3,7 @@
 //!
 //! Defines: CryptoKey, SubtleCrypto
 //! Host calls: crypto
-//! Rust: host/src/engine/crypto.rs
+//! Rust: host/src/web/crypto/
 //! WPT: WebCryptoAPI
 //! Test plugin: tests/plugins/subtle.js
   // ---------------------------------------------------------- crypto.subtle

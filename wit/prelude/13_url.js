@@ -2,7 +2,7 @@
 //!
 //! Defines: URLSearchParams, URL
 //! Host calls: url
-//! Rust: host/src/engine/url.rs
+//! Rust: host/src/web/url.rs
 //! WPT: url
 //! Test plugin: tests/plugins/web-platform.js
   // ------------------------------------------------------- URL, URLSearchParams

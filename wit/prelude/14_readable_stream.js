@@ -3,7 +3,7 @@
 //!
 //! Defines: none
 //! Host calls: none
-//! Rust: host/src/engine/stream.rs
+//! Rust: host/src/web/stream.rs
 //! WPT: streams
 //! Test plugin: tests/plugins/streams.js
   // ---------------------------------------------------------------- streams

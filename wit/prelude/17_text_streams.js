@@ -2,7 +2,7 @@
 //!
 //! Defines: none
 //! Host calls: none
-//! Rust: host/src/engine/text.rs
+//! Rust: host/src/web/text.rs
 //! WPT: encoding
 //! Test plugin: tests/plugins/streams.js
   class TextEncoderStreamImpl extends TransformStreamImpl {

@@ -3,7 +3,7 @@
 //!
 //! Defines: none
 //! Host calls: compress
-//! Rust: host/src/engine/compress.rs
+//! Rust: host/src/web/compress.rs
 //! WPT: compression
 //! Test plugin: tests/plugins/compression.js
   // CompressionStream and DecompressionStream (checked by WPT's

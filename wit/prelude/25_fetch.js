@@ -3,7 +3,7 @@
 //!
 //! Defines: fetch, Headers, Blob, File, FormData, Request, Response
 //! Host calls: fetch, fetch-abort
-//! Rust: host/src/engine/fetch.rs
+//! Rust: host/src/web/fetch.rs
 //! WPT: none
 //! Test plugin: tests/plugins/fetcher.js
   // ------------------------------------------------------------------ fetch

@@ -3,7 +3,7 @@
 //!
 //! Defines: Intl
 //! Host calls: intl
-//! Rust: host/src/engine/intl.rs
+//! Rust: host/src/web/intl.rs
 //! WPT: none (test262's intl402: benches/test262.sh)
 //! Test plugin: tests/plugins/intl.js
   // -------------------------------------------------------------------- Intl

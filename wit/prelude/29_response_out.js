@@ -3,7 +3,7 @@
 //!
 //! Defines: none
 //! Host calls: response-head, response-write
-//! Rust: host/src/engine/stream.rs
+//! Rust: host/src/web/stream.rs
 //! WPT: none
 //! Test plugin: tests/plugins/handler.js
   // A fetch handler's `Cache-Control` as the host's ttl: shared caches

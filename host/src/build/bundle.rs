@@ -436,7 +436,7 @@ pub(super) fn find_esbuild(entry: &Path) -> Option<PathBuf> {
 /// The map of a plain entry, bundled as written: no mappings, and its one
 /// source the entry's path from the working directory, as esbuild's maps
 /// name files, so that its stacks name it as a bundled site's name its
-/// files (`engine::stack_map` renames its frames and keeps their places).
+/// files (`stack_map` renames its frames and keeps their places).
 fn plain_map(entry: &Path, name: &str) -> Option<String> {
     let path = std::fs::canonicalize(entry).ok()?;
     let map = serde_json::json!({

@@ -265,8 +265,7 @@ pub fn build_bundle(
                     },
                     Some(map),
                 ) => {
-                    let stack =
-                        crate::engine::stack_map::StackMap::in_memory(map.as_bytes()).apply(&stack);
+                    let stack = crate::stack_map::StackMap::in_memory(map.as_bytes()).apply(&stack);
                     BuildError::Javascript {
                         message,
                         stack: Some(stack),

@@ -144,7 +144,7 @@ async fn call_during_init(
     let name = String::from_utf8(guest_bytes(&mut caller, name, name_len)?)?;
     let args = String::from_utf8(guest_bytes(&mut caller, args, args_len)?)?;
     let data = guest_bytes(&mut caller, data, data_len)?;
-    let reply = crate::engine::imports::pure(&name, &args, &data);
+    let reply = crate::web::at_build(&name, &args, &data);
     let Some(Extern::Func(realloc)) = caller.get_export("cabi_realloc") else {
         wasmtime::bail!("the guest exports no cabi_realloc");
     };

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ssr::engine::fetch::{FetchGrant, Origin};
 use ssr::engine::{
     DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Grants, Instance,
     InstanceCaps,
 };
 use ssr::tenant::env::{self, Env};
+use ssr::web::fetch::{FetchGrant, Origin};
 
 fn parse_var(text: &str) -> Result<(String, String), String> {
     env::parse_var(text).map_err(|e| e.to_string())
@@ -116,8 +116,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         fetch,
         None,
         Some(std::sync::Arc::new(assets)),
-        ssr::artifact::source_map(&bytes, args.engine)
-            .map(ssr::engine::stack_map::StackMap::in_memory),
+        ssr::artifact::source_map(&bytes, args.engine).map(ssr::stack_map::StackMap::in_memory),
     );
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);

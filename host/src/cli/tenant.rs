@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 
 use super::client::{ServerArgs, enc, finish};
 use clap::{Args, Subcommand};
-use ssr::engine::fetch::Origin;
+use ssr::web::fetch::Origin;
 
 #[derive(Debug, Args)]
 pub struct TenantArgs {

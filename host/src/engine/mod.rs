@@ -16,18 +16,7 @@
 //! Invariant: an engine never panics on what a plugin does; every failure of
 //! the JavaScript or of the sandbox is an [`EngineError`].
 
-pub mod compress;
-pub mod console;
-pub mod crypto;
-pub mod fetch;
-pub mod imports;
-pub mod intl;
 pub mod offload;
-pub mod open;
-pub mod stack_map;
-pub mod stream;
-pub mod text;
-pub mod url;
 #[cfg(feature = "v8")]
 pub mod v8;
 pub mod wasm;
@@ -45,7 +34,36 @@ use thiserror::Error;
 
 use crate::artifact::ArtifactError;
 use crate::sched::Scheduling;
-pub use imports::Grants;
+pub use crate::web::Grants;
+use crate::web::Imports;
+
+/// A render's outcome as the host passes it on: a secret's value redacted
+/// from an error, its stack in the site's own files (`stack_map.rs`), and
+/// the error told to the tenant's log followers (`logs.rs`).
+pub(crate) fn ended<T>(imports: &Imports, out: Result<T, EngineError>) -> Result<T, EngineError> {
+    let grants = imports.grants();
+    let out = match out {
+        Err(EngineError::Js(e)) => {
+            let mut e = grants.redact_error(e);
+            if let Some(map) = &grants.stack_map {
+                e.stack = e.stack.map(|stack| map.apply(&stack));
+            }
+            Err(EngineError::Js(e))
+        }
+        out => out,
+    };
+    if let Err(e) = &out {
+        let said = match e {
+            EngineError::Js(e) => match &e.stack {
+                Some(stack) => format!("{}: {}\n{stack}", e.kind, e.message),
+                None => format!("{}: {}", e.kind, e.message),
+            },
+            other => crate::report::Chain(other).to_string(),
+        };
+        imports.failed(&said);
+    }
+    out
+}
 
 /// Loads plugin artifacts (process lifetime).
 pub trait Engine: Send + Sync {
@@ -111,7 +129,7 @@ pub trait Instance: Send {
         &'a mut self,
         req: &'a Request,
         budget: Budget,
-        body: Option<stream::Sink>,
+        body: Option<crate::web::stream::Sink>,
     ) -> Rendering<'a>;
 
     /// [`Instance::render`] to completion on the calling thread, the body

@@ -63,14 +63,14 @@ pub async fn run(name: &str, args: &str, data: &[u8]) -> Done {
         return failed("the host's pool for long calls is closed".into());
     };
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let (name, args, data) = (name.to_string(), args.to_string(), data.to_vec());
+    let (args, data) = (args.to_string(), data.to_vec());
     let spawned = std::thread::Builder::new()
         .name("ssr-long-call".into())
         .spawn(move || {
             // A long render's work: at a long render's priority.
             crate::sched::lower(crate::sched::current_thread(), crate::sched::LOWER_BY);
             let started = crate::sched::thread_cpu_time();
-            let reply = super::imports::pure(&name, &args, &data);
+            let reply = crate::web::crypto::call(&args, &data);
             let cpu = crate::sched::thread_cpu_time().saturating_sub(started);
             let _ = tx.send(Done { reply, cpu });
         });

@@ -27,15 +27,15 @@ use super::error::ApiError;
 use crate::assets::binding::Resolved;
 use crate::cache::{CacheEntry, CacheKey, Encoding, Miss, Url, X_CACHE};
 use crate::config::RenderOn;
-use crate::engine::console::loggable;
+use crate::web::console::loggable;
 use contract::{ErrorKind, RenderError};
 
 use crate::engine::EngineError;
-use crate::engine::stream::{self, Frame};
 use crate::pool::PoolError;
 use crate::report::Chain;
 use crate::tenant::{Routes, Tenant};
 use crate::unsent::{Paced, Unsent};
+use crate::web::stream::{self, Frame};
 
 /// What [`answer`] decided.
 pub enum Step {

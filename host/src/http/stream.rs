@@ -1,5 +1,5 @@
 //! A streamed response's body ([`Streamed`]): the chunks a render sends
-//! (`engine::stream`), passed to hyper as they come, chunked and flushed,
+//! (`web::stream`), passed to hyper as they come, chunked and flushed,
 //! while the render goes on on its worker.
 //!
 //! Lifetime: one request. It owns the render's future (which owns the
@@ -29,10 +29,10 @@ use bytes::Bytes;
 use super::AppState;
 use super::routes::{counted, failed_render};
 use crate::cache::{CacheKey, Encoding};
-use crate::engine::stream::{Frame, Frames};
 use crate::pool::{PoolError, Rendered};
 use crate::tenant::Tenant;
 use crate::unsent::{Paced, SLICE};
+use crate::web::stream::{Frame, Frames};
 
 /// How long a failed stream's last chunks get to leave before the
 /// connection is cut.

@@ -96,10 +96,10 @@ use thiserror::Error;
 use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::engine::EngineError;
-use crate::engine::stream::Sink;
 use crate::sched::Scheduling;
 use crate::sync::lock;
 use crate::tenant::Tenant;
+use crate::web::stream::Sink;
 use demote::{Lane, Watch};
 use lifo::Lifo;
 pub use line::Line;
@@ -267,7 +267,7 @@ pub(crate) struct Job {
     request: contract::Request,
     deadline: Instant,
     enqueued: Instant,
-    /// Where a streamed body goes (`engine::stream`), if the request can
+    /// Where a streamed body goes (`web::stream`), if the request can
     /// take one.
     body: Option<Sink>,
     reply: oneshot::Sender<Result<Rendered, PoolError>>,

@@ -55,10 +55,10 @@ use tracing::Instrument;
 use super::demote::{Lane, Watched, lower_priority};
 use super::lifo::Lifo;
 use super::{Ended, Job, PoolError, Rendered, Task, Work, lock};
-use crate::engine::stream::Sink;
 use crate::engine::{Budget, EngineError, Instance};
 use crate::sched::thread_cpu_time;
 use crate::tenant::{Mode, Tenant};
+use crate::web::stream::Sink;
 
 pub(super) struct Warm {
     tenant: Arc<str>,

@@ -41,8 +41,8 @@ use thiserror::Error;
 use crate::assets::{AssetError, Assets};
 use crate::counter::Striped;
 pub use crate::engine::Mode;
-use crate::engine::fetch::{FetchGrant, Origin};
 use crate::engine::{EngineError, EngineKind, Engines, Grants, Plugin};
+use crate::web::fetch::{FetchGrant, Origin};
 use env::Env;
 pub use limits::{AppliedLimits, Defaults, LimitOverrides};
 pub use store::{DataDir, Store};
@@ -69,7 +69,7 @@ pub struct Settings {
     /// Vars, plain settings the handler reads from `env` (`env.rs`).
     #[serde(default)]
     pub vars: Env,
-    /// The origins its renderer may `fetch` (`engine::fetch`); none when
+    /// The origins its renderer may `fetch` (`web::fetch`); none when
     /// empty.
     #[serde(default)]
     pub allow_fetch: Vec<Origin>,

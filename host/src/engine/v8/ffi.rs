@@ -12,15 +12,14 @@
 //!   `Isolate` owns, freed only after the isolate; a reply's buffers live
 //!   in it until the next call.
 //! - What the callbacks reach is a [`HostCalls`]: the instance's
-//!   [`Imports`] in this process, or the channel to the server in a worker
-//!   process (`process/worker.rs`).
+//!   `web::Imports` in this process, the channel to the server in a worker
+//!   process (`process/worker.rs`), or nothing (`service.rs`).
+//! - A leaf: it names no other module of the crate.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_char, c_void};
 
 use contract::Reply;
-
-use crate::engine::imports::Imports;
 
 /// What an isolate's JavaScript reaches: `__ssr_log` and `__ssr_host`.
 pub trait HostCalls {
@@ -28,15 +27,6 @@ pub trait HostCalls {
     fn log(&self, level: contract::LogLevel, message: &str);
     /// A capability that answers at once (`Imports::call_now`).
     fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String>;
-}
-
-impl HostCalls for Imports {
-    fn log(&self, level: contract::LogLevel, message: &str) {
-        Imports::log(self, level, message)
-    }
-    fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
-        Imports::call_now(self, name, args, data)
-    }
 }
 
 // `shim.cc`'s outcome codes.
@@ -172,7 +162,7 @@ pub enum Outcome {
 }
 
 /// One V8 isolate with one context, whose JavaScript reaches `H`.
-pub struct Isolate<H: HostCalls = Imports> {
+pub struct Isolate<H: HostCalls> {
     raw: *mut RawIsolate,
     /// What the callbacks reach; outlives `raw`.
     host: *mut Host<H>,

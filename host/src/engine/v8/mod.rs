@@ -35,6 +35,7 @@
 
 mod ffi;
 pub mod process;
+pub mod service;
 
 /// How many times V8 renders offered their core, in this process and in
 /// worker processes.
@@ -47,11 +48,11 @@ use std::time::{Duration, Instant};
 
 use contract::{ErrorKind, RenderError, Request, Response};
 
-use super::imports::{Grants, Imports};
-use super::stream::Sink;
 use super::{Budget, Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
 use crate::sched::{self, Scheduling};
+use crate::web::stream::Sink;
+use crate::web::{Grants, Imports};
 use process::Supervisor;
 
 /// JavaScript may use this much of the stack of the thread rendering
@@ -169,54 +170,6 @@ fn loaded(outcome: ffi::Outcome) -> Result<(), EngineError> {
     }
 }
 
-/// An isolate that runs only a script of the host's own, never a tenant's:
-/// a service the host calls (`engine/intl.rs`). Its JavaScript has no host
-/// capability: it gets text and answers text.
-pub struct Service {
-    isolate: ffi::Isolate,
-}
-
-impl Service {
-    /// A new isolate of at most `heap_limit` bytes with `script` evaluated.
-    /// It may be called from a Wasm render's host call, on the render's
-    /// fiber, which has 1 MiB beyond the Wasm stack
-    /// (`engine/wasm`'s `async_stack_size`): its JavaScript gets a quarter
-    /// of that.
-    pub fn new(script: &str, name: &str, heap_limit: usize) -> Result<Service, String> {
-        let mut isolate = ffi::Isolate::new(
-            heap_limit,
-            STACK_BYTES / 4,
-            0,
-            0,
-            Imports::new(&Grants::new(name)),
-        );
-        match isolate.script(script, name, millis(super::INSTANTIATE_DEADLINE)) {
-            ffi::Outcome::Ok { .. } => Ok(Service { isolate }),
-            other => Err(service_error(other)),
-        }
-    }
-
-    /// The text the global function `function` gives for `arg`, within
-    /// `cpu_ms`; after an error the service should be made anew.
-    pub fn invoke(&mut self, function: &str, arg: &str, cpu_ms: u32) -> Result<String, String> {
-        match self.isolate.invoke(function, arg, cpu_ms) {
-            ffi::Outcome::Ok { body, .. } => {
-                String::from_utf8(body).map_err(|_| "an answer that is not UTF-8".to_string())
-            }
-            other => Err(service_error(other)),
-        }
-    }
-}
-
-fn service_error(outcome: ffi::Outcome) -> String {
-    match outcome {
-        ffi::Outcome::Timeout => "it ran out of time".into(),
-        ffi::Outcome::OutOfMemory => "it ran out of memory".into(),
-        ffi::Outcome::JsError(e) => e,
-        ffi::Outcome::Ok { .. } | ffi::Outcome::Waiting(_) => "it did not answer".into(),
-    }
-}
-
 impl Plugin for V8Plugin {
     /// In worker processes (with lanes the server's runtime drives).
     fn awaits(&self) -> bool {
@@ -241,7 +194,7 @@ impl Plugin for V8Plugin {
 
 /// One isolate in this process, serving one tenant.
 pub struct V8Instance {
-    isolate: ffi::Isolate,
+    isolate: ffi::Isolate<Imports>,
 }
 
 /// A call into an isolate: a render's start, or its going on after a wait.
@@ -377,7 +330,7 @@ fn render<'a>(
         let out = run(isolate, req, ends, budget).await;
         // Every way out of the render, failures included.
         isolate.imports().end_render();
-        isolate.imports().ended(out)
+        super::ended(isolate.imports(), out)
     })
 }
 
@@ -409,6 +362,15 @@ fn error(outcome: ffi::Outcome, deadline: Duration) -> EngineError {
         ffi::Outcome::Ok { .. } | ffi::Outcome::Waiting(_) => {
             EngineError::Trap(format!("an unexpected outcome: {outcome:?}").into())
         }
+    }
+}
+
+impl ffi::HostCalls for Imports {
+    fn log(&self, level: contract::LogLevel, message: &str) {
+        Imports::log(self, level, message)
+    }
+    fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<contract::Reply, String> {
+        Imports::call_now(self, name, args, data)
     }
 }
 

@@ -31,11 +31,11 @@ use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Module, ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use super::imports::{Grants, Imports};
-use super::stream::Sink;
 use super::{Budget, Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::activity;
 use crate::artifact;
+use crate::web::stream::Sink;
+use crate::web::{Grants, Imports};
 
 /// The wasm stack of one render (Wasmtime's own default).
 pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
@@ -870,7 +870,7 @@ impl Instance for WasmInstance {
             };
             self.store.data_mut().imports.end_render();
             let data = self.store.data();
-            data.imports.ended(response(out, budget, data))
+            super::ended(&data.imports, response(out, budget, data))
         })
     }
 

@@ -31,10 +31,10 @@ pub use redis::RedisStore;
 use super::env::Env;
 use super::{Defaults, Registration, TenantError};
 use crate::assets::{Assets, Verify};
-use crate::engine::stack_map::StackMap;
 use crate::engine::{EngineKind, Engines, Plugin};
 use crate::fs::write_cold;
 use crate::report::Chain;
+use crate::stack_map::StackMap;
 
 /// Where tenants persist.
 pub enum Store {

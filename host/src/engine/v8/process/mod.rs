@@ -76,8 +76,8 @@ use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
 use super::ffi::Outcome;
 use super::{Entry, Params};
 use crate::engine::EngineError;
-use crate::engine::imports::Imports;
 use crate::sync::lock;
+use crate::web::Imports;
 use wire::{AsyncLane, FromWorker, Lane, ToWorker};
 
 /// How long past its deadline an exchange may go unanswered before its
@@ -1051,7 +1051,7 @@ impl Drop for RemoteInstance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::imports::Grants;
+    use crate::web::Grants;
 
     #[test]
     fn only_a_streamed_bodys_parts_are_told_and_a_refused_one_fails_the_render() {

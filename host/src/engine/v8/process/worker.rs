@@ -18,7 +18,7 @@
 //! A renderer's host calls go back to the server on the lane they came from
 //! ([`Forward`]), but for those that need nothing of the server: random
 //! bytes, Web Crypto and URL parsing are answered here
-//! (`imports::answered_alone`).
+//! (`web::answered_alone`).
 //!
 //! Invariant: anything unexpected on a channel (a frame that does not
 //! parse, a message out of place, the server gone) ends the process; the
@@ -38,10 +38,10 @@ use contract::{LogLevel, Reply};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 
 use super::wire::{self, FromWorker, Lane, ToWorker};
-use crate::engine::imports;
 use crate::engine::v8;
 use crate::engine::v8::ffi::{self, HostCalls, Isolate, Outcome};
 use crate::sched::{self, thread_cpu_time};
+use crate::web;
 
 /// The largest frame the server sends: a bundle (the admin API takes
 /// plugins of up to `--max-plugin-mib`, 64 MiB by default) or a request.
@@ -324,7 +324,7 @@ impl HostCalls for Forward {
     }
 
     fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
-        if let Some(reply) = imports::answered_alone(name, args, data) {
+        if let Some(reply) = web::answered_alone(name, args, data) {
             return reply;
         }
         fits(name, args, data)?;

@@ -113,19 +113,12 @@ impl Console {
         }
     }
 
-    /// The render failed with `e`: its followers see the error, with its
-    /// stack (the host's log has it from `http/routes.rs`).
-    pub fn failed(&self, e: &super::EngineError) {
+    /// The render failed, as `said` (an error with its stack): its
+    /// followers see it (the host's log has it from `http/routes.rs`).
+    pub fn failed(&self, said: &str) {
         if !crate::logs::wanted(&self.tenant) {
             return;
         }
-        let said = match e {
-            super::EngineError::Js(e) => match &e.stack {
-                Some(stack) => format!("{}: {}\n{stack}", e.kind, e.message),
-                None => format!("{}: {}", e.kind, e.message),
-            },
-            other => crate::report::Chain(other).to_string(),
-        };
         // Each line escaped, the stack's line breaks kept.
         let said: Vec<_> = said.lines().map(escape).collect();
         crate::logs::publish(

@@ -5,7 +5,7 @@
 //! WPT's `encoding/`, `benches/wpt.sh`). Its tables stay in the host, out
 //! of every tenant's snapshot.
 //!
-//! Lifetime: a [`Decoders`] per instance (in `engine::imports::Imports`),
+//! Lifetime: a [`Decoders`] per instance (in `web::Imports`),
 //! holding the decoders of `decode(bytes, {stream: true})` calls between
 //! one call and the next, until the stream's last call or the render's end.
 //!

@@ -55,7 +55,7 @@ pub fn call(args: &str) -> Result<Reply, String> {
 fn answer(args: &str) -> Result<String, String> {
     use std::cell::RefCell;
 
-    use super::v8::Service;
+    use crate::engine::v8::service::Service;
 
     thread_local! {
         static SERVICE: RefCell<Option<Service>> = const { RefCell::new(None) };

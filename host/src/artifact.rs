@@ -273,15 +273,6 @@ pub fn bundle(bytes: &[u8]) -> Result<String, ArtifactError> {
         .map_err(|_| ArtifactError::Malformed("the bundle section is not UTF-8".into()))
 }
 
-/// The source map of what `engine` runs of plugin `bytes`, if it has one.
-pub fn source_map(bytes: &[u8], engine: crate::engine::EngineKind) -> Option<&[u8]> {
-    let lowered = match engine {
-        crate::engine::EngineKind::Wasm => custom_section(bytes, LOWERED_MAP_SECTION).ok()?,
-        crate::engine::EngineKind::V8 => None,
-    };
-    lowered.or(custom_section(bytes, SOURCE_MAP_SECTION).ok()?)
-}
-
 /// The data of the component's top-level custom section `name`, if it has
 /// one.
 pub fn custom_section<'a>(bytes: &'a [u8], name: &str) -> Result<Option<&'a [u8]>, ArtifactError> {

@@ -22,8 +22,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::engine::Mode;
-use crate::sched::Scheduling;
+use std::fmt;
+
+use serde::Serialize;
 
 /// Declares a unit: the number a setting is written in, and what the code
 /// reads it as.
@@ -198,7 +199,7 @@ settings! {
     /// One render's CPU time: the JavaScript it runs, not its waits for
     /// `fetch`, timers or a slow client; past it, 504 and its instance is
     /// dropped. What stops a runaway loop.
-    render_deadline: Millis = Millis(crate::engine::DEFAULT_DEADLINE.as_millis() as u64), "SSR_RENDER_DEADLINE" { value_name = "MS" };
+    render_deadline: Millis = Millis(DEFAULT_DEADLINE.as_millis() as u64), "SSR_RENDER_DEADLINE" { value_name = "MS" };
     /// The page cache's memory over all tenants: bodies, compressed copies,
     /// headers and keys; the oldest pages go first.
     cache_mib: Mib = Mib(256), "SSR_CACHE_MIB" { value_name = "MIB" };
@@ -241,7 +242,7 @@ settings! {
     max_unsent_mib: Mib = Mib(512), "SSR_MAX_UNSENT_MIB" { value_name = "MIB" };
     /// Memory per instance: Wasm linear memory, or a V8 isolate's heap and as
     /// much again for its `ArrayBuffer`s; a tenant may set a lower one.
-    memory_limit_mib: Mib = Mib(crate::engine::DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
+    memory_limit_mib: Mib = Mib(DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
     /// The largest response body a render may produce; past it, 500.
     max_response_kib: Kib = Kib(8192), "SSR_MAX_RESPONSE_KIB" { value_name = "KIB" };
     /// The largest request body the host reads for a renderer (methods
@@ -249,10 +250,10 @@ settings! {
     max_request_kib: Kib = Kib(1024), "SSR_MAX_REQUEST_KIB" { value_name = "KIB" };
     /// Outbound requests (`fetch`) one render may make; a tenant may set a
     /// lower number.
-    max_subrequests: usize = crate::web::fetch::DEFAULT_MAX_SUBREQUESTS, "SSR_MAX_SUBREQUESTS" { value_name = "N" };
+    max_subrequests: usize = DEFAULT_MAX_SUBREQUESTS, "SSR_MAX_SUBREQUESTS" { value_name = "N" };
     /// Response bytes one render may fetch, all its requests together; a
     /// tenant may set a lower number. One response is capped at 8 MiB too.
-    max_fetch_kib: Kib = Kib(crate::web::fetch::DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
+    max_fetch_kib: Kib = Kib(DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
@@ -313,7 +314,7 @@ settings! {
     /// registration.
     tenant_concurrency: usize, "SSR_TENANT_CONCURRENCY" ("Wasm: one per worker; V8: half the V8 threads") { value_name = "N" };
     /// The wasm stack one render may use; deeper recursion traps.
-    max_wasm_stack_kib: Kib = Kib(crate::engine::wasm::DEFAULT_MAX_WASM_STACK >> 10), "SSR_MAX_WASM_STACK_KIB" { value_name = "KIB" };
+    max_wasm_stack_kib: Kib = Kib(DEFAULT_MAX_WASM_STACK >> 10), "SSR_MAX_WASM_STACK_KIB" { value_name = "KIB" };
     /// Isolation mode for tenants registered without one.
     mode: Mode = Mode::Reuse, "SSR_MODE" { value_name = "reuse|fresh" };
     /// Register the example plugins from `plugins/` as demo tenants, in memory
@@ -506,48 +507,6 @@ impl Config {
         (self.warm_idle.0 > 0).then(|| self.warm_idle.duration())
     }
 
-    /// Where and within what a deploy's novel code is compiled first.
-    pub fn compile_guard(&self) -> crate::engine::wasm::guard::CompileGuard {
-        crate::engine::wasm::guard::CompileGuard {
-            exe: self.v8_worker_exe.clone().unwrap_or_else(|| {
-                std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr"))
-            }),
-            cpu: self.compile_cpu_secs.duration(),
-            memory: self.compile_memory_mib.bytes(),
-            code_cache: self.code_cache.clone(),
-        }
-    }
-
-    /// How V8 worker processes run; none with `--v8-processes 0`.
-    #[cfg(feature = "v8")]
-    pub fn v8_processes(&self) -> Option<crate::engine::v8::process::ProcessOptions> {
-        if self.v8_processes == 0 {
-            return None;
-        }
-        let exe = self
-            .v8_worker_exe
-            .clone()
-            .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr")));
-        // The largest message a worker sends carries a response body, a
-        // request body for `fetch`, or a fetched body's part.
-        let largest = [
-            self.max_response_kib.bytes(),
-            self.max_request_kib.bytes(),
-            self.max_fetch_kib.bytes(),
-            16 << 20,
-        ];
-        Some(crate::engine::v8::process::ProcessOptions {
-            exe,
-            max: self.v8_processes,
-            // The V8 threads and those lowered (as many again), and room
-            // for instances made outside them (a registration's check).
-            lanes: 2 * self.v8_threads() + 2,
-            async_lanes: self.v8_threads(),
-            address_space: self.v8_process_memory_mib.bytes() as u64,
-            frame_limit: largest.into_iter().max().unwrap_or(0) + (1 << 20),
-        })
-    }
-
     /// When long renders step aside (`crate::sched`); 0 turns that off.
     pub fn scheduling(&self) -> Scheduling {
         Scheduling {
@@ -578,7 +537,7 @@ impl Config {
             if !url.starts_with("redis://") && !url.starts_with("rediss://") {
                 return bad(format!(
                     "--store {} is not a Redis URL; use redis://HOST:PORT/DB (rediss:// for TLS)",
-                    crate::tenant::store::redis::shown(url)
+                    shown(url)
                 ));
             }
             if self.data_dir.is_none() {
@@ -688,6 +647,134 @@ impl Config {
             return bad("--memory-limit-mib must be at least 16 (a plugin's snapshot alone can take several MiB)".into());
         }
         Ok(())
+    }
+}
+
+/// The default render CPU time: long enough for a heavy SSR page, short
+/// enough that a runaway renderer frees its worker quickly.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
+/// The default cap on one instance's linear memory.
+pub const DEFAULT_MEMORY_LIMIT: usize = 256 << 20;
+/// The wasm stack of one render (Wasmtime's own default).
+pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
+/// Requests one render may start, unless the server or tenant says.
+pub const DEFAULT_MAX_SUBREQUESTS: usize = 50;
+/// Response bytes one render may read, unless the server or tenant says.
+pub const DEFAULT_MAX_FETCH_BYTES: usize = 16 << 20;
+
+/// The scheduling settings, fixed for the life of a pool and its engines
+/// (`crate::sched`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Scheduling {
+    /// A render that has run this long steps aside when others wait; `None`:
+    /// never (see `sched.rs`'s policy, 2.).
+    pub demote_after: Option<Duration>,
+}
+
+/// Which engine runs a tenant.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// QuickJS in a Wasmtime component: the sandboxed default.
+    #[default]
+    Wasm,
+    /// V8 (Debian's libnode), in the server's supervised worker processes.
+    V8,
+}
+
+impl EngineKind {
+    pub const ALL: [EngineKind; 2] = [EngineKind::Wasm, EngineKind::V8];
+
+    /// Its name in flags, records and the admin API (as serde writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Wasm => "wasm",
+            EngineKind::V8 => "v8",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        by_name(s, EngineKind::ALL, EngineKind::as_str, "engine")
+    }
+}
+
+/// How a tenant's instances are used.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// A warm instance serves many requests of this tenant (state may
+    /// survive between requests of the same tenant).
+    #[default]
+    Reuse,
+    /// A new instance per request: no state survives a request.
+    Fresh,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Reuse, Mode::Fresh];
+
+    /// Its name in flags, records and the admin API (as serde writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Reuse => "reuse",
+            Mode::Fresh => "fresh",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        by_name(s, Mode::ALL, Mode::as_str, "isolation mode")
+    }
+}
+
+/// The one of `all` named `name`, or an error that lists their names.
+fn by_name<T: Copy, const N: usize>(
+    name: &str,
+    all: [T; N],
+    name_of: fn(T) -> &'static str,
+    what: &str,
+) -> Result<T, String> {
+    all.into_iter()
+        .find(|&t| name_of(t) == name)
+        .ok_or_else(|| {
+            let names: Vec<String> = all.iter().map(|&t| format!("`{}`", name_of(t))).collect();
+            format!("unknown {what} `{name}`; use {}", names.join(" or "))
+        })
+}
+
+/// `url` as errors show it: a password in it (`redis://:PASS@host`) is
+/// replaced by `***`, so it never reaches a log.
+pub fn shown(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((userinfo, host)) = rest.split_once('@') else {
+        return url.to_string();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
     }
 }
 

@@ -13,6 +13,7 @@
 //! - Lines are the same text the host's log gets: budgeted by the console
 //!   (`engine/console.rs`), escaped, secrets redacted.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, RwLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -106,10 +107,10 @@ pub fn publish(tenant: &str, level: &str, method: &str, path: &str, message: &st
         time: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
         level: level.to_string(),
         // The request's own text, as a client sent it: escaped like the
-        // tenant's (`console::escape`), so that a follower's terminal shows
+        // tenant's ([`escape`]), so that a follower's terminal shows
         // it as it is, and cut.
-        method: crate::web::console::loggable(method).into_owned(),
-        path: crate::web::console::loggable(path).into_owned(),
+        method: loggable(method).into_owned(),
+        path: loggable(path).into_owned(),
         message: if message.len() > LINE_BYTES {
             let mut cut = LINE_BYTES;
             while !message.is_char_boundary(cut) {
@@ -243,4 +244,88 @@ pub fn follows_there(tenant: &str) {
 /// shared store.
 pub fn send_remote_lines_to(out: crossbeam_channel::Sender<Out>) {
     let _ = HUB.out.set(out);
+}
+
+/// The largest char boundary of `s` at or below `at`.
+pub fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The most of one renderer-supplied field (an error's message or stack)
+/// that a log line carries.
+pub const LOG_FIELD_BYTES: usize = 8 << 10;
+
+/// A renderer-supplied string for a log line: [`escape`]d, and cut at
+/// [`LOG_FIELD_BYTES`].
+pub fn loggable(s: &str) -> Cow<'_, str> {
+    let cut = floor_char_boundary(s, LOG_FIELD_BYTES);
+    match (escape(&s[..cut]), cut < s.len()) {
+        (text, false) => text,
+        (text, true) => Cow::Owned(format!("{text} [cut]")),
+    }
+}
+
+/// `s` with every control character (C0 and C1), the Unicode line and
+/// paragraph separators and the bidirectional controls (which reorder
+/// what a terminal shows after them) written as an escape (`\n`,
+/// `\u{1b}`, `\u{202e}`), so that it is one line of plain text that reads
+/// as it is; borrowed when there is none.
+pub fn escape(s: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{061c}' | '\u{200e}' | '\u{200f}'
+                    | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            )
+    };
+    if !s.chars().any(unsafe_char) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape("plain €"), "plain €");
+        assert!(matches!(escape("plain"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape("a\nb\r\u{1b}[31m\u{2028}\t"),
+            "a\\nb\\r\\u{1b}[31m\\u{2028}\\t"
+        );
+        assert_eq!(
+            escape("C1 \u{9b}31m, bidi \u{202e}gnp.exe\u{2066}"),
+            "C1 \\u{9b}31m, bidi \\u{202e}gnp.exe\\u{2066}"
+        );
+    }
+
+    #[test]
+    fn a_long_field_is_cut() {
+        let long = "x\n".repeat(LOG_FIELD_BYTES);
+        let text = loggable(&long);
+        assert!(text.ends_with(" [cut]") && !text.contains('\n'));
+        assert!(text.len() < LOG_FIELD_BYTES * 2);
+    }
+
+    #[test]
+    fn a_cut_keeps_whole_characters() {
+        assert_eq!(floor_char_boundary("aé", 2), 1);
+        assert_eq!(floor_char_boundary("aé", 9), 3);
+    }
 }

@@ -63,14 +63,6 @@ use std::time::Duration;
 use rustix::process::{Pid, getpriority_process, setpriority_process};
 use rustix::time::ClockId;
 
-/// The scheduling settings, fixed for the life of a pool and its engines.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Scheduling {
-    /// A render that has run this long steps aside when others wait; `None`:
-    /// never (see the module's policy, 2.).
-    pub demote_after: Option<Duration>,
-}
-
 /// How long a Wasm render runs before it yields to its worker: one epoch
 /// tick.
 pub const SLICE: Duration = Duration::from_millis(1);

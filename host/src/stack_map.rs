@@ -15,6 +15,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use crate::artifact::{LOWERED_MAP_SECTION, SOURCE_MAP_SECTION, custom_section};
+use crate::config::EngineKind;
+
 /// Where a tenant version's source map is, and, once read, the map.
 pub struct StackMap {
     from: MapSource,
@@ -113,6 +116,15 @@ fn map_frame(map: &sourcemap::SourceMap, bundle: &str, line: &str) -> Option<Str
         )
     };
     Some(format!("{}{source}:{row}:{col}{tail}", &line[..at]))
+}
+
+/// The source map of what `engine` runs of plugin `bytes`, if it has one.
+pub fn source_map(bytes: &[u8], engine: EngineKind) -> Option<&[u8]> {
+    let lowered = match engine {
+        EngineKind::Wasm => custom_section(bytes, LOWERED_MAP_SECTION).ok()?,
+        EngineKind::V8 => None,
+    };
+    lowered.or(custom_section(bytes, SOURCE_MAP_SECTION).ok()?)
 }
 
 #[cfg(test)]

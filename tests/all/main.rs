@@ -28,6 +28,7 @@ mod probe4;
 mod render;
 mod runtime;
 mod streams;
+mod structure;
 mod support;
 mod tenants;
 mod tokens;

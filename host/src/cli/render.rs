@@ -116,7 +116,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         fetch,
         None,
         Some(std::sync::Arc::new(assets)),
-        ssr::artifact::source_map(&bytes, args.engine).map(ssr::stack_map::StackMap::in_memory),
+        ssr::stack_map::source_map(&bytes, args.engine).map(ssr::stack_map::StackMap::in_memory),
     );
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);

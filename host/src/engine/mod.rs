@@ -21,7 +21,6 @@ pub mod offload;
 pub mod v8;
 pub mod wasm;
 
-use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,11 +28,11 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use contract::{RenderError, Request, Response};
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::artifact::ArtifactError;
-use crate::sched::Scheduling;
+use crate::config::Scheduling;
+pub use crate::config::{DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, EngineKind, Mode};
 pub use crate::web::Grants;
 use crate::web::Imports;
 
@@ -182,98 +181,6 @@ pub fn block_on<T>(future: impl Future<Output = T>) -> T {
     }
 }
 
-/// Which engine runs a tenant.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// QuickJS in a Wasmtime component: the sandboxed default.
-    #[default]
-    Wasm,
-    /// V8 (Debian's libnode), in the server's supervised worker processes.
-    V8,
-}
-
-impl EngineKind {
-    pub const ALL: [EngineKind; 2] = [EngineKind::Wasm, EngineKind::V8];
-
-    /// Its name in flags, records and the admin API (as serde writes it).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::Wasm => "wasm",
-            EngineKind::V8 => "v8",
-        }
-    }
-}
-
-impl fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for EngineKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        by_name(s, EngineKind::ALL, EngineKind::as_str, "engine")
-    }
-}
-
-/// How a tenant's instances are used.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// A warm instance serves many requests of this tenant (state may
-    /// survive between requests of the same tenant).
-    #[default]
-    Reuse,
-    /// A new instance per request: no state survives a request.
-    Fresh,
-}
-
-impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::Reuse, Mode::Fresh];
-
-    /// Its name in flags, records and the admin API (as serde writes it).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Reuse => "reuse",
-            Mode::Fresh => "fresh",
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        by_name(s, Mode::ALL, Mode::as_str, "isolation mode")
-    }
-}
-
-/// The one of `all` named `name`, or an error that lists their names.
-fn by_name<T: Copy, const N: usize>(
-    name: &str,
-    all: [T; N],
-    name_of: fn(T) -> &'static str,
-    what: &str,
-) -> Result<T, String> {
-    all.into_iter()
-        .find(|&t| name_of(t) == name)
-        .ok_or_else(|| {
-            let names: Vec<String> = all.iter().map(|&t| format!("`{}`", name_of(t))).collect();
-            format!("unknown {what} `{name}`; use {}", names.join(" or "))
-        })
-}
-
 /// The caps an engine puts on each instance of a plugin.
 #[derive(Clone, Copy, Debug)]
 pub struct InstanceCaps {
@@ -352,16 +259,11 @@ pub struct Budget {
     pub wall: Duration,
 }
 
-/// The default render CPU time: long enough for a heavy SSR page, short
-/// enough that a runaway renderer frees its worker quickly.
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
 /// What making an instance may take: the adapter's and runtime's start code
 /// on Wasm (the bundle's top level ran at build time), the prelude and the
 /// bundle's top level on V8. Not a render's deadline: it runs once per
 /// instance, and a registration on a busy machine must not fail on it.
 pub const INSTANTIATE_DEADLINE: Duration = Duration::from_secs(10);
-/// The default cap on one instance's linear memory.
-pub const DEFAULT_MEMORY_LIMIT: usize = 256 << 20;
 
 /// Why an engine could not load a plugin or render a request.
 #[derive(Debug, Error)]

@@ -6,13 +6,19 @@
 //! registered with `debug=true` ([`ApiError::Detailed`]: its own failure only). Admin errors name the problem
 //! in the client's input, since that is what the client must fix.
 
+use std::sync::atomic::Ordering;
+
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use thiserror::Error;
 
 use crate::engine::EngineError;
 use crate::report::Chain;
-use crate::tenant::TenantError;
+use contract::RenderError;
+
+use crate::logs::loggable;
+use crate::pool::PoolError;
+use crate::tenant::{Tenant, TenantError};
 
 #[derive(Clone, Debug, Error)]
 pub enum ApiError {
@@ -141,5 +147,107 @@ impl IntoResponse for ApiError {
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         resp
+    }
+}
+
+/// A finished render's counts and times.
+pub(super) fn counted(tenant: &Tenant, r: &crate::pool::Rendered) {
+    tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
+    tenant
+        .stats
+        .queue_wait_seconds
+        .record(r.queue_wait.as_secs_f64());
+    tenant
+        .stats
+        .render_seconds
+        .record(r.render_time.as_secs_f64());
+}
+
+/// A failed render, counted, logged and made the client's error (with its
+/// detail for a tenant in debug mode).
+pub(super) fn failed_render(tenant: &Tenant, e: PoolError) -> ApiError {
+    tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
+    let detail = tenant.registration.debug.then(|| debug_detail(&e));
+    let err = failed(&tenant.id, e);
+    match detail {
+        Some(detail) => ApiError::Detailed(Box::new(err), detail),
+        None => err,
+    }
+}
+
+/// What a tenant registered with `debug=true` sees of its own failure: the
+/// JS message and stack, or the limit it hit.
+fn debug_detail(e: &PoolError) -> String {
+    match e {
+        PoolError::Engine(EngineError::Js(e)) => {
+            format!("{e}\n{}", e.stack.as_deref().unwrap_or(""))
+        }
+        other => Chain(other).to_string(),
+    }
+}
+
+/// Logs a failed render with its detail and counts it (a rejection, or a
+/// render error by kind); the client gets a generic error.
+fn failed(tenant: &str, e: PoolError) -> ApiError {
+    let render_error = |kind: &'static str| {
+        metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)
+            .increment(1);
+    };
+    let rejected = |reason: &'static str| {
+        metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
+            .increment(1);
+        ApiError::Saturated
+    };
+    match e {
+        PoolError::Saturated => rejected("saturated"),
+        PoolError::TenantBusy => rejected("tenant-busy"),
+        PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
+            render_error("timeout");
+            tracing::warn!(tenant, "render timed out: {e}");
+            ApiError::Timeout
+        }
+        PoolError::Engine(EngineError::CpuTime(_)) => {
+            render_error("cpu");
+            tracing::warn!(tenant, "render stopped: {e}");
+            ApiError::Timeout
+        }
+        PoolError::Closed => {
+            render_error("other");
+            ApiError::Unavailable
+        }
+        PoolError::Engine(EngineError::Js(RenderError {
+            kind,
+            message,
+            stack,
+        })) => {
+            render_error("script");
+            let stack = loggable(stack.as_deref().unwrap_or(""));
+            tracing::warn!(tenant, %kind, %stack, "render failed: {}", loggable(&message));
+            ApiError::RenderFailed
+        }
+        PoolError::Engine(EngineError::Crashed(why)) => {
+            render_error("crash");
+            tracing::warn!(
+                tenant,
+                "render failed: its worker process failed: {}",
+                loggable(&why)
+            );
+            ApiError::BadGateway
+        }
+        PoolError::Engine(EngineError::Quarantined(left)) => {
+            rejected("quarantined");
+            ApiError::Paused(left.as_secs().max(1))
+        }
+        PoolError::Engine(other) => {
+            render_error(match other {
+                EngineError::OutOfMemory => "memory",
+                EngineError::Trap(_) => "trap",
+                EngineError::ResponseTooLarge { .. } => "too-large",
+                _ => "other",
+            });
+            let said = Chain(&other).to_string();
+            tracing::warn!(tenant, "render failed: {}", loggable(&said));
+            ApiError::RenderFailed
+        }
     }
 }

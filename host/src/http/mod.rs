@@ -102,13 +102,13 @@ impl AppState {
                     .as_ref()
                     .map(|d| d.join(DataDir::SHARED_CODE)),
                 split: true,
-                guard: Some(config.compile_guard()),
+                guard: Some(crate::engine::wasm::guard::CompileGuard::of(&config)),
             },
             // The pool's, so no offer comes before the pool may lower a
             // render.
             scheduling: config.scheduling(),
             #[cfg(feature = "v8")]
-            v8_processes: config.v8_processes(),
+            v8_processes: crate::engine::v8::process::ProcessOptions::of(&config),
         })?;
         let dir = |code_only| match &config.data_dir {
             Some(dir) => DataDir::open(dir, code_only, engines.wasm.code_key()).map_err(|source| {

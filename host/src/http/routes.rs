@@ -13,7 +13,6 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum::body::Body;
@@ -23,16 +22,14 @@ use axum::response::{IntoResponse, Response};
 use hyper::body::Incoming;
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, counted, failed_render};
 use crate::assets::binding::Resolved;
 use crate::cache::{CacheEntry, CacheKey, Encoding, Miss, Url, X_CACHE};
 use crate::config::RenderOn;
-use crate::web::console::loggable;
 use contract::{ErrorKind, RenderError};
 
 use crate::engine::EngineError;
 use crate::pool::PoolError;
-use crate::report::Chain;
 use crate::tenant::{Routes, Tenant};
 use crate::unsent::{Paced, Unsent};
 use crate::web::stream::{self, Frame};
@@ -512,31 +509,6 @@ fn streamed(
     Ok(Answer::Streamed(resp))
 }
 
-/// A finished render's counts and times.
-pub(super) fn counted(tenant: &Tenant, r: &crate::pool::Rendered) {
-    tenant.stats.renders.fetch_add(1, Ordering::Relaxed);
-    tenant
-        .stats
-        .queue_wait_seconds
-        .record(r.queue_wait.as_secs_f64());
-    tenant
-        .stats
-        .render_seconds
-        .record(r.render_time.as_secs_f64());
-}
-
-/// A failed render, counted, logged and made the client's error (with its
-/// detail for a tenant in debug mode).
-pub(super) fn failed_render(tenant: &Tenant, e: PoolError) -> ApiError {
-    tenant.stats.errors.fetch_add(1, Ordering::Relaxed);
-    let detail = tenant.registration.debug.then(|| debug_detail(&e));
-    let err = failed(&tenant.id, e);
-    match detail {
-        Some(detail) => ApiError::Detailed(Box::new(err), detail),
-        None => err,
-    }
-}
-
 /// A renderer's status must be a final one the host can send: 1xx would
 /// switch or confuse the connection (the prelude refuses them too, but a
 /// plugin need not use the prelude).
@@ -548,83 +520,6 @@ fn checked_status(status: u16) -> Result<(), PoolError> {
         ErrorKind::BadResult,
         format!("the renderer returned status {status}; use an integer from 200 to 599"),
     ))))
-}
-
-/// What a tenant registered with `debug=true` sees of its own failure: the
-/// JS message and stack, or the limit it hit.
-fn debug_detail(e: &PoolError) -> String {
-    match e {
-        PoolError::Engine(EngineError::Js(e)) => {
-            format!("{e}\n{}", e.stack.as_deref().unwrap_or(""))
-        }
-        other => Chain(other).to_string(),
-    }
-}
-
-/// Logs a failed render with its detail and counts it (a rejection, or a
-/// render error by kind); the client gets a generic error.
-fn failed(tenant: &str, e: PoolError) -> ApiError {
-    let render_error = |kind: &'static str| {
-        metrics::counter!("ssr_render_errors_total", "tenant" => tenant.to_string(), "kind" => kind)
-            .increment(1);
-    };
-    let rejected = |reason: &'static str| {
-        metrics::counter!("ssr_rejections_total", "tenant" => tenant.to_string(), "reason" => reason)
-            .increment(1);
-        ApiError::Saturated
-    };
-    match e {
-        PoolError::Saturated => rejected("saturated"),
-        PoolError::TenantBusy => rejected("tenant-busy"),
-        PoolError::Timeout | PoolError::Engine(EngineError::Timeout(_)) => {
-            render_error("timeout");
-            tracing::warn!(tenant, "render timed out: {e}");
-            ApiError::Timeout
-        }
-        PoolError::Engine(EngineError::CpuTime(_)) => {
-            render_error("cpu");
-            tracing::warn!(tenant, "render stopped: {e}");
-            ApiError::Timeout
-        }
-        PoolError::Closed => {
-            render_error("other");
-            ApiError::Unavailable
-        }
-        PoolError::Engine(EngineError::Js(RenderError {
-            kind,
-            message,
-            stack,
-        })) => {
-            render_error("script");
-            let stack = loggable(stack.as_deref().unwrap_or(""));
-            tracing::warn!(tenant, %kind, %stack, "render failed: {}", loggable(&message));
-            ApiError::RenderFailed
-        }
-        PoolError::Engine(EngineError::Crashed(why)) => {
-            render_error("crash");
-            tracing::warn!(
-                tenant,
-                "render failed: its worker process failed: {}",
-                loggable(&why)
-            );
-            ApiError::BadGateway
-        }
-        PoolError::Engine(EngineError::Quarantined(left)) => {
-            rejected("quarantined");
-            ApiError::Paused(left.as_secs().max(1))
-        }
-        PoolError::Engine(other) => {
-            render_error(match other {
-                EngineError::OutOfMemory => "memory",
-                EngineError::Trap(_) => "trap",
-                EngineError::ResponseTooLarge { .. } => "too-large",
-                _ => "other",
-            });
-            let said = Chain(&other).to_string();
-            tracing::warn!(tenant, "render failed: {}", loggable(&said));
-            ApiError::RenderFailed
-        }
-    }
 }
 
 fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {

@@ -27,7 +27,7 @@ use axum::http::HeaderMap;
 use bytes::Bytes;
 
 use super::AppState;
-use super::routes::{counted, failed_render};
+use super::error::{counted, failed_render};
 use crate::cache::{CacheKey, Encoding};
 use crate::pool::{PoolError, Rendered};
 use crate::tenant::Tenant;

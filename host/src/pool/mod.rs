@@ -95,8 +95,8 @@ use crossbeam_channel::{Sender, TrySendError};
 use thiserror::Error;
 use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
+use crate::config::Scheduling;
 use crate::engine::EngineError;
-use crate::sched::Scheduling;
 use crate::sync::lock;
 use crate::tenant::Tenant;
 use crate::web::stream::Sink;

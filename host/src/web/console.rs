@@ -11,19 +11,20 @@
 //!   `ssr_console_dropped_lines_total{tenant}` and
 //!   `ssr_console_dropped_bytes_total{tenant}`, and the first drop of a
 //!   render is said once in the log.
-//! - A tenant's text never reaches the log unescaped: [`escape`] writes
+//! - A tenant's text never reaches the log unescaped: [`escape`](crate::logs::escape) writes
 //!   control characters (newlines, ANSI escapes, line separators) as
 //!   `\n`, `\u{1b}`, ..., so a renderer cannot forge a line of the host's. It
 //!   is the one place that does so, for console lines and for error
 //!   messages and stacks alike.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Instant;
 
 use contract::LogLevel;
+
+use crate::logs::{escape, floor_char_boundary};
 
 /// What one render may write: enough for a page's diagnostics, far from
 /// the 1 MB x 1000 lines one V8 render once wrote (349 MB of log).
@@ -178,88 +179,4 @@ fn tenant_budget(tenant: &Arc<str>, want: usize) -> usize {
         b.bytes -= granted as f64;
     }
     granted
-}
-
-/// The largest char boundary of `s` at or below `at`.
-fn floor_char_boundary(s: &str, at: usize) -> usize {
-    let mut at = at.min(s.len());
-    while !s.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
-/// The most of one renderer-supplied field (an error's message or stack)
-/// that a log line carries.
-pub const LOG_FIELD_BYTES: usize = 8 << 10;
-
-/// A renderer-supplied string for a log line: [`escape`]d, and cut at
-/// [`LOG_FIELD_BYTES`].
-pub fn loggable(s: &str) -> Cow<'_, str> {
-    let cut = floor_char_boundary(s, LOG_FIELD_BYTES);
-    match (escape(&s[..cut]), cut < s.len()) {
-        (text, false) => text,
-        (text, true) => Cow::Owned(format!("{text} [cut]")),
-    }
-}
-
-/// `s` with every control character (C0 and C1), the Unicode line and
-/// paragraph separators and the bidirectional controls (which reorder
-/// what a terminal shows after them) written as an escape (`\n`,
-/// `\u{1b}`, `\u{202e}`), so that it is one line of plain text that reads
-/// as it is; borrowed when there is none.
-pub fn escape(s: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{2028}' | '\u{2029}' | '\u{061c}' | '\u{200e}' | '\u{200f}'
-                    | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-            )
-    };
-    if !s.chars().any(unsafe_char) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if unsafe_char(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(escape("plain €"), "plain €");
-        assert!(matches!(escape("plain"), Cow::Borrowed(_)));
-        assert_eq!(
-            escape("a\nb\r\u{1b}[31m\u{2028}\t"),
-            "a\\nb\\r\\u{1b}[31m\\u{2028}\\t"
-        );
-        assert_eq!(
-            escape("C1 \u{9b}31m, bidi \u{202e}gnp.exe\u{2066}"),
-            "C1 \\u{9b}31m, bidi \\u{202e}gnp.exe\\u{2066}"
-        );
-    }
-
-    #[test]
-    fn a_long_field_is_cut() {
-        let long = "x\n".repeat(LOG_FIELD_BYTES);
-        let text = loggable(&long);
-        assert!(text.ends_with(" [cut]") && !text.contains('\n'));
-        assert!(text.len() < LOG_FIELD_BYTES * 2);
-    }
-
-    #[test]
-    fn a_cut_keeps_whole_characters() {
-        assert_eq!(floor_char_boundary("aé", 2), 1);
-        assert_eq!(floor_char_boundary("aé", 9), 3);
-    }
 }

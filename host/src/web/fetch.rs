@@ -338,10 +338,7 @@ impl Fetcher {
     }
 }
 
-/// Requests one render may start, unless the server or tenant says.
-pub const DEFAULT_MAX_SUBREQUESTS: usize = 50;
-/// Response bytes one render may read, unless the server or tenant says.
-pub const DEFAULT_MAX_FETCH_BYTES: usize = 16 << 20;
+pub use crate::config::{DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_SUBREQUESTS};
 
 /// What a tenant version may fetch: the origins granted at registration
 /// and its per-render limits.

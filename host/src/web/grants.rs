@@ -127,14 +127,12 @@ impl fmt::Debug for Grants {
     }
 }
 
-/// One instance's way out to the host.
-
 /// The forms a secret's value takes in text that reaches the log or an
 /// error page: as it is; escaped as JSON (`JSON.stringify`, and the
 /// console's formatting of a string inside an object or a thrown
 /// non-`Error`), once and twice (a JSON document logged as a string); as
 /// Rust's `Debug` escapes it; and as the log's own escaping
-/// (`console::escape`) writes it. A secret with a newline or a quote (a
+/// (`logs::escape`) writes it. A secret with a newline or a quote (a
 /// PEM key, a JSON credential) differs in each.
 fn written_forms(value: &str) -> Vec<String> {
     let json = |s: &str| {
@@ -146,8 +144,8 @@ fn written_forms(value: &str) -> Vec<String> {
         value.to_string(),
         json(&once),
         value.escape_debug().to_string(),
-        super::console::escape(value).into_owned(),
-        super::console::escape(&once).into_owned(),
+        crate::logs::escape(value).into_owned(),
+        crate::logs::escape(&once).into_owned(),
         once,
     ];
     let mut out: Vec<String> = forms.into_iter().filter(|f| !f.is_empty()).collect();

@@ -500,7 +500,7 @@ mod tests {
             format!("Uncaught {json}"),
             format!("{{\"config\":{twice}}}"),
             format!("{pem:?}"),
-            console::escape(pem).into_owned(),
+            crate::logs::escape(pem).into_owned(),
         ] {
             let out = grants.redact(&text);
             assert!(out.contains("[secret KEY]"), "{text:?} -> {out:?}");

@@ -50,7 +50,8 @@ use contract::{ErrorKind, RenderError, Request, Response};
 
 use super::{Budget, Engine, EngineError, Instance, InstanceCaps, Plugin, Rendering};
 use crate::artifact;
-use crate::sched::{self, Scheduling};
+use crate::config::Scheduling;
+use crate::sched;
 use crate::web::stream::Sink;
 use crate::web::{Grants, Imports};
 use process::Supervisor;

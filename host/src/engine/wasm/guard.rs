@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::config::Config;
 use crate::engine::EngineError;
 
 /// Where and within what a check runs.
@@ -151,6 +152,20 @@ pub fn child(cpu_secs: u64, memory_bytes: u64, code_cache: Option<&std::path::Pa
             eprintln!("{said}");
             let memory = said.contains("memory") || said.contains("allocat");
             std::process::exit(if memory { MEMORY } else { 1 })
+        }
+    }
+}
+
+impl CompileGuard {
+    /// Where and within what a deploy's novel code is compiled first.
+    pub fn of(config: &Config) -> CompileGuard {
+        CompileGuard {
+            exe: config.v8_worker_exe.clone().unwrap_or_else(|| {
+                std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr"))
+            }),
+            cpu: config.compile_cpu_secs.duration(),
+            memory: config.compile_memory_mib.bytes(),
+            code_cache: config.code_cache.clone(),
         }
     }
 }

@@ -37,8 +37,7 @@ use crate::artifact;
 use crate::web::stream::Sink;
 use crate::web::{Grants, Imports};
 
-/// The wasm stack of one render (Wasmtime's own default).
-pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
+pub use crate::config::DEFAULT_MAX_WASM_STACK;
 
 /// Settings fixed for the life of a [`WasmEngine`].
 #[derive(Clone, Debug)]

@@ -67,7 +67,7 @@ pub fn stack_map(
     digest: &str,
     dir: Option<&DataDir>,
 ) -> Result<Option<Arc<StackMap>>, std::io::Error> {
-    let Some(map) = crate::artifact::source_map(bytes, engine) else {
+    let Some(map) = crate::stack_map::source_map(bytes, engine) else {
         return Ok(None);
     };
     match dir {

@@ -289,20 +289,7 @@ const TOKENS: &str = "ssr:tokens";
 /// record makes it permanent until no record does.
 const UNCLAIMED: u64 = 3600;
 
-/// `url` as errors show it: a password in it (`redis://:PASS@host`) is
-/// replaced by `***`, so it never reaches a log.
-pub fn shown(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let Some((userinfo, host)) = rest.split_once('@') else {
-        return url.to_string();
-    };
-    match userinfo.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_string(),
-    }
-}
+pub use crate::config::shown;
 
 fn tenant_key(id: &str) -> String {
     format!("ssr:tenant:{id}")

@@ -206,9 +206,10 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
 }
 
 /// Misbehaves as `what` says (tests only): the ways a compromised worker
-/// could try to get out, and the ways a broken one could break its channel.
+/// could try to get out, and the ways a broken one could break its channel
+/// (`raw_write` writes on it as they are).
 #[cfg(feature = "test-hooks")]
-pub fn hook(what: &str) {
+pub fn hook(what: &str, raw_write: impl FnOnce(&[u8])) {
     use std::io::Write;
     match what {
         "execve" => {
@@ -240,7 +241,7 @@ pub fn hook(what: &str) {
             } else {
                 &[7, 0, 0, 0, 0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9]
             };
-            super::worker::raw_write(bytes);
+            raw_write(bytes);
             std::thread::sleep(std::time::Duration::from_secs(30));
         }
         _ => {}

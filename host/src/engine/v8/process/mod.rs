@@ -75,6 +75,7 @@ use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
 
 use super::ffi::Outcome;
 use super::{Entry, Params};
+use crate::config::Config;
 use crate::engine::EngineError;
 use crate::sync::lock;
 use crate::web::Imports;
@@ -1045,6 +1046,37 @@ impl super::Calls for RemoteInstance {
 impl Drop for RemoteInstance {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+impl ProcessOptions {
+    /// How V8 worker processes run; none with `--v8-processes 0`.
+    pub fn of(config: &Config) -> Option<ProcessOptions> {
+        if config.v8_processes == 0 {
+            return None;
+        }
+        let exe = config
+            .v8_worker_exe
+            .clone()
+            .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr")));
+        // The largest message a worker sends carries a response body, a
+        // request body for `fetch`, or a fetched body's part.
+        let largest = [
+            config.max_response_kib.bytes(),
+            config.max_request_kib.bytes(),
+            config.max_fetch_kib.bytes(),
+            16 << 20,
+        ];
+        Some(ProcessOptions {
+            exe,
+            max: config.v8_processes,
+            // The V8 threads and those lowered (as many again), and room
+            // for instances made outside them (a registration's check).
+            lanes: 2 * config.v8_threads() + 2,
+            async_lanes: config.v8_threads(),
+            address_space: config.v8_process_memory_mib.bytes() as u64,
+            frame_limit: largest.into_iter().max().unwrap_or(0) + (1 << 20),
+        })
     }
 }
 

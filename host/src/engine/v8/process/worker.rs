@@ -292,7 +292,7 @@ fn send(message: &FromWorker) {
 /// Writes `bytes` on this thread's lane as they are (tests only: a broken
 /// worker's channel).
 #[cfg(feature = "test-hooks")]
-pub fn raw_write(bytes: &[u8]) {
+fn raw_write(bytes: &[u8]) {
     let _ = with_lane(|lane| lane.raw(bytes));
 }
 
@@ -309,7 +309,7 @@ impl HostCalls for Forward {
     fn log(&self, level: LogLevel, message: &str) {
         #[cfg(feature = "test-hooks")]
         if let Some(hook) = message.strip_prefix(super::confine::HOOK_PREFIX) {
-            super::confine::hook(hook);
+            super::confine::hook(hook, raw_write);
         }
         // The console keeps far less of one render than a frame holds.
         let limit = FRAME_LIMIT.get().copied().unwrap_or(usize::MAX) / 2;

@@ -2,7 +2,7 @@
 # ECMA-402 conformance (issue 34): test262's `test/intl402/` on ssr's two
 # engines and on Node, each test a new global (benches/test262/run.mjs
 # says how each runtime runs one). On the Wasm engine every Intl call is
-# answered by the host's V8 (host/src/engine/intl.rs), so the two ssr
+# answered by the host's V8 (host/src/web/intl.rs), so the two ssr
 # columns should match; Node 20 has a newer V8 and ICU than libnode's.
 #
 # Usage: benches/test262.sh TEST262_DIR

@@ -18,7 +18,13 @@
 #
 # Writes benches/RESULTS-wpt.md (the pass counts per directory, the
 # commit, what was left out and why) and the table in
-# docs/compatibility.md (between the `wpt:start`/`wpt:end` markers).
+# docs/compatibility.md (between the `wpt:start`/`wpt:end` markers);
+# WRITE_RESULTS=0 leaves both as they are.
+#
+# Then checks ssr's results against tests/wpt/<dir>.json, the subtests
+# expected to fail on each engine (benches/wpt/expect.py): an unexpected
+# failure, or a listed subtest that passed, exits 1, so the lists only
+# shrink. BLESS=1 writes the lists anew from this run instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WPT_DIR=$(cd "${1:?usage: benches/wpt.sh WPT_DIR (a Web Platform Tests checkout)}" && pwd)
@@ -43,6 +49,15 @@ counts=$(RUNTIMES=$RUNTIMES SSR_URL="http://127.0.0.1:$PORT" WPT_PORT=18311 \
   WORKERD="$PWD/tests/peers/node_modules/.bin/workerd" \
   node benches/wpt/run.mjs "$WPT_DIR" "$work/results.json" $DIRS)
 [ -z "${RESULTS_JSON:-}" ] || cp "$work/results.json" "$RESULTS_JSON"
+
+check=0
+if [[ ",$RUNTIMES," == *,ssr-* ]]; then
+  if [ "${BLESS:-0}" = 1 ]; then
+    python3 benches/wpt/expect.py "$work/results.json" "$DIRS" --bless
+  fi
+  python3 benches/wpt/expect.py "$work/results.json" "$DIRS" || check=$?
+fi
+[ "${WRITE_RESULTS:-1}" = 1 ] || exit "$check"
 
 python3 - "$work/results.json" "$counts" "$commit" "$RUNTIMES" "${MERGE:-0}" "$DIRS" <<'PY'
 import json, re, subprocess, sys, datetime
@@ -123,3 +138,4 @@ section = about + "\n\n" + table + "\n\n### Left out, and why\n\n" + (left or "n
 subprocess.run(['python3', 'benches/section.py', 'benches/RESULTS-wpt.md', 'wpt', section], check=True)
 print(table)
 PY
+exit "$check"

@@ -23,3 +23,12 @@ rm -f "$npm_log"
 [ "$built" -eq 0 ] || exit "$built"
 [ "$npm" -eq 0 ] || { echo "test: installing the tests' npm packages failed" >&2; exit "$npm"; }
 cargo test "${features[@]}" "$@"
+
+# Conformance (tests/wpt/): the Web Platform Tests are fetched by no
+# registry this machine reaches, so the check runs where a checkout is.
+wpt=${SSR_WPT_DIR:-../wpt}
+if [ -f "$wpt/resources/testharness.js" ]; then
+  RUNTIMES=ssr-wasm,ssr-v8 WRITE_RESULTS=0 benches/wpt.sh "$wpt"
+else
+  echo "test: the WPT check (tests/wpt/) was skipped: no Web Platform Tests checkout at $wpt; set SSR_WPT_DIR (docs/development.md)" >&2
+fi

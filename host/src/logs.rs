@@ -11,7 +11,7 @@
 //!   ([`SEND_BUFFER`]), and is let go by the server's send timeout.
 //! - A tenant nobody follows costs one read-locked map lookup per line.
 //! - Lines are the same text the host's log gets: budgeted by the console
-//!   (`engine/console.rs`), escaped, secrets redacted.
+//!   (`web/console.rs`), escaped, secrets redacted.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
 //! `Intl` on both engines (issue 34, part 2). The Wasm engine has none of
 //! its own and asks the host, which answers with the server's V8
-//! (`host/src/engine/intl.rs`): every line must be the V8 engine's.
+//! (`host/src/web/intl.rs`): every line must be the V8 engine's.
 
 use ssr::engine::{EngineKind, Engines};
 

@@ -337,7 +337,7 @@ impl Server {
     pub fn agent() -> ureq::Agent {
         ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .timeout_global(Some(patience(30)))
             .build()
             .into()
     }
@@ -418,7 +418,7 @@ pub trait Client {
             .http_status_as_error(false)
             .max_redirects(0)
             .allow_non_standard_methods(true)
-            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .timeout_global(Some(patience(30)))
             .build()
             .into();
         let r = if method == "GET" || method == "HEAD" {
@@ -653,6 +653,19 @@ pub fn failure(reply: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> 
 
 /// Whether `done` comes true within `limit`, asked every 20 ms: for what a
 /// server does a moment after a response (a store, a close, an abort).
+/// `secs` seconds, times how loaded the machine is now (its load average
+/// over its cores, at least 1): a safety net against a hang that a busy
+/// machine's slow registration (a compile, on a share of a core) does not
+/// trip.
+pub fn patience(secs: u64) -> std::time::Duration {
+    let load: f64 = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    std::time::Duration::from_secs_f64(secs as f64 * (load / cores).max(1.0))
+}
+
 pub fn within(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
     let until = std::time::Instant::now() + limit;
     loop {

@@ -510,6 +510,12 @@ fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
     assert!(matches!(s.add("hello", PREACT, "").0, 200 | 201));
     s.wait_ready();
     assert!(s.log_contains("demo tenant hello skipped"));
+    // The first page lists the demo's tenants, never the operator's.
+    let index = s.get("/", &[]);
+    let page = index.text();
+    assert_eq!(index.status, 200, "{page}");
+    assert!(page.contains("<a href=\"/t/hello-v8/\">"), "{page}");
+    assert!(!page.contains("/t/hello/"), "{page}");
     assert!(s.get("/t/hello/", &[]).text().contains("tasks</h1>"));
     let demo = s.get("/t/hello-v8/?name=Ada", &[]);
     assert!(
@@ -531,6 +537,7 @@ fn issue_15_demo_tenants_never_replace_a_registration_and_are_never_stored() {
     s.wait_ready();
     assert!(s.get("/t/hello/", &[]).text().contains("tasks</h1>"));
     assert_eq!(s.get("/t/hello-v8/", &[]).status, 404);
+    assert_eq!(s.get("/", &[]).status, 404, "no demo, no first page");
     drop(s);
 
     // In memory, the demo is on by default.

@@ -3,8 +3,9 @@
 // answer from ORIGIN/wait (tests/all/streams.rs opens that gate).
 // - /steps?n=N: N chunks, no-store; /kept?n=N: the same, cached 60 s;
 // - /hang: one chunk, then waits on ORIGIN/never;
-// - /burn?n=N&ms=M: N chunks, each made by M ms of busy CPU, the second on
-//   each after an answer from ORIGIN/wait;
+// - /burn?n=N&work=K: N chunks, the first at once, each later one after an
+//   answer from ORIGIN/wait and K steps of busy arithmetic (counted work,
+//   so its CPU time does not depend on how loaded the machine is);
 // - /big: 2 MiB in 64 KiB chunks, at once.
 const enc = new TextEncoder();
 
@@ -28,10 +29,12 @@ export default {
       '/burn': async (c) => {
         i += 1;
         if (i > n) return c.close();
-        if (i > 1) await (await fetch(`${env.ORIGIN}/wait`)).text();
-        const ms = Number(url.searchParams.get('ms'));
-        const end = Date.now() + ms;
-        while (Date.now() < end);
+        if (i > 1) {
+          await (await fetch(`${env.ORIGIN}/wait`)).text();
+          let x = i;
+          for (let k = Number(url.searchParams.get('work')); k > 0; k--) x = (x * 1103515245 + 12345) % 2147483648;
+          if (x === -1) c.enqueue(enc.encode('never'));
+        }
         c.enqueue(enc.encode(`<p>burst ${i}</p>\n`));
       },
       '/big': (c) => {

@@ -48,7 +48,7 @@
   // TextDecoder (checked by WPT's encoding/): UTF-8 is decoded here (a
   // whole decode by QuickJS's native decoder where the engine has one);
   // every other encoding of the Encoding Standard by the host
-  // (`calls::TEXT_DECODE`: encoding_rs, host/src/engine/text.rs).
+  // (`calls::TEXT_DECODE`: encoding_rs, host/src/web/text.rs).
   const NativeDecoder = typeof g.TextDecoder === 'function' ? g.TextDecoder : null;
   let nativeUtf8 = null;
   const UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];

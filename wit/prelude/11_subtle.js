@@ -10,7 +10,7 @@
   // Web Crypto's SubtleCrypto: this side checks what the spec asks of the
   // caller (algorithm names, parameters, usages, extractable, JWK members)
   // and makes the CryptoKey objects; the host does the arithmetic
-  // (`calls::CRYPTO`, `host/src/engine/crypto.rs`), keeping no state: a key
+  // (`calls::CRYPTO`, `host/src/web/crypto/`), keeping no state: a key
   // travels with each call as its material (raw bytes for a secret key,
   // PKCS #8 or SPKI DER for a private or public one). Only `generateKey`
   // is refused at the top level, which runs at build time: its key would be

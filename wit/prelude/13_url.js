@@ -8,7 +8,7 @@
   // ------------------------------------------------------- URL, URLSearchParams
   // WHATWG URL and URLSearchParams (checked by WPT's url/). The state lives
   // here; every parse, setter and form-encoding step is the host's
-  // (`calls::URL`: the `url` crate, host/src/engine/url.rs), which
+  // (`calls::URL`: the `url` crate, host/src/web/url.rs), which
   // implements the standard. Strings cross as USVStrings: a lone surrogate
   // becomes U+FFFD, as WebIDL converts them.
   // QuickJS has `isWellFormed` natively; a regular expression over a

@@ -8,7 +8,7 @@
 //! Test plugin: tests/plugins/compression.js
   // CompressionStream and DecompressionStream (checked by WPT's
   // compression/): the host codes each chunk (`calls::COMPRESS`, flate2:
-  // host/src/engine/compress.rs), handing out at most 1 MiB per call.
+  // host/src/web/compress.rs), handing out at most 1 MiB per call.
   function codingStream(format, compress, what) {
     const f = `${format}`;
     if (!['gzip', 'deflate', 'deflate-raw'].includes(f)) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${f}'`);

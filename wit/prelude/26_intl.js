@@ -8,7 +8,7 @@
 //! Test plugin: tests/plugins/intl.js
   // -------------------------------------------------------------------- Intl
   // QuickJS has no Intl: the host answers each call with V8's own (the
-  // capability `intl`, `calls::INTL`, host/src/engine/intl.rs), so the
+  // capability `intl`, `calls::INTL`, host/src/web/intl.rs), so the
   // Wasm engine formats exactly as the V8 engine does, and the locale data
   // is never in a tenant. Each object keeps what made it (its locales and
   // options, as JSON) and its resolved options; the host keeps the

@@ -266,7 +266,7 @@ pub mod calls {
     /// value (a verification's boolean, an exported JWK, an imported key's
     /// shape). A refusal reads `"<DOMException name>: <message>"`. The
     /// operations and their arguments are documented where the host does
-    /// them (`host/src/engine/crypto.rs`). The one capability a module's
+    /// them (`host/src/web/crypto/`). The one capability a module's
     /// top level may call: it is pure, so a key imported at build time is
     /// the same in every instance.
     pub const CRYPTO: &str = "crypto";
@@ -278,12 +278,12 @@ pub mod calls {
     /// attributes (`[href, origin, protocol, username, password, host,
     /// hostname, port, pathname, search, hash]`), a query's pairs, or a
     /// query. `"Invalid URL"` when a URL does not parse
-    /// (`host/src/engine/url.rs`). Pure, like [`CRYPTO`], so a module's
+    /// (`host/src/web/url.rs`). Pure, like [`CRYPTO`], so a module's
     /// top level may call it.
     pub const URL: &str = "url";
 
     /// `Intl` for an engine that has none (QuickJS), answered by the
-    /// host's V8 (`host/src/engine/intl.rs`, `intl.js`). Arguments: three
+    /// host's V8 (`host/src/web/intl.rs`, `intl.js`). Arguments: three
     /// lines, not JSON: `{type, locales, options}` (JSON), an op, and the
     /// op's arguments (a JSON array; dates as time values, BigInts as
     /// `{"$bigint": digits}`). Op "new" checks and resolves a `type`
@@ -298,7 +298,7 @@ pub mod calls {
     /// ignoreBOM, stream, id}` with the bytes, reply: `{text, id}`, `id`
     /// naming the open stream to continue (`null` when it ended). A
     /// malformed sequence under `fatal` reads `"TypeError: ..."`
-    /// (`host/src/engine/text.rs`). Pure but for streams, which the
+    /// (`host/src/web/text.rs`). Pure but for streams, which the
     /// instance keeps until their last call or the render's end.
     pub const TEXT_DECODE: &str = "text-decode";
 
@@ -308,7 +308,7 @@ pub mod calls {
     /// the input's end `{op: "finish", id}`, each replying `{more}` with
     /// the bytes that came out; while `more` is true the prelude calls the
     /// same op again with no bytes. Bad compressed data reads
-    /// `"TypeError: ..."` (`host/src/engine/compress.rs`). The instance
+    /// `"TypeError: ..."` (`host/src/web/compress.rs`). The instance
     /// keeps each stream until its end or the render's.
     pub const COMPRESS: &str = "compress";
 
@@ -411,19 +411,6 @@ impl LogLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The split of the one `prelude.js` into `prelude/` changed no byte of
-    /// what the engines evaluate (its SHA-256 before the split).
-    #[test]
-    fn the_joined_prelude_is_the_file_it_was_split_from() {
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(PRELUDE.as_bytes());
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(
-            hex,
-            "58ffbf5d6a98f5f61d41eec0a1d3787da93e5beefbbfcf359a8707fc5cee907b"
-        );
-    }
 
     #[test]
     fn version_matches_the_wit_package() {

@@ -66,7 +66,7 @@ pub const ESBUILD_FLAGS: &[&str] = &[
     "--log-level=warning",
     "--define:process.env.NODE_ENV=\"production\"",
     // A map beside the bundle, never named in it, and without the sources'
-    // text: a stack is mapped to a file and line (`engine/stack_map.rs`).
+    // text: a stack is mapped to a file and line (`stack_map.rs`).
     "--sourcemap=external",
     "--sources-content=false",
 ];

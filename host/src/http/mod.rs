@@ -15,6 +15,7 @@
 //! exits 0.
 
 pub mod admin;
+mod demo;
 pub mod error;
 pub mod gate;
 pub mod listen;

@@ -76,6 +76,15 @@ pub fn absolute_form(parts: &mut Parts) {
 pub fn answer(state: &AppState, parts: &Parts) -> Step {
     match lookup(state, parts) {
         Ok(step) => step,
+        // The demo's first page, where no tenant serves `/`.
+        Err(ApiError::NoTenant)
+            if state.config.demo()
+                && parts.uri.path() == "/"
+                && matches!(parts.method, Method::GET | Method::HEAD) =>
+        {
+            let host = header_str(&parts.headers, header::HOST).unwrap_or("");
+            Step::Done(super::demo::index(state, host))
+        }
         Err(e) => Step::Done(e.into_response()),
     }
 }

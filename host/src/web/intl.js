@@ -1,4 +1,4 @@
-// The host's side of `Intl` for the Wasm engine (engine/intl.rs): run in a
+// The host's side of `Intl` for the Wasm engine (web/intl.rs): run in a
 // service isolate of the server's own V8, which holds no tenant's code; it
 // answers `intl(json)` with V8's own Intl, so the Wasm engine formats
 // exactly as the V8 engine does, from the one copy of the locale data.

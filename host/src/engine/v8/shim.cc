@@ -987,7 +987,7 @@ size_t ssr_v8_heap_used(ssr_v8* inst) {
   return stats.used_heap_size();
 }
 
-// A service isolate (no prelude, no bundle; `engine/intl.rs`): evaluates
+// A service isolate (no prelude, no bundle; `web/intl.rs`): evaluates
 // `script`, a classic script of the host's own, that defines global
 // functions for `ssr_v8_invoke`.
 int32_t ssr_v8_script(ssr_v8* inst, const char* script, size_t script_len, const char* name,

@@ -59,7 +59,7 @@ pub struct Saved {
 }
 
 /// The source map of `bytes` for `engine`, if it has one: written once beside
-/// the plugin in `dir` (only where the map is: `engine/stack_map.rs` reads
+/// the plugin in `dir` (only where the map is: `stack_map.rs` reads
 /// it at the tenant's first error), else kept in memory.
 pub fn stack_map(
     bytes: &[u8],

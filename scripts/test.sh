@@ -3,14 +3,15 @@
 # missing, then runs every test in release mode (Wasmtime compiles plugins
 # much faster in a release build).
 #
-# The tests' npm packages are fetched while the build has the CPUs: on a
-# fresh 2-core machine the build is most of the run, and the fetch is mostly
-# waiting on the network.
+# What only the tests need (Debian's chromium, redis-server, nginx; the npm
+# packages) is installed while the build has the CPUs: on a fresh 2-core
+# machine the build is most of the run, and the installs mostly wait on the
+# network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
 npm_log=$(mktemp)
-scripts/setup.sh npm >"$npm_log" 2>&1 &
+scripts/setup.sh tests >"$npm_log" 2>&1 &
 npm_pid=$!
 # `test-hooks` lets tests make a V8 worker process misbehave (hostile.rs).
 features=(--release --workspace --features ssr/test-hooks)
@@ -21,7 +22,7 @@ wait "$npm_pid" || npm=$?
 cat "$npm_log" >&2
 rm -f "$npm_log"
 [ "$built" -eq 0 ] || exit "$built"
-[ "$npm" -eq 0 ] || { echo "test: installing the tests' npm packages failed" >&2; exit "$npm"; }
+[ "$npm" -eq 0 ] || { echo "test: installing what the tests need failed (scripts/setup.sh tests)" >&2; exit "$npm"; }
 cargo test "${features[@]}" "$@"
 
 # Conformance (tests/wpt/): the Web Platform Tests are fetched by no

@@ -178,6 +178,10 @@ struct Host<H> {
 // SAFETY: every shim entry point takes the isolate's `v8::Locker` and sets
 // the stack limit for the calling thread, so the isolate may be used from any
 // one thread at a time; `&mut self` on every call enforces "one at a time".
+// Why an `unsafe impl` at all: the isolate is a raw pointer, which Rust
+// never deems `Send`, and warm instances move between the pool's threads
+// (a render may end on another thread than it began); the `Locker` is what
+// makes that sound, and only this file can say so.
 unsafe impl<H: HostCalls + Send> Send for Isolate<H> {}
 
 /// A buffer the shim passes for the duration of a callback.

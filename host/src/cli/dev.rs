@@ -410,7 +410,7 @@ async fn forward(State(dev): State<Arc<Dev>>, req: Request) -> Response {
     if let Some(said) = failed {
         let page = format!(
             "<!doctype html><title>build failed</title><h1>The build failed</h1><pre>{}</pre>{RELOAD}",
-            escape(&said)
+            ssr::http::escape_html(&said)
         );
         return (
             axum::http::StatusCode::INTERNAL_SERVER_ERROR,
@@ -472,12 +472,6 @@ fn inject(page: &[u8]) -> Vec<u8> {
         .rposition(|w| w.eq_ignore_ascii_case(b"</body>"))
         .unwrap_or(page.len());
     [&page[..at], RELOAD.as_bytes(), &page[at..]].concat()
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

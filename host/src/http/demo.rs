@@ -10,6 +10,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
+use super::escape_html;
 
 /// The page, for a GET or HEAD of `/`.
 pub fn index(state: &AppState, host: &str) -> Response {
@@ -20,7 +21,7 @@ pub fn index(state: &AppState, host: &str) -> Response {
         if !r.demo {
             continue;
         }
-        let id = escape(&r.id);
+        let id = escape_html(&r.id);
         let by_path = if state.config.path_routing() {
             format!("<a href=\"/t/{id}/\">/t/{id}/</a>")
         } else {
@@ -30,11 +31,11 @@ pub fn index(state: &AppState, host: &str) -> Response {
             .hosts
             .first()
             .map(|h| {
-                let h = escape(h);
+                let h = escape_html(h);
                 let port = if port.is_empty() {
                     String::new()
                 } else {
-                    format!(":{}", escape(port))
+                    format!(":{}", escape_html(port))
                 };
                 format!("<a href=\"http://{h}{port}/\">{h}</a>")
             })
@@ -62,12 +63,4 @@ pub fn index(state: &AppState, host: &str) -> Response {
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
-}
-
-/// `s` safe in HTML text and attribute values.
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

@@ -277,6 +277,15 @@ pub fn app(state: Arc<AppState>) -> listen::Service {
 
 /// The answer to a page asked on a reserved connection: the listener is at
 /// `--max-connections`, and the reserve is for the host's endpoints.
+/// `s` safe in HTML text and attribute values, for the pages the host
+/// writes itself (the demo's first page, `ssr dev`'s build error).
+pub fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 fn at_capacity() -> Response {
     let mut resp = ApiError::Saturated.into_response();
     resp.headers_mut().insert(

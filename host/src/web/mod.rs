@@ -630,4 +630,42 @@ mod tests {
         assert!(answered_alone(calls::ENV, "null", &[]).is_none());
         assert!(answered_alone(calls::TEXT_DECODE, "{}", &[]).is_none());
     }
+
+    /// `docs/architecture.md`'s table of tiers lists each capability in
+    /// the row of its handler's tier, and no other.
+    #[test]
+    fn the_architecture_docs_list_each_capability_under_its_tier() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/architecture.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let rows: Vec<(String, String)> = doc
+            .lines()
+            .filter_map(|l| {
+                let cells: Vec<&str> = l
+                    .trim()
+                    .strip_prefix('|')?
+                    .split('|')
+                    .map(str::trim)
+                    .collect();
+                (cells.len() == 4 && cells[2].starts_with('`'))
+                    .then(|| (cells[0].to_string(), cells[2].to_string()))
+            })
+            .collect();
+        for c in CAPABILITIES {
+            let listed: Vec<&str> = rows
+                .iter()
+                .filter(|(_, names)| names.split(", ").any(|n| n == format!("`{}`", c.name)))
+                .map(|(tier, _)| tier.as_str())
+                .collect();
+            assert_eq!(listed, [c.handler.tier()], "{}", c.name);
+        }
+        let listed: usize = rows
+            .iter()
+            .map(|(_, names)| names.split(", ").count())
+            .sum();
+        assert_eq!(
+            listed,
+            CAPABILITIES.len(),
+            "the docs list a capability the table lacks"
+        );
+    }
 }

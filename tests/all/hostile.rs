@@ -80,6 +80,32 @@ fn infinite_loops_are_stopped_at_the_deadline() {
 }
 
 #[test]
+fn timers_that_never_end_meet_the_wall_clock_limit_and_too_many_are_refused() {
+    // Waiting costs no CPU time: an interval of 0 ms forever and a timer
+    // of 2^31 ms end at the request's wall-clock limit, not its CPU time.
+    let s = Server::start(&["--demo=false", "--request-timeout", "1500"]);
+    assert_eq!(s.add("good", "plugins/hello/render.js", "").0, 201);
+    for engine in Engines::KINDS {
+        let evil = format!("evil-{engine}");
+        let (status, body) = s.add(
+            &evil,
+            "tests/plugins/hostile.js",
+            &format!("engine={engine}"),
+        );
+        assert_eq!(status, 201, "{body}");
+        contained_on(&s, &evil, "/interval-forever", 504, "deadline");
+        contained_on(&s, &evil, "/timer-2-31", 504, "deadline");
+        contained_on(
+            &s,
+            &evil,
+            "/timers-100k",
+            500,
+            "10000 timers are already set",
+        );
+    }
+}
+
+#[test]
 fn never_settling_promise_is_an_error() {
     let s = server();
     contained(&s, "/never", 500, "never settle");

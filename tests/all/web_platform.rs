@@ -73,12 +73,13 @@ fn a_url_of_a_mebibyte_parses_and_a_bad_one_is_named_in_a_short_message() {
 }
 
 #[test]
-fn a_throwing_timer_or_microtask_is_logged_delays_clamp_as_html_says_and_self_is_global() {
+fn a_throwing_timer_or_microtask_is_logged_delays_are_taken_as_workerd_takes_them_and_self_is_global()
+ {
     for &engine in Engines::KINDS {
         let (body, log) = rendered("tests/plugins/timers.js", engine, "/");
         assert_eq!(
             body,
-            "self: true; after the throws: nest1 negative nest2 nest3 nest4 nest5 nest6 wrapped nest7 nest8 10ms nest9",
+            "self: true; after the throws: nest1 negative nest2 nest3 nest4 nest5 nest6 nest7 nest8 nest9 200ms",
             "{engine}"
         );
         assert!(
@@ -88,6 +89,31 @@ fn a_throwing_timer_or_microtask_is_logged_delays_clamp_as_html_says_and_self_is
         assert!(
             log.contains("Uncaught TypeError: microtask boom") && log.contains("(in a microtask)"),
             "{engine}: {log}"
+        );
+    }
+}
+
+#[test]
+fn timers_wait_in_real_time_and_the_clocks_move_across_the_wait_on_both_engines() {
+    let built = plugin("tests/plugins/timers.js");
+    for &engine in Engines::KINDS {
+        let started = std::time::Instant::now();
+        let out = render_on(engine, &built.plugin, "/?part=wait", &[]);
+        let took = started.elapsed();
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let body = text(&out.stdout);
+        assert_eq!(
+            body,
+            "setTimeout: Date true, performance true\n\
+             scheduler.wait: Date true, performance true\n\
+             setInterval: Date true, performance true\n\
+             stopped\n\
+             performance.timeOrigin 0",
+            "{engine}"
+        );
+        assert!(
+            took >= std::time::Duration::from_millis(900),
+            "{engine}: {took:?}"
         );
     }
 }

@@ -7,6 +7,12 @@ export async function render(request) {
     case '/async-loop': for (;;) await null;
     case '/timer-loop': return new Promise(() => { const again = () => setTimeout(again, 0); again(); });
     case '/never': return new Promise(() => {});
+    case '/interval-forever': return new Promise(() => setInterval(() => {}, 0));
+    case '/timer-2-31': return new Promise((resolve) => setTimeout(resolve, 2 ** 31));
+    case '/timers-100k': {
+      for (let i = 0; i < 100000; i++) setTimeout(() => {}, 1 + (i % 1000));
+      return 'all set';
+    }
     case '/memory-bomb': { const keep = []; for (;;) keep.push(new Array(100000).fill(1.5)); }
     case '/recursion': { const f = (n) => f(n + 1) + 1; return String(f(0)); }
     case '/big-output': return 'x'.repeat((Number(request.query.mib) || 16) << 20);

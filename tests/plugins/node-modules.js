@@ -12,6 +12,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath, pathToFileURL, parse as parseUrl, format as formatUrl } from 'node:url';
 import util from 'util';
 import process from 'node:process';
+import * as timers from 'node:timers';
+import { setTimeout as sleep, setImmediate as immediate, setInterval as every } from 'timers/promises';
+import * as types from 'node:util/types';
 
 const als = new AsyncLocalStorage();
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
@@ -102,6 +105,33 @@ const BAD = {
   }),
 };
 
+// `node:timers` and `timers/promises`: Node's handles, order and aborts.
+async function nodeTimers() {
+  const log = [];
+  const t = timers.setTimeout((x) => log.push(`timeout ${x}`), 5, 'arg');
+  log.push(`handle: ${t.constructor.name} ${typeof t.ref} ${t.hasRef()} ${t.unref().hasRef()} ${typeof +t}`);
+  const cleared = timers.setTimeout(() => log.push('cleared ran'), 1);
+  timers.clearTimeout(cleared);
+  const im = timers.setImmediate(() => log.push('immediate'));
+  log.push(`immediate handle: ${typeof im.hasRef}`);
+  log.push(`sleep: ${await sleep(10, 'value')}`);
+  log.push(`immediate promise: ${await immediate('now')}`);
+  const ticks = [];
+  for await (const v of every(3, 'tick')) {
+    ticks.push(v);
+    if (ticks.length === 3) break;
+  }
+  log.push(`interval: ${ticks.join(',')}`);
+  const ac = new AbortController();
+  const pending = sleep(10000, 'never', { signal: ac.signal });
+  ac.abort(new Error('stop'));
+  await pending.then(() => log.push('not aborted'), (e) => log.push(`aborted: ${e.name} ${e.code} ${e.cause.message}`));
+  await sleep(1, null, {}).then(() => log.push('options object ok'));
+  await sleep(1, null, { signal: 'no' }).catch((e) => log.push(`bad signal: ${e.name}`));
+  log.push(`types: ${types.isPromise(pending)} ${types.isUint8Array(new Uint8Array(1))} ${types.isDate(new Date())} ${types.isMap(new Map())} ${types.isUint8Array([])}`);
+  return log;
+}
+
 export async function render(request) {
   if (request.query.bad) return BAD[request.query.bad]();
   const decoder = new StringDecoder('utf8');
@@ -142,6 +172,7 @@ export async function render(request) {
       util.inspect(new Map([['k', new Set([1])]])), util.types.isPromise(Promise.resolve()), util.isDeepStrictEqual({ a: [1] }, { a: [1] }),
       await util.promisify((x, cb) => setTimeout(() => cb(null, x * 2), 1))(21),
     ].map(String),
+    timers: await nodeTimers(),
     process: [typeof process.nextTick, process.version.startsWith('v'), process.platform, typeof process.cwd()].map(String),
   };
   const only = request.query.only;

@@ -1,17 +1,18 @@
-// Timers as the HTML standard and Workers run them (issue 34): a callback
-// that throws is reported and the render goes on, and delays are clamped
-// by the standard's timer initialization steps (tests/all/web_platform.rs).
-// `self` is the global scope, as in a worker; `?part=events`: it is an
-// EventTarget whose `error` listeners see an uncaught error first and may
-// cancel its report.
+// Timers as `workerd` runs them (issues 34 and 56): a callback that throws
+// is reported and the render goes on; delays are not wrapped or clamped
+// (below 0 is 0, 2^31 waits); timers wait in real time, and the clocks
+// move across the wait (tests/all/web_platform.rs). `self` is the global
+// scope, as in a worker; `?part=events`: it is an EventTarget whose `error`
+// listeners see an uncaught error first and may cancel its report;
+// `?part=wait`: what a 300 ms wait measures.
 export function render(request) {
   if (request.query?.part === 'events') return events();
+  if (request.query?.part === 'wait') return waits();
   return new Promise((resolve) => {
     const order = [];
     setTimeout(() => { throw new Error('timer boom'); }, 0);
     queueMicrotask(() => { throw new TypeError('microtask boom'); });
-    // A zero-delay timer set by a timer nested more than 5 deep waits 4 ms,
-    // so the 10 ms timer fires between the 8th and the 9th.
+    // A zero-delay timer set by a timer is due at once, however deep.
     let level = 0;
     const nest = () => {
       level += 1;
@@ -19,12 +20,33 @@ export function render(request) {
       if (level < 9) setTimeout(nest, 0);
     };
     setTimeout(nest, 0);
-    setTimeout(() => order.push('10ms'), 10);
-    // A delay is a WebIDL long: negative is 0, and 2^32 + 1 wraps to 1.
-    setTimeout(() => order.push('wrapped'), 2 ** 32 + 1);
+    setTimeout(() => order.push('200ms'), 200);
+    setTimeout(() => order.push('2^31 ms'), 2 ** 31);
+    setTimeout(() => order.push('2^32 + 1 ms'), 2 ** 32 + 1);
     setTimeout(() => order.push('negative'), -5);
-    setTimeout(() => resolve(`self: ${self === globalThis}; after the throws: ${order.join(' ')}`), 50);
+    setTimeout(() => resolve(`self: ${self === globalThis}; after the throws: ${order.join(' ')}`), 300);
   });
+}
+
+async function waits() {
+  const out = [];
+  const measure = async (what, wait) => {
+    const d = Date.now();
+    const p = performance.now();
+    await wait();
+    out.push(`${what}: Date ${Date.now() - d >= 300}, performance ${performance.now() - p >= 300}`);
+  };
+  await measure('setTimeout', () => new Promise((r) => setTimeout(r, 300)));
+  await measure('scheduler.wait', () => scheduler.wait(300));
+  let ticks = 0;
+  await measure('setInterval', () => new Promise((r) => {
+    const id = setInterval(() => { if (++ticks === 3) { clearInterval(id); r(); } }, 100);
+  }));
+  const aborted = new AbortController();
+  setTimeout(() => aborted.abort(new Error('stopped')), 10);
+  out.push(await scheduler.wait(10000, { signal: aborted.signal }).then(() => 'waited', (e) => e.message));
+  out.push(`performance.timeOrigin ${performance.timeOrigin}`);
+  return out.join('\n');
 }
 
 function events() {

@@ -16,12 +16,11 @@
 // Invariants:
 // - It only defines what the engine lacks (`defineMissing`): where an engine
 //   has a native `TextEncoder`, say, the native one stays.
-// - Time is virtual for timers: `setTimeout(f, 50)` does not sleep; the engine
-//   drives `__ssr.runNextTimer()` when no microtask is left, and timers fire in
-//   due-time order, as they would in Node. `Date.now()` stays real. While a
-//   `fetch` is in flight, `runNextTimer` asks the engine to wait for it
-//   (a number of milliseconds) and the engine hands the host's reply to
-//   `__ssr.arrived`; the clock then follows the time waited.
+// - Timers wait in real time: the engine drives `__ssr.runNextTimer()` when
+//   no microtask is left, and timers fire in due-time order; when none is
+//   due (or only requests are in flight) it says how long to wait, the
+//   engine waits with the host's `fetch-wait` and hands the reply to
+//   `__ssr.arrived`. `Date.now()` is the engine's, real.
 // - Timers, intervals and messages still pending when a render settles are
 //   dropped (`__ssr.reset()`), so nothing scheduled by one request runs during
 //   the next.

@@ -78,10 +78,9 @@
     }));
   }
   // What the engine's wait brought: `fetch-wait`'s reply as JSON, and its
-  // bytes. The clock moves on by the time waited.
+  // bytes (a timer's wait brings nothing).
   function arrived(text, data) {
     const value = JSON.parse(text);
-    clock += value.waited;
     if (value.id !== undefined) fetched(value, data);
     if (value.gone && leaving !== null) {
       const r = leaving;

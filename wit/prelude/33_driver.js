@@ -83,7 +83,7 @@
     reset() {
       asyncContext.frame = undefined;
       outerFrames.length = 0;
-      timers.clear();
+      clearTimers();
       inflight.clear();
       afterwork = [];
     },

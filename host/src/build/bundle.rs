@@ -9,9 +9,9 @@
 //! Built-in modules: `cloudflare:workers` (`workers.js` beside this file,
 //! over the prelude's `workers`) is resolved by esbuild's `--alias`, so the
 //! apps Cloudflare's adapters build import it as they do on Workers. So are
-//! the Node modules in `node/` ([`NODE_MODULES`]), under `node:NAME` and
-//! their bare names; a static import of any other Node module fails here,
-//! naming it. An app whose wrangler config sets `nodejs_compat` also gets
+//! Node's built-in modules, every one `workerd` has (`node.rs`), under
+//! `node:NAME` and their bare names; a static import of any other `node:`
+//! module fails here, naming it. An app whose wrangler config sets `nodejs_compat` also gets
 //! the globals `Buffer` and `process` (esbuild's `--inject`: bundled only
 //! where the code names them). A bundle that includes `node:async_hooks`
 //! is bundled again for the Wasm engine with async functions lowered to
@@ -78,23 +78,6 @@ const BUILTIN_MODULES: &[(&str, &str, &str)] = &[(
     "cloudflare-workers.js",
     include_str!("workers.js"),
 )];
-
-/// The Node modules provided (`node/NAME.js`), as `node:NAME` and `NAME`.
-pub const NODE_MODULES: &[(&str, &str)] = &[
-    ("async_hooks", include_str!("node/async_hooks.js")),
-    ("buffer", include_str!("node/buffer.js")),
-    ("crypto", include_str!("node/crypto.js")),
-    ("events", include_str!("node/events.js")),
-    ("path", include_str!("node/path.js")),
-    ("process", include_str!("node/process.js")),
-    ("querystring", include_str!("node/querystring.js")),
-    ("string_decoder", include_str!("node/string_decoder.js")),
-    ("url", include_str!("node/url.js")),
-    ("util", include_str!("node/util.js")),
-];
-
-/// Other names of the modules above.
-const NODE_ALIASES: &[(&str, &str)] = &[("path/posix", "path")];
 
 /// What `--inject` adds for `nodejs_compat`.
 const NODE_GLOBALS: &str =
@@ -173,16 +156,13 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         flags.push(format!("--alias:{name}={}", path.display()));
     }
     // Beside `cloudflare-workers.js`: the Node modules import each other
-    // as `./NAME.js`.
-    for (name, source) in NODE_MODULES {
-        write(&format!("{name}.js"), source)?;
+    // as `./FILE.js`. An exact alias wins over a shorter one, so
+    // `node:util/types` is its own module, not a path under `node:util`.
+    for (file, source) in super::node::files() {
+        write(&file, &source)?;
     }
-    let node_aliases = NODE_MODULES
-        .iter()
-        .map(|(name, _)| (*name, *name))
-        .chain(NODE_ALIASES.iter().copied());
-    for (name, file) in node_aliases {
-        let path = builtins.path().join(format!("{file}.js"));
+    for name in super::node::names() {
+        let path = builtins.path().join(super::node::file_of(name));
         flags.push(format!("--alias:node:{name}={}", path.display()));
         flags.push(format!("--alias:{name}={}", path.display()));
     }
@@ -309,12 +289,11 @@ pub(super) fn run_esbuild(
         stderr: match missing_node_modules(&stderr) {
             missing if missing.is_empty() => stderr,
             missing => format!(
-                "{} {} not provided by ssr: the Node modules it provides are {} (docs/compatibility.md). Remove the import, or import it only where the code runs under Node.\n\n{stderr}",
+                "{} {} not provided by ssr: it provides every Node module workerd has, which are {} (docs/compatibility.md). Remove the import, or import it only where the code runs under Node.\n\n{stderr}",
                 missing.join(", "),
                 if missing.len() == 1 { "is" } else { "are" },
-                NODE_MODULES
-                    .iter()
-                    .map(|(name, _)| format!("node:{name}"))
+                super::node::names()
+                    .map(|name| format!("node:{name}"))
                     .collect::<Vec<_>>()
                     .join(", "),
             ),
@@ -323,7 +302,8 @@ pub(super) fn run_esbuild(
 }
 
 /// The Node built-in modules esbuild could not resolve, from its errors:
-/// each `Could not resolve "NAME"` that it says is built into Node.
+/// each `Could not resolve "node:NAME"`, and each `"NAME"` that it says
+/// is built into Node.
 fn missing_node_modules(stderr: &str) -> Vec<String> {
     let mut missing = Vec::new();
     for part in stderr.split("Could not resolve \"").skip(1) {
@@ -335,7 +315,8 @@ fn missing_node_modules(stderr: &str) -> Vec<String> {
             Some(_) => name.to_string(),
             None => format!("node:{name}"),
         };
-        if next.contains("built into node") && !missing.contains(&label) {
+        let node = name.starts_with("node:") || next.contains("built into node");
+        if node && !missing.contains(&label) {
             missing.push(label);
         }
     }

@@ -21,6 +21,7 @@
 
 mod bundle;
 mod client;
+mod node;
 mod preinit;
 pub mod wrangler;
 

@@ -400,8 +400,7 @@ struct FetchArgs {
 
 /// What `contract::calls::FETCH_WAIT` answers: a finished request (`id`
 /// with either its response head or `error`), or nothing finished within
-/// the wait; `waited` is how long it waited, in milliseconds, which
-/// advances the prelude's timer clock.
+/// the wait (the prelude's next timer is then due).
 #[derive(Serialize, Default)]
 struct Finished {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -420,7 +419,6 @@ struct Finished {
     /// request's `request.signal` aborts. Said once per render.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     gone: bool,
-    waited: u64,
 }
 
 /// One instance's outbound requests: those in flight, and what the render
@@ -573,26 +571,21 @@ impl Subrequests {
 
     /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds
     /// (`null` or negative: as long as the render's deadline allows) for a
-    /// request in flight to finish, and answers it, its body as the bytes.
-    /// At the deadline, a request still in flight fails. When `client`
-    /// (the render's streamed body) closes first, the answer says the
-    /// client went away, once.
+    /// request in flight to finish, and answers it, its body as the bytes;
+    /// with none in flight, it is a timer's wait, and answers nothing when
+    /// the time is up. At the deadline, a request still in flight fails.
+    /// When `client` (the render's streamed body) closes first, the answer
+    /// says the client went away, once.
     pub async fn wait(&mut self, args: &str, client: Option<&Sink>) -> Result<Reply, String> {
         let max: Option<f64> = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH_WAIT))?;
         let started = Instant::now();
-        let Some(&any) = self.inflight.keys().next() else {
-            return Err(format!(
-                "{}: no fetch is in flight",
-                contract::calls::FETCH_WAIT
-            ));
-        };
-        let until = match max {
-            Some(ms) if ms >= 0.0 => {
-                (started + Duration::from_secs_f64(ms / 1e3)).min(self.deadline)
-            }
-            _ => self.deadline,
-        };
+        let any = self.inflight.keys().next().copied();
+        let until = max
+            .filter(|ms| *ms >= 0.0)
+            .and_then(|ms| Duration::try_from_secs_f64(ms / 1e3).ok())
+            .and_then(|d| started.checked_add(d))
+            .map_or(self.deadline, |t| t.min(self.deadline));
         let net = net().map_err(|e| e.to_string())?;
         let sleep = {
             let _in = net.runtime.enter();
@@ -612,23 +605,20 @@ impl Subrequests {
                 self.told_gone = true;
                 let gone = Finished {
                     gone: true,
-                    waited: started.elapsed().as_millis() as u64,
                     ..Finished::default()
                 };
                 return reply(gone, Vec::new());
             }
             () = sleep => None,
         };
-        let waited = started.elapsed().as_millis() as u64;
         let finished = |id, error| Finished {
             id: Some(id),
             error: Some(error),
-            waited,
             ..Finished::default()
         };
-        let (id, out) = match got {
-            Some(got) => got,
-            None if Instant::now() >= self.deadline => {
+        let (id, out) = match (got, any) {
+            (Some(got), _) => got,
+            (None, Some(any)) if Instant::now() >= self.deadline => {
                 if let Some(task) = self.inflight.remove(&any) {
                     task.abort();
                 }
@@ -638,13 +628,7 @@ impl Subrequests {
                 );
                 return reply(finished(any, message), Vec::new());
             }
-            None => {
-                let nothing = Finished {
-                    waited,
-                    ..Finished::default()
-                };
-                return reply(nothing, Vec::new());
-            }
+            (None, _) => return reply(Finished::default(), Vec::new()),
         };
         self.inflight.remove(&id);
         let f = match out {
@@ -666,7 +650,6 @@ impl Subrequests {
             status_text: Some(f.status_text),
             headers: Some(f.headers),
             urls: Some(f.urls),
-            waited,
             ..Finished::default()
         };
         reply(head, f.body)

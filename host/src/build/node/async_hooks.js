@@ -92,6 +92,5 @@ export function createHook() {
 export const executionAsyncId = () => 0;
 export const triggerAsyncId = () => 0;
 export const executionAsyncResource = () => ({});
-export const asyncWrapProviders = Object.freeze({});
 
-export default { AsyncLocalStorage, AsyncResource, createHook, executionAsyncId, triggerAsyncId, executionAsyncResource, asyncWrapProviders };
+export default { AsyncLocalStorage, AsyncResource, createHook, executionAsyncId, triggerAsyncId, executionAsyncResource };

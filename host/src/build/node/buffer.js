@@ -4,7 +4,8 @@
 // Its memory is the tenant's: a Buffer larger than the tenant's limit fails
 // as any allocation does (a RangeError on both engines).
 
-export const kMaxLength = 2 ** 32;
+// As on workerd.
+export const kMaxLength = 2 ** 31 - 1;
 export const kStringMaxLength = 2 ** 29 - 24;
 export const constants = Object.freeze({ MAX_LENGTH: kMaxLength, MAX_STRING_LENGTH: kStringMaxLength });
 export const INSPECT_MAX_BYTES = 50;

@@ -23,19 +23,9 @@ export const env = new Proxy(own, {
   },
 });
 
-// The Node release whose APIs these modules follow.
-export const version = 'v22.12.0';
-export const versions = Object.freeze({ node: '22.12.0' });
-export const platform = 'linux';
-export const arch = 'x64';
-export const release = Object.freeze({ name: 'node' });
-export const argv = ['node'];
+// The release, versions, platform, `argv` and the other plain data are
+// `workerd`'s, made beside this file from node/workerd.json (build/node.rs).
 export const execArgv = [];
-export const pid = 1;
-export const ppid = 0;
-export const title = 'ssr';
-export const browser = false;
-export const features = Object.freeze({});
 export const exitCode = undefined;
 
 // Node runs ticks before promise reactions; here they queue with them.
@@ -73,19 +63,17 @@ export function emitWarning(warning, type) {
   console.warn(text);
 }
 
+// The process is an event emitter, as Node's: its methods are inherited,
+// not its own keys.
 const emitter = new EventEmitter();
-const process = {
-  env, version, versions, platform, arch, release, argv, execArgv, pid, ppid, title, browser, features, exitCode,
-  nextTick, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
-};
-for (const name of ['on', 'once', 'off', 'emit', 'addListener', 'removeListener', 'removeAllListeners', 'listeners', 'listenerCount', 'prependListener']) {
-  process[name] = (...args) => {
+const methods = {};
+for (const name of ['on', 'once', 'off', 'emit', 'addListener', 'removeListener', 'removeAllListeners', 'listeners', 'listenerCount', 'prependListener', 'prependOnceListener', 'eventNames', 'rawListeners', 'setMaxListeners', 'getMaxListeners']) {
+  methods[name] = function (...args) {
     const out = emitter[name](...args);
-    return out === emitter ? process : out;
+    return out === emitter ? this : out;
   };
 }
-export const on = process.on;
-export const once = process.once;
-export const off = process.off;
-export const emit = process.emit;
+const process = Object.assign(Object.create(methods), {
+  env, execArgv, exitCode, nextTick, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
+});
 export default process;

@@ -8,47 +8,13 @@
 // columns, and it has no colors.
 import { Buffer } from './buffer.js';
 
-export const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
 
 // ------------------------------------------------------------------ types
 const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
-const TypedArray = Object.getPrototypeOf(Uint8Array);
-const typedTag = (v) => (ArrayBuffer.isView(v) && !(v instanceof DataView) ? v[Symbol.toStringTag] : undefined);
-export const types = {
-  isAnyArrayBuffer: (v) => v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer),
-  isArrayBuffer: (v) => v instanceof ArrayBuffer,
-  isSharedArrayBuffer: (v) => typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer,
-  isArrayBufferView: (v) => ArrayBuffer.isView(v),
-  isTypedArray: (v) => v instanceof TypedArray,
-  isDataView: (v) => v instanceof DataView,
-  isDate: (v) => v instanceof Date,
-  isRegExp: (v) => v instanceof RegExp,
-  isMap: (v) => v instanceof Map,
-  isSet: (v) => v instanceof Set,
-  isWeakMap: (v) => v instanceof WeakMap,
-  isWeakSet: (v) => v instanceof WeakSet,
-  isMapIterator: (v) => tag(v) === 'Map Iterator',
-  isSetIterator: (v) => tag(v) === 'Set Iterator',
-  isPromise: (v) => v instanceof Promise,
-  isProxy: () => false,
-  isNativeError: (v) => v instanceof Error,
-  isAsyncFunction: (v) => typeof v === 'function' && tag(v) === 'AsyncFunction' || tag(v) === 'AsyncGeneratorFunction',
-  isGeneratorFunction: (v) => typeof v === 'function' && (tag(v) === 'GeneratorFunction' || tag(v) === 'AsyncGeneratorFunction'),
-  isGeneratorObject: (v) => tag(v) === 'Generator',
-  isBoxedPrimitive: (v) => v instanceof Number || v instanceof String || v instanceof Boolean || v instanceof BigInt || v instanceof Symbol,
-  isNumberObject: (v) => v instanceof Number,
-  isStringObject: (v) => v instanceof String,
-  isBooleanObject: (v) => v instanceof Boolean,
-  isBigIntObject: (v) => v instanceof BigInt,
-  isSymbolObject: (v) => v instanceof Symbol,
-  isModuleNamespaceObject: (v) => tag(v) === 'Module',
-  isKeyObject: () => false,
-  isCryptoKey: (v) => typeof CryptoKey !== 'undefined' && v instanceof CryptoKey,
-};
-for (const name of ['Uint8Array', 'Uint8ClampedArray', 'Uint16Array', 'Uint32Array', 'Int8Array', 'Int16Array', 'Int32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) {
-  types[`is${name}`] = (v) => typedTag(v) === name;
-}
+export { default as types } from './util-types.js';
+import types from './util-types.js';
 
 // --------------------------------------------------------------- inspect
 const DEFAULTS = { depth: 2, breakLength: 80, maxArrayLength: 100, maxStringLength: 10000, compact: 3, sorted: false, showHidden: false, colors: false, getters: false, customInspect: true };

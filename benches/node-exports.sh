@@ -2,7 +2,8 @@
 # What each of Node's built-in modules exports on workerd (issue 56): runs
 # benches/node/exports.js on workerd (tests/peers) with nodejs_compat and
 # today's compatibility date, for every name of Node's
-# `module.builtinModules` but the internal `_` ones, and writes
+# `module.builtinModules` but the internal `_` ones (and those Node has
+# only as `node:NAME` that workerd has too), and writes
 # host/src/build/node/workerd.json: each module's export names and kinds,
 # the values that are plain data, the errors of what is not implemented,
 # and the default export's keys. `ssr build` makes a module it has no
@@ -35,7 +36,10 @@ CAPNP
 "$workerd" serve "$work/config.capnp" >"$work/log" 2>&1 &
 names=$(node -p 'JSON.stringify(require("module").builtinModules.filter((n) => !n.startsWith("_")))')
 for _ in $(seq 1 100); do curl -s "http://127.0.0.1:$port/" -o /dev/null 2>&1 && break; sleep 0.1; done
-curl -fsS -G --data-urlencode "names=$names" "http://127.0.0.1:$port/" >"$work/exports.json" \
+# Node 22-26's modules that exist only as `node:NAME`; those workerd has
+# are kept, marked `prefix_only`.
+prefix_only='["sea","sqlite","test","test/reporters","quic"]'
+curl -fsS -G --data-urlencode "names=$names" --data-urlencode "prefix_only=$prefix_only" "http://127.0.0.1:$port/" >"$work/exports.json" \
   || { cat "$work/log" >&2; exit 1; }
 python3 - "$work/exports.json" "$out" "$date" "$("$workerd" --version)" "$(node --version)" <<'PY'
 import json, sys

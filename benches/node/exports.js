@@ -3,7 +3,8 @@
 // module's export names, each with its kind, its value where it is plain
 // data (numbers, strings, constants objects), and the error a function
 // throws where that error says it is not implemented; and the default
-// export's kind and keys. The names come in the query (`?names=[...]`).
+// export's kind and keys. The names come in the query (`?names=[...]`,
+// and `prefix_only=[...]`, those tried only as `node:NAME`).
 function kindOf(v) {
   if (typeof v !== 'function') return v === null ? 'null' : typeof v;
   return /^class\b/.test(Function.prototype.toString.call(v)) ? 'class' : 'function';
@@ -47,10 +48,20 @@ const NOT_CALLED = new Set(['process']);
 
 export default {
   async fetch(request) {
-    const names = JSON.parse(new URL(request.url).searchParams.get('names'));
+    const query = new URL(request.url).searchParams;
+    const names = JSON.parse(query.get('names'));
+    // Modules Node has only under `node:` (its `builtinModules` leaves
+    // them out): those that import here.
+    const prefixOnly = JSON.parse(query.get('prefix_only') ?? '[]');
     const out = {};
-    for (const name of names) {
-      const m = await import(`node:${name}`);
+    for (const name of [...names, ...prefixOnly]) {
+      let m;
+      try {
+        m = await import(`node:${name}`);
+      } catch (e) {
+        if (prefixOnly.includes(name)) continue;
+        throw e;
+      }
       const describe = async (v) => {
         const kind = kindOf(v);
         const row = { kind };
@@ -78,6 +89,7 @@ export default {
         if (!(key in exports)) only[key] = await describe(d[key]);
       }
       out[name] = { exports, default: { kind: kindOf(d), keys, only } };
+      if (prefixOnly.includes(name)) out[name].prefix_only = true;
     }
     return new Response(JSON.stringify(out, null, 1) + '\n');
   },

@@ -164,7 +164,9 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
     for name in super::node::names() {
         let path = builtins.path().join(super::node::file_of(name));
         flags.push(format!("--alias:node:{name}={}", path.display()));
-        flags.push(format!("--alias:{name}={}", path.display()));
+        if super::node::bare(name) {
+            flags.push(format!("--alias:{name}={}", path.display()));
+        }
     }
     if options.node_globals {
         let path = write("node-globals.js", NODE_GLOBALS)?;

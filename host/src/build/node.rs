@@ -29,15 +29,27 @@ use serde::Deserialize;
 /// The modules `ssr` implements (in part or whole), by name, with their
 /// sources. Each may import the others as `./FILE.js`.
 pub const OURS: &[(&str, &str)] = &[
+    ("assert", include_str!("node/assert.js")),
+    ("assert/strict", include_str!("node/assert-strict.js")),
     ("async_hooks", include_str!("node/async_hooks.js")),
     ("buffer", include_str!("node/buffer.js")),
+    ("console", include_str!("node/console.js")),
     ("crypto", include_str!("node/crypto.js")),
+    (
+        "diagnostics_channel",
+        include_str!("node/diagnostics_channel.js"),
+    ),
     ("events", include_str!("node/events.js")),
+    ("os", include_str!("node/os.js")),
     ("path", include_str!("node/path.js")),
     ("path/posix", include_str!("node/path-posix.js")),
+    ("perf_hooks", include_str!("node/perf_hooks.js")),
     ("process", include_str!("node/process.js")),
     ("querystring", include_str!("node/querystring.js")),
+    ("stream/consumers", include_str!("node/stream-consumers.js")),
+    ("stream/web", include_str!("node/stream-web.js")),
     ("string_decoder", include_str!("node/string_decoder.js")),
+    ("sys", include_str!("node/sys.js")),
     ("timers", include_str!("node/timers.js")),
     ("timers/promises", include_str!("node/timers-promises.js")),
     ("url", include_str!("node/url.js")),
@@ -61,6 +73,10 @@ struct Facts {
 struct Module {
     exports: BTreeMap<String, Export>,
     default: DefaultExport,
+    /// Node has it only as `node:NAME` (`node:test`, `node:sqlite`): the
+    /// bare name is left to the app's own packages.
+    #[serde(default)]
+    prefix_only: bool,
 }
 
 #[derive(Deserialize)]
@@ -88,9 +104,14 @@ fn facts() -> &'static Facts {
     })
 }
 
-/// The names of every module a bundle may import (as `node:NAME` or `NAME`).
+/// The names of every module a bundle may import as `node:NAME`.
 pub fn names() -> impl Iterator<Item = &'static str> {
     facts().modules.keys().map(String::as_str)
+}
+
+/// Whether a bundle may import `name` by its bare name too.
+pub fn bare(name: &str) -> bool {
+    facts().modules.get(name).is_some_and(|m| !m.prefix_only)
 }
 
 /// The file a module is written to, beside the others.
@@ -185,41 +206,45 @@ fn made_value(module: &str, key: &str, export: &Export) -> String {
 }
 
 /// The names a hand-written module exports, read from its `export`
-/// statements (ours are written so: one declaration or list per line, no
-/// `export *`).
+/// statements (ours are written so: each starts a line; a list or a
+/// destructuring may span lines; no `export *`).
 fn exported_names(source: &str) -> BTreeSet<&str> {
     let mut names = BTreeSet::new();
-    for line in source.lines() {
-        let Some(rest) = line.strip_prefix("export ") else {
-            continue;
-        };
-        if let Some(list) = rest.strip_prefix('{') {
-            let list = list.split('}').next().unwrap_or("");
-            for item in list.split(',') {
-                let item = item.trim();
-                let name = item.rsplit(" as ").next().unwrap_or(item).trim();
-                if !name.is_empty() {
-                    names.insert(name);
-                }
-            }
+    let mut rest = source;
+    while let Some(at) = rest.find("export ") {
+        let line_start = at == 0 || rest[..at].ends_with('\n');
+        let after = &rest[at + "export ".len()..];
+        rest = after;
+        if !line_start {
             continue;
         }
-        let rest = rest.trim_start_matches("async ");
-        for keyword in [
+        let decl = after.trim_start_matches("async ");
+        let keyword = [
             "function* ",
             "function ",
             "const ",
             "let ",
             "var ",
             "class ",
-        ] {
-            if let Some(decl) = rest.strip_prefix(keyword) {
-                let end = decl
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                    .unwrap_or(decl.len());
-                names.insert(&decl[..end]);
-                break;
+        ]
+        .into_iter()
+        .find(|k| decl.starts_with(k));
+        let body = keyword.map_or(decl, |k| &decl[k.len()..]);
+        if let Some(list) = body.strip_prefix('{') {
+            // `export { a, b as c }` or `export const { a, b: c } = x`.
+            let list = list.split('}').next().unwrap_or("");
+            for item in list.split(',') {
+                let item = item.trim();
+                let name = item.rsplit([' ', ':']).next().unwrap_or(item).trim();
+                if !name.is_empty() {
+                    names.insert(name);
+                }
             }
+        } else if keyword.is_some() {
+            let end = body
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(body.len());
+            names.insert(&body[..end]);
         }
     }
     names
@@ -247,7 +272,10 @@ mod tests {
 
     #[test]
     fn every_module_of_workerd_is_made_and_ours_are_among_them() {
-        assert_eq!(names().count(), 54);
+        // Node's 54 (`module.builtinModules` without the `_` ones), and
+        // the two it has only as `node:NAME`.
+        assert_eq!(names().count(), 56);
+        assert!(!bare("test") && !bare("sqlite") && bare("fs"));
         for (name, _) in OURS {
             assert!(
                 facts().modules.contains_key(*name),

@@ -36,8 +36,11 @@ pub struct App {
     /// `assets.directory`, resolved likewise.
     pub assets: Option<PathBuf>,
     pub config: AppConfig,
-    /// `compatibility_flags` has `nodejs_compat`: the bundle gets Node's
-    /// globals `Buffer` and `process`, as on Workers (`BundleOptions`).
+    /// `compatibility_flags` has `nodejs_compat`, or the
+    /// `compatibility_date` is one where it is the default
+    /// ([`NODEJS_COMPAT_DEFAULT`]) and `no_nodejs_compat` is not set: the
+    /// bundle gets Node's globals `Buffer` and `process`, as on Workers
+    /// (`BundleOptions`).
     pub node_globals: bool,
     /// What the config asks that `ssr` does not do, one line each.
     pub warnings: Vec<String>,
@@ -73,7 +76,16 @@ fn config_error(path: &Path, why: String) -> BuildError {
 
 /// The compatibility flags `ssr` acts on: the Node modules are always there
 /// (build/node/), and `nodejs_compat` adds their globals.
-const NODE_FLAGS: &[&str] = &["nodejs_compat", "nodejs_compat_v2", "nodejs_als"];
+const NODE_FLAGS: &[&str] = &[
+    "nodejs_compat",
+    "nodejs_compat_v2",
+    "nodejs_als",
+    "no_nodejs_compat",
+];
+
+/// The compatibility date from which `nodejs_compat` is on by default on
+/// Workers (`workerd` says so when a config names the flag).
+pub const NODEJS_COMPAT_DEFAULT: &str = "2026-08-04";
 
 /// Reads the config at `path`.
 pub fn read(path: &Path) -> Result<App, BuildError> {
@@ -93,7 +105,8 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
     let mut config = AppConfig::default();
     let mut entry = None;
     let mut assets = None;
-    let mut node_globals = false;
+    let mut node_flag = None;
+    let mut date = None;
     let text_of = |key: &str, v: &Value| {
         v.as_str()
             .map(str::to_string)
@@ -106,8 +119,8 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
             // Dates select runtime behaviour that `ssr` has one version of;
             // the rest say how the config and the bundle were made, which
             // the framework's build has done (a generated config has them).
+            "compatibility_date" => date = Some(text_of(key, v)?),
             "$schema"
-            | "compatibility_date"
             | "configPath"
             | "userConfigPath"
             | "topLevelName"
@@ -130,11 +143,13 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     .filter_map(Value::as_str)
                     .filter(|f| !NODE_FLAGS.contains(f))
                     .collect();
-                node_globals = v
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|f| matches!(f.as_str(), Some("nodejs_compat" | "nodejs_compat_v2")));
+                for f in v.as_array().into_iter().flatten() {
+                    match f.as_str() {
+                        Some("nodejs_compat" | "nodejs_compat_v2") => node_flag = Some(true),
+                        Some("no_nodejs_compat") => node_flag = Some(false),
+                        _ => {}
+                    }
+                }
                 if !flags.is_empty() {
                     warnings.push(format!(
                         "compatibility_flags {} are not acted on: ssr has one behaviour for each (docs/compatibility.md says what it provides)",
@@ -205,12 +220,14 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
             "it names no `main`, the Worker's entry module that ssr runs".into(),
         )
     })?;
+    // Dates compare as text: both are `YYYY-MM-DD`.
+    let by_date = date.is_some_and(|d| d.as_str() >= NODEJS_COMPAT_DEFAULT);
     Ok(App {
         path: path.to_path_buf(),
         entry,
         assets,
         config,
-        node_globals,
+        node_globals: node_flag.unwrap_or(by_date),
         warnings,
     })
 }
@@ -390,6 +407,28 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    #[test]
+    fn nodejs_compat_is_on_from_its_default_date_unless_turned_off() {
+        let dir = tempfile::tempdir().unwrap();
+        for (date, flags, on) in [
+            ("2026-08-03", "[]", false),
+            ("2026-08-04", "[]", true),
+            ("2026-11-01", r#"["no_nodejs_compat"]"#, false),
+            ("2024-01-01", r#"["nodejs_compat"]"#, true),
+        ] {
+            let path = write(
+                dir.path(),
+                "wrangler.json",
+                &format!(
+                    r#"{{ "main": "i.js", "compatibility_date": "{date}", "compatibility_flags": {flags} }}"#
+                ),
+            );
+            let app = read(&path).unwrap();
+            assert_eq!(app.node_globals, on, "{date} {flags}");
+            assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+        }
     }
 
     #[test]

@@ -1,0 +1,28 @@
+// Runs one of workerd's Node-compatibility test modules (a Workers module
+// whose named exports are `{ test(ctrl, env, ctx) }` objects, imported here
+// as `./test.js`) and answers each test's outcome as JSON:
+// `{ name: "pass" | "fail: message" }`. benches/node-compat.sh runs it on
+// ssr's two engines and on workerd alike.
+import * as tests from './test.js';
+
+export default {
+  async fetch(request, env, ctx) {
+    const out = {};
+    for (const [name, t] of Object.entries(tests)) {
+      if (t === null || typeof t !== 'object' || typeof t.test !== 'function') continue;
+      try {
+        await t.test(undefined, env, ctx);
+        out[name] = 'pass';
+      } catch (e) {
+        let message;
+        try {
+          message = String((e && e.message) || e);
+        } catch {
+          message = 'an error that cannot be shown';
+        }
+        out[name] = `fail: ${message.split('\n')[0].slice(0, 160)}`;
+      }
+    }
+    return new Response(JSON.stringify(out), { headers: { 'content-type': 'application/json' } });
+  },
+};

@@ -37,8 +37,10 @@ CAPNP
 names=$(node -p 'JSON.stringify(require("module").builtinModules.filter((n) => !n.startsWith("_")))')
 for _ in $(seq 1 100); do curl -s "http://127.0.0.1:$port/" -o /dev/null 2>&1 && break; sleep 0.1; done
 # Node 22-26's modules that exist only as `node:NAME`; those workerd has
-# are kept, marked `prefix_only`.
-prefix_only='["sea","sqlite","test","test/reporters","quic"]'
+# are kept, marked `prefix_only` (their bare names are left to npm).
+# Node's internal `_` modules (`node:_stream_readable`...) are tried the
+# same way.
+prefix_only=$(node -p 'JSON.stringify(["sea", "sqlite", "test", "test/reporters", "quic", ...require("module").builtinModules.filter((n) => n.startsWith("_"))])')
 curl -fsS -G --data-urlencode "names=$names" --data-urlencode "prefix_only=$prefix_only" "http://127.0.0.1:$port/" >"$work/exports.json" \
   || { cat "$work/log" >&2; exit 1; }
 python3 - "$work/exports.json" "$out" "$date" "$("$workerd" --version)" "$(node --version)" <<'PY'

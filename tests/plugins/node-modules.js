@@ -15,6 +15,10 @@ import process from 'node:process';
 import * as timers from 'node:timers';
 import { setTimeout as sleep, setImmediate as immediate, setInterval as every } from 'timers/promises';
 import * as types from 'node:util/types';
+import { Readable, Writable, Duplex, Transform, PassThrough, pipeline, finished } from 'node:stream';
+import { pipeline as pipelinePromise } from 'stream/promises';
+import { text as streamText } from 'node:stream/consumers';
+import { inherits } from 'node:util';
 
 const als = new AsyncLocalStorage();
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
@@ -132,6 +136,97 @@ async function nodeTimers() {
   return log;
 }
 
+// `node:stream`: both modes, piping, back-pressure, transforms, errors,
+// async iteration, the web adapters and old-style inheritance.
+async function nodeStreams() {
+  const log = [];
+  const collect = () => {
+    const chunks = [];
+    const w = new Writable({ write(chunk, enc, cb) { chunks.push(chunk.toString()); cb(); } });
+    w.chunks = chunks;
+    return w;
+  };
+  // Flowing mode, and the order of the events.
+  const events = [];
+  const r = new Readable({ read() {} });
+  r.on('data', (c) => events.push(`data ${c}`));
+  r.on('end', () => events.push('end'));
+  r.on('close', () => events.push('close'));
+  r.push('a');
+  r.push('b');
+  r.push(null);
+  await finished_(r);
+  await new Promise((ok) => setTimeout(ok, 1));
+  log.push(`flowing: ${events.join(', ')}`);
+  // Paused mode: read() in `readable` events.
+  const p = Readable.from(['x', 'y', 'z'], { objectMode: true });
+  const got = [];
+  p.on('readable', () => {
+    let c;
+    while ((c = p.read()) !== null) got.push(c);
+  });
+  await finished_(p);
+  log.push(`paused: ${got.join('')}`);
+  // A transform piped through, with a final flush.
+  const upper = new Transform({
+    transform(chunk, enc, cb) { cb(null, chunk.toString().toUpperCase()); },
+    flush(cb) { this.push('!'); cb(); },
+  });
+  const sink = collect();
+  await new Promise((ok, fail) => pipeline(Readable.from(['he', 'llo']), upper, sink, (e) => (e ? fail(e) : ok())));
+  log.push(`pipeline: ${sink.chunks.join('')}`);
+  // Back-pressure: write() says false past the high-water mark, then drain.
+  const slow = new Writable({ highWaterMark: 4, write(chunk, enc, cb) { setTimeout(cb, 1); } });
+  const first = slow.write('123');
+  const second = slow.write('456');
+  await new Promise((ok) => slow.once('drain', ok));
+  log.push(`backpressure: ${first} ${second} drained ${slow.writableLength}`);
+  // An error in the middle ends the pipeline with it, and destroys all.
+  const bad = new Transform({ transform(chunk, enc, cb) { cb(new Error('bad chunk')); } });
+  const source = Readable.from(['1', '2']);
+  const err = await new Promise((ok) => pipeline(source, bad, collect(), ok));
+  log.push(`error: ${err && err.message} destroyed ${source.destroyed} ${bad.destroyed}`);
+  // Async iteration, stream/promises with a generator, consumers.
+  const parts = [];
+  for await (const c of Readable.from(['p', 'q'])) parts.push(c);
+  log.push(`for await: ${parts.join('')}`);
+  const out = collect();
+  await pipelinePromise(Readable.from(['a', 'b']), async function* (src) { for await (const c of src) yield `${c}${c}`; }, out);
+  log.push(`generator stage: ${out.chunks.join('')}`);
+  log.push(`consumers: ${await streamText(Readable.from(['t', 'e', 'x', 't']))}`);
+  // Web adapters both ways.
+  const web = Readable.toWeb(Readable.from([Buffer.from('we'), Buffer.from('b')]));
+  log.push(`toWeb: ${await new Response(web).text()}`);
+  const back = Readable.fromWeb(new Response('from web').body);
+  log.push(`fromWeb: ${await streamText(back)}`);
+  // PassThrough, end(chunk, cb), a Duplex, and util.inherits over Readable.
+  const pt = new PassThrough();
+  pt.end('through');
+  log.push(`passthrough: ${await streamText(pt)}`);
+  const d = new Duplex({ read() { this.push('dup'); this.push(null); }, write(c, e, cb) { log.push(`duplex wrote ${c}`); cb(); } });
+  d.write('in');
+  log.push(`duplex read: ${await streamText(d)}`);
+  function Counter() {
+    Readable.call(this);
+    this.n = 0;
+  }
+  inherits(Counter, Readable);
+  Counter.prototype._read = function () {
+    this.n += 1;
+    this.push(this.n <= 3 ? String(this.n) : null);
+  };
+  log.push(`inherits: ${await streamText(new Counter())} ${new Counter() instanceof Readable}`);
+  const w = new Writable({ write(c, e, cb) { cb(); } });
+  w.end();
+  w.write('late', (e) => log.push(`write after end: ${e.code}`));
+  w.on('error', () => {});
+  await new Promise((ok) => setTimeout(ok, 1));
+  log.push(`states: ${r.readableEnded} ${sink.writableFinished} ${new PassThrough() instanceof Writable}`);
+  return log;
+}
+
+const finished_ = (s) => new Promise((ok, fail) => finished(s, (e) => (e ? fail(e) : ok())));
+
 export async function render(request) {
   if (request.query.bad) return BAD[request.query.bad]();
   const decoder = new StringDecoder('utf8');
@@ -173,6 +268,7 @@ export async function render(request) {
       await util.promisify((x, cb) => setTimeout(() => cb(null, x * 2), 1))(21),
     ].map(String),
     timers: await nodeTimers(),
+    streams: await nodeStreams(),
     process: [typeof process.nextTick, process.version.startsWith('v'), process.platform, typeof process.cwd()].map(String),
   };
   const only = request.query.only;

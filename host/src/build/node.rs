@@ -29,6 +29,17 @@ use serde::Deserialize;
 /// The modules `ssr` implements (in part or whole), by name, with their
 /// sources. Each may import the others as `./FILE.js`.
 pub const OURS: &[(&str, &str)] = &[
+    ("_stream_duplex", include_str!("node/_stream_duplex.js")),
+    (
+        "_stream_passthrough",
+        include_str!("node/_stream_passthrough.js"),
+    ),
+    ("_stream_readable", include_str!("node/_stream_readable.js")),
+    (
+        "_stream_transform",
+        include_str!("node/_stream_transform.js"),
+    ),
+    ("_stream_writable", include_str!("node/_stream_writable.js")),
     ("assert", include_str!("node/assert.js")),
     ("assert/strict", include_str!("node/assert-strict.js")),
     ("async_hooks", include_str!("node/async_hooks.js")),
@@ -46,7 +57,9 @@ pub const OURS: &[(&str, &str)] = &[
     ("perf_hooks", include_str!("node/perf_hooks.js")),
     ("process", include_str!("node/process.js")),
     ("querystring", include_str!("node/querystring.js")),
+    ("stream", include_str!("node/stream.js")),
     ("stream/consumers", include_str!("node/stream-consumers.js")),
+    ("stream/promises", include_str!("node/stream-promises.js")),
     ("stream/web", include_str!("node/stream-web.js")),
     ("string_decoder", include_str!("node/string_decoder.js")),
     ("sys", include_str!("node/sys.js")),
@@ -272,9 +285,10 @@ mod tests {
 
     #[test]
     fn every_module_of_workerd_is_made_and_ours_are_among_them() {
-        // Node's 54 (`module.builtinModules` without the `_` ones), and
-        // the two it has only as `node:NAME`.
-        assert_eq!(names().count(), 56);
+        // Node's 54 (`module.builtinModules` without the `_` ones), the
+        // two it has only as `node:NAME`, and its 14 internal `_` ones,
+        // which workerd has as `node:NAME` only.
+        assert_eq!(names().count(), 70);
         assert!(!bare("test") && !bare("sqlite") && bare("fs"));
         for (name, _) in OURS {
             assert!(

@@ -63,7 +63,7 @@ const config :Workerd.Config = (
                 if proc.poll() is not None:
                     return None, proc.stderr.read().decode(errors='replace')[-300:]
                 time.sleep(0.1)
-        r = subprocess.run(['curl', '-s', '-m', '60', f'http://127.0.0.1:{port}/'], capture_output=True)
+        r = subprocess.run(['curl', '-s', '-m', '660', f'http://127.0.0.1:{port}/'], capture_output=True)
         try:
             return json.loads(r.stdout), None
         except ValueError:
@@ -74,8 +74,8 @@ const config :Workerd.Config = (
 
 
 def run_ssr(work, plugin, engine):
-    r = subprocess.run([ssr, 'render', plugin, '/', '--engine', engine, '--timeout-ms', '20000'],
-                       capture_output=True, timeout=120)
+    r = subprocess.run([ssr, 'render', plugin, '/', '--engine', engine, '--timeout-ms', '600000'],
+                       capture_output=True, timeout=660)
     try:
         return json.loads(r.stdout), None
     except ValueError:

@@ -1,8 +1,9 @@
 // Runs one of workerd's Node-compatibility test modules (a Workers module
 // whose named exports are `{ test(ctrl, env, ctx) }` objects, imported here
 // as `./test.js`) and answers each test's outcome as JSON:
-// `{ name: "pass" | "fail: message" }`. benches/node-compat.sh runs it on
-// ssr's two engines and on workerd alike.
+// `{ name: "pass" | "fail: message" }`. A test that has not settled in 5 s
+// fails as timed out, so one that never settles costs only itself.
+// benches/node-compat.sh runs it on ssr's two engines and on workerd alike.
 import * as tests from './test.js';
 
 export default {
@@ -10,8 +11,12 @@ export default {
     const out = {};
     for (const [name, t] of Object.entries(tests)) {
       if (t === null || typeof t !== 'object' || typeof t.test !== 'function') continue;
+      let timer;
       try {
-        await t.test(undefined, env, ctx);
+        const timeout = new Promise((resolve, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out after 5 s')), 5000);
+        });
+        await Promise.race([t.test(undefined, env, ctx), timeout]);
         out[name] = 'pass';
       } catch (e) {
         let message;
@@ -21,6 +26,8 @@ export default {
           message = 'an error that cannot be shown';
         }
         out[name] = `fail: ${message.split('\n')[0].slice(0, 160)}`;
+      } finally {
+        clearTimeout(timer);
       }
     }
     return new Response(JSON.stringify(out), { headers: { 'content-type': 'application/json' } });

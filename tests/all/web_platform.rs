@@ -108,7 +108,8 @@ fn timers_wait_in_real_time_and_the_clocks_move_across_the_wait_on_both_engines(
              scheduler.wait: Date true, performance true\n\
              setInterval: Date true, performance true\n\
              stopped\n\
-             performance.timeOrigin 0",
+             performance.timeOrigin 0\n\
+             Cloudflare-Workers 1 en [object Navigator]",
             "{engine}"
         );
         assert!(

@@ -46,6 +46,7 @@ async function waits() {
   setTimeout(() => aborted.abort(new Error('stopped')), 10);
   out.push(await scheduler.wait(10000, { signal: aborted.signal }).then(() => 'waited', (e) => e.message));
   out.push(`performance.timeOrigin ${performance.timeOrigin}`);
+  out.push(`${navigator.userAgent} ${navigator.hardwareConcurrency} ${navigator.language} ${Object.prototype.toString.call(navigator)}`);
   return out.join('\n');
 }
 

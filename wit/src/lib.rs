@@ -345,17 +345,20 @@ pub mod calls {
     /// its answer never arrives.
     pub const FETCH_ABORT: &str = "fetch-abort";
 
-    /// Waits for one of the render's requests to finish, up to the
-    /// argument's milliseconds (`null`: as long as the render's deadline
-    /// allows). Reply: `{id, status, statusText, headers, urls, waited}`
-    /// with the body as the bytes, or `{id, error, waited}`, or `{waited}`
-    /// when none finished in time, or `{gone: true, waited}` (once per
-    /// render) when the client went away before the response was complete:
-    /// the prelude then aborts the incoming request's `signal`. `waited` (ms) advances the prelude's
-    /// timer clock. The engine's driver calls it when the prelude's
-    /// `runNextTimer` asks for a wait, and hands the reply to `arrived`; on
-    /// Wasm the render's fiber suspends here, on V8 the render leaves its
-    /// isolate's thread (`docs/engines.md`).
+    /// Waits for one of the render's requests to finish, or for a timer:
+    /// up to the argument's milliseconds (`null`: as long as the render's
+    /// deadline allows), with or without requests in flight. Reply: `{id,
+    /// status, statusText, headers, urls, waited}` with the body as the
+    /// bytes, or `{id, error, waited}`, or `{waited}` when none finished in
+    /// time (a timer is due), or `{gone: true, waited}` (once per render)
+    /// when the client went away before the response was complete: the
+    /// prelude then aborts the incoming request's `signal`. `waited` (ms)
+    /// is read by the virtual timer clock of plugins built before timers
+    /// waited in real time; today's prelude reads the real clock. The
+    /// engine's driver calls it when the prelude's `runNextTimer` asks for
+    /// a wait, and hands the reply to `arrived`; on Wasm the render's fiber
+    /// suspends here, on V8 the render leaves its isolate's thread
+    /// (`docs/engines.md`).
     pub const FETCH_WAIT: &str = "fetch-wait";
 
     /// Starts a response whose body is a stream. Arguments: the response

@@ -63,6 +63,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("stream/web", include_str!("node/stream-web.js")),
     ("string_decoder", include_str!("node/string_decoder.js")),
     ("sys", include_str!("node/sys.js")),
+    ("test", include_str!("node/test.js")),
     ("timers", include_str!("node/timers.js")),
     ("timers/promises", include_str!("node/timers-promises.js")),
     ("url", include_str!("node/url.js")),

@@ -400,7 +400,9 @@ struct FetchArgs {
 
 /// What `contract::calls::FETCH_WAIT` answers: a finished request (`id`
 /// with either its response head or `error`), or nothing finished within
-/// the wait (the prelude's next timer is then due).
+/// the wait (the prelude's next timer is then due); `waited` is how long it
+/// waited, in milliseconds, which the virtual clock of plugins built before
+/// timers waited in real time still reads.
 #[derive(Serialize, Default)]
 struct Finished {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -419,6 +421,7 @@ struct Finished {
     /// request's `request.signal` aborts. Said once per render.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     gone: bool,
+    waited: u64,
 }
 
 /// One instance's outbound requests: those in flight, and what the render
@@ -605,15 +608,18 @@ impl Subrequests {
                 self.told_gone = true;
                 let gone = Finished {
                     gone: true,
+                    waited: millis_since(started),
                     ..Finished::default()
                 };
                 return reply(gone, Vec::new());
             }
             () = sleep => None,
         };
+        let waited = millis_since(started);
         let finished = |id, error| Finished {
             id: Some(id),
             error: Some(error),
+            waited,
             ..Finished::default()
         };
         let (id, out) = match (got, any) {
@@ -628,7 +634,13 @@ impl Subrequests {
                 );
                 return reply(finished(any, message), Vec::new());
             }
-            (None, _) => return reply(Finished::default(), Vec::new()),
+            (None, _) => {
+                let nothing = Finished {
+                    waited,
+                    ..Finished::default()
+                };
+                return reply(nothing, Vec::new());
+            }
         };
         self.inflight.remove(&id);
         let f = match out {
@@ -650,6 +662,7 @@ impl Subrequests {
             status_text: Some(f.status_text),
             headers: Some(f.headers),
             urls: Some(f.urls),
+            waited,
             ..Finished::default()
         };
         reply(head, f.body)
@@ -671,6 +684,10 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         metrics::gauge!("ssr_fetch_in_flight").decrement(1.0);
     }
+}
+
+fn millis_since(started: Instant) -> u64 {
+    started.elapsed().as_millis() as u64
 }
 
 fn reply(finished: Finished, data: Vec<u8>) -> Result<Reply, String> {

@@ -1,6 +1,8 @@
 // `node:events` as `ssr build` resolves it (build/bundle.rs): Node's
 // EventEmitter, and `once` / `on` over one.
 
+import { AsyncResource } from './async_hooks.js';
+
 const kCapture = Symbol('kCapture');
 export const errorMonitor = Symbol('events.errorMonitor');
 export const captureRejectionSymbol = Symbol.for('nodejs.rejection');
@@ -230,6 +232,32 @@ export function setMaxListeners(n = defaultMaxListeners, ...targets) {
   for (const t of targets) if (typeof t.setMaxListeners === 'function') t.setMaxListeners(n);
 }
 
+export function getMaxListeners(emitter) {
+  if (typeof emitter.getMaxListeners === 'function') return emitter.getMaxListeners();
+  return defaultMaxListeners;
+}
+
+// Calls `listener` once when `signal` aborts (at once if it has); the
+// returned disposable removes it.
+export function addAbortListener(signal, listener) {
+  if (signal === undefined || signal === null || typeof signal.aborted !== 'boolean') {
+    const e = new TypeError('The "signal" argument must be an instance of AbortSignal');
+    e.code = 'ERR_INVALID_ARG_TYPE';
+    throw e;
+  }
+  if (typeof listener !== 'function') {
+    const e = new TypeError('The "listener" argument must be of type function');
+    e.code = 'ERR_INVALID_ARG_TYPE';
+    throw e;
+  }
+  const remove = () => signal.removeEventListener('abort', listener);
+  if (signal.aborted) queueMicrotask(() => listener());
+  else signal.addEventListener('abort', listener, { once: true });
+  const disposable = { remove };
+  if (typeof Symbol.dispose === 'symbol') disposable[Symbol.dispose] = remove;
+  return disposable;
+}
+
 function abortError(signal) {
   const err = new Error('The operation was aborted', { cause: signal && signal.reason });
   err.name = 'AbortError';
@@ -329,4 +357,35 @@ EventEmitter.setMaxListeners = setMaxListeners;
 EventEmitter.errorMonitor = errorMonitor;
 EventEmitter.captureRejectionSymbol = captureRejectionSymbol;
 EventEmitter.captureRejections = false;
+EventEmitter.getMaxListeners = getMaxListeners;
+EventEmitter.addAbortListener = addAbortListener;
+export const usingDomains = false;
+EventEmitter.usingDomains = usingDomains;
+
+// An EventEmitter that is an AsyncResource: listeners run in the async
+// context the emitter was made in.
+export class EventEmitterAsyncResource extends EventEmitter {
+  constructor(options) {
+    super(options);
+    const name = (options && options.name) || new.target.name;
+    this.asyncResource = new AsyncResource(name, options);
+  }
+
+  emit(event, ...args) {
+    return this.asyncResource.runInAsyncScope(EventEmitter.prototype.emit, this, event, ...args);
+  }
+
+  emitDestroy() {
+    this.asyncResource.emitDestroy();
+  }
+
+  get asyncId() {
+    return this.asyncResource.asyncId();
+  }
+
+  get triggerAsyncId() {
+    return this.asyncResource.triggerAsyncId();
+  }
+}
+EventEmitter.EventEmitterAsyncResource = EventEmitterAsyncResource;
 export default EventEmitter;

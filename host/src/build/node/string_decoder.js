@@ -3,15 +3,19 @@
 // until the rest arrives.
 import { Buffer } from './buffer.js';
 
-export class StringDecoder {
-  constructor(encoding) {
-    // Buffer's names and errors (`Unknown encoding: x`).
-    this.encoding = Buffer.from('', encoding) && normalize(encoding);
-    this._text = this.encoding === 'utf8' || this.encoding === 'utf16le'
-      ? new TextDecoder(this.encoding === 'utf8' ? 'utf-8' : 'utf-16le')
-      : null;
-    this._rest = new Uint8Array(0);
-  }
+// A function, as Node's is: callable without `new`.
+export function StringDecoder(encoding) {
+  if (!new.target) return new StringDecoder(encoding);
+  // Buffer's names and errors (`Unknown encoding: x`).
+  this.encoding = Buffer.from('', encoding) && normalize(encoding);
+  this._text = this.encoding === 'utf8' || this.encoding === 'utf16le'
+    ? new TextDecoder(this.encoding === 'utf8' ? 'utf-8' : 'utf-16le')
+    : null;
+  this._rest = new Uint8Array(0);
+}
+
+StringDecoder.prototype = {
+  constructor: StringDecoder,
   write(buf) {
     if (typeof buf === 'string') return buf;
     const bytes = bytesOf(buf);
@@ -23,7 +27,7 @@ export class StringDecoder {
       return Buffer.from(all.buffer, all.byteOffset, whole).toString(this.encoding);
     }
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(this.encoding);
-  }
+  },
   end(buf) {
     let out = buf === undefined ? '' : this.write(buf);
     if (this._text !== null) {
@@ -33,11 +37,11 @@ export class StringDecoder {
       this._rest = new Uint8Array(0);
     }
     return out;
-  }
+  },
   text(buf, offset) {
     return this.write(bytesOf(buf).subarray(offset));
-  }
-}
+  },
+};
 
 function normalize(encoding) {
   const e = encoding === undefined || encoding === null ? 'utf8' : String(encoding).toLowerCase();

@@ -1,0 +1,175 @@
+// `node:test`: of Node's test runner, what `workerd` has, its mocks.
+// `mock.fn` wraps a function and records each call (its arguments,
+// `this`, result or error, and `new.target`); `mock.method`, `getter` and
+// `setter` put such a function in an object's place until `restore()`.
+// Each call's implementation is the next one-time one, else the current.
+function invalidArg(message) {
+  const e = new TypeError(message);
+  e.code = 'ERR_INVALID_ARG_VALUE';
+  return e;
+}
+
+function invalidType(name, expected, value) {
+  const e = new TypeError(`The "${name}" argument must be ${expected}. Received ${value === null ? 'null' : typeof value}`);
+  e.code = 'ERR_INVALID_ARG_TYPE';
+  return e;
+}
+
+export class MockFunctionContext {
+  #calls = [];
+  #implementation;
+  #original;
+  #once = new Map();
+  #restore;
+  #times;
+
+  constructor(implementation, original, restore, times) {
+    this.#implementation = implementation;
+    this.#original = original;
+    this.#restore = restore;
+    this.#times = times;
+  }
+
+  get calls() {
+    return this.#calls.slice();
+  }
+
+  callCount() {
+    return this.#calls.length;
+  }
+
+  mockImplementation(implementation) {
+    if (typeof implementation !== 'function') throw invalidType('implementation', 'of type function', implementation);
+    this.#implementation = implementation;
+  }
+
+  mockImplementationOnce(implementation, onCall) {
+    if (typeof implementation !== 'function') throw invalidType('implementation', 'of type function', implementation);
+    this.#once.set(onCall ?? this.#calls.length, implementation);
+  }
+
+  resetCalls() {
+    this.#calls = [];
+  }
+
+  restore() {
+    this.#implementation = this.#original;
+    if (this.#restore) this.#restore();
+  }
+
+  // The implementation of the next call; a mock limited to `times` calls
+  // goes back to the original after them.
+  _next() {
+    const at = this.#calls.length;
+    if (this.#once.has(at)) {
+      const f = this.#once.get(at);
+      this.#once.delete(at);
+      return f;
+    }
+    if (this.#times !== undefined && at >= this.#times) return this.#original;
+    return this.#implementation;
+  }
+
+  _record(call) {
+    this.#calls.push(call);
+  }
+}
+
+function mockFunction(original, implementation, restore, times) {
+  const context = new MockFunctionContext(implementation, original, restore, times);
+  const mocked = function (...args) {
+    const impl = context._next();
+    const call = { arguments: args, error: undefined, result: undefined, stack: new Error(), target: new.target, this: this };
+    try {
+      const result = new.target ? Reflect.construct(impl, args, new.target) : Reflect.apply(impl, this, args);
+      call.result = result;
+      return result;
+    } catch (e) {
+      call.error = e;
+      throw e;
+    } finally {
+      context._record(call);
+    }
+  };
+  Object.defineProperty(mocked, 'mock', { value: context, enumerable: false });
+  Object.defineProperty(mocked, 'name', { value: original ? original.name : 'mock', configurable: true });
+  Object.defineProperty(mocked, 'length', { value: original ? original.length : 0, configurable: true });
+  if (original && original.prototype) mocked.prototype = original.prototype;
+  return mocked;
+}
+
+export class MockTracker {
+  #mocks = [];
+
+  fn(original = function () {}, implementation = original, options = {}) {
+    if (implementation !== null && typeof implementation === 'object') {
+      options = implementation;
+      implementation = original;
+    }
+    if (typeof original !== 'function') throw invalidType('original', 'of type function', original);
+    if (typeof implementation !== 'function') throw invalidType('implementation', 'of type function', implementation);
+    const mocked = mockFunction(original, implementation, undefined, options.times);
+    this.#mocks.push(mocked.mock);
+    return mocked;
+  }
+
+  method(object, methodName, implementation, options = {}) {
+    if (implementation !== null && typeof implementation === 'object' && typeof implementation !== 'function') {
+      options = implementation;
+      implementation = undefined;
+    }
+    if (object === null || (typeof object !== 'object' && typeof object !== 'function')) {
+      throw invalidType('object', 'of type object', object);
+    }
+    if (typeof methodName !== 'string' && typeof methodName !== 'symbol') {
+      throw invalidType('methodName', 'one of type string or symbol', methodName);
+    }
+    const { getter = false, setter = false } = options;
+    if (getter && setter) throw invalidArg("The property 'options.setter' cannot be used with 'options.getter'");
+    let owner = object;
+    let descriptor;
+    while (owner !== null && (descriptor = Object.getOwnPropertyDescriptor(owner, methodName)) === undefined) {
+      owner = Object.getPrototypeOf(owner);
+    }
+    if (descriptor === undefined) throw invalidArg(`The argument 'methodName' must be a method. Received ${String(methodName)}`);
+    const kind = getter ? 'get' : setter ? 'set' : 'value';
+    const original = descriptor[kind];
+    if (typeof original !== 'function') throw invalidArg(`The argument 'methodName' must be a method. Received ${String(methodName)}`);
+    const restore = () => Object.defineProperty(object, methodName, descriptor);
+    const mocked = mockFunction(original, implementation ?? original, restore, options.times);
+    Object.defineProperty(object, methodName, { ...descriptor, [kind]: mocked });
+    this.#mocks.push(mocked.mock);
+    return mocked;
+  }
+
+  getter(object, methodName, implementation, options = {}) {
+    if (implementation !== null && typeof implementation === 'object') {
+      options = implementation;
+      implementation = undefined;
+    }
+    if (options.getter === false) throw invalidArg("The property 'options.getter' cannot be false");
+    return this.method(object, methodName, implementation, { ...options, getter: true });
+  }
+
+  setter(object, methodName, implementation, options = {}) {
+    if (implementation !== null && typeof implementation === 'object') {
+      options = implementation;
+      implementation = undefined;
+    }
+    if (options.setter === false) throw invalidArg("The property 'options.setter' cannot be false");
+    return this.method(object, methodName, implementation, { ...options, setter: true });
+  }
+
+  reset() {
+    this.restoreAll();
+    this.#mocks = [];
+  }
+
+  restoreAll() {
+    for (const m of this.#mocks) m.restore();
+  }
+}
+
+export const mock = new MockTracker();
+
+export default { MockFunctionContext, MockTracker, mock };

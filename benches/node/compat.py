@@ -24,7 +24,9 @@ def config_of(wd_test):
     if len(modules) != 1 or re.search(r'(commonJsModule|text|data|wasm|json|pythonModule)\s*=\s*embed', text):
         return None, 'more than one module'
     if re.search(r'bindings\s*=\s*\[\s*\(', text):
-        return None, 'needs bindings'
+        if re.search(r'service\s*=', text):
+            return None, 'needs a service binding (to itself or a sidecar)'
+        return None, "needs text bindings named as files (`rsa_private.pem`), which ssr's env names refuse"
     if 'durableObjectNamespaces' in text or 'external' in text or 'disk' in text:
         return None, "needs workerd's Durable Objects, an external service or disk"
     flags = re.findall(r'"([a-z0-9_]+)"', (re.search(r'compatibilityFlags\s*=\s*\[([^\]]*)\]', text) or [None, ''])[1])

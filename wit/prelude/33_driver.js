@@ -3,7 +3,7 @@
 //! `00_core.js` opened.
 //!
 //! Defines: __ssr
-//! Host calls: none
+//! Host calls: compress
 //! Rust: host/src/engine/mod.rs
 //! WPT: none
 //! Test plugin: tests/plugins/handler.js
@@ -77,6 +77,8 @@
       reportUncaught,
       digest: (hash, bytes) => subtleCall({ op: 'digest', hash }, [bytes]).data,
       hmac: (hash, key, bytes) => subtleCall({ op: 'sign', alg: 'HMAC', hash }, [key, bytes]).data,
+      // `node:zlib`: the host's coders of CompressionStream, called whole.
+      compress: (args, bytes) => namedCall('compress', args, bytes),
     }),
     runNextTimer,
     arrived,

@@ -51,6 +51,8 @@ pub const OURS: &[(&str, &str)] = &[
         include_str!("node/diagnostics_channel.js"),
     ),
     ("events", include_str!("node/events.js")),
+    ("http", include_str!("node/http.js")),
+    ("https", include_str!("node/https.js")),
     ("os", include_str!("node/os.js")),
     ("path", include_str!("node/path.js")),
     ("path/posix", include_str!("node/path-posix.js")),
@@ -69,6 +71,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("url", include_str!("node/url.js")),
     ("util", include_str!("node/util.js")),
     ("util/types", include_str!("node/util-types.js")),
+    ("zlib", include_str!("node/zlib.js")),
 ];
 
 /// What the made parts import: the error a function that is not

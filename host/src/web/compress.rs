@@ -36,8 +36,14 @@ const MAX_HEADER: usize = 3 << 16;
 #[derive(Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 enum Args {
-    /// A new stream: `format` is `gzip`, `deflate` or `deflate-raw`.
-    Open { format: String, compress: bool },
+    /// A new stream: `format` is `gzip`, `deflate` or `deflate-raw`;
+    /// `level` (0-9, default 6) is the compression level, as zlib's.
+    Open {
+        format: String,
+        compress: bool,
+        #[serde(default)]
+        level: Option<u32>,
+    },
     /// The call's bytes go in (none: take more of what is pending).
     Write { id: u32 },
     /// The input ended: what is left comes out, and the stream closes
@@ -99,7 +105,20 @@ impl Coders {
         let args: Args = serde_json::from_str(args)
             .map_err(|e| format!("compress: the arguments do not parse: {e}"))?;
         let (id, last) = match args {
-            Args::Open { format, compress } => {
+            Args::Open {
+                format,
+                compress,
+                level,
+            } => {
+                let level = match level {
+                    None => Compression::default(),
+                    Some(l @ 0..=9) => Compression::new(l),
+                    Some(l) => {
+                        return Err(format!(
+                            "RangeError: the compression level {l} is not between 0 and 9"
+                        ));
+                    }
+                };
                 let format = match format.as_str() {
                     "gzip" => Format::Gzip,
                     "deflate" => Format::Deflate,
@@ -112,7 +131,7 @@ impl Coders {
                 };
                 let coder = if compress {
                     Coder::Compress {
-                        raw: Compress::new(Compression::default(), format == Format::Deflate),
+                        raw: Compress::new(level, format == Format::Deflate),
                         format,
                         crc: Crc::new(),
                         started: false,

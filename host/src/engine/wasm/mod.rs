@@ -900,6 +900,10 @@ fn response(
         Err(trap) => Err(match trap.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) | Some(Trap::OutOfFuel) => timeout(),
             _ if trap.downcast_ref::<MemoryLimitReached>().is_some() => EngineError::OutOfMemory,
+            // A growth the cap refused, then a trap: an allocator that
+            // aborts when memory runs out (wit-bindgen's, taking a host
+            // call's reply) rather than failing the allocation.
+            _ if refused_memory => EngineError::OutOfMemory,
             _ => EngineError::Trap(trap.into()),
         }),
     }

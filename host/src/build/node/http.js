@@ -1,0 +1,236 @@
+// `node:http`'s client, over the tenant's `fetch` (and so its grant of
+// origins: a host outside it, or loopback, is refused as `fetch` refuses
+// it): `request` and `get` give a `ClientRequest`, a Writable whose body
+// is sent when it ends; its `response` event gives an `IncomingMessage`,
+// a Readable of the response's body with Node's `statusCode`, `headers`
+// and `rawHeaders`. `Agent` keeps nothing: connections are the host's.
+// Servers are not given (a Worker answers through its `fetch` handler).
+import { Readable, Writable } from './stream.js';
+import { Buffer } from './buffer.js';
+
+function invalidArg(Kind, code, message) {
+  const e = new Kind(message);
+  e.code = code;
+  return e;
+}
+
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+
+export function validateHeaderName(name) {
+  if (typeof name !== 'string' || !name || !TOKEN.test(name)) {
+    throw invalidArg(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
+  }
+}
+
+export function validateHeaderValue(name, value) {
+  if (value === undefined) {
+    throw invalidArg(TypeError, 'ERR_HTTP_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`);
+  }
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(String(value))) {
+    throw invalidArg(TypeError, 'ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
+  }
+}
+
+export class Agent {
+  constructor(options) {
+    this.options = { ...options };
+    this.keepAlive = Boolean(options && options.keepAlive);
+    this.maxSockets = (options && options.maxSockets) || Infinity;
+    this.sockets = {};
+    this.requests = {};
+    this.freeSockets = {};
+    this.defaultPort = 80;
+    this.protocol = 'http:';
+  }
+
+  destroy() {}
+}
+
+export const globalAgent = new Agent();
+
+export function IncomingMessage(response) {
+  Readable.call(this);
+  this.statusCode = response ? response.status : 0;
+  this.statusMessage = response ? response.statusText : '';
+  this.httpVersion = '1.1';
+  this.httpVersionMajor = 1;
+  this.httpVersionMinor = 1;
+  this.headers = {};
+  this.rawHeaders = [];
+  this.trailers = {};
+  this.rawTrailers = [];
+  this.complete = false;
+  this.url = response ? response.url : '';
+  if (response) {
+    for (const [k, v] of response.headers) {
+      this.rawHeaders.push(k, v);
+      this.headers[k] = k in this.headers ? (k === 'set-cookie' ? [].concat(this.headers[k], v) : `${this.headers[k]}, ${v}`) : k === 'set-cookie' ? [v] : v;
+    }
+    this._reader = response.body ? response.body.getReader() : null;
+  }
+}
+Object.setPrototypeOf(IncomingMessage.prototype, Readable.prototype);
+Object.setPrototypeOf(IncomingMessage, Readable);
+
+IncomingMessage.prototype._read = function () {
+  if (!this._reader) {
+    this.complete = true;
+    this.push(null);
+    return;
+  }
+  this._reader.read().then(({ done, value }) => {
+    if (done) {
+      this.complete = true;
+      this.push(null);
+    } else {
+      this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    }
+  }, (e) => this.destroy(e));
+};
+
+IncomingMessage.prototype.setTimeout = function (ms, cb) {
+  if (cb) this.once('timeout', cb);
+  return this;
+};
+
+// The URL and options of `request(url?, options?, callback?)`.
+function requestTarget(defaultProtocol, args) {
+  let url;
+  let options = {};
+  let callback;
+  for (const a of args) {
+    if (typeof a === 'function') callback = a;
+    else if (typeof a === 'string' || a instanceof URL) url = new URL(a);
+    else if (a && typeof a === 'object') options = { ...options, ...a };
+  }
+  if (url === undefined) {
+    const protocol = options.protocol || defaultProtocol;
+    const host = options.hostname || (options.host ? String(options.host).replace(/:\d+$/, '') : 'localhost');
+    const port = options.port ? `:${options.port}` : '';
+    url = new URL(`${protocol}//${host.includes(':') ? `[${host}]` : host}${port}${options.path || '/'}`);
+  } else if (options.path) {
+    url = new URL(options.path, url);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidArg(TypeError, 'ERR_INVALID_PROTOCOL', `Protocol "${url.protocol}" not supported. Expected "${defaultProtocol}"`);
+  }
+  return { url, options, callback };
+}
+
+export function ClientRequest(...args) {
+  const defaultProtocol = this && this._defaultProtocol ? this._defaultProtocol : 'http:';
+  const { url, options, callback } = requestTarget(defaultProtocol, args);
+  // Finishing the request body does not end the request: the response
+  // is still to come.
+  Writable.call(this, { autoDestroy: false });
+  this.method = String(options.method || 'GET').toUpperCase();
+  this.path = url.pathname + url.search;
+  this.host = url.hostname;
+  this.protocol = url.protocol;
+  this.aborted = false;
+  this.reusedSocket = false;
+  this._url = url;
+  this._headers = new Map();
+  this._chunks = [];
+  this._controller = new AbortController();
+  this._timeout = null;
+  for (const [k, v] of Object.entries(options.headers || {})) this.setHeader(k, v);
+  if (options.auth && !this._headers.has('authorization')) {
+    this.setHeader('Authorization', `Basic ${Buffer.from(options.auth).toString('base64')}`);
+  }
+  if (options.signal) options.signal.addEventListener('abort', () => this.destroy(options.signal.reason), { once: true });
+  if (options.timeout) this.setTimeout(options.timeout);
+  if (callback) this.once('response', callback);
+}
+Object.setPrototypeOf(ClientRequest.prototype, Writable.prototype);
+Object.setPrototypeOf(ClientRequest, Writable);
+
+ClientRequest.prototype.setHeader = function (name, value) {
+  validateHeaderName(name);
+  validateHeaderValue(name, value);
+  this._headers.set(name.toLowerCase(), [name, value]);
+  return this;
+};
+ClientRequest.prototype.getHeader = function (name) {
+  const h = this._headers.get(String(name).toLowerCase());
+  return h ? h[1] : undefined;
+};
+ClientRequest.prototype.getHeaders = function () {
+  const out = Object.create(null);
+  for (const [k, [, v]] of this._headers) out[k] = v;
+  return out;
+};
+ClientRequest.prototype.getHeaderNames = function () {
+  return [...this._headers.keys()];
+};
+ClientRequest.prototype.hasHeader = function (name) {
+  return this._headers.has(String(name).toLowerCase());
+};
+ClientRequest.prototype.removeHeader = function (name) {
+  this._headers.delete(String(name).toLowerCase());
+};
+ClientRequest.prototype.flushHeaders = function () {};
+ClientRequest.prototype.setNoDelay = function () {};
+ClientRequest.prototype.setSocketKeepAlive = function () {};
+ClientRequest.prototype.setTimeout = function (ms, cb) {
+  if (cb) this.once('timeout', cb);
+  clearTimeout(this._timeout);
+  this._timeout = ms > 0 ? setTimeout(() => this.emit('timeout'), ms) : null;
+  return this;
+};
+ClientRequest.prototype.abort = function () {
+  this.aborted = true;
+  this.destroy();
+};
+
+ClientRequest.prototype._write = function (chunk, encoding, cb) {
+  this._chunks.push(chunk);
+  cb();
+};
+
+// The request goes when its body is complete.
+ClientRequest.prototype._final = function (cb) {
+  const headers = new Headers();
+  for (const [, [name, value]] of this._headers) {
+    for (const v of [].concat(value)) headers.append(name, String(v));
+  }
+  const body = this._chunks.length > 0 && this.method !== 'GET' && this.method !== 'HEAD' ? Buffer.concat(this._chunks) : undefined;
+  this._chunks = [];
+  fetch(this._url.href, { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal }).then((response) => {
+    clearTimeout(this._timeout);
+    const res = new IncomingMessage(response);
+    res.req = this;
+    this.res = res;
+    if (this.listenerCount('response') > 0) this.emit('response', res);
+    else res.resume();
+    cb();
+  }, (e) => {
+    clearTimeout(this._timeout);
+    cb(e);
+  });
+};
+
+ClientRequest.prototype._destroy = function (err, cb) {
+  clearTimeout(this._timeout);
+  if (!this.res || !this.res.complete) this._controller.abort(err ?? undefined);
+  if (this.res && err) this.res.destroy(err);
+  cb(err);
+};
+
+export function request(...args) {
+  return new ClientRequest(...args);
+}
+
+export function get(...args) {
+  const req = request(...args);
+  req.end();
+  return req;
+}
+
+export const setMaxIdleHTTPParsers = (max) => {
+  if (typeof max !== 'number') {
+    throw invalidArg(TypeError, 'ERR_INVALID_ARG_TYPE', `The "max" argument must be of type number. Received ${typeof max}`);
+  }
+};
+
+export default { Agent, ClientRequest, IncomingMessage, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };

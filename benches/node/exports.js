@@ -28,16 +28,20 @@ function plain(v) {
   }
 }
 
-// The error calling `f` with no arguments throws, where it says the
-// function is not implemented.
+// The error calling `f` throws where it says the function is not
+// implemented: with no arguments, then with plausible ones (a function
+// that checks its arguments first says so only when they pass).
 async function unimplemented(f, kind) {
-  try {
-    const r = kind === 'class' ? new f() : f();
-    if (r && typeof r.then === 'function') await r;
-  } catch (e) {
-    const text = `${e && e.message}`;
-    if ((e && e.code === 'ERR_METHOD_NOT_IMPLEMENTED') || /not implemented/i.test(text)) {
-      return { name: e.name, code: e.code, message: text };
+  for (const args of [[], ['x'], ['x', []], [{}], [1]]) {
+    try {
+      const r = kind === 'class' ? new f(...args) : f(...args);
+      if (r && typeof r.then === 'function') await r;
+      return undefined;
+    } catch (e) {
+      const text = `${e && e.message}`;
+      if ((e && e.code === 'ERR_METHOD_NOT_IMPLEMENTED') || /not implemented/i.test(text)) {
+        return { name: e.name, code: e.code, message: text };
+      }
     }
   }
   return undefined;

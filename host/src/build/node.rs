@@ -71,6 +71,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("url", include_str!("node/url.js")),
     ("util", include_str!("node/util.js")),
     ("util/types", include_str!("node/util-types.js")),
+    ("vm", include_str!("node/vm.js")),
     ("zlib", include_str!("node/zlib.js")),
 ];
 

@@ -3,7 +3,7 @@
 //! results as Node's own streams on both engines, React's
 //! `renderToReadableStream` as a Response body, and bodies that go wrong.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ssr::engine::{EngineKind, Engines};
 
@@ -240,6 +240,36 @@ fn a_streamed_body_reaches_the_client_chunk_by_chunk_as_it_is_made() {
         // The last chunk, then the chunked body's end.
         assert!(c.complete(), "{engine}: {}", c.text());
         assert!(c.text().contains("<p>chunk 3</p>"));
+    }
+}
+
+#[test]
+fn a_page_that_awaits_a_timer_takes_as_long_and_a_timed_stream_arrives_in_two_parts_on_both_engines()
+ {
+    let server = Server::per_engine("timed", "tests/plugins/timed.js");
+    for engine in Engines::KINDS {
+        let started = Instant::now();
+        let r = server.get(&format!("/t/timed-{engine}/wait"), &[]);
+        let took = started.elapsed();
+        assert_eq!(
+            (r.status, r.text().as_str()),
+            (200, "waited true"),
+            "{engine}"
+        );
+        assert!(took >= Duration::from_millis(300), "{engine}: {took:?}");
+        let mut c = Conn::get(&server, &format!("/t/timed-{engine}/stream"));
+        assert!(c.until("<p>before</p>"), "{engine}: {}", c.text());
+        let first = Instant::now();
+        assert!(!c.text().contains("after"), "{engine}: {}", c.text());
+        assert!(c.complete(), "{engine}: {}", c.text());
+        assert!(c.text().contains("<p>after</p>"), "{engine}: {}", c.text());
+        // The timer's 300 ms, less what passed before the first part was
+        // read (the client polls).
+        assert!(
+            first.elapsed() >= Duration::from_millis(200),
+            "{engine}: {:?}",
+            first.elapsed()
+        );
     }
 }
 

@@ -19,6 +19,7 @@ import { Readable, Writable, Duplex, Transform, PassThrough, pipeline, finished 
 import { pipeline as pipelinePromise } from 'stream/promises';
 import { text as streamText } from 'node:stream/consumers';
 import { inherits } from 'node:util';
+import { createRequire, isBuiltin } from 'node:module';
 
 const als = new AsyncLocalStorage();
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
@@ -269,6 +270,17 @@ export async function render(request) {
     ].map(String),
     timers: await nodeTimers(),
     streams: await nodeStreams(),
+    module: (() => {
+      const require = createRequire('/srv/app.js');
+      let missing;
+      try {
+        require('./local.js');
+      } catch (e) {
+        missing = e.code;
+      }
+      return [require('node:path').join('a', 'b'), require('events') === EventEmitter, isBuiltin('node:fs'), isBuiltin('left-pad'), missing,
+        process.getBuiltinModule('node:path') === path].map(String);
+    })(),
     process: [typeof process.nextTick, process.version.startsWith('v'), process.platform, typeof process.cwd()].map(String),
   };
   const only = request.query.only;

@@ -53,6 +53,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("events", include_str!("node/events.js")),
     ("http", include_str!("node/http.js")),
     ("https", include_str!("node/https.js")),
+    ("module", include_str!("node/module.js")),
     ("os", include_str!("node/os.js")),
     ("path", include_str!("node/path.js")),
     ("path/posix", include_str!("node/path-posix.js")),
@@ -157,7 +158,7 @@ fn module_source(name: &str) -> String {
     let ours = OURS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s);
     let ours_names = ours.map(exported_names).unwrap_or_default();
     let mut js = format!(
-        "// node:{name}, as `ssr build` makes it (host/src/build/node.rs).\nimport {{ stubFunction, stubClass, fill }} from './_stubs.js';\n"
+        "// node:{name}, as `ssr build` makes it (host/src/build/node.rs).\nimport {{ stubFunction, stubClass, fill, register }} from './_stubs.js';\n"
     );
     let ours_file = format!("./ours-{}", file_of(name));
     if ours.is_some() {
@@ -197,7 +198,10 @@ fn module_source(name: &str) -> String {
             keys.push(format!("{key}: {}", made_value(name, key, export)));
         }
     }
-    js += &format!("export default fill({base}, {{ {} }});\n", keys.join(", "));
+    js += &format!(
+        "const $default = fill({base}, {{ {} }});\nexport default $default;\nregister('{name}', $default);\n",
+        keys.join(", ")
+    );
     js
 }
 

@@ -31,3 +31,12 @@ export function fill(target, values) {
   }
   return target;
 }
+
+// The modules the bundle holds, by name, as `require` gives them (their
+// default export): what `module.createRequire` and
+// `process.getBuiltinModule` answer from.
+export const bundled = new Map();
+
+export function register(name, value) {
+  bundled.set(name, value);
+}

@@ -4,6 +4,7 @@
 // bundle's top level runs at build time); a value set here stays in this
 // instance only.
 import EventEmitter from './events.js';
+import { bundled } from './_stubs.js';
 
 const live = globalThis.__ssr.workers.env;
 const own = Object.create(null);
@@ -32,6 +33,17 @@ export const exitCode = undefined;
 export function nextTick(fn, ...args) {
   if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function');
   queueMicrotask(() => fn(...args));
+}
+
+// A built-in module the bundle holds (it is imported somewhere in the
+// app), else undefined.
+export function getBuiltinModule(id) {
+  if (typeof id !== 'string') {
+    const e = new TypeError(`The "id" argument must be of type string. Received ${typeof id}`);
+    e.code = 'ERR_INVALID_ARG_TYPE';
+    throw e;
+  }
+  return bundled.get(id.startsWith('node:') ? id.slice(5) : id);
 }
 
 export const cwd = () => '/';
@@ -74,6 +86,6 @@ for (const name of ['on', 'once', 'off', 'emit', 'addListener', 'removeListener'
   };
 }
 const process = Object.assign(Object.create(methods), {
-  env, execArgv, exitCode, nextTick, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
+  env, execArgv, exitCode, nextTick, getBuiltinModule, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
 });
 export default process;

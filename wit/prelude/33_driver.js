@@ -11,6 +11,8 @@
   // its result. `handlerName` names it in messages.
   let render = null;
   let handlerName = 'render';
+  // What `node:` modules run when a render ends (`node.onReset`).
+  const resetHooks = [];
   const ssr = {
     // Pick the renderer from a module namespace: a default class with a
     // `fetch` method (the Workers `WorkerEntrypoint` form: one instance per
@@ -79,10 +81,21 @@
       hmac: (hash, key, bytes) => subtleCall({ op: 'sign', alg: 'HMAC', hash }, [key, bytes]).data,
       // `node:zlib`: the host's coders of CompressionStream, called whole.
       compress: (args, bytes) => namedCall('compress', args, bytes),
+      // `fn` runs when each render ends (`node:fs` empties its files).
+      onReset: (fn) => {
+        resetHooks.push(fn);
+      },
     }),
     runNextTimer,
     arrived,
     reset() {
+      for (const fn of resetHooks) {
+        try {
+          fn();
+        } catch (e) {
+          reportUncaught(e, 'a reset');
+        }
+      }
       asyncContext.frame = undefined;
       outerFrames.length = 0;
       clearTimers();

@@ -51,6 +51,8 @@ pub const OURS: &[(&str, &str)] = &[
         include_str!("node/diagnostics_channel.js"),
     ),
     ("events", include_str!("node/events.js")),
+    ("fs", include_str!("node/fs.js")),
+    ("fs/promises", include_str!("node/fs-promises.js")),
     ("http", include_str!("node/http.js")),
     ("https", include_str!("node/https.js")),
     ("module", include_str!("node/module.js")),

@@ -103,6 +103,24 @@
     });
   }
 
+  // ES2024's `Promise.withResolvers`, where the engine lacks it (V8 10.2):
+  // frameworks' and Node's code (`node:` modules, tests) use it.
+  if (typeof Promise.withResolvers !== 'function') {
+    Object.defineProperty(Promise, 'withResolvers', {
+      configurable: true,
+      writable: true,
+      value: function withResolvers() {
+        let resolve;
+        let reject;
+        const promise = new this((res, rej) => {
+          resolve = res;
+          reject = rej;
+        });
+        return { promise, resolve, reject };
+      },
+    });
+  }
+
   // Calls the host capability `name` with `args` (JSON-able) and optional
   // bytes: `{ value, data }`, or a TypeError saying why the host refused.
   // `render` is set once the bundle's top level has run (the driver below).

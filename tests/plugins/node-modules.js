@@ -247,6 +247,9 @@ export async function render(request) {
       randomBytes(16).length,
       /^[0-9a-f-]{36}$/.test(randomUUID()),
       typeof webcrypto.subtle.digest,
+      // The input is copied: reusing the buffer after update() changes nothing.
+      (() => { const b = Buffer.from('abc'); const h = createHash('sha256').update(b); b.fill(0); return h.digest('hex'); })(),
+      (() => { const h = createHash('sha1').update('a'); const c = h.copy(); c.update('b'); return `${h.digest('hex')} ${c.digest('hex')}`; })(),
     ].map(String),
     events: await emitters(),
     path: [

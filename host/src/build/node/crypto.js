@@ -90,17 +90,12 @@ function bytesOf(data, encoding) {
   throw new TypeError(`The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView. Received ${data === null ? 'null' : typeof data}`);
 }
 
-// The input is kept until digest(): the host hashes it in one call.
+// The input is kept (copied: the caller may reuse its buffer) until
+// digest(): the host hashes it in one call.
 class Digest {
-  constructor(name, key) {
-    this._name = name;
-    this._key = key;
-    this._parts = [];
-    this._done = false;
-  }
   update(data, encoding) {
     if (this._done) throw new Error('Digest already called');
-    this._parts.push(bytesOf(data, encoding));
+    this._parts.push(Uint8Array.prototype.slice.call(bytesOf(data, encoding)));
     return this;
   }
   digest(encoding) {
@@ -113,23 +108,41 @@ class Digest {
   }
 }
 
-export class Hash extends Digest {
-  copy() {
-    if (this._done) throw new Error('Digest already called');
-    const h = new Hash(this._name, null);
-    h._parts = this._parts.slice();
-    return h;
-  }
+function start(d, algorithm, key) {
+  d._algorithm = algorithm;
+  d._name = hashName(algorithm);
+  d._key = key;
+  d._parts = [];
+  d._done = false;
+  return d;
 }
-export class Hmac extends Digest {}
+
+// Functions, as Node's are: callable without `new`.
+export function Hash(algorithm) {
+  if (!new.target) return new Hash(algorithm);
+  start(this, algorithm, null);
+}
+Object.setPrototypeOf(Hash.prototype, Digest.prototype);
+Hash.prototype.copy = function () {
+  if (this._done) throw new Error('Digest already called');
+  const h = new Hash(this._algorithm);
+  h._parts = this._parts.slice();
+  return h;
+};
+
+export function Hmac(algorithm, key, options) {
+  if (!new.target) return new Hmac(algorithm, key, options);
+  const k = key && typeof key === 'object' && key.type === 'secret' && typeof key.export === 'function' ? key.export() : key;
+  start(this, algorithm, Uint8Array.from(bytesOf(k, options && options.encoding)));
+}
+Object.setPrototypeOf(Hmac.prototype, Digest.prototype);
 
 export function createHash(algorithm) {
-  return new Hash(hashName(algorithm), null);
+  return new Hash(algorithm);
 }
 
 export function createHmac(algorithm, key, options) {
-  const k = key && typeof key === 'object' && key.type === 'secret' && typeof key.export === 'function' ? key.export() : key;
-  return new Hmac(hashName(algorithm), Uint8Array.from(bytesOf(k, options && options.encoding)));
+  return new Hmac(algorithm, key, options);
 }
 
 // Node 21's one-shot form.

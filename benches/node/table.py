@@ -46,6 +46,6 @@ for name, module in facts['modules'].items():
 rows.append(f'| **all {len(facts["modules"])}** | {totals[0]} | {totals[1]} | {totals[2]} | {totals[3]} | {totals[4]} |')
 about = (f"What each module gives, counted by export name against {facts['workerd']} with compatibility date "
          f"{facts['compatibility_date']} (`host/src/build/node/workerd.json`, written by `benches/node-exports.sh`). "
-         "Every name is there on both engines (`tests/all/node_modules.rs`); the same on both engines.")
+         "Every name is there, the same on both engines (`tests/all/node_modules.rs`).")
 subprocess.run(['python3', 'benches/section.py', 'docs/compatibility.md', 'node-modules', about + '\n\n' + '\n'.join(rows)], check=True)
 print(rows[-1])

@@ -29,6 +29,9 @@ use serde::Deserialize;
 /// The modules `ssr` implements (in part or whole), by name, with their
 /// sources. Each may import the others as `./FILE.js`.
 pub const OURS: &[(&str, &str)] = &[
+    ("_http_agent", include_str!("node/_http_agent.js")),
+    ("_http_client", include_str!("node/_http_client.js")),
+    ("_http_incoming", include_str!("node/_http_incoming.js")),
     ("_stream_duplex", include_str!("node/_stream_duplex.js")),
     (
         "_stream_passthrough",

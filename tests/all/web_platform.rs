@@ -79,7 +79,7 @@ fn a_throwing_timer_or_microtask_is_logged_delays_are_taken_as_workerd_takes_the
         let (body, log) = rendered("tests/plugins/timers.js", engine, "/");
         assert_eq!(
             body,
-            "self: true; after the throws: nest1 negative nest2 nest3 nest4 nest5 nest6 nest7 nest8 nest9 200ms",
+            "self: true; after the throws: nest1 negative nest2 nest3 nest4 nest5 nest6 nest7 nest8 nest9 500ms",
             "{engine}"
         );
         assert!(

@@ -113,12 +113,25 @@ const BAD = {
 // `node:timers` and `timers/promises`: Node's handles, order and aborts.
 async function nodeTimers() {
   const log = [];
-  const t = timers.setTimeout((x) => log.push(`timeout ${x}`), 5, 'arg');
-  log.push(`handle: ${t.constructor.name} ${typeof t.ref} ${t.hasRef()} ${t.unref().hasRef()} ${typeof +t}`);
+  // Each awaited in turn: the log's order is the code's, not the machine's.
   const cleared = timers.setTimeout(() => log.push('cleared ran'), 1);
   timers.clearTimeout(cleared);
-  const im = timers.setImmediate(() => log.push('immediate'));
-  log.push(`immediate handle: ${typeof im.hasRef}`);
+  await new Promise((resolve) => {
+    const t = timers.setTimeout((x) => {
+      log.push(`timeout ${x}`);
+      resolve();
+    }, 5, 'arg');
+    log.push(`handle: ${t.constructor.name} ${typeof t.ref} ${t.hasRef()} ${t.unref().hasRef()} ${typeof +t}`);
+    // Held again: Node would leave an unreferenced timer behind.
+    t.ref();
+  });
+  await new Promise((resolve) => {
+    const im = timers.setImmediate(() => {
+      log.push('immediate');
+      resolve();
+    });
+    log.push(`immediate handle: ${typeof im.hasRef}`);
+  });
   log.push(`sleep: ${await sleep(10, 'value')}`);
   log.push(`immediate promise: ${await immediate('now')}`);
   const ticks = [];

@@ -103,7 +103,9 @@
     if (next.due > now && render !== null) return next.due - now;
     pop();
     if (next.repeat) {
-      next.due = Math.max(next.due, now) + Math.max(1, next.delay);
+      // From its due time, not from now: the order of timers is their due
+      // order however late the engine runs them.
+      next.due += Math.max(1, next.delay);
       next.order = order++;
       push(next);
     } else {

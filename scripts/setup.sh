@@ -15,7 +15,8 @@
 #   test makes its certificates with it);
 # - the Rust target wasm32-wasip1;
 # - the example plugins' npm packages (esbuild, React, Preact, Vue, ...,
-#   and the example apps' frameworks: SvelteKit, React Router, Astro, Hono),
+#   and the example apps' frameworks: SvelteKit, React Router, Astro, Hono,
+#   Nuxt, ...),
 #   the browser test's (playwright-core, which drives the chromium above
 #   over the DevTools protocol), and the peers the apps are compared with
 #   (tests/peers: Cloudflare's workerd, and Node 22 for the frameworks'
@@ -83,6 +84,16 @@ for_the_tests() {
     echo "setup: installing the example plugins' npm packages" >&2
     (cd plugins && npm ci --no-audit --no-fund --loglevel=error)
   fi
+  # The apps whose frameworks pin their own build tools (a Vite another
+  # workspace's would clash with) have lockfiles of their own.
+  for lock in plugins/*/package-lock.json; do
+    app=$(dirname "$lock")
+    [ "$app" != plugins ] || continue
+    if [ ! -f "$app/node_modules/.package-lock.json" ] || [ "$lock" -nt "$app/node_modules/.package-lock.json" ]; then
+      echo "setup: installing $app's npm packages" >&2
+      (cd "$app" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+  done
   if [ ! -x tests/peers/node_modules/.bin/workerd ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
     echo "setup: installing workerd and Node 22 (tests/peers)" >&2
     (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)

@@ -40,6 +40,8 @@ struct App {
     /// The config's assets directory, if any.
     assets: Option<PathBuf>,
     vars: Vec<(String, String)>,
+    /// The config's `compatibility_flags`, which workerd is given too.
+    flags: Vec<String>,
 }
 
 /// Builds `name` once per run: its framework's build (with Node 22 first
@@ -116,8 +118,19 @@ fn build(name: &'static str) -> App {
             &format!("--outfile={}", bundle.display()),
         ]),
     );
+    // The flags, from the config without its comment lines (JSONC).
+    let json: String = std::fs::read_to_string(&config.path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect();
+    let flags = serde_json::from_str::<serde_json::Value>(&json)
+        .ok()
+        .and_then(|v| serde_json::from_value(v.get("compatibility_flags")?.clone()).ok())
+        .unwrap_or_default();
     App {
         name,
+        flags,
         plugin,
         bundle,
         assets: config.assets.clone(),
@@ -170,13 +183,14 @@ const config :Workerd.Config = (
 const app :Workerd.Worker = (
   modules = [(name = "worker.js", esModule = embed "worker.js")],
   compatibilityDate = "2026-11-01",
-  compatibilityFlags = ["nodejs_compat"],
+  compatibilityFlags = {flags:?},
   cacheApiOutbound = "cache",
   bindings = [{bindings}],
 );
 "#,
             services = services.join(", "),
             bindings = bindings.join(", "),
+            flags = [&["nodejs_compat".to_string()], &app.flags[..]].concat(),
         );
         std::fs::write(dir.join("config.capnp"), config).unwrap();
         let log = std::fs::File::create(dir.join("log")).unwrap();
@@ -296,9 +310,22 @@ fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: Engin
             let refs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
             client.send(a.method, a.path, &refs, a.body)
         };
+        let started = std::time::Instant::now();
         let theirs = send(workerd, &workerd.addr);
+        let their_time = started.elapsed();
+        let started = std::time::Instant::now();
         let ours = send(server, &host);
+        let our_time = started.elapsed();
         let what = format!("{} {} {engine} {} {}", app.name, id, a.method, a.path);
+        // The slow page's data comes after a 300 ms timer: both waited.
+        if a.path == "/slow" {
+            for (who, took) in [("workerd", their_time), ("ssr", our_time)] {
+                assert!(
+                    took.as_millis() >= 300,
+                    "{what}: {who} answered in {took:?}"
+                );
+            }
+        }
         assert_eq!(ours.status, theirs.status, "{what}: {}", ours.text());
         assert_eq!(ours.text(), theirs.text(), "{what}");
         let (mine, peer) = (app_headers(&ours, &theirs), app_headers(&theirs, &ours));
@@ -377,4 +404,9 @@ fn hono_app_matches_workerd_on_both_engines() {
 #[test]
 fn astro_app_matches_workerd_on_both_engines() {
     check("astro");
+}
+
+#[test]
+fn nuxt_app_matches_workerd_on_both_engines() {
+    check("nuxt");
 }

@@ -190,7 +190,13 @@ const app :Workerd.Worker = (
 "#,
             services = services.join(", "),
             bindings = bindings.join(", "),
-            flags = [&["nodejs_compat".to_string()], &app.flags[..]].concat(),
+            flags = {
+                let mut flags = app.flags.clone();
+                if !flags.iter().any(|f| f == "nodejs_compat") {
+                    flags.push("nodejs_compat".into());
+                }
+                flags
+            },
         );
         std::fs::write(dir.join("config.capnp"), config).unwrap();
         let log = std::fs::File::create(dir.join("log")).unwrap();
@@ -339,8 +345,8 @@ fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: Engin
     let theirs = workerd.get("/", &[("cookie", &cookie)]);
     let ours = server.get("/", &[("cookie", &cookie), ("host", &host)]);
     assert_eq!(ours.status, 200, "{}", app.name);
-    // React separates text nodes with a comment.
-    let page = ours.text().replace("<!-- -->", "");
+    // React and Solid separate text nodes with comments.
+    let page = without_comments(&ours.text());
     assert!(
         page.contains("Signed in as alice"),
         "{} {engine}: {page}",
@@ -359,6 +365,19 @@ fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: Engin
         .unwrap();
     assert_eq!(css.body, std::fs::read(file).unwrap(), "{}", app.name);
     assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+}
+
+/// `html` less its comments.
+fn without_comments(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("-->")
+            .map_or("", |end| &rest[start + end + 3..]);
+    }
+    out + rest
 }
 
 fn check(name: &'static str) {
@@ -409,4 +428,9 @@ fn astro_app_matches_workerd_on_both_engines() {
 #[test]
 fn nuxt_app_matches_workerd_on_both_engines() {
     check("nuxt");
+}
+
+#[test]
+fn solid_start_app_matches_workerd_on_both_engines() {
+    check("solid-start");
 }

@@ -1,6 +1,6 @@
 // The login form's action: a valid name sets the signed session cookie.
 import { readBody, sendRedirect, setCookie, setResponseHeader, setResponseStatus } from 'h3';
-import { secretOf, sign } from '../../lib/session.js';
+import { secretOf, sign } from '../../../shared/session.js';
 
 export default defineEventHandler(async (event) => {
   const form = await readBody(event);

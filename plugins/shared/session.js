@@ -1,5 +1,8 @@
 // A signed cookie session, as an app without a session library writes one:
 // the user name and its HMAC-SHA-256 (crypto.subtle), keyed by a secret.
+// The example apps whose framework has no deterministic signed session
+// (Nuxt, SolidStart, ...) share it, so that ssr's and workerd's cookies
+// can be compared byte for byte.
 const bytes = new TextEncoder();
 
 const key = (secret) =>
@@ -24,4 +27,13 @@ export async function userOf(cookie, secret) {
   if (dot < 1) return null;
   const user = cookie.slice(0, dot);
   return (await sign(user, secret)) === cookie ? user : null;
+}
+
+/** The value of cookie `name` in a `Cookie` header. */
+export function cookieNamed(header, name) {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
 }

@@ -333,7 +333,7 @@ fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: Engin
             }
         }
         assert_eq!(ours.status, theirs.status, "{what}: {}", ours.text());
-        assert_eq!(timeless(&ours.text()), timeless(&theirs.text()), "{what}");
+        same(&ours.text(), &theirs.text(), &what);
         let (mine, peer) = (app_headers(&ours, &theirs), app_headers(&theirs, &ours));
         assert_eq!(mine, peer, "{what}");
         if let Some(set) = ours.header("set-cookie") {
@@ -352,11 +352,10 @@ fn compare(app: &App, workerd: &Remote, server: &Server, id: &str, engine: Engin
         "{} {engine}: {page}",
         app.name
     );
-    assert_eq!(
-        timeless(&ours.text()),
-        timeless(&theirs.text()),
-        "{} {engine}",
-        app.name
+    same(
+        &ours.text(),
+        &theirs.text(),
+        &format!("{} {engine}", app.name),
     );
     // A static asset is the file, served before the app.
     let css = server.get("/site.css", &[("host", &host)]);
@@ -394,6 +393,46 @@ fn timeless(text: &str) -> String {
     }
     out.pop();
     out
+}
+
+/// `text` as the two runtimes are compared: its times masked
+/// ([`timeless`]), and Qwik's container id, random for each render,
+/// written `<random>` wherever it appears.
+fn comparable(text: &str) -> String {
+    let text = timeless(text);
+    let key = "q:instance=\"";
+    let id = text.find(key).map(|at| {
+        let start = at + key.len();
+        text[start..start + text[start..].find('"').unwrap_or(0)].to_string()
+    });
+    match id {
+        Some(id) if !id.is_empty() => text.replace(&id, "<random>"),
+        _ => text,
+    }
+}
+
+/// Asserts that `ours` and `theirs` are the same once [`comparable`],
+/// showing where they first differ.
+fn same(ours: &str, theirs: &str, what: &str) {
+    let (ours, theirs) = (comparable(ours), comparable(theirs));
+    if ours == theirs {
+        return;
+    }
+    let at = ours
+        .char_indices()
+        .zip(theirs.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(ours.len().min(theirs.len()), |((i, _), _)| i);
+    let near = |s: &str| {
+        let from = s.floor_char_boundary(at.saturating_sub(200));
+        let to = s.floor_char_boundary((at + 300).min(s.len()));
+        s[from..to].to_string()
+    };
+    panic!(
+        "{what}: the bodies differ from byte {at}\n  ssr:     {}\n  workerd: {}",
+        near(&ours),
+        near(&theirs)
+    );
 }
 
 /// `html` less its comments.
@@ -467,4 +506,9 @@ fn solid_start_app_matches_workerd_on_both_engines() {
 #[test]
 fn tanstack_start_app_matches_workerd_on_both_engines() {
     check("tanstack-start");
+}
+
+#[test]
+fn qwik_city_app_matches_workerd_on_both_engines() {
+    check("qwik-city");
 }

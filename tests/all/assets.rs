@@ -596,6 +596,28 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
         said.contains("warning: kv_namespaces: env.CACHE_KV (KV namespace) is not provided by ssr"),
         "{said}"
     );
+    // Pages' server code beside the assets is refused while no
+    // `.assetsignore` says what to do with it, as `wrangler deploy` does.
+    let bare = tempdir("wrangler-app-server-code");
+    std::fs::create_dir_all(bare.join("public")).unwrap();
+    std::fs::write(bare.join("public/_worker.js"), "export default {}").unwrap();
+    let config = std::fs::read_to_string(dir.join("wrangler.jsonc")).unwrap();
+    std::fs::write(bare.join("wrangler.jsonc"), config).unwrap();
+    let refused = crate::support::ssr()
+        .args(["build", "-o", bare.join("app.wasm").to_str().unwrap()])
+        .current_dir(&bare)
+        .output()
+        .unwrap();
+    let said = text(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("is a Pages `_worker.js` in the assets directory"),
+        "{said}"
+    );
+    assert!(
+        said.contains("add an `.assetsignore` containing `_worker.js`"),
+        "{said}"
+    );
     let server = Server::start(&["--demo=false", "--path-routing"]);
     let bytes = std::fs::read(&plugin).unwrap();
     for engine in Engines::KINDS {

@@ -95,6 +95,11 @@ pub enum AssetError {
     },
     #[error("asset {}: {why}", .path.display())]
     BadName { path: PathBuf, why: String },
+    #[error(
+        "{} is a Pages `_worker.js` in the assets directory: packed, the app's server code would be served to anyone; add an `.assetsignore` containing `_worker.js` to {} (or an empty one, to serve it anyway), as `wrangler deploy` asks",
+        .path.display(), .dir.display()
+    )]
+    ServerCode { path: PathBuf, dir: PathBuf },
     #[error("two assets would be served at {0}; rename one")]
     Duplicate(String),
     #[error("the plugin's asset table is corrupt ({0}); build the plugin again with `ssr build`")]

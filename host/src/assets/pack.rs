@@ -73,6 +73,9 @@ pub const CONFIG_FILES: &[&str] = &[".assetsignore", "_headers", "_redirects"];
 /// Adds every file under `dir` to `out`, served at `prefix` + its path
 /// relative to `dir` (`prefix` is "" or starts with `/`), sorted by path,
 /// less the [`CONFIG_FILES`] at its top and what its `.assetsignore` names.
+/// A `_worker.js` file or directory at its top (Pages' server code, which
+/// some adapters write beside the assets) is refused unless an
+/// `.assetsignore` is there, as `wrangler deploy` refuses it.
 pub fn collect(
     dir: &Path,
     prefix: &str,
@@ -82,6 +85,13 @@ pub fn collect(
     let root = std::fs::canonicalize(dir).map_err(|e| AssetError::ReadDir(dir.into(), e))?;
     let mut total: usize = out.iter().map(|s| s.bytes.len()).sum();
     let ignored = ignore_list(dir)?;
+    let server_code = dir.join("_worker.js");
+    if server_code.exists() && !dir.join(".assetsignore").exists() {
+        return Err(AssetError::ServerCode {
+            path: server_code,
+            dir: dir.into(),
+        });
+    }
     let walk = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name();

@@ -255,7 +255,7 @@ settings! {
     /// tenant may set a lower number. One response is capped at 8 MiB too.
     max_fetch_kib: Kib = Kib(DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
     /// The largest plugin the admin API accepts.
-    max_plugin_mib: Mib = Mib(64), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
+    max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
     /// built by this `ssr`: `ssr build`'s plugins share code compiled once),
     /// in a process of its own; past it, the deploy is refused.
@@ -661,6 +661,8 @@ pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
 pub const DEFAULT_MAX_SUBREQUESTS: usize = 50;
 /// Response bytes one render may read, unless the server or tenant says.
 pub const DEFAULT_MAX_FETCH_BYTES: usize = 16 << 20;
+/// The largest plugin the admin API accepts, unless the server says.
+pub const DEFAULT_MAX_PLUGIN_MIB: usize = 64;
 
 /// The scheduling settings, fixed for the life of a pool and its engines
 /// (`crate::sched`).

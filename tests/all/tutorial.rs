@@ -185,7 +185,7 @@ fn readme_block(lang: &str) -> String {
 
 #[test]
 fn the_readmes_app_section_builds_and_serves_a_sveltekit_app() {
-    let block = blocks("### Bring your SvelteKit");
+    let block = blocks("### Bring your Next.js");
     assert_eq!(block.len(), 1, "{block:?}");
     // A copy of the app's sources beside the shared packages, so this build
     // and the one `apps.rs` makes do not write the same output directory.

@@ -12,8 +12,8 @@
 //! Node's built-in modules, every one `workerd` has (`node.rs`), under
 //! `node:NAME` and their bare names; a static import of any other `node:`
 //! module fails here, naming it. An app whose wrangler config sets `nodejs_compat` also gets
-//! the globals `Buffer` and `process` (esbuild's `--inject`: bundled only
-//! where the code names them). A bundle that includes `node:async_hooks`
+//! the globals `Buffer`, `process` and `global` (esbuild's `--inject`:
+//! bundled only where the code names them). A bundle that includes `node:async_hooks`
 //! is bundled again for the Wasm engine with async functions lowered to
 //! generators, so that an `await` resumes through `then`, which carries
 //! AsyncLocalStorage's context there (the prelude's "async context"; V8
@@ -79,16 +79,22 @@ const BUILTIN_MODULES: &[(&str, &str, &str)] = &[(
     include_str!("workers.js"),
 )];
 
-/// What `--inject` adds for `nodejs_compat`.
-const NODE_GLOBALS: &str =
-    "export { Buffer } from './buffer.js';\nexport { default as process } from './process.js';\n";
+/// The package the Node modules are imported through (see `bundle`).
+const NODE_PACKAGE: &str = "ssr-node-modules";
+
+/// What `--inject` adds for `nodejs_compat`: `Buffer`, `process` and
+/// `global` (the global object, as `workerd` names it there).
+const NODE_GLOBALS: &str = "export { Buffer } from './buffer.js';\nexport { default as process } from './process.js';\nconst global = globalThis;\nexport { global };\n";
 
 /// esbuild flags that lower async functions and generators to generators
-/// driven by `then` (see the module doc).
+/// driven by `then` (see the module doc). A top-level `await` is kept (the
+/// engine runs it; OpenNext's worker awaits its handler there): it runs
+/// before any request, so it has no context to carry.
 const LOWER_ASYNC: &[&str] = &[
     "--supported:async-await=false",
     "--supported:async-generator=false",
     "--supported:for-await=false",
+    "--supported:top-level-await=true",
 ];
 
 /// How to bundle, beyond the entry.
@@ -161,13 +167,42 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
     for (file, source) in super::node::files() {
         write(&file, &source)?;
     }
+    // Each is imported through the package [`NODE_PACKAGE`] (found by
+    // `NODE_PATH`), whose conditions give `require()` the module's default
+    // export, as wrangler's bundle gives it on `workerd`: a plain object,
+    // which code written for Node may patch (Next.js sets
+    // `require('node:timers').setImmediate`). An import gets the module.
+    let package = builtins.path().join(NODE_PACKAGE);
+    std::fs::create_dir_all(&package).map_err(|source| BuildError::RunBundler {
+        path: package.clone(),
+        source,
+    })?;
+    let mut exports = Vec::new();
     for name in super::node::names() {
-        let path = builtins.path().join(super::node::file_of(name));
-        flags.push(format!("--alias:node:{name}={}", path.display()));
+        let file = super::node::file_of(name);
+        let stem = file.trim_end_matches(".js");
+        write(
+            &format!("{NODE_PACKAGE}/{stem}.mjs"),
+            &format!("export * from '../{file}';\nexport {{ default }} from '../{file}';\n"),
+        )?;
+        write(
+            &format!("{NODE_PACKAGE}/{stem}.cjs"),
+            &format!("module.exports = require('../{file}').default;\n"),
+        )?;
+        // Conditions in order, `require` first: the first that applies wins.
+        exports.push(format!(
+            "\"./{name}\": {{ \"require\": \"./{stem}.cjs\", \"default\": \"./{stem}.mjs\" }}"
+        ));
+        flags.push(format!("--alias:node:{name}={NODE_PACKAGE}/{name}"));
         if super::node::bare(name) {
-            flags.push(format!("--alias:{name}={}", path.display()));
+            flags.push(format!("--alias:{name}={NODE_PACKAGE}/{name}"));
         }
     }
+    let manifest = format!(
+        "{{ \"name\": \"{NODE_PACKAGE}\", \"exports\": {{ {} }} }}",
+        exports.join(", ")
+    );
+    write(&format!("{NODE_PACKAGE}/package.json"), &manifest)?;
     if options.node_globals {
         let path = write("node-globals.js", NODE_GLOBALS)?;
         flags.push(format!("--inject:{}", path.display()));
@@ -178,10 +213,11 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
     let outfile = builtins.path().join("bundle.mjs");
     flags.push(format!("--metafile={}", meta.display()));
     flags.push(format!("--outfile={}", outfile.display()));
-    let run = |extra: &[&str]| {
+    let run = |input: &Path, extra: &[&str]| {
         run_esbuild(
             Command::new(&esbuild)
-                .arg(entry)
+                .env("NODE_PATH", builtins.path())
+                .arg(input)
                 .args(ESBUILD_FLAGS)
                 .args(&flags)
                 .args(extra),
@@ -197,10 +233,17 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
             .and_then(|map| relative_sources(&map, builtins.path(), &name));
         Ok::<_, BuildError>((bundle, map))
     };
-    let (source, map) = run(&[])?;
+    let (source, map) = run(entry, &[])?;
     let (lowered, lowered_map) = match bundles(&meta, builtins.path(), "async_hooks.js") {
         true => {
-            let (lowered, map) = run(LOWER_ASYNC)?;
+            let (lowered, map) = match run(entry, LOWER_ASYNC) {
+                Err(BuildError::Bundler { stderr, .. })
+                    if stderr.contains("Top-level await is not available") =>
+                {
+                    lower_top_level(&source, builtins.path(), |input| run(input, LOWER_ASYNC))?
+                }
+                other => other?,
+            };
             (Some(lowered), map)
         }
         false => (None, None),
@@ -214,6 +257,87 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
             lowered: lowered_map,
         },
     })
+}
+
+/// The name of the async function [`lower_top_level`] runs a bundle's body in.
+const BODY: &str = "__ssr_module_body";
+
+/// `bundle` (esbuild's output, its map beside it in `dir`) lowered by
+/// `lower`, for a module with a top-level `await`, which esbuild refuses to
+/// lower: its body becomes an async function (on its first line, so that
+/// the map still fits), which `lower` lowers with the rest, and the module
+/// awaits it at its top, which the engine runs, and exports what it
+/// returns. `None` where the bundle is not as esbuild writes one (a last
+/// `export { … };` clause and no `import` left).
+fn lower_top_level(
+    bundle: &str,
+    dir: &Path,
+    lower: impl Fn(&Path) -> Result<(String, Option<String>), BuildError>,
+) -> Result<(String, Option<String>), BuildError> {
+    let refused = |why: &str| BuildError::Bundler {
+        path: dir.join("bundle.mjs"),
+        stderr: format!("cannot lower the bundle's top-level await for the Wasm engine: {why}"),
+    };
+    let (body, exports) = export_clause(bundle)
+        .ok_or_else(|| refused("esbuild's bundle ends with no export clause"))?;
+    if body.lines().any(|l| l.starts_with("import ")) {
+        return Err(refused("the bundle still imports a module"));
+    }
+    let returned: Vec<String> = exports
+        .iter()
+        .map(|(local, name)| match name.starts_with('"') {
+            true => format!("{name}: {local}"),
+            false => format!("{name:?}: {local}"),
+        })
+        .collect();
+    let wrapped = dir.join("wrapped.mjs");
+    let io = |source| BuildError::RunBundler {
+        path: wrapped.clone(),
+        source,
+    };
+    std::fs::copy(dir.join("bundle.mjs.map"), dir.join("wrapped.mjs.map")).map_err(io)?;
+    let text = format!(
+        "export async function {BODY}() {{{body}\nreturn {{ {} }};\n}}\n//# sourceMappingURL=wrapped.mjs.map\n",
+        returned.join(", ")
+    );
+    std::fs::write(&wrapped, text).map_err(io)?;
+    let (lowered, map) = lower(&wrapped)?;
+    let (lowered, _) = export_clause(&lowered)
+        .ok_or_else(|| refused("the lowered bundle ends with no export clause"))?;
+    let mut module = format!("{lowered}\nconst {BODY}_exports = await {BODY}();\n");
+    let mut clause = Vec::new();
+    for (i, (_, name)) in exports.iter().enumerate() {
+        let key = if name.starts_with('"') {
+            name.clone()
+        } else {
+            format!("{name:?}")
+        };
+        module.push_str(&format!("const {BODY}_{i} = {BODY}_exports[{key}];\n"));
+        clause.push(format!("{BODY}_{i} as {name}"));
+    }
+    module.push_str(&format!("export {{ {} }};\n", clause.join(", ")));
+    Ok((module, map))
+}
+
+/// `bundle` split before its last `export { … };` clause (the end of an
+/// esbuild bundle), and the clause's (local, exported) names.
+fn export_clause(bundle: &str) -> Option<(&str, Vec<(String, String)>)> {
+    let at = bundle.rfind("\nexport {")?;
+    let inner = &bundle[at + "\nexport {".len()..];
+    let close = inner.find("};")?;
+    if !inner[close + 2..].trim().is_empty() {
+        return None;
+    }
+    let names = inner[..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(|e| match e.split_once(" as ") {
+            Some((local, name)) => (local.trim().to_string(), name.trim().to_string()),
+            None => (e.to_string(), e.to_string()),
+        })
+        .collect();
+    Some((&bundle[..at], names))
 }
 
 /// Whether esbuild's metafile at `meta` lists `dir`'s `file` among its
@@ -467,7 +591,22 @@ fn relative_sources(map: &str, out: &Path, name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{has_imports, imports};
+    use super::{export_clause, has_imports, imports};
+
+    #[test]
+    fn the_export_clause_of_an_esbuild_bundle_is_split_off() {
+        let bundle =
+            "var a = 1;\nvar b2 = 2;\nexport {\n  a as default,\n  b2 as b,\n  c as \"d-e\"\n};\n";
+        let (body, names) = export_clause(bundle).unwrap();
+        assert_eq!(body, "var a = 1;\nvar b2 = 2;");
+        let names: Vec<(&str, &str)> = names
+            .iter()
+            .map(|(l, n)| (l.as_str(), n.as_str()))
+            .collect();
+        assert_eq!(names, [("a", "default"), ("b2", "b"), ("c", "\"d-e\"")]);
+        // Anything after the clause: not a bundle as esbuild writes one.
+        assert!(export_clause("export { a };\nvar late = 1;").is_none());
+    }
 
     #[test]
     fn detects_imports() {

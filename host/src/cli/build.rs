@@ -156,5 +156,12 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
             built.assets.len()
         );
     }
+    let limit = ssr::config::DEFAULT_MAX_PLUGIN_MIB;
+    if built.plugin.len() > limit << 20 {
+        eprintln!(
+            "warning: the plugin is {} MiB, over the {limit} MiB `ssr serve` accepts by default; serve it with a higher --max-plugin-mib",
+            built.plugin.len().div_ceil(1 << 20)
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

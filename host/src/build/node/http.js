@@ -48,10 +48,17 @@ export class Agent {
 
 export const globalAgent = new Agent();
 
-export function IncomingMessage(response) {
+// `new IncomingMessage(socket)`, as Node makes one: a server's request,
+// whose body the server pushes (Next.js through OpenNext makes its own so),
+// or, through `responseMessage`, a client's response read from `fetch`.
+export function IncomingMessage(socket) {
   Readable.call(this);
-  this.statusCode = response ? response.status : 0;
-  this.statusMessage = response ? response.statusText : '';
+  this.socket = socket ?? null;
+  this.connection = this.socket;
+  this.statusCode = null;
+  this.statusMessage = null;
+  this.method = null;
+  this.url = '';
   this.httpVersion = '1.1';
   this.httpVersionMajor = 1;
   this.httpVersionMinor = 1;
@@ -60,20 +67,29 @@ export function IncomingMessage(response) {
   this.trailers = {};
   this.rawTrailers = [];
   this.complete = false;
-  this.url = response ? response.url : '';
-  if (response) {
-    for (const [k, v] of response.headers) {
-      this.rawHeaders.push(k, v);
-      this.headers[k] = k in this.headers ? (k === 'set-cookie' ? [].concat(this.headers[k], v) : `${this.headers[k]}, ${v}`) : k === 'set-cookie' ? [v] : v;
-    }
-    this._reader = response.body ? response.body.getReader() : null;
-  }
+  this._reader = null;
 }
 Object.setPrototypeOf(IncomingMessage.prototype, Readable.prototype);
 Object.setPrototypeOf(IncomingMessage, Readable);
 
+/** The `IncomingMessage` of a `fetch` response. */
+function responseMessage(response) {
+  const res = new IncomingMessage(null);
+  res.statusCode = response.status;
+  res.statusMessage = response.statusText;
+  res.url = response.url;
+  for (const [k, v] of response.headers) {
+    res.rawHeaders.push(k, v);
+    res.headers[k] = k in res.headers ? (k === 'set-cookie' ? [].concat(res.headers[k], v) : `${res.headers[k]}, ${v}`) : k === 'set-cookie' ? [v] : v;
+  }
+  res._reader = response.body ? response.body.getReader() : 'none';
+  return res;
+}
+
 IncomingMessage.prototype._read = function () {
-  if (!this._reader) {
+  // A server's request: its body is pushed.
+  if (this._reader === null) return;
+  if (this._reader === 'none') {
     this.complete = true;
     this.push(null);
     return;
@@ -198,7 +214,7 @@ ClientRequest.prototype._final = function (cb) {
   this._chunks = [];
   fetch(this._url.href, { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal }).then((response) => {
     clearTimeout(this._timeout);
-    const res = new IncomingMessage(response);
+    const res = responseMessage(response);
     res.req = this;
     this.res = res;
     if (this.listenerCount('response') > 0) this.emit('response', res);

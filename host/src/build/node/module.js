@@ -3,8 +3,11 @@
 // `isBuiltin` says which names those are. A bundle holds only the modules
 // it imports somewhere, so `require` of one it does not throws, saying to
 // import it; the loader's internals are made from workerd's record, with
-// its errors.
-import { bundled } from './_stubs.js';
+// its errors. As on workerd, the module itself (its default export, what
+// `require('module')` gives) is the `Module` function, which throws when
+// called, with the loader's names on it: code written for Node patches
+// them (Next.js sets `Module.prototype.require` and `_resolveFilename`).
+import { bundled, stubFunction } from './_stubs.js';
 import { builtinModules } from './module.js';
 
 const bare = (id) => (id.startsWith('node:') ? id.slice(5) : id);
@@ -50,4 +53,11 @@ export const flushCompileCache = () => {};
 export const getCompileCacheDir = () => undefined;
 export const getSourceMapsSupport = () => ({ enabled: false, nodeModules: false, generatedCode: false });
 
-export default { createRequire, isBuiltin, enableCompileCache, flushCompileCache, getCompileCacheDir, getSourceMapsSupport };
+export const Module = stubFunction('module', 'Module', {
+  name: 'Error',
+  code: 'ERR_METHOD_NOT_IMPLEMENTED',
+  message: 'The module.Module method is not implemented',
+});
+Object.assign(Module, { Module, createRequire, isBuiltin, enableCompileCache, flushCompileCache, getCompileCacheDir, getSourceMapsSupport });
+
+export default Module;

@@ -1184,7 +1184,10 @@ Transform.prototype._transform = function () {
 };
 
 Transform.prototype._final = function (cb) {
+  let called = false;
   const done = (err, data) => {
+    if (called) return;
+    called = true;
     if (err) {
       cb(err);
       return;
@@ -1213,8 +1216,9 @@ Transform.prototype._write = function (chunk, encoding, callback) {
     if (rState.ended || length === rState.length || rState.length < rState.highWaterMark) callback();
     else this._pendingCallback = callback;
   };
-  const r = this._transform(chunk, encoding, done);
-  if (r && typeof r.then === 'function') r.then((data) => done(null, data), done);
+  // As Node: what `_transform` returns is not used (an async one calls
+  // back, and its promise would call back again).
+  this._transform(chunk, encoding, done);
 };
 
 Transform.prototype._read = function () {

@@ -8,9 +8,11 @@
 # - ssr, the tenant on V8 (in its worker process, as `ssr serve` runs it);
 # - ssr, the tenant on V8 in the server's process (`--v8-processes 0`, a
 #   second server), to show what the process boundary costs.
-# Pages: a trivial handler (`new Response('<p>hi</p>')`), the Hono app's `/`
-# (router and JSX) and the SvelteKit app's `/` (plugins/hono, sveltekit),
-# each built as tests/all/apps.rs builds it (workerd gets the app's entry
+# Pages: a trivial handler (`new Response('<p>hi</p>')`), and the `/` of
+# each example app in plugins/ (Hono: router and JSX; SvelteKit; Nuxt,
+# SolidStart, TanStack Start, Qwik City and Next.js through OpenNext), each
+# built as tests/all/apps.rs builds it (workerd gets wrangler's bundle where
+# the app has wrangler and it writes one module, else the app's entry
 # bundled by esbuild as wrangler bundles it). Reports req/s, p99 and the
 # server's RSS after the run, with the machine's core count.
 # Writes benches/RESULTS-peers.md (between the `peers:start`/`peers:end`
@@ -24,7 +26,7 @@ SECS=${SECS:-5}
 CONNS=${CONNS:-16}
 ROUNDS=${ROUNDS:-3}
 WARM=${WARM:-2}
-PAGES=${PAGES:-"trivial hono sveltekit"}
+PAGES=${PAGES:-"trivial hono sveltekit nuxt solid-start tanstack-start qwik-city nextjs"}
 PORT=18291
 WD=18292
 PORT_IN=18293
@@ -67,9 +69,18 @@ build() {
       const c = JSON.parse(text), base = path.dirname(path.resolve(file));
       console.log(path.resolve(base, c.main), c.assets?.directory ? path.resolve(base, c.assets.directory) : "");')
   fi
-  "$root/plugins/node_modules/.bin/esbuild" "$entry" --bundle --format=esm --platform=neutral \
-    --main-fields=module,main --conditions=workerd,worker,browser \
-    --external:'cloudflare:*' --external:'node:*' --log-level=error --outfile="$work/$page.bundle.js"
+  local wrangler=$root/plugins/$page/node_modules/.bin/wrangler wrangled=$work/$page.wrangler
+  if [ -x "$wrangler" ]; then
+    (cd "$root/plugins/$page" && WRANGLER_SEND_METRICS=false "$wrangler" deploy --dry-run --outdir "$wrangled" >/dev/null 2>&1)
+  fi
+  if [ -d "$wrangled" ] && [ "$(find "$wrangled" -mindepth 1 -type d | wc -l)" = 0 ] &&
+    [ "$(find "$wrangled" -name '*.js' | wc -l)" = 1 ]; then
+    cp "$(find "$wrangled" -name '*.js')" "$work/$page.bundle.js"
+  else
+    "$root/plugins/node_modules/.bin/esbuild" "$entry" --bundle --format=esm --platform=neutral \
+      --main-fields=module,main --conditions=workerd,worker,browser \
+      --external:'cloudflare:*' --external:'node:*' --log-level=error --outfile="$work/$page.bundle.js"
+  fi
   echo "$assets" >"$work/$page.assets"
 }
 
@@ -107,9 +118,9 @@ run_wrk() { # url host -> prints "rps p99"
 }
 rss_mib() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 
-SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false 2>"$work/ssr.log" &
+SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false --max-plugin-mib 128 2>"$work/ssr.log" &
 ssr_pid=$!
-SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT_IN" --demo=false --v8-processes 0 2>"$work/ssr-in.log" &
+SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT_IN" --demo=false --max-plugin-mib 128 --v8-processes 0 2>"$work/ssr-in.log" &
 ssr_in_pid=$!
 wait_ready "http://127.0.0.1:$PORT/_ssr/readyz"
 wait_ready "http://127.0.0.1:$PORT_IN/_ssr/readyz"

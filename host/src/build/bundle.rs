@@ -267,8 +267,8 @@ const BODY: &str = "__ssr_module_body";
 /// lower: its body becomes an async function (on its first line, so that
 /// the map still fits), which `lower` lowers with the rest, and the module
 /// awaits it at its top, which the engine runs, and exports what it
-/// returns. `None` where the bundle is not as esbuild writes one (a last
-/// `export { … };` clause and no `import` left).
+/// returns. An error where the bundle is not as esbuild writes one (a
+/// last `export { … };` clause and no `import` left).
 fn lower_top_level(
     bundle: &str,
     dir: &Path,

@@ -83,6 +83,12 @@ const NODE_FLAGS: &[&str] = &[
     "no_nodejs_compat",
 ];
 
+/// Compatibility flags that ask for what `ssr` always does, so no warning
+/// names them: `global_fetch_strictly_public` (a `fetch` goes to the
+/// origin it names, through the tenant's grant, never to a Worker of the
+/// app's own zone; `ssr` has no zones, and refuses private addresses).
+const ALWAYS_FLAGS: &[&str] = &["global_fetch_strictly_public"];
+
 /// The compatibility date from which `nodejs_compat` is on by default on
 /// Workers (`workerd` says so when a config names the flag).
 pub const NODEJS_COMPAT_DEFAULT: &str = "2026-08-04";
@@ -141,7 +147,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     .into_iter()
                     .flatten()
                     .filter_map(Value::as_str)
-                    .filter(|f| !NODE_FLAGS.contains(f))
+                    .filter(|f| !NODE_FLAGS.contains(f) && !ALWAYS_FLAGS.contains(f))
                     .collect();
                 for f in v.as_array().into_iter().flatten() {
                     match f.as_str() {
@@ -442,7 +448,7 @@ mod tests {
               "name": "shop",
               "main": "src/index.js",
               "compatibility_date": "2026-01-01",
-              "compatibility_flags": ["nodejs_compat", "no_global_navigator"],
+              "compatibility_flags": ["nodejs_compat", "no_global_navigator", "global_fetch_strictly_public"],
               "assets": { "directory": "./public", "binding": "STATIC", "not_found_handling": "404-page" },
               "vars": { "API": "https://api.test", "LIMIT": 5 },
               "kv_namespaces": [{ "binding": "SESSIONS", "id": "x" }],
@@ -463,6 +469,12 @@ mod tests {
         assert_eq!(app.config.missing["ROOMS"], "Durable Object namespace");
         assert!(app.node_globals);
         assert!(!app.warnings.join("\n").contains("nodejs_compat"));
+        // What ssr always does is not named.
+        assert!(
+            !app.warnings
+                .join("\n")
+                .contains("global_fetch_strictly_public")
+        );
         let all = app.warnings.join("\n");
         for named in [
             "no_global_navigator",

@@ -480,8 +480,17 @@ fn without_comments(html: &str) -> String {
 fn check(name: &'static str) {
     let app = app(name);
     // Next.js's plugin is 77 MiB (QuickJS's heap with Next's server
-    // pre-initialized), over the default limit of 64.
-    let server = Server::start(&["--demo=false", "--max-plugin-mib=128"]);
+    // pre-initialized), over the default limit of 64. One instance per
+    // tenant, as workerd has one isolate: a module's state (SolidStart's
+    // query cache names its data by a counter in a fresh one) is then the
+    // same on both sides.
+    let server = Server::start(&[
+        "--demo=false",
+        "--max-plugin-mib=128",
+        "--workers=1",
+        "--v8-threads=1",
+        "--tenant-concurrency=1",
+    ]);
     for &engine in Engines::KINDS {
         // A fresh workerd for each engine, as each tenant's isolate is
         // fresh: a module's counters (Hono's Suspense ids) start alike.

@@ -256,6 +256,8 @@ export async function render(request) {
       createHash('SHA512').update('x').digest().length,
       hmac,
       createHmac('md5', Buffer.from('k')).update('v').digest('hex'),
+      createHash('sha224').update('abc').digest('hex'),
+      createHmac('sha224', 'key').update('The quick brown fox').digest('base64'),
       timingSafeEqual(Buffer.from('abc'), Buffer.from('abc')),
       randomBytes(16).length,
       /^[0-9a-f-]{36}$/.test(randomUUID()),

@@ -73,7 +73,7 @@ export function randomInt(min, max, cb) {
   });
 }
 
-const HASHES = { md5: 'MD5', sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
+const HASHES = { md5: 'MD5', sha1: 'SHA-1', sha224: 'SHA-224', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
 function hashName(algorithm) {
   const name = HASHES[String(algorithm).toLowerCase().replace(/^rsa-/, '').replace('-', '')];
   if (name === undefined) {

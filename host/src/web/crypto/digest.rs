@@ -2,12 +2,14 @@
 
 use super::*;
 
-/// `MD5` is for `node:crypto`'s `createHash` and `createHmac` alone: the
-/// prelude's `crypto.subtle` names only the SHA hashes (its `HASHES`).
+/// `MD5` and `SHA-224` are for `node:crypto`'s `createHash` and
+/// `createHmac` alone: the prelude's `crypto.subtle` names only the hashes
+/// of Web Crypto (its `HASHES`).
 pub(super) fn digest(hash: &str, data: &[u8]) -> Result<Vec<u8>, String> {
     use sha2::Digest;
     match hash {
         "MD5" => Ok(md5::Md5::digest(data).to_vec()),
+        "SHA-224" => Ok(sha2::Sha224::digest(data).to_vec()),
         "SHA3-256" => Ok(sha3::Sha3_256::digest(data).to_vec()),
         "SHA3-384" => Ok(sha3::Sha3_384::digest(data).to_vec()),
         "SHA3-512" => Ok(sha3::Sha3_512::digest(data).to_vec()),
@@ -88,14 +90,16 @@ pub(super) fn kmac(
 
 pub(super) fn hmac(hash: &str, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     use hmac::Mac;
-    if hash == "MD5" {
-        let mut mac = hmac::Hmac::<md5::Md5>::new_from_slice(key).map_err(data_error)?;
-        mac.update(data);
-        return Ok(mac.finalize().into_bytes().to_vec());
+    macro_rules! mac {
+        ($h:ty) => {{
+            let mut mac = hmac::Hmac::<$h>::new_from_slice(key).map_err(data_error)?;
+            mac.update(data);
+            Ok(mac.finalize().into_bytes().to_vec())
+        }};
     }
-    with_hash!(hash, H => {
-        let mut mac = hmac::Hmac::<H>::new_from_slice(key).map_err(data_error)?;
-        mac.update(data);
-        Ok(mac.finalize().into_bytes().to_vec())
-    })
+    match hash {
+        "MD5" => mac!(md5::Md5),
+        "SHA-224" => mac!(sha2::Sha224),
+        _ => with_hash!(hash, H => mac!(H)),
+    }
 }

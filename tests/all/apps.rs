@@ -115,20 +115,19 @@ fn build(name: &'static str) -> App {
             "--outdir",
             wrangled.to_str().unwrap(),
         ]));
-        let js: Vec<_> = std::fs::read_dir(&wrangled)
+        let wrote: Vec<_> = std::fs::read_dir(&wrangled)
             .unwrap()
             .map(|e| e.unwrap().path())
+            .collect();
+        let js: Vec<_> = wrote
+            .iter()
             .filter(|p| p.extension().is_some_and(|x| x == "js"))
             .collect();
         // One module: wrangler bundled it (an app already split into
         // modules, as TanStack Start's, is uploaded as they are; those
         // are bundled below instead, as one).
-        let folders = std::fs::read_dir(&wrangled)
-            .unwrap()
-            .any(|e| e.unwrap().path().is_dir());
-        let one = js.len() == 1 && !folders;
-        if one {
-            std::fs::copy(&js[0], &bundle).unwrap();
+        if js.len() == 1 && !wrote.iter().any(|p| p.is_dir()) {
+            std::fs::copy(js[0], &bundle).unwrap();
         }
     }
     if !bundle.exists() {
@@ -147,19 +146,9 @@ fn build(name: &'static str) -> App {
             ]),
         );
     }
-    // The flags, from the config without its comment lines (JSONC).
-    let json: String = std::fs::read_to_string(&config.path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect();
-    let flags = serde_json::from_str::<serde_json::Value>(&json)
-        .ok()
-        .and_then(|v| serde_json::from_value(v.get("compatibility_flags")?.clone()).ok())
-        .unwrap_or_default();
     App {
         name,
-        flags,
+        flags: config.compatibility_flags.clone(),
         plugin,
         bundle,
         assets: config.assets.clone(),

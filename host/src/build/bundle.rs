@@ -283,12 +283,15 @@ fn lower_top_level(
     if body.lines().any(|l| l.starts_with("import ")) {
         return Err(refused("the bundle still imports a module"));
     }
+    // An exported name as a string literal (esbuild quotes those that are
+    // not identifiers already).
+    let key = |name: &str| match name.starts_with('"') {
+        true => name.to_string(),
+        false => format!("{name:?}"),
+    };
     let returned: Vec<String> = exports
         .iter()
-        .map(|(local, name)| match name.starts_with('"') {
-            true => format!("{name}: {local}"),
-            false => format!("{name:?}: {local}"),
-        })
+        .map(|(local, name)| format!("{}: {local}", key(name)))
         .collect();
     let wrapped = dir.join("wrapped.mjs");
     let io = |source| BuildError::RunBundler {
@@ -307,11 +310,7 @@ fn lower_top_level(
     let mut module = format!("{lowered}\nconst {BODY}_exports = await {BODY}();\n");
     let mut clause = Vec::new();
     for (i, (_, name)) in exports.iter().enumerate() {
-        let key = if name.starts_with('"') {
-            name.clone()
-        } else {
-            format!("{name:?}")
-        };
+        let key = key(name);
         module.push_str(&format!("const {BODY}_{i} = {BODY}_exports[{key}];\n"));
         clause.push(format!("{BODY}_{i} as {name}"));
     }

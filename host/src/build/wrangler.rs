@@ -42,6 +42,8 @@ pub struct App {
     /// bundle gets Node's globals `Buffer` and `process`, as on Workers
     /// (`BundleOptions`).
     pub node_globals: bool,
+    /// `compatibility_flags`, as the config lists them.
+    pub compatibility_flags: Vec<String>,
     /// What the config asks that `ssr` does not do, one line each.
     pub warnings: Vec<String>,
 }
@@ -112,6 +114,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
     let mut entry = None;
     let mut assets = None;
     let mut node_flag = None;
+    let mut compatibility_flags = Vec::new();
     let mut date = None;
     let text_of = |key: &str, v: &Value| {
         v.as_str()
@@ -150,6 +153,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     .filter(|f| !NODE_FLAGS.contains(f) && !ALWAYS_FLAGS.contains(f))
                     .collect();
                 for f in v.as_array().into_iter().flatten() {
+                    compatibility_flags.extend(f.as_str().map(String::from));
                     match f.as_str() {
                         Some("nodejs_compat" | "nodejs_compat_v2") => node_flag = Some(true),
                         Some("no_nodejs_compat") => node_flag = Some(false),
@@ -234,6 +238,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         assets,
         config,
         node_globals: node_flag.unwrap_or(by_date),
+        compatibility_flags,
         warnings,
     })
 }

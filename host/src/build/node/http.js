@@ -82,18 +82,19 @@ function responseMessage(response) {
     res.rawHeaders.push(k, v);
     res.headers[k] = k in res.headers ? (k === 'set-cookie' ? [].concat(res.headers[k], v) : `${res.headers[k]}, ${v}`) : k === 'set-cookie' ? [v] : v;
   }
-  res._reader = response.body ? response.body.getReader() : 'none';
+  if (response.body) {
+    res._reader = response.body.getReader();
+  } else {
+    res.complete = true;
+    res.push(null);
+  }
   return res;
 }
 
 IncomingMessage.prototype._read = function () {
-  // A server's request: its body is pushed.
+  // A server's request, or a response without a body: what there is was
+  // pushed.
   if (this._reader === null) return;
-  if (this._reader === 'none') {
-    this.complete = true;
-    this.push(null);
-    return;
-  }
   this._reader.read().then(({ done, value }) => {
     if (done) {
       this.complete = true;

@@ -25,7 +25,9 @@ export default {
         } catch {
           message = 'an error that cannot be shown';
         }
-        out[name] = `fail: ${message.split('\n')[0].slice(0, 160)}`;
+        // The first lines: an assertion's diff follows its first line
+        // (the report shows the first; the JSON keeps the rest to debug).
+        out[name] = `fail: ${message.split('\n').slice(0, 12).join('\n').slice(0, 1200)}`;
       } finally {
         clearTimeout(timer);
       }

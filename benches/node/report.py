@@ -38,7 +38,8 @@ for f, row in sorted(results['files'].items()):
             continue
         for t, outcome in sorted(ours.items()):
             if outcome != 'pass' and theirs.get(t) == 'pass':
-                failing.append(f'- `{f}` `{t}` on {names[r]}: {outcome[len("fail: "):]}')
+                first = outcome[len("fail: "):].split('\n')[0][:160]
+                failing.append(f'- `{f}` `{t}` on {names[r]}: {first}')
 rows.append(f'| **all** | {total_tests} | ' + ' | '.join(f'**{total[r]}**' for r in runtimes) + ' |')
 head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
 if subprocess.run(['git', 'status', '--porcelain', 'host', 'wit', 'guest-sdk'], capture_output=True, text=True).stdout.strip():

@@ -732,8 +732,15 @@ fn issue_54_a_long_host_call_does_not_hold_its_neighbours_on_the_worker() {
         assert_eq!(s.get(&format!("/t/next/?miss={i}"), &[]).status, 200);
         started.elapsed()
     };
-    let slowest = |times: Vec<Duration>| times.into_iter().max().unwrap();
-    let alone = slowest((0..30).map(page).collect());
+    // The ninth decile, not the slowest: on a machine whose cores the long
+    // calls share, one neighbour request in a hundred may wait on the
+    // scheduler (201 ms once on a 2-core CI), while one held by its worker
+    // waits on every request that lands beside a call.
+    let decile = |mut times: Vec<Duration>| {
+        times.sort();
+        times[times.len() * 9 / 10]
+    };
+    let alone = decile((0..30).map(page).collect());
     for (round, long) in ["pbkdf2", "rsa"].iter().enumerate() {
         // Six clients making the long call until the neighbour is
         // measured, a new render for each (a render that goes on after its
@@ -759,18 +766,18 @@ fn issue_54_a_long_host_call_does_not_hold_its_neighbours_on_the_worker() {
             .collect();
         std::thread::sleep(Duration::from_millis(300));
         let from = 100 * (round + 1);
-        let beside = slowest((from..from + 100).map(page).collect());
+        let beside = decile((from..from + 100).map(page).collect());
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let made: usize = makers.into_iter().map(|m| m.join().unwrap()).sum();
         println!(
-            "the neighbour's slowest alone {alone:?}, beside {made} {long} renders {beside:?}"
+            "the neighbour's ninth decile alone {alone:?}, beside {made} {long} renders {beside:?}"
         );
         assert!(made > 0, "{long}: none made");
         // Before: a request that came while its worker ran the call waited
         // for it (0.56 s and 1.03 s of 25, beside RSA keys of 3,072 bits).
         assert!(
             beside < alone * 5 + Duration::from_millis(100),
-            "{long}: the neighbour's slowest went from {alone:?} to {beside:?}"
+            "{long}: the neighbour's ninth decile went from {alone:?} to {beside:?}"
         );
     }
 }

@@ -10,7 +10,11 @@
   // Web Crypto's random half, from the host's generator (`calls::RANDOM`).
   const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
     'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  // A method of `crypto` alone, as on workerd and in browsers: taken off
+  // it (`const { getRandomValues } = crypto`), it throws.
+  let cryptoObject;
   function getRandomValues(array) {
+    if (this !== cryptoObject) throw new TypeError('Illegal invocation: call getRandomValues on crypto (crypto.getRandomValues(array))');
     const type = ArrayBuffer.isView(array) && Object.prototype.toString.call(array).slice(8, -1);
     if (!integerArrays.includes(type)) {
       throw new DOMEx('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
@@ -28,5 +32,6 @@
     const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
-  defineMissing('crypto', { getRandomValues, randomUUID });
+  cryptoObject = { getRandomValues, randomUUID };
+  defineMissing('crypto', cryptoObject);
 

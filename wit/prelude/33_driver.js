@@ -79,6 +79,8 @@
       reportUncaught,
       digest: (hash, bytes) => subtleCall({ op: 'digest', hash }, [bytes]).data,
       hmac: (hash, key, bytes) => subtleCall({ op: 'sign', alg: 'HMAC', hash }, [key, bytes]).data,
+      // PBKDF2, HKDF and scrypt (`args.alg`) with any hash of node:crypto's.
+      derive: (args, parts) => subtleCall(Object.assign({ op: 'derive' }, args), parts).data,
       // `node:zlib`: the host's coders of CompressionStream, called whole.
       compress: (args, bytes) => namedCall('compress', args, bytes),
       // `fn` runs when each render ends (`node:fs` empties its files).

@@ -81,9 +81,13 @@ pub const OURS: &[(&str, &str)] = &[
     ("zlib", include_str!("node/zlib.js")),
 ];
 
-/// What the made parts import: the error a function that is not
-/// implemented throws.
-const STUBS: &str = include_str!("node/_stubs.js");
+/// The helpers beside the modules: what the made parts import (the error a
+/// function that is not implemented throws), and Node's argument errors,
+/// which our parts import.
+const HELPERS: &[(&str, &str)] = &[
+    ("_stubs.js", include_str!("node/_stubs.js")),
+    ("_errors.js", include_str!("node/_errors.js")),
+];
 
 /// `benches/node-exports.sh`'s record of `workerd`.
 const WORKERD: &str = include_str!("node/workerd.json");
@@ -144,9 +148,12 @@ pub fn file_of(name: &str) -> String {
 }
 
 /// Every file the modules need, as (file name, source): each module, our
-/// parts under `ours-FILE.js`, and the stubs' helper.
+/// parts under `ours-FILE.js`, and the helpers.
 pub fn files() -> Vec<(String, String)> {
-    let mut out = vec![("_stubs.js".to_string(), STUBS.to_string())];
+    let mut out: Vec<(String, String)> = HELPERS
+        .iter()
+        .map(|(file, source)| ((*file).to_string(), (*source).to_string()))
+        .collect();
     for (name, source) in OURS {
         out.push((format!("ours-{}", file_of(name)), (*source).to_string()));
     }

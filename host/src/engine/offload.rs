@@ -42,7 +42,7 @@ pub fn is_long(name: &str, args: &str) -> bool {
             op: "generate",
             alg,
         }) => alg.starts_with("RSA"),
-        Ok(Op { op: "derive", alg }) => alg == "PBKDF2",
+        Ok(Op { op: "derive", alg }) => alg == "PBKDF2" || alg == "scrypt",
         _ => false,
     }
 }
@@ -86,7 +86,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rsa_generation_and_pbkdf2_are_long_and_the_rest_is_not() {
+    fn rsa_generation_pbkdf2_and_scrypt_are_long_and_the_rest_is_not() {
         assert!(is_long(
             calls::CRYPTO,
             r#"{"op":"generate","alg":"RSA-PSS","parts":[]}"#
@@ -94,6 +94,10 @@ mod tests {
         assert!(is_long(
             calls::CRYPTO,
             r#"{"op":"derive","alg":"PBKDF2","parts":[]}"#
+        ));
+        assert!(is_long(
+            calls::CRYPTO,
+            r#"{"op":"derive","alg":"scrypt","cost":16384,"parts":[]}"#
         ));
         assert!(!is_long(
             calls::CRYPTO,

@@ -1,8 +1,11 @@
 // `node:crypto` as `ssr build` resolves it (build/bundle.rs): random
-// bytes, hashes and HMACs (computed by the host, as crypto.subtle's are),
-// timingSafeEqual and Web Crypto. Ciphers, signatures and key objects are
-// not here: `crypto.subtle` does those.
-import { Buffer } from './buffer.js';
+// bytes; hashes, HMACs, PBKDF2, HKDF and scrypt (computed by the host, as
+// crypto.subtle's are); secret KeyObjects; timingSafeEqual and Web Crypto.
+// Ciphers, signatures and public or private key objects are not here:
+// `crypto.subtle` does those.
+import { Buffer, kMaxLength } from './buffer.js';
+import { Transform } from './stream.js';
+import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateInteger, validateString } from './_errors.js';
 
 const node = globalThis.__ssr.node;
 
@@ -53,14 +56,16 @@ export function randomFill(buf, offset, size, cb) {
 
 // Uniform over [min, max), by rejecting the draws past the last whole range.
 export function randomInt(min, max, cb) {
-  if (typeof max !== 'number' || typeof max === 'function') {
+  if (max === undefined || typeof max === 'function') {
     cb = max;
     max = min;
     min = 0;
   }
-  if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || max <= min || max - min > 2 ** 48) {
-    throw new RangeError(`randomInt needs safe integers with min < max and max - min <= 2**48 (got ${min}, ${max})`);
-  }
+  if (!Number.isSafeInteger(min)) throw invalidArgType('min', 'a safe integer', min);
+  if (!Number.isSafeInteger(max)) throw invalidArgType('max', 'a safe integer', max);
+  if (max <= min) throw outOfRange('max', `greater than the value of "min" (${min})`, max);
+  if (max - min > 2 ** 48) throw outOfRange('max - min', `<= ${2 ** 48}`, max - min);
+  if (cb !== undefined) validateFunction(cb, 'callback');
   return callback(cb, () => {
     const range = max - min;
     const limit = 2 ** 48 - (2 ** 48 % range);
@@ -73,72 +78,149 @@ export function randomInt(min, max, cb) {
   });
 }
 
-const HASHES = { md5: 'MD5', sha1: 'SHA-1', sha224: 'SHA-224', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
-function hashName(algorithm) {
-  const name = HASHES[String(algorithm).toLowerCase().replace(/^rsa-/, '').replace('-', '')];
-  if (name === undefined) {
-    throw new Error(`Digest method not supported: ${algorithm} (ssr provides ${Object.keys(HASHES).join(', ')})`);
-  }
+// What createHash and the KDFs take (lower case), by the host's name: the
+// list `workerd` gives, but for MD4 and MD5-SHA1, which the host has not.
+const HASHES = {
+  md5: 'MD5', sha1: 'SHA-1', sha224: 'SHA-224', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512',
+  'rsa-md5': 'MD5', 'rsa-sha1': 'SHA-1', 'rsa-sha224': 'SHA-224', 'rsa-sha256': 'SHA-256', 'rsa-sha384': 'SHA-384', 'rsa-sha512': 'SHA-512',
+  'dsa-sha1': 'SHA-1', 'ecdsa-with-sha1': 'SHA-1',
+};
+const HASH_NAMES = ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'RSA-MD5', 'RSA-SHA1', 'RSA-SHA224', 'RSA-SHA256', 'RSA-SHA384', 'RSA-SHA512', 'DSA-SHA1', 'ecdsa-with-SHA1'];
+const SIZES = { MD5: 16, 'SHA-1': 20, 'SHA-224': 28, 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 };
+const hostName = (algorithm) => HASHES[String(algorithm).toLowerCase()];
+
+function hashName(algorithm, argument = 'algorithm') {
+  validateString(algorithm, argument);
+  const name = hostName(algorithm);
+  if (name === undefined) throw new Error('Digest method not supported');
   return name;
 }
 
-function bytesOf(data, encoding) {
+const finalized = () => codedError(Error, 'ERR_CRYPTO_HASH_FINALIZED', 'Digest already called');
+
+// A host failure as Node's class: a bound ssr keeps is a RangeError, an
+// unknown algorithm a TypeError.
+function hostError(e) {
+  const Kind = e.name === 'RangeError' ? RangeError : e.name === 'NotSupportedError' ? TypeError : Error;
+  return new Kind(e.message);
+}
+
+const BYTES = 'an instance of ArrayBuffer, Buffer, TypedArray, or DataView';
+function bytesOf(data, encoding, name = 'data') {
   if (typeof data === 'string') return Buffer.from(data, encoding);
-  if (data instanceof Uint8Array) return data;
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  throw new TypeError(`The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView. Received ${data === null ? 'null' : typeof data}`);
+  throw invalidArgType(name, `of type string or ${BYTES}`, data);
 }
 
-// The input is kept (copied: the caller may reuse its buffer) until
-// digest(): the host hashes it in one call.
-class Digest {
-  update(data, encoding) {
-    if (this._done) throw new Error('Digest already called');
-    this._parts.push(Uint8Array.prototype.slice.call(bytesOf(data, encoding)));
-    return this;
+function encoded(out, encoding) {
+  if (encoding === undefined || encoding === 'buffer') return out;
+  return out.toString(typeof encoding === 'string' ? encoding : String(encoding));
+}
+
+// The hashing state, under a symbol named as Node's (`kHandle`): the
+// parts hashed, and once `digest()` ran on it, the digest, kept (the
+// stream's end computes it, and a later `hash.digest()` gives it).
+const kState = Symbol('kHandle');
+class Handle {
+  constructor(name, key, parts) {
+    this.name = name;
+    this.key = key;
+    this.parts = parts;
+    this.result = null;
   }
-  digest(encoding) {
-    if (this._done) throw new Error('Digest already called');
-    this._done = true;
-    const all = Buffer.concat(this._parts);
-    this._parts = [];
-    const out = Buffer.from(this._key === null ? node.digest(this._name, all) : node.hmac(this._name, this._key, all));
-    return encoding === undefined || encoding === 'buffer' ? out : out.toString(encoding);
+  update(bytes) {
+    this.parts.push(bytes);
+  }
+  digest() {
+    if (this.result === null) {
+      const all = Buffer.concat(this.parts);
+      this.parts = [];
+      this.result = Buffer.from(this.key === null ? node.digest(this.name, all) : node.hmac(this.name, this.key, all));
+    }
+    return this.result;
   }
 }
 
-function start(d, algorithm, key) {
-  d._algorithm = algorithm;
-  d._name = hashName(algorithm);
-  d._key = key;
-  d._parts = [];
-  d._done = false;
-  return d;
+// Hash and Hmac are Transform streams, as Node's are: written data is
+// hashed, and the digest is read when the stream ends. The input is kept
+// (copied: the caller may reuse its buffer) until digest(): the host
+// hashes it in one call.
+export function Hash(algorithm, options) {
+  if (!new.target) return new Hash(algorithm, options);
+  const name = hashName(algorithm);
+  if (options && options.outputLength !== undefined) {
+    validateInteger(options.outputLength, 'options.outputLength', 0, 2 ** 32 - 1);
+    if (options.outputLength !== SIZES[name]) throw new Error(`Output length ${options.outputLength} is invalid for ${algorithm}, which does not support XOF`);
+  }
+  Transform.call(this, options);
+  this[kState] = new Handle(name, null, []);
+  this[kAlgorithm] = algorithm;
+  this[kDone] = false;
 }
+const kAlgorithm = Symbol('kAlgorithm');
+const kDone = Symbol('kFinalized');
+Object.setPrototypeOf(Hash.prototype, Transform.prototype);
+Object.setPrototypeOf(Hash, Transform);
 
-// Functions, as Node's are: callable without `new`.
-export function Hash(algorithm) {
-  if (!new.target) return new Hash(algorithm);
-  start(this, algorithm, null);
-}
-Object.setPrototypeOf(Hash.prototype, Digest.prototype);
-Hash.prototype.copy = function () {
-  if (this._done) throw new Error('Digest already called');
-  const h = new Hash(this._algorithm);
-  h._parts = this._parts.slice();
+
+Hash.prototype.update = function update(data, encoding) {
+  if (this[kDone]) throw finalized();
+  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) throw invalidArgType('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+  this[kState].update(Uint8Array.prototype.slice.call(bytesOf(data, encoding)));
+  return this;
+};
+
+Hash.prototype.digest = function digest(encoding) {
+  if (this[kDone]) throw finalized();
+  const shown = encoding === undefined ? undefined : String(encoding);
+  this[kDone] = true;
+  return encoded(this[kState].digest(), shown);
+};
+
+Hash.prototype.copy = function copy(options) {
+  if (this[kDone]) throw finalized();
+  const state = this[kState];
+  if (state.result !== null) throw codedError(Error, 'ERR_CRYPTO_HASH_FINALIZED', 'The hash has already been finalized');
+  const h = new Hash(this[kAlgorithm], options);
+  h[kState].parts = state.parts.slice();
   return h;
+};
+
+Hash.prototype._transform = function (chunk, encoding, callback) {
+  this.update(chunk, encoding === 'buffer' ? undefined : encoding);
+  callback();
+};
+
+Hash.prototype._flush = function (callback) {
+  this.push(this[kState].digest());
+  callback();
 };
 
 export function Hmac(algorithm, key, options) {
   if (!new.target) return new Hmac(algorithm, key, options);
-  const k = key && typeof key === 'object' && key.type === 'secret' && typeof key.export === 'function' ? key.export() : key;
-  start(this, algorithm, Uint8Array.from(bytesOf(k, options && options.encoding)));
+  const name = hashName(algorithm, 'hmac');
+  const k = key instanceof KeyObject ? secretOf(key, 'key') : bytesOf(key, options && options.encoding, 'key');
+  Transform.call(this, options);
+  this[kState] = new Handle(name, Uint8Array.from(k), []);
+  this[kAlgorithm] = algorithm;
+  this[kDone] = false;
 }
-Object.setPrototypeOf(Hmac.prototype, Digest.prototype);
+Object.setPrototypeOf(Hmac.prototype, Transform.prototype);
+Object.setPrototypeOf(Hmac, Transform);
+Hmac.prototype.update = Hash.prototype.update;
+Hmac.prototype._transform = Hash.prototype._transform;
+Hmac.prototype._flush = Hash.prototype._flush;
+// A second digest() is empty, as Node's.
+Hmac.prototype.digest = function digest(encoding) {
+  const shown = encoding === undefined ? undefined : String(encoding);
+  const out = this[kDone] ? Buffer.alloc(0) : this[kState].digest();
+  this[kDone] = true;
+  return encoded(out, shown);
+};
 
-export function createHash(algorithm) {
-  return new Hash(algorithm);
+export function createHash(algorithm, options) {
+  return new Hash(algorithm, options);
 }
 
 export function createHmac(algorithm, key, options) {
@@ -147,7 +229,179 @@ export function createHmac(algorithm, key, options) {
 
 // Node 21's one-shot form.
 export function hash(algorithm, data, outputEncoding = 'hex') {
+  validateString(algorithm, 'algorithm');
+  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) throw invalidArgType('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+  validateString(outputEncoding, 'outputEncoding');
   return createHash(algorithm).update(data).digest(outputEncoding);
+}
+
+// Secret keys (`createSecretKey`); public and private ones are
+// crypto.subtle's here.
+const kKey = Symbol('kKey');
+export class KeyObject {
+  constructor(type, handle) {
+    if (type !== 'secret' && type !== 'public' && type !== 'private') throw invalidArgValue('type', type);
+    if (!(handle instanceof Uint8Array)) throw invalidArgType('handle', 'of type object', handle);
+    this[kKey] = { type, bytes: Uint8Array.from(handle) };
+  }
+  get type() {
+    return this[kKey].type;
+  }
+  equals(other) {
+    if (!(other instanceof KeyObject)) throw invalidArgType('otherKeyObject', 'an instance of KeyObject', other);
+    const a = this[kKey];
+    const b = other[kKey];
+    return a.type === b.type && a.bytes.length === b.bytes.length && timingSafeEqual(a.bytes, b.bytes);
+  }
+  get [Symbol.toStringTag]() {
+    return 'KeyObject';
+  }
+}
+
+export class SecretKeyObject extends KeyObject {
+  constructor(handle) {
+    super('secret', handle);
+  }
+  get symmetricKeySize() {
+    return this[kKey].bytes.length;
+  }
+  export(options) {
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw invalidArgType('options', 'of type object', options);
+    const format = options && options.format;
+    if (format === 'jwk') return { kty: 'oct', ext: true, k: Buffer.from(this[kKey].bytes).toString('base64url') };
+    if (format !== undefined && format !== 'buffer') throw invalidArgValue('options.format', format, "must be one of: undefined, 'buffer', 'jwk'");
+    return Buffer.from(this[kKey].bytes);
+  }
+}
+
+// The bundler may rename a class; Node's names are what apps see.
+Object.defineProperty(KeyObject, 'name', { value: 'KeyObject' });
+Object.defineProperty(SecretKeyObject, 'name', { value: 'SecretKeyObject' });
+
+function secretOf(key, name) {
+  if (key.type !== 'secret') throw invalidArgValue(name, key.type, 'must be a secret key');
+  return key[kKey].bytes;
+}
+
+export function createSecretKey(key, encoding) {
+  return new SecretKeyObject(bytesOf(key, encoding, 'key'));
+}
+
+// A KDF's result to its callback, on a later turn, as Node's thread pool
+// gives it; a failure of the computation goes to the callback too.
+function later(callback, compute) {
+  let result;
+  let failure = null;
+  try {
+    result = compute();
+  } catch (e) {
+    failure = e;
+  }
+  queueMicrotask(() => (failure === null ? callback(null, result) : callback(failure)));
+}
+
+function pbkdf2Arguments(password, salt, iterations, keylen, digest) {
+  validateString(digest, 'digest');
+  const pass = bytesOf(password, undefined, 'password');
+  const s = bytesOf(salt, undefined, 'salt');
+  validateInteger(iterations, 'iterations', 1, 2 ** 31 - 1);
+  validateInteger(keylen, 'keylen', 0, 2 ** 31 - 1);
+  return () => {
+    const name = hostName(digest);
+    if (name === undefined) throw new TypeError(`Invalid Pbkdf2 digest: ${digest}.`);
+    if (keylen > 255 * SIZES[name]) throw new RangeError('Pbkdf2 failed: derived key length exceeds maximum for this hash');
+    try {
+      return Buffer.from(node.derive({ alg: 'PBKDF2', hash: name, iterations, length: keylen * 8 }, [pass, s, new Uint8Array(0)]));
+    } catch (e) {
+      throw hostError(e);
+    }
+  };
+}
+
+export function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+  return pbkdf2Arguments(password, salt, iterations, keylen, digest)();
+}
+
+export function pbkdf2(password, salt, iterations, keylen, digest, callback) {
+  if (typeof digest === 'function') {
+    callback = digest;
+    digest = undefined;
+  }
+  const compute = pbkdf2Arguments(password, salt, iterations, keylen, digest);
+  validateFunction(callback, 'callback');
+  later(callback, compute);
+}
+
+function hkdfArguments(digest, ikm, salt, info, keylen) {
+  validateString(digest, 'digest');
+  const key = ikm instanceof KeyObject ? secretOf(ikm, 'ikm') : bytesOf(ikm, undefined, 'ikm');
+  const s = bytesOf(salt, undefined, 'salt');
+  const i = bytesOf(info, undefined, 'info');
+  validateInteger(keylen, 'length', 0, kMaxLength);
+  if (i.byteLength > 1024) throw outOfRange('info', 'must not contain more than 1024 bytes', i.byteLength);
+  return () => {
+    const name = hostName(digest);
+    if (name === undefined) throw new TypeError(`Invalid Hkdf digest: ${digest}`);
+    if (keylen > 255 * SIZES[name]) throw new RangeError('Invalid Hkdf key length');
+    try {
+      const out = node.derive({ alg: 'HKDF', hash: name, length: keylen * 8 }, [key, s, i]);
+      return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+    } catch (e) {
+      throw hostError(e);
+    }
+  };
+}
+
+export function hkdfSync(digest, ikm, salt, info, keylen) {
+  return hkdfArguments(digest, ikm, salt, info, keylen)();
+}
+
+export function hkdf(digest, ikm, salt, info, keylen, callback) {
+  const compute = hkdfArguments(digest, ikm, salt, info, keylen);
+  validateFunction(callback, 'callback');
+  later(callback, compute);
+}
+
+// scrypt's options, with Node's long names as aliases of N, r and p (one
+// of each pair at most) and its defaults.
+function scryptArguments(password, salt, keylen, options) {
+  const pass = bytesOf(password, undefined, 'password');
+  const s = bytesOf(salt, undefined, 'salt');
+  validateInteger(keylen, 'keylen', 0, 2 ** 31 - 1);
+  const o = options === undefined || options === null ? {} : options;
+  if (typeof o !== 'object') throw invalidArgType('options', 'of type object', options);
+  const pick = (short, long, fallback) => {
+    if (o[short] !== undefined && o[long] !== undefined) throw invalidArgValue(`options.${short}`, o[short], `cannot be given with options.${long}`);
+    const v = o[short] ?? o[long] ?? fallback;
+    validateInteger(v, short, 0, 2 ** 32 - 1);
+    return v;
+  };
+  const cost = pick('N', 'cost', 16384);
+  const blockSize = pick('r', 'blockSize', 8);
+  const parallelization = pick('p', 'parallelization', 1);
+  const maxmem = o.maxmem === undefined ? 32 << 20 : o.maxmem;
+  validateInteger(maxmem, 'maxmem', 0);
+  return () => {
+    try {
+      return Buffer.from(node.derive({ alg: 'scrypt', cost, blockSize, parallelization, maxmem, length: keylen * 8 }, [pass, s]));
+    } catch (e) {
+      throw hostError(e);
+    }
+  };
+}
+
+export function scryptSync(password, salt, keylen, options) {
+  return scryptArguments(password, salt, keylen, options)();
+}
+
+export function scrypt(password, salt, keylen, options, callback) {
+  if (typeof options === 'function') {
+    callback = options;
+    options = undefined;
+  }
+  const compute = scryptArguments(password, salt, keylen, options);
+  validateFunction(callback, 'callback');
+  later(callback, compute);
 }
 
 export function timingSafeEqual(a, b) {
@@ -163,7 +417,7 @@ export function timingSafeEqual(a, b) {
   return diff === 0;
 }
 
-export const getHashes = () => Object.keys(HASHES);
+export const getHashes = () => HASH_NAMES.slice();
 export const getCiphers = () => [];
 export const getCurves = () => [];
 export const constants = Object.freeze({});
@@ -171,4 +425,5 @@ export const constants = Object.freeze({});
 export default {
   webcrypto, subtle, getRandomValues, randomUUID, randomBytes, randomFillSync, randomFill, randomInt,
   createHash, createHmac, hash, Hash, Hmac, timingSafeEqual, getHashes, getCiphers, getCurves, constants,
+  KeyObject, SecretKeyObject, createSecretKey, pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync,
 };

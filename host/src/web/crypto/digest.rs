@@ -8,12 +8,10 @@ use super::*;
 pub(super) fn digest(hash: &str, data: &[u8]) -> Result<Vec<u8>, String> {
     use sha2::Digest;
     match hash {
-        "MD5" => Ok(md5::Md5::digest(data).to_vec()),
-        "SHA-224" => Ok(sha2::Sha224::digest(data).to_vec()),
         "SHA3-256" => Ok(sha3::Sha3_256::digest(data).to_vec()),
         "SHA3-384" => Ok(sha3::Sha3_384::digest(data).to_vec()),
         "SHA3-512" => Ok(sha3::Sha3_512::digest(data).to_vec()),
-        _ => with_hash!(hash, H => Ok(H::digest(data).to_vec())),
+        _ => with_node_hash!(hash, H => Ok(H::digest(data).to_vec())),
     }
 }
 
@@ -97,9 +95,5 @@ pub(super) fn hmac(hash: &str, key: &[u8], data: &[u8]) -> Result<Vec<u8>, Strin
             Ok(mac.finalize().into_bytes().to_vec())
         }};
     }
-    match hash {
-        "MD5" => mac!(md5::Md5),
-        "SHA-224" => mac!(sha2::Sha224),
-        _ => with_hash!(hash, H => mac!(H)),
-    }
+    with_node_hash!(hash, H => mac!(H))
 }

@@ -26,10 +26,13 @@
 //!   one the spec gives (`DataError` for bad key material, `OperationError`
 //!   for a failed decryption, `NotSupportedError` for an algorithm or
 //!   parameter outside the list in `docs/compatibility.md`); the prelude
-//!   rejects with that `DOMException`. Nothing here panics on input.
+//!   rejects with that `DOMException`. A bound of ssr's own that only
+//!   `node:crypto` reaches (scrypt's) is a `RangeError`, as `workerd`'s.
+//!   Nothing here panics on input.
 //! - Bounded: one call's work is bounded by its input, except PBKDF2's
-//!   iterations and RSA's key generation, which are capped
-//!   ([`MAX_ITERATIONS`], [`RSA_BITS`]).
+//!   iterations, scrypt's work, memory and output and RSA's key
+//!   generation, which are capped ([`MAX_ITERATIONS`], [`MAX_SCRYPT_WORK`],
+//!   [`MAX_SCRYPT_MEMORY`], [`MAX_SCRYPT_OUTPUT`], [`RSA_BITS`]).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -40,6 +43,20 @@ use serde_json::{Map, Value, json};
 /// The most PBKDF2 iterations one call runs: a render's CPU is shared, and
 /// OWASP's 2023 advice for PBKDF2-HMAC-SHA256 is 600,000.
 pub const MAX_ITERATIONS: u32 = 1_000_000;
+
+/// The most work one scrypt call does, as N × r × p (its cost, block size
+/// and parallelization): a sixteenth of a second's hashing per 2^16, so
+/// about a second here. `workerd` refuses past a like bound, with a
+/// `RangeError`.
+pub const MAX_SCRYPT_WORK: u64 = 1 << 20;
+
+/// The most memory one scrypt call may take (128 × N × r bytes), whatever
+/// its `maxmem` says: Node's default `maxmem`.
+pub const MAX_SCRYPT_MEMORY: u64 = 32 << 20;
+
+/// The most bytes one scrypt call derives (its last step is one PBKDF2
+/// round over them, so the work is in proportion).
+pub const MAX_SCRYPT_OUTPUT: usize = 1 << 20;
 
 /// The RSA modulus sizes `generateKey` makes (larger keys take seconds).
 pub const RSA_BITS: [usize; 3] = [1024, 2048, 3072];
@@ -74,6 +91,11 @@ struct Args {
     bits: Option<usize>,
     modulus_length: usize,
     public_exponent: Vec<u8>,
+    /// scrypt's N (a power of two), r and p, and the memory it may take.
+    cost: u64,
+    block_size: u32,
+    parallelization: u32,
+    maxmem: u64,
 }
 
 fn error(name: &str, message: impl std::fmt::Display) -> String {
@@ -131,6 +153,7 @@ pub fn call(args: &str, data: &[u8]) -> Result<Reply, String> {
             part(2),
             part(3),
         )?)),
+        "derive" if a.alg == "scrypt" => Ok(bytes(scrypt(&a, part(0), part(1))?)),
         "derive" => Ok(bytes(derive(&a, part(0), part(1), part(2))?)),
         "agree" => Ok(bytes(agree(&a, part(0), part(1))?)),
         "import" => import(&a, part(0)).map_err(|e| {
@@ -210,6 +233,25 @@ macro_rules! with_hash {
             other => Err(not_supported(format!(
                 "the hash \"{other}\" is not supported (SHA-1, SHA-256, SHA-384 or SHA-512)"
             ))),
+        }
+    };
+}
+
+/// Runs `$body` with `$h` the hash named by `$name`, of every hash
+/// `node:crypto` offers (`getHashes`): Web Crypto's and MD5 and SHA-224,
+/// which the prelude's `crypto.subtle` never names (its `HASHES`).
+macro_rules! with_node_hash {
+    ($name:expr, $h:ident => $body:expr) => {
+        match $name {
+            "MD5" => {
+                type $h = md5::Md5;
+                $body
+            }
+            "SHA-224" => {
+                type $h = sha2::Sha224;
+                $body
+            }
+            other => with_hash!(other, $h => $body),
         }
     };
 }
@@ -297,6 +339,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(bad.value, "false");
+    }
+
+    #[test]
+    fn scrypt_matches_rfc_7914_and_keeps_its_bounds() {
+        let scrypt = |n: u64, r: u32, p: u32, bytes: usize, pass: &[u8], salt: &[u8]| {
+            run(
+                json!({"op": "derive", "alg": "scrypt", "cost": n, "blockSize": r,
+                       "parallelization": p, "maxmem": 32 << 20, "length": bytes * 8}),
+                &[pass, salt],
+            )
+        };
+        // RFC 7914, section 12, the first two vectors (the third's memory
+        // is 16 MiB, within the bound too, but slow in a debug build).
+        let empty = scrypt(16, 1, 1, 64, b"", b"").unwrap();
+        assert!(hex(&empty.data).starts_with("77d6576238657b203b19ca42c18a0497"));
+        let nacl = scrypt(1024, 8, 16, 64, b"password", b"NaCl").unwrap();
+        assert!(hex(&nacl.data).starts_with("fdbabe1c9d3472007856e7190d01e9fe"));
+        // Not a power of two; N over 2^(16 r); the work bound; memory.
+        let err = scrypt(3, 1, 1, 1, b"p", b"s").unwrap_err();
+        assert!(err.starts_with("OperationError: "), "{err}");
+        assert!(scrypt(1 << 16, 1, 1, 1, b"p", b"s").is_err());
+        let err = scrypt(1024, 1, 32768, 64, b"p", b"s").unwrap_err();
+        assert!(err.starts_with("RangeError: "), "{err}");
+        let err = scrypt(1 << 16, 8, 1, 64, b"p", b"s").unwrap_err();
+        assert!(err.contains("memory"), "{err}");
+        let err = scrypt(16, 1, 1, MAX_SCRYPT_OUTPUT + 1, b"p", b"s").unwrap_err();
+        assert!(err.starts_with("RangeError: "), "{err}");
+        assert!(scrypt(16, 1, 1, 0, b"p", b"s").unwrap().data.is_empty());
     }
 
     #[test]

@@ -2,6 +2,9 @@
 // nothing of the host's: one CPU of no model, no memory figures, no
 // network interfaces, `/tmp/` as home and temporary directory. The
 // constants are `workerd`'s, made from node/workerd.json (build/node.rs).
+import { Buffer } from './buffer.js';
+import { invalidArgType, invalidArgValue } from './_errors.js';
+
 export const EOL = '\n';
 export const devNull = '/dev/null';
 export const availableParallelism = () => 1;
@@ -21,14 +24,21 @@ export const release = () => '';
 export const version = () => '';
 export const type = () => 'Linux';
 export const uptime = () => 0;
-export const userInfo = () => ({});
 
-function checkPid(pid) {
-  if (typeof pid !== 'number') {
-    const e = new TypeError(`The "pid" argument must be of type number. Received ${pid === undefined ? 'undefined' : typeof pid}`);
-    e.code = 'ERR_INVALID_ARG_TYPE';
-    throw e;
+// Nobody's: `workerd` answers an empty object, after Node's checks.
+export function userInfo(options) {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw invalidArgType('options', 'of type object', options);
   }
+  const encoding = options && options.encoding;
+  if (encoding !== undefined && encoding !== 'buffer' && !(typeof encoding === 'string' && Buffer.isEncoding(encoding))) {
+    throw invalidArgValue('options.encoding', encoding, 'is invalid encoding');
+  }
+  return {};
+}
+
+function checkPid(pid, name = 'pid') {
+  if (typeof pid !== 'number') throw invalidArgType(name, 'of type number', pid);
 }
 
 // There is one process, at the normal priority, which cannot change.
@@ -43,7 +53,7 @@ export function setPriority(pid, priority) {
     pid = 0;
   }
   checkPid(pid);
-  if (typeof priority !== 'number') checkPid(undefined);
+  checkPid(priority, 'priority');
 }
 
 export default {

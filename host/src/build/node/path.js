@@ -1,10 +1,10 @@
 // `node:path` as `ssr build` resolves it (build/bundle.rs): POSIX paths,
 // with `/` as the working directory, as on Workers.
 
+import { invalidArgType, validateString } from './_errors.js';
+
 function check(p, name = 'path') {
-  if (typeof p !== 'string') {
-    throw new TypeError(`The "${name}" argument must be of type string. Received ${p === null ? 'null' : typeof p}`);
-  }
+  validateString(p, name);
 }
 
 // `.` and `..` resolved; `..` above the root of an absolute path dropped.
@@ -89,7 +89,10 @@ export function basename(path, suffix) {
   if (suffix !== undefined) check(suffix, 'suffix');
   const trimmed = path.replace(/\/+$/, '');
   let base = trimmed.slice(trimmed.lastIndexOf('/') + 1);
-  if (suffix !== undefined && suffix !== base && base.endsWith(suffix)) {
+  // The suffix is cut even when it is the whole name, unless a directory
+  // comes before it (Node's: `a` less `a` is '', `x/a` less `a` is `a`).
+  const whole = suffix === base && trimmed.includes('/');
+  if (suffix !== undefined && suffix !== '' && base.endsWith(suffix) && !whole) {
     base = base.slice(0, base.length - suffix.length);
   }
   return base;
@@ -112,9 +115,7 @@ export function parse(path) {
 }
 
 export function format(p) {
-  if (p === null || typeof p !== 'object') {
-    throw new TypeError(`The "pathObject" argument must be of type object. Received ${p === null ? 'null' : typeof p}`);
-  }
+  if (p === null || typeof p !== 'object') throw invalidArgType('pathObject', 'of type object', p);
   const dir = p.dir || p.root || '';
   const base = p.base || `${p.name || ''}${p.ext ? (p.ext.startsWith('.') ? '' : '.') + p.ext : ''}`;
   if (!dir) return base;

@@ -7,6 +7,7 @@
 // indentation per level. It does not group long arrays of numbers into
 // columns, and it has no colors.
 import { Buffer } from './buffer.js';
+import { invalidArgType, validateFunction, validateString } from './_errors.js';
 
 const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
@@ -305,10 +306,13 @@ export function formatWithOptions(opts, ...args) {
 
 // ------------------------------------------------------ promises, misc.
 export function promisify(original) {
-  if (typeof original !== 'function') {
-    throw new TypeError('The "original" argument must be of type function');
+  validateFunction(original, 'original');
+  if (original[promisifyCustom] !== undefined) {
+    // Its own promisified form, which promisifies to itself.
+    const custom = original[promisifyCustom];
+    validateFunction(custom, 'util.promisify.custom');
+    return Object.defineProperty(custom, promisifyCustom, { value: custom, configurable: true });
   }
-  if (typeof original[promisifyCustom] === 'function') return original[promisifyCustom];
   function fn(...args) {
     return new Promise((resolve, reject) => {
       original.call(this, ...args, (err, ...values) => {
@@ -324,9 +328,7 @@ export function promisify(original) {
 promisify.custom = promisifyCustom;
 
 export function callbackify(original) {
-  if (typeof original !== 'function') {
-    throw new TypeError('The "original" argument must be of type function');
-  }
+  validateFunction(original, 'original');
   return function (...args) {
     const cb = args.pop();
     if (typeof cb !== 'function') throw new TypeError('The last argument must be of type function');
@@ -345,6 +347,9 @@ export function callbackify(original) {
 }
 
 export function inherits(ctor, superCtor) {
+  if (ctor === undefined || ctor === null) throw invalidArgType('ctor', 'of type function', ctor);
+  if (superCtor === undefined || superCtor === null) throw invalidArgType('superCtor', 'of type function', superCtor);
+  if (superCtor.prototype === undefined) throw invalidArgType('superCtor.prototype', 'of type object', superCtor.prototype);
   Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
   Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
 }
@@ -398,8 +403,25 @@ export function toUSVString(s) {
   return String(s).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
+// ECMA-48's control sequences: CSI (ESC [ or 0x9B, parameters,
+// intermediates, a final byte), OSC (ESC ] or 0x9D, up to BEL, ESC \ or
+// 0x9C: a hyperlink's), and two-byte escapes.
+const VT_CONTROL = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)|\u001b[@-Z\\-_]/g;
+
 export function stripVTControlCharacters(s) {
-  return String(s).replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+  validateString(s, 'str');
+  return s.replace(VT_CONTROL, '');
+}
+
+// Settles when `signal` aborts (at once if it has): `resource` is what the
+// wait is for, which Node holds weakly.
+export async function aborted(signal, resource) {
+  if (!(signal instanceof AbortSignal)) throw invalidArgType('signal', 'an instance of AbortSignal', signal);
+  if (resource === null || (typeof resource !== 'object' && typeof resource !== 'function')) {
+    throw invalidArgType('resource', 'of type object', resource);
+  }
+  if (signal.aborted) return;
+  await new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 export function getSystemErrorName(code) {
@@ -427,6 +449,6 @@ export const TextDecoder = globalThis.TextDecoder;
 
 export default {
   inspect, format, formatWithOptions, promisify, callbackify, inherits, deprecate, debuglog, debug, isDeepStrictEqual,
-  toUSVString, stripVTControlCharacters, getSystemErrorName, types, TextEncoder, TextDecoder,
+  toUSVString, stripVTControlCharacters, aborted, getSystemErrorName, types, TextEncoder, TextDecoder,
   isArray, isBoolean, isBuffer, isFunction, isNull, isNullOrUndefined, isNumber, isObject, isPrimitive, isString, isSymbol, isUndefined, isRegExp, isDate, isError,
 };

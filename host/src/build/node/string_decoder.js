@@ -3,15 +3,18 @@
 // until the rest arrives.
 import { Buffer } from './buffer.js';
 
-// A function, as Node's is: callable without `new`.
+// A function, as Node's is: callable without `new`, or on an object to
+// make it one (`StringDecoder.call(obj)`).
 export function StringDecoder(encoding) {
-  if (!new.target) return new StringDecoder(encoding);
+  if (!new.target && (this === undefined || this === globalThis)) return new StringDecoder(encoding);
   // Buffer's names and errors (`Unknown encoding: x`).
   this.encoding = Buffer.from('', encoding) && normalize(encoding);
-  this._text = this.encoding === 'utf8' || this.encoding === 'utf16le'
-    ? new TextDecoder(this.encoding === 'utf8' ? 'utf-8' : 'utf-16le')
-    : null;
+  // UTF-8 by the Encoding Standard's decoder (as V8's, U+FFFD for each
+  // bad sequence); UTF-16LE by hand, as Node's: a lone surrogate comes out
+  // as it is, and an odd last byte is dropped at the end.
+  this._text = this.encoding === 'utf8' ? new TextDecoder('utf-8') : null;
   this._rest = new Uint8Array(0);
+  this._high = '';
 }
 
 StringDecoder.prototype = {
@@ -20,6 +23,7 @@ StringDecoder.prototype = {
     if (typeof buf === 'string') return buf;
     const bytes = bytesOf(buf);
     if (this._text !== null) return this._text.decode(bytes, { stream: true });
+    if (this.encoding === 'utf16le') return utf16(this, bytes);
     if (this.encoding === 'base64' || this.encoding === 'base64url') {
       const all = concat(this._rest, bytes);
       const whole = all.length - (all.length % 3);
@@ -32,6 +36,10 @@ StringDecoder.prototype = {
     let out = buf === undefined ? '' : this.write(buf);
     if (this._text !== null) {
       out += this._text.decode();
+    } else if (this.encoding === 'utf16le') {
+      out += this._high;
+      this._high = '';
+      this._rest = new Uint8Array(0);
     } else if (this._rest.length > 0) {
       out += Buffer.from(this._rest).toString(this.encoding);
       this._rest = new Uint8Array(0);
@@ -42,6 +50,22 @@ StringDecoder.prototype = {
     return this.write(bytesOf(buf).subarray(offset));
   },
 };
+
+// Whole code units out; an odd byte and a high surrogate at the end are
+// kept for the next write (the surrogate's low half may come there).
+function utf16(d, bytes) {
+  const all = concat(d._rest, bytes);
+  const whole = all.length - (all.length % 2);
+  d._rest = all.slice(whole);
+  let text = d._high + Buffer.from(all.buffer, all.byteOffset, whole).toString('utf16le');
+  d._high = '';
+  const last = text.charCodeAt(text.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) {
+    d._high = text.slice(-1);
+    text = text.slice(0, -1);
+  }
+  return text;
+}
 
 function normalize(encoding) {
   const e = encoding === undefined || encoding === null ? 'utf8' : String(encoding).toLowerCase();

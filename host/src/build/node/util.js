@@ -7,7 +7,7 @@
 // indentation per level. It does not group long arrays of numbers into
 // columns, and it has no colors.
 import { Buffer } from './buffer.js';
-import { invalidArgType, validateFunction, validateString } from './_errors.js';
+import { invalidArgType, invalidArgValue, validateFunction, validateString } from './_errors.js';
 
 const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
@@ -413,6 +413,86 @@ export function stripVTControlCharacters(s) {
   return s.replace(VT_CONTROL, '');
 }
 
+// `KEY=value` lines, as Node's `--env-file` reads them: `#` comments,
+// `export ` before a key, values in '', "" (where `\n` is a newline) or
+// `` that may span lines, unquoted values cut at `#` and trimmed; a later
+// key wins.
+export function parseEnv(content) {
+  validateString(content, 'content');
+  const text = content.replace(/\r\n?/g, '\n');
+  const out = {};
+  let i = 0;
+  while (i < text.length) {
+    let end = text.indexOf('\n', i);
+    if (end === -1) end = text.length;
+    const line = text.slice(i, end);
+    const eq = line.indexOf('=');
+    const bare = line.trim();
+    if (bare === '' || bare.startsWith('#') || eq === -1) {
+      i = end + 1;
+      continue;
+    }
+    let key = line.slice(0, eq).trim();
+    if (key.startsWith('export ')) key = key.slice(7).trim();
+    const after = line.slice(eq + 1);
+    const value = after.trimStart();
+    const quote = value[0];
+    if (quote === '"' || quote === "'" || quote === '`') {
+      const open = i + eq + 1 + (after.length - value.length) + 1;
+      const close = text.indexOf(quote, open);
+      if (close !== -1) {
+        const quoted = text.slice(open, close);
+        out[key] = quote === '"' ? quoted.replace(/\\n/g, '\n') : quoted;
+        const next = text.indexOf('\n', close);
+        i = next === -1 ? text.length : next + 1;
+        continue;
+      }
+    }
+    const hash = value.indexOf('#');
+    out[key] = (hash === -1 ? value : value.slice(0, hash)).trim();
+    i = end + 1;
+  }
+  return out;
+}
+
+// SGR codes (ECMA-48) by Node's style names: each one's on and off.
+const STYLES = { reset: [0, 0], bold: [1, 22], dim: [2, 22], italic: [3, 23], underline: [4, 24], blink: [5, 25], inverse: [7, 27], hidden: [8, 28], strikethrough: [9, 29], doubleunderline: [21, 24], framed: [51, 54], overlined: [53, 55] };
+['black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white'].forEach((color, n) => {
+  const Bright = `${color[0].toUpperCase()}${color.slice(1)}`;
+  STYLES[color] = [30 + n, 39];
+  STYLES[`${color}Bright`] = [90 + n, 39];
+  STYLES[`bg${Bright}`] = [40 + n, 49];
+  STYLES[`bg${Bright}Bright`] = [100 + n, 49];
+});
+Object.assign(STYLES, { gray: STYLES.blackBright, grey: STYLES.blackBright, bgGray: STYLES.bgBlackBright, bgGrey: STYLES.bgBlackBright });
+
+// `text` in the styles `format` names. Where the stream is checked (the
+// default), a Worker's output is no terminal, so the text comes back plain,
+// as Node gives it to a stream that is not a TTY.
+export function styleText(format, text, { validateStream = true, stream } = {}) {
+  const formats = Array.isArray(format) ? format : [format];
+  for (const f of formats) {
+    if (f !== 'none' && !Object.prototype.hasOwnProperty.call(STYLES, f)) {
+      throw invalidArgValue('format', f, `must be one of: none, ${Object.keys(STYLES).join(', ')}`);
+    }
+  }
+  validateString(text, 'text');
+  if (validateStream) {
+    if (stream !== undefined && (stream === null || typeof stream.write !== 'function')) {
+      throw invalidArgType('stream', 'an instance of Stream', stream);
+    }
+    return text;
+  }
+  let left = '';
+  let right = '';
+  for (const f of formats) {
+    if (f === 'none') continue;
+    left += `\u001b[${STYLES[f][0]}m`;
+    right = `\u001b[${STYLES[f][1]}m${right}`;
+  }
+  return `${left}${text}${right}`;
+}
+
 // Settles when `signal` aborts (at once if it has): `resource` is what the
 // wait is for, which Node holds weakly.
 export async function aborted(signal, resource) {
@@ -449,6 +529,6 @@ export const TextDecoder = globalThis.TextDecoder;
 
 export default {
   inspect, format, formatWithOptions, promisify, callbackify, inherits, deprecate, debuglog, debug, isDeepStrictEqual,
-  toUSVString, stripVTControlCharacters, aborted, getSystemErrorName, types, TextEncoder, TextDecoder,
+  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, getSystemErrorName, types, TextEncoder, TextDecoder,
   isArray, isBoolean, isBuffer, isFunction, isNull, isNullOrUndefined, isNumber, isObject, isPrimitive, isString, isSymbol, isUndefined, isRegExp, isDate, isError,
 };

@@ -93,6 +93,10 @@ export default {
         if (!(key in exports)) only[key] = await describe(d[key]);
       }
       out[name] = { exports, default: { kind: kindOf(d), keys, only } };
+      // A default whose every property is read-only (`node:constants`').
+      if (keys.length > 0 && keys.every((k) => Object.getOwnPropertyDescriptor(d, k).writable === false)) {
+        out[name].default.readonly = true;
+      }
       if (prefixOnly.includes(name)) out[name].prefix_only = true;
     }
     return new Response(JSON.stringify(out, null, 1) + '\n');

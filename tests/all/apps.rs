@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use ssr::engine::{EngineKind, Engines};
 
-use crate::support::{Client, Remote, Reply, Server, free_port, root, tempdir, text, within};
+use crate::support::{Client, Remote, Reply, Server, root, tempdir, text, within};
 
 /// The peers' npm packages: Node 22 for the frameworks' builds, and workerd.
 fn peers() -> PathBuf {
@@ -173,7 +173,14 @@ impl Workerd {
             "export default { fetch() { return new Response(null, { status: 504, headers: { 'cf-cache-status': 'MISS' } }); } };\n",
         )
         .unwrap();
-        let addr = format!("127.0.0.1:{}", free_port());
+        // workerd listens on a socket bound here and handed over
+        // (`--socket-fd`): a port found free and bound later could be
+        // taken in between by another test's server, and then this
+        // test talks to that one.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        rustix::io::fcntl_setfd(&listener, rustix::io::FdFlags::empty()).unwrap();
+        let socket_fd = format!("http={}", std::os::fd::AsRawFd::as_raw_fd(&listener));
         let mut bindings: Vec<String> = app
             .vars
             .iter()
@@ -219,12 +226,13 @@ const app :Workerd.Worker = (
         std::fs::write(dir.join("config.capnp"), config).unwrap();
         let log = std::fs::File::create(dir.join("log")).unwrap();
         let child = Command::new(peers().join(".bin/workerd"))
-            .args(["serve", "config.capnp"])
+            .args(["serve", "config.capnp", "--socket-fd", &socket_fd])
             .current_dir(&dir)
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
             .unwrap();
+        drop(listener);
         let up = within(std::time::Duration::from_secs(30), || {
             std::net::TcpStream::connect(&addr).is_ok()
         });

@@ -1,10 +1,12 @@
 // What code written for Node does with Node's modules, as Next.js through
 // OpenNext does (issue 56): `require()` gets a module's default export,
 // which it patches; `require('module')` is the `Module` function; `global`;
+// `node:constants`' read-only properties;
 // a server's own `IncomingMessage`; an async `_transform`; and a top-level
 // `await` in a bundle that uses AsyncLocalStorage (lowered on the Wasm
 // engine).
 import timersDefault from 'node:timers';
+import constants from 'node:constants';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
@@ -31,6 +33,12 @@ export default {
       out.push(`new Module: ${e.code}`);
     }
     out.push(`global: ${typeof global} ${global === globalThis}`);
+    try {
+      constants.O_RDONLY = 7;
+      out.push(`constants: written ${constants.O_RDONLY}`);
+    } catch (e) {
+      out.push(`constants: read-only (${e.name})`);
+    }
     out.push(ready);
     out.push(
       await als.run('kept', async () => {

@@ -122,6 +122,9 @@ struct DefaultExport {
     keys: Vec<String>,
     /// The keys that are not also named exports, described as those are.
     only: BTreeMap<String, Export>,
+    /// Every property is read-only (`node:constants`').
+    #[serde(default)]
+    readonly: bool,
 }
 
 fn facts() -> &'static Facts {
@@ -170,7 +173,7 @@ fn module_source(name: &str) -> String {
     let ours = OURS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s);
     let ours_names = ours.map(exported_names).unwrap_or_default();
     let mut js = format!(
-        "// node:{name}, as `ssr build` makes it (host/src/build/node.rs).\nimport {{ stubFunction, stubClass, fill, register }} from './_stubs.js';\n"
+        "// node:{name}, as `ssr build` makes it (host/src/build/node.rs).\nimport {{ stubFunction, stubClass, fill, readOnly, register }} from './_stubs.js';\n"
     );
     let ours_file = format!("./ours-{}", file_of(name));
     if ours.is_some() {
@@ -210,9 +213,14 @@ fn module_source(name: &str) -> String {
             keys.push(format!("{key}: {}", made_value(name, key, export)));
         }
     }
+    let filled = format!("fill({base}, {{ {} }})", keys.join(", "));
+    let filled = if module.default.readonly {
+        format!("readOnly({filled})")
+    } else {
+        filled
+    };
     js += &format!(
-        "const $default = fill({base}, {{ {} }});\nexport default $default;\nregister('{name}', $default);\n",
-        keys.join(", ")
+        "const $default = {filled};\nexport default $default;\nregister('{name}', $default);\n"
     );
     js
 }

@@ -40,3 +40,10 @@ export const bundled = new Map();
 export function register(name, value) {
   bundled.set(name, value);
 }
+
+// Makes each of `target`'s properties read-only, as `workerd` has
+// `node:constants`' default export (not frozen: it may gain properties).
+export function readOnly(target) {
+  for (const key of Object.keys(target)) Object.defineProperty(target, key, { writable: false });
+  return target;
+}

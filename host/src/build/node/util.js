@@ -493,6 +493,15 @@ export function styleText(format, text, { validateStream = true, stream } = {}) 
   return `${left}${text}${right}`;
 }
 
+// Node's deprecated timestamped line: `26 Nov 13:41:04 - message`.
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+export function log(...args) {
+  const d = new Date();
+  const two = (n) => String(n).padStart(2, '0');
+  const time = `${d.getDate()} ${MONTHS[d.getMonth()]} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  console.log('%s - %s', time, format(...args));
+}
+
 // Settles when `signal` aborts (at once if it has): `resource` is what the
 // wait is for, which Node holds weakly.
 export async function aborted(signal, resource) {
@@ -529,6 +538,6 @@ export const TextDecoder = globalThis.TextDecoder;
 
 export default {
   inspect, format, formatWithOptions, promisify, callbackify, inherits, deprecate, debuglog, debug, isDeepStrictEqual,
-  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, getSystemErrorName, types, TextEncoder, TextDecoder,
+  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, log, getSystemErrorName, types, TextEncoder, TextDecoder,
   isArray, isBoolean, isBuffer, isFunction, isNull, isNullOrUndefined, isNumber, isObject, isPrimitive, isString, isSymbol, isUndefined, isRegExp, isDate, isError,
 };

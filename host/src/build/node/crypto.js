@@ -113,6 +113,20 @@ function bytesOf(data, encoding, name = 'data') {
   throw invalidArgType(name, `of type string or ${BYTES}`, data);
 }
 
+// What update() and hash() take: text or a view, not an ArrayBuffer.
+function checkData(data) {
+  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) throw invalidArgType('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+}
+
+// The host's derivation (`args.alg`), its failure as Node's class.
+function derive(args, parts) {
+  try {
+    return node.derive(args, parts);
+  } catch (e) {
+    throw hostError(e);
+  }
+}
+
 function encoded(out, encoding) {
   if (encoding === undefined || encoding === 'buffer') return out;
   return out.toString(typeof encoding === 'string' ? encoding : String(encoding));
@@ -122,6 +136,8 @@ function encoded(out, encoding) {
 // parts hashed, and once `digest()` ran on it, the digest, kept (the
 // stream's end computes it, and a later `hash.digest()` gives it).
 const kState = Symbol('kHandle');
+const kAlgorithm = Symbol('kAlgorithm');
+const kDone = Symbol('kFinalized');
 class Handle {
   constructor(name, key, parts) {
     this.name = name;
@@ -153,20 +169,22 @@ export function Hash(algorithm, options) {
     validateInteger(options.outputLength, 'options.outputLength', 0, 2 ** 32 - 1);
     if (options.outputLength !== SIZES[name]) throw new Error(`Output length ${options.outputLength} is invalid for ${algorithm}, which does not support XOF`);
   }
-  Transform.call(this, options);
-  this[kState] = new Handle(name, null, []);
-  this[kAlgorithm] = algorithm;
-  this[kDone] = false;
+  start(this, algorithm, new Handle(name, null, []), options);
 }
-const kAlgorithm = Symbol('kAlgorithm');
-const kDone = Symbol('kFinalized');
 Object.setPrototypeOf(Hash.prototype, Transform.prototype);
 Object.setPrototypeOf(Hash, Transform);
 
+// A Hash's or an Hmac's stream and state.
+function start(h, algorithm, handle, options) {
+  Transform.call(h, options);
+  h[kState] = handle;
+  h[kAlgorithm] = algorithm;
+  h[kDone] = false;
+}
 
 Hash.prototype.update = function update(data, encoding) {
   if (this[kDone]) throw finalized();
-  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) throw invalidArgType('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+  checkData(data);
   this[kState].update(Uint8Array.prototype.slice.call(bytesOf(data, encoding)));
   return this;
 };
@@ -201,10 +219,7 @@ export function Hmac(algorithm, key, options) {
   if (!new.target) return new Hmac(algorithm, key, options);
   const name = hashName(algorithm, 'hmac');
   const k = key instanceof KeyObject ? secretOf(key, 'key') : bytesOf(key, options && options.encoding, 'key');
-  Transform.call(this, options);
-  this[kState] = new Handle(name, Uint8Array.from(k), []);
-  this[kAlgorithm] = algorithm;
-  this[kDone] = false;
+  start(this, algorithm, new Handle(name, Uint8Array.from(k), []), options);
 }
 Object.setPrototypeOf(Hmac.prototype, Transform.prototype);
 Object.setPrototypeOf(Hmac, Transform);
@@ -230,7 +245,7 @@ export function createHmac(algorithm, key, options) {
 // Node 21's one-shot form.
 export function hash(algorithm, data, outputEncoding = 'hex') {
   validateString(algorithm, 'algorithm');
-  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) throw invalidArgType('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+  checkData(data);
   validateString(outputEncoding, 'outputEncoding');
   return createHash(algorithm).update(data).digest(outputEncoding);
 }
@@ -310,11 +325,7 @@ function pbkdf2Arguments(password, salt, iterations, keylen, digest) {
     const name = hostName(digest);
     if (name === undefined) throw new TypeError(`Invalid Pbkdf2 digest: ${digest}.`);
     if (keylen > 255 * SIZES[name]) throw new RangeError('Pbkdf2 failed: derived key length exceeds maximum for this hash');
-    try {
-      return Buffer.from(node.derive({ alg: 'PBKDF2', hash: name, iterations, length: keylen * 8 }, [pass, s, new Uint8Array(0)]));
-    } catch (e) {
-      throw hostError(e);
-    }
+    return Buffer.from(derive({ alg: 'PBKDF2', hash: name, iterations, length: keylen * 8 }, [pass, s, new Uint8Array(0)]));
   };
 }
 
@@ -343,12 +354,8 @@ function hkdfArguments(digest, ikm, salt, info, keylen) {
     const name = hostName(digest);
     if (name === undefined) throw new TypeError(`Invalid Hkdf digest: ${digest}`);
     if (keylen > 255 * SIZES[name]) throw new RangeError('Invalid Hkdf key length');
-    try {
-      const out = node.derive({ alg: 'HKDF', hash: name, length: keylen * 8 }, [key, s, i]);
-      return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
-    } catch (e) {
-      throw hostError(e);
-    }
+    const out = derive({ alg: 'HKDF', hash: name, length: keylen * 8 }, [key, s, i]);
+    return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
   };
 }
 
@@ -381,13 +388,7 @@ function scryptArguments(password, salt, keylen, options) {
   const parallelization = pick('p', 'parallelization', 1);
   const maxmem = o.maxmem === undefined ? 32 << 20 : o.maxmem;
   validateInteger(maxmem, 'maxmem', 0);
-  return () => {
-    try {
-      return Buffer.from(node.derive({ alg: 'scrypt', cost, blockSize, parallelization, maxmem, length: keylen * 8 }, [pass, s]));
-    } catch (e) {
-      throw hostError(e);
-    }
-  };
+  return () => Buffer.from(derive({ alg: 'scrypt', cost, blockSize, parallelization, maxmem, length: keylen * 8 }, [pass, s]));
 }
 
 export function scryptSync(password, salt, keylen, options) {

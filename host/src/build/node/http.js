@@ -7,27 +7,22 @@
 // Servers are not given (a Worker answers through its `fetch` handler).
 import { Readable, Writable } from './stream.js';
 import { Buffer } from './buffer.js';
-
-function invalidArg(Kind, code, message) {
-  const e = new Kind(message);
-  e.code = code;
-  return e;
-}
+import { codedError } from './_errors.js';
 
 const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 
 export function validateHeaderName(name) {
   if (typeof name !== 'string' || !name || !TOKEN.test(name)) {
-    throw invalidArg(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
+    throw codedError(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
   }
 }
 
 export function validateHeaderValue(name, value) {
   if (value === undefined) {
-    throw invalidArg(TypeError, 'ERR_HTTP_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`);
+    throw codedError(TypeError, 'ERR_HTTP_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`);
   }
   if (/[^\t\x20-\x7e\x80-\xff]/.test(String(value))) {
-    throw invalidArg(TypeError, 'ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
+    throw codedError(TypeError, 'ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
   }
 }
 
@@ -129,7 +124,7 @@ function requestTarget(defaultProtocol, args) {
     url = new URL(options.path, url);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidArg(TypeError, 'ERR_INVALID_PROTOCOL', `Protocol "${url.protocol}" not supported. Expected "${defaultProtocol}"`);
+    throw codedError(TypeError, 'ERR_INVALID_PROTOCOL', `Protocol "${url.protocol}" not supported. Expected "${defaultProtocol}"`);
   }
   return { url, options, callback };
 }
@@ -246,7 +241,7 @@ export function get(...args) {
 
 export const setMaxIdleHTTPParsers = (max) => {
   if (typeof max !== 'number') {
-    throw invalidArg(TypeError, 'ERR_INVALID_ARG_TYPE', `The "max" argument must be of type number. Received ${typeof max}`);
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "max" argument must be of type number. Received ${typeof max}`);
   }
 };
 

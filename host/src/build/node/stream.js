@@ -14,14 +14,9 @@
 import EventEmitter from './events.js';
 import { Buffer } from './buffer.js';
 import { StringDecoder } from './string_decoder.js';
+import { codedError } from './_errors.js';
 
 const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
-
-function codedError(Kind, code, message) {
-  const e = new Kind(message);
-  e.code = code;
-  return e;
-}
 
 const prematureClose = () => codedError(Error, 'ERR_STREAM_PREMATURE_CLOSE', 'Premature close');
 const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);

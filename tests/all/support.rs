@@ -15,8 +15,13 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `ssr`, sharing the run's compiled-code cache ([`code_cache`]): what one
+/// command compiled (the guest runtime for a build's snapshot, a plugin for
+/// a render or a server) the next finds.
 pub fn ssr() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ssr"))
+    let mut ssr = Command::new(env!("CARGO_BIN_EXE_ssr"));
+    ssr.env("SSR_CODE_CACHE", code_cache());
+    ssr
 }
 
 fn out_dir() -> PathBuf {
@@ -25,8 +30,9 @@ fn out_dir() -> PathBuf {
     dir
 }
 
-/// The compiled-code cache every test server shares (`--code-cache`): a
-/// test plugin is compiled once per run, not once per server.
+/// The compiled-code cache every `ssr` command of the tests shares
+/// (`--code-cache`): a test plugin is compiled once per run, not once per
+/// server or render.
 pub fn code_cache() -> PathBuf {
     root().join("target/test-code-cache")
 }
@@ -283,7 +289,6 @@ impl Server {
             // Defaults for tests that do not set them (flags override).
             .env("SSR_WORKERS", "2")
             .env("SSR_WARM_INSTANCES", "4")
-            .env("SSR_CODE_CACHE", code_cache())
             .env("RUST_LOG", "warn,ssr=info,ssr::console=info")
             .envs(env.iter().copied())
             .stderr(std::process::Stdio::piped())

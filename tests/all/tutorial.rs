@@ -111,8 +111,8 @@ fn the_readmes_shop_fetches_its_data_and_posts_an_order() {
 }
 
 #[test]
-fn the_readmes_jsx_example_builds_and_renders() {
-    let jsx = readme_block("jsx");
+fn the_bundling_docs_jsx_example_builds_and_renders() {
+    let jsx = doc_block("docs/renderers.md", "## Bundling", "jsx");
     // The example plugins' packages stand for the reader's `npm install`.
     let dir = tempdir("tutorial-jsx");
     std::os::unix::fs::symlink(
@@ -138,7 +138,7 @@ fn the_readmes_jsx_example_builds_and_renders() {
 
 #[test]
 fn the_readmes_handler_example_reads_a_form_and_redirects() {
-    let js = readme_block("js");
+    let js = doc_block("README.md", "## Quick start", "js");
     let dir = tempdir("tutorial-handler");
     std::fs::write(dir.join("app.js"), js).unwrap();
     let out = crate::support::ssr()
@@ -172,14 +172,18 @@ fn the_readmes_handler_example_reads_a_form_and_redirects() {
     );
 }
 
-/// The README's first code block fenced as ```` ```lang ````.
-fn readme_block(lang: &str) -> String {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    readme
+/// The first code block fenced as ```` ```lang ```` in `doc` (a path from
+/// the repository's root), after the line `from`.
+fn doc_block(doc: &str, from: &str, lang: &str) -> String {
+    let text = std::fs::read_to_string(root().join(doc)).unwrap();
+    let (_, section) = text
+        .split_once(&format!("\n{from}\n"))
+        .unwrap_or_else(|| panic!("{doc} has a line {from:?}"));
+    section
         .split(&format!("```{lang}\n"))
         .nth(1)
         .and_then(|b| b.split("```").next())
-        .unwrap_or_else(|| panic!("the README has a {lang} block"))
+        .unwrap_or_else(|| panic!("{doc} has a {lang} block"))
         .to_string()
 }
 

@@ -61,6 +61,8 @@ pub struct BuildArgs {
     /// Print no progress.
     #[arg(short, long)]
     quiet: bool,
+    #[command(flatten)]
+    code_cache: super::CodeCache,
 }
 
 /// A build's progress on stderr: a spinner per step, then its time.
@@ -134,7 +136,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         app: app.as_ref().map(|a| a.config.clone()),
         node_globals: app.as_ref().is_some_and(|a| a.node_globals),
         v8_only: args.engine == Some(ssr::engine::EngineKind::V8),
-        code_cache: None,
+        code_cache: args.code_cache.dir.clone(),
     };
     let built = build::build(&entry, &options, &mut steps)?;
     let warnings = app.iter().flat_map(|a| &a.warnings).chain(&built.warnings);

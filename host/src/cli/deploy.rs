@@ -26,6 +26,8 @@ pub struct DeployArgs {
     quiet: bool,
     #[command(flatten)]
     server: ServerArgs,
+    #[command(flatten)]
+    code_cache: super::CodeCache,
 }
 
 pub fn run(args: DeployArgs) -> anyhow::Result<ExitCode> {
@@ -36,11 +38,11 @@ pub fn run(args: DeployArgs) -> anyhow::Result<ExitCode> {
     {
         eprintln!("  reading {}", app.path.display());
     }
-    let built = ssr::build::build(
-        &site.entry,
-        &site.build_options(),
-        &mut Steps::new(args.quiet),
-    )?;
+    let options = ssr::build::Options {
+        code_cache: args.code_cache.dir.clone(),
+        ..site.build_options()
+    };
+    let built = ssr::build::build(&site.entry, &options, &mut Steps::new(args.quiet))?;
     let warnings = site
         .app
         .iter()

@@ -15,6 +15,25 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+/// `--code-cache` of the commands that compile Wasm once and exit (`build`,
+/// `render`): the same directory, variable and meaning as `ssr serve`'s
+/// (`ssr::config`), so every command on a machine shares one cache.
+#[derive(Debug, clap::Args)]
+pub struct CodeCache {
+    /// Keep compiled Wasm code in this directory (Wasmtime's cache, keyed by
+    /// the code's bytes and the engine's settings), so that what was
+    /// compiled once on this machine (the guest runtime, a plugin) is not
+    /// compiled again. Only `ssr`'s user may write it: the code in it runs
+    /// as is.
+    #[arg(
+        id = "code_cache",
+        long = "code-cache",
+        value_name = "DIR",
+        env = "SSR_CODE_CACHE"
+    )]
+    pub dir: Option<std::path::PathBuf>,
+}
+
 /// A sandboxed, multi-tenant server-side-rendering host: JavaScript site
 /// renderers compiled to WebAssembly plugins.
 #[derive(Debug, Parser)]

@@ -61,6 +61,8 @@ pub struct RenderArgs {
     /// Render deadline, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_DEADLINE.as_millis() as u64)]
     timeout_ms: u64,
+    #[command(flatten)]
+    code_cache: super::CodeCache,
 }
 
 pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
@@ -95,7 +97,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         req.href = format!("http://{host}{url}");
     }
 
-    let engines = Engines::new(EngineOptions::default())?;
+    let mut options = EngineOptions::default();
+    options.wasm.code_cache = args.code_cache.dir.clone();
+    let engines = Engines::new(options)?;
     let plugin = engines
         .get(args.engine)?
         .load_plugin(&bytes, InstanceCaps::default())

@@ -1,8 +1,9 @@
-// `node:fs/promises`: `fs.promises`.
+// `node:fs/promises`: `fs.promises` (fs.js), with FileHandle.
 import { promises } from './fs.js';
 
 export const {
-  stat, lstat, access, readFile, writeFile, appendFile, mkdir, readdir, unlink, rmdir, rm, rename, copyFile, realpath, mkdtemp,
-  truncate,
+  access, appendFile, chmod, chown, constants, copyFile, cp, glob, lchmod, lchown, link, lstat, lutimes, mkdir, mkdtemp, open,
+  opendir, readFile, readdir, readlink, realpath, rename, rm, rmdir, stat, statfs, symlink, truncate, unlink, utimes, watch,
+  writeFile, FileHandle,
 } = promises;
 export default promises;

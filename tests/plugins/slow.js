@@ -1,6 +1,9 @@
 // A test renderer that spins for `?ms=N` milliseconds, then answers; a
 // `?ttl=S` sets its cache policy, `?vary=1` makes it vary on accept-language.
+// `?forever=1` spins until a limit ends it: CPU work that no machine, however
+// loaded, finishes within a deadline.
 export function render(request) {
+  if (request.query.forever) for (;;);
   const ms = Number(request.query.ms ?? 0);
   const start = Date.now();
   while (Date.now() - start < ms) {}

@@ -3,9 +3,15 @@
 // and `workerd`'s tests match on. Our modules import them as
 // `./_errors.js`.
 
+// Node's errors name their code when shown: `TypeError [ERR_X]: message`.
+function shown() {
+  return `${this.name} [${this.code}]: ${this.message}`;
+}
+
 export function codedError(Kind, code, message) {
   const e = new Kind(message);
   e.code = code;
+  Object.defineProperty(e, 'toString', { value: shown, writable: true, configurable: true });
   return e;
 }
 

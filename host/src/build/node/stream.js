@@ -168,8 +168,45 @@ export function Readable(options) {
   this._readableState = new ReadableState(options, this, isDuplex);
   takeMethods(this, options, ['read', 'destroy', 'construct']);
   Stream.call(this, options);
+  if (typeof this._construct === 'function') construct(this);
 }
 inherit(Readable, Stream);
+
+// `_construct(callback)`: runs on the next tick; until it calls back, the
+// stream neither reads nor writes (writes are buffered) nor finishes. An
+// error destroys the stream; a second call is ERR_MULTIPLE_CALLBACK.
+function construct(stream) {
+  const states = () => [stream._readableState, stream._writableState].filter(Boolean);
+  for (const state of states()) state.constructed = false;
+  let called = false;
+  const done = (err) => {
+    if (called) {
+      errorOrDestroy(stream, err ?? codedError(Error, 'ERR_MULTIPLE_CALLBACK', 'Callback called multiple times'));
+      return;
+    }
+    called = true;
+    for (const state of states()) state.constructed = true;
+    if (err) {
+      errorOrDestroy(stream, err);
+      return;
+    }
+    const r = stream._readableState;
+    const w = stream._writableState;
+    if (r && r.needReadable) maybeReadMore(stream, r);
+    if (r && r.flowing) flow(stream);
+    if (w && !w.destroyed) {
+      clearBuffer(stream, w);
+      finishMaybe(stream, w);
+    }
+  };
+  nextTick(() => {
+    try {
+      stream._construct((err) => nextTick(done, err));
+    } catch (e) {
+      nextTick(done, e);
+    }
+  });
+}
 Readable.ReadableState = ReadableState;
 
 Readable.prototype.destroy = destroyImpl;
@@ -351,7 +388,7 @@ Readable.prototype.read = function (n) {
   }
   let doRead = state.needReadable;
   if (state.length === 0 || state.length - n < state.highWaterMark) doRead = true;
-  if (state.ended || state.reading || state.destroyed || state.errored) doRead = false;
+  if (state.ended || state.reading || state.destroyed || state.errored || state.constructed === false) doRead = false;
   if (doRead) {
     state.reading = true;
     state.sync = true;
@@ -432,7 +469,9 @@ Readable.prototype.off = Readable.prototype.removeListener;
 function updateReadableListening(stream) {
   const state = stream._readableState;
   state.readableListening = stream.listenerCount('readable') > 0;
-  if (!state.readableListening && stream.listenerCount('data') > 0 && !state.paused) stream.resume();
+  if (state.resumeScheduled && state.paused === false) state.flowing = true;
+  else if (stream.listenerCount('data') > 0) stream.resume();
+  else if (!state.readableListening) state.flowing = null;
 }
 
 Readable.prototype.resume = function () {
@@ -578,10 +617,179 @@ async function* readableIterator(stream, options) {
   }
 }
 
-Readable.prototype.toArray = async function () {
+// The iterator helpers (Node's stream operators): `map`, `filter`,
+// `flatMap`, `drop` and `take` make a new stream; `forEach`, `toArray`,
+// `some`, `every`, `find` and `reduce` answer a promise. `map` runs up to
+// `concurrency` calls at once and yields in the stream's order; a
+// `signal` that aborts ends the work with an AbortError.
+function operatorOptions(options) {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options" argument must be of type object. Received ${options === null ? 'null' : typeof options}`);
+  }
+  const signal = options ? options.signal : undefined;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "options.signal" property must be an instance of AbortSignal');
+  }
+  let concurrency = options && options.concurrency !== undefined ? options.concurrency : 1;
+  if (typeof concurrency !== 'number') {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.concurrency" property must be of type number. Received type ${typeof concurrency}`);
+  }
+  if (!(concurrency >= 1) || (concurrency !== Infinity && !Number.isInteger(concurrency))) {
+    throw codedError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "options.concurrency" is out of range. It must be >= 1 && <= 2147483647. Received ${concurrency}`);
+  }
+  return { signal, concurrency };
+}
+
+function operatorFunction(fn, name = 'fn') {
+  if (typeof fn !== 'function') {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" argument must be of type function. Received ${fn === null ? 'null' : typeof fn}`);
+  }
+}
+
+const kSkip = Symbol('skip');
+
+Readable.prototype.map = function (fn, options) {
+  operatorFunction(fn);
+  const { signal, concurrency } = operatorOptions(options);
+  const stream = this;
+  async function* mapped() {
+    const queue = [];
+    const iterator = stream[Symbol.asyncIterator]();
+    let done = false;
+    const aborted = () => signal && signal.aborted;
+    try {
+      for (;;) {
+        while (!done && queue.length < concurrency) {
+          if (aborted()) throw abortError(signal.reason);
+          const next = await iterator.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          const result = Promise.resolve().then(() => fn(next.value, { signal }));
+          result.catch(() => {});
+          queue.push(result);
+        }
+        if (queue.length === 0) return;
+        const value = await queue.shift();
+        if (aborted()) throw abortError(signal.reason);
+        if (value !== kSkip) yield value;
+      }
+    } finally {
+      if (!done) await iterator.return();
+    }
+  }
+  return Readable.from(mapped(), { objectMode: true, signal });
+};
+
+Readable.prototype.filter = function (fn, options) {
+  operatorFunction(fn);
+  operatorOptions(options);
+  return this.map(async (value, o) => ((await fn(value, o)) ? value : kSkip), options);
+};
+
+Readable.prototype.flatMap = function (fn, options) {
+  operatorFunction(fn);
+  operatorOptions(options);
+  const mapped = this.map(fn, options);
+  return Readable.from((async function* () {
+    for await (const value of mapped) yield* value;
+  })(), { objectMode: true });
+};
+
+function countArgument(number) {
+  number = Number(number);
+  if (Number.isNaN(number)) number = 0;
+  number = Math.trunc(number);
+  if (number < 0) throw codedError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "number" is out of range. It must be >= 0. Received ${number}`);
+  return number;
+}
+
+Readable.prototype.drop = function (number, options) {
+  const { signal } = operatorOptions(options);
+  number = countArgument(number);
+  const stream = this;
+  return Readable.from((async function* () {
+    let left = number;
+    for await (const value of stream) {
+      if (signal && signal.aborted) throw abortError(signal.reason);
+      if (left > 0) left--;
+      else yield value;
+    }
+  })(), { objectMode: true });
+};
+
+Readable.prototype.take = function (number, options) {
+  const { signal } = operatorOptions(options);
+  number = countArgument(number);
+  const stream = this;
+  return Readable.from((async function* () {
+    if (number === 0) return;
+    let left = number;
+    for await (const value of stream) {
+      if (signal && signal.aborted) throw abortError(signal.reason);
+      yield value;
+      if (--left === 0) return;
+    }
+  })(), { objectMode: true });
+};
+
+Readable.prototype.forEach = async function (fn, options) {
+  operatorFunction(fn);
+  for await (const unused of this.map(async (value, o) => {
+    await fn(value, o);
+    return kSkip;
+  }, options));
+};
+
+Readable.prototype.toArray = async function (options) {
+  const { signal } = operatorOptions(options);
   const out = [];
-  for await (const chunk of this) out.push(chunk);
+  for await (const chunk of this) {
+    if (signal && signal.aborted) throw abortError(signal.reason);
+    out.push(chunk);
+  }
   return out;
+};
+
+Readable.prototype.some = async function (fn, options) {
+  operatorFunction(fn);
+  for await (const unused of this.filter(fn, options)) return true;
+  return false;
+};
+
+Readable.prototype.every = async function (fn, options) {
+  operatorFunction(fn);
+  return !(await this.some(async (...args) => !(await fn(...args)), options));
+};
+
+Readable.prototype.find = async function (fn, options) {
+  operatorFunction(fn);
+  for await (const value of this.filter(fn, options)) return value;
+  return undefined;
+};
+
+Readable.prototype.reduce = async function (reducer, initial, options) {
+  operatorFunction(reducer, 'reducer');
+  const { signal } = operatorOptions(options);
+  let hasValue = arguments.length > 1;
+  let value = initial;
+  if (signal && signal.aborted) {
+    const e = abortError(signal.reason);
+    this.once('error', () => {});
+    this.destroy(e);
+    throw e;
+  }
+  for await (const chunk of this) {
+    if (signal && signal.aborted) throw abortError(signal.reason);
+    if (hasValue) value = await reducer(value, chunk, { signal });
+    else {
+      value = chunk;
+      hasValue = true;
+    }
+  }
+  if (!hasValue) throw codedError(TypeError, 'ERR_INVALID_ARGS', 'Reduce of an empty stream requires an initial value');
+  return value;
 };
 
 for (const [name, get] of Object.entries({
@@ -755,8 +963,9 @@ export function Writable(options) {
   const isDuplex = this instanceof Duplex;
   if (!isDuplex && !(this instanceof Writable)) return new Writable(options);
   this._writableState = new WritableState(options, this, isDuplex);
-  takeMethods(this, options, ['write', 'writev', 'destroy', 'final']);
+  takeMethods(this, options, ['write', 'writev', 'destroy', 'final', 'construct']);
   Stream.call(this, options);
+  if (typeof this._construct === 'function') construct(this);
 }
 inherit(Writable, Stream);
 Writable.WritableState = WritableState;
@@ -816,7 +1025,7 @@ Writable.prototype.write = function (chunk, encoding, cb) {
   state.length += len;
   const ret = state.length < state.highWaterMark;
   if (!ret) state.needDrain = true;
-  if (state.writing || state.corked || state.errored) {
+  if (state.writing || state.corked || state.errored || state.constructed === false) {
     state.buffered.push({ chunk, encoding, callback: cb });
   } else {
     doWrite(this, state, false, len, chunk, encoding, cb);
@@ -876,7 +1085,7 @@ function afterWriteCall(stream, state, err) {
 }
 
 function clearBuffer(stream, state) {
-  if (state.writing || state.destroyed || state.buffered.length === 0) return;
+  if (state.writing || state.destroyed || state.constructed === false || state.buffered.length === 0) return;
   if (state.buffered.length > 1 && stream._writev) {
     const items = state.buffered.splice(0);
     const len = state.objectMode ? items.length : items.reduce((n, b) => n + b.chunk.length, 0);
@@ -949,7 +1158,7 @@ Writable.prototype.end = function (chunk, encoding, cb) {
 };
 
 function needFinish(state) {
-  return state.ending && !state.destroyed && state.length === 0 && !state.errored && state.buffered.length === 0 && !state.finished && !state.writing && !state.errorEmitted && !state.closeEmitted;
+  return state.ending && state.constructed !== false && !state.destroyed && state.length === 0 && !state.errored && state.buffered.length === 0 && !state.finished && !state.writing && !state.errorEmitted && !state.closeEmitted;
 }
 
 function finishMaybe(stream, state, sync) {
@@ -1069,6 +1278,8 @@ export function Duplex(options) {
   if (!(this instanceof Duplex)) return new Duplex(options);
   Readable.call(this, options);
   this._writableState = new WritableState(options, this, true);
+  // A `_construct` that Readable started holds the writable side too.
+  if (this._readableState.constructed === false) this._writableState.constructed = false;
   takeMethods(this, { ...options, signal: undefined }, ['write', 'writev', 'final']);
   if (options) {
     if (options.readable === false) {

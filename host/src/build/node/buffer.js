@@ -4,6 +4,8 @@
 // Its memory is the tenant's: a Buffer larger than the tenant's limit fails
 // as any allocation does (a RangeError on both engines).
 
+import { outOfRange, validateInteger } from './_errors.js';
+
 // As on workerd.
 export const kMaxLength = 2 ** 31 - 1;
 export const kStringMaxLength = 2 ** 29 - 24;
@@ -21,6 +23,21 @@ const ENCODINGS = {
   base64: 'base64', base64url: 'base64url',
   hex: 'hex', ascii: 'ascii',
 };
+
+function unknownEncoding(enc) {
+  const err = new TypeError(`Unknown encoding: ${enc}`);
+  err.code = 'ERR_UNKNOWN_ENCODING';
+  return err;
+}
+
+// As Node's methods take an encoding argument: undefined is UTF-8, and
+// anything else must name an encoding.
+function strictEncodingOf(enc) {
+  if (enc === undefined) return 'utf8';
+  const found = ENCODINGS[`${enc}`.toLowerCase()];
+  if (found === undefined) throw unknownEncoding(enc);
+  return found;
+}
 
 function encodingOf(enc) {
   if (enc === undefined || enc === null || enc === '') return 'utf8';
@@ -230,8 +247,12 @@ Buffer.from = function from(value, encodingOrOffset, length) {
     if (prim !== value && prim !== null && prim !== undefined && (typeof prim === 'string' || typeof prim === 'object')) {
       return Buffer.from(prim, encodingOrOffset, length);
     }
-    if (typeof value.length === 'number' || Array.isArray(value)) {
-      return wrap(Uint8Array.from({ length: value.length >>> 0 }, (_, i) => Number(value[i]) & 255));
+    if (value.length !== undefined) {
+      // Node's: an object whose length is not a number makes an empty Buffer.
+      if (typeof value.length !== 'number' || !(value.length > 0)) return new FastBuffer(0);
+      const n = Math.trunc(value.length);
+      checkSize(n);
+      return wrap(Uint8Array.from({ length: n }, (_, i) => Number(value[i]) & 255));
     }
     if (value.type === 'Buffer' && Array.isArray(value.data)) return Buffer.from(value.data);
   }
@@ -338,9 +359,15 @@ function clampRange(len, start, end) {
 
 proto.toString = function toString(encoding, start, end) {
   if (arguments.length === 0) return utf8Decoder.decode(this);
-  const [s, e] = clampRange(this.length, start, end);
-  if (e <= s) return '';
-  return decode(this.subarray(s, e), encodingOf(encoding));
+  // Node's order: the range (coerced as Node coerces it), then the encoding.
+  const len = this.length;
+  if (start <= 0) start = 0;
+  else if (start >= len) return '';
+  else start = Math.trunc(start) || 0;
+  if (end === undefined || end > len) end = len;
+  else end = Math.trunc(end) || 0;
+  if (end <= start) return '';
+  return decode(this.subarray(start, end), strictEncodingOf(encoding));
 };
 proto.toLocaleString = proto.toString;
 
@@ -352,16 +379,42 @@ proto.equals = function equals(other) {
   return compareBytes(this, bytesOf(other, 'otherBuffer')) === 0;
 };
 
-proto.compare = function compare(target, targetStart = 0, targetEnd = target.length, sourceStart = 0, sourceEnd = this.length) {
+proto.compare = function compare(target, targetStart, targetEnd, sourceStart, sourceEnd) {
   bytesOf(target, 'target');
+  const bound = (value, name, fallback, max) => {
+    if (value === undefined) return fallback;
+    validateInteger(value, name, 0, max);
+    return value;
+  };
+  targetStart = bound(targetStart, 'targetStart', 0, kMaxLength);
+  targetEnd = bound(targetEnd, 'targetEnd', target.length, target.length);
+  sourceStart = bound(sourceStart, 'sourceStart', 0, kMaxLength);
+  sourceEnd = bound(sourceEnd, 'sourceEnd', this.length, this.length);
+  if (sourceStart >= sourceEnd) return targetStart >= targetEnd ? 0 : -1;
+  if (targetStart >= targetEnd) return 1;
   return compareBytes(this.subarray(sourceStart, sourceEnd), target.subarray(targetStart, targetEnd));
 };
 
-proto.copy = function copy(target, targetStart = 0, sourceStart = 0, sourceEnd = this.length) {
+// Node's `toInteger`: a number in the safe range, floored; else `fallback`.
+function integerOr(n, fallback) {
+  n = +n;
+  return !Number.isNaN(n) && n >= Number.MIN_SAFE_INTEGER && n <= Number.MAX_SAFE_INTEGER ? Math.floor(n) : fallback;
+}
+
+// Each bound undefined is its default; one given is made an integer, and a
+// negative one is refused, as Node (and workerd) refuse it.
+function copyBound(value, name, fallback) {
+  if (value === undefined) return fallback;
+  const n = integerOr(value, 0);
+  if (n < 0) throw outOfRange(name, '>= 0', n);
+  return n;
+}
+
+proto.copy = function copy(target, targetStart, sourceStart, sourceEnd) {
   bytesOf(target, 'target');
-  targetStart = Math.max(0, Math.trunc(targetStart) || 0);
-  sourceStart = Math.max(0, Math.trunc(sourceStart) || 0);
-  sourceEnd = Math.min(this.length, Math.trunc(sourceEnd) || 0);
+  targetStart = copyBound(targetStart, 'targetStart', 0);
+  sourceStart = copyBound(sourceStart, 'sourceStart', 0);
+  sourceEnd = Math.min(this.length, copyBound(sourceEnd, 'sourceEnd', this.length));
   if (targetStart >= target.length || sourceStart >= sourceEnd) return 0;
   const n = Math.min(sourceEnd - sourceStart, target.length - targetStart);
   target.set(this.subarray(sourceStart, sourceStart + n), targetStart);
@@ -375,18 +428,23 @@ proto.slice = function slice(start, end) {
 
 proto.write = function write(string, offset, length, encoding) {
   if (typeof string !== 'string') throw invalidArg('argument', 'of type string', string);
-  if (typeof offset === 'string') {
+  if (offset === undefined) {
+    offset = 0;
+  } else if (length === undefined && typeof offset === 'string') {
     encoding = offset;
     offset = 0;
-    length = this.length;
-  } else if (typeof length === 'string') {
-    encoding = length;
-    length = this.length - (offset || 0);
+  } else {
+    validateInteger(offset, 'offset', 0, this.length);
+    if (typeof length === 'string') {
+      encoding = length;
+      length = undefined;
+    } else if (length !== undefined) {
+      validateInteger(length, 'length', 0, this.length);
+    }
   }
-  offset = offset === undefined ? 0 : offset >>> 0;
   const room = this.length - offset;
-  length = length === undefined ? room : Math.min(room, length >>> 0);
-  const enc = encodingOf(encoding);
+  length = length === undefined ? room : Math.min(room, length);
+  const enc = strictEncodingOf(encoding);
   let bytes = encode(string, enc);
   if (bytes.length > length) {
     bytes = bytes.subarray(0, length);
@@ -410,15 +468,28 @@ proto.write = function write(string, offset, length, encoding) {
 };
 
 proto.fill = function fill(value, offset, end, encoding) {
-  if (typeof offset === 'string') {
-    encoding = offset;
-    offset = 0;
-    end = this.length;
-  } else if (typeof end === 'string') {
-    encoding = end;
-    end = this.length;
+  if (typeof value === 'string') {
+    if (offset === undefined || typeof offset === 'string') {
+      encoding = offset;
+      offset = 0;
+      end = this.length;
+    } else if (typeof end === 'string') {
+      encoding = end;
+      end = this.length;
+    }
+    strictEncodingOf(encoding);
   }
-  const [s, e] = clampRange(this.length, offset, end);
+  // The bounds as Node checks them: integers, `end` within the buffer.
+  let s = 0;
+  let e = this.length;
+  if (offset !== undefined) {
+    validateInteger(offset, 'offset', 0, kMaxLength);
+    s = offset;
+    if (end !== undefined) {
+      validateInteger(end, 'end', 0, this.length);
+      e = end;
+    }
+  }
   if (e <= s) return this;
   if (typeof value === 'number') {
     Uint8Array.prototype.fill.call(this, value & 255, s, e);
@@ -428,7 +499,12 @@ proto.fill = function fill(value, offset, end, encoding) {
     Uint8Array.prototype.fill.call(this, Number(value), s, e);
     return this;
   }
-  const bytes = typeof value === 'string' ? encode(value, encodingOf(encoding)) : bytesOf(value, 'value');
+  if (typeof value !== 'string' && !ArrayBuffer.isView(value)) {
+    // Anything else is a byte, as Node's binding takes it.
+    Uint8Array.prototype.fill.call(this, Number(value) & 255, s, e);
+    return this;
+  }
+  const bytes = typeof value === 'string' ? encode(value, strictEncodingOf(encoding)) : bytesOf(value, 'value');
   if (bytes.length === 0) {
     if (typeof value === 'string' && value === '') {
       Uint8Array.prototype.fill.call(this, 0, s, e);
@@ -576,6 +652,7 @@ function checkByteLength(byteLength) {
   }
 }
 function readVar(buf, offset, byteLength, little, signed) {
+  if (offset === undefined) throw invalidArg('offset', 'of type number', offset);
   checkByteLength(byteLength);
   offset = checkOffset(buf, offset, byteLength);
   let n = 0;
@@ -586,6 +663,7 @@ function readVar(buf, offset, byteLength, little, signed) {
   return signed && n >= top / 2 ? n - top : n;
 }
 function writeVar(buf, value, offset, byteLength, little, signed) {
+  if (offset === undefined) throw invalidArg('offset', 'of type number', offset);
   checkByteLength(byteLength);
   offset = checkOffset(buf, offset, byteLength);
   const top = 2 ** (8 * byteLength);
@@ -613,17 +691,33 @@ for (const [suffix, little] of [['LE', true], ['BE', false]]) {
 // ------------------------------------------------------------ the rest
 export const SlowBuffer = Buffer.allocUnsafeSlow;
 
+// The bytes of what isUtf8 and isAscii take: a typed array, a DataView or
+// an ArrayBuffer, not detached.
+function inputBytes(input) {
+  const isBuffer = input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer);
+  if (!ArrayBuffer.isView(input) && !isBuffer) {
+    throw invalidArg('input', 'an instance of ArrayBuffer, Buffer, or TypedArray', input);
+  }
+  const buffer = isBuffer ? input : input.buffer;
+  if (buffer.detached) {
+    const err = new Error('Cannot validate on a detached buffer');
+    err.code = 'ERR_INVALID_STATE';
+    throw err;
+  }
+  return isBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+}
+
 export function isUtf8(input) {
+  const bytes = inputBytes(input);
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(input);
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return true;
   } catch (_) {
     return false;
   }
 }
 export function isAscii(input) {
-  const bytes = ArrayBuffer.isView(input) ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength) : new Uint8Array(input);
-  return bytes.every((b) => b < 128);
+  return inputBytes(input).every((b) => b < 128);
 }
 export function transcode(source, fromEnc, toEnc) {
   return Buffer.from(decode(bytesOf(source, 'source'), encodingOf(fromEnc)), encodingOf(toEnc));

@@ -371,6 +371,18 @@ proto.toString = function toString(encoding, start, end) {
 };
 proto.toLocaleString = proto.toString;
 
+// Node's deprecated views of a Buffer's memory; undefined on anything else
+// (Buffer.prototype itself included).
+for (const [name, get] of [['parent', (b) => b.buffer], ['offset', (b) => b.byteOffset]]) {
+  Object.defineProperty(proto, name, {
+    get() {
+      return this instanceof Buffer ? get(this) : undefined;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
 proto.toJSON = function toJSON() {
   return { type: 'Buffer', data: Array.from(this) };
 };
@@ -403,17 +415,18 @@ function integerOr(n, fallback) {
 
 // Each bound undefined is its default; one given is made an integer, and a
 // negative one is refused, as Node (and workerd) refuse it.
-function copyBound(value, name, fallback) {
+function copyBound(value, name, fallback, max = Infinity) {
   if (value === undefined) return fallback;
   const n = integerOr(value, 0);
   if (n < 0) throw outOfRange(name, '>= 0', n);
+  if (n > max) throw outOfRange(name, `<= ${max}`, n);
   return n;
 }
 
 proto.copy = function copy(target, targetStart, sourceStart, sourceEnd) {
   bytesOf(target, 'target');
   targetStart = copyBound(targetStart, 'targetStart', 0);
-  sourceStart = copyBound(sourceStart, 'sourceStart', 0);
+  sourceStart = copyBound(sourceStart, 'sourceStart', 0, kMaxLength);
   sourceEnd = Math.min(this.length, copyBound(sourceEnd, 'sourceEnd', this.length));
   if (targetStart >= target.length || sourceStart >= sourceEnd) return 0;
   const n = Math.min(sourceEnd - sourceStart, target.length - targetStart);

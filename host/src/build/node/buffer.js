@@ -42,11 +42,7 @@ function strictEncodingOf(enc) {
 function encodingOf(enc) {
   if (enc === undefined || enc === null || enc === '') return 'utf8';
   const found = ENCODINGS[String(enc).toLowerCase()];
-  if (found === undefined) {
-    const err = new TypeError(`Unknown encoding: ${enc}`);
-    err.code = 'ERR_UNKNOWN_ENCODING';
-    throw err;
-  }
+  if (found === undefined) throw unknownEncoding(enc);
   return found;
 }
 

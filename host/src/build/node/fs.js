@@ -63,9 +63,10 @@ const fds = new Map();
 let nextFd = 3;
 
 function inode(kind, mode, readOnly, extra) {
-  const now = Date.now();
   const type = { dir: S_IFDIR, file: S_IFREG, link: S_IFLNK, dev: S_IFCHR }[kind];
-  return { kind, mode: type | mode, readOnly, ino: nextIno++, nlink: 1, uid: 0, gid: 0, atimeMs: now, mtimeMs: now, ctimeMs: now, birthtimeMs: now, ...extra };
+  // The modification time is the only time kept: stats show no access or
+  // birth time, and a change time that is this one (as workerd's do).
+  return { kind, mode: type | mode, readOnly, ino: nextIno++, mtimeMs: Date.now(), ...extra };
 }
 const directory = (readOnly) => inode('dir', 0o755, readOnly, { entries: new Map() });
 
@@ -141,10 +142,8 @@ function existing(path, syscall, follow = true) {
   return found;
 }
 
-function touch(node, changed = true) {
-  const now = Date.now();
-  if (changed) node.mtimeMs = now;
-  node.ctimeMs = now;
+function touch(node) {
+  node.mtimeMs = Date.now();
 }
 
 // Where a new entry may go: its parent must be a writable directory.
@@ -159,9 +158,7 @@ function attach(found, node) {
 
 function unlinkEntry(found) {
   found.parent.entries.delete(found.name);
-  found.node.nlink--;
   touch(found.parent);
-  touch(found.node, false);
 }
 
 // ---- file data ------------------------------------------------------------
@@ -199,7 +196,6 @@ function readAt(node, target, position) {
   }
   const n = Math.max(0, Math.min(target.length, node.size - position));
   target.set(node.data.subarray(position, position + n));
-  node.atimeMs = Date.now();
   return n;
 }
 
@@ -293,8 +289,8 @@ export class Stats {
     // As workerd reports them: one link, no access or birth time, and a
     // change time that is the modification time.
     this.nlink = n(1);
-    this.uid = n(node.uid);
-    this.gid = n(node.gid);
+    this.uid = n(0);
+    this.gid = n(0);
     this.rdev = n(0);
     this.blksize = n(4096);
     this.ino = n(node.ino);
@@ -849,8 +845,6 @@ export function linkSync(existingPath, newPath) {
   if (dst.node !== undefined) throw fail('EEXIST', 'link', a, b);
   if (src.node.kind === 'dir') throw fail('EPERM', 'link', a, b);
   creatable(dst, 'link', b);
-  src.node.nlink++;
-  touch(src.node, false);
   attach(dst, src.node);
 }
 
@@ -921,33 +915,23 @@ export function fchownSync(fd, uid, gid) {
   fileOf(fd, 'fstat');
 }
 
-function setTimes(node, atimeMs, mtimeMs) {
-  node.atimeMs = atimeMs;
-  node.mtimeMs = mtimeMs;
-  node.ctimeMs = Date.now();
+// `utimes` and `lutimes`: both times are checked, the modification time
+// kept (the access time is not, as on workerd).
+function setTimes(p, atime, mtime, follow, syscall) {
+  const path = pathOf(p);
+  timeOf(atime, 'atime');
+  const m = timeOf(mtime, 'mtime');
+  const { node } = existing(path, syscall, follow);
+  if (node.readOnly) throw fail('EPERM', syscall, path);
+  node.mtimeMs = m;
 }
 
-export function utimesSync(p, atime, mtime) {
-  const path = pathOf(p);
-  const a = timeOf(atime, 'atime');
-  const m = timeOf(mtime, 'mtime');
-  const { node } = existing(path, 'utime');
-  if (node.readOnly) throw fail('EPERM', 'utime', path);
-  setTimes(node, a, m);
-}
-export function lutimesSync(p, atime, mtime) {
-  const path = pathOf(p);
-  const a = timeOf(atime, 'atime');
-  const m = timeOf(mtime, 'mtime');
-  const { node } = existing(path, 'lutime', false);
-  if (node.readOnly) throw fail('EPERM', 'lutime', path);
-  setTimes(node, a, m);
-}
+export const utimesSync = (p, atime, mtime) => setTimes(p, atime, mtime, true, 'utime');
+export const lutimesSync = (p, atime, mtime) => setTimes(p, atime, mtime, false, 'lutime');
 export function futimesSync(fd, atime, mtime) {
-  const a = timeOf(atime, 'atime');
+  timeOf(atime, 'atime');
   const m = timeOf(mtime, 'mtime');
-  const file = fileOf(fd, 'futime');
-  setTimes(file.node, a, m);
+  fileOf(fd, 'futime').node.mtimeMs = m;
 }
 
 // ---- glob ----------------------------------------------------------------
@@ -1045,6 +1029,19 @@ function openStream() {
   });
 }
 
+// What both file streams keep: their file (a path, or a descriptor already
+// open), how to open it, and where to start.
+function fileStream(stream, path, options, flags) {
+  stream.path = options.fd === undefined || options.fd === null ? path : undefined;
+  stream.fd = options.fd ?? null;
+  stream.flags = options.flags ?? flags;
+  stream.mode = options.mode ?? 0o666;
+  stream.start = options.start;
+  if (stream.start !== undefined) validateInteger(stream.start, 'start', 0);
+  stream.pos = stream.start;
+  stream.autoClose = options.autoClose ?? true;
+}
+
 function startStream(stream) {
   if (stream.fd !== null) queueMicrotask(() => stream.emit('ready'));
   else if (typeof stream.open === 'function' && stream.open !== openStream) stream.open();
@@ -1055,18 +1052,11 @@ export function ReadStream(path, options) {
   if (!(this instanceof ReadStream)) return new ReadStream(path, options);
   options = typeof options === 'string' ? { encoding: options } : { ...options };
   Readable.call(this, { highWaterMark: options.highWaterMark ?? 64 * 1024, encoding: options.encoding, emitClose: options.emitClose ?? true, autoDestroy: options.autoClose ?? true });
-  this.path = options.fd === undefined || options.fd === null ? path : undefined;
-  this.fd = options.fd ?? null;
-  this.flags = options.flags ?? 'r';
-  this.mode = options.mode ?? 0o666;
-  this.start = options.start;
+  fileStream(this, path, options, 'r');
   this.end = options.end ?? Infinity;
-  if (this.start !== undefined) validateInteger(this.start, 'start', 0);
   if (options.end !== undefined) validateInteger(this.end, 'end', 0);
   if (this.start !== undefined && this.start > this.end) throw outOfRange('start', `<= "end" (here: ${this.end})`, this.start);
-  this.pos = this.start;
   this.bytesRead = 0;
-  this.autoClose = options.autoClose ?? true;
   startStream(this);
 }
 Object.setPrototypeOf(ReadStream.prototype, Readable.prototype);
@@ -1107,15 +1097,8 @@ export function WriteStream(path, options) {
   if (!(this instanceof WriteStream)) return new WriteStream(path, options);
   options = typeof options === 'string' ? { encoding: options } : { ...options };
   Writable.call(this, { highWaterMark: options.highWaterMark, decodeStrings: true, defaultEncoding: options.encoding ?? 'utf8', emitClose: options.emitClose ?? true, autoDestroy: options.autoClose ?? true });
-  this.path = options.fd === undefined || options.fd === null ? path : undefined;
-  this.fd = options.fd ?? null;
-  this.flags = options.flags ?? 'w';
-  this.mode = options.mode ?? 0o666;
-  this.start = options.start;
-  if (this.start !== undefined) validateInteger(this.start, 'start', 0);
-  this.pos = this.start;
+  fileStream(this, path, options, 'w');
   this.bytesWritten = 0;
-  this.autoClose = options.autoClose ?? true;
   startStream(this);
 }
 Object.setPrototypeOf(WriteStream.prototype, Writable.prototype);

@@ -1,6 +1,7 @@
 // `node:http`'s client over the tenant's fetch (issue 56): `?url=` is
-// fetched with `http.get`, or POSTed to with `http.request` at `/post`;
-// the answer says what came back, or the error.
+// fetched with `http.get`, or POSTed to with `http.request` at `/post`, or
+// got with `?path=` as `options.path` at `/path`; the answer says what
+// came back, or the error.
 import http from 'node:http';
 import { request as httpsRequest } from 'https';
 import { Buffer } from 'node:buffer';
@@ -30,6 +31,12 @@ export default {
         req.end('http.request');
         return req;
       });
+    } else if (url.pathname === '/path') {
+      try {
+        out = await call((cb) => http.get(target, { path: url.searchParams.get('path') }, cb));
+      } catch (e) {
+        out = `${e.code}: ${e.message}`;
+      }
     } else if (url.pathname === '/https') {
       out = await call((cb) => httpsRequest(target, cb).end());
     } else {

@@ -65,6 +65,11 @@ pub const OURS: &[(&str, &str)] = &[
     ("perf_hooks", include_str!("node/perf_hooks.js")),
     ("process", include_str!("node/process.js")),
     ("querystring", include_str!("node/querystring.js")),
+    ("readline", include_str!("node/readline.js")),
+    (
+        "readline/promises",
+        include_str!("node/readline-promises.js"),
+    ),
     ("stream", include_str!("node/stream.js")),
     ("stream/consumers", include_str!("node/stream-consumers.js")),
     ("stream/promises", include_str!("node/stream-promises.js")),

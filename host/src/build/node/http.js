@@ -105,6 +105,25 @@ IncomingMessage.prototype.setTimeout = function (ms, cb) {
   return this;
 };
 
+// A request target as `options.path` gives it: a path (with its query),
+// sent to the host the request names. An absolute URL or a network path
+// (`//host`, or one with backslashes, which the URL Standard reads as
+// slashes) would name another host, and is refused, as on `workerd`; so
+// are the characters Node refuses in a path.
+function checkedPath(path) {
+  path = String(path);
+  if (/[^\u0021-\u00ff]/.test(path)) {
+    throw codedError(TypeError, 'ERR_UNESCAPED_CHARACTERS', 'Request path contains unescaped characters');
+  }
+  if (/^[a-zA-Z][a-zA-Z\d+.-]*:/.test(path) || /^[/\\]{2}/.test(path)) {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The property 'options.path' must be a path, not an absolute URL or a network path. Received '${path}'`);
+  }
+  return path;
+}
+
+// The URL of `origin` (a URL) with `path` as its request target.
+const targetUrl = (origin, path) => new URL(`${origin.origin}${path.startsWith('/') ? '' : '/'}${path}`);
+
 // The URL and options of `request(url?, options?, callback?)`.
 function requestTarget(defaultProtocol, args) {
   let url;
@@ -119,10 +138,9 @@ function requestTarget(defaultProtocol, args) {
     const protocol = options.protocol || defaultProtocol;
     const host = options.hostname || (options.host ? String(options.host).replace(/:\d+$/, '') : 'localhost');
     const port = options.port ? `:${options.port}` : '';
-    url = new URL(`${protocol}//${host.includes(':') ? `[${host}]` : host}${port}${options.path || '/'}`);
-  } else if (options.path) {
-    url = new URL(options.path, url);
+    url = new URL(`${protocol}//${host.includes(':') ? `[${host}]` : host}${port}/`);
   }
+  if (options.path !== undefined && options.path !== null && options.path !== '') url = targetUrl(url, checkedPath(options.path));
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw codedError(TypeError, 'ERR_INVALID_PROTOCOL', `Protocol "${url.protocol}" not supported. Expected "${defaultProtocol}"`);
   }
@@ -208,7 +226,15 @@ ClientRequest.prototype._final = function (cb) {
   }
   const body = this._chunks.length > 0 && this.method !== 'GET' && this.method !== 'HEAD' ? Buffer.concat(this._chunks) : undefined;
   this._chunks = [];
-  fetch(this._url.href, { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal }).then((response) => {
+  let url;
+  try {
+    // `path` is public and may have changed since the request was made.
+    url = targetUrl(this._url, checkedPath(this.path));
+  } catch (e) {
+    cb(e);
+    return;
+  }
+  fetch(url.href, { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal }).then((response) => {
     clearTimeout(this._timeout);
     const res = responseMessage(response);
     res.req = this;

@@ -71,8 +71,8 @@
     throw namedError(text);
   }
   function namedError(text) {
-    const m = /^(TypeError|RangeError): ([\s\S]*)$/.exec(text);
-    return m ? new (m[1] === 'RangeError' ? RangeError : TypeError)(m[2]) : new TypeError(text);
+    const m = /^(TypeError|RangeError|Error): ([\s\S]*)$/.exec(text);
+    return m ? new ({ TypeError, RangeError, Error }[m[1]])(m[2]) : new TypeError(text);
   }
   const textCall = (args, bytes) => namedCall('text-decode', args, bytes);
   // The bytes of a BufferSource, as WebIDL reads one: none when its buffer

@@ -1,7 +1,9 @@
 //! `CompressionStream` and `DecompressionStream` (`calls::COMPRESS`): the
 //! Compression Standard's `gzip`, `deflate` (zlib) and `deflate-raw`, done
-//! by the host with `flate2` (checked by WPT's `compression/`). The
-//! prelude's streams feed it chunk by chunk; the coder lives in the
+//! by the host with `flate2` (checked by WPT's `compression/`); and for
+//! `node:zlib` alone, brotli (the `brotli` crate) and zstd (`zstd`, on the
+//! libzstd that Wasmtime's code cache already builds). The prelude's
+//! streams and `node:zlib` feed it chunk by chunk; the coder lives in the
 //! instance's `Imports` between calls (`super::open`).
 //!
 //! The gzip wrapper (RFC 1952: a header, raw deflate, CRC-32 and length) is
@@ -18,6 +20,8 @@
 //!   `false`, so a small input that inflates to gigabytes is handed out a
 //!   chunk at a time, each counted against the tenant's memory as it lands.
 //! - Nothing here panics on input; an error ends the stream.
+
+use std::io::Write;
 
 use contract::Reply;
 use flate2::{Compress, Compression, Crc, Decompress, FlushCompress, FlushDecompress, Status};
@@ -36,13 +40,17 @@ const MAX_HEADER: usize = 3 << 16;
 #[derive(Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 enum Args {
-    /// A new stream: `format` is `gzip`, `deflate` or `deflate-raw`;
-    /// `level` (0-9, default 6) is the compression level, as zlib's.
+    /// A new stream: `format` is `gzip`, `deflate`, `deflate-raw`,
+    /// `brotli` or `zstd`; `level` (0-9, default 6) is the compression
+    /// level of the first three, as zlib's; `params` are Node's
+    /// `options.params` of the last two, as (key, value) pairs.
     Open {
         format: String,
         compress: bool,
         #[serde(default)]
         level: Option<u32>,
+        #[serde(default)]
+        params: Vec<(u32, i64)>,
     },
     /// The call's bytes go in (none: take more of what is pending).
     Write { id: u32 },
@@ -67,6 +75,10 @@ enum Coder {
         started: bool,
     },
     Decompress(Inflate),
+    Brotli(Box<brotli::CompressorWriter<Vec<u8>>>),
+    Unbrotli(Box<Unbrotli>),
+    Zstd(Box<zstd::stream::raw::Encoder<'static>>),
+    Unzstd(Box<Unzstd>),
 }
 
 /// A decompression: where it is in the format, and input it has not taken.
@@ -108,7 +120,23 @@ impl Coders {
             Args::Open {
                 format,
                 compress,
+                params,
+                ..
+            } if format == "brotli" || format == "zstd" => {
+                let coder = match (format.as_str(), compress) {
+                    ("brotli", true) => Coder::Brotli(Box::new(brotli_coder(&params)?)),
+                    ("brotli", false) => Coder::Unbrotli(Box::default()),
+                    (_, true) => Coder::Zstd(Box::new(zstd_coder(&params)?)),
+                    (_, false) => Coder::Unzstd(Box::new(unzstd_coder(&params)?)),
+                };
+                let id = self.0.keep(coder)?;
+                return reply(serde_json::json!({ "id": id }), Vec::new());
+            }
+            Args::Open {
+                format,
+                compress,
                 level,
+                ..
             } => {
                 let level = match level {
                     None => Compression::default(),
@@ -155,6 +183,14 @@ impl Coders {
             Args::Finish { id } => (id, true),
         };
         let mut coder = self.0.take(id)?;
+        if last && matches!(coder, Coder::Brotli(_)) {
+            // The writer's last block goes out as it is taken apart.
+            let Coder::Brotli(mut writer) = coder else {
+                unreachable!()
+            };
+            writer.write_all(data).map_err(brotli_failed)?;
+            return reply(serde_json::json!({ "more": false }), writer.into_inner());
+        }
         let mut out = Vec::new();
         let more = match &mut coder {
             Coder::Compress {
@@ -180,6 +216,14 @@ impl Coders {
                 false
             }
             Coder::Decompress(inflate) => inflate.feed(data, last, &mut out)?,
+            Coder::Brotli(writer) => {
+                writer.write_all(data).map_err(brotli_failed)?;
+                out = std::mem::take(writer.get_mut());
+                false
+            }
+            Coder::Unbrotli(unbrotli) => unbrotli.feed(data, last, &mut out)?,
+            Coder::Zstd(encoder) => zstd_feed(encoder, data, last, &mut out)?,
+            Coder::Unzstd(decoder) => decoder.feed(data, last, &mut out)?,
         };
         if more || !last {
             self.0.put_back(id, coder);
@@ -316,6 +360,268 @@ impl Inflate {
     }
 }
 
+fn brotli_failed(e: std::io::Error) -> String {
+    format!("Error: Compression failed: {e}")
+}
+
+/// Node's brotli parameters (`BROTLI_PARAM_*`) on brotli's defaults
+/// (quality 11, a window of 2^22), each clamped to its range as the C
+/// library does; an unknown one is refused with `workerd`'s message.
+fn brotli_coder(params: &[(u32, i64)]) -> Result<brotli::CompressorWriter<Vec<u8>>, String> {
+    let mut p = brotli::enc::BrotliEncoderParams::default();
+    let within = |v: i64, lo: i64, hi: i64| v.clamp(lo, hi) as i32;
+    for &(key, value) in params {
+        match key {
+            0 => {
+                p.mode = match value {
+                    1 => brotli::enc::backward_references::BrotliEncoderMode::BROTLI_MODE_TEXT,
+                    2 => brotli::enc::backward_references::BrotliEncoderMode::BROTLI_MODE_FONT,
+                    _ => brotli::enc::backward_references::BrotliEncoderMode::BROTLI_MODE_GENERIC,
+                }
+            }
+            1 => p.quality = within(value, 0, 11),
+            2 => p.lgwin = within(value, 10, 30),
+            3 => p.lgblock = if value == 0 { 0 } else { within(value, 16, 24) },
+            4 => p.disable_literal_context_modeling = i32::from(value != 0),
+            5 => p.size_hint = value.max(0) as usize,
+            6 => p.large_window = value != 0,
+            7 | 8 => {}
+            _ => return Err("Error: Setting parameter failed".into()),
+        }
+    }
+    if !p.large_window {
+        p.lgwin = p.lgwin.min(24);
+    }
+    Ok(brotli::CompressorWriter::with_params(
+        Vec::new(),
+        64 << 10,
+        &p,
+    ))
+}
+
+/// A brotli decompression: the decoder's state, and input it has not
+/// taken because the last reply was full.
+struct Unbrotli {
+    state: brotli::BrotliState<
+        brotli::enc::StandardAlloc,
+        brotli::enc::StandardAlloc,
+        brotli::enc::StandardAlloc,
+    >,
+    pending: Vec<u8>,
+    done: bool,
+}
+
+impl Default for Unbrotli {
+    fn default() -> Unbrotli {
+        use brotli::enc::StandardAlloc;
+        Unbrotli {
+            state: brotli::BrotliState::new(
+                StandardAlloc::default(),
+                StandardAlloc::default(),
+                StandardAlloc::default(),
+            ),
+            pending: Vec::new(),
+            done: false,
+        }
+    }
+}
+
+impl Unbrotli {
+    /// As [`Inflate::feed`]: at most [`MAX_CHUNK`] out per call.
+    fn feed(&mut self, data: &[u8], last: bool, out: &mut Vec<u8>) -> Result<bool, String> {
+        use brotli::BrotliResult;
+        let mut input = std::mem::take(&mut self.pending);
+        input.extend_from_slice(data);
+        let mut at = 0;
+        let mut chunk = vec![0; 64 << 10];
+        while !self.done {
+            if out.len() >= MAX_CHUNK {
+                self.pending = input[at..].to_vec();
+                return Ok(true);
+            }
+            let (mut available_in, mut available_out) = (input.len() - at, chunk.len());
+            let (mut written, mut total) = (0, 0);
+            let result = brotli::BrotliDecompressStream(
+                &mut available_in,
+                &mut at,
+                &input,
+                &mut available_out,
+                &mut written,
+                &mut chunk,
+                &mut total,
+                &mut self.state,
+            );
+            out.extend_from_slice(&chunk[..written]);
+            match result {
+                BrotliResult::ResultSuccess => self.done = true,
+                BrotliResult::NeedsMoreOutput => {}
+                BrotliResult::NeedsMoreInput => break,
+                BrotliResult::ResultFailure => {
+                    return Err(
+                        "TypeError: Decompression failed: the brotli data is corrupt".into(),
+                    );
+                }
+            }
+        }
+        if self.done && at < input.len() {
+            return Err("TypeError: there is data after the end of the compressed stream".into());
+        }
+        if last && !self.done {
+            return Err("TypeError: Unexpected end of file".into());
+        }
+        Ok(false)
+    }
+}
+
+/// The compression parameters of Node's `ZSTD_c_*` keys, from their values.
+fn zstd_parameter(key: u32, value: i64) -> Option<zstd::zstd_safe::CParameter> {
+    use zstd::zstd_safe::{CParameter as P, Strategy as S};
+    let n = value.clamp(0, u32::MAX as i64) as u32;
+    Some(match key {
+        100 => P::CompressionLevel(value.clamp(-(1 << 17), 22) as i32),
+        101 => P::WindowLog(n),
+        102 => P::HashLog(n),
+        103 => P::ChainLog(n),
+        104 => P::SearchLog(n),
+        105 => P::MinMatch(n),
+        106 => P::TargetLength(n),
+        107 => P::Strategy(match value {
+            1 => S::ZSTD_fast,
+            2 => S::ZSTD_dfast,
+            3 => S::ZSTD_greedy,
+            4 => S::ZSTD_lazy,
+            5 => S::ZSTD_lazy2,
+            6 => S::ZSTD_btlazy2,
+            7 => S::ZSTD_btopt,
+            8 => S::ZSTD_btultra,
+            9 => S::ZSTD_btultra2,
+            _ => return None,
+        }),
+        160 => P::EnableLongDistanceMatching(value != 0),
+        161 => P::LdmHashLog(n),
+        162 => P::LdmMinMatch(n),
+        163 => P::LdmBucketSizeLog(n),
+        164 => P::LdmHashRateLog(n),
+        200 => P::ContentSizeFlag(value != 0),
+        201 => P::ChecksumFlag(value != 0),
+        202 => P::DictIdFlag(value != 0),
+        _ => return None,
+    })
+}
+
+/// A zstd compression at level 3 (`ZSTD_CLEVEL_DEFAULT`) with Node's
+/// `params`; libzstd refuses a value out of its range.
+fn zstd_coder(params: &[(u32, i64)]) -> Result<zstd::stream::raw::Encoder<'static>, String> {
+    let failed = |e: std::io::Error| format!("Error: Zstd compression failed: {e}");
+    let mut encoder = zstd::stream::raw::Encoder::new(3).map_err(failed)?;
+    for &(key, value) in params {
+        let parameter = zstd_parameter(key, value)
+            .ok_or_else(|| format!("Error: Unsupported Zstd compression parameter: {key}"))?;
+        encoder.set_parameter(parameter).map_err(failed)?;
+    }
+    Ok(encoder)
+}
+
+/// Compresses all of `data` (and, when `last`, ends the frame).
+fn zstd_feed(
+    encoder: &mut zstd::stream::raw::Encoder<'static>,
+    data: &[u8],
+    last: bool,
+    out: &mut Vec<u8>,
+) -> Result<bool, String> {
+    use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
+    let failed = |e: std::io::Error| format!("Error: Zstd compression failed: {e}");
+    let mut input = InBuffer::around(data);
+    let mut chunk = Vec::with_capacity(64 << 10);
+    while input.pos < data.len() {
+        let mut output = OutBuffer::around(&mut chunk);
+        encoder.run(&mut input, &mut output).map_err(failed)?;
+        out.extend_from_slice(&chunk);
+        chunk.clear();
+    }
+    if last {
+        loop {
+            let mut output = OutBuffer::around(&mut chunk);
+            let left = encoder.finish(&mut output, true).map_err(failed)?;
+            out.extend_from_slice(&chunk);
+            chunk.clear();
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// A zstd decompression, and input it has not taken.
+struct Unzstd {
+    decoder: zstd::stream::raw::Decoder<'static>,
+    pending: Vec<u8>,
+    /// Whether the last frame read was complete.
+    whole: bool,
+    /// Whether the last run filled its output: the decoder may hold more.
+    holding: bool,
+}
+
+/// A zstd decompression with Node's `ZSTD_d_windowLogMax` (100), the one
+/// decompression parameter.
+fn unzstd_coder(params: &[(u32, i64)]) -> Result<Unzstd, String> {
+    let failed = |e: std::io::Error| format!("Error: Zstd decompression failed: {e}");
+    let mut decoder = zstd::stream::raw::Decoder::new().map_err(failed)?;
+    for &(key, value) in params {
+        if key != 100 {
+            return Err(format!(
+                "Error: Unsupported Zstd decompression parameter: {key}"
+            ));
+        }
+        let max = zstd::zstd_safe::DParameter::WindowLogMax(value.clamp(0, 31) as u32);
+        decoder.set_parameter(max).map_err(failed)?;
+    }
+    Ok(Unzstd {
+        decoder,
+        pending: Vec::new(),
+        whole: true,
+        holding: false,
+    })
+}
+
+impl Unzstd {
+    /// As [`Inflate::feed`]: at most [`MAX_CHUNK`] out per call. Frames
+    /// may follow one another, as libzstd reads them.
+    fn feed(&mut self, data: &[u8], last: bool, out: &mut Vec<u8>) -> Result<bool, String> {
+        use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
+        let mut bytes = std::mem::take(&mut self.pending);
+        bytes.extend_from_slice(data);
+        let mut input = InBuffer::around(&bytes);
+        let mut chunk = Vec::with_capacity(64 << 10);
+        // Run while there is input, or output the decoder holds.
+        while input.pos < bytes.len() || self.holding {
+            if out.len() >= MAX_CHUNK {
+                self.pending = bytes[input.pos..].to_vec();
+                return Ok(true);
+            }
+            let before = input.pos;
+            let mut output = OutBuffer::around(&mut chunk);
+            let hint = self
+                .decoder
+                .run(&mut input, &mut output)
+                .map_err(|e| format!("TypeError: Zstd decompression failed: {e}"))?;
+            self.holding = output.pos() == output.capacity();
+            // A run that moved nothing says what the next frame needs, not
+            // whether the last one ended.
+            if input.pos > before || !chunk.is_empty() {
+                self.whole = hint == 0;
+            }
+            out.extend_from_slice(&chunk);
+            chunk.clear();
+        }
+        if last && !self.whole {
+            return Err("TypeError: unexpected end of file".into());
+        }
+        Ok(false)
+    }
+}
+
 /// The length of the gzip header at the start of `b` (RFC 1952, section
 /// 2.3), `None` while it is incomplete.
 fn gzip_header_len(b: &[u8]) -> Result<Option<usize>, String> {
@@ -367,46 +673,71 @@ mod tests {
     }
 
     #[test]
-    fn gzip_made_here_is_read_back_and_a_bomb_comes_out_in_bounded_pieces() {
-        let mut c = Coders::default();
-        let (v, _) = call(
-            &mut c,
-            r#"{"op":"open","format":"gzip","compress":true}"#,
-            &[],
-        );
-        let id = v["id"].as_u64().unwrap();
-        let mut packed = call(
-            &mut c,
-            &format!(r#"{{"op":"write","id":{id}}}"#),
-            &vec![0; 8 << 20],
-        )
-        .1;
-        packed.extend(call(&mut c, &format!(r#"{{"op":"finish","id":{id}}}"#), &[]).1);
-        assert!(packed.len() < 64 << 10);
+    fn what_is_made_here_is_read_back_and_a_bomb_comes_out_in_bounded_pieces() {
+        for format in ["gzip", "deflate", "deflate-raw", "brotli", "zstd"] {
+            let mut c = Coders::default();
+            let open =
+                |compress| format!(r#"{{"op":"open","format":"{format}","compress":{compress}}}"#);
+            let (v, _) = call(&mut c, &open(true), &[]);
+            let id = v["id"].as_u64().unwrap();
+            let mut packed = call(
+                &mut c,
+                &format!(r#"{{"op":"write","id":{id}}}"#),
+                &vec![0; 8 << 20],
+            )
+            .1;
+            packed.extend(call(&mut c, &format!(r#"{{"op":"finish","id":{id}}}"#), &[]).1);
+            assert!(packed.len() < 64 << 10, "{format}");
 
-        let (v, _) = call(
-            &mut c,
-            r#"{"op":"open","format":"gzip","compress":false}"#,
-            &[],
-        );
-        let id = v["id"].as_u64().unwrap();
-        let (mut more, mut total) = (true, 0);
-        let mut first = true;
-        while more {
-            let data = if first { packed.as_slice() } else { &[] };
-            first = false;
-            let (v, out) = call(&mut c, &format!(r#"{{"op":"finish","id":{id}}}"#), data);
-            assert!(out.len() <= MAX_CHUNK);
-            assert!(out.iter().all(|&b| b == 0));
-            total += out.len();
-            more = v["more"].as_bool().unwrap();
+            let (v, _) = call(&mut c, &open(false), &[]);
+            let id = v["id"].as_u64().unwrap();
+            let (mut more, mut total) = (true, 0);
+            let mut first = true;
+            while more {
+                let data = if first { packed.as_slice() } else { &[] };
+                first = false;
+                let (v, out) = call(&mut c, &format!(r#"{{"op":"finish","id":{id}}}"#), data);
+                assert!(out.len() <= MAX_CHUNK, "{format}");
+                assert!(out.iter().all(|&b| b == 0), "{format}");
+                total += out.len();
+                more = v["more"].as_bool().unwrap();
+            }
+            assert_eq!(total, 8 << 20, "{format}");
+            // Finished: the stream is gone.
+            assert!(
+                c.call(&format!(r#"{{"op":"write","id":{id}}}"#), &[])
+                    .is_err(),
+                "{format}"
+            );
         }
-        assert_eq!(total, 8 << 20);
-        // Finished: the stream is gone.
-        assert!(
-            c.call(&format!(r#"{{"op":"write","id":{id}}}"#), &[])
-                .is_err()
-        );
+    }
+
+    #[test]
+    fn cut_or_trailing_brotli_and_zstd_are_refused() {
+        for format in ["brotli", "zstd"] {
+            let mut c = Coders::default();
+            let open =
+                |compress| format!(r#"{{"op":"open","format":"{format}","compress":{compress}}}"#);
+            let (v, _) = call(&mut c, &open(true), &[]);
+            let id = v["id"].as_u64().unwrap();
+            let packed = call(
+                &mut c,
+                &format!(r#"{{"op":"finish","id":{id}}}"#),
+                &[7; 4096],
+            )
+            .1;
+            for bad in [
+                &packed[..packed.len() / 2],
+                &[packed.as_slice(), b"tail"].concat()[..],
+            ] {
+                let (v, _) = call(&mut c, &open(false), &[]);
+                let id = v["id"].as_u64().unwrap();
+                let err = c
+                    .call(&format!(r#"{{"op":"finish","id":{id}}}"#), bad)
+                    .unwrap_err();
+                assert!(err.starts_with("TypeError: "), "{format}: {err}");
+            }
+        }
     }
 
     #[test]

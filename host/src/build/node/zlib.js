@@ -1,10 +1,10 @@
-// `node:zlib`'s gzip, deflate and raw deflate, sync, with callbacks and as
-// streams, on the host's coders (`CompressionStream`'s, flate2:
-// host/src/web/compress.rs). A decompression comes out at most 1 MiB per
-// host call, and stops at `maxOutputLength` (at most `buffer.kMaxLength`)
-// with Node's `ERR_BUFFER_TOO_LARGE`; short of that, a bomb meets the
-// tenant's memory limit, never the server's. Brotli and zstd are not here
-// yet (their functions throw, saying so); `crc32` is.
+// `node:zlib`'s gzip, deflate, raw deflate, brotli and zstd, sync, with
+// callbacks and as streams, on the host's coders (`CompressionStream`'s,
+// flate2, brotli and libzstd: host/src/web/compress.rs); and `crc32`. A
+// decompression comes out at most 1 MiB per host call, and stops at
+// `maxOutputLength` (at most `buffer.kMaxLength`) with `workerd`'s
+// "Memory limit exceeded"; short of that, a bomb meets the tenant's memory
+// limit, never the server's.
 import { Buffer, kMaxLength } from './buffer.js';
 import { Transform } from './stream.js';
 
@@ -28,17 +28,19 @@ function bytesOf(input, name = 'buffer') {
   throw e;
 }
 
-// A coder on the host: `format` is gzip, deflate or deflate-raw.
+// A coder on the host: `format` is gzip, deflate, deflate-raw, brotli or
+// zstd (whose Node `params` go as [key, value] pairs).
 class Coder {
   constructor(format, compress, options) {
     const level = options && options.level !== undefined && options.level !== -1 ? options.level : undefined;
+    const params = Object.entries((options && options.params) || {}).map(([k, v]) => [Number(k), Number(v)]);
     this.compress = compress;
     this.max = Math.min((options && options.maxOutputLength) || kMaxLength, kMaxLength);
     this.total = 0;
     try {
-      this.id = host({ op: 'open', format, compress, level }).value.id;
+      this.id = host({ op: 'open', format, compress, level, params }).value.id;
     } catch (e) {
-      throw e instanceof RangeError ? e : dataError(e);
+      throw e instanceof TypeError ? dataError(e) : e;
     }
   }
 
@@ -60,7 +62,7 @@ class Coder {
       if (r.data.length > 0) {
         this.total += r.data.length;
         if (this.total > this.max) {
-          const e = new RangeError(`Cannot create a Buffer larger than ${this.max} bytes`);
+          const e = new RangeError('Memory limit exceeded');
           e.code = 'ERR_BUFFER_TOO_LARGE';
           throw e;
         }
@@ -82,6 +84,10 @@ const KINDS = {
   deflateRaw: ['deflate-raw', true],
   inflateRaw: ['deflate-raw', false],
   unzip: ['unzip', false],
+  brotliCompress: ['brotli', true],
+  brotliDecompress: ['brotli', false],
+  zstdCompress: ['zstd', true],
+  zstdDecompress: ['zstd', false],
 };
 
 function codeSync(kind, input, options) {
@@ -89,7 +95,9 @@ function codeSync(kind, input, options) {
   const bytes = bytesOf(input);
   const coder = new Coder(formatOf(name, bytes), compress, options);
   const out = coder.code(bytes, true);
-  return out.length === 1 ? out[0] : Buffer.concat(out);
+  const buffer = out.length === 1 ? out[0] : Buffer.concat(out);
+  // `info`: the result with a stream of its kind, as Node gives it.
+  return options && options.info ? { buffer, engine: new CLASSES[kind](options) } : buffer;
 }
 
 function codeLater(kind, input, options, callback) {
@@ -177,6 +185,15 @@ export const Inflate = streamClass('inflate');
 export const DeflateRaw = streamClass('deflateRaw');
 export const InflateRaw = streamClass('inflateRaw');
 export const Unzip = streamClass('unzip');
+export const BrotliCompress = streamClass('brotliCompress');
+export const BrotliDecompress = streamClass('brotliDecompress');
+export const ZstdCompress = streamClass('zstdCompress');
+export const ZstdDecompress = streamClass('zstdDecompress');
+const CLASSES = {
+  gzip: Gzip, gunzip: Gunzip, deflate: Deflate, inflate: Inflate, deflateRaw: DeflateRaw, inflateRaw: InflateRaw,
+  unzip: Unzip, brotliCompress: BrotliCompress, brotliDecompress: BrotliDecompress, zstdCompress: ZstdCompress,
+  zstdDecompress: ZstdDecompress,
+};
 
 export const createGzip = (options) => new Gzip(options);
 export const createGunzip = (options) => new Gunzip(options);
@@ -185,6 +202,10 @@ export const createInflate = (options) => new Inflate(options);
 export const createDeflateRaw = (options) => new DeflateRaw(options);
 export const createInflateRaw = (options) => new InflateRaw(options);
 export const createUnzip = (options) => new Unzip(options);
+export const createBrotliCompress = (options) => new BrotliCompress(options);
+export const createBrotliDecompress = (options) => new BrotliDecompress(options);
+export const createZstdCompress = (options) => new ZstdCompress(options);
+export const createZstdDecompress = (options) => new ZstdDecompress(options);
 
 export const gzipSync = (input, options) => codeSync('gzip', input, options);
 export const gunzipSync = (input, options) => codeSync('gunzip', input, options);
@@ -193,6 +214,10 @@ export const inflateSync = (input, options) => codeSync('inflate', input, option
 export const deflateRawSync = (input, options) => codeSync('deflateRaw', input, options);
 export const inflateRawSync = (input, options) => codeSync('inflateRaw', input, options);
 export const unzipSync = (input, options) => codeSync('unzip', input, options);
+export const brotliCompressSync = (input, options) => codeSync('brotliCompress', input, options);
+export const brotliDecompressSync = (input, options) => codeSync('brotliDecompress', input, options);
+export const zstdCompressSync = (input, options) => codeSync('zstdCompress', input, options);
+export const zstdDecompressSync = (input, options) => codeSync('zstdDecompress', input, options);
 
 export const gzip = (input, options, callback) => codeLater('gzip', input, options, callback);
 export const gunzip = (input, options, callback) => codeLater('gunzip', input, options, callback);
@@ -201,6 +226,10 @@ export const inflate = (input, options, callback) => codeLater('inflate', input,
 export const deflateRaw = (input, options, callback) => codeLater('deflateRaw', input, options, callback);
 export const inflateRaw = (input, options, callback) => codeLater('inflateRaw', input, options, callback);
 export const unzip = (input, options, callback) => codeLater('unzip', input, options, callback);
+export const brotliCompress = (input, options, callback) => codeLater('brotliCompress', input, options, callback);
+export const brotliDecompress = (input, options, callback) => codeLater('brotliDecompress', input, options, callback);
+export const zstdCompress = (input, options, callback) => codeLater('zstdCompress', input, options, callback);
+export const zstdDecompress = (input, options, callback) => codeLater('zstdDecompress', input, options, callback);
 
 // CRC-32 (IEEE), continuing from `value`.
 let table = null;
@@ -220,8 +249,10 @@ export function crc32(data, value = 0) {
 }
 
 export default {
-  Gzip, Gunzip, Deflate, Inflate, DeflateRaw, InflateRaw, Unzip,
-  createGzip, createGunzip, createDeflate, createInflate, createDeflateRaw, createInflateRaw, createUnzip,
-  gzipSync, gunzipSync, deflateSync, inflateSync, deflateRawSync, inflateRawSync, unzipSync,
-  gzip, gunzip, deflate, inflate, deflateRaw, inflateRaw, unzip, crc32,
+  Gzip, Gunzip, Deflate, Inflate, DeflateRaw, InflateRaw, Unzip, BrotliCompress, BrotliDecompress, ZstdCompress,
+  ZstdDecompress, createGzip, createGunzip, createDeflate, createInflate, createDeflateRaw, createInflateRaw,
+  createUnzip, createBrotliCompress, createBrotliDecompress, createZstdCompress, createZstdDecompress, gzipSync,
+  gunzipSync, deflateSync, inflateSync, deflateRawSync, inflateRawSync, unzipSync, brotliCompressSync,
+  brotliDecompressSync, zstdCompressSync, zstdDecompressSync, gzip, gunzip, deflate, inflate, deflateRaw, inflateRaw,
+  unzip, brotliCompress, brotliDecompress, zstdCompress, zstdDecompress, crc32,
 };

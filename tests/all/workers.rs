@@ -448,3 +448,19 @@ fn caches_keep_what_the_workers_cache_api_keeps_per_tenant_by_the_page_cache_rul
         assert_eq!(call(&a, "op=match&key=two"), "\"miss\"", "{engine}");
     }
 }
+
+/// Workers' `request.cf` and `response.cf` (`tests/plugins/request-cf.js`):
+/// an object on the incoming request, and what `init.cf` gives, copied,
+/// checked and mutable, as `workerd` answers.
+#[test]
+fn request_and_response_cf_answer_as_on_workerd_on_both_engines() {
+    // workerd 2026-11-17's answer to the same module.
+    let workerd = "incoming: object undefined\n\
+                   made: {\"cacheTtl\":5,\"country\":\"NZ\"} true proto\n\
+                   copied: {\"cacheTtl\":5,\"country\":\"NZ\"} false\n\
+                   plain: undefined undefined\n\
+                   refused: TypeError Incorrect type for the 'cf' field on 'RequestInitializerDict': the provided value is not of type 'Object'.\n\
+                   response: {\"a\":1}\n\
+                   mutable: AU";
+    crate::node_modules::renders_as_workerd("request-cf", workerd);
+}

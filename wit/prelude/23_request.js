@@ -35,6 +35,14 @@
   // applies without a document: no window, no client, no navigation), but
   // for two refusals workerd does not make and Workers apps rely on (a
   // stream body without `duplex`, a URL with credentials).
+  // Workers' `cf` of a request or response: plain data, copied as
+  // `workerd` copies it (as JSON).
+  function cfOf(value, dict) {
+    if (typeof value !== 'object') {
+      throw new TypeError(`Incorrect type for the 'cf' field on '${dict}': the provided value is not of type 'Object'.`);
+    }
+    return JSON.parse(JSON.stringify(value));
+  }
   class RequestImpl {
     constructor(input, init) {
       if (arguments.length === 0) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present.");
@@ -95,6 +103,8 @@
         throw new TypeError("Failed to construct 'Request': member signal is not of type AbortSignal.");
       }
       requestEnum(i, 'priority', 'auto');
+      if (i.cf !== undefined && i.cf !== null) this._cf = cfOf(i.cf, 'RequestInitializerDict');
+      else if (from && from._cf !== undefined) this._cf = cfOf(from._cf);
       this._url = url;
       this._method = method;
       // Made when first read: most requests never read theirs.
@@ -149,6 +159,7 @@
     get isReloadNavigation() { return false; }
     get isHistoryNavigation() { return false; }
     get duplex() { return 'half'; }
+    get cf() { return this._cf; }
     clone() {
       if (unusable(this)) throw new TypeError('Request.clone: Body has already been consumed.');
       const r = Object.create(RequestImpl.prototype);
@@ -162,7 +173,7 @@
   }
   withBody(RequestImpl);
   // What a request the host made (the incoming one) has: the defaults.
-  for (const [k, v] of Object.entries({ _referrer: 'about:client', _referrerPolicy: '', _mode: 'cors', _credentials: 'same-origin', _cache: 'default', _integrity: '', _keepalive: false })) {
+  for (const [k, v] of Object.entries({ _referrer: 'about:client', _referrerPolicy: '', _mode: 'cors', _credentials: 'same-origin', _cache: 'default', _integrity: '', _keepalive: false, _cf: undefined })) {
     Object.defineProperty(RequestImpl.prototype, k, { value: v, writable: true, configurable: true });
   }
 

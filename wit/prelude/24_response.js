@@ -18,6 +18,7 @@
       // The reason-phrase production: tabs, spaces and visible Latin-1.
       if (this._statusText !== '' && !/^[\t\x20-\x7e\x80-\xff]*$/.test(this._statusText)) throw new TypeError(`Response constructor: "${this._statusText}" is an invalid statusText`);
       this._headers = new HeadersImpl(init.headers);
+      if (init.cf !== undefined && init.cf !== null) this._cf = cfOf(init.cf, 'ResponseInitializerDict');
       this._type = 'default';
       this._urlList = [];
       if (body !== null && body !== undefined && NULL_BODY.includes(status)) {
@@ -58,6 +59,7 @@
     get type() { return this._type; }
     get url() { return this._urlList.length ? this._urlList[this._urlList.length - 1] : ''; }
     get redirected() { return this._urlList.length > 1; }
+    get cf() { return this._cf; }
     clone() {
       if (this._used || streamUsed(this._body)) throw new TypeError('Response.clone: Body has already been consumed.');
       const r = new ResponseImpl(null, { status: 200 });
@@ -68,4 +70,5 @@
     get [Symbol.toStringTag]() { return 'Response'; }
   }
   withBody(ResponseImpl);
+  Object.defineProperty(ResponseImpl.prototype, '_cf', { value: undefined, writable: true, configurable: true });
 

@@ -60,6 +60,10 @@
     if (raw.base !== '') list.push(['x-forwarded-prefix', raw.base]);
     r._headers._reads = reads;
     r._redirect = 'follow';
+    // `cf`: an object, so that `request.cf.country` reads undefined rather
+    // than throwing; ssr has none of Cloudflare's edge data, and gives no
+    // client address here (workerd serve gives `clientIp`): an empty one.
+    r._cf = {};
     r._body = raw.body === undefined || raw.body === null ? null : raw.body;
     r._used = false;
     return r;

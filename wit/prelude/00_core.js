@@ -50,6 +50,17 @@
 {
   const g = globalThis;
 
+  // A string as a USVString: each lone surrogate becomes U+FFFD, as WebIDL
+  // converts them (and as the host's UTF-8 needs them). QuickJS has
+  // `isWellFormed` natively; a regular expression over a page's text cost
+  // more than the encoding (V8 10.2 lacks it).
+  const wellFormed = typeof ''.isWellFormed === 'function';
+  function usv(v) {
+    const s = typeof v === 'string' ? v : `${v}`;
+    if (wellFormed) return s.isWellFormed() ? s : s.toWellFormed();
+    return /[\ud800-\udfff]/.test(s) ? s.replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (m) => (m.length === 2 ? m : '\ufffd')) : s;
+  }
+
   function defineMissing(name, value) {
     if (typeof g[name] === 'undefined') {
       Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });

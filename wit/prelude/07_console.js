@@ -49,10 +49,11 @@
 
   const consoleImpl = {};
   for (const [name, level] of [['debug', 0], ['trace', 0], ['log', 1], ['info', 1], ['warn', 2], ['error', 3]]) {
-    consoleImpl[name] = (...args) => hostLog(level, format(args));
+    // A lone surrogate goes to the log as U+FFFD (the host takes UTF-8).
+    consoleImpl[name] = (...args) => hostLog(level, usv(format(args)));
   }
-  consoleImpl.assert = (cond, ...args) => { if (!cond) hostLog(3, `Assertion failed${args.length ? ': ' + format(args) : ''}`); };
-  consoleImpl.dir = (v) => hostLog(1, inspect(v, 1, []));
+  consoleImpl.assert = (cond, ...args) => { if (!cond) hostLog(3, usv(`Assertion failed${args.length ? ': ' + format(args) : ''}`)); };
+  consoleImpl.dir = (v) => hostLog(1, usv(inspect(v, 1, [])));
   consoleImpl.table = consoleImpl.log;
   for (const name of ['group', 'groupEnd', 'groupCollapsed', 'time', 'timeEnd', 'timeLog', 'count', 'countReset']) {
     consoleImpl[name] = () => {};

@@ -11,14 +11,7 @@
   // (`calls::URL`: the `url` crate, host/src/web/url.rs), which
   // implements the standard. Strings cross as USVStrings: a lone surrogate
   // becomes U+FFFD, as WebIDL converts them.
-  // QuickJS has `isWellFormed` natively; a regular expression over a
-  // page's text cost more than the encoding (V8 10.2 lacks it).
-  const wellFormed = typeof ''.isWellFormed === 'function';
-  function usv(v) {
-    const s = typeof v === 'string' ? v : `${v}`;
-    if (wellFormed) return s.isWellFormed() ? s : s.toWellFormed();
-    return /[\ud800-\udfff]/.test(s) ? s.replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (m) => (m.length === 2 ? m : '\ufffd')) : s;
-  }
+  // (`usv`: 00_core.js.)
   // The host's answer, or null for a URL that does not parse. Pure, so the
   // top level may call it.
   function urlCall(args) {

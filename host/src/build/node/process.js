@@ -4,6 +4,8 @@
 // bundle's top level runs at build time); a value set here stays in this
 // instance only.
 import EventEmitter from './events.js';
+import { Readable, Writable } from './stream.js';
+import { Buffer } from './buffer.js';
 import { bundled } from './_stubs.js';
 
 const live = globalThis.__ssr.workers.env;
@@ -75,6 +77,50 @@ export function emitWarning(warning, type) {
   console.warn(text);
 }
 
+// `stdout` and `stderr`: writable streams whose text goes to the tenant's
+// log a line at a time, as on `workerd` (a line is held until its newline,
+// so that a character written in two halves arrives whole; what is held
+// goes out on the next turn of the event loop unless it ends in half a
+// character, and at once past 4 KiB). `stdin` reads nothing.
+const HELD_MAX = 4096;
+function stdio(fd, log) {
+  let held = '';
+  let timer = null;
+  const decoder = new TextDecoder();
+  const halfOfOne = () => {
+    const code = held.charCodeAt(held.length - 1);
+    return code >= 0xd800 && code <= 0xdbff;
+  };
+  const flush = () => {
+    timer = null;
+    if (held === '' || halfOfOne()) return;
+    log(held);
+    held = '';
+  };
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk, encoding, cb) {
+      held += typeof chunk === 'string' && (encoding === 'utf8' || encoding === 'utf-8')
+        ? chunk
+        : decoder.decode(typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk, { stream: true });
+      const lines = held.split('\n');
+      held = lines.pop();
+      for (const line of lines) log(line);
+      if (held.length > HELD_MAX) {
+        log(held);
+        held = '';
+      } else if (held !== '' && timer === null && !halfOfOne()) {
+        timer = setTimeout(flush, 0);
+      }
+      cb();
+    },
+  });
+  return Object.assign(stream, { fd, readable: false, _type: 'fs', _isStdio: true });
+}
+export const stdout = stdio(1, (line) => console.log(line));
+export const stderr = stdio(2, (line) => console.error(line));
+export const stdin = Object.assign(new Readable({ read() { this.push(null); } }), { fd: 0 });
+
 // The process is an event emitter, as Node's: its methods are inherited,
 // not its own keys.
 const emitter = new EventEmitter();
@@ -87,5 +133,6 @@ for (const name of ['on', 'once', 'off', 'emit', 'addListener', 'removeListener'
 }
 const process = Object.assign(Object.create(methods), {
   env, execArgv, exitCode, nextTick, getBuiltinModule, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
+  stdout, stderr, stdin,
 });
 export default process;

@@ -47,6 +47,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("assert/strict", include_str!("node/assert-strict.js")),
     ("async_hooks", include_str!("node/async_hooks.js")),
     ("buffer", include_str!("node/buffer.js")),
+    ("cluster", include_str!("node/cluster.js")),
     ("console", include_str!("node/console.js")),
     ("crypto", include_str!("node/crypto.js")),
     (
@@ -58,6 +59,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("fs/promises", include_str!("node/fs-promises.js")),
     ("http", include_str!("node/http.js")),
     ("https", include_str!("node/https.js")),
+    ("inspector", include_str!("node/inspector.js")),
     ("module", include_str!("node/module.js")),
     ("os", include_str!("node/os.js")),
     ("path", include_str!("node/path.js")),
@@ -70,6 +72,7 @@ pub const OURS: &[(&str, &str)] = &[
         "readline/promises",
         include_str!("node/readline-promises.js"),
     ),
+    ("repl", include_str!("node/repl.js")),
     ("stream", include_str!("node/stream.js")),
     ("stream/consumers", include_str!("node/stream-consumers.js")),
     ("stream/promises", include_str!("node/stream-promises.js")),
@@ -83,6 +86,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("util", include_str!("node/util.js")),
     ("util/types", include_str!("node/util-types.js")),
     ("vm", include_str!("node/vm.js")),
+    ("worker_threads", include_str!("node/worker_threads.js")),
     ("zlib", include_str!("node/zlib.js")),
 ];
 

@@ -78,6 +78,61 @@ export function Stream(options) {
 }
 inherit(Stream, EventEmitter);
 
+// The legacy `pipe` of streams that are not Readables (a Readable has its
+// own): `data` is written to `dest`, paused while `dest` is full, `dest`
+// ended (or destroyed, on `close`) once, unless `{ end: false }`; an error
+// on either side undoes the pipe and is thrown on where nothing else
+// listens for it.
+Stream.prototype.pipe = function (dest, options) {
+  const source = this;
+  const errorListeners = (emitter) => EventEmitter.prototype.listenerCount.call(emitter, 'error');
+  const ondata = (chunk) => {
+    if (dest.writable && dest.write(chunk) === false && source.pause) source.pause();
+  };
+  const ondrain = () => {
+    if (source.readable && source.resume) source.resume();
+  };
+  let ended = false;
+  const onend = () => {
+    if (ended) return;
+    ended = true;
+    dest.end();
+  };
+  const onclose = () => {
+    if (ended) return;
+    ended = true;
+    if (typeof dest.destroy === 'function') dest.destroy();
+  };
+  function onerror(err) {
+    cleanup();
+    if (errorListeners(this) === 0) this.emit('error', err);
+  }
+  function cleanup() {
+    source.removeListener('data', ondata);
+    dest.removeListener('drain', ondrain);
+    source.removeListener('end', onend);
+    source.removeListener('close', onclose);
+    source.removeListener('error', onerror);
+    dest.removeListener('error', onerror);
+    source.removeListener('end', cleanup);
+    source.removeListener('close', cleanup);
+    dest.removeListener('close', cleanup);
+  }
+  source.on('data', ondata);
+  dest.on('drain', ondrain);
+  if (!dest._isStdio && (!options || options.end !== false)) {
+    source.on('end', onend);
+    source.on('close', onclose);
+  }
+  EventEmitter.prototype.prependListener.call(source, 'error', onerror);
+  EventEmitter.prototype.prependListener.call(dest, 'error', onerror);
+  source.on('end', cleanup);
+  source.on('close', cleanup);
+  dest.on('close', cleanup);
+  dest.emit('pipe', source);
+  return dest;
+};
+
 // Shared by both sides: destroying a stream once, with its error.
 function destroyImpl(err, cb) {
   const r = this._readableState;
@@ -87,6 +142,9 @@ function destroyImpl(err, cb) {
     if (typeof cb === 'function') cb(err);
     return this;
   }
+  // What still waits to be written, and `end()`'s callbacks, fail with
+  // the stream's error (or its destruction) on the next tick, as Node's.
+  if (w && (w.buffered.length > 0 || w.finishCallbacks.length > 0)) nextTick(failPending, w);
   for (const state of [r, w]) {
     if (state) {
       state.destroyed = true;
@@ -113,6 +171,18 @@ function destroyImpl(err, cb) {
     done(e);
   }
   return this;
+}
+
+function failPending(state) {
+  if (state.writing) return;
+  for (const { chunk, callback } of state.buffered.splice(0)) {
+    state.length -= state.objectMode ? 1 : chunk.length;
+    state.pendingcb--;
+    callback(state.errored ?? codedError(Error, 'ERR_STREAM_DESTROYED', 'Cannot call write after a stream was destroyed'));
+  }
+  for (const end of state.finishCallbacks.splice(0)) {
+    end(state.errored ?? codedError(Error, 'ERR_STREAM_DESTROYED', 'Cannot call end after a stream was destroyed'));
+  }
 }
 
 function errorOrDestroy(stream, err) {
@@ -260,7 +330,14 @@ function readableAddChunk(stream, chunk, encoding, front) {
     return false;
   }
   if (state.destroyed) return false;
-  state.reading = false;
+  // A push ends the read that asked for it; an unshift puts back what was
+  // read. An empty chunk adds nothing, and a pushed one asks for more, as
+  // Node's does.
+  if (!front) state.reading = false;
+  if (!state.objectMode && c.length === 0) {
+    if (!front) maybeReadMore(stream, state);
+    return state.length < state.highWaterMark;
+  }
   if (state.decoder && !state.objectMode && typeof c !== 'string') {
     c = state.decoder.write(c);
     if (c.length === 0) {
@@ -969,6 +1046,12 @@ export function Writable(options) {
 }
 inherit(Writable, Stream);
 Writable.WritableState = WritableState;
+Object.defineProperty(WritableState.prototype, 'bufferedRequestCount', {
+  get() { return this.buffered.length; },
+});
+WritableState.prototype.getBuffer = function () {
+  return this.buffered.slice();
+};
 
 // `instanceof Writable` holds for a Duplex too, as in Node.
 Object.defineProperty(Writable, Symbol.hasInstance, {
@@ -989,17 +1072,25 @@ Writable.prototype._destroy = function (err, cb) {
   cb(err);
 };
 
+// A Writable has nothing to pipe out.
+Writable.prototype.pipe = function () {
+  errorOrDestroy(this, codedError(Error, 'ERR_STREAM_CANNOT_PIPE', 'Cannot pipe, not readable'));
+};
+
 Writable.prototype.write = function (chunk, encoding, cb) {
   const state = this._writableState;
   if (typeof encoding === 'function') {
     cb = encoding;
     encoding = null;
   }
-  encoding = encoding || state.defaultEncoding;
+  if (!encoding) encoding = state.defaultEncoding;
+  else if (encoding !== 'buffer' && !Buffer.isEncoding(encoding)) throw unknownEncoding(encoding);
   if (typeof cb !== 'function') cb = () => {};
-  let err = null;
+  // A chunk of the wrong kind is the caller's mistake, thrown at once, as
+  // Node throws it; writing after the end is the stream's state, an error
+  // on it.
   if (chunk === null) {
-    err = codedError(TypeError, 'ERR_STREAM_NULL_VALUES', 'May not write null values to stream');
+    throw codedError(TypeError, 'ERR_STREAM_NULL_VALUES', 'May not write null values to stream');
   } else if (!state.objectMode) {
     if (typeof chunk === 'string') {
       if (state.decodeStrings) {
@@ -1010,11 +1101,12 @@ Writable.prototype.write = function (chunk, encoding, cb) {
       if (!Buffer.isBuffer(chunk)) chunk = _uint8ArrayToBuffer(chunk);
       encoding = 'buffer';
     } else {
-      err = codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${chunk === undefined ? 'undefined' : typeof chunk}`);
+      throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${chunk === undefined ? 'undefined' : typeof chunk}`);
     }
   }
-  if (!err && state.ending) err = codedError(Error, 'ERR_STREAM_WRITE_AFTER_END', 'write after end');
-  else if (!err && state.destroyed) err = codedError(Error, 'ERR_STREAM_DESTROYED', 'Cannot call write after a stream was destroyed');
+  let err = null;
+  if (state.ending) err = codedError(Error, 'ERR_STREAM_WRITE_AFTER_END', 'write after end');
+  else if (state.destroyed) err = codedError(Error, 'ERR_STREAM_DESTROYED', 'Cannot call write after a stream was destroyed');
   if (err) {
     nextTick(cb, err);
     errorOrDestroy(this, err);
@@ -1064,6 +1156,8 @@ function afterWriteCall(stream, state, err) {
         state.pendingcb--;
         b.callback(err);
       }
+      // `end()`'s callbacks learn of it too.
+      for (const end of state.finishCallbacks.splice(0)) end(err);
       errorOrDestroy(stream, err);
     };
     if (state.sync) nextTick(fail);
@@ -1085,7 +1179,7 @@ function afterWriteCall(stream, state, err) {
 }
 
 function clearBuffer(stream, state) {
-  if (state.writing || state.destroyed || state.constructed === false || state.buffered.length === 0) return;
+  if (state.writing || state.corked || state.destroyed || state.constructed === false || state.buffered.length === 0) return;
   if (state.buffered.length > 1 && stream._writev) {
     const items = state.buffered.splice(0);
     const len = state.objectMode ? items.length : items.reduce((n, b) => n + b.chunk.length, 0);
@@ -1116,9 +1210,13 @@ Writable.prototype.uncork = function () {
 };
 
 Writable.prototype.setDefaultEncoding = function (encoding) {
-  this._writableState.defaultEncoding = String(encoding).toLowerCase();
+  if (typeof encoding === 'string') encoding = encoding.toLowerCase();
+  if (!Buffer.isEncoding(encoding)) throw unknownEncoding(encoding);
+  this._writableState.defaultEncoding = encoding;
   return this;
 };
+
+const unknownEncoding = (encoding) => codedError(TypeError, 'ERR_UNKNOWN_ENCODING', `Unknown encoding: ${encoding}`);
 
 Writable.prototype.end = function (chunk, encoding, cb) {
   const state = this._writableState;
@@ -1186,12 +1284,18 @@ function finishMaybe(stream, state, sync) {
           nextTick(finish, stream, state);
         }
       };
-      try {
-        const r = stream._final(onFinal);
-        if (r && typeof r.then === 'function') r.then(() => onFinal(), onFinal);
-      } catch (e) {
-        onFinal(e);
-      }
+      const callFinal = () => {
+        try {
+          const r = stream._final(onFinal);
+          if (r && typeof r.then === 'function') r.then(() => onFinal(), onFinal);
+        } catch (e) {
+          onFinal(e);
+        }
+      };
+      // From `end()`, on the next tick, as Node calls it: the callback
+      // `end()` was given is then waiting for its outcome.
+      if (sync) nextTick(callFinal);
+      else callFinal();
       state.sync = false;
       return;
     }
@@ -1297,7 +1401,7 @@ export function Duplex(options) {
 }
 inherit(Duplex, Readable);
 for (const name of Object.getOwnPropertyNames(Writable.prototype)) {
-  if (name === 'constructor' || name === 'destroy' || name === '_destroy' || Object.prototype.hasOwnProperty.call(Duplex.prototype, name)) continue;
+  if (name === 'constructor' || name === 'destroy' || name === '_destroy' || name === 'pipe' || Object.prototype.hasOwnProperty.call(Duplex.prototype, name)) continue;
   Object.defineProperty(Duplex.prototype, name, Object.getOwnPropertyDescriptor(Writable.prototype, name));
 }
 

@@ -64,6 +64,15 @@ export default {
     await handle.write('S');
     out.push(`handle ${await handle.readFile('utf8')} ${(await handle.stat()).size}`);
     await handle.close();
+    // A FileHandle as a stream's `fd`, closed with it; options inherited.
+    const reopened = await open('/tmp/s.txt', 'r');
+    const closed = new Promise((resolve) => reopened.on('close', resolve));
+    let fromHandle = '';
+    for await (const chunk of fs.createReadStream(null, { fd: reopened, encoding: 'utf8' })) fromHandle += chunk;
+    await closed;
+    let inherited = '';
+    for await (const chunk of fs.createReadStream('/tmp/s.txt', { __proto__: { start: 1, end: 3 } })) inherited += chunk;
+    out.push(`handle stream ${fromHandle} ${reopened.fd} ${inherited}`);
     return new Response(out.join('\n'));
   },
 };

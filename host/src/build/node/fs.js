@@ -18,6 +18,7 @@
 import { Buffer } from './buffer.js';
 import { posix } from './path.js';
 import { Readable, Writable } from './stream.js';
+import EventEmitter from './events.js';
 import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateInteger } from './_errors.js';
 
 export const constants = Object.assign(Object.create(null), {
@@ -1033,7 +1034,10 @@ function openStream() {
 // open), how to open it, and where to start.
 function fileStream(stream, path, options, flags) {
   stream.path = options.fd === undefined || options.fd === null ? path : undefined;
-  stream.fd = options.fd ?? null;
+  // A FileHandle as `fd`: the stream reads or writes its descriptor, and
+  // closing the stream closes the handle.
+  stream.fileHandle = options.fd instanceof FileHandle ? options.fd : null;
+  stream.fd = stream.fileHandle ? stream.fileHandle.fd : options.fd ?? null;
   stream.flags = options.flags ?? flags;
   stream.mode = options.mode ?? 0o666;
   stream.start = options.start;
@@ -1050,7 +1054,8 @@ function startStream(stream) {
 
 export function ReadStream(path, options) {
   if (!(this instanceof ReadStream)) return new ReadStream(path, options);
-  options = typeof options === 'string' ? { encoding: options } : { ...options };
+  // Read, not copied: an option may be inherited (`{ __proto__: { start } }`).
+  options = typeof options === 'string' ? { encoding: options } : options ?? {};
   Readable.call(this, { highWaterMark: options.highWaterMark ?? 64 * 1024, encoding: options.encoding, emitClose: options.emitClose ?? true, autoDestroy: options.autoClose ?? true });
   fileStream(this, path, options, 'r');
   this.end = options.end ?? Infinity;
@@ -1083,7 +1088,10 @@ ReadStream.prototype._read = function (n) {
 };
 
 ReadStream.prototype._destroy = function (err, cb) {
-  if (this.fd !== null && this.autoClose) closeSync(this.fd);
+  if (this.fd !== null && this.autoClose) {
+    if (this.fileHandle) this.fileHandle.close();
+    else closeSync(this.fd);
+  }
   this.fd = null;
   cb(err);
 };
@@ -1095,7 +1103,8 @@ ReadStream.prototype.close = function (cb) {
 
 export function WriteStream(path, options) {
   if (!(this instanceof WriteStream)) return new WriteStream(path, options);
-  options = typeof options === 'string' ? { encoding: options } : { ...options };
+  // Read, not copied: an option may be inherited (`{ __proto__: { start } }`).
+  options = typeof options === 'string' ? { encoding: options } : options ?? {};
   Writable.call(this, { highWaterMark: options.highWaterMark, decodeStrings: true, defaultEncoding: options.encoding ?? 'utf8', emitClose: options.emitClose ?? true, autoDestroy: options.autoClose ?? true });
   fileStream(this, path, options, 'w');
   this.bytesWritten = 0;
@@ -1136,8 +1145,13 @@ for (const Stream of [ReadStream, WriteStream]) {
 
 export const FileReadStream = ReadStream;
 export const FileWriteStream = WriteStream;
-export const createReadStream = (path, options) => new ReadStream(path, options);
-export const createWriteStream = (path, options) => new WriteStream(path, options);
+// Functions, not arrows: code calls them with `new` too.
+export function createReadStream(path, options) {
+  return new ReadStream(path, options);
+}
+export function createWriteStream(path, options) {
+  return new WriteStream(path, options);
+}
 
 export async function openAsBlob(p, options = {}) {
   const path = pathOf(p);
@@ -1252,11 +1266,13 @@ export function exists(p, cb) {
   queueMicrotask(() => cb(there));
 }
 
-// `fs/promises`' FileHandle: a file descriptor with the calls as methods.
-class FileHandle {
+// `fs/promises`' FileHandle: a file descriptor with the calls as methods,
+// and an emitter of `close`. Closed, its `fd` is undefined, as on workerd.
+class FileHandle extends EventEmitter {
   #fd;
 
   constructor(fd) {
+    super();
     this.#fd = fd;
   }
 
@@ -1265,8 +1281,10 @@ class FileHandle {
   }
 
   async close() {
-    if (this.#fd !== -1) closeSync(this.#fd);
-    this.#fd = -1;
+    if (this.#fd === undefined) return;
+    closeSync(this.#fd);
+    this.#fd = undefined;
+    this.emit('close');
   }
 
   async stat(options) { return fstatSync(this.#fd, options); }

@@ -66,6 +66,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("path/posix", include_str!("node/path-posix.js")),
     ("perf_hooks", include_str!("node/perf_hooks.js")),
     ("process", include_str!("node/process.js")),
+    ("punycode", include_str!("node/punycode.js")),
     ("querystring", include_str!("node/querystring.js")),
     ("readline", include_str!("node/readline.js")),
     (

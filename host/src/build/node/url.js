@@ -2,6 +2,7 @@
 // classes (the prelude's, parsed by the host's `url` crate), file URL
 // helpers, and Node's legacy `parse` / `format` / `resolve`.
 import * as querystring from './querystring.js';
+import { toUnicode } from './punycode.js';
 
 export const URL = globalThis.URL;
 export const URLSearchParams = globalThis.URLSearchParams;
@@ -36,15 +37,25 @@ export function domainToASCII(domain) {
   }
 }
 
+// The host parses to ASCII; its `xn--` labels are then decoded.
 export function domainToUnicode(domain) {
-  // The host parses to ASCII; punycode labels are shown as they are.
-  return domainToASCII(domain);
+  const ascii = domainToASCII(domain);
+  try {
+    return toUnicode(ascii);
+  } catch (_) {
+    return '';
+  }
 }
 
+// As Node makes them: a URL's own properties too (one a user extended),
+// and a copy of a URL (which has none of its getters) gives what it has.
 export function urlToHttpOptions(url) {
+  const { hostname } = url;
   const options = {
+    __proto__: null,
+    ...url,
     protocol: url.protocol,
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    hostname: typeof hostname === 'string' && hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
     hash: url.hash,
     search: url.search,
     pathname: url.pathname,

@@ -15,6 +15,9 @@ export function codedError(Kind, code, message) {
   return e;
 }
 
+// What a method that is not implemented throws, as `workerd` throws it.
+export const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
+
 // What Node's messages say a value was: "Received undefined", "Received an
 // instance of Foo", "Received type number (12)".
 export function received(value) {

@@ -4,10 +4,10 @@
 // disconnected, dead one. The module's default export is a `Cluster`.
 import EventEmitter from './events.js';
 import process from './process.js';
-import { codedError } from './_errors.js';
+import { notImplemented } from './_errors.js';
 
-const notImplemented = (name) => () => {
-  throw codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The cluster.${name} method is not implemented`);
+const refused = (name) => () => {
+  throw notImplemented(`cluster.${name}`);
 };
 
 export class Worker extends EventEmitter {
@@ -38,9 +38,9 @@ export class Cluster extends EventEmitter {
     });
   }
 }
-Cluster.prototype.fork = notImplemented('fork');
-Cluster.prototype.disconnect = notImplemented('disconnect');
-Cluster.prototype.setupPrimary = notImplemented('setupPrimary');
-Cluster.prototype.setupMaster = notImplemented('setupWorker');
+Cluster.prototype.fork = refused('fork');
+Cluster.prototype.disconnect = refused('disconnect');
+Cluster.prototype.setupPrimary = refused('setupPrimary');
+Cluster.prototype.setupMaster = refused('setupWorker');
 
 export default new Cluster();

@@ -3,9 +3,7 @@
 // disposable), `url()` is undefined, the inspector's console does nothing,
 // and a `Session` or a `Network` event throws `ERR_METHOD_NOT_IMPLEMENTED`.
 import EventEmitter from './events.js';
-import { codedError } from './_errors.js';
-
-const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
+import { notImplemented } from './_errors.js';
 
 export class Session extends EventEmitter {
   constructor() {

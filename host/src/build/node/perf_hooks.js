@@ -2,7 +2,7 @@
 // (wit/prelude/06_performance.js), Node's constants, and what `workerd`
 // gives of the rest: `timerify` returns its function, the event loop's
 // utilization is all 0, and histograms are not implemented.
-import { codedError } from './_errors.js';
+import { notImplemented } from './_errors.js';
 
 const g = globalThis;
 export const performance = g.performance;
@@ -16,11 +16,12 @@ export const PerformanceResourceTiming = g.PerformanceResourceTiming;
 export const eventLoopUtilization = () => performance.eventLoopUtilization();
 export const timerify = (fn) => performance.timerify(fn);
 
-const notImplemented = (name) => () => {
-  throw codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
+export const createHistogram = () => {
+  throw notImplemented('createHistogram');
 };
-export const createHistogram = notImplemented('createHistogram');
-export const monitorEventLoopDelay = notImplemented('monitorEventLoopDelay');
+export const monitorEventLoopDelay = () => {
+  throw notImplemented('monitorEventLoopDelay');
+};
 
 export const constants = Object.freeze({
   NODE_PERFORMANCE_GC_MAJOR: 4,

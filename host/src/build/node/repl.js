@@ -6,9 +6,7 @@
 // leading underscore, as Node lists them).
 import EventEmitter from './events.js';
 import { builtinModules as every } from './module.js';
-import { codedError } from './_errors.js';
-
-const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
+import { notImplemented } from './_errors.js';
 
 export class REPLServer extends EventEmitter {
   constructor() {

@@ -14,12 +14,11 @@
 import EventEmitter from './events.js';
 import { Buffer } from './buffer.js';
 import { StringDecoder } from './string_decoder.js';
-import { codedError } from './_errors.js';
+import { codedError, notImplemented } from './_errors.js';
 
 const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
 
 const prematureClose = () => codedError(Error, 'ERR_STREAM_PREMATURE_CLOSE', 'Premature close');
-const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
 
 function abortError(reason) {
   const e = new Error('The operation was aborted', { cause: reason });

@@ -6,9 +6,7 @@
 // The plain data (`isMainThread`, `threadId`, ...) is `workerd`'s, made
 // beside this file (build/node.rs).
 import EventEmitter from './events.js';
-import { codedError } from './_errors.js';
-
-const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
+import { notImplemented } from './_errors.js';
 
 export class Worker extends EventEmitter {
   constructor() {

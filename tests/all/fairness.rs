@@ -374,8 +374,10 @@ fn a_long_v8_render_in_a_worker_process_lowers_its_lane_and_a_new_thread_takes_t
     assert_eq!(first.join().unwrap(), 200);
     assert_eq!(long.join().unwrap(), 200);
     assert_eq!(demoted(&s), "ssr_demoted_renders_total 1");
-    // The lowered thread left; the lane it served has a new one.
-    let replaced = crate::support::within(Duration::from_secs(2), || {
+    // The lowered thread left; the lane it served has a new one. Leaving
+    // takes the lowered thread a moment of CPU, at nice 19: while a test
+    // beside this one keeps the cores busy, that moment can take seconds.
+    let replaced = crate::support::within(Duration::from_secs(15), || {
         let after = lanes(&s);
         after.len() == before.len() && after.iter().all(|t| t.nice == 0)
     });

@@ -85,11 +85,10 @@ impl Drop for Running {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn the_first_begin_after_idle_wakes_every_subscriber_once() {
         let activity: &'static Activity = Box::leak(Box::new(Activity::new()));
         let (a, b) = (activity.subscribe(), activity.subscribe());
@@ -114,4 +113,6 @@ mod tests {
             "a dropped receiver is unsubscribed"
         );
     }
+
+    crate::unit_tests!(the_first_begin_after_idle_wakes_every_subscriber_once);
 }

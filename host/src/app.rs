@@ -486,11 +486,10 @@ fn substitute(template: &str, captures: &[(String, String)]) -> Option<String> {
     (out.len() <= MAX_SUBSTITUTED).then_some(out)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn patterns_match_splats_and_placeholders() {
         assert_eq!(matches("/a", "/a"), Some(vec![]));
         assert_eq!(matches("/a", "/ab"), None);
@@ -531,7 +530,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn substitution_is_one_pass_and_bounded() {
         let captures = vec![
             ("id".to_string(), ":idx".to_string()),
@@ -552,7 +550,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn the_first_matching_redirect_wins_exact_or_not() {
         let rule = |from: &str, to: &str| Redirect {
             from: from.into(),
@@ -577,7 +574,6 @@ mod tests {
         assert_eq!(to("/d/e"), None);
     }
 
-    #[test]
     fn redirects_substitute_captures_and_headers_apply_in_order() {
         let config = AppConfig {
             redirects: vec![Redirect {
@@ -615,7 +611,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn a_section_that_no_build_writes_is_refused() {
         let bad = AppConfig {
             redirects: vec![Redirect {
@@ -640,4 +635,12 @@ mod tests {
         }
         assert!(check_pattern("/u/:id/*").is_ok());
     }
+
+    crate::unit_tests!(
+        patterns_match_splats_and_placeholders,
+        substitution_is_one_pass_and_bounded,
+        the_first_matching_redirect_wins_exact_or_not,
+        redirects_substitute_captures_and_headers_apply_in_order,
+        a_section_that_no_build_writes_is_refused
+    );
 }

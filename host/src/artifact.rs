@@ -319,11 +319,10 @@ fn leb128(out: &mut Vec<u8>, mut v: u64) {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn contract_version_mismatch_names_both_versions() {
         let err = check_contract(["ssr:plugin/renderer@0.9.0"]).unwrap_err();
         let msg = err.to_string();
@@ -333,13 +332,11 @@ mod tests {
         );
     }
 
-    #[test]
     fn contract_without_renderer_lists_exports() {
         let err = check_contract(["wasi:http/incoming-handler@0.2.0"]).unwrap_err();
         assert!(err.to_string().contains("wasi:http/incoming-handler"));
     }
 
-    #[test]
     fn imports_obeyed() {
         check_imports([
             "ssr:plugin/log@0.1.0",
@@ -349,7 +346,6 @@ mod tests {
         .unwrap();
     }
 
-    #[test]
     fn imports_violated() {
         let err = check_imports([
             "wasi:cli/stdout@0.2.12",
@@ -363,4 +359,11 @@ mod tests {
             "{err}"
         );
     }
+
+    crate::unit_tests!(
+        contract_version_mismatch_names_both_versions,
+        contract_without_renderer_lists_exports,
+        imports_obeyed,
+        imports_violated
+    );
 }

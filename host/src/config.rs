@@ -780,16 +780,14 @@ pub fn shown(url: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn defaults_are_valid() {
         Config::default().validate().unwrap();
     }
 
-    #[test]
     fn pool_over_limit_is_refused_with_the_product() {
         let c = Config {
             workers: 1000,
@@ -802,7 +800,6 @@ mod tests {
         assert!(msg.contains(&format!("{product} instances")), "{msg}");
     }
 
-    #[test]
     fn a_store_is_refused_by_what_it_lacks() {
         let refused = |c: Config| c.validate().unwrap_err().to_string();
         let dir = Some(PathBuf::from("/var/lib/ssr"));
@@ -840,7 +837,6 @@ mod tests {
         .unwrap();
     }
 
-    #[test]
     fn file_overrides_only_what_it_sets() {
         let f: Given = toml::from_str(
             "workers = 3\ncache-ttl = 5\nmode = \"fresh\"\nadmin-listen = \"127.0.0.1:9\"",
@@ -855,7 +851,6 @@ mod tests {
         assert_eq!(c.queue_capacity, Config::default().queue_capacity);
     }
 
-    #[test]
     fn weak_admin_tokens_are_refused_by_what_makes_them_weak() {
         let spaces = format!("{}x", " ".repeat(15));
         for (token, why) in [
@@ -878,14 +873,12 @@ mod tests {
         }
     }
 
-    #[test]
     fn unknown_file_keys_are_refused() {
         assert!(toml::from_str::<Given>("wrokers = 3").is_err());
     }
 
     /// `docs/configuration.md`'s table is [`reference`]; `SSR_BLESS=1` writes
     /// it there.
-    #[test]
     fn the_configuration_reference_matches_the_settings() {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/configuration.md");
@@ -899,8 +892,18 @@ mod tests {
         } else {
             assert_eq!(
                 table, want,
-                "docs/configuration.md is out of date: run `SSR_BLESS=1 cargo test -p ssr --lib config`"
+                "docs/configuration.md is out of date: run `SSR_BLESS=1 cargo test --release -p ssr --features test-hooks --test unit config`"
             );
         }
     }
+
+    crate::unit_tests!(
+        defaults_are_valid,
+        pool_over_limit_is_refused_with_the_product,
+        a_store_is_refused_by_what_it_lacks,
+        file_overrides_only_what_it_sets,
+        weak_admin_tokens_are_refused_by_what_makes_them_weak,
+        unknown_file_keys_are_refused,
+        the_configuration_reference_matches_the_settings
+    );
 }

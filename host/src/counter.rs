@@ -45,11 +45,10 @@ impl std::fmt::Debug for Striped {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn adds_from_every_thread_are_summed() {
         let c = Striped::default();
         std::thread::scope(|s| {
@@ -63,4 +62,6 @@ mod tests {
         });
         assert_eq!(c.get(), 12_000);
     }
+
+    crate::unit_tests!(adds_from_every_thread_are_summed);
 }

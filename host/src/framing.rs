@@ -28,11 +28,10 @@ pub fn is_framing(name: &str) -> bool {
             .is_some_and(|p| p.eq_ignore_ascii_case("proxy-"))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn framing_and_hop_by_hop_names_are_the_servers() {
         for name in [
             "Content-Length",
@@ -51,4 +50,6 @@ mod tests {
             assert!(!is_framing(name), "{name}");
         }
     }
+
+    crate::unit_tests!(framing_and_hop_by_hop_names_are_the_servers);
 }

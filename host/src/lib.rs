@@ -37,5 +37,7 @@ pub mod site;
 pub mod stack_map;
 pub mod sync;
 pub mod tenant;
+#[cfg(feature = "test-hooks")]
+pub mod unit;
 pub mod unsent;
 pub mod web;

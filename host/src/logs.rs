@@ -297,11 +297,10 @@ pub fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn control_characters_are_escaped() {
         assert_eq!(escape("plain €"), "plain €");
         assert!(matches!(escape("plain"), Cow::Borrowed(_)));
@@ -315,7 +314,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn a_long_field_is_cut() {
         let long = "x\n".repeat(LOG_FIELD_BYTES);
         let text = loggable(&long);
@@ -323,9 +321,14 @@ mod tests {
         assert!(text.len() < LOG_FIELD_BYTES * 2);
     }
 
-    #[test]
     fn a_cut_keeps_whole_characters() {
         assert_eq!(floor_char_boundary("aé", 2), 1);
         assert_eq!(floor_char_boundary("aé", 9), 3);
     }
+
+    crate::unit_tests!(
+        control_characters_are_escaped,
+        a_long_field_is_cut,
+        a_cut_keeps_whole_characters
+    );
 }

@@ -24,13 +24,12 @@ impl fmt::Display for Chain<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
     use crate::engine::EngineError;
     use crate::tenant::TenantError;
 
-    #[test]
     fn every_cause_is_said_once() {
         let e = TenantError::Plugin(EngineError::Compile("bad magic".into()));
         assert_eq!(e.to_string(), "the plugin was refused");
@@ -39,4 +38,6 @@ mod tests {
             "the plugin was refused: compiling the plugin failed: bad magic"
         );
     }
+
+    crate::unit_tests!(every_cause_is_said_once);
 }

@@ -317,11 +317,10 @@ pub fn name_of_dir(dir: &Path) -> String {
     name.trim_matches('-').chars().take(63).collect()
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn a_directory_name_becomes_a_tenant_id() {
         let root = std::env::temp_dir().join(format!("ssr-name-{}", std::process::id()));
         let dir = root.join("My_Site.v2");
@@ -339,7 +338,6 @@ mod tests {
 
     /// docs/ssr.schema.json is what [`schema`] gives (`SSR_BLESS=1`
     /// rewrites it).
-    #[test]
     fn the_schema_in_docs_is_current() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ssr.schema.json");
         let now = schema();
@@ -362,7 +360,6 @@ mod tests {
         (dir, site)
     }
 
-    #[test]
     fn a_bad_key_type_or_value_is_refused_with_its_line() {
         let entry = (
             "index.js",
@@ -404,7 +401,6 @@ mod tests {
         assert!(got.unwrap_err().0.contains("main = "));
     }
 
-    #[test]
     fn ssr_toml_adds_to_the_workers_config() {
         let (_dir, got) = site(&[
             ("src.js", "export default {}"),
@@ -430,4 +426,11 @@ mod tests {
             assert!(q.contains(&(pair.0.into(), pair.1.into())), "{q:?}");
         }
     }
+
+    crate::unit_tests!(
+        a_directory_name_becomes_a_tenant_id,
+        the_schema_in_docs_is_current,
+        a_bad_key_type_or_value_is_refused_with_its_line,
+        ssr_toml_adds_to_the_workers_config
+    );
 }

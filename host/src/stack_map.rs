@@ -127,8 +127,8 @@ pub fn source_map(bytes: &[u8], engine: EngineKind) -> Option<&[u8]> {
     lowered.or(custom_section(bytes, SOURCE_MAP_SECTION).ok()?)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
     /// A map of `b.js`, whose line 1 column 1 and line 2 column 5 come
@@ -136,7 +136,6 @@ mod tests {
     const MAP: &str =
         r#"{"version":3,"file":"b.js","sources":["src/a.js"],"names":[],"mappings":"AASA;IAUI"}"#;
 
-    #[test]
     fn frames_in_the_bundle_are_mapped_and_others_kept() {
         let m = StackMap::in_memory(MAP.as_bytes());
         let stack =
@@ -150,7 +149,6 @@ mod tests {
         assert_eq!(broken.apply(stack), stack);
     }
 
-    #[test]
     fn a_plain_entrys_frames_are_renamed_in_place() {
         let m = StackMap::in_memory(
             br#"{"version":3,"file":"index.js","sources":["src/index.js"],"names":[],"mappings":""}"#,
@@ -162,4 +160,9 @@ mod tests {
             "    at fetch (src/index.js:3:15)\n    at Object.fetch (src/index.js:3:11)\n    at x.js:1:1"
         );
     }
+
+    crate::unit_tests!(
+        frames_in_the_bundle_are_mapped_and_others_kept,
+        a_plain_entrys_frames_are_renamed_in_place
+    );
 }

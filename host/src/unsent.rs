@@ -146,12 +146,11 @@ impl http_body::Body for Paced {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
     use http_body_util::BodyExt;
 
-    #[tokio::test]
     async fn a_paced_body_is_counted_until_taken_or_dropped() {
         let unsent = Unsent::new(1 << 20);
         let body = Paced::hold(Bytes::from(vec![7u8; 3 * SLICE + 5]), &unsent).unwrap();
@@ -172,7 +171,6 @@ mod tests {
         assert!(!unsent.full());
     }
 
-    #[test]
     fn a_body_that_would_pass_the_limit_is_not_held() {
         let unsent = Unsent::new(100);
         let first = Paced::hold(Bytes::from(vec![0u8; 60]), &unsent).unwrap();
@@ -183,4 +181,6 @@ mod tests {
         drop((first, fits));
         assert_eq!(unsent.bytes(), 0);
     }
+
+    crate::unit_tests!(a_body_that_would_pass_the_limit_is_not_held; async a_paced_body_is_counted_until_taken_or_dropped);
 }

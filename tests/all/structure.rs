@@ -52,9 +52,12 @@ fn module_path(file: &str) -> Vec<String> {
     parts
 }
 
+/// How a library module's unit tests begin (`host/src/unit.rs`).
+const UNIT_TESTS: &str = "#[cfg(feature = \"test-hooks\")]\npub(crate) mod tests {";
+
 /// `code` without comments, string contents and its `mod tests { ... }`.
 fn code_of(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests {") {
+    let text = match text.find(UNIT_TESTS) {
         Some(at) => &text[..at],
         None => text,
     };
@@ -293,4 +296,31 @@ fn a_circle_and_a_leaf_that_names_are_seen() {
         named.contains(&p("a::x")) && named.contains(&p("d")) && named.contains(&p("b::c")),
         "{named:?}"
     );
+}
+
+/// The library is not built as its own test harness (`[lib] test = false`):
+/// a `#[test]` in it would never run, so its unit tests are entered with
+/// `crate::unit_tests!` (`host/src/unit.rs`) and none is marked otherwise.
+#[test]
+fn the_librarys_unit_tests_are_all_entered_where_they_run() {
+    for (file, text) in modules() {
+        let code: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        for mark in ["#[test]", "#[tokio::test]", "cfg(test)"] {
+            assert!(
+                !code.iter().any(|l| l.contains(mark)),
+                "host/src/{file} has `{mark}`, which never runs in the library: \
+                 put the test in its `{UNIT_TESTS} ... }}` and enter it with \
+                 `crate::unit_tests!` (host/src/unit.rs)"
+            );
+        }
+        if text.contains(UNIT_TESTS) {
+            assert!(
+                text.contains("crate::unit_tests!("),
+                "host/src/{file} has unit tests and enters none"
+            );
+        }
+    }
 }

@@ -283,11 +283,10 @@ pub fn content_type(path: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn hashed_names_obeyed() {
         for p in [
             "/assets/client-5XCJQ3ZN.js",
@@ -300,7 +299,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn hashed_names_violated() {
         for p in [
             "/logo.png",
@@ -314,7 +312,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn paths_obeyed_and_violated() {
         for p in ["/a.js", "/assets/x y.png", "/.well-known/security.txt"] {
             check_path(p).unwrap();
@@ -326,7 +323,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn content_types_come_from_the_table() {
         assert_eq!(content_type("/a.js"), "text/javascript; charset=utf-8");
         assert_eq!(content_type("/a.css"), "text/css; charset=utf-8");
@@ -336,4 +332,11 @@ mod tests {
         assert_eq!(content_type("/a.svg"), "image/svg+xml");
         assert_eq!(content_type("/noext"), "application/octet-stream");
     }
+
+    crate::unit_tests!(
+        hashed_names_obeyed,
+        hashed_names_violated,
+        paths_obeyed_and_violated,
+        content_types_come_from_the_table
+    );
 }

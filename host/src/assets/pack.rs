@@ -222,11 +222,10 @@ pub fn pack(
     Ok(table::write(&packed))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn url_paths_join_the_prefix() {
         assert_eq!(url_path("", Path::new("a/b.js")).unwrap(), "/a/b.js");
         assert_eq!(
@@ -235,4 +234,6 @@ mod tests {
         );
         assert!(url_path("", Path::new("../x")).is_err());
     }
+
+    crate::unit_tests!(url_paths_join_the_prefix);
 }

@@ -165,15 +165,14 @@ fn not_modified(asset: &Asset, wanted: Encoding) -> Response {
     resp
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
     fn range(value: &str, len: u64) -> Option<Result<RangeInclusive<u64>, ()>> {
         range_of(&HeaderValue::from_str(value).unwrap(), len)
     }
 
-    #[test]
     fn ranges_are_read_as_rfc_9110_says() {
         // One satisfiable range: served.
         assert_eq!(range("bytes=0-4", 10), Some(Ok(0..=4)));
@@ -207,4 +206,6 @@ mod tests {
         let many = format!("bytes={}", vec!["0-0"; MAX_RANGES + 1].join(","));
         assert_eq!(range(&many, 10), None);
     }
+
+    crate::unit_tests!(ranges_are_read_as_rfc_9110_says);
 }

@@ -239,8 +239,8 @@ fn made(path: String, sha256: &str, bodies: [Option<Bytes>; 3]) -> Asset {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
     use crate::encoding::{Effort, compress};
 
@@ -260,7 +260,6 @@ mod tests {
         ])
     }
 
-    #[test]
     fn a_written_table_reads_back() {
         let assets = read(&table(), Verify::Whole).unwrap();
         assert_eq!(assets.paths(), ["/app.js", "/logo.png"]);
@@ -269,7 +268,6 @@ mod tests {
         assert!(js.bodies[2].is_some());
     }
 
-    #[test]
     fn every_truncation_is_refused() {
         let t = table();
         for cut in 0..t.len() {
@@ -284,7 +282,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn inconsistent_tables_are_refused() {
         let t = table();
         let index_len = u32::from_le_bytes(t[5..9].try_into().unwrap()) as usize;
@@ -326,7 +323,6 @@ mod tests {
         assert!(read(&swapped, Verify::Whole).is_err());
     }
 
-    #[test]
     fn copies_that_share_bytes_are_refused() {
         let body = vec![7u8; 4096];
         let sha = crate::artifact::digest(&body);
@@ -347,7 +343,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn a_vouched_table_is_not_hashed_again() {
         // A recorded SHA-256 that is not the bytes': only a whole check
         // sees it, so a structure check did not hash.
@@ -359,4 +354,12 @@ mod tests {
         let assets = read(&other, Verify::Structure).unwrap();
         assert_eq!(assets.paths(), ["/app.js", "/logo.png"]);
     }
+
+    crate::unit_tests!(
+        a_written_table_reads_back,
+        every_truncation_is_refused,
+        inconsistent_tables_are_refused,
+        copies_that_share_bytes_are_refused,
+        a_vouched_table_is_not_hashed_again
+    );
 }

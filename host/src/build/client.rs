@@ -118,11 +118,10 @@ fn manifest(meta: &[u8]) -> Result<String, BuildError> {
     Ok(serde_json::json!({ "script": served(script), "css": css }).to_string())
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::manifest;
 
-    #[test]
     fn the_manifest_names_the_entry_and_its_css() {
         let meta = br#"{"outputs": {
             "out/chunk-AB12CD34.js": {"imports": []},
@@ -134,4 +133,6 @@ mod tests {
             r#"{"css":["/assets/client-X2B3C4D5.css"],"script":"/assets/client-5XCJQ3ZN.js"}"#
         );
     }
+
+    crate::unit_tests!(the_manifest_names_the_entry_and_its_css);
 }

@@ -318,11 +318,10 @@ fn is_identifier(name: &str) -> bool {
         && !RESERVED.contains(&name)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn every_module_of_workerd_is_made_and_ours_are_among_them() {
         // Node's 54 (`module.builtinModules` without the `_` ones), the
         // two it has only as `node:NAME`, and its 14 internal `_` ones,
@@ -340,7 +339,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn export_names_are_read_from_each_form_of_export() {
         let names = exported_names(
             "export const a = 1;\nexport function b() {}\nexport async function c() {}\nexport class D {}\nexport { e, f as g };\nexport default a;\n",
@@ -351,11 +349,16 @@ mod tests {
         );
     }
 
-    #[test]
     fn a_name_that_is_not_an_identifier_is_never_written() {
         assert!(is_identifier("_debug") && is_identifier("EOL"));
         for bad in ["a'b", "x;alert(1)", "1a", "default", ""] {
             assert!(!is_identifier(bad), "{bad}");
         }
     }
+
+    crate::unit_tests!(
+        every_module_of_workerd_is_made_and_ours_are_among_them,
+        export_names_are_read_from_each_form_of_export,
+        a_name_that_is_not_an_identifier_is_never_written
+    );
 }

@@ -410,8 +410,8 @@ fn parse_redirects(text: &str) -> Result<(Vec<Redirect>, Vec<String>), String> {
     Ok((rules, skipped))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -420,7 +420,6 @@ mod tests {
         path
     }
 
-    #[test]
     fn nodejs_compat_is_on_from_its_default_date_unless_turned_off() {
         let dir = tempfile::tempdir().unwrap();
         for (date, flags, on) in [
@@ -442,7 +441,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn a_jsonc_config_gives_entry_assets_vars_and_warnings() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(
@@ -492,7 +490,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn a_toml_config_and_bad_configs() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(
@@ -521,7 +518,6 @@ mod tests {
         assert!(e.contains("wrangler.jsonc"), "{e}");
     }
 
-    #[test]
     fn headers_and_redirects_files_are_parsed() {
         let rules = parse_headers(
             "# comment\n/_app/*\n  X-Robots-Tag: noindex\n\tCache-Control: no-cache\n/_app/immutable/*\n  ! Cache-Control\n",
@@ -538,4 +534,11 @@ mod tests {
         assert_eq!(skipped.len(), 1);
         assert!(parse_redirects("/a /b 299\n").is_err());
     }
+
+    crate::unit_tests!(
+        nodejs_compat_is_on_from_its_default_date_unless_turned_off,
+        a_jsonc_config_gives_entry_assets_vars_and_warnings,
+        a_toml_config_and_bad_configs,
+        headers_and_redirects_files_are_parsed
+    );
 }

@@ -403,8 +403,8 @@ pub fn policy_ttl(
     ((!ttl.is_zero()).then_some(ttl), explicit)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
     fn response(vary: &[&str], headers: &[(&str, &str)]) -> contract::Response {
@@ -420,7 +420,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn vary_joins_the_list_and_the_header() {
         let r = response(
             &["Cookie"],
@@ -430,4 +429,6 @@ mod tests {
         let r = response(&["cookie", "*"], &[]);
         assert_eq!(vary_of(&r), vec!["*"]);
     }
+
+    crate::unit_tests!(vary_joins_the_list_and_the_header);
 }

@@ -362,8 +362,8 @@ impl Cache {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
     use contract::CachePolicy;
 
@@ -407,7 +407,6 @@ mod tests {
         c.lookup(&url, &NONE, |_, hit| hit).ok()
     }
 
-    #[test]
     fn policy_is_honoured() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let ttl = |r: contract::Response| c.decide("t", &r, &HeaderMap::new(), true).ttl;
@@ -426,7 +425,6 @@ mod tests {
         assert_eq!(ttl(cookie), None, "a cookie is never stored");
     }
 
-    #[test]
     fn second_lookup_on_a_thread_is_a_hot_hit() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let e = entry(&c, "x", CachePolicy::HostDefault);
@@ -441,7 +439,6 @@ mod tests {
         assert_eq!(c.bytes(), 0, "purge gives the bytes back");
     }
 
-    #[test]
     fn expired_entries_are_swept_before_the_cache_fills() {
         let c = Cache::new(limits(1 << 30, 1 << 30));
         let e = entry(&c, "x", CachePolicy::Ttl(1));
@@ -454,7 +451,6 @@ mod tests {
         assert!(c.len() < 64, "{} expired entries kept", c.len());
     }
 
-    #[test]
     fn a_large_cache_sweeps_once_an_eighth_of_its_slots_were_inserted() {
         let c = Cache::new(limits(1 << 30, 1 << 30));
         let live = entry(&c, "x", CachePolicy::Ttl(3600));
@@ -476,7 +472,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn bytes_are_bounded_in_total_and_per_tenant() {
         let c = Cache::new(limits(64 << 10, 32 << 10));
         let body = "x".repeat(1000);
@@ -497,7 +492,6 @@ mod tests {
         assert_eq!(c.bytes(), 0);
     }
 
-    #[test]
     fn a_kept_entry_is_compressed_for_its_request_then_in_every_encoding_once_asked() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let body = "<p>hello</p>".repeat(100);
@@ -536,7 +530,6 @@ mod tests {
         assert_eq!(for_br.encoded(Encoding::Gzip).0, Encoding::Identity);
     }
 
-    #[test]
     fn an_entry_made_again_with_its_copies_takes_its_place_within_the_budget() {
         let c = Cache::new(limits(1 << 20, 24 << 10));
         // Pages that fill the tenant's budget uncompressed, and compress
@@ -565,7 +558,6 @@ mod tests {
         assert!(before > 0);
     }
 
-    #[test]
     fn etag_matching_is_weak_and_accepts_lists() {
         let c = Cache::new(limits(1 << 20, 1 << 20));
         let e = entry(&c, "x", CachePolicy::HostDefault);
@@ -575,4 +567,15 @@ mod tests {
         assert!(e.matches("*"));
         assert!(!e.matches("\"nope\""));
     }
+
+    crate::unit_tests!(
+        policy_is_honoured,
+        second_lookup_on_a_thread_is_a_hot_hit,
+        expired_entries_are_swept_before_the_cache_fills,
+        a_large_cache_sweeps_once_an_eighth_of_its_slots_were_inserted,
+        bytes_are_bounded_in_total_and_per_tenant,
+        a_kept_entry_is_compressed_for_its_request_then_in_every_encoding_once_asked,
+        an_entry_made_again_with_its_copies_takes_its_place_within_the_budget,
+        etag_matching_is_weak_and_accepts_lists
+    );
 }

@@ -326,11 +326,10 @@ impl EngineError {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn names_parse_back_and_unknown_ones_are_listed() {
         for kind in EngineKind::ALL {
             assert_eq!(kind.as_str().parse::<EngineKind>(), Ok(kind));
@@ -351,4 +350,6 @@ mod tests {
             Err("unknown isolation mode `x`; use `reuse` or `fresh`".to_string())
         );
     }
+
+    crate::unit_tests!(names_parse_back_and_unknown_ones_are_listed);
 }

@@ -81,11 +81,10 @@ pub async fn run(name: &str, args: &str, data: &[u8]) -> Done {
         .unwrap_or_else(|_| failed("its thread ended without an answer".into()))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn rsa_generation_pbkdf2_and_scrypt_are_long_and_the_rest_is_not() {
         assert!(is_long(
             calls::CRYPTO,
@@ -109,4 +108,6 @@ mod tests {
         ));
         assert!(!is_long(calls::URL, r#"{"op":"generate","alg":"RSA-PSS"}"#));
     }
+
+    crate::unit_tests!(rsa_generation_pbkdf2_and_scrypt_are_long_and_the_rest_is_not);
 }

@@ -69,11 +69,10 @@ impl<K: Hash + Eq + Clone> Drop for Pass<K> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn a_key_holds_at_most_max_places_and_gets_them_back() {
         let gate = Gate::new(2);
         let a = gate.enter("a").unwrap();
@@ -89,4 +88,6 @@ mod tests {
         assert!(none.enter("a").is_none());
         assert!(crate::sync::lock(&none.held).is_empty());
     }
+
+    crate::unit_tests!(a_key_holds_at_most_max_places_and_gets_them_back);
 }

@@ -520,11 +520,10 @@ async fn shutdown_signal() {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::is_host_path;
 
-    #[test]
     fn host_paths_are_the_prefix_and_below_it_only() {
         for path in ["/_ssr", "/_ssr/", "/_ssr/healthz", "/_ssr/admin/tenants/a"] {
             assert!(is_host_path(path), "{path}");
@@ -539,4 +538,6 @@ mod tests {
             assert!(!is_host_path(path), "{path}");
         }
     }
+
+    crate::unit_tests!(host_paths_are_the_prefix_and_below_it_only);
 }

@@ -82,8 +82,8 @@ mod lifo;
 mod line;
 mod worker;
 
-#[cfg(test)]
-mod tests;
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests;
 
 use std::cell::OnceCell;
 use std::sync::LazyLock;

@@ -101,7 +101,6 @@ fn body(r: Result<super::Rendered, PoolError>) -> String {
     String::from_utf8(r.expect("rendered").response.body).expect("UTF-8")
 }
 
-#[test]
 fn renders_reuse_a_warm_instance_until_the_tenant_is_forgotten() {
     let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
@@ -124,7 +123,6 @@ fn renders_reuse_a_warm_instance_until_the_tenant_is_forgotten() {
     assert_eq!(pool.warm_instances(), 0);
 }
 
-#[test]
 fn warm_instances_past_the_memory_budget_make_way_for_the_newest() {
     let rt = runtime();
     let soon = || Instant::now() + Duration::from_secs(5);
@@ -140,7 +138,6 @@ fn warm_instances_past_the_memory_budget_make_way_for_the_newest() {
     }
 }
 
-#[test]
 fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
     let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
@@ -172,7 +169,6 @@ fn a_render_past_its_deadline_is_stopped_and_the_worker_goes_on() {
     assert_eq!(body(next), "ok /a");
 }
 
-#[test]
 fn a_job_whose_deadline_has_passed_is_not_started() {
     let (pool, tenant) = pool(4, LimitOverrides::default());
     let rt = runtime();
@@ -204,7 +200,6 @@ fn until(ready: impl Fn() -> bool) {
     }
 }
 
-#[test]
 fn a_full_queue_refuses_at_once() {
     // One worker busy spinning, one job in the queue of one: the next job
     // is refused without waiting (the tenant's cap is out of the way).
@@ -229,7 +224,6 @@ fn a_full_queue_refuses_at_once() {
     assert!(rt.block_on(queued).unwrap().is_err());
 }
 
-#[test]
 fn a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue() {
     let cap = LimitOverrides {
         max_concurrency: Some(1),
@@ -250,3 +244,12 @@ fn a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue() {
     // spinner's ran to.
     assert!(rt.block_on(waiting).unwrap().is_err());
 }
+
+crate::unit_tests!(
+    renders_reuse_a_warm_instance_until_the_tenant_is_forgotten,
+    warm_instances_past_the_memory_budget_make_way_for_the_newest,
+    a_render_past_its_deadline_is_stopped_and_the_worker_goes_on,
+    a_job_whose_deadline_has_passed_is_not_started,
+    a_full_queue_refuses_at_once,
+    a_tenant_at_its_cap_waits_in_a_line_as_long_as_the_queue
+);

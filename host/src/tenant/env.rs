@@ -79,11 +79,10 @@ pub fn check(vars: &Env, secrets: &Env) -> Result<(), TenantError> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn names_are_identifiers() {
         for ok in ["A", "_x", "API_TOKEN", "a1", &"N".repeat(MAX_NAME)] {
             check_name(ok).unwrap();
@@ -102,7 +101,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn vars_parse_and_env_is_checked_whole() {
         assert_eq!(
             parse_var("API=http://x?a=b").unwrap(),
@@ -115,4 +113,6 @@ mod tests {
         let big = Env::from([("A".into(), "x".repeat(MAX_VALUE + 1))]);
         assert!(check(&big, &Env::new()).is_err());
     }
+
+    crate::unit_tests!(names_are_identifiers, vars_parse_and_env_is_checked_whole);
 }

@@ -271,8 +271,8 @@ impl AppliedLimits {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
     fn defaults() -> Defaults {
@@ -283,7 +283,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn unset_limits_follow_the_defaults() {
         let d = defaults();
         let l = LimitOverrides::default().resolve(EngineKind::Wasm, &d);
@@ -314,7 +313,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn set_limits_obeyed() {
         let mut t = LimitOverrides::default();
         assert!(t.set("render_deadline_ms", "250").unwrap());
@@ -326,7 +324,6 @@ mod tests {
         assert_eq!(l.concurrency, 1);
     }
 
-    #[test]
     fn bad_limits_violated() {
         let mut t = LimitOverrides::default();
         assert!(t.set("max_concurrency", "0").is_err());
@@ -339,4 +336,10 @@ mod tests {
         let e = t.check_ranges().unwrap_err().to_string();
         assert!(e.contains("out of range; use 1 to 1048576"), "{e}");
     }
+
+    crate::unit_tests!(
+        unset_limits_follow_the_defaults,
+        set_limits_obeyed,
+        bad_limits_violated
+    );
 }

@@ -871,25 +871,22 @@ fn validate_host(host: &str) -> Result<String, TenantError> {
     Ok(h)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn tenant_ids_obeyed() {
         for id in ["a", "shop-1", "0abc", &"x".repeat(63)] {
             validate_id(id).unwrap();
         }
     }
 
-    #[test]
     fn tenant_ids_violated() {
         for id in ["", "-a", "A", "a_b", "a/b", "..", &"x".repeat(64)] {
             assert!(validate_id(id).is_err(), "{id}");
         }
     }
 
-    #[test]
     fn hostnames_are_lowercased_and_checked() {
         assert_eq!(
             validate_host("Shop.Example.COM").unwrap(),
@@ -899,7 +896,6 @@ mod tests {
         assert!(validate_host("bad..name").is_err());
     }
 
-    #[test]
     fn addresses_and_localhost_itself_are_no_tenant_hostnames() {
         for reserved in [
             "127.0.0.1",
@@ -924,4 +920,11 @@ mod tests {
             validate_host(fine).unwrap();
         }
     }
+
+    crate::unit_tests!(
+        tenant_ids_obeyed,
+        tenant_ids_violated,
+        hostnames_are_lowercased_and_checked,
+        addresses_and_localhost_itself_are_no_tenant_hostnames
+    );
 }

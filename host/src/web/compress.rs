@@ -663,8 +663,8 @@ fn gzip_header_len(b: &[u8]) -> Result<Option<usize>, String> {
     Ok((b.len() >= at).then_some(at))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::{Coders, MAX_CHUNK};
 
     fn call(c: &mut Coders, args: &str, data: &[u8]) -> (serde_json::Value, Vec<u8>) {
@@ -672,7 +672,6 @@ mod tests {
         (serde_json::from_str(&r.value).unwrap(), r.data)
     }
 
-    #[test]
     fn what_is_made_here_is_read_back_and_a_bomb_comes_out_in_bounded_pieces() {
         for format in ["gzip", "deflate", "deflate-raw", "brotli", "zstd"] {
             let mut c = Coders::default();
@@ -712,7 +711,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn cut_or_trailing_brotli_and_zstd_are_refused() {
         for format in ["brotli", "zstd"] {
             let mut c = Coders::default();
@@ -740,7 +738,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn a_header_that_never_ends_is_refused_not_buffered() {
         let mut c = Coders::default();
         let (v, _) = call(
@@ -760,4 +757,10 @@ mod tests {
             "{err}"
         );
     }
+
+    crate::unit_tests!(
+        what_is_made_here_is_read_back_and_a_bomb_comes_out_in_bounded_pieces,
+        cut_or_trailing_brotli_and_zstd_are_refused,
+        a_header_that_never_ends_is_refused_not_buffered
+    );
 }

@@ -936,11 +936,10 @@ fn embedded_v4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn origins_parse_strictly_and_print_as_the_web_does() {
         let o: Origin = "HTTP://API.Example.com:80".parse().unwrap();
         assert_eq!(o.to_string(), "http://api.example.com");
@@ -959,7 +958,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn only_public_addresses_are_public() {
         for private in [
             "127.0.0.1",
@@ -1009,7 +1007,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn urls_are_shown_without_credentials_or_query() {
         let url = |s: &str| reqwest::Url::parse(s).unwrap();
         assert_eq!(
@@ -1025,7 +1022,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn a_budget_is_shared_and_never_overdrawn() {
         let budget = Budget::new(10);
         budget.take(6).unwrap();
@@ -1109,7 +1105,6 @@ mod tests {
         }
     }
 
-    #[tokio::test]
     async fn only_granted_origins_are_fetched_and_every_cap_holds() {
         let addr = origin().await;
         let base = format!("http://127.0.0.1:{}", addr.port());
@@ -1197,4 +1192,6 @@ mod tests {
             .unwrap_err();
         refused(e, "resolves to no public address");
     }
+
+    crate::unit_tests!(origins_parse_strictly_and_print_as_the_web_does, only_public_addresses_are_public, urls_are_shown_without_credentials_or_query, a_budget_is_shared_and_never_overdrawn; async only_granted_origins_are_fetched_and_every_cap_holds);
 }

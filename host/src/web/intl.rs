@@ -80,15 +80,14 @@ fn answer(_: &str) -> Result<String, String> {
     Err("TypeError: Intl is not available: this ssr was built without the v8 feature, whose ICU it uses".into())
 }
 
-#[cfg(all(test, feature = "v8"))]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::call;
 
     fn ok(args: &str) -> String {
         call(args).unwrap().value
     }
 
-    #[test]
     fn formats_as_v8_does_and_refuses_bad_locales_and_zones_with_range_errors() {
         let euros = r#"{"type":"NumberFormat","locales":"de","options":{"style":"currency","currency":"EUR"}}"#;
         assert_eq!(
@@ -110,4 +109,6 @@ mod tests {
         let err = call(&"x".repeat(super::MAX_ARGS + 1)).unwrap_err();
         assert!(err.contains("over the limit"), "{err}");
     }
+
+    crate::unit_tests!(formats_as_v8_does_and_refuses_bad_locales_and_zones_with_range_errors);
 }

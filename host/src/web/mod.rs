@@ -399,8 +399,8 @@ fn random(bytes: usize) -> Result<Reply, String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use contract::RenderError;
@@ -412,7 +412,6 @@ mod tests {
         imports.call_now(name, args, &[])
     }
 
-    #[test]
     fn random_gives_the_bytes_asked_and_no_more_than_the_web_limit() {
         let mut imports = Imports::new(&Grants::new("t"));
         let reply = call(&mut imports, calls::RANDOM, "32").unwrap();
@@ -433,7 +432,6 @@ mod tests {
         assert_eq!(err, "random: 65537 bytes asked, at most 65536 at once");
     }
 
-    #[test]
     fn unknown_capabilities_and_bad_arguments_are_refused_by_name() {
         let mut imports = Imports::new(&Grants::new("t"));
         let err = call(&mut imports, "socket", "{}").unwrap_err();
@@ -445,7 +443,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn env_holds_vars_and_secrets_and_secrets_are_redacted() {
         let vars = BTreeMap::from([("API".to_string(), "http://x".to_string())]);
         let secrets = BTreeMap::from([
@@ -479,7 +476,6 @@ mod tests {
         assert_eq!(err.message, "Error: [secret SHORT]");
     }
 
-    #[test]
     fn a_secret_with_newlines_and_quotes_is_redacted_in_every_written_form() {
         let pem = "-----BEGIN PRIVATE KEY-----\nMIIEv\"Q\\IBADANB\n-----END PRIVATE KEY-----\n";
         let secrets = BTreeMap::from([("KEY".to_string(), pem.to_string())]);
@@ -544,7 +540,6 @@ mod tests {
     const CALLS: &[&str] = &["host('", "hostCall('", "namedCall('"];
     const DEFINES: &[&str] = &["defineMissing('", "Object.defineProperty(g, '"];
 
-    #[test]
     fn the_prelude_calls_every_capability_of_the_table_and_no_other() {
         let called: std::collections::BTreeSet<String> = prelude()
             .iter()
@@ -566,7 +561,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn every_prelude_file_opens_with_what_it_defines_calls_and_where_its_parts_are() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         for (name, text) in prelude() {
@@ -609,7 +603,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn only_pure_capabilities_answer_at_build_time_or_in_a_worker_alone() {
         assert!(
             at_build(
@@ -633,7 +626,6 @@ mod tests {
 
     /// `docs/architecture.md`'s table of tiers lists each capability in
     /// the row of its handler's tier, and no other.
-    #[test]
     fn the_architecture_docs_list_each_capability_under_its_tier() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/architecture.md");
         let doc = std::fs::read_to_string(path).unwrap();
@@ -668,4 +660,15 @@ mod tests {
             "the docs list a capability the table lacks"
         );
     }
+
+    crate::unit_tests!(
+        random_gives_the_bytes_asked_and_no_more_than_the_web_limit,
+        unknown_capabilities_and_bad_arguments_are_refused_by_name,
+        env_holds_vars_and_secrets_and_secrets_are_redacted,
+        a_secret_with_newlines_and_quotes_is_redacted_in_every_written_form,
+        the_prelude_calls_every_capability_of_the_table_and_no_other,
+        every_prelude_file_opens_with_what_it_defines_calls_and_where_its_parts_are,
+        only_pure_capabilities_answer_at_build_time_or_in_a_worker_alone,
+        the_architecture_docs_list_each_capability_under_its_tier
+    );
 }

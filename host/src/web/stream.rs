@@ -123,8 +123,8 @@ fn gone() -> String {
     "the client went away; the response is abandoned".into()
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
     fn head() -> contract::Response {
@@ -137,7 +137,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn frames_come_in_order_up_to_the_limit() {
         let (mut sink, mut frames) = channel(10, &Unsent::new(1 << 20));
         assert!(sink.write(b"early").is_err());
@@ -153,7 +152,6 @@ mod tests {
         assert!(frames.try_recv().is_err());
     }
 
-    #[test]
     fn a_write_past_the_servers_unsent_bound_cuts_the_stream() {
         let unsent = Unsent::new(8);
         let (mut sink, mut frames) = channel(1 << 20, &unsent);
@@ -172,7 +170,6 @@ mod tests {
         assert!(sink.write(b"6789").is_ok());
     }
 
-    #[test]
     fn a_write_after_the_client_left_is_refused() {
         let unsent = Unsent::new(1 << 20);
         let (mut sink, frames) = channel(1 << 20, &unsent);
@@ -181,4 +178,10 @@ mod tests {
         assert!(sink.write(b"x").unwrap_err().contains("went away"));
         assert_eq!(unsent.bytes(), 0);
     }
+
+    crate::unit_tests!(
+        frames_come_in_order_up_to_the_limit,
+        a_write_past_the_servers_unsent_bound_cuts_the_stream,
+        a_write_after_the_client_left_is_refused
+    );
 }

@@ -172,15 +172,14 @@ fn decode(
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::{Decoders, pure};
 
     fn text(reply: Result<contract::Reply, String>) -> serde_json::Value {
         serde_json::from_str(&reply.unwrap().value).unwrap()
     }
 
-    #[test]
     fn labels_name_their_encoding_by_the_standard() {
         assert_eq!(
             text(pure(r#"{"op":"label","label":" Latin1\n"}"#, &[])),
@@ -196,7 +195,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn a_stream_keeps_a_character_split_between_calls() {
         let mut d = Decoders::default();
         // "日" in Shift_JIS is 0x93 0xFA, cut between two calls.
@@ -212,7 +210,6 @@ mod tests {
         assert!(d.call(&args, &[]).unwrap_err().contains("not open"));
     }
 
-    #[test]
     fn fatal_refuses_a_malformed_byte_and_replacement_replaces_it() {
         let bad = [0x80, 0xFF];
         let fatal = pure(
@@ -227,7 +224,6 @@ mod tests {
         assert_eq!(lax["text"], "\u{FFFD}A");
     }
 
-    #[test]
     fn streams_past_the_bound_are_refused_by_name() {
         let mut d = Decoders::default();
         for _ in 0..super::super::open::MAX_OPEN {
@@ -251,4 +247,11 @@ mod tests {
             .is_ok()
         );
     }
+
+    crate::unit_tests!(
+        labels_name_their_encoding_by_the_standard,
+        a_stream_keeps_a_character_split_between_calls,
+        fatal_refuses_a_malformed_byte_and_replacement_replaces_it,
+        streams_past_the_bound_are_refused_by_name
+    );
 }

@@ -131,15 +131,14 @@ fn parts(url: &Url) -> String {
     serde_json::to_string(&parts).unwrap_or_default()
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::call;
 
     fn value(args: &str) -> serde_json::Value {
         serde_json::from_str(&call(args).unwrap().value).unwrap()
     }
 
-    #[test]
     fn parses_against_a_base_as_the_standard_does() {
         let v = value(r#"{"op":"parse","input":" \tssh://Example.com/a/../b.git\n","base":null}"#);
         assert_eq!(v[0], "ssh://Example.com/b.git");
@@ -150,7 +149,6 @@ mod tests {
         assert_eq!(v[1], "http://example.com");
     }
 
-    #[test]
     fn refuses_what_does_not_parse_naming_which() {
         assert_eq!(
             call(r#"{"op":"parse","input":"http://f:b/c","base":null}"#).unwrap_err(),
@@ -163,7 +161,6 @@ mod tests {
         assert!(call(r#"{"op":"frob"}"#).unwrap_err().starts_with("url: "));
     }
 
-    #[test]
     fn a_refused_setter_leaves_the_url_as_it_was() {
         let v = value(r#"{"op":"set","href":"http://a.test/","field":"port","value":"99999"}"#);
         assert_eq!(v[0], "http://a.test/");
@@ -171,11 +168,17 @@ mod tests {
         assert_eq!(v[0], "http://a.test:8080/");
     }
 
-    #[test]
     fn queries_round_trip_as_form_data() {
         let v = value(r#"{"op":"params","query":"a=1+2&b=%E2%82%AC&c"}"#);
         assert_eq!(v, serde_json::json!([["a", "1 2"], ["b", "€"], ["c", ""]]));
         let v = value(r#"{"op":"form","list":[["a b","€&"]]}"#);
         assert_eq!(v, "a+b=%E2%82%AC%26");
     }
+
+    crate::unit_tests!(
+        parses_against_a_base_as_the_standard_does,
+        refuses_what_does_not_parse_naming_which,
+        a_refused_setter_leaves_the_url_as_it_was,
+        queries_round_trip_as_form_data
+    );
 }

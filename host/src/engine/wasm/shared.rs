@@ -233,8 +233,8 @@ impl<T: Code> SharedCode<T> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::code_key;
 
     fn engine(opt_level: wasmtime::OptLevel) -> wasmtime::Engine {
@@ -243,7 +243,6 @@ mod tests {
         wasmtime::Engine::new(&config).unwrap()
     }
 
-    #[test]
     fn the_code_key_follows_the_engines_configuration() {
         let speed = code_key(&engine(wasmtime::OptLevel::Speed));
         assert_eq!(speed.len(), 16);
@@ -251,4 +250,6 @@ mod tests {
         assert_eq!(speed, code_key(&engine(wasmtime::OptLevel::Speed)));
         assert_ne!(speed, code_key(&engine(wasmtime::OptLevel::None)));
     }
+
+    crate::unit_tests!(the_code_key_follows_the_engines_configuration);
 }

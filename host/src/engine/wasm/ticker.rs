@@ -67,14 +67,15 @@ pub fn ticks(deadline: Duration) -> u64 {
     (deadline.as_nanos().div_ceil(TICK.as_nanos()) as u64).saturating_add(1)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn deadline_rounds_up_plus_one_tick() {
         assert_eq!(ticks(Duration::ZERO), 1);
         assert_eq!(ticks(TICK), 2);
         assert_eq!(ticks(TICK + Duration::from_nanos(1)), 3);
     }
+
+    crate::unit_tests!(deadline_rounds_up_plus_one_tick);
 }

@@ -324,11 +324,10 @@ fn remove_file(path: &Path, dir: &Path) -> std::io::Result<()> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn unused_code_and_code_of_another_engine_key_are_removed() {
         let dir = std::env::temp_dir().join(format!("ssr-unused-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -354,4 +353,6 @@ mod tests {
         assert_eq!(left, [names[1].clone(), names[0].clone()]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    crate::unit_tests!(unused_code_and_code_of_another_engine_key_are_removed);
 }

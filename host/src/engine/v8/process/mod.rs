@@ -1080,12 +1080,11 @@ impl ProcessOptions {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
     use crate::web::Grants;
 
-    #[test]
     fn only_a_streamed_bodys_parts_are_told_and_a_refused_one_fails_the_render() {
         let mut imports = Imports::new(&Grants::new("t"));
         let mut refused = None;
@@ -1129,7 +1128,6 @@ mod tests {
         assert!(json.contains("not streamed"), "{json}");
     }
 
-    #[test]
     fn a_replacement_waits_longer_the_more_processes_died_lately() {
         let now = Instant::now();
         let ago = |s: u64| now - Duration::from_secs(s);
@@ -1146,4 +1144,9 @@ mod tests {
         .collect();
         assert_eq!(delays, [0, 0, 0, 100, 400, 5000]);
     }
+
+    crate::unit_tests!(
+        only_a_streamed_bodys_parts_are_told_and_a_refused_one_fails_the_render,
+        a_replacement_waits_longer_the_more_processes_died_lately
+    );
 }

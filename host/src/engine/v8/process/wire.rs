@@ -235,11 +235,10 @@ fn decode<T: DeserializeOwned>(bytes: &[u8], len: usize) -> io::Result<T> {
     })
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
     fn a_message_goes_through_and_a_long_or_bad_frame_is_refused() {
         let mut buf = Vec::new();
         let done = FromWorker::Done {
@@ -277,4 +276,6 @@ mod tests {
         let err = receive::<FromWorker>(&mut short.as_slice(), 1 << 20).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
     }
+
+    crate::unit_tests!(a_message_goes_through_and_a_long_or_bad_frame_is_refused);
 }

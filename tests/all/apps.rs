@@ -163,6 +163,7 @@ fn build(name: &'static str) -> App {
 struct Workerd {
     child: Child,
     addr: String,
+    dir: PathBuf,
 }
 
 impl Workerd {
@@ -241,7 +242,16 @@ const app :Workerd.Worker = (
             "workerd did not start: {}",
             std::fs::read_to_string(dir.join("log")).unwrap()
         );
-        Workerd { child, addr }
+        Workerd { child, addr, dir }
+    }
+}
+
+impl Workerd {
+    /// Whether the process still runs, and its log.
+    fn state(&mut self) -> String {
+        let status = self.child.try_wait();
+        let log = std::fs::read_to_string(self.dir.join("log")).unwrap_or_default();
+        format!("{status:?}; its log:\n{log}")
     }
 }
 
@@ -506,7 +516,15 @@ fn check(name: &'static str) {
         let peer = Remote {
             addr: workerd.addr.clone(),
         };
-        compare(&app, &peer, &server, &id, engine);
+        let compared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            compare(&app, &peer, &server, &id, engine)
+        }));
+        if let Err(panic) = compared {
+            // Whether the peer itself ended, and what it said.
+            let mut workerd = workerd;
+            eprintln!("workerd: {}", workerd.state());
+            std::panic::resume_unwind(panic);
+        }
     }
 }
 

@@ -83,8 +83,14 @@ const BUILTIN_MODULES: &[(&str, &str, &str)] = &[(
 const NODE_PACKAGE: &str = "ssr-node-modules";
 
 /// What `--inject` adds for `nodejs_compat`: `Buffer`, `process` and
-/// `global` (the global object, as `workerd` names it there).
-const NODE_GLOBALS: &str = "export { Buffer } from './buffer.js';\nexport { default as process } from './process.js';\nconst global = globalThis;\nexport { global };\n";
+/// `global` (the global object), as the bare names code uses and as
+/// properties of the global object (`globalThis.process`), plain writable,
+/// enumerable ones, as `workerd` defines them there.
+const NODE_GLOBALS: &str = "import { Buffer } from './buffer.js';\n\
+    import process from './process.js';\n\
+    const global = globalThis;\n\
+    Object.assign(globalThis, { global, process, Buffer });\n\
+    export { Buffer, process, global };\n";
 
 /// esbuild flags that lower async functions and generators to generators
 /// driven by `then` (see the module doc). A top-level `await` is kept (the
@@ -588,11 +594,10 @@ fn relative_sources(map: &str, out: &Path, name: &str) -> Option<String> {
     serde_json::to_string(&map).ok()
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
     use super::{export_clause, has_imports, imports};
 
-    #[test]
     fn the_export_clause_of_an_esbuild_bundle_is_split_off() {
         let bundle =
             "var a = 1;\nvar b2 = 2;\nexport {\n  a as default,\n  b2 as b,\n  c as \"d-e\"\n};\n";
@@ -607,7 +612,6 @@ mod tests {
         assert!(export_clause("export { a };\nvar late = 1;").is_none());
     }
 
-    #[test]
     fn detects_imports() {
         assert!(has_imports("import React from 'react';\n"));
         assert!(has_imports("export { x } from './x.js';"));
@@ -622,10 +626,15 @@ mod tests {
         assert!(has_imports("/* a */\nconst m = await import('./m.js');"));
     }
 
-    #[test]
     fn names_imported_packages() {
         let src = "import { h } from 'preact';\nimport x from \"react-dom/server\";";
         assert!(imports(src, "preact") && imports(src, "react-dom"));
         assert!(!imports(src, "react") && !imports(src, "vue"));
     }
+
+    crate::unit_tests!(
+        the_export_clause_of_an_esbuild_bundle_is_split_off,
+        detects_imports,
+        names_imported_packages
+    );
 }

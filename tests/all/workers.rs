@@ -464,3 +464,86 @@ fn request_and_response_cf_answer_as_on_workerd_on_both_engines() {
                    mutable: AU";
     crate::node_modules::renders_as_workerd("request-cf", workerd);
 }
+
+/// Modules that are not JavaScript import by wrangler's rules: Text and
+/// Data by its defaults (`.sql`, `.html`, `.bin`) and by the app's own
+/// (`.md`), a Data module as an `ArrayBuffer`. The answer is `workerd`'s
+/// for the same modules (checked 2026-11-17 with `text`/`data` modules).
+#[test]
+fn text_and_data_modules_import_by_wranglers_rules_on_both_engines() {
+    let index = "import sql from './schema.sql';\n\
+        import page from './page.html';\n\
+        import notes from './notes.md';\n\
+        import data from './blob.bin';\n\
+        export default { fetch() {\n\
+          return new Response(JSON.stringify({ sql, page, notes, data: [Object.prototype.toString.call(data), data.byteLength, [...new Uint8Array(data)]] }));\n\
+        } };\n";
+    let files = |rules: &'static str| {
+        [
+            ("wrangler.jsonc", rules),
+            ("index.js", index),
+            ("schema.sql", "create table t (id integer);\n"),
+            ("page.html", "<p>hi</p>\n"),
+            ("notes.md", "# Notes\n"),
+            ("blob.bin", "\u{0}\u{1}é"),
+        ]
+    };
+    let (plugin, out) = crate::node_modules::build_app(
+        "module-rules",
+        &files(
+            r#"{ "name": "rules", "main": "index.js", "compatibility_date": "2026-11-01",
+                 "rules": [{ "type": "Text", "globs": ["**/*.md"], "fallthrough": true }] }"#,
+        ),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for &engine in Engines::KINDS {
+        let out = crate::support::render_on(engine, &plugin, "/", &[]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            r##"{"sql":"create table t (id integer);\n","page":"<p>hi</p>\n","notes":"# Notes\n","data":["[object ArrayBuffer]",4,[0,1,195,169]]}"##,
+            "{engine}"
+        );
+    }
+    // Without `fallthrough`, the app's Text rule replaces the default one,
+    // as in wrangler: `.sql` and `.html` have no rule, and the error says
+    // what to add for each.
+    let (_, out) = crate::node_modules::build_app(
+        "module-rules-replaced",
+        &files(
+            r#"{ "name": "rules", "main": "index.js",
+                 "rules": [{ "type": "Text", "globs": ["**/*.md"] }] }"#,
+        ),
+    );
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        ["html", "sql"].iter().all(|e| {
+            err.contains(&format!("imports a .{e} file, and no module rule says how"))
+                && err.contains(&format!(r#"{{ "type": "Text", "globs": ["**/*.{e}"] }}"#))
+        }),
+        "{err}"
+    );
+    // A WebAssembly module is refused with the reason.
+    let (_, out) = crate::node_modules::build_app(
+        "module-rules-wasm",
+        &[
+            (
+                "wrangler.jsonc",
+                r#"{ "name": "wasm", "main": "index.js" }"#,
+            ),
+            (
+                "index.js",
+                "import add from './add.wasm';\nexport default { fetch() { return new Response(String(add)); } };\n",
+            ),
+            ("add.wasm", "\u{0}asm\u{1}\u{0}\u{0}\u{0}"),
+        ],
+    );
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("imports a WebAssembly module (a .wasm file")
+            && err.contains("ssr runs no WebAssembly a site brings"),
+        "{err}"
+    );
+}

@@ -19,6 +19,12 @@
 //! AsyncLocalStorage's context there (the prelude's "async context"; V8
 //! runs the bundle as it is, with promise hooks).
 //!
+//! Modules that are not JavaScript import as on Workers, by wrangler's
+//! module rules (the app's `rules`, then wrangler's defaults): a Text
+//! module (`.txt`, `.html`, `.sql`) is its text, a Data module (`.bin`) an
+//! `ArrayBuffer` of its bytes. A CompiledWasm module (`.wasm`) is refused
+//! with the reason: `ssr` runs no WebAssembly a site brings.
+//!
 //! JSX: esbuild compiles it as the nearest `tsconfig.json` or
 //! `jsconfig.json` says, or as a `@jsxImportSource` pragma in the file says,
 //! or to `React.createElement` by default. `--jsx-import-source` sets the
@@ -114,6 +120,118 @@ pub struct BundleOptions {
     pub defines: Vec<(String, String)>,
     /// Node's globals `Buffer` and `process` where the code names them.
     pub node_globals: bool,
+    /// How files that are not JavaScript import, first match first (the
+    /// app's `rules` and wrangler's defaults: [`module_rules`]); empty is
+    /// wrangler's defaults alone.
+    pub rules: Vec<ModuleRule>,
+}
+
+/// What a module that is not JavaScript imports as, by wrangler's rule
+/// types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleKind {
+    /// Its text, as a string.
+    Text,
+    /// Its bytes, as an `ArrayBuffer`.
+    Data,
+    /// A `WebAssembly.Module`: refused (see the module doc).
+    CompiledWasm,
+}
+
+/// Files whose names end `.{extension}` import as `kind`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleRule {
+    pub kind: ModuleKind,
+    pub extension: String,
+}
+
+/// Wrangler's default rules (`DEFAULT_MODULE_RULES` in `workers-sdk`),
+/// which follow an app's own.
+const DEFAULT_RULES: &[(ModuleKind, &[&str])] = &[
+    (ModuleKind::Text, &["txt", "html", "sql"]),
+    (ModuleKind::Data, &["bin"]),
+    (ModuleKind::CompiledWasm, &["wasm"]),
+];
+
+/// An app's own rules, then the defaults, as wrangler merges them: a rule
+/// of the app's without `fallthrough` removes the default of its kind.
+pub fn module_rules(own: Vec<ModuleRule>, falls_through: &[ModuleKind]) -> Vec<ModuleRule> {
+    let mut rules = own.clone();
+    for (kind, extensions) in DEFAULT_RULES {
+        let replaced = own.iter().any(|r| r.kind == *kind) && !falls_through.contains(kind);
+        if !replaced {
+            rules.extend(extensions.iter().map(|e| ModuleRule {
+                kind: *kind,
+                extension: (*e).into(),
+            }));
+        }
+    }
+    rules
+}
+
+/// esbuild's loader flags for `rules`, the first rule for an extension
+/// winning; CompiledWasm gets none, so that esbuild stops at such an
+/// import and [`unloaded`] says why.
+fn loader_flags(rules: &[ModuleRule]) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut flags = Vec::new();
+    for rule in rules {
+        if seen.contains(&rule.extension) {
+            continue;
+        }
+        seen.push(rule.extension.clone());
+        let loader = match rule.kind {
+            ModuleKind::Text => "text",
+            ModuleKind::Data => "binary",
+            ModuleKind::CompiledWasm => continue,
+        };
+        flags.push(format!("--loader:.{}={loader}", rule.extension));
+    }
+    flags
+}
+
+/// The error for esbuild's `No loader is configured for ".EXT" files`, a
+/// line for each extension: WebAssembly refused, or no rule for it.
+fn unloaded(stderr: &str, rules: &[ModuleRule]) -> Option<String> {
+    let mut extensions: Vec<&str> = Vec::new();
+    for part in stderr.split("No loader is configured for \".").skip(1) {
+        if let Some((extension, _)) = part.split_once('"')
+            && !extensions.contains(&extension)
+        {
+            extensions.push(extension);
+        }
+    }
+    extensions.sort_unstable();
+    let lines: Vec<String> = extensions
+        .iter()
+        .map(|extension| {
+            let rule = rules.iter().find(|r| r.extension == *extension);
+            match rule.map(|r| r.kind) {
+                Some(ModuleKind::CompiledWasm) => format!(
+                    "it imports a WebAssembly module (a .{extension} file, a CompiledWasm module on Workers): ssr runs no WebAssembly a site brings (docs/security.md), so an app that needs one cannot run on ssr"
+                ),
+                _ => format!(
+                    "it imports a .{extension} file, and no module rule says how: add one to the wrangler config's `rules`, as on Workers: {{ \"type\": \"Text\", \"globs\": [\"**/*.{extension}\"] }} (or \"Data\" for its bytes)"
+                ),
+            }
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// esbuild's binary loader gives a `Uint8Array`; a Data module is an
+/// `ArrayBuffer` on Workers. The loader's one helper, `__toBinary`, is
+/// wrapped to give its array's buffer (a fresh one, exactly the bytes), on
+/// the helper's own line so that the source map still holds.
+fn data_as_array_buffers(bundle: String) -> String {
+    const HELPER: &str = "var __toBinary = ";
+    match bundle.find(HELPER) {
+        Some(at) if at == 0 || bundle.as_bytes()[at - 1] == b'\n' => {
+            let wrapped = "var __toBinary = (b) => __ssrBytes(b).buffer, __ssrBytes = ";
+            format!("{}{wrapped}{}", &bundle[..at], &bundle[at + HELPER.len()..])
+        }
+        _ => bundle,
+    }
 }
 
 pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildError> {
@@ -209,6 +327,11 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
         exports.join(", ")
     );
     write(&format!("{NODE_PACKAGE}/package.json"), &manifest)?;
+    let rules = match options.rules.is_empty() {
+        true => module_rules(Vec::new(), &[]),
+        false => options.rules.clone(),
+    };
+    flags.extend(loader_flags(&rules));
     if options.node_globals {
         let path = write("node-globals.js", NODE_GLOBALS)?;
         flags.push(format!("--inject:{}", path.display()));
@@ -229,11 +352,22 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
                 .args(extra),
             &esbuild,
             entry,
-        )?;
+        )
+        .map_err(|e| match e {
+            BuildError::Bundler { path, stderr } => match unloaded(&stderr, &rules) {
+                Some(why) => BuildError::Bundler {
+                    path,
+                    stderr: format!("{why}\n\n{stderr}"),
+                },
+                None => BuildError::Bundler { path, stderr },
+            },
+            other => other,
+        })?;
         let bundle = std::fs::read_to_string(&outfile).map_err(|_| BuildError::Bundler {
             path: entry.to_path_buf(),
             stderr: format!("esbuild wrote no UTF-8 bundle at {}", outfile.display()),
         })?;
+        let bundle = data_as_array_buffers(bundle);
         let map = std::fs::read_to_string(builtins.path().join("bundle.mjs.map"))
             .ok()
             .and_then(|map| relative_sources(&map, builtins.path(), &name));

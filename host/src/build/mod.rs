@@ -32,7 +32,7 @@ use thiserror::Error;
 
 use crate::app::AppConfig;
 use crate::assets::{self, AssetError};
-pub use bundle::{Bundle, BundleOptions};
+pub use bundle::{Bundle, BundleOptions, ModuleKind, ModuleRule};
 pub use client::{CLIENT_PREFIX, Client};
 
 /// The guest runtime (guest-sdk for wasm32-wasip1), built by `host/build.rs`.
@@ -142,6 +142,9 @@ pub struct Options {
     /// Node's globals `Buffer` and `process` in the bundle (an app whose
     /// wrangler config sets `nodejs_compat`; `BundleOptions::node_globals`).
     pub node_globals: bool,
+    /// How modules that are not JavaScript import (`BundleOptions::rules`;
+    /// empty: wrangler's defaults).
+    pub rules: Vec<bundle::ModuleRule>,
     /// For the V8 engine only: skip running the top level under Wasm
     /// ([`build_bundle_v8`]).
     pub v8_only: bool,
@@ -187,6 +190,7 @@ pub fn build(
         jsx_import_source: options.jsx_import_source.clone(),
         defines: Vec::new(),
         node_globals: options.node_globals,
+        rules: options.rules.clone(),
     };
     if let Some(client) = &options.client {
         let built = step(progress, Step::Client, || {

@@ -4,7 +4,8 @@
 //!
 //! What it takes: `main` (the entry), `assets.directory`, `assets.binding`,
 //! `assets.html_handling`, `assets.not_found_handling` and `vars`, into an
-//! [`AppConfig`] the plugin carries (`crate::app`). What it cannot honour
+//! [`AppConfig`] the plugin carries (`crate::app`); `rules`, how modules
+//! that are not JavaScript import, into the build's options. What it cannot honour
 //! is named in a warning, never dropped silently: every binding `ssr` does
 //! not provide (KV, D1, R2, Durable Objects, Queues...; touching one at run
 //! time then throws, naming it), compatibility flags, and every other key.
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::BuildError;
+use super::bundle::{ModuleKind, ModuleRule, module_rules};
 use crate::app::{AppConfig, HeaderRule, REDIRECT_STATUSES, Redirect};
 
 /// The config file names, in the order `wrangler` looks for them.
@@ -44,6 +46,9 @@ pub struct App {
     pub node_globals: bool,
     /// `compatibility_flags`, as the config lists them.
     pub compatibility_flags: Vec<String>,
+    /// How modules that are not JavaScript import: the config's `rules`,
+    /// then wrangler's defaults (`BundleOptions::rules`).
+    pub rules: Vec<ModuleRule>,
     /// What the config asks that `ssr` does not do, one line each.
     pub warnings: Vec<String>,
 }
@@ -116,6 +121,8 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
     let mut node_flag = None;
     let mut compatibility_flags = Vec::new();
     let mut date = None;
+    let mut own_rules = Vec::new();
+    let mut falls_through = Vec::new();
     let text_of = |key: &str, v: &Value| {
         v.as_str()
             .map(str::to_string)
@@ -136,7 +143,6 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
             | "definedEnvironments"
             | "jsx_factory"
             | "jsx_fragment"
-            | "rules"
             | "no_bundle"
             | "upload_source_maps"
             | "python_modules"
@@ -166,6 +172,9 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                         flags.join(", ")
                     ));
                 }
+            }
+            "rules" => {
+                read_module_rules(path, v, &mut own_rules, &mut falls_through, &mut warnings)?
             }
             "vars" => {
                 for (name, value) in v.as_object().into_iter().flatten() {
@@ -239,8 +248,80 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         config,
         node_globals: node_flag.unwrap_or(by_date),
         compatibility_flags,
+        rules: module_rules(own_rules, &falls_through),
         warnings,
     })
+}
+
+/// The config's `rules`: how modules that are not JavaScript import. `ssr`
+/// matches them by extension (esbuild's loaders), so a glob must end in
+/// `*.EXT`; one that names a directory too applies to every such file,
+/// and says so. ESModule and CommonJS rules say what esbuild already
+/// knows, and are taken as said.
+fn read_module_rules(
+    path: &Path,
+    v: &Value,
+    own: &mut Vec<ModuleRule>,
+    falls_through: &mut Vec<ModuleKind>,
+    warnings: &mut Vec<String>,
+) -> Result<(), BuildError> {
+    let Value::Array(list) = v else {
+        return Err(config_error(path, "`rules` is not a list of rules".into()));
+    };
+    for rule in list {
+        let kind = match rule.get("type").and_then(Value::as_str) {
+            Some("Text") => ModuleKind::Text,
+            Some("Data") => ModuleKind::Data,
+            Some("CompiledWasm") => ModuleKind::CompiledWasm,
+            Some("ESModule" | "CommonJS") => continue,
+            Some(other) => {
+                warnings.push(format!(
+                    "rules: type {other} is not supported and is ignored"
+                ));
+                continue;
+            }
+            None => {
+                return Err(config_error(
+                    path,
+                    format!(
+                        "rules: {rule} has no `type` (Text, Data, CompiledWasm, ESModule or CommonJS)"
+                    ),
+                ));
+            }
+        };
+        if rule.get("fallthrough") == Some(&Value::Bool(true)) {
+            falls_through.push(kind);
+        }
+        let globs = rule.get("globs").and_then(Value::as_array).ok_or_else(|| {
+            config_error(
+                path,
+                format!("rules: {rule} has no `globs`, a list of file patterns"),
+            )
+        })?;
+        for glob in globs {
+            let glob = glob.as_str().unwrap_or_default();
+            let (dir, name) = glob.rsplit_once('/').unwrap_or(("", glob));
+            let extension = name
+                .strip_prefix("*.")
+                .filter(|e| !e.is_empty() && !e.contains(['*', '?', '[', '{']));
+            let Some(extension) = extension else {
+                warnings.push(format!(
+                    "rules: glob {glob:?} is ignored: ssr matches module rules by extension, so a glob ends in `*.EXT` (`**/*.md`)"
+                ));
+                continue;
+            };
+            if !matches!(dir, "" | "**") {
+                warnings.push(format!(
+                    "rules: glob {glob:?} applies to every .{extension} file: ssr matches module rules by extension"
+                ));
+            }
+            own.push(ModuleRule {
+                kind,
+                extension: extension.into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Whether a setting declares nothing: null, `[]`, `{}`, or an object of
@@ -535,7 +616,52 @@ pub(crate) mod tests {
         assert!(parse_redirects("/a /b 299\n").is_err());
     }
 
+    fn module_rules_go_before_the_defaults_by_extension_and_say_what_they_cannot() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "wrangler.json",
+            r#"{ "main": "i.js", "rules": [
+                 { "type": "Data", "globs": ["src/**/*.txt", "data/x.json"] },
+                 { "type": "ESModule", "globs": ["**/*.mjs"] },
+                 { "type": "PythonModule", "globs": ["**/*.py"] } ] }"#,
+        );
+        let app = read(&path).unwrap();
+        let rule = |kind, e: &str| ModuleRule {
+            kind,
+            extension: e.into(),
+        };
+        // The app's Data rule replaces the default one (`.bin`); the Text
+        // and CompiledWasm defaults follow.
+        assert_eq!(
+            app.rules,
+            [
+                rule(ModuleKind::Data, "txt"),
+                rule(ModuleKind::Text, "txt"),
+                rule(ModuleKind::Text, "html"),
+                rule(ModuleKind::Text, "sql"),
+                rule(ModuleKind::CompiledWasm, "wasm"),
+            ]
+        );
+        let warned = app.warnings.join("\n");
+        for said in [
+            "glob \"src/**/*.txt\" applies to every .txt file",
+            "glob \"data/x.json\" is ignored",
+            "type PythonModule is not supported",
+        ] {
+            assert!(warned.contains(said), "{said}: {warned}");
+        }
+        let path = write(
+            dir.path(),
+            "wrangler.json",
+            r#"{ "main": "i.js", "rules": [{ "globs": ["*.md"] }] }"#,
+        );
+        let err = read(&path).unwrap_err().to_string();
+        assert!(err.contains("has no `type`"), "{err}");
+    }
+
     crate::unit_tests!(
+        module_rules_go_before_the_defaults_by_extension_and_say_what_they_cannot,
         nodejs_compat_is_on_from_its_default_date_unless_turned_off,
         a_jsonc_config_gives_entry_assets_vars_and_warnings,
         a_toml_config_and_bad_configs,

@@ -547,3 +547,190 @@ fn text_and_data_modules_import_by_wranglers_rules_on_both_engines() {
         "{err}"
     );
 }
+
+/// Workers' byte streams, `IdentityTransformStream` and `FixedLengthStream`
+/// (`wit/prelude/19_workers_streams.js`): what each side gives, when a write
+/// resolves, the length's checks and their errors, as `workerd` answers
+/// them (2026-11-17) on both engines.
+#[test]
+fn identity_and_fixed_length_streams_answer_as_on_workerd_on_both_engines() {
+    crate::node_modules::renders_as_workerd(
+        "workers-streams",
+        r##"{
+ "classes": [
+  true,
+  true,
+  true,
+  0,
+  0
+ ],
+ "bytes, views and text": [
+  1,
+  2,
+  3,
+  2,
+  1,
+  9,
+  8,
+  7,
+  6,
+  104,
+  195,
+  169
+ ],
+ "a write waits for its read": [
+  "pending",
+  [
+   "ok",
+   {
+    "done": false,
+    "value": [
+     1
+    ]
+   }
+  ],
+  [
+   "ok",
+   null
+  ],
+  "pending"
+ ],
+ "a byob read": [
+  [
+   "ok",
+   {
+    "done": false,
+    "value": [
+     1,
+     2
+    ]
+   }
+  ],
+  [
+   "ok",
+   {
+    "done": false,
+    "value": [
+     3,
+     4,
+     5
+    ]
+   }
+  ]
+ ],
+ "the high-water mark": [
+  4,
+  1,
+  1
+ ],
+ "not bytes": [
+  [
+   "rejected",
+   "TypeError: This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side."
+  ]
+ ],
+ "exactly the length": [
+  [
+   "ok",
+   {
+    "done": false,
+    "value": [
+     1,
+     2,
+     3
+    ]
+   }
+  ],
+  [
+   "ok",
+   {
+    "done": true
+   }
+  ],
+  [
+   "ok",
+   null
+  ],
+  [
+   "ok",
+   null
+  ]
+ ],
+ "too many": [
+  [
+   "ok",
+   {
+    "done": false,
+    "value": [
+     1,
+     2
+    ]
+   }
+  ],
+  [
+   "rejected",
+   "TypeError: Attempt to write too many bytes through a FixedLengthStream."
+  ],
+  [
+   "ok",
+   null
+  ],
+  [
+   "ok",
+   null
+  ]
+ ],
+ "too few": [
+  [
+   "ok",
+   {
+    "done": false,
+    "value": [
+     1
+    ]
+   }
+  ],
+  [
+   "rejected",
+   "TypeError: FixedLengthStream did not see all expected bytes before close()."
+  ],
+  [
+   "ok",
+   null
+  ]
+ ],
+ "canceled": [
+  [
+   "ok",
+   null
+  ],
+  [
+   "rejected",
+   "Error: why"
+  ],
+  [
+   "rejected",
+   "Error: why"
+  ]
+ ],
+ "aborted": [
+  [
+   "ok",
+   null
+  ],
+  [
+   "rejected",
+   "Error: boom"
+  ]
+ ],
+ "length negative": "threw TypeError: The value cannot be converted because it is negative and this API expects a positive bigint.",
+ "length not an integer": "made",
+ "length text": "threw TypeError: The value cannot be converted because it is not an integer.",
+ "length none": "threw TypeError: The value cannot be converted because it is not an integer.",
+ "a response body": [
+  [],
+  "AB"
+ ]
+}"##,
+    );
+}

@@ -1,0 +1,136 @@
+//! Workers' byte streams: `IdentityTransformStream` (what is written is
+//! read, as bytes, a write resolving once its bytes are read) and
+//! `FixedLengthStream` (the same, of a length given up front: more bytes,
+//! or a close before them all, error the readable side), as `workerd` has
+//! them. Their readable side is a byte stream, so a BYOB reader reads it.
+//!
+//! Departures from `workerd`: a chunk that is not bytes (or a string,
+//! written as UTF-8) rejects the write and errors the readable side with
+//! the same error, where `workerd` leaves a read pending for ever; and a
+//! response whose body is a `FixedLengthStream` is sent with its length
+//! only when the whole body is there when the host first reads it (else
+//! chunked; `workerd` sends its `Content-Length`): the host frames every
+//! response itself.
+//!
+//! Defines: IdentityTransformStream, FixedLengthStream
+//! Host calls: none
+//! Rust: none
+//! WPT: none
+//! Test plugin: tests/plugins/workers-streams.js
+  // ------------------------------------------------ Workers' byte streams
+  // A chunk written to a Workers byte stream, as the bytes read from it.
+  function identityBytes(chunk) {
+    if (typeof chunk === 'string') return new TextEncoder().encode(chunk);
+    if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk.slice(0));
+    if (ArrayBuffer.isView(chunk)) {
+      return new Uint8Array(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
+    }
+    throw new TypeError('This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.');
+  }
+
+  // `stream`'s two sides, joined: a written chunk waits until a read asks
+  // for bytes (the readable side's pull), then is enqueued and its write
+  // resolves. `limit` (or -1) is a FixedLengthStream's length.
+  function identityPair(stream, highWaterMark, limit) {
+    const s = { rc: null, wc: null, waiting: null, pulled: null, seen: 0, done: false };
+    const fail = (e) => {
+      if (!s.done) s.rc.error(e);
+      s.done = true;
+    };
+    const deliver = () => {
+      const w = s.waiting;
+      s.waiting = null;
+      s.rc.enqueue(w.bytes);
+      w.resolve();
+    };
+    stream._readable = new ReadableStreamImpl({
+      type: 'bytes',
+      start(c) { s.rc = c; },
+      pull() {
+        if (s.waiting !== null) return deliver();
+        return new Promise((resolve) => { s.pulled = resolve; });
+      },
+      cancel(reason) {
+        s.done = true;
+        if (s.waiting !== null) s.waiting.reject(reason);
+        s.waiting = null;
+        s.wc.error(reason);
+      },
+    });
+    stream._writable = new WritableStreamImpl({
+      start(c) { s.wc = c; },
+      write(chunk) {
+        let bytes;
+        try {
+          bytes = identityBytes(chunk);
+        } catch (e) {
+          fail(e);
+          throw e;
+        }
+        if (limit >= 0) {
+          if (s.seen + bytes.byteLength > limit) return fail(new TypeError('Attempt to write too many bytes through a FixedLengthStream.'));
+          s.seen += bytes.byteLength;
+        }
+        if (bytes.byteLength === 0 || s.done) return undefined;
+        return new Promise((resolve, reject) => {
+          s.waiting = { bytes, resolve, reject };
+          if (s.pulled !== null) {
+            const pulled = s.pulled;
+            s.pulled = null;
+            deliver();
+            pulled();
+          }
+        });
+      },
+      close() {
+        if (limit >= 0 && s.seen < limit) return fail(new TypeError('FixedLengthStream did not see all expected bytes before close().'));
+        if (!s.done) s.rc.close();
+        s.done = true;
+        return undefined;
+      },
+      abort(reason) { fail(reason); },
+    }, { highWaterMark, size: byteSize });
+  }
+
+  // A chunk's size against the high-water mark: its bytes (what is not
+  // bytes is refused by the write, not here).
+  function byteSize(chunk) {
+    if (typeof chunk === 'string') return chunk.length;
+    return chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk) ? chunk.byteLength : 0;
+  }
+
+  function identityHighWaterMark(options) {
+    const hwm = options == null ? undefined : options.highWaterMark;
+    return hwm === undefined ? 1 : enforceRange(hwm, 'IdentityTransformStream: highWaterMark');
+  }
+
+  class IdentityTransformStream extends TransformStreamImpl {
+    constructor(...args) {
+      super();
+      identityPair(this, identityHighWaterMark(args[0]), -1);
+    }
+    get [Symbol.toStringTag]() { return 'IdentityTransformStream'; }
+  }
+
+  // A FixedLengthStream's length (`args`: the constructor's arguments): a
+  // number or bigint, not negative, a fraction cut off, in `workerd`'s
+  // words.
+  function expectedLengthOf(args) {
+    if (args.length === 0) throw new TypeError("Failed to construct 'FixedLengthStream': constructor parameter 1 is not of type 'bigint'.");
+    const n = Number(args[0]);
+    if (!Number.isFinite(n)) throw new TypeError('The value cannot be converted because it is not an integer.');
+    if (n < 0) throw new TypeError('The value cannot be converted because it is negative and this API expects a positive bigint.');
+    return Math.trunc(n);
+  }
+
+  class FixedLengthStream extends IdentityTransformStream {
+    constructor(...args) {
+      const length = expectedLengthOf(args);
+      super(args[1]);
+      identityPair(this, identityHighWaterMark(args[1]), length);
+    }
+    get [Symbol.toStringTag]() { return 'FixedLengthStream'; }
+  }
+  defineMissing('IdentityTransformStream', IdentityTransformStream);
+  defineMissing('FixedLengthStream', FixedLengthStream);
+

@@ -734,3 +734,84 @@ fn identity_and_fixed_length_streams_answer_as_on_workerd_on_both_engines() {
 }"##,
     );
 }
+
+/// The event classes `workerd` has beyond `Event` and `ErrorEvent`
+/// (`CustomEvent`, `MessageEvent`, `CloseEvent`, and those only the
+/// runtime makes), `reportError` and the global `origin`, as `workerd`
+/// answers them (2026-11-17) on both engines.
+#[test]
+fn event_classes_report_error_and_origin_answer_as_on_workerd_on_both_engines() {
+    crate::node_modules::renders_as_workerd(
+        "event-classes",
+        r##"{
+ "origin": [
+  "string",
+  "null"
+ ],
+ "CustomEvent": [
+  "x",
+  {
+   "a": 1
+  },
+  true,
+  true,
+  "[object CustomEvent]",
+  0,
+  null
+ ],
+ "CustomEvent dispatched": [
+  "ping",
+  42,
+  true
+ ],
+ "CustomEvent without a type": "threw TypeError: Failed to construct 'CustomEvent': constructor parameter 1 is not of type 'string'.",
+ "MessageEvent": [
+  "message",
+  {
+   "n": 5
+  },
+  "https://a.example",
+  "7",
+  null,
+  [],
+  0,
+  true
+ ],
+ "MessageEvent defaults": [
+  null,
+  "",
+  "",
+  null,
+  []
+ ],
+ "CloseEvent": [
+  "close",
+  1001,
+  "away",
+  true,
+  0,
+  "",
+  false
+ ],
+ "PromiseRejectionEvent": "threw TypeError: Illegal constructor",
+ "ExtendableEvent": "threw TypeError: Illegal constructor",
+ "FetchEvent": "threw TypeError: Illegal constructor",
+ "ScheduledEvent": "threw TypeError: Illegal constructor",
+ "TailEvent": "threw TypeError: Illegal constructor",
+ "TraceEvent": "threw TypeError: Illegal constructor",
+ "runtime events extend ExtendableEvent": [
+  true,
+  true
+ ],
+ "reportError": [
+  true,
+  [
+   "ErrorEvent",
+   "Uncaught Error: boom",
+   "boom"
+  ],
+  0
+ ]
+}"##,
+    );
+}

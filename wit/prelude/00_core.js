@@ -4,7 +4,7 @@
 //! it, `host()` (the one way to a host capability) and uncaught-error
 //! reports.
 //!
-//! Defines: self
+//! Defines: self, reportError, origin
 //! Host calls: none
 //! Rust: host/src/web/mod.rs
 //! WPT: none
@@ -164,4 +164,9 @@
     }
     hostLog(3, `Uncaught ${text} (in ${where})`);
   }
+  // HTML's reportError: `e` as an uncaught error, to the global `error`
+  // listeners, then the log. And the global scope's `origin`: a worker's
+  // is opaque, "null", as on `workerd`.
+  defineMissing('reportError', { reportError(...args) { reportUncaught(args[0], 'reportError'); } }.reportError);
+  defineMissing('origin', 'null');
 

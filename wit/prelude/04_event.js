@@ -1,7 +1,9 @@
 //! `DOMException`, `Event`, `EventTarget`, `ErrorEvent`, `AbortSignal` and
-//! `AbortController`, as the DOM standard and WebIDL define them.
+//! `AbortController`, as the DOM standard and WebIDL define them; the other
+//! event classes `workerd` has (`CustomEvent`, `MessageEvent`,
+//! `CloseEvent`, and the ones only the runtime makes).
 //!
-//! Defines: DOMException, Event, EventTarget, ErrorEvent, AbortSignal, AbortController
+//! Defines: DOMException, Event, EventTarget, ErrorEvent, AbortSignal, AbortController, CustomEvent, MessageEvent, CloseEvent, PromiseRejectionEvent, ExtendableEvent, FetchEvent, ScheduledEvent, TailEvent, TraceEvent
 //! Host calls: none
 //! Rust: none
 //! WPT: dom/events, dom/abort
@@ -179,6 +181,55 @@
   }
   Object.defineProperty(ErrorEventImpl, 'name', { value: 'ErrorEvent' });
   defineMissing('ErrorEvent', ErrorEventImpl);
+
+  // The event classes an app makes, with their members' defaults as
+  // `workerd` gives them (its constructors' `length` is 0).
+  const initOf = (init) => (init === undefined || init === null ? {} : init);
+  function eventClass(name, members, Base = EventImpl) {
+    const E = class extends Base {
+      constructor(...args) {
+        if (args.length === 0 || args[0] === undefined) throw new TypeError(`Failed to construct '${name}': constructor parameter 1 is not of type 'string'.`);
+        super(args[0], args[1]);
+        const i = initOf(args[1]);
+        const own = {};
+        for (const [key, fallback, convert] of members) own[key] = i[key] === undefined ? fallback() : convert(i[key]);
+        extraState.set(this, own);
+      }
+    };
+    for (const [key] of members) {
+      Object.defineProperty(E.prototype, key, { get() { return branded(extraState, this)[key]; }, enumerable: true, configurable: true });
+    }
+    Object.defineProperty(E, 'name', { value: name });
+    Object.defineProperty(E.prototype, Symbol.toStringTag, { value: name, configurable: true });
+    defineMissing(name, E);
+    return E;
+  }
+  const extraState = new WeakMap();
+  const same = (v) => v;
+  eventClass('CustomEvent', [['detail', () => null, same]]);
+  eventClass('MessageEvent', [
+    ['data', () => null, same], ['origin', () => '', String], ['lastEventId', () => '', String],
+    ['source', () => null, same], ['ports', () => [], (v) => Array.from(v)],
+  ]);
+  eventClass('CloseEvent', [['code', () => 0, (v) => v & 0xffff], ['reason', () => '', String], ['wasClean', () => false, Boolean]]);
+  // Events only the runtime makes: their classes, for `instanceof` and
+  // `typeof`; `new` is refused, as on `workerd` (`ssr` makes none of them:
+  // handlers get their arguments, as in the module syntax).
+  function runtimeEvent(name, Base = EventImpl) {
+    const E = class extends Base {
+      constructor() {
+        throw new TypeError('Illegal constructor');
+      }
+    };
+    Object.defineProperty(E, 'name', { value: name });
+    Object.defineProperty(E.prototype, Symbol.toStringTag, { value: name, configurable: true });
+    defineMissing(name, E);
+    return E;
+  }
+  runtimeEvent('PromiseRejectionEvent');
+  const ExtendableEventImpl = runtimeEvent('ExtendableEvent');
+  for (const name of ['FetchEvent', 'ScheduledEvent', 'TailEvent', 'TraceEvent']) runtimeEvent(name, ExtendableEventImpl);
+
   const globalEvents = new EventTargetImpl();
   for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) {
     defineMissing(name, { [name](...args) { return globalEvents[name](...args); } }[name]);

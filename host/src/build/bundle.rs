@@ -91,11 +91,15 @@ const NODE_PACKAGE: &str = "ssr-node-modules";
 /// What `--inject` adds for `nodejs_compat`: `Buffer`, `process` and
 /// `global` (the global object), as the bare names code uses and as
 /// properties of the global object (`globalThis.process`), plain writable,
-/// enumerable ones, as `workerd` defines them there.
+/// enumerable ones, as `workerd` defines them there; and `node:timers`'
+/// functions as the global timers (`setTimeout` gives a `Timeout`), as
+/// `workerd`'s `enable_nodejs_global_timers` does (on by default).
 const NODE_GLOBALS: &str = "import { Buffer } from './buffer.js';\n\
     import process from './process.js';\n\
+    import { setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate } from './timers.js';\n\
     const global = globalThis;\n\
     Object.assign(globalThis, { global, process, Buffer });\n\
+    Object.assign(globalThis, { setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate });\n\
     export { Buffer, process, global };\n";
 
 /// esbuild flags that lower async functions and generators to generators

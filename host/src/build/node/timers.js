@@ -1,8 +1,20 @@
-// `node:timers`: Node's timer functions over the global ones (which wait
-// in real time, as on workerd: wit/prelude/02_timers.js). `setTimeout`
+// `node:timers`: Node's timer functions over the prelude's global ones
+// (which wait in real time, as on workerd: wit/prelude/02_timers.js); with
+// `nodejs_compat` they are the global ones too, as on workerd. `setTimeout`
 // and `setInterval` give a `Timeout`, `setImmediate` an `Immediate`, as
 // Node's do; each `clear*` takes one of them or a global timer's id.
 import * as promises from './timers-promises.js';
+
+// The prelude's global timers, taken before `nodejs_compat` puts this
+// module's in their places on the global object (build/bundle.rs).
+const host = {
+  setTimeout: globalThis.setTimeout,
+  setInterval: globalThis.setInterval,
+  setImmediate: globalThis.setImmediate,
+  clearTimeout: globalThis.clearTimeout,
+  clearInterval: globalThis.clearInterval,
+  clearImmediate: globalThis.clearImmediate,
+};
 
 const ID = Symbol('timer id');
 
@@ -36,24 +48,28 @@ export class Timeout extends Handle {
     this._idleTimeout = after;
     this._args = args;
     this._repeat = repeat;
-    this[ID] = (repeat ? globalThis.setInterval : globalThis.setTimeout)(callback, after, ...args);
+    this[ID] = (repeat ? host.setInterval : host.setTimeout)(callback, after, ...args);
   }
 
   // Starts the timer again from now, with its delay.
   refresh() {
-    globalThis.clearTimeout(this[ID]);
-    const set = this._repeat ? globalThis.setInterval : globalThis.setTimeout;
+    host.clearTimeout(this[ID]);
+    const set = this._repeat ? host.setInterval : host.setTimeout;
     this[ID] = set(this._onTimeout, this._idleTimeout, ...this._args);
     return this;
   }
 
   close() {
-    globalThis.clearTimeout(this[ID]);
+    host.clearTimeout(this[ID]);
     return this;
   }
 
   [Symbol.toPrimitive]() {
     return this[ID];
+  }
+
+  [Symbol.dispose]() {
+    this.close();
   }
 }
 
@@ -61,7 +77,11 @@ class Immediate extends Handle {
   constructor(callback, args) {
     super();
     this._onImmediate = callback;
-    this[ID] = globalThis.setImmediate(callback, ...args);
+    this[ID] = host.setImmediate(callback, ...args);
+  }
+
+  [Symbol.dispose]() {
+    host.clearImmediate(this[ID]);
   }
 
 }
@@ -84,15 +104,15 @@ export function setImmediate(callback, ...args) {
 }
 
 export function clearTimeout(timer) {
-  globalThis.clearTimeout(idOf(timer));
+  host.clearTimeout(idOf(timer));
 }
 
 export function clearInterval(timer) {
-  globalThis.clearInterval(idOf(timer));
+  host.clearInterval(idOf(timer));
 }
 
 export function clearImmediate(immediate) {
-  globalThis.clearImmediate(idOf(immediate));
+  host.clearImmediate(idOf(immediate));
 }
 
 // Node's legacy ones: `active` restarts a timer, `unenroll` stops it

@@ -284,6 +284,8 @@ export async function render(request) {
     util: [
       util.format('%s=%d %j %o', 'n', 42, { a: [1] }, 'str'), util.inspect({ a: 1, nested: { deep: { deeper: { deepest: 1 } } }, list: [1, 'two'] }),
       util.inspect(new Map([['k', new Set([1])]])), util.types.isPromise(Promise.resolve()), util.isDeepStrictEqual({ a: [1] }, { a: [1] }),
+      util.formatWithOptions({ numericSeparator: true }, '%d %s %i %f', 1234567.891234, -1234, 123123123n, 0.1234567),
+      util.inspect([118059162071741130342, 1e21, -12, 1000.5, NaN], { numericSeparator: true }),
       await util.promisify((x, cb) => setTimeout(() => cb(null, x * 2), 1))(21),
     ].map(String),
     timers: await nodeTimers(),

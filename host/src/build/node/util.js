@@ -18,7 +18,7 @@ export { default as types } from './util-types.js';
 import types from './util-types.js';
 
 // --------------------------------------------------------------- inspect
-const DEFAULTS = { depth: 2, breakLength: 80, maxArrayLength: 100, maxStringLength: 10000, compact: 3, sorted: false, showHidden: false, colors: false, getters: false, customInspect: true };
+const DEFAULTS = { depth: 2, breakLength: 80, maxArrayLength: 100, maxStringLength: 10000, compact: 3, sorted: false, showHidden: false, colors: false, getters: false, customInspect: true, numericSeparator: false };
 
 function quote(s) {
   const q = !s.includes("'") ? "'" : !s.includes('"') ? '"' : !s.includes('`') && !s.includes('${') ? '`' : "'";
@@ -54,8 +54,8 @@ function primitive(v, ctx) {
       const more = v.length - cut.length;
       return quote(cut) + (more > 0 ? `... ${more} more character${more > 1 ? 's' : ''}` : '');
     }
-    case 'number': return Object.is(v, -0) ? '-0' : String(v);
-    case 'bigint': return `${v}n`;
+    case 'number': return formatNumber(v, ctx.numericSeparator);
+    case 'bigint': return formatBigInt(v, ctx.numericSeparator);
     case 'symbol': return v.toString();
     case 'undefined': return 'undefined';
     case 'boolean': return String(v);
@@ -223,6 +223,7 @@ inspect.defaultOptions = {};
 // ---------------------------------------------------------------- format
 function formatWith(opts, args) {
   const first = args[0];
+  const separated = !!((opts && opts.numericSeparator) ?? inspect.defaultOptions.numericSeparator);
   let out = '';
   let next = 1;
   if (typeof first === 'string') {
@@ -242,19 +243,19 @@ function formatWith(opts, args) {
       let piece;
       switch (c) {
         case 's':
-          if (typeof a === 'bigint') piece = `${a}n`;
-          else if (typeof a === 'number' && Object.is(a, -0)) piece = '-0';
+          if (typeof a === 'bigint') piece = formatBigInt(a, separated);
+          else if (typeof a === 'number') piece = formatNumber(a, separated);
           else if (typeof a === 'object' && a !== null && !hasOwnToString(a)) piece = inspect(a, Object.assign({}, opts, { depth: 0 }));
           else piece = String(a);
           break;
         case 'd':
-          piece = typeof a === 'bigint' ? `${a}n` : typeof a === 'symbol' ? 'NaN' : formatNumber(Number(a));
+          piece = typeof a === 'bigint' ? formatBigInt(a, separated) : typeof a === 'symbol' ? 'NaN' : formatNumber(Number(a), separated);
           break;
         case 'i':
-          piece = typeof a === 'bigint' ? `${a}n` : typeof a === 'symbol' ? 'NaN' : formatNumber(parseInt(a));
+          piece = typeof a === 'bigint' ? formatBigInt(a, separated) : typeof a === 'symbol' ? 'NaN' : formatNumber(parseInt(a), separated);
           break;
         case 'f':
-          piece = typeof a === 'symbol' ? 'NaN' : formatNumber(parseFloat(a));
+          piece = typeof a === 'symbol' ? 'NaN' : formatNumber(parseFloat(a), separated);
           break;
         case 'j':
           try {
@@ -288,7 +289,24 @@ function formatWith(opts, args) {
   }
   return out;
 }
-const formatNumber = (n) => (Object.is(n, -0) ? '-0' : String(n));
+// A number as inspect writes it; with `numericSeparator`, its digits in
+// groups of three joined by `_`, from the point outwards (not one written
+// with an exponent, nor NaN or an infinity).
+function formatNumber(n, separated = false) {
+  if (Object.is(n, -0)) return '-0';
+  const text = String(n);
+  if (!separated || !Number.isFinite(n) || text.includes('e')) return text;
+  const [whole, fraction] = text.split('.');
+  return fraction === undefined ? groupDigits(whole) : `${groupDigits(whole)}.${fraction.replace(/\d{3}(?=\d)/g, '$&_')}`;
+}
+
+// An integer's digits (after any sign) in groups of three from the right.
+function groupDigits(text) {
+  const sign = text.startsWith('-') ? '-' : '';
+  return sign + text.slice(sign.length).replace(/\B(?=(\d{3})+$)/g, '_');
+}
+
+const formatBigInt = (b, separated = false) => `${separated ? groupDigits(String(b)) : String(b)}n`;
 function hasOwnToString(o) {
   let proto = o;
   while (proto !== null && proto !== Object.prototype) {

@@ -201,17 +201,16 @@
     }
     Object.defineProperty(E, 'name', { value: name });
     Object.defineProperty(E.prototype, Symbol.toStringTag, { value: name, configurable: true });
-    defineMissing(name, E);
     return E;
   }
   const extraState = new WeakMap();
   const same = (v) => v;
-  eventClass('CustomEvent', [['detail', () => null, same]]);
-  eventClass('MessageEvent', [
+  defineMissing('CustomEvent', eventClass('CustomEvent', [['detail', () => null, same]]));
+  defineMissing('MessageEvent', eventClass('MessageEvent', [
     ['data', () => null, same], ['origin', () => '', String], ['lastEventId', () => '', String],
     ['source', () => null, same], ['ports', () => [], (v) => Array.from(v)],
-  ]);
-  eventClass('CloseEvent', [['code', () => 0, (v) => v & 0xffff], ['reason', () => '', String], ['wasClean', () => false, Boolean]]);
+  ]));
+  defineMissing('CloseEvent', eventClass('CloseEvent', [['code', () => 0, (v) => v & 0xffff], ['reason', () => '', String], ['wasClean', () => false, Boolean]]));
   // Events only the runtime makes: their classes, for `instanceof` and
   // `typeof`; `new` is refused, as on `workerd` (`ssr` makes none of them:
   // handlers get their arguments, as in the module syntax).
@@ -223,12 +222,15 @@
     };
     Object.defineProperty(E, 'name', { value: name });
     Object.defineProperty(E.prototype, Symbol.toStringTag, { value: name, configurable: true });
-    defineMissing(name, E);
     return E;
   }
-  runtimeEvent('PromiseRejectionEvent');
+  defineMissing('PromiseRejectionEvent', runtimeEvent('PromiseRejectionEvent'));
   const ExtendableEventImpl = runtimeEvent('ExtendableEvent');
-  for (const name of ['FetchEvent', 'ScheduledEvent', 'TailEvent', 'TraceEvent']) runtimeEvent(name, ExtendableEventImpl);
+  defineMissing('ExtendableEvent', ExtendableEventImpl);
+  defineMissing('FetchEvent', runtimeEvent('FetchEvent', ExtendableEventImpl));
+  defineMissing('ScheduledEvent', runtimeEvent('ScheduledEvent', ExtendableEventImpl));
+  defineMissing('TailEvent', runtimeEvent('TailEvent', ExtendableEventImpl));
+  defineMissing('TraceEvent', runtimeEvent('TraceEvent', ExtendableEventImpl));
 
   const globalEvents = new EventTargetImpl();
   for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) {

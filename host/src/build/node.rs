@@ -87,6 +87,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("url", include_str!("node/url.js")),
     ("util", include_str!("node/util.js")),
     ("util/types", include_str!("node/util-types.js")),
+    ("v8", include_str!("node/v8.js")),
     ("vm", include_str!("node/vm.js")),
     ("worker_threads", include_str!("node/worker_threads.js")),
     ("zlib", include_str!("node/zlib.js")),

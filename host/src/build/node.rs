@@ -83,6 +83,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("test", include_str!("node/test.js")),
     ("timers", include_str!("node/timers.js")),
     ("timers/promises", include_str!("node/timers-promises.js")),
+    ("trace_events", include_str!("node/trace_events.js")),
     ("tty", include_str!("node/tty.js")),
     ("url", include_str!("node/url.js")),
     ("util", include_str!("node/util.js")),

@@ -4,7 +4,7 @@
 // reach into the engine (heap snapshots, flags, coverage, serializers,
 // promise hooks, object queries) throws `ERR_METHOD_NOT_IMPLEMENTED`, after
 // the arguments are checked as Node checks them.
-import { invalidArgType, invalidArgValue, notImplemented, validateFunction, validateInteger, validateString } from './_errors.js';
+import { invalidArgType, invalidArgValue, notImplemented, outOfRange, validateFunction, validateString } from './_errors.js';
 
 export function cachedDataVersionTag() {
   return 0;
@@ -31,7 +31,7 @@ export function getHeapCodeStatistics() {
 
 export function getCppHeapStatistics(detailLevel = 'detailed') {
   if (detailLevel !== 'brief' && detailLevel !== 'detailed') {
-    throw invalidArgValue('detailLevel', detailLevel, "must be one of: 'brief', 'detailed'");
+    throw invalidArgValue('type', detailLevel, "must be one of: 'brief', 'detailed'");
   }
   return {
     ...zeros(['committed_size_bytes', 'resident_size_bytes', 'used_size_bytes']),
@@ -54,7 +54,7 @@ function validateSnapshotOptions(options) {
 }
 
 export function writeHeapSnapshot(path, options) {
-  if (path !== undefined) validateString(path, 'path');
+  if (path !== undefined) validateString(path, 'filename');
   validateSnapshotOptions(options);
   throw notImplemented('writeHeapSnapshot');
 }
@@ -75,7 +75,9 @@ export function isStringOneByteRepresentation(content) {
 }
 
 export function setHeapSnapshotNearHeapLimit(limit) {
-  validateInteger(limit, 'limit', 1);
+  if (typeof limit !== 'number') throw invalidArgType('limit', 'of type number', limit);
+  if (!Number.isInteger(limit)) throw outOfRange('limit', 'an integer', limit);
+  if (limit < 1 || limit >= 2 ** 32) throw outOfRange('limit', '>= 1 && < 4294967296', limit);
   throw notImplemented('setHeapSnapshotNearHeapLimit');
 }
 
@@ -86,7 +88,7 @@ export function queryObjects(ctor, options) {
   }
   const format = options === undefined || options.format === undefined ? 'count' : options.format;
   if (format !== 'count' && format !== 'summary') {
-    throw invalidArgValue('options.format', format, "must be one of: 'count', 'summary'");
+    throw invalidArgValue('options.format', format);
   }
   throw notImplemented('queryObjects');
 }

@@ -23,6 +23,17 @@ cat "$npm_log" >&2
 rm -f "$npm_log"
 [ "$built" -eq 0 ] || exit "$built"
 [ "$npm" -eq 0 ] || { echo "test: installing what the tests need failed (scripts/setup.sh tests)" >&2; exit "$npm"; }
+# The tests' scratch directories (`support::tempdir`: ssr-TAG-PID-N) stay
+# after a run, for a failure to be looked at; those of runs that have
+# ended go now, so that a machine that keeps its /tmp between runs (as
+# CI's may) does not fill up: a full run leaves several GB.
+for dir in "${TMPDIR:-/tmp}"/ssr-*-*-*; do
+  [ -d "$dir" ] || continue
+  pid=${dir%-*}
+  pid=${pid##*-}
+  case $pid in '' | *[!0-9]*) continue ;; esac
+  kill -0 "$pid" 2>/dev/null || rm -rf "$dir"
+done
 cargo test "${features[@]}" "$@"
 
 # Conformance (tests/wpt/): the Web Platform Tests are fetched by no

@@ -275,6 +275,8 @@ export async function render(request) {
     querystring: [
       JSON.stringify(querystring.parse('a=1&b=x+y&a=2&c=%E2%82%AC')),
       querystring.stringify({ q: 'a b&c', list: [1, 2], empty: '' }),
+      querystring.escape(`${String.fromCharCode(0xd801)}test ŋ€😀`), querystring.escape({ toString: () => '(x)' }),
+      ...[String.fromCharCode(0xdc00), Symbol('s')].map((v) => { try { return querystring.escape(v); } catch (e) { return `${e.name} ${e.code}`; } }),
     ],
     stringDecoder: [decoder.write(euro.subarray(0, 1)), decoder.write(euro.subarray(1)), decoder.end()].map((s) => JSON.stringify(s)),
     url: [

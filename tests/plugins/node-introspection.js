@@ -1,9 +1,11 @@
-// `node:v8` and `node:trace_events` as workerd has them: the engine is not
-// the app's to see, so every statistic is zero, nothing is traced, and
-// what would reach into the engine is refused once its arguments pass
-// Node's checks (tests/all/node_modules.rs compares with workerd's answer).
+// `node:v8`, `node:trace_events` and `node:wasi` as workerd has them: the
+// engine is not the app's to see, so every statistic is zero, nothing is
+// traced, no WebAssembly runs, and what would reach into the engine is
+// refused once its arguments pass Node's checks (tests/all/node_modules.rs
+// compares with workerd's answer).
 import v8 from 'node:v8';
 import traceEvents from 'node:trace_events';
+import { WASI } from 'node:wasi';
 
 export default {
   fetch() {
@@ -59,6 +61,13 @@ export default {
           .map((input) => tried(() => traceEvents.createTracing(input) && 'made')),
         empty: tried(() => traceEvents.createTracing({ categories: [''] }).categories),
       },
+      wasi: [
+        undefined, { version: 'preview1' }, 'x', null, { version: 'v1' }, { version: null }, {},
+        { version: 'unstable', args: {} }, { version: 'unstable', env: [] }, { version: 'unstable', preopens: 1 },
+        { version: 'unstable', stdin: -1 }, { version: 'unstable', stdout: 'x' }, { version: 'unstable', stderr: 2 ** 31 },
+        { version: 'unstable', returnOnExit: 1 }, { version: 'unstable', args: ['a'], env: {}, preopens: {}, stdin: 0, returnOnExit: true },
+      ].map((options) => tried(() => new WASI(options)))
+        .concat([WASI.prototype.getImportObject.call({}), tried(() => WASI.prototype.start.call({}, {}))]),
     }));
   },
 };

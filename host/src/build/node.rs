@@ -90,6 +90,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("util/types", include_str!("node/util-types.js")),
     ("v8", include_str!("node/v8.js")),
     ("vm", include_str!("node/vm.js")),
+    ("wasi", include_str!("node/wasi.js")),
     ("worker_threads", include_str!("node/worker_threads.js")),
     ("zlib", include_str!("node/zlib.js")),
 ];

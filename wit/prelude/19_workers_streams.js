@@ -28,11 +28,16 @@
     throw new TypeError('This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.');
   }
 
+  // Each stream's joined sides (`identityPair`), where a FixedLengthStream
+  // sets its length once made.
+  const identityState = new WeakMap();
+
   // `stream`'s two sides, joined: a written chunk waits until a read asks
   // for bytes (the readable side's pull), then is enqueued and its write
-  // resolves. `limit` (or -1) is a FixedLengthStream's length.
-  function identityPair(stream, highWaterMark, limit) {
-    const s = { rc: null, wc: null, waiting: null, pulled: null, seen: 0, done: false };
+  // resolves. `limit` (-1 until a FixedLengthStream sets it) is the length.
+  function identityPair(stream, highWaterMark) {
+    const s = { rc: null, wc: null, waiting: null, pulled: null, seen: 0, done: false, limit: -1 };
+    identityState.set(stream, s);
     const fail = (e) => {
       if (!s.done) s.rc.error(e);
       s.done = true;
@@ -67,8 +72,8 @@
           fail(e);
           throw e;
         }
-        if (limit >= 0) {
-          if (s.seen + bytes.byteLength > limit) return fail(new TypeError('Attempt to write too many bytes through a FixedLengthStream.'));
+        if (s.limit >= 0) {
+          if (s.seen + bytes.byteLength > s.limit) return fail(new TypeError('Attempt to write too many bytes through a FixedLengthStream.'));
           s.seen += bytes.byteLength;
         }
         if (bytes.byteLength === 0 || s.done) return undefined;
@@ -83,7 +88,7 @@
         });
       },
       close() {
-        if (limit >= 0 && s.seen < limit) return fail(new TypeError('FixedLengthStream did not see all expected bytes before close().'));
+        if (s.limit >= 0 && s.seen < s.limit) return fail(new TypeError('FixedLengthStream did not see all expected bytes before close().'));
         if (!s.done) s.rc.close();
         s.done = true;
         return undefined;
@@ -107,7 +112,7 @@
   class IdentityTransformStream extends TransformStreamImpl {
     constructor(...args) {
       super();
-      identityPair(this, identityHighWaterMark(args[0]), -1);
+      identityPair(this, identityHighWaterMark(args[0]));
     }
     get [Symbol.toStringTag]() { return 'IdentityTransformStream'; }
   }
@@ -127,7 +132,7 @@
     constructor(...args) {
       const length = expectedLengthOf(args);
       super(args[1]);
-      identityPair(this, identityHighWaterMark(args[1]), length);
+      identityState.get(this).limit = length;
     }
     get [Symbol.toStringTag]() { return 'FixedLengthStream'; }
   }

@@ -98,8 +98,7 @@ const NODE_GLOBALS: &str = "import { Buffer } from './buffer.js';\n\
     import process from './process.js';\n\
     import { setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate } from './timers.js';\n\
     const global = globalThis;\n\
-    Object.assign(globalThis, { global, process, Buffer });\n\
-    Object.assign(globalThis, { setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate });\n\
+    Object.assign(globalThis, { global, process, Buffer, setTimeout, setInterval, setImmediate, clearTimeout, clearInterval, clearImmediate });\n\
     export { Buffer, process, global };\n";
 
 /// esbuild flags that lower async functions and generators to generators
@@ -159,11 +158,14 @@ const DEFAULT_RULES: &[(ModuleKind, &[&str])] = &[
 
 /// An app's own rules, then the defaults, as wrangler merges them: a rule
 /// of the app's without `fallthrough` removes the default of its kind.
-pub fn module_rules(own: Vec<ModuleRule>, falls_through: &[ModuleKind]) -> Vec<ModuleRule> {
-    let mut rules = own.clone();
+pub fn module_rules(mut rules: Vec<ModuleRule>, falls_through: &[ModuleKind]) -> Vec<ModuleRule> {
+    let replaced: Vec<ModuleKind> = rules
+        .iter()
+        .map(|r| r.kind)
+        .filter(|kind| !falls_through.contains(kind))
+        .collect();
     for (kind, extensions) in DEFAULT_RULES {
-        let replaced = own.iter().any(|r| r.kind == *kind) && !falls_through.contains(kind);
-        if !replaced {
+        if !replaced.contains(kind) {
             rules.extend(extensions.iter().map(|e| ModuleRule {
                 kind: *kind,
                 extension: (*e).into(),

@@ -18,6 +18,11 @@ export function codedError(Kind, code, message) {
 // What a method that is not implemented throws, as `workerd` throws it.
 export const notImplemented = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
 
+// A function that throws `notImplemented(name)` whenever it is called.
+export const refusing = (name) => () => {
+  throw notImplemented(name);
+};
+
 // What Node's messages say a value was: "Received undefined", "Received an
 // instance of Foo", "Received type number (12)".
 export function received(value) {
@@ -54,10 +59,18 @@ export function outOfRange(name, range, value) {
 // Node writes large integers with underscores between thousands.
 function shownNumber(n) {
   if (!Number.isInteger(n) || Math.abs(n) < 2 ** 32) return String(n);
-  const digits = String(Math.abs(n));
+  return groupDigits(String(n));
+}
+
+// An integer's text (after any sign) in groups of three from the right,
+// joined by `_`, as Node's messages and `util.inspect`'s `numericSeparator`
+// write it.
+export function groupDigits(text) {
+  const sign = text.startsWith('-') ? '-' : '';
+  const digits = text.slice(sign.length);
   let out = '';
   for (let i = digits.length; i > 0; i -= 3) out = digits.slice(Math.max(0, i - 3), i) + (out ? `_${out}` : '');
-  return (n < 0 ? '-' : '') + out;
+  return sign + out;
 }
 
 export function validateString(value, name) {

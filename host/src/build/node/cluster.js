@@ -4,11 +4,7 @@
 // disconnected, dead one. The module's default export is a `Cluster`.
 import EventEmitter from './events.js';
 import process from './process.js';
-import { notImplemented } from './_errors.js';
-
-const refused = (name) => () => {
-  throw notImplemented(`cluster.${name}`);
-};
+import { refusing } from './_errors.js';
 
 export class Worker extends EventEmitter {
   constructor() {
@@ -38,9 +34,9 @@ export class Cluster extends EventEmitter {
     });
   }
 }
-Cluster.prototype.fork = refused('fork');
-Cluster.prototype.disconnect = refused('disconnect');
-Cluster.prototype.setupPrimary = refused('setupPrimary');
-Cluster.prototype.setupMaster = refused('setupWorker');
+Cluster.prototype.fork = refusing('cluster.fork');
+Cluster.prototype.disconnect = refusing('cluster.disconnect');
+Cluster.prototype.setupPrimary = refusing('cluster.setupPrimary');
+Cluster.prototype.setupMaster = refusing('cluster.setupWorker');
 
 export default new Cluster();

@@ -3,7 +3,7 @@
 // disposable), `url()` is undefined, the inspector's console does nothing,
 // and a `Session` or a `Network` event throws `ERR_METHOD_NOT_IMPLEMENTED`.
 import EventEmitter from './events.js';
-import { notImplemented } from './_errors.js';
+import { notImplemented, refusing } from './_errors.js';
 
 export class Session extends EventEmitter {
   constructor() {
@@ -29,9 +29,7 @@ for (const name of ['debug', 'error', 'info', 'log', 'warn', 'dir', 'dirxml', 't
 
 export const Network = {};
 for (const name of ['requestWillBeSent', 'dataReceived', 'responseReceived', 'loadingFinished', 'loadingFailed']) {
-  Network[name] = () => {
-    throw notImplemented(`Network.${name}`);
-  };
+  Network[name] = refusing(`Network.${name}`);
 }
 
 export default { Session, close, open, url, waitForDebugger, console, Network };

@@ -2,31 +2,28 @@
 // legacy query-string codec (`+` is a space, repeated keys make arrays).
 import { codedError } from './_errors.js';
 
-// Node escapes all but the characters encodeURIComponent keeps, as UTF-8,
-// and differs from `encodeURIComponent` in one way: a surrogate takes the next code unit as
-// its pair, whatever that is (`'\uD801t'` is U+10474), and only one at the
-// end is `URIError [ERR_INVALID_URI]: URI malformed`.
-const UNRESERVED = /[A-Za-z0-9\-_.!~*'()]/;
-const hex = (b) => `%${b < 16 ? '0' : ''}${b.toString(16).toUpperCase()}`;
-
+// Node escapes as `encodeURIComponent` does, but for a string that is not
+// well formed: there a surrogate takes the next code unit as its pair,
+// whatever that is (`'\uD801t'` is U+10474), and only one at the end is
+// `URIError [ERR_INVALID_URI]: URI malformed`.
 export function escape(str) {
   // An object by String(); anything else as `+ ''` (a symbol throws).
   const text = typeof str === 'string' ? str : typeof str === 'object' ? String(str) : `${str}`;
+  try {
+    return encodeURIComponent(text);
+  } catch (_) {
+    // Not well formed: Node's pairing, a code unit at a time.
+  }
   let out = '';
   for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c < 0x80) {
-      out += UNRESERVED.test(text[i]) ? text[i] : hex(c);
-    } else if (c < 0x800) {
-      out += hex(0xc0 | (c >> 6)) + hex(0x80 | (c & 0x3f));
-    } else if (c < 0xd800 || c >= 0xe000) {
-      out += hex(0xe0 | (c >> 12)) + hex(0x80 | ((c >> 6) & 0x3f)) + hex(0x80 | (c & 0x3f));
-    } else {
-      i++;
-      if (i >= text.length) throw codedError(URIError, 'ERR_INVALID_URI', 'URI malformed');
-      c = 0x10000 + (((c & 0x3ff) << 10) | (text.charCodeAt(i) & 0x3ff));
-      out += hex(0xf0 | (c >> 18)) + hex(0x80 | ((c >> 12) & 0x3f)) + hex(0x80 | ((c >> 6) & 0x3f)) + hex(0x80 | (c & 0x3f));
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c >= 0xe000) {
+      out += encodeURIComponent(text[i]);
+      continue;
     }
+    i++;
+    if (i >= text.length) throw codedError(URIError, 'ERR_INVALID_URI', 'URI malformed');
+    out += encodeURIComponent(String.fromCodePoint(0x10000 + (((c & 0x3ff) << 10) | (text.charCodeAt(i) & 0x3ff))));
   }
   return out;
 }

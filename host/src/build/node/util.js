@@ -7,7 +7,7 @@
 // indentation per level. It does not group long arrays of numbers into
 // columns, and it has no colors.
 import { Buffer } from './buffer.js';
-import { invalidArgType, invalidArgValue, validateFunction, validateString } from './_errors.js';
+import { groupDigits, invalidArgType, invalidArgValue, validateFunction, validateString } from './_errors.js';
 
 const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
@@ -300,11 +300,6 @@ function formatNumber(n, separated = false) {
   return fraction === undefined ? groupDigits(whole) : `${groupDigits(whole)}.${fraction.replace(/\d{3}(?=\d)/g, '$&_')}`;
 }
 
-// An integer's digits (after any sign) in groups of three from the right.
-function groupDigits(text) {
-  const sign = text.startsWith('-') ? '-' : '';
-  return sign + text.slice(sign.length).replace(/\B(?=(\d{3})+$)/g, '_');
-}
 
 const formatBigInt = (b, separated = false) => `${separated ? groupDigits(String(b)) : String(b)}n`;
 function hasOwnToString(o) {

@@ -4,7 +4,7 @@
 // reach into the engine (heap snapshots, flags, coverage, serializers,
 // promise hooks, object queries) throws `ERR_METHOD_NOT_IMPLEMENTED`, after
 // the arguments are checked as Node checks them.
-import { invalidArgType, invalidArgValue, notImplemented, outOfRange, validateFunction, validateString } from './_errors.js';
+import { invalidArgType, invalidArgValue, notImplemented, outOfRange, refusing, validateFunction, validateString } from './_errors.js';
 
 export function cachedDataVersionTag() {
   return 0;
@@ -134,22 +134,18 @@ export class GCProfiler {
   }
 }
 
-const thrower = (name) => () => {
-  throw notImplemented(name);
-};
-
 export const promiseHooks = {
-  createHook: thrower('promiseHooks.createHook'),
-  onInit: thrower('promiseHooks.onInit'),
-  onBefore: thrower('promiseHooks.onBefore'),
-  onAfter: thrower('promiseHooks.onAfter'),
-  onSettled: thrower('promiseHooks.onSettled'),
+  createHook: refusing('promiseHooks.createHook'),
+  onInit: refusing('promiseHooks.onInit'),
+  onBefore: refusing('promiseHooks.onBefore'),
+  onAfter: refusing('promiseHooks.onAfter'),
+  onSettled: refusing('promiseHooks.onSettled'),
 };
 
 export const startupSnapshot = {
-  addSerializeCallback: thrower('startupSnapshot.addSerializeCallback'),
-  addDeserializeCallback: thrower('startupSnapshot.addDeserializeCallback'),
-  setDeserializeMainFunction: thrower('startupSnapshot.setDeserializeMainFunction'),
+  addSerializeCallback: refusing('startupSnapshot.addSerializeCallback'),
+  addDeserializeCallback: refusing('startupSnapshot.addDeserializeCallback'),
+  setDeserializeMainFunction: refusing('startupSnapshot.setDeserializeMainFunction'),
   isBuildingSnapshot() {
     return false;
   },

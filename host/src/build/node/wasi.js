@@ -3,7 +3,7 @@
 // the constructor checks its options as Node does, with Node's errors, and
 // then throws `ERR_METHOD_NOT_IMPLEMENTED`; so do the methods, but
 // `getImportObject`, which gives nothing to import.
-import { codedError, invalidArgType, notImplemented, outOfRange } from './_errors.js';
+import { invalidArgType, invalidArgValue, notImplemented, validateInteger } from './_errors.js';
 
 // An option that must be a plain object (not an array) when given.
 function checkObject(options, key) {
@@ -15,11 +15,7 @@ function checkObject(options, key) {
 
 // A descriptor option: an int32 that is not negative, when given.
 function checkDescriptor(options, key) {
-  const v = options[key];
-  if (v === undefined) return;
-  if (typeof v !== 'number') throw invalidArgType(`options.${key}`, 'of type number', v);
-  if (!Number.isInteger(v)) throw outOfRange(`options.${key}`, 'an integer', v);
-  if (v < 0 || v > 2147483647) throw outOfRange(`options.${key}`, '>= 0 && <= 2147483647', v);
+  if (options[key] !== undefined) validateInteger(options[key], `options.${key}`, 0, 2147483647);
 }
 
 export class WASI {
@@ -28,8 +24,7 @@ export class WASI {
       if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
       const { version } = options;
       if (version !== 'unstable' && version !== 'preview1') {
-        const shown = typeof version === 'string' ? `'${version}'` : String(version);
-        throw codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The property 'options.version' must be one of: 'unstable', 'preview1'. Received ${shown}`);
+        throw invalidArgValue('options.version', version, "must be one of: 'unstable', 'preview1'");
       }
       if (options.args !== undefined && !Array.isArray(options.args)) {
         throw invalidArgType('options.args', 'an instance of Array', options.args);

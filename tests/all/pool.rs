@@ -265,12 +265,29 @@ fn a_short_render_ends_on_the_http_thread_and_a_long_one_goes_on_to_a_worker() {
         assert!(r.text().contains("slept 0 ms"), "{}", r.text());
     };
     // The first render makes the tenant's instance, on a worker; the next
-    // ones take it on the HTTP thread.
-    for i in 0..20 {
-        short(&i.to_string());
+    // ones take it on the HTTP thread. On a busy machine a short render
+    // may still be descheduled past its slice and move (CI's two cores
+    // beside other tests did, 1 run in about 10): then its tenant is
+    // given a second to be allowed again, and a round counts only when
+    // none of its renders moved. A round is more than
+    // INLINE_BETWEEN_SPILLS, so that what follows starts clean.
+    let mut clean = false;
+    for round in 0..5 {
+        let before = moved();
+        if before > 0.0 {
+            std::thread::sleep(ssr::pool::INLINE_BAR + Duration::from_millis(100));
+        }
+        for i in 0..ssr::pool::INLINE_BETWEEN_SPILLS + 8 {
+            short(&format!("{round}-{i}"));
+        }
+        if moved() == before {
+            clean = true;
+            break;
+        }
     }
+    assert!(clean, "short renders kept moving: {}", s.metrics_text());
     assert!(inline() >= 10.0, "{}", s.metrics_text());
-    assert_eq!(moved(), 0.0);
+    let m0 = moved();
 
     let long = |tag: &str| {
         let r = s.get(&format!("/t/s/?ms=30&{tag}"), &[]);
@@ -278,17 +295,17 @@ fn a_short_render_ends_on_the_http_thread_and_a_long_one_goes_on_to_a_worker() {
         assert!(r.text().contains("slept 30 ms"), "{}", r.text());
     };
     long("a");
-    assert_eq!(moved(), 1.0);
+    assert_eq!(moved(), m0 + 1.0);
     // A second with fewer than 32 ended inline since the first: the
     // tenant's renders start on the pool, and none begins inline.
     long("b");
-    assert_eq!(moved(), 2.0);
+    assert_eq!(moved(), m0 + 2.0);
     let before = inline();
     for i in 0..5 {
         short(&format!("barred-{i}"));
     }
     assert_eq!(inline(), before);
-    assert_eq!(moved(), 2.0);
+    assert_eq!(moved(), m0 + 2.0);
     // A second later they begin inline again.
     let tries = std::cell::Cell::new(0);
     let again = within(Duration::from_secs(5), || {

@@ -302,6 +302,15 @@ pub mod calls {
     /// instance keeps until their last call or the render's end.
     pub const TEXT_DECODE: &str = "text-decode";
 
+    /// `URLPattern`. Arguments: `{op: "parse", input, baseURL, ignoreCase}`
+    /// (`input` a string or a `URLPatternInit`), reply each component's
+    /// `{patternString, regexpString, matcher, groupNameList}` and
+    /// `hasRegexpGroups`; or `{op: "match", input, baseURL}`, reply the
+    /// input's eight components, or `null` when it is no URL. A pattern
+    /// the standard refuses reads `"Invalid URL pattern: ..."`
+    /// (`host/src/web/url_pattern.rs`). Pure.
+    pub const URL_PATTERN: &str = "url-pattern";
+
     /// `CompressionStream` and `DecompressionStream`: `gzip`, `deflate`
     /// and `deflate-raw`. Arguments: `{op: "open", format, compress}`,
     /// reply `{id}`; then `{op: "write", id}` with a chunk's bytes, and at
@@ -311,6 +320,22 @@ pub mod calls {
     /// `"TypeError: ..."` (`host/src/web/compress.rs`). The instance
     /// keeps each stream until its end or the render's.
     pub const COMPRESS: &str = "compress";
+
+    /// `HTMLRewriter`, on `lol_html`. Arguments: `{op: "selector",
+    /// selector}`, reply `null` (pure: it checks a selector, also at a
+    /// module's top level); `{op: "open", element: [{selector, element,
+    /// comments, text}], document: [{doctype, comments, text, end}],
+    /// encoding}`, reply `{id}`; then `{op: "write", id}` with a piece of
+    /// the body, `{op: "end", id}` at its end, and `{op: "resume", id}`
+    /// when a handler returned, each replying `{event}` with the bytes
+    /// rewritten so far: the token a handler is wanted for, or `null` when
+    /// the input is taken (after `end`: the document is done); `{op: "do",
+    /// id, do: {op, ...}}` changes the token of the handler that runs,
+    /// replying its new state; `{op: "abort", id}` stops it (a handler
+    /// threw). A selector, a name or a document `lol_html` refuses reads
+    /// `"Parser error: ..."` (`host/src/web/rewriter.rs`). The instance
+    /// keeps each rewriter until its end or the render's.
+    pub const HTML_REWRITER: &str = "html-rewriter";
 
     /// The tenant's vars and secrets, the handler's `env`. Arguments: none
     /// (`null`); reply: a JSON object of name to value, no data. They

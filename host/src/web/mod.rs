@@ -3,7 +3,9 @@
 //! capabilities (WIT `host.call`), each one row of [`CAPABILITIES`]: its
 //! name (the contract crate's `calls`, with the JSON form of its arguments
 //! and reply), its tier, and its handler, in the file of its web API here
-//! (`url.rs`, `text.rs`, `compress.rs`, `intl.rs`, `fetch.rs`, `crypto/`)
+//! (`url.rs`, `url_pattern.rs`, `text.rs`, `compress.rs`, `rewriter.rs`,
+//! `intl.rs`, `fetch.rs`,
+//! `crypto/`)
 //! or of the host part it reaches (`cache/api.rs`, `assets/binding.rs`).
 //! The prelude's file for the API (`wit/prelude/NN_<api>.js`) wraps it for
 //! JavaScript. The engines only carry the call: Wasmtime through the WIT
@@ -40,9 +42,11 @@ pub mod fetch;
 mod grants;
 pub mod intl;
 pub mod open;
+pub mod rewriter;
 pub mod stream;
 pub mod text;
 pub mod url;
+pub mod url_pattern;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -67,6 +71,8 @@ pub struct Imports {
     /// `CompressionStream`s and `DecompressionStream`s open in this render
     /// (`compress.rs`).
     coders: compress::Coders,
+    /// `HTMLRewriter`s open in this render (`rewriter.rs`).
+    rewriters: rewriter::Rewriters,
 }
 
 impl Imports {
@@ -78,6 +84,7 @@ impl Imports {
             body: None,
             decoders: Default::default(),
             coders: Default::default(),
+            rewriters: Default::default(),
         }
     }
 
@@ -101,6 +108,7 @@ impl Imports {
         self.body = None;
         self.decoders.clear();
         self.coders.clear();
+        self.rewriters.clear();
         self.subrequests.end_render();
     }
 
@@ -212,6 +220,10 @@ pub static CAPABILITIES: &[Capability] = &[
         handler: Handler::Pure(|args, _| url::call(args)),
     },
     Capability {
+        name: calls::URL_PATTERN,
+        handler: Handler::Pure(|args, _| url_pattern::call(args)),
+    },
+    Capability {
         name: calls::INTL,
         handler: Handler::Pure(|args, _| intl::call(args)),
     },
@@ -225,6 +237,13 @@ pub static CAPABILITIES: &[Capability] = &[
     Capability {
         name: calls::COMPRESS,
         handler: Handler::Instance(|i, args, data| i.coders.call(args, data)),
+    },
+    Capability {
+        name: calls::HTML_REWRITER,
+        handler: Handler::PureWhole {
+            whole: rewriter::pure,
+            instance: |i, args, data| i.rewriters.call(args, data),
+        },
     },
     Capability {
         name: calls::FETCH,

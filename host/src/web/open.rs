@@ -2,9 +2,10 @@
 //! JavaScript feeds chunk by chunk (`TextDecoder` with `{stream: true}`,
 //! `CompressionStream`), held in the instance's `Imports` by id.
 //!
-//! Invariants: at most [`MAX_OPEN`] per kind and instance, refused by name
-//! past that; all are dropped when the render ends ([`Open::clear`]), so
-//! nothing one request opened is seen by the next.
+//! Invariants: at most [`MAX_OPEN`] per kind and instance (or the kind's
+//! own limit), refused by name past that; all are dropped when the render
+//! ends ([`Open::clear`]), so nothing one request opened is seen by the
+//! next.
 
 use std::collections::HashMap;
 
@@ -14,6 +15,7 @@ pub const MAX_OPEN: usize = 64;
 /// Open streams of one kind, by id.
 pub struct Open<T> {
     what: &'static str,
+    limit: usize,
     open: HashMap<u32, T>,
     next: u32,
 }
@@ -21,8 +23,14 @@ pub struct Open<T> {
 impl<T> Open<T> {
     /// Streams called `what` in messages (`"text-decode: ..."`).
     pub fn new(what: &'static str) -> Open<T> {
+        Open::with_limit(what, MAX_OPEN)
+    }
+
+    /// As [`Open::new`], keeping at most `limit` open.
+    pub fn with_limit(what: &'static str, limit: usize) -> Open<T> {
         Open {
             what,
+            limit,
             open: HashMap::new(),
             next: 0,
         }
@@ -41,10 +49,10 @@ impl<T> Open<T> {
 
     /// Keeps a stream for the render's next calls: its new id.
     pub fn keep(&mut self, stream: T) -> Result<u32, String> {
-        if self.open.len() >= MAX_OPEN {
+        if self.open.len() >= self.limit {
             return Err(format!(
-                "{}: {MAX_OPEN} streams are open already; end one first",
-                self.what
+                "{}: {} streams are open already; end one first",
+                self.what, self.limit
             ));
         }
         self.next = self.next.wrapping_add(1);

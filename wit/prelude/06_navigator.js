@@ -1,18 +1,23 @@
 //! `navigator`, as `workerd` describes the runtime: its user agent, one
 //! CPU, English.
 //!
-//! Defines: navigator
+//! Defines: navigator, Navigator
 //! Host calls: none
 //! Rust: none
 //! WPT: none
 //! Test plugin: tests/plugins/timers.js
   // -------------------------------------------------------------- navigator
-  class Navigator {
-    get userAgent() { return 'Cloudflare-Workers'; }
-    get hardwareConcurrency() { return 1; }
-    get language() { return 'en'; }
-    get languages() { return ['en']; }
-    get platform() { return ''; }
-  }
-  Object.defineProperty(Navigator.prototype, Symbol.toStringTag, { value: 'Navigator', configurable: true });
-  defineMissing('navigator', new Navigator());
+  // `navigator` is the one instance of its interface object, which cannot
+  // be made (`navigator instanceof Navigator`), as on `workerd`.
+  function Navigator() { throw new TypeError('Illegal constructor'); }
+  const navigatorGetter = (get) => ({ get, configurable: true, enumerable: true });
+  Object.defineProperties(Navigator.prototype, {
+    userAgent: navigatorGetter(() => 'Cloudflare-Workers'),
+    hardwareConcurrency: navigatorGetter(() => 1),
+    language: navigatorGetter(() => 'en'),
+    languages: navigatorGetter(() => ['en']),
+    platform: navigatorGetter(() => ''),
+    [Symbol.toStringTag]: { value: 'Navigator', configurable: true },
+  });
+  defineMissing('navigator', Object.create(Navigator.prototype));
+  defineMissing('Navigator', Navigator);

@@ -1,7 +1,7 @@
 //! Web Crypto's random half: `crypto.getRandomValues()` and
 //! `crypto.randomUUID()`.
 //!
-//! Defines: crypto
+//! Defines: crypto, Crypto
 //! Host calls: random
 //! Rust: host/src/web/mod.rs
 //! WPT: WebCryptoAPI
@@ -32,6 +32,15 @@
     const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
-  cryptoObject = { getRandomValues, randomUUID };
+  // Web Crypto's interface object, as `workerd` has it: `crypto` is its
+  // one instance (`crypto instanceof Crypto`), and it cannot be made.
+  function Crypto() { throw new TypeError('Illegal constructor'); }
+  Object.defineProperties(Crypto.prototype, {
+    getRandomValues: { value: getRandomValues, writable: true, configurable: true, enumerable: true },
+    randomUUID: { value: randomUUID, writable: true, configurable: true, enumerable: true },
+    [Symbol.toStringTag]: { value: 'Crypto', configurable: true },
+  });
+  cryptoObject = Object.create(Crypto.prototype);
   defineMissing('crypto', cryptoObject);
+  defineMissing('Crypto', Crypto);
 

@@ -579,7 +579,8 @@
   const subtle = new SubtleCryptoImpl();
   makingSubtle = false;
   if (g.crypto && g.crypto.subtle === undefined) {
-    Object.defineProperty(g.crypto, 'subtle', { value: subtle, configurable: true, enumerable: true });
+    // On `Crypto`'s prototype, as `workerd` has it.
+    Object.defineProperty(Object.getPrototypeOf(g.crypto), 'subtle', { get() { return subtle; }, configurable: true, enumerable: true });
   }
   defineMissing('CryptoKey', CryptoKeyImpl);
   defineMissing('SubtleCrypto', SubtleCryptoImpl);

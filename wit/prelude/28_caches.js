@@ -1,7 +1,7 @@
 //! The Workers Cache API (`caches`, `Cache`), kept by the host in its page
 //! cache.
 //!
-//! Defines: caches, Cache
+//! Defines: caches, CacheStorage, Cache
 //! Host calls: cache
 //! Rust: host/src/cache/api.rs
 //! WPT: none
@@ -21,8 +21,13 @@
     const args = { op, name, url: req._url, headers: req._headers._list.map(([k, v]) => [k, v]), response };
     return host('cache', args, body);
   }
+  // A cache is made by `caches` alone, as on workerd.
+  const makeCache = Symbol('cache');
   class CacheImpl {
-    constructor(name) { this._name = name; }
+    constructor(token, name) {
+      if (token !== makeCache) throw new TypeError('Illegal constructor');
+      this._name = name;
+    }
     async match(request, options = {}) {
       const req = cacheRequest(request, 'match');
       if (req._method !== 'GET' && !(options && options.ignoreMethod)) return undefined;
@@ -51,13 +56,25 @@
     }
     get [Symbol.toStringTag]() { return 'Cache'; }
   }
-  const cacheStorage = {
-    default: new CacheImpl(''),
-    async open(name) {
-      // The default cache's name is '' so that no opened name is the same.
-      return new CacheImpl(`:${String(name)}`);
+  // `caches` is the one instance of `CacheStorage`, which cannot be made
+  // (`caches instanceof CacheStorage`), as on `workerd`.
+  function CacheStorage() { throw new TypeError('Illegal constructor'); }
+  Object.defineProperties(CacheStorage.prototype, {
+    open: {
+      async value(name) {
+        // The default cache's name is '' so that no opened name is the same.
+        return new CacheImpl(makeCache, `:${String(name)}`);
+      },
+      writable: true,
+      configurable: true,
+      enumerable: true,
     },
-  };
+    [Symbol.toStringTag]: { value: 'CacheStorage', configurable: true },
+  });
+  const cacheStorage = Object.create(CacheStorage.prototype);
+  cacheStorage.default = new CacheImpl(makeCache, '');
   defineMissing('caches', cacheStorage);
+  defineMissing('CacheStorage', CacheStorage);
+  Object.defineProperty(CacheImpl, 'name', { value: 'Cache' });
   defineMissing('Cache', CacheImpl);
 

@@ -885,12 +885,25 @@ fn url_pattern_matches_as_on_workerd_on_both_engines() {
 
 /// `crypto`, `navigator`, `caches` and its caches are instances of
 /// interface objects no one else can make (`crypto instanceof Crypto`),
-/// with their members on the prototype, as on `workerd`; compared with
-/// its answer on both engines.
+/// with their members on the prototype, and every global class is named
+/// as its global (`Response.name`), as on `workerd`; compared with its
+/// answer on both engines.
 #[test]
 fn singletons_are_instances_of_their_interface_objects_as_on_workerd_on_both_engines() {
     crate::node_modules::renders_as_workerd(
         "interfaces",
-        r#"{"classes":{"Crypto":["function","Crypto",["TypeError","Illegal constructor"],"[object Crypto]"],"SubtleCrypto":["function","SubtleCrypto",["TypeError","Illegal constructor"],"[object SubtleCrypto]"],"CryptoKey":["function","CryptoKey",["TypeError","Illegal constructor"],"[object CryptoKey]"],"Navigator":["function","Navigator",["TypeError","Illegal constructor"],"[object Navigator]"],"CacheStorage":["function","CacheStorage",["TypeError","Illegal constructor"],"[object CacheStorage]"],"Cache":["function","Cache",["TypeError","Illegal constructor"],"[object Cache]"]},"called":[["TypeError","Illegal constructor"],["TypeError","Illegal constructor"],["TypeError","Illegal constructor"]],"instances":[true,true,true,true,true,true],"shapes":{"crypto":[[],[true,true,true],true],"tags":["[object Crypto]","[object Navigator]","[object CacheStorage]","[object Cache]","[object SubtleCrypto]"],"caches":[true,"function"]}}"#,
+        r#"{"classes":{"Crypto":["function","Crypto",["TypeError","Illegal constructor"],"[object Crypto]"],"SubtleCrypto":["function","SubtleCrypto",["TypeError","Illegal constructor"],"[object SubtleCrypto]"],"CryptoKey":["function","CryptoKey",["TypeError","Illegal constructor"],"[object CryptoKey]"],"Navigator":["function","Navigator",["TypeError","Illegal constructor"],"[object Navigator]"],"CacheStorage":["function","CacheStorage",["TypeError","Illegal constructor"],"[object CacheStorage]"],"Cache":["function","Cache",["TypeError","Illegal constructor"],"[object Cache]"]},"called":[["TypeError","Illegal constructor"],["TypeError","Illegal constructor"],["TypeError","Illegal constructor"]],"instances":[true,true,true,true,true,true],"shapes":{"crypto":[[],[true,true,true],true],"tags":["[object Crypto]","[object Navigator]","[object CacheStorage]","[object Cache]","[object SubtleCrypto]"],"caches":[true,"function"]},"names":[]}"#,
+    );
+}
+
+/// `crypto.DigestStream` as Workers have it: SHA-1, SHA-256, SHA-384,
+/// SHA-512 and MD5 of bytes and text written or piped, `bytesWritten` a
+/// bigint, an abort rejecting `digest`, an unknown hash refused; compared
+/// with `workerd`'s answer on both engines.
+#[test]
+fn digest_streams_hash_what_is_written_as_on_workerd_on_both_engines() {
+    crate::node_modules::renders_as_workerd(
+        "digest-stream",
+        r#"{"shape":["function","DigestStream",0,["bytesWritten","constructor","digest"],"WritableStream"],"\"SHA-256\"":["b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9","bigint","11",true],"\"sha-1\"":["2aae6c35c94fcfb415dbe95f408b9ce91ee846ed","bigint","11",true],"{\"name\":\"SHA-512\"}":["309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f989dd35bc5ff499670da34255b45b0cfd830e81f605dcf7dc5542e93ae9cd76f","bigint","11",true],"\"MD5\"":["5eb63bbbe01eeed093cb22bb8f5acdc3","bigint","11",true],"\"SHA-384\"":["fdbd8e75a67f29f701a4e040385e2e23986303ea10239211af907fcbb83578b3e417cb71ce646efd0819dd8c088de1bd","bigint","11",true],"errors":[["NotSupportedError","Unrecognized or unimplemented digest algorithm requested."],["TypeError","Failed to construct 'DigestStream': constructor parameter 1 is not of type 'string or HashAlgorithm'."],["ok",null],["Error","gone"]],"piped":"015634dac726604b42d6976b65edddc933c8bbc7433bdab58be494e0012a23fe","empty":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}"#,
     );
 }

@@ -33,6 +33,11 @@ export default {
       tags: [String(crypto), String(navigator), String(caches), String(caches.default), String(crypto.subtle)],
       caches: [Object.hasOwn(caches, 'default'), typeof CacheStorage.prototype.open],
     };
-    return new Response(JSON.stringify({ classes, called, instances, shapes }));
+    // Every global class named as its global (none named as the code that
+    // made it).
+    const names = Object.getOwnPropertyNames(globalThis)
+      .filter((k) => /^[A-Z]/.test(k) && typeof globalThis[k] === 'function' && globalThis[k].name !== k)
+      .map((k) => `${k} is ${globalThis[k].name}`);
+    return new Response(JSON.stringify({ classes, called, instances, shapes, names }));
   },
 };

@@ -62,6 +62,11 @@
   }
 
   function defineMissing(name, value) {
+    // A class is named as its global (`Response.name` is "Response", not
+    // the prelude's "ResponseImpl"), as on workerd and in browsers.
+    if (typeof value === 'function' && /^[A-Z]/.test(name) && value.name !== name) {
+      Object.defineProperty(value, 'name', { value: name, configurable: true });
+    }
     if (typeof g[name] === 'undefined') {
       Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
     }

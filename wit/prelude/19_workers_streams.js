@@ -12,6 +12,11 @@
 //! chunked; `workerd` sends its `Content-Length`): the host frames every
 //! response itself.
 //!
+//! And `crypto.DigestStream` (a `WritableStream` whose bytes are hashed;
+//! `digest` resolves with the hash once it closes), kept until the close
+//! and hashed in one call of `crypto.subtle`'s (`subtleCall`,
+//! 11_subtle.js), as `node:crypto`'s `createHash` does.
+//!
 //! Defines: IdentityTransformStream, FixedLengthStream
 //! Host calls: none
 //! Rust: none
@@ -139,3 +144,44 @@
   defineMissing('IdentityTransformStream', IdentityTransformStream);
   defineMissing('FixedLengthStream', FixedLengthStream);
 
+  // Workers' crypto.DigestStream, as workerd has it: the hashes of
+  // node:crypto's createHash that Workers name (host/src/web/crypto/).
+  const DIGEST_STREAM_HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', 'MD5'];
+  class DigestStream extends WritableStreamImpl {
+    #digest;
+    #written = 0n;
+    constructor(algorithm) {
+      const name = typeof algorithm === 'string' ? algorithm : algorithm !== null && typeof algorithm === 'object' ? algorithm.name : undefined;
+      if (typeof name !== 'string') throw new TypeError("Failed to construct 'DigestStream': constructor parameter 1 is not of type 'string or HashAlgorithm'.");
+      const hash = DIGEST_STREAM_HASHES.find((h) => h === name.toUpperCase());
+      if (hash === undefined) throw new DOMEx('Unrecognized or unimplemented digest algorithm requested.', 'NotSupportedError');
+      const parts = [];
+      let settle;
+      const digest = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+      // Read by no one: an aborted stream's rejection is not uncaught.
+      digest.catch(() => {});
+      let self = null;
+      super({
+        write(chunk) {
+          const bytes = identityBytes(chunk);
+          parts.push(bytes);
+          self.#written += BigInt(bytes.length);
+        },
+        close() {
+          settle.resolve(subtleCall({ op: 'digest', hash }, [concat(parts)]).data.buffer);
+          parts.length = 0;
+        },
+        abort(reason) {
+          settle.reject(reason);
+        },
+      });
+      self = this;
+      this.#digest = digest;
+    }
+    get digest() { return this.#digest; }
+    get bytesWritten() { return this.#written; }
+  }
+  Object.defineProperty(DigestStream, 'length', { value: 0 });
+  if (cryptoObject !== undefined && Object.getPrototypeOf(cryptoObject) === Crypto.prototype) {
+    Object.defineProperty(Crypto.prototype, 'DigestStream', { value: DigestStream, writable: true, configurable: true, enumerable: true });
+  }

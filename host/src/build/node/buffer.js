@@ -207,6 +207,9 @@ export function Buffer(arg, encodingOrOffset, length) {
 FastBuffer.prototype.constructor = Buffer;
 Buffer.prototype = FastBuffer.prototype;
 Object.setPrototypeOf(Buffer, Uint8Array);
+// Named as Node's, whatever a bundler renamed it to (esbuild makes it
+// `Buffer2` where a bundle has another `Buffer`).
+Object.defineProperty(Buffer, 'name', { value: 'Buffer' });
 Buffer.poolSize = 8192;
 
 function wrap(bytes) {

@@ -57,6 +57,9 @@ impl Origin {
 /// Requests `/mark` got.
 pub static MARKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// What `/beacon` got: its method and body, one entry a request.
+pub static BEACONS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
 /// Connections to `/hold` that their client closed.
 pub static HELD_CLOSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -116,6 +119,10 @@ fn answer(mut conn: TcpStream, port: u16) {
                 header("x-token").unwrap_or_default()
             ),
         ),
+        "/beacon" => {
+            BEACONS.lock().unwrap().push(format!("{method} {body}"));
+            reply("200 OK", "content-type: text/plain\r\n", "seen")
+        }
         "/mark" => {
             MARKED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             reply("200 OK", "content-type: text/plain\r\n", "marked")

@@ -215,6 +215,38 @@ fn request_signal_aborts_when_the_client_goes_away() {
     }
 }
 
+/// `navigator.sendBeacon` as on `workerd`: true at once, and a POST of its
+/// body through the tenant's `fetch` grant, as the request's `waitUntil`
+/// work, on both engines.
+#[test]
+fn a_beacon_is_posted_after_the_response_through_the_fetch_grant() {
+    let api = crate::fetch::Origin::start();
+    let s = crate::support::Server::start(&["--demo=false", "--path-routing"]);
+    for engine in Engines::KINDS {
+        let id = format!("b-{engine}");
+        let query = format!("engine={engine}&allow_fetch={}", api.origin());
+        assert_eq!(s.add(&id, "tests/plugins/fetcher.js", &query).0, 201);
+        let path = format!(
+            "/t/{id}/beacon?url={}&body=ping-{engine}",
+            api.url("/beacon")
+        );
+        let page = s.get(&path, &[]);
+        assert_eq!(
+            (page.status, page.text().as_str()),
+            (200, "true"),
+            "{engine}"
+        );
+        let sent = format!("POST ping-{engine}");
+        assert!(
+            crate::support::within(Duration::from_secs(8), || {
+                crate::fetch::BEACONS.lock().unwrap().contains(&sent)
+            }),
+            "{engine}: no beacon: {:?}",
+            crate::fetch::BEACONS.lock().unwrap()
+        );
+    }
+}
+
 #[test]
 fn wait_until_work_runs_after_the_response_and_its_failures_are_logged_and_counted() {
     use std::sync::atomic::Ordering;

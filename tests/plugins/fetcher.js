@@ -82,6 +82,10 @@ export default {
         ctx.waitUntil(Promise.reject(new Error('the work failed on purpose')));
         return new Response('answered before the work', { headers: { 'cache-control': 'no-store' } });
       }
+      case '/beacon':
+        // navigator.sendBeacon: true at once; the POST goes as waitUntil work.
+        out = String(navigator.sendBeacon(target, url.searchParams.get('body')));
+        break;
       case '/forever':
         // Work that can never end.
         ctx.waitUntil(new Promise(() => {}));

@@ -17,6 +17,20 @@
     language: navigatorGetter(() => 'en'),
     languages: navigatorGetter(() => ['en']),
     platform: navigatorGetter(() => ''),
+    // A POST of `body` to `url` through the tenant's `fetch` (its grant),
+    // as the request's `waitUntil` work: true, as on workerd, or false
+    // outside a request (a module's top level, at build time).
+    sendBeacon: {
+      value: function sendBeacon(url, body = undefined) {
+        if (arguments.length === 0) throw new TypeError("Failed to execute 'sendBeacon' on 'Navigator': 1 argument required, but only 0 present.");
+        if (render === null) return false;
+        context.waitUntil(fetchImpl(`${url}`, { method: 'POST', body }));
+        return true;
+      },
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    },
     [Symbol.toStringTag]: { value: 'Navigator', configurable: true },
   });
   defineMissing('navigator', Object.create(Navigator.prototype));

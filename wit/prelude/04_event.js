@@ -55,7 +55,6 @@
       Object.defineProperty(target, constant, { value: i + 1, enumerable: true });
     }
   });
-  Object.defineProperty(DOMExceptionImpl, 'name', { value: 'DOMException' });
   defineMissing('DOMException', DOMExceptionImpl);
   const DOMEx = g.DOMException;
 
@@ -95,7 +94,6 @@
     Object.defineProperty(EventImpl, name, { value, enumerable: true });
     Object.defineProperty(EventImpl.prototype, name, { value, enumerable: true });
   });
-  Object.defineProperty(EventImpl, 'name', { value: 'Event' });
   defineMissing('Event', EventImpl);
 
   const listenerState = new WeakMap();
@@ -158,7 +156,6 @@
     }
   }
   const targetListeners = (t) => branded(listenerState, t);
-  Object.defineProperty(EventTargetImpl, 'name', { value: 'EventTarget' });
   defineMissing('EventTarget', EventTargetImpl);
 
   // HTML's ErrorEvent, and the global scope's own listeners, as a worker's
@@ -179,7 +176,6 @@
     get colno() { return this._error.colno; }
     get error() { return this._error.error; }
   }
-  Object.defineProperty(ErrorEventImpl, 'name', { value: 'ErrorEvent' });
   defineMissing('ErrorEvent', ErrorEventImpl);
 
   // The event classes an app makes, with their members' defaults as
@@ -331,7 +327,6 @@
     ev(event).trusted = true;
     signal.dispatchEvent(event);
   }
-  Object.defineProperty(AbortSignalImpl, 'name', { value: 'AbortSignal' });
   defineMissing('AbortSignal', AbortSignalImpl);
 
   const controllerSignal = new WeakMap();
@@ -341,6 +336,5 @@
     abort(reason) { signalAbort(ctrl(this), reason); }
   }
   const ctrl = (c) => branded(controllerSignal, c);
-  Object.defineProperty(AbortControllerImpl, 'name', { value: 'AbortController' });
   defineMissing('AbortController', AbortControllerImpl);
 

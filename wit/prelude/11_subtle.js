@@ -151,7 +151,6 @@
     get usages() { return branded(keyState, this).shownUsages; }
     get [Symbol.toStringTag]() { return 'CryptoKey'; }
   }
-  Object.defineProperty(CryptoKeyImpl, 'name', { value: 'CryptoKey' });
   function newKey(type, extractable, algorithm, usages, material) {
     makingKey = true;
     let key;
@@ -570,7 +569,6 @@
     constructor() { if (!makingSubtle) throw new TypeError('Illegal constructor'); }
     get [Symbol.toStringTag]() { return 'SubtleCrypto'; }
   }
-  Object.defineProperty(SubtleCryptoImpl, 'name', { value: 'SubtleCrypto' });
   Object.defineProperty(SubtleCryptoImpl, 'supports', { value: supports, writable: true, configurable: true, enumerable: true });
   for (const [name, fn] of Object.entries({ digest, importKey, exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey, encapsulateKey, encapsulateBits, decapsulateKey, decapsulateBits, getPublicKey, timingSafeEqual })) {
     Object.defineProperty(SubtleCryptoImpl.prototype, name, { value: fn, writable: true, configurable: true, enumerable: true });

@@ -284,21 +284,21 @@
     const { events } = rewriterCall({ op: 'scan', id: run.id, end }, end ? undefined : bytes).value;
     const plan = [];
     for (const event of events) {
+      // [handler, its `this`] for each plan entry the token makes: the
+      // end of an element a handler saw has its end-tag handlers, if any
+      // were registered on it.
+      let calls;
       if (event.kind === 'endTag') {
-        // The end of an element a handler saw: its end-tag handlers, if
-        // any were registered on it.
-        const handlers = run.endTags.get(event.of);
-        if (handlers === undefined) continue;
+        calls = (run.endTags.get(event.of) ?? []).map((handler) => [handler, undefined]);
         run.endTags.delete(event.of);
-        for (const handler of handlers) {
-          const turn = handleToken(run, handler, undefined, event);
-          plan.push(typeof turn.then === 'function' ? await turn : turn);
-        }
-        continue;
+      } else {
+        const h = (event.doc || event.kind === 'doctype' || event.kind === 'end' ? run.document : run.element)[event.h];
+        calls = [[h.fns[event.kind], h.receiver]];
       }
-      const h = (event.doc || event.kind === 'doctype' || event.kind === 'end' ? run.document : run.element)[event.h];
-      const turn = handleToken(run, h.fns[event.kind], h.receiver, event);
-      plan.push(typeof turn.then === 'function' ? await turn : turn);
+      for (const [handler, receiver] of calls) {
+        const turn = handleToken(run, handler, receiver, event);
+        plan.push(typeof turn.then === 'function' ? await turn : turn);
+      }
     }
     const { data } = rewriterCall({ op: 'apply', id: run.id, plan, end });
     if (data.length > 0) c.enqueue(data);

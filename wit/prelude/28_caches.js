@@ -75,6 +75,5 @@
   cacheStorage.default = new CacheImpl(makeCache, '');
   defineMissing('caches', cacheStorage);
   defineMissing('CacheStorage', CacheStorage);
-  Object.defineProperty(CacheImpl, 'name', { value: 'Cache' });
   defineMissing('Cache', CacheImpl);
 

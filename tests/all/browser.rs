@@ -129,17 +129,35 @@ struct Streamed {
     page_errors: Vec<String>,
 }
 
-/// An API for the streamed page: `[1,2,3]` after `delay`.
-fn slow_api(delay: std::time::Duration) -> String {
+/// An API for the streamed page: `[1,2,3]`, once `GET /release` came after
+/// the request (the browser script asks for it when it has seen the
+/// fallback), so that the content comes after the fallback however slow
+/// the machine is; at most 20 s later all the same.
+fn held_api() -> String {
     use std::io::{Read, Write};
+    use std::sync::{Arc, Condvar, Mutex};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
+    let releases = Arc::new((Mutex::new(0u64), Condvar::new()));
     std::thread::spawn(move || {
         for mut conn in listener.incoming().map_while(Result::ok) {
+            let releases = releases.clone();
             std::thread::spawn(move || {
                 let mut buf = [0; 4096];
-                let _ = conn.read(&mut buf);
-                std::thread::sleep(delay);
+                let n = conn.read(&mut buf).unwrap_or(0);
+                let (count, released) = &*releases;
+                if buf[..n].starts_with(b"GET /release ") {
+                    *count.lock().unwrap() += 1;
+                    released.notify_all();
+                    let _ = conn.write_all(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n");
+                    return;
+                }
+                let seen = *count.lock().unwrap();
+                let _ = released.wait_timeout_while(
+                    count.lock().unwrap(),
+                    std::time::Duration::from_secs(20),
+                    |now| *now == seen,
+                );
                 let _ = conn.write_all(
                     b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 7\r\nconnection: close\r\n\r\n[1,2,3]",
                 );
@@ -151,7 +169,7 @@ fn slow_api(delay: std::time::Duration) -> String {
 
 #[test]
 fn a_streamed_suspense_page_shows_its_fallback_then_its_content_in_chromium() {
-    let api = slow_api(std::time::Duration::from_millis(1500));
+    let api = held_api();
     let plugin = std::fs::read(crate::support::plugin("plugins/stream/app.jsx").plugin).unwrap();
     let server = Server::start(&[
         "--demo=false",
@@ -165,7 +183,11 @@ fn a_streamed_suspense_page_shows_its_fallback_then_its_content_in_chromium() {
             format!("engine={engine}&var=API={api}&allow_fetch={api}&render_deadline_ms=8000");
         let (status, body) = server.put_bytes(&id, &plugin, &query);
         assert_eq!(status, 201, "{body}");
-        let seen: Streamed = run("suspense.mjs", &[&server.url(&format!("/t/{id}/"))]);
+        let release = format!("{api}/release");
+        let seen: Streamed = run(
+            "suspense.mjs",
+            &[&server.url(&format!("/t/{id}/")), &release],
+        );
         assert_eq!(seen.failure, None, "{engine}: {seen:#?}");
         assert_eq!(seen.fallback_first, Some(true), "{engine}: {seen:#?}");
         assert_eq!(

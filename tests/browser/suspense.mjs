@@ -4,10 +4,13 @@
 // was not there) and the content then replaced it:
 //   { fallbackFirst, itemsAfter, fallbackGone, console: [...], pageErrors: [...] }
 //
-// Run: node tests/browser/suspense.mjs http://127.0.0.1:8080/t/stream/
+// Run: node tests/browser/suspense.mjs http://127.0.0.1:8080/t/stream/ [RELEASE_URL]
+// RELEASE_URL, if given, is asked for once the fallback was seen: the
+// test's API holds the page's data until then.
 import { chromium } from 'playwright-core';
 
 const url = process.argv[2];
+const release = process.argv[3];
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
@@ -23,6 +26,7 @@ try {
   await page.goto(url, { waitUntil: 'commit', timeout: 20_000 });
   await page.waitForSelector('#fallback', { state: 'visible', timeout: 10_000 });
   result.fallbackFirst = (await page.$('#items')) === null;
+  if (release !== undefined) await fetch(release);
   await page.waitForSelector('#items li', { timeout: 20_000 });
   result.itemsAfter = await page.$$eval('#items li', (lis) => lis.map((li) => li.textContent));
   await page.waitForSelector('#fallback', { state: 'detached', timeout: 10_000 });

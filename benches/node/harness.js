@@ -3,14 +3,18 @@
 // as `./test.js`) and answers each test's outcome as JSON:
 // `{ name: "pass" | "fail: message" }`. A test that has not settled in 5 s
 // fails as timed out, so one that never settles costs only itself.
+// `?only=NAME` runs that test alone.
 // benches/node-compat.sh runs it on ssr's two engines and on workerd alike.
 import * as tests from './test.js';
 
 export default {
   async fetch(request, env, ctx) {
     const out = {};
+    // `?only=NAME`: that test alone (compat.py's fallback).
+    const only = new URL(request.url).searchParams.get('only');
     for (const [name, t] of Object.entries(tests)) {
       if (t === null || typeof t !== 'object' || typeof t.test !== 'function') continue;
+      if (only !== null && name !== only) continue;
       let timer;
       try {
         const timeout = new Promise((resolve, reject) => {

@@ -47,7 +47,8 @@ if subprocess.run(['git', 'status', '--porcelain', 'host', 'wit', 'guest-sdk'], 
 about = (f"{datetime.date.today()}, ssr at `{head}`, workerd's tests at `{commit}`, {version} from `tests/peers`. "
          f"`benches/node-compat.sh WORKERD_DIR`: {len(results['files'])} test modules of `src/workerd/api/node/tests/` run, "
          f"{len(results['left_out'])} left out (listed in benches/RESULTS-node-compat.md). Each module's exported tests run one after another "
-         "in one request (benches/node/harness.js), on each runtime alike; a test passes when it returns without an error. "
+         "in one request (benches/node/harness.js), on each runtime alike (on ssr with a memory cap of 1 GiB, and where that request "
+         "dies as a whole, each test in a request of its own); a test passes when it returns without an error. "
          f"Modules at workerd's count on both engines: {level} of {len(results['files'])}.")
 table = '\n'.join(rows)
 subprocess.run(['python3', 'benches/section.py', 'docs/compatibility.md', 'node-compat', about + '\n\n' + table], check=True)

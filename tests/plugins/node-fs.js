@@ -1,7 +1,8 @@
 // `node:fs` (issue 56): a file system in the instance's memory, `/tmp`
 // writable, emptied when each render ends. `/ops`: the common calls and
 // their errors; `/write` then `/read`: a file written in one request is
-// gone in the next; `/big`: a gibibyte meets the memory limit.
+// gone in the next; `/big`: a gibibyte meets the memory limit; `/huge`: a
+// file of a gibibyte is refused as on `workerd`.
 import fs, { promises as fsp } from 'node:fs';
 import { readFile } from 'fs/promises';
 import { Buffer } from 'node:buffer';
@@ -27,6 +28,15 @@ export default {
       case '/big':
         fs.writeFileSync('/tmp/big', Buffer.alloc(1 << 30));
         return new Response('wrote a gibibyte');
+      case '/huge':
+        // A size past a file's limit, which takes no buffer to ask for.
+        fs.writeFileSync('/tmp/huge', '');
+        try {
+          fs.truncateSync('/tmp/huge', 1 << 30);
+          return new Response('grew to a gibibyte');
+        } catch (e) {
+          return new Response(`${e.code} ${e.message}`);
+        }
       default: {
         const out = [];
         fs.mkdirSync('/tmp/a/b', { recursive: true });

@@ -97,16 +97,38 @@
     bytes() { return Promise.resolve(this._bytes.slice()); }
     get [Symbol.toStringTag]() { return 'Blob'; }
   }
+  // File: its name and `lastModified` (WebIDL's `long long`: read once, a
+  // number that is not finite is 0, a BigInt refused), as on `workerd`.
   class FileImpl extends BlobImpl {
-    constructor(parts, name, options = {}) {
+    #name;
+    #lastModified;
+    constructor(parts, name, options = undefined) {
+      if (arguments.length < 2) {
+        throw new TypeError(`Failed to construct 'File': 2 arguments required, but only ${arguments.length} present.`);
+      }
       super(parts, options);
-      if (name === undefined) throw new TypeError("Failed to construct 'File': 2 arguments required, but only 1 present.");
-      this._name = String(name);
-      this._lastModified = options.lastModified === undefined ? Date.now() : Number(options.lastModified);
+      this.#name = `${name}`;
+      const given = options === undefined || options === null ? undefined : options.lastModified;
+      if (given === undefined) {
+        this.#lastModified = Date.now();
+      } else {
+        const n = Number(given);
+        this.#lastModified = Number.isFinite(n) ? Math.trunc(n) : 0;
+      }
     }
-    get name() { return this._name; }
-    get lastModified() { return this._lastModified; }
+    get name() {
+      if (!(#name in this)) throw new TypeError('Illegal invocation');
+      return this.#name;
+    }
+    get lastModified() {
+      if (!(#name in this)) throw new TypeError('Illegal invocation');
+      return this.#lastModified;
+    }
     get [Symbol.toStringTag]() { return 'File'; }
+  }
+  // Its attributes are enumerable, as WebIDL's are.
+  for (const key of ['name', 'lastModified']) {
+    Object.defineProperty(FileImpl.prototype, key, { ...Object.getOwnPropertyDescriptor(FileImpl.prototype, key), enumerable: true });
   }
 
   class FormDataImpl {

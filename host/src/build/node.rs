@@ -47,13 +47,16 @@ pub const OURS: &[(&str, &str)] = &[
     ("assert/strict", include_str!("node/assert-strict.js")),
     ("async_hooks", include_str!("node/async_hooks.js")),
     ("buffer", include_str!("node/buffer.js")),
+    ("child_process", include_str!("node/child_process.js")),
     ("cluster", include_str!("node/cluster.js")),
     ("console", include_str!("node/console.js")),
     ("crypto", include_str!("node/crypto.js")),
+    ("dgram", include_str!("node/dgram.js")),
     (
         "diagnostics_channel",
         include_str!("node/diagnostics_channel.js"),
     ),
+    ("domain", include_str!("node/domain.js")),
     ("events", include_str!("node/events.js")),
     ("fs", include_str!("node/fs.js")),
     ("fs/promises", include_str!("node/fs-promises.js")),
@@ -64,6 +67,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("os", include_str!("node/os.js")),
     ("path", include_str!("node/path.js")),
     ("path/posix", include_str!("node/path-posix.js")),
+    ("path/win32", include_str!("node/path-win32.js")),
     ("perf_hooks", include_str!("node/perf_hooks.js")),
     ("process", include_str!("node/process.js")),
     ("punycode", include_str!("node/punycode.js")),
@@ -97,10 +101,12 @@ pub const OURS: &[(&str, &str)] = &[
 
 /// The helpers beside the modules: what the made parts import (the error a
 /// function that is not implemented throws), and Node's argument errors,
-/// which our parts import.
+/// deep equality and MIME types, which our parts import.
 const HELPERS: &[(&str, &str)] = &[
     ("_stubs.js", include_str!("node/_stubs.js")),
     ("_errors.js", include_str!("node/_errors.js")),
+    ("_comparisons.js", include_str!("node/_comparisons.js")),
+    ("_mime.js", include_str!("node/_mime.js")),
 ];
 
 /// `benches/node-exports.sh`'s record of `workerd`.

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use ssr::config::DEFAULT_MEMORY_LIMIT;
 use ssr::engine::{
     DEFAULT_DEADLINE, EngineError, EngineKind, EngineOptions, Engines, Grants, Instance,
     InstanceCaps,
@@ -61,6 +62,11 @@ pub struct RenderArgs {
     /// Render deadline, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_DEADLINE.as_millis() as u64)]
     timeout_ms: u64,
+    /// Cap on the instance's memory (Wasm linear memory, or the V8 heap),
+    /// in MiB, as `ssr serve --memory-limit-mib` caps a tenant's.
+    #[arg(long, value_name = "MIB", default_value_t = (DEFAULT_MEMORY_LIMIT >> 20) as u64,
+          value_parser = clap::value_parser!(u64).range(16..))]
+    memory_limit_mib: u64,
     #[command(flatten)]
     code_cache: super::CodeCache,
 }
@@ -102,7 +108,12 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     let engines = Engines::new(options)?;
     let plugin = engines
         .get(args.engine)?
-        .load_plugin(&bytes, InstanceCaps::default())
+        .load_plugin(
+            &bytes,
+            InstanceCaps {
+                memory: (args.memory_limit_mib as usize) << 20,
+            },
+        )
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
     let vars = args.vars.iter().cloned().collect();
     env::check(&vars, &Env::new())?;

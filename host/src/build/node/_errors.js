@@ -41,8 +41,10 @@ export function received(value) {
 // is what Node's message says after "must be" ("of type string", "an
 // instance of Buffer, TypedArray, or DataView").
 export function invalidArgType(name, expected, value) {
-  const what = name.includes('.') ? 'property' : 'argument';
-  return codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${what} must be ${expected}. ${received(value)}`);
+  // Node's wording: `The last argument must be`, `The "x.y" property`,
+  // `The "x" argument`.
+  const subject = name.endsWith(' argument') ? name : `"${name}" ${name.includes('.') ? 'property' : 'argument'}`;
+  return codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The ${subject} must be ${expected}. ${received(value)}`);
 }
 
 export function invalidArgValue(name, value, reason = 'is invalid') {
@@ -53,7 +55,16 @@ export function invalidArgValue(name, value, reason = 'is invalid') {
 }
 
 export function outOfRange(name, range, value) {
-  return codedError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "${name}" is out of range. It must be ${range}. Received ${typeof value === 'number' ? shownNumber(value) : String(value)}`);
+  return codedError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "${name}" is out of range. It must be ${range}. Received ${shownValue(value)}`);
+}
+
+function shownValue(value) {
+  if (typeof value === 'number') return shownNumber(value);
+  if (typeof value === 'bigint') {
+    const big = value > 2n ** 32n || value < -(2n ** 32n);
+    return `${big ? groupDigits(String(value)) : String(value)}n`;
+  }
+  return String(value);
 }
 
 // Node writes large integers with underscores between thousands.

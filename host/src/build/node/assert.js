@@ -1,18 +1,20 @@
-// `node:assert`: Node's assertions. `assert(value)` and `ok`, the equality
-// checks (loose `==` ones and strict `Object.is` ones, shallow and deep),
+// `node:assert`: Node's assertions, as `workerd` has them. `assert(value)`
+// and `ok`, the equality checks (strict, by `Object.is`, shallow and deep:
+// `equal` and `deepEqual` are the strict ones, as on `workerd`),
 // `throws`/`rejects` with every form of expectation Node takes (a class,
 // a RegExp, a validating function, an object of properties), `match`,
 // `fail`, `ifError`, and `AssertionError` with Node's `code`, `actual`,
 // `expected` and `operator`. Messages name both values as `util.inspect`
 // shows them, without Node's line diff. `assert.strict` (and
-// `node:assert/strict`) is the same with the loose checks strict.
-import { inspect, isDeepStrictEqual } from './util.js';
+// `node:assert/strict`) is the same.
+import { inspect } from './util.js';
+import { isDeepStrictEqual, isPartialStrictEqual } from './_comparisons.js';
 
 export class AssertionError extends Error {
   constructor(options) {
     const { message, actual, expected, operator } = options ?? {};
     const generated = message === undefined;
-    super(generated ? `${describeOp(operator)}\n\n${inspect(actual)}\n\nshould ${operatorText(operator)}\n\n${inspect(expected)}\n` : String(message));
+    super(generated ? generatedMessage(actual, expected, operator) : String(message));
     this.name = 'AssertionError';
     this.code = 'ERR_ASSERTION';
     this.actual = actual;
@@ -20,6 +22,16 @@ export class AssertionError extends Error {
     this.operator = operator;
     this.generatedMessage = generated;
   }
+}
+
+// A deep comparison's message shows both values whole, each on its own
+// line(s), marked `+` (actual) and `-` (expected), as `workerd` writes it.
+function generatedMessage(actual, expected, operator) {
+  if (operator === 'deepStrictEqual') {
+    const shown = (v, mark) => inspect(v, { depth: 1000, compact: true, breakLength: Infinity }).split('\n').map((line) => `${mark} ${line}`).join('\n');
+    return `${describeOp(operator)}\n+ actual - expected\n\n${shown(actual, '+')}\n${shown(expected, '-')}\n`;
+  }
+  return `${describeOp(operator)}\n\n${inspect(actual)}\n\nshould ${operatorText(operator)}\n\n${inspect(expected)}\n`;
 }
 
 function describeOp(operator) {
@@ -43,53 +55,8 @@ function fails(actual, expected, message, operator, stackStart) {
   throw e;
 }
 
-// Loose deep equality: primitives by `==`, objects by their own
-// enumerable keys, prototypes ignored.
-function isDeepLooseEqual(a, b, seen = new Map()) {
-  // eslint-disable-next-line eqeqeq
-  if (a == b && (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null)) return true;
-  if (Number.isNaN(a) && Number.isNaN(b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (seen.get(a) === b) return true;
-  seen.set(a, b);
-  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (a instanceof RegExp && b instanceof RegExp) return String(a) === String(b);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (a instanceof Map && b instanceof Map) {
-    if (a.size !== b.size) return false;
-    for (const [k, v] of a) if (!b.has(k) || !isDeepLooseEqual(v, b.get(k), seen)) return false;
-    return true;
-  }
-  if (a instanceof Set && b instanceof Set) {
-    if (a.size !== b.size) return false;
-    for (const v of a) if (!b.has(v)) return false;
-    return true;
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && isDeepLooseEqual(a[k], b[k], seen));
-}
-
-// Whether `partial`'s own keys (deeply) are in `actual`.
-function isPartial(actual, partial) {
-  if (typeof partial !== 'object' || partial === null) return Object.is(actual, partial);
-  if (typeof actual !== 'object' || actual === null) return false;
-  return Reflect.ownKeys(partial).every((k) => k in actual && isPartial(actual[k], partial[k]));
-}
-
 function ok(value, message) {
   if (!value) fails(value, true, message ?? (arguments.length === 0 ? 'No value argument passed to `assert.ok()`' : undefined), '==', ok);
-}
-
-function equal(actual, expected, message) {
-  // eslint-disable-next-line eqeqeq
-  if (!(actual == expected || (Number.isNaN(actual) && Number.isNaN(expected)))) fails(actual, expected, message, '==', equal);
-}
-
-function notEqual(actual, expected, message) {
-  // eslint-disable-next-line eqeqeq
-  if (actual == expected || (Number.isNaN(actual) && Number.isNaN(expected))) fails(actual, expected, message, '!=', notEqual);
 }
 
 function strictEqual(actual, expected, message) {
@@ -98,14 +65,6 @@ function strictEqual(actual, expected, message) {
 
 function notStrictEqual(actual, expected, message) {
   if (Object.is(actual, expected)) fails(actual, expected, message, 'notStrictEqual', notStrictEqual);
-}
-
-function deepEqual(actual, expected, message) {
-  if (!isDeepLooseEqual(actual, expected)) fails(actual, expected, message, 'deepEqual', deepEqual);
-}
-
-function notDeepEqual(actual, expected, message) {
-  if (isDeepLooseEqual(actual, expected)) fails(actual, expected, message, 'notDeepEqual', notDeepEqual);
 }
 
 function deepStrictEqual(actual, expected, message) {
@@ -117,7 +76,7 @@ function notDeepStrictEqual(actual, expected, message) {
 }
 
 function partialDeepStrictEqual(actual, expected, message) {
-  if (!isPartial(actual, expected)) fails(actual, expected, message, 'partialDeepStrictEqual', partialDeepStrictEqual);
+  if (!isPartialStrictEqual(actual, expected)) fails(actual, expected, message, 'partialDeepStrictEqual', partialDeepStrictEqual);
 }
 
 function match(string, regexp, message) {
@@ -222,35 +181,37 @@ async function doesNotReject(promiseOrFn, expected, message) {
   }
 }
 
+// As `workerd`'s: `equal` and `deepEqual` (and their negations) are the
+// strict checks under a second name, in `assert` as in `assert/strict`.
+const equal = strictEqual;
+const notEqual = notStrictEqual;
+const deepEqual = deepStrictEqual;
+const notDeepEqual = notDeepStrictEqual;
+
 const checks = {
   AssertionError, ok, equal, notEqual, strictEqual, notStrictEqual, deepEqual, notDeepEqual, deepStrictEqual, notDeepStrictEqual,
   partialDeepStrictEqual, match, doesNotMatch, fail, ifError, throws, doesNotThrow, rejects, doesNotReject,
 };
 
-// An assert function with the checks as its properties; `strict`: the
-// loose ones strict.
-function make(isStrict) {
+// An assert function with the checks as its properties.
+function make() {
   const assert = (value, message) => {
     if (!value) fails(value, true, message ?? (value === undefined ? 'No value argument passed to `assert.ok()`' : 'The expression evaluated to a falsy value:\n\n  assert(' + inspect(value) + ')\n'), '==', assert);
   };
-  Object.assign(assert, checks);
-  if (isStrict) {
-    Object.assign(assert, { equal: strictEqual, notEqual: notStrictEqual, deepEqual: deepStrictEqual, notDeepEqual: notDeepStrictEqual });
-  }
-  return assert;
+  return Object.assign(assert, checks);
 }
 
-export const strict = make(true);
+export const strict = make();
 strict.strict = strict;
 
-// Node 24's `Assert`: a set of the checks, strict unless told.
+// Node 24's `Assert`: a set of the checks.
 export class Assert {
-  constructor(options = {}) {
-    Object.assign(this, options.strict === false ? make(false) : strict);
+  constructor() {
+    Object.assign(this, strict);
   }
 }
 
-const assert = make(false);
+const assert = make();
 assert.strict = strict;
 assert.Assert = Assert;
 strict.Assert = Assert;

@@ -16,12 +16,25 @@ function withValue(storage, value) {
 
 const runIn = (frame, fn, thisArg, args) => context.runIn(frame, fn, thisArg, args);
 
+// Node 24's options: `defaultValue`, what `getStore()` answers where no
+// `run` set this storage, and `name`.
 export class AsyncLocalStorage {
-  constructor() {
+  #defaultValue;
+  #name;
+  constructor(options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`The "options" argument must be of type object. Received ${options === null ? 'null' : `type ${typeof options}`}`);
+    }
+    this.#defaultValue = options.defaultValue;
+    this.#name = options.name === undefined ? '' : String(options.name);
     context.enable();
   }
+  get name() {
+    return this.#name;
+  }
   getStore() {
-    return context.frame === undefined ? undefined : context.frame.get(this);
+    const frame = context.frame;
+    return frame !== undefined && frame.has(this) ? frame.get(this) : this.#defaultValue;
   }
   run(store, fn, ...args) {
     return runIn(withValue(this, store), fn, undefined, args);
@@ -84,13 +97,23 @@ export class AsyncResource {
   }
 }
 
-// Hooks into every async resource are Node's own machinery; as on workerd,
-// asking for one says so.
+// Hooks into every async resource are Node's own machinery, which Workers
+// do not have: as on `workerd`, a hook is made and never called (so that
+// code written for Node, and unenv's polyfills, go on), and the current
+// resource is an empty one.
+class AsyncHook {
+  enable() {
+    return this;
+  }
+  disable() {
+    return this;
+  }
+}
 export function createHook() {
-  throw new Error('async_hooks.createHook() is not provided by ssr (nor by Workers): use AsyncLocalStorage');
+  return new AsyncHook();
 }
 export const executionAsyncId = () => 0;
 export const triggerAsyncId = () => 0;
-export const executionAsyncResource = () => ({});
+export const executionAsyncResource = () => Object.create(null);
 
 export default { AsyncLocalStorage, AsyncResource, createHook, executionAsyncId, triggerAsyncId, executionAsyncResource };

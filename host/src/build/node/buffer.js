@@ -11,6 +11,7 @@ export const kMaxLength = 2 ** 31 - 1;
 export const kStringMaxLength = 2 ** 29 - 24;
 export const constants = Object.freeze({ MAX_LENGTH: kMaxLength, MAX_STRING_LENGTH: kStringMaxLength });
 export const INSPECT_MAX_BYTES = 50;
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder();
@@ -246,7 +247,8 @@ Buffer.from = function from(value, encodingOrOffset, length) {
     if (prim !== value && prim !== null && prim !== undefined && (typeof prim === 'string' || typeof prim === 'object')) {
       return Buffer.from(prim, encodingOrOffset, length);
     }
-    if (value.length !== undefined) {
+    const anyBuffer = (b) => b instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && b instanceof SharedArrayBuffer);
+    if (value.length !== undefined || anyBuffer(value.buffer)) {
       // Node's: an object whose length is not a number makes an empty Buffer.
       if (typeof value.length !== 'number' || !(value.length > 0)) return new FastBuffer(0);
       const n = Math.trunc(value.length);
@@ -261,7 +263,10 @@ Buffer.from = function from(value, encodingOrOffset, length) {
 Buffer.alloc = function alloc(size, fill, encoding) {
   checkSize(size);
   const buf = new FastBuffer(size);
-  if (fill !== undefined && fill !== 0 && size > 0) buf.fill(fill, encoding);
+  if (typeof fill === 'string' && encoding !== undefined && typeof encoding !== 'string') {
+    throw invalidArg('encoding', 'of type string', encoding);
+  }
+  if (fill !== undefined && fill !== 0 && size > 0) buf.fill(fill, 0, size, encoding);
   return buf;
 };
 Buffer.allocUnsafe = function allocUnsafe(size) {
@@ -326,6 +331,7 @@ Buffer.compare = (a, b) => compareBytes(bytesOf(a, 'buf1'), bytesOf(b, 'buf2'));
 Buffer.concat = function concat(list, totalLength) {
   if (!Array.isArray(list)) throw invalidArg('list', 'an instance of Array', list);
   list.forEach((b, i) => bytesOf(b, `list[${i}]`));
+  if (list.length === 0) return Buffer.alloc(0);
   const total = totalLength === undefined ? list.reduce((n, b) => n + b.length, 0) : totalLength >>> 0;
   const out = Buffer.alloc(total);
   let at = 0;
@@ -382,6 +388,27 @@ for (const [name, get] of [['parent', (b) => b.buffer], ['offset', (b) => b.byte
   });
 }
 
+// `util.inspect` of a Buffer, as Node writes it: its first
+// INSPECT_MAX_BYTES bytes in hex, then its own properties that are not
+// indices (`inspect` is util's, which calls this).
+proto[inspectCustom] = function (depth, ctx, inspect) {
+  const shown = Math.min(INSPECT_MAX_BYTES, this.length);
+  let str = Array.from(this.subarray(0, shown), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  const remaining = this.length - INSPECT_MAX_BYTES;
+  if (remaining > 0) str += ` ... ${remaining} more byte${remaining > 1 ? 's' : ''}`;
+  if (ctx && typeof inspect === 'function') {
+    const keys = (ctx.showHidden ? Object.getOwnPropertyNames(this) : Object.keys(this)).filter((k) => !/^(0|[1-9][0-9]*)$/.test(k));
+    if (keys.length > 0) {
+      const extras = Object.create(null);
+      for (const k of keys) extras[k] = this[k];
+      // `[Object: null prototype] { a: 1 }` less its frame.
+      if (this.length !== 0) str += ', ';
+      str += inspect(extras, { ...ctx, breakLength: Infinity, compact: true }).slice(27, -2);
+    }
+  }
+  return `<${this.constructor.name} ${str}>`;
+};
+
 proto.toJSON = function toJSON() {
   return { type: 'Buffer', data: Array.from(this) };
 };
@@ -437,6 +464,18 @@ proto.copy = function copy(target, targetStart, sourceStart, sourceEnd) {
 proto.slice = function slice(start, end) {
   return this.subarray(start, end);
 };
+
+// Node's per-encoding methods: `utf8Slice(start, end)` and
+// `utf8Write(string, offset, length)`, for each encoding; the bounds are
+// checked as the general ones check them.
+for (const [name, enc] of [['utf8', 'utf8'], ['latin1', 'latin1'], ['ascii', 'ascii'], ['hex', 'hex'], ['base64', 'base64'], ['base64url', 'base64url'], ['ucs2', 'utf16le']]) {
+  proto[`${name}Slice`] = function (start, end) {
+    return proto.toString.call(this, enc, start, end);
+  };
+  proto[`${name}Write`] = function (string, offset, length) {
+    return proto.write.call(this, string, offset ?? 0, length ?? this.length - (offset ?? 0), enc);
+  };
+}
 
 proto.write = function write(string, offset, length, encoding) {
   if (typeof string !== 'string') throw invalidArg('argument', 'of type string', string);
@@ -536,6 +575,9 @@ function needle(value, encoding) {
   return bytesOf(value, 'value');
 }
 
+// Node's search: a string is encoded first; in UTF-16 both sides are
+// read as 16-bit units, so a match starts at an even offset and a side of
+// under two bytes matches nothing.
 function search(buf, value, byteOffset, encoding, last) {
   if (typeof byteOffset === 'string') {
     encoding = byteOffset;
@@ -545,19 +587,25 @@ function search(buf, value, byteOffset, encoding, last) {
   let from = byteOffset === undefined || Number.isNaN(Number(byteOffset)) ? (last ? buf.length : 0) : Math.trunc(Number(byteOffset));
   if (from < 0) from += buf.length;
   if (pat.length === 0) return last ? Math.min(Math.max(from, 0), buf.length) : Math.min(Math.max(from, 0), buf.length);
+  const wide = typeof value !== 'number' && encoding !== undefined && encodingOf(encoding) === 'utf16le';
+  const step = wide ? 2 : 1;
+  if (wide) {
+    if (buf.length < 2 || pat.length < 2) return -1;
+    from -= from % 2;
+  }
+  const patLength = wide ? pat.length - (pat.length % 2) : pat.length;
+  const matchesAt = (i) => {
+    let j = 0;
+    while (j < patLength && buf[i + j] === pat[j]) j++;
+    return j === patLength;
+  };
   if (last) {
-    for (let i = Math.min(from, buf.length - pat.length); i >= 0; i--) {
-      let j = 0;
-      while (j < pat.length && buf[i + j] === pat[j]) j++;
-      if (j === pat.length) return i;
-    }
+    let i = Math.min(from, buf.length - patLength);
+    if (wide) i -= i % 2;
+    for (; i >= 0; i -= step) if (matchesAt(i)) return i;
     return -1;
   }
-  for (let i = Math.max(from, 0); i + pat.length <= buf.length; i++) {
-    let j = 0;
-    while (j < pat.length && buf[i + j] === pat[j]) j++;
-    if (j === pat.length) return i;
-  }
+  for (let i = Math.max(from, 0); i + patLength <= buf.length; i += step) if (matchesAt(i)) return i;
   return -1;
 }
 proto.indexOf = function indexOf(value, byteOffset, encoding) {
@@ -596,7 +644,8 @@ function view(buf) {
 function checkOffset(buf, offset, size) {
   if (offset === undefined) offset = 0;
   if (typeof offset !== 'number') throw invalidArg('offset', 'of type number', offset);
-  if (!Number.isInteger(offset) || offset < 0 || offset + size > buf.length) {
+  if (Math.floor(offset) !== offset) throw outOfRange('offset', 'an integer', offset);
+  if (offset < 0 || offset + size > buf.length) {
     const err = new RangeError(buf.length - size < 0
       ? 'Attempt to access memory outside buffer bounds'
       : `The value of "offset" is out of range. It must be >= 0 and <= ${buf.length - size}. Received ${offset}`);
@@ -605,13 +654,19 @@ function checkOffset(buf, offset, size) {
   }
   return offset;
 }
-function checkValue(value, min, max) {
+// A value for `size` bytes: Node says a range of more than three bytes
+// as a power of two.
+function checkValue(value, min, max, size) {
   const ok = typeof value === 'bigint' ? value >= min && value <= max : value >= Number(min) && value <= Number(max);
   if (!ok) {
     const n = typeof min === 'bigint' ? 'n' : '';
-    const err = new RangeError(`The value of "value" is out of range. It must be >= ${min}${n} and <= ${max}${n}. Received ${value}${typeof value === 'bigint' ? 'n' : ''}`);
-    err.code = 'ERR_OUT_OF_RANGE';
-    throw err;
+    let range = `>= ${min}${n} and <= ${max}${n}`;
+    if (size > 4) {
+      range = min === 0 || min === 0n
+        ? `>= 0${n} and < 2${n} ** ${size * 8}${n}`
+        : `>= -(2${n} ** ${size * 8 - 1}${n}) and < 2 ** ${size * 8 - 1}${n}`;
+    }
+    throw outOfRange('value', range, value);
   }
 }
 
@@ -640,10 +695,10 @@ for (const [name, size, dv, min, max] of FIXED) {
       offset = checkOffset(this, offset, size);
       if (typeof min === 'bigint') {
         if (typeof value !== 'bigint') throw new TypeError('Cannot mix BigInt and other types, use explicit conversions');
-        checkValue(value, min, max);
+        checkValue(value, min, max, size);
       } else if (!float) {
         value = Number(value);
-        checkValue(value, min, max);
+        checkValue(value, min, max, size);
       }
       view(this)[`set${dv}`](offset, float ? Number(value) : value, little);
       return offset + size;
@@ -681,7 +736,7 @@ function writeVar(buf, value, offset, byteLength, little, signed) {
   const top = 2 ** (8 * byteLength);
   value = Number(value);
   const [min, max] = signed ? [-top / 2, top / 2 - 1] : [0, top - 1];
-  checkValue(value, min, max);
+  checkValue(value, min, max, byteLength);
   let n = value < 0 ? value + top : value;
   for (let i = 0; i < byteLength; i++) {
     buf[offset + (little ? i : byteLength - 1 - i)] = n % 256;
@@ -690,13 +745,18 @@ function writeVar(buf, value, offset, byteLength, little, signed) {
   return offset + byteLength;
 }
 for (const [suffix, little] of [['LE', true], ['BE', false]]) {
-  for (const [name, signed] of [['UInt', false], ['Uint', false], ['Int', true]]) {
-    proto[`read${name}${suffix}`] = function (offset, byteLength) {
+  for (const [names, signed] of [[['UInt', 'Uint'], false], [['Int'], true]]) {
+    // One function under both spellings, as Node's (`readUIntLE === readUintLE`).
+    const read = function (offset, byteLength) {
       return readVar(this, offset, byteLength, little, signed);
     };
-    proto[`write${name}${suffix}`] = function (value, offset, byteLength) {
+    const write = function (value, offset, byteLength) {
       return writeVar(this, value, offset, byteLength, little, signed);
     };
+    for (const name of names) {
+      proto[`read${name}${suffix}`] = read;
+      proto[`write${name}${suffix}`] = write;
+    }
   }
 }
 
@@ -731,8 +791,75 @@ export function isUtf8(input) {
 export function isAscii(input) {
   return inputBytes(input).every((b) => b < 128);
 }
+// `transcode` as `workerd`'s: between ASCII, Latin-1, UTF-16LE and UTF-8
+// only; a character the target cannot hold becomes `?`; bytes that are
+// not UTF-8 become U+FFFD, except on the way to UTF-16LE, where they are
+// an error, as is UTF-16LE of an odd length. `workerd` refuses a result
+// that could pass 128 MiB (the isolate's memory), said the same here.
+const TRANSCODE_LIMIT = 134217728;
+const MAX_CHAR_SIZE = { ascii: 1, latin1: 1, utf16le: 2, utf8: 3 };
 export function transcode(source, fromEnc, toEnc) {
-  return Buffer.from(decode(bytesOf(source, 'source'), encodingOf(fromEnc)), encodingOf(toEnc));
+  if (!(source instanceof Uint8Array)) throw invalidArg('source', 'an instance of Buffer or Uint8Array', source);
+  const from = encodingOf(fromEnc);
+  const to = encodingOf(toEnc);
+  if (!MAX_CHAR_SIZE[from] || !MAX_CHAR_SIZE[to]) throw new Error('Unable to transcode buffer due to unsupported encoding');
+  if (source.length === 0) return Buffer.alloc(0);
+  const tooLarge = (size, message) => {
+    if (size > TRANSCODE_LIMIT) throw new Error(message);
+  };
+  let text;
+  if (from === 'utf16le') {
+    if (source.length % 2 !== 0) throw new Error('UTF-16le input size should be multiple of 2');
+    const count = source.length / 2;
+    if (to === 'utf8') {
+      // The UTF-8 length first, from the units, before anything is made;
+      // a lone surrogate has no UTF-8.
+      let size = 0;
+      for (let i = 0; i < count; i++) {
+        const u = source[2 * i] | (source[2 * i + 1] << 8);
+        if (u < 0x80) size += 1;
+        else if (u < 0x800) size += 2;
+        else if (u >= 0xd800 && u <= 0xdbff) {
+          const next = i + 1 < count ? source[2 * i + 2] | (source[2 * i + 3] << 8) : 0;
+          if (next < 0xdc00 || next > 0xdfff) throw new Error('Unable to transcode buffer');
+          size += 4;
+          i++;
+        } else if (u >= 0xdc00 && u <= 0xdfff) throw new Error('Unable to transcode buffer');
+        else size += 3;
+      }
+      tooLarge(size, 'Expected UTF-8 length is too large to transcode');
+    } else {
+      tooLarge(count * MAX_CHAR_SIZE[to], 'Buffer is too large to transcode');
+    }
+    text = decode(source, 'utf16le');
+  } else if (to === 'utf16le') {
+    if (from === 'utf8') {
+      try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(source);
+      } catch {
+        throw new Error('Unable to transcode buffer');
+      }
+      tooLarge(text.length, 'Expected UTF-16le length is too large to transcode');
+    } else {
+      tooLarge(source.length * 2, 'Source buffer is too large to transcode');
+      text = decode(source, 'latin1');
+    }
+  } else {
+    tooLarge(source.length * MAX_CHAR_SIZE[to], 'Source buffer is too large to transcode');
+    text = from === 'utf8' ? new TextDecoder('utf-8', { ignoreBOM: true }).decode(source)
+      : from === 'ascii' ? decode(source, 'latin1').replace(/[\x80-\xff]/g, '\ufffd')
+      : decode(source, 'latin1');
+  }
+  if (to === 'latin1' || to === 'ascii') {
+    const top = to === 'latin1' ? 0xff : 0x7f;
+    const out = [];
+    for (const c of text) {
+      const code = c.codePointAt(0);
+      out.push(code <= top ? code : 0x3f);
+    }
+    return wrap(Uint8Array.from(out));
+  }
+  return Buffer.from(text, to);
 }
 
 export const atob = globalThis.atob;

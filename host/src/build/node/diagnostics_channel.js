@@ -28,7 +28,8 @@ export class Channel {
     this._stores = new Map();
   }
 
-  get hasSubscribers() {
+  // A method, as on `workerd` (Node has a getter).
+  hasSubscribers() {
     return this._subscribers.length > 0 || this._stores.size > 0;
   }
 
@@ -94,7 +95,7 @@ export function channel(name) {
 export function hasSubscribers(name) {
   checkName(name);
   const c = channels.get(name);
-  return c !== undefined && c.hasSubscribers;
+  return c !== undefined && c.hasSubscribers();
 }
 
 export function subscribe(name, subscription) {
@@ -117,8 +118,8 @@ export class TracingChannel {
     }
   }
 
-  get hasSubscribers() {
-    return EVENTS.some((event) => this[event].hasSubscribers);
+  hasSubscribers() {
+    return EVENTS.some((event) => this[event].hasSubscribers());
   }
 
   subscribe(handlers) {
@@ -148,7 +149,7 @@ export class TracingChannel {
   }
 
   traceSync(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!this.hasSubscribers()) return Reflect.apply(fn, thisArg, args);
     return this._traced(context, () => {
       context.result = Reflect.apply(fn, thisArg, args);
       return context.result;
@@ -156,7 +157,7 @@ export class TracingChannel {
   }
 
   tracePromise(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!this.hasSubscribers()) return Reflect.apply(fn, thisArg, args);
     const rejected = (e) => {
       context.error = e;
       this.error.publish(context);
@@ -174,7 +175,7 @@ export class TracingChannel {
   }
 
   traceCallback(fn, position = -1, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!this.hasSubscribers()) return Reflect.apply(fn, thisArg, args);
     const at = position < 0 ? args.length + position : position;
     const callback = args[at];
     checkFunction(callback, 'callback');

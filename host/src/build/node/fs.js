@@ -17,9 +17,9 @@
 // `EPERM`, as on workerd. Watching throws workerd's "not implemented".
 import { Buffer } from './buffer.js';
 import { posix } from './path.js';
-import { Readable, Writable } from './stream.js';
+import { Readable, Writable, finished } from './stream.js';
 import EventEmitter from './events.js';
-import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateInteger } from './_errors.js';
+import { codedError, invalidArgType, invalidArgValue, notImplemented as methodNotImplemented, outOfRange, validateFunction, validateInteger } from './_errors.js';
 
 export const constants = Object.assign(Object.create(null), {
   UV_FS_SYMLINK_DIR: 1, UV_FS_SYMLINK_JUNCTION: 2, O_RDONLY: 0, O_WRONLY: 1, O_RDWR: 2, UV_DIRENT_UNKNOWN: 0, UV_DIRENT_FILE: 1,
@@ -101,7 +101,11 @@ function pathOf(p, name = 'path') {
   }
   if (typeof p !== 'string') throw invalidArgType(name, 'of type string or an instance of Buffer or URL', p);
   if (p.includes('\u0000')) throw invalidArgValue(name, p, 'must be a string, Uint8Array, or URL without null bytes');
-  return posix.resolve('/', p);
+  // `workerd`'s bounds on a path.
+  if (p.length > 4096) throw new Error('File path is too long');
+  const resolved = posix.resolve('/', p);
+  if (resolved.split('/').length - 1 > 48) throw new Error('File path has too many segments');
+  return resolved;
 }
 
 // Finds `path`: the inode (undefined if there is none), its parent
@@ -164,7 +168,16 @@ function unlinkEntry(found) {
 
 // ---- file data ------------------------------------------------------------
 
-function grow(node, size) {
+// A file holds at most 128 MiB, as `workerd`'s (its blob limit): more is
+// EPERM, "File size limit exceeded", before anything is allocated.
+const MAX_FILE_SIZE = 128 * 1024 * 1024;
+
+function grow(node, size, syscall = 'write', path = undefined) {
+  if (size > MAX_FILE_SIZE) {
+    const e = fail('EPERM', syscall, path);
+    e.message = e.message.replace('operation not permitted', 'File size limit exceeded');
+    throw e;
+  }
   if (node.data.length >= size) return;
   const data = new Uint8Array(Math.max(size, node.data.length * 2));
   data.set(node.data.subarray(0, node.size));
@@ -177,7 +190,7 @@ function writeAt(node, bytes, position, syscall) {
     if (node.stdio) console[node.stdio === 1 ? 'log' : 'error'](Buffer.from(bytes).toString().replace(/\n$/, ''));
     return bytes.length;
   }
-  grow(node, position + bytes.length);
+  grow(node, position + bytes.length, syscall);
   if (position > node.size) node.data.fill(0, node.size, position);
   node.data.set(bytes, position);
   node.size = Math.max(node.size, position + bytes.length);
@@ -205,7 +218,7 @@ const contents = (node) => (node.kind === 'dev' ? new Uint8Array(0) : node.data.
 function setSize(node, len, syscall, path) {
   if (node.kind === 'dir') throw fail('EISDIR', syscall, path);
   if (node.kind !== 'file') return;
-  grow(node, len);
+  grow(node, len, syscall, path);
   if (len > node.size) node.data.fill(0, node.size, len);
   node.size = len;
   touch(node);
@@ -485,16 +498,16 @@ function readArgs(buffer, offsetOrOptions, length, position, writing = false) {
   let offset = offsetOrOptions;
   if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') ({ offset = 0, length, position = null } = offsetOrOptions);
   offset ??= 0;
-  if (typeof offset === 'bigint') offset = Number(offset);
+  // (A position may be a bigint; an offset may not, on `workerd`.)
+  if (typeof offset === 'bigint' && !writing) offset = Number(offset);
   validateInteger(offset, 'offset', 0);
+  if (writing && offset > buffer.byteLength) throw bufferOutOfBounds('offset');
   length ??= buffer.byteLength - offset;
   validateInteger(length, 'length', 0);
-  if (writing && offset > buffer.byteLength) throw bufferOutOfBounds('offset');
   if (writing && offset + length > buffer.byteLength) throw bufferOutOfBounds('length');
   if (offset > buffer.byteLength) throw outOfRange('offset', `>= 0 && <= ${buffer.byteLength}`, offset);
   if (offset + length > buffer.byteLength) throw outOfRange('length', `<= ${buffer.byteLength - offset}`, length);
-  if (typeof position === 'bigint') position = Number(position);
-  if (position !== null && position !== undefined && position !== -1) validateInteger(position, 'position', -1);
+  position = positionOf(position, writing ? 'write' : 'read');
   const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset + offset, length);
   return { bytes, position: position === -1 ? null : position ?? null };
 }
@@ -516,7 +529,10 @@ export function readSync(fd, buffer, offsetOrOptions, length, position) {
 
 export function readvSync(fd, buffers, position = null) {
   const file = fileOf(fd, 'read');
-  if (!Array.isArray(buffers)) throw invalidArgType('buffers', 'an instance of ArrayBufferView[]', buffers);
+  if (!Array.isArray(buffers) || !buffers.every((b) => ArrayBuffer.isView(b))) {
+    throw invalidArgType('buffers', 'an instance of ArrayBufferView[]', buffers);
+  }
+  position = positionOf(position, 'write');
   let total = 0;
   for (const buffer of buffers) {
     const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
@@ -537,14 +553,25 @@ function writeFrom(file, bytes, position) {
 
 // `write(fd, buffer, offset, length, position)`, `write(fd, buffer,
 // {offset, length, position})` or `write(fd, string, position, encoding)`.
+// A file's offsets are 32-bit, as on `workerd`: a bigint position past them
+// is EINVAL, a number one is out of range; -1 and null are the file's
+// own position.
+function positionOf(position, syscall) {
+  if (position === null || position === undefined || position === -1) return null;
+  if (typeof position === 'bigint') {
+    if (position < -1n || position > 0xffffffffn) throw fail('EINVAL', syscall);
+    return position === -1n ? null : Number(position);
+  }
+  validateInteger(position, 'position', -1, 0xffffffff);
+  return position;
+}
+
 export function writeSync(fd, data, offsetOrOptions, length, position) {
   const file = fileOf(fd, 'write');
   if (typeof data === 'string') {
     const encoding = typeof length === 'string' ? length : 'utf8';
-    let at = offsetOrOptions ?? null;
-    if (typeof at === 'bigint') at = Number(at);
-    if (at !== null) validateInteger(at, 'position', 0);
-    return writeFrom(file, Buffer.from(data, encoding), at);
+    const at = offsetOrOptions !== null && typeof offsetOrOptions === 'object' ? offsetOrOptions.position : offsetOrOptions;
+    return writeFrom(file, Buffer.from(data, encoding), positionOf(at, 'write'));
   }
   const args = readArgs(data, offsetOrOptions, length, position, true);
   return writeFrom(file, args.bytes, args.position);
@@ -552,7 +579,10 @@ export function writeSync(fd, data, offsetOrOptions, length, position) {
 
 export function writevSync(fd, buffers, position = null) {
   const file = fileOf(fd, 'write');
-  if (!Array.isArray(buffers)) throw invalidArgType('buffers', 'an instance of ArrayBufferView[]', buffers);
+  if (!Array.isArray(buffers) || !buffers.every((b) => ArrayBuffer.isView(b))) {
+    throw invalidArgType('buffers', 'an instance of ArrayBufferView[]', buffers);
+  }
+  position = positionOf(position, 'write');
   let total = 0;
   for (const buffer of buffers) {
     total += writeFrom(file, new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength), position === null ? null : position + total);
@@ -561,19 +591,20 @@ export function writevSync(fd, buffers, position = null) {
 }
 
 export function ftruncateSync(fd, len = 0) {
+  fdOf(fd);
+  validateInteger(len, 'len', 0);
   const file = fileOf(fd, 'ftruncate');
-  validateInteger(len, 'len');
   if (!file.writable) throw fail('EBADF', 'ftruncate');
-  setSize(file.node, Math.max(0, len), 'ftruncate');
+  setSize(file.node, len, 'ftruncate');
 }
 
 export function truncateSync(p, len = 0) {
   if (typeof p === 'number') return ftruncateSync(p, len);
   const path = pathOf(p);
-  validateInteger(len, 'len');
+  validateInteger(len, 'len', 0);
   const { node } = existing(path, 'open');
   if (node.readOnly) throw fail('EPERM', 'open', path);
-  setSize(node, Math.max(0, len), 'open', path);
+  setSize(node, len, 'open', path);
 }
 
 export function fsyncSync(fd) {
@@ -661,6 +692,7 @@ export function mkdirSync(p, options) {
 
 export function mkdtempSync(prefix, options) {
   const encoding = encodingOf(options);
+  checkEncoding(encoding);
   if (typeof prefix !== 'string' && !(prefix instanceof Uint8Array) && !(prefix instanceof URL)) {
     throw invalidArgType('prefix', 'of type string or an instance of Buffer or URL', prefix);
   }
@@ -865,6 +897,7 @@ export function symlinkSync(target, p, type) {
 export function readlinkSync(p, options) {
   const path = pathOf(p);
   const encoding = encodingOf(options);
+  checkEncoding(encoding);
   const { node } = existing(path, 'readlink', false);
   if (node.kind !== 'link') throw fail('EINVAL', 'readlink', path);
   return encoding === 'buffer' ? Buffer.from(node.target) : node.target;
@@ -873,6 +906,7 @@ export function readlinkSync(p, options) {
 export function realpathSync(p, options) {
   const path = pathOf(p);
   const encoding = encodingOf(options);
+  checkEncoding(encoding);
   const found = existing(path, 'realpath');
   return encoding === 'buffer' ? Buffer.from(found.path) : found.path;
 }
@@ -890,6 +924,7 @@ export function lchmodSync(p, mode) {
 }
 export function fchmodSync(fd, mode) {
   fdOf(fd);
+  if (mode === undefined) throw invalidArgType('mode', 'of type number', mode);
   modeOf(mode, 'mode');
   fileOf(fd, 'fstat');
 }
@@ -1014,128 +1049,268 @@ export function globSync(pattern, options = {}) {
 
 // ---- streams --------------------------------------------------------------
 
-// Opens a stream's file. Code written for Node may replace a stream's
-// `open`, or delete it, and the stream still opens.
-function openStream() {
-  try {
-    this.fd = openSync(this.path, this.flags, this.mode);
-  } catch (e) {
-    this.destroy(e);
+// The file streams, as Node's: each does its I/O through a set of
+// callback functions, `fs` (this module's), `options.fs` (code may bring
+// its own `open`, `read`, `write`, `writev`, `close`), or those of a
+// FileHandle given as `fd`. The file is opened in `_construct`; a stream
+// destroyed while a read or write is under way closes its file when that
+// call returns.
+const kFs = Symbol('kFs');
+const kIo = Symbol('kIsPerformingIO');
+const kIoDone = Symbol('kIoDone');
+
+// A FileHandle's methods as the callback functions a stream calls.
+function handleOperations(handle) {
+  const settle = (p, ok, cb, fallback) => p.then((r) => ok(r), (err) => cb(err, 0, fallback));
+  return {
+    open: () => {
+      throw methodNotImplemented('open()');
+    },
+    close: (fd, cb) => handle.close().then(() => cb(), cb),
+    fsync: (fd, cb) => handle.sync().then(() => cb(), cb),
+    read: (fd, buf, offset, length, pos, cb) => settle(handle.read(buf, offset, length, pos), (r) => cb(null, r.bytesRead, r.buffer), cb, buf),
+    write: (fd, buf, offset, length, pos, cb) => settle(handle.write(buf, offset, length, pos), (r) => cb(null, r.bytesWritten, r.buffer), cb, buf),
+    writev: (fd, buffers, pos, cb) => settle(handle.writev(buffers, pos), (r) => cb(null, r.bytesWritten, r.buffers), cb, buffers),
+  };
+}
+
+// `options.fs`: each function it gives, this module's for the rest.
+function fsOperations(given) {
+  if (given === null || typeof given !== 'object') throw invalidArgType('options.fs', 'of type object', given);
+  const ops = {};
+  for (const name of ['open', 'close', 'fsync', 'read', 'write', 'writev']) {
+    ops[name] = given[name] ?? fsCallbacks[name];
+    validateFunction(ops[name], `options.fs.${name}`);
+  }
+  return ops;
+}
+
+// What both file streams keep: their file (a path, or a descriptor or
+// FileHandle already open), the functions that reach it, and where to
+// start (0 unless told: they read and write by position). Options are
+// read, not copied: one may be inherited. As `workerd` checks them.
+function fileStream(stream, path, options, flags) {
+  if (options.encoding !== undefined && options.encoding !== null && options.encoding !== 'buffer' && !Buffer.isEncoding(options.encoding)) {
+    throw invalidArgValue('options.encoding', options.encoding);
+  }
+  for (const name of ['autoClose', 'emitClose', 'flush']) {
+    const v = options[name];
+    if (v !== undefined && v !== null && typeof v !== 'boolean') throw invalidArgType(`options.${name}`, 'of type boolean', v);
+  }
+  const uint32 = (v, name) => validateInteger(v, name, 0, 4294967295);
+  const start = options.start ?? 0;
+  uint32(start, 'options.start');
+  if (options.highWaterMark !== undefined) uint32(options.highWaterMark, 'options.highWaterMark');
+  const flagsGiven = options.flags ?? flags;
+  if (typeof flagsGiven !== 'string') throw invalidArgType('options.flags', 'of type string', flagsGiven);
+  if (options.signal !== undefined && options.signal !== null && !(options.signal instanceof AbortSignal)) {
+    throw invalidArgType('options.signal', 'an instance of AbortSignal', options.signal);
+  }
+  const fd = options.fd ?? null;
+  if (fd instanceof FileHandle) {
+    if (options.fs !== undefined) throw methodNotImplemented('FileHandle with fs');
+    stream[kFs] = handleOperations(fd);
+    fd.on('close', () => stream.close());
+    stream.fd = fd.fd ?? null;
+    stream.path = undefined;
+  } else {
+    stream[kFs] = options.fs === undefined ? fsCallbacks : fsOperations(options.fs);
+    if (fd === null) {
+      stream.fd = null;
+      stream.path = pathOf(path);
+    } else {
+      validateInteger(fd, 'fd', 0, 2147483647);
+      stream.fd = fd;
+      stream.path = undefined;
+    }
+  }
+  stream.flags = flagsGiven;
+  stream.mode = options.mode ?? 0o666;
+  stream.flush = options.flush ?? false;
+  stream.start = start;
+  stream.pos = start;
+  stream[kIo] = false;
+}
+
+// `_construct`: a stream open already starts at once; one whose `open` is
+// set (as older code does) is open when it emits `open`.
+function constructFile(cb) {
+  if (typeof this.fd === 'number') return void cb();
+  if (typeof this.open === 'function') {
+    const emit = this.emit;
+    this.emit = function (event, ...args) {
+      if (event === 'open') {
+        this.emit = emit;
+        cb();
+        return emit.call(this, event, ...args);
+      }
+      if (event === 'error') {
+        this.emit = emit;
+        cb(args[0]);
+        return false;
+      }
+      return emit.call(this, event, ...args);
+    };
+    this.open();
     return;
   }
-  const fd = this.fd;
-  queueMicrotask(() => {
+  this[kFs].open(this.path, this.flags, this.mode, (err, fd) => {
+    if (err) return void cb(err);
+    this.fd = fd;
+    cb();
     this.emit('open', fd);
     this.emit('ready');
   });
 }
 
-// What both file streams keep: their file (a path, or a descriptor already
-// open), how to open it, and where to start.
-function fileStream(stream, path, options, flags) {
-  stream.path = options.fd === undefined || options.fd === null ? path : undefined;
-  // A FileHandle as `fd`: the stream reads or writes its descriptor, and
-  // closing the stream closes the handle.
-  stream.fileHandle = options.fd instanceof FileHandle ? options.fd : null;
-  stream.fd = stream.fileHandle ? stream.fileHandle.fd : options.fd ?? null;
-  stream.flags = options.flags ?? flags;
-  stream.mode = options.mode ?? 0o666;
-  stream.start = options.start;
-  if (stream.start !== undefined) validateInteger(stream.start, 'start', 0);
-  stream.pos = stream.start;
-  stream.autoClose = options.autoClose ?? true;
+// `_destroy`: the file is closed (synced first with `flush`) once no I/O
+// is under way.
+function destroyFile(err, cb) {
+  const close = (e) => {
+    if (typeof this.fd !== 'number') return void cb(e);
+    const fd = this.fd;
+    const shut = (e2) => this[kFs].close(fd, (er) => cb(er || e2));
+    this.fd = null;
+    if (this.flush) this[kFs].fsync(fd, (er) => shut(e || er));
+    else shut(e);
+  };
+  if (this[kIo]) this.once(kIoDone, (er) => close(err || er));
+  else close(err);
 }
 
-function startStream(stream) {
-  if (stream.fd !== null) queueMicrotask(() => stream.emit('ready'));
-  else if (typeof stream.open === 'function' && stream.open !== openStream) stream.open();
-  else openStream.call(stream);
+// Node's stream options: `highWaterMark` 64 KiB, `autoClose` is
+// `autoDestroy` (and reads and sets it).
+function streamOptions(options, read) {
+  return {
+    highWaterMark: options.highWaterMark ?? 64 * 1024,
+    encoding: read && options.encoding !== 'buffer' ? options.encoding : undefined,
+    emitClose: options.emitClose ?? true,
+    autoDestroy: options.autoClose ?? true,
+    signal: options.signal ?? undefined,
+    decodeStrings: true,
+  };
+}
+
+function autoCloseProperty(Stream, key) {
+  const check = (stream) => {
+    if (stream === null || typeof stream !== 'object' || !(kFs in stream)) {
+      throw codedError(TypeError, 'ERR_INVALID_THIS', `Value of "this" must be of type ${Stream.name}`);
+    }
+  };
+  Object.defineProperty(Stream.prototype, 'autoClose', {
+    configurable: true,
+    get() {
+      check(this);
+      return this[key]?.autoDestroy || false;
+    },
+    set(v) {
+      check(this);
+      if (this[key] !== undefined) this[key].autoDestroy = v;
+    },
+  });
 }
 
 export function ReadStream(path, options) {
   if (!(this instanceof ReadStream)) return new ReadStream(path, options);
-  // Read, not copied: an option may be inherited (`{ __proto__: { start } }`).
   options = typeof options === 'string' ? { encoding: options } : options ?? {};
-  Readable.call(this, { highWaterMark: options.highWaterMark ?? 64 * 1024, encoding: options.encoding, emitClose: options.emitClose ?? true, autoDestroy: options.autoClose ?? true });
+  if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
   fileStream(this, path, options, 'r');
   this.end = options.end ?? Infinity;
-  if (options.end !== undefined) validateInteger(this.end, 'end', 0);
-  if (this.start !== undefined && this.start > this.end) throw outOfRange('start', `<= "end" (here: ${this.end})`, this.start);
+  if (this.end !== Infinity) {
+    validateInteger(this.end, 'options.end', 0, 4294967295);
+    if (this.start > this.end) throw outOfRange('start', `<= "end" (here: ${this.end})`, this.start);
+  }
   this.bytesRead = 0;
-  startStream(this);
+  Readable.call(this, streamOptions(options, true));
 }
 Object.setPrototypeOf(ReadStream.prototype, Readable.prototype);
 Object.setPrototypeOf(ReadStream, Readable);
+autoCloseProperty(ReadStream, '_readableState');
 
-ReadStream.prototype.open = openStream;
+ReadStream.prototype._construct = constructFile;
+ReadStream.prototype._destroy = destroyFile;
 
 ReadStream.prototype._read = function (n) {
-  if (this.fd === null) return void this.once('open', () => this._read(n));
-  const remaining = this.end === Infinity ? n : this.end - (this.start ?? 0) + 1 - this.bytesRead;
-  const want = Math.max(0, Math.min(n, this.readableHighWaterMark, remaining));
-  if (want === 0) return void this.push(null);
-  const chunk = Buffer.alloc(want);
-  let got;
-  try {
-    got = readSync(this.fd, chunk, 0, want, this.pos === undefined ? null : this.pos);
-  } catch (e) {
-    this.destroy(e);
-    return;
-  }
-  if (this.pos !== undefined) this.pos += got;
-  this.bytesRead += got;
-  this.push(got > 0 ? chunk.subarray(0, got) : null);
-};
-
-ReadStream.prototype._destroy = function (err, cb) {
-  if (this.fd !== null && this.autoClose) {
-    if (this.fileHandle) this.fileHandle.close();
-    else closeSync(this.fd);
-  }
-  this.fd = null;
-  cb(err);
+  n = Math.min(this.pos !== undefined ? this.end - this.pos + 1 : this.end - this.bytesRead + 1, n);
+  if (n <= 0) return void this.push(null);
+  this[kIo] = true;
+  this[kFs].read(this.fd, Buffer.allocUnsafeSlow(n), 0, n, this.pos ?? null, (err, bytesRead, buf) => {
+    this[kIo] = false;
+    if (this.destroyed) return void this.emit(kIoDone, err);
+    if (err) {
+      // Without `autoClose` the stream stays, its file open.
+      if (this._readableState.autoDestroy) this.destroy(err);
+      else this.emit('error', err);
+      return;
+    }
+    if (bytesRead > 0) {
+      if (this.pos !== undefined) this.pos += bytesRead;
+      this.bytesRead += bytesRead;
+      this.push(bytesRead === buf.length ? buf : Buffer.from(buf.subarray(0, bytesRead)));
+    } else {
+      this.push(null);
+    }
+  });
 };
 
 ReadStream.prototype.close = function (cb) {
-  if (typeof cb === 'function') this.once('close', cb);
+  if (typeof cb === 'function') finished(this, cb);
   this.destroy();
 };
 
 export function WriteStream(path, options) {
   if (!(this instanceof WriteStream)) return new WriteStream(path, options);
-  // Read, not copied: an option may be inherited (`{ __proto__: { start } }`).
   options = typeof options === 'string' ? { encoding: options } : options ?? {};
-  Writable.call(this, { highWaterMark: options.highWaterMark, decodeStrings: true, defaultEncoding: options.encoding ?? 'utf8', emitClose: options.emitClose ?? true, autoDestroy: options.autoClose ?? true });
+  if (typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
   fileStream(this, path, options, 'w');
   this.bytesWritten = 0;
-  startStream(this);
+  Writable.call(this, streamOptions(options, false));
+  if (options.encoding && options.encoding !== 'buffer') this.setDefaultEncoding(options.encoding);
 }
 Object.setPrototypeOf(WriteStream.prototype, Writable.prototype);
 Object.setPrototypeOf(WriteStream, Writable);
+autoCloseProperty(WriteStream, '_writableState');
 
-WriteStream.prototype.open = openStream;
+WriteStream.prototype._construct = constructFile;
+WriteStream.prototype._destroy = destroyFile;
+
+// One write or a gathered write, then the callback once it is done (a
+// stream destroyed meanwhile closes its file then).
+function writeDone(stream, cb) {
+  return (err, bytes) => {
+    stream[kIo] = false;
+    if (stream.destroyed) {
+      cb(err);
+      stream.emit(kIoDone, err);
+      return;
+    }
+    if (err) return void cb(err);
+    stream.bytesWritten += bytes;
+    cb();
+  };
+}
 
 WriteStream.prototype._write = function (chunk, encoding, cb) {
-  if (this.fd === null) return void this.once('open', () => this._write(chunk, encoding, cb));
-  try {
-    const n = writeSync(this.fd, chunk, 0, chunk.length, this.pos === undefined ? null : this.pos);
-    if (this.pos !== undefined) this.pos += n;
-    this.bytesWritten += n;
-  } catch (e) {
-    return void cb(e);
-  }
-  cb();
+  this[kIo] = true;
+  this[kFs].write(this.fd, chunk, 0, chunk.length, this.pos ?? null, writeDone(this, cb));
+  if (this.pos !== undefined) this.pos += chunk.length;
 };
 
-WriteStream.prototype._destroy = ReadStream.prototype._destroy;
+WriteStream.prototype._writev = function (items, cb) {
+  const chunks = items.map((item) => item.chunk);
+  const size = chunks.reduce((n, c) => n + c.length, 0);
+  this[kIo] = true;
+  this[kFs].writev(this.fd, chunks, this.pos ?? null, writeDone(this, cb));
+  if (this.pos !== undefined) this.pos += size;
+};
 
 WriteStream.prototype.close = function (cb) {
   if (typeof cb === 'function') {
     if (this.closed) return void queueMicrotask(cb);
-    this.once('close', cb);
+    this.on('close', cb);
   }
-  if (!this.writableEnded) this.end();
-  else this.destroy();
+  if (!this.autoClose) this.on('finish', this.destroy);
+  this.end();
 };
 WriteStream.prototype.destroySoon = WriteStream.prototype.end;
 
@@ -1153,10 +1328,15 @@ export function createWriteStream(path, options) {
   return new WriteStream(path, options);
 }
 
-export async function openAsBlob(p, options = {}) {
+// As `workerd`'s: the Blob itself, not a promise (`await` of it works as
+// on Node), a copy of the file as it is now; its arguments and the file
+// checked at once.
+export function openAsBlob(p, options = {}) {
   const path = pathOf(p);
   if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
+  if (options.type !== undefined && typeof options.type !== 'string') throw invalidArgType('options.type', 'of type string', options.type);
   const { node } = existing(path, 'open');
+  if (node.kind === 'dir') throw fail('EISDIR', 'open', path);
   return new Blob([contents(node).slice()], options.type === undefined ? {} : { type: options.type });
 }
 
@@ -1259,6 +1439,8 @@ export const read = spread(withBuffer(readSync));
 export const readv = spread(withBuffer(readvSync));
 export const write = spread(withBuffer(writeSync));
 export const writev = spread(withBuffer(writevSync));
+// The callback functions file streams use unless given others.
+const fsCallbacks = { open, close, fsync, read, write, writev };
 
 export function exists(p, cb) {
   validateFunction(cb, 'cb');
@@ -1280,23 +1462,31 @@ class FileHandle extends EventEmitter {
     return this.#fd;
   }
 
+  // The descriptor, or EBADF once the handle is closed.
+  #live(syscall) {
+    if (this.#fd === undefined) throw fail('EBADF', syscall);
+    return this.#fd;
+  }
+
   async close() {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
     this.#fd = undefined;
+    // As Node's, `close` is an event of a later turn.
+    await null;
     this.emit('close');
   }
 
-  async stat(options) { return fstatSync(this.#fd, options); }
-  async truncate(len) { return ftruncateSync(this.#fd, len); }
-  async sync() { return fsyncSync(this.#fd); }
-  async datasync() { return fdatasyncSync(this.#fd); }
-  async chmod(mode) { return fchmodSync(this.#fd, mode); }
-  async chown(uid, gid) { return fchownSync(this.#fd, uid, gid); }
-  async utimes(atime, mtime) { return futimesSync(this.#fd, atime, mtime); }
-  async readFile(options) { return readFileSync(this.#fd, options); }
-  async writeFile(data, options) { return writeFileSync(this.#fd, data, options); }
-  async appendFile(data, options) { return writeFileSync(this.#fd, data, options); }
+  async stat(options) { return fstatSync(this.#live('fstat'), options); }
+  async truncate(len) { return ftruncateSync(this.#live('ftruncate'), len); }
+  async sync() { return fsyncSync(this.#live('fsync')); }
+  async datasync() { return fdatasyncSync(this.#live('fdatasync')); }
+  async chmod(mode) { return fchmodSync(this.#live('fchmod'), mode); }
+  async chown(uid, gid) { return fchownSync(this.#live('fchown'), uid, gid); }
+  async utimes(atime, mtime) { return futimesSync(this.#live('futime'), atime, mtime); }
+  async readFile(options) { return readFileSync(this.#live('read'), options); }
+  async writeFile(data, options) { return writeFileSync(this.#live('write'), data, options); }
+  async appendFile(data, options) { return writeFileSync(this.#live('write'), data, options); }
 
   async read(buffer, offset, length, position) {
     if (buffer === undefined || (buffer !== null && !ArrayBuffer.isView(buffer) && typeof buffer === 'object')) {
@@ -1304,21 +1494,42 @@ class FileHandle extends EventEmitter {
       buffer = options.buffer ?? Buffer.alloc(16384);
       ({ offset = 0, length = buffer.byteLength - offset, position = null } = options);
     }
-    const bytesRead = readSync(this.#fd, buffer, offset, length, position);
+    const bytesRead = readSync(this.#live('read'), buffer, offset, length, position);
     return { bytesRead, buffer };
   }
 
-  async readv(buffers, position) { return { bytesRead: readvSync(this.#fd, buffers, position), buffers }; }
+  // A byte stream of the file from where the handle is; at its end it
+  // closes the handle, unless `autoClose: false`.
+  readableWebStream(options = {}) {
+    this.#live('read');
+    const autoClose = options === null || options.autoClose !== false;
+    return new ReadableStream({
+      type: 'bytes',
+      pull: async (controller) => {
+        if (this.#fd === undefined) return void controller.close();
+        const buf = new Uint8Array(64 * 1024);
+        const { bytesRead } = await this.read(buf, 0, buf.length, null);
+        if (bytesRead > 0) return void controller.enqueue(buf.subarray(0, bytesRead));
+        if (autoClose) await this.close();
+        controller.close();
+      },
+      cancel: async () => {
+        if (autoClose) await this.close();
+      },
+    });
+  }
+
+  async readv(buffers, position) { return { bytesRead: readvSync(this.#live('read'), buffers, position), buffers }; }
 
   async write(data, offsetOrOptions, length, position) {
-    const bytesWritten = writeSync(this.#fd, data, offsetOrOptions, length, position);
+    const bytesWritten = writeSync(this.#live('write'), data, offsetOrOptions, length, position);
     return { bytesWritten, buffer: data };
   }
 
-  async writev(buffers, position) { return { bytesWritten: writevSync(this.#fd, buffers, position), buffers }; }
+  async writev(buffers, position) { return { bytesWritten: writevSync(this.#live('write'), buffers, position), buffers }; }
 
-  createReadStream(options) { return new ReadStream(undefined, { ...options, fd: this.#fd }); }
-  createWriteStream(options) { return new WriteStream(undefined, { ...options, fd: this.#fd }); }
+  createReadStream(options) { return new ReadStream(undefined, { ...options, fd: this }); }
+  createWriteStream(options) { return new WriteStream(undefined, { ...options, fd: this }); }
 
   // `await using`: esbuild's lowering looks for Symbol.for('Symbol.asyncDispose')
   // where the engine has no Symbol.asyncDispose (V8 10.2).

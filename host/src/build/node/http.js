@@ -48,8 +48,7 @@ export const globalAgent = new Agent();
 // or, through `responseMessage`, a client's response read from `fetch`.
 export function IncomingMessage(socket) {
   Readable.call(this);
-  this.socket = socket ?? null;
-  this.connection = this.socket;
+  this.socket = socket;
   this.statusCode = null;
   this.statusMessage = null;
   this.method = null;
@@ -66,6 +65,45 @@ export function IncomingMessage(socket) {
 }
 Object.setPrototypeOf(IncomingMessage.prototype, Readable.prototype);
 Object.setPrototypeOf(IncomingMessage, Readable);
+
+// `connection` is the old name of `socket`.
+Object.defineProperty(IncomingMessage.prototype, 'connection', {
+  configurable: true,
+  get() {
+    return this.socket;
+  },
+  set(v) {
+    this.socket = v;
+  },
+});
+
+// Headers that Node keeps the first of; `set-cookie` keeps them all, in
+// an array; `cookie` joins with `; `, the rest with `, `.
+const FIRST_WINS = new Set(['content-type', 'content-length', 'user-agent', 'referer', 'host', 'authorization',
+  'proxy-authorization', 'if-modified-since', 'if-unmodified-since', 'from', 'location', 'max-forwards',
+  'retry-after', 'etag', 'last-modified', 'server', 'age', 'expires']);
+
+// Node's `_addHeaderLine(field, value, dest)`: one raw header into an
+// object of headers, as `message.headers` is made.
+IncomingMessage.prototype._addHeaderLine = function (field, value, dest) {
+  const name = String(field).toLowerCase();
+  if (name === 'set-cookie') {
+    if (dest[name] === undefined) dest[name] = [value];
+    else dest[name].push(value);
+  } else if (dest[name] === undefined) {
+    dest[name] = value;
+  } else if (!FIRST_WINS.has(name)) {
+    dest[name] += (name === 'cookie' ? '; ' : ', ') + value;
+  }
+};
+
+IncomingMessage.prototype._addHeaderLines = function (headers, n) {
+  if (!headers || !headers.length) return;
+  for (let i = 0; i < n; i += 2) {
+    this.rawHeaders.push(headers[i], headers[i + 1]);
+    this._addHeaderLine(headers[i], headers[i + 1], this.headers);
+  }
+};
 
 /** The `IncomingMessage` of a `fetch` response. */
 function responseMessage(response) {

@@ -63,5 +63,14 @@ export const Module = stubFunction('module', 'Module', {
   message: 'The module.Module method is not implemented',
 });
 Object.assign(Module, { Module, createRequire, isBuiltin, enableCompileCache, flushCompileCache, getCompileCacheDir, getSourceMapsSupport });
+// The instance methods code written for Node patches or calls, as on
+// workerd: there, refusing.
+for (const name of ['load', 'require', '_compile']) {
+  Module.prototype[name] = stubFunction('module', `Module.prototype.${name}`, {
+    name: 'Error',
+    code: 'ERR_METHOD_NOT_IMPLEMENTED',
+    message: `The module.Module.prototype.${name} method is not implemented`,
+  });
+}
 
 export default Module;

@@ -1,7 +1,9 @@
 // `node:path` as `ssr build` resolves it (build/bundle.rs): POSIX paths,
-// with `/` as the working directory, as on Workers.
+// with `/` as the working directory, as on Workers; `path.win32` is
+// path-win32.js.
 
 import { invalidArgType, validateString } from './_errors.js';
+import { win32 } from './path-win32.js';
 
 function check(p, name = 'path') {
   validateString(p, name);
@@ -130,5 +132,9 @@ export const sep = '/';
 export const delimiter = ':';
 const path = { normalize, join, resolve, isAbsolute, relative, dirname, basename, extname, parse, format, toNamespacedPath, sep, delimiter };
 path.posix = path;
+// (A cycle with path-win32.js: each reads the other's object only when
+// asked.)
+Object.defineProperty(path, 'win32', { get: () => win32, enumerable: true, configurable: true });
 export const posix = path;
+export { win32 };
 export default path;

@@ -1,6 +1,7 @@
 // `node:querystring` as `ssr build` resolves it (build/bundle.rs): Node's
 // legacy query-string codec (`+` is a space, repeated keys make arrays).
 import { codedError } from './_errors.js';
+import { Buffer } from './buffer.js';
 
 // Node escapes as `encodeURIComponent` does, but for a string that is not
 // well formed: there a surrogate takes the next code unit as its pair,
@@ -40,6 +41,27 @@ export function unescape(str) {
   }
 }
 
+// The bytes a query string's text stands for, as Node's: `%XX` is a byte,
+// `+` a space where asked, any other character its code unit's low byte.
+export function unescapeBuffer(s, decodeSpaces) {
+  const text = String(s);
+  const out = Buffer.alloc(text.length);
+  let n = 0;
+  const hex = (c) => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 43 && decodeSpaces) {
+      out[n++] = 32;
+    } else if (c === 37 && i + 2 < text.length && hex(text.charCodeAt(i + 1)) >= 0 && hex(text.charCodeAt(i + 2)) >= 0) {
+      out[n++] = hex(text.charCodeAt(i + 1)) * 16 + hex(text.charCodeAt(i + 2));
+      i += 2;
+    } else {
+      out[n++] = c & 0xff;
+    }
+  }
+  return out.subarray(0, n);
+}
+
 function stringifyPrimitive(v) {
   if (typeof v === 'string') return v;
   if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint') return String(v);
@@ -47,7 +69,10 @@ function stringifyPrimitive(v) {
   return '';
 }
 
-export function stringify(obj, sep = '&', eq = '=', options) {
+export function stringify(obj, sep, eq, options) {
+  // As Node: an empty or null separator is the default one.
+  sep = sep || '&';
+  eq = eq || '=';
   const enc = (options && options.encodeURIComponent) || escape;
   if (obj === null || typeof obj !== 'object') return '';
   const out = [];
@@ -60,7 +85,7 @@ export function stringify(obj, sep = '&', eq = '=', options) {
       out.push(k + enc(stringifyPrimitive(v)));
     }
   }
-  return out.join(sep || '&');
+  return out.join(sep);
 }
 
 export function parse(qs, sep = '&', eq = '=', options) {
@@ -96,4 +121,4 @@ export function parse(qs, sep = '&', eq = '=', options) {
 
 export const decode = parse;
 export const encode = stringify;
-export default { escape, unescape, stringify, parse, decode, encode };
+export default { escape, unescape, unescapeBuffer, stringify, parse, decode, encode };

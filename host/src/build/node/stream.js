@@ -42,11 +42,14 @@ export function setDefaultHighWaterMark(objectMode, value) {
   else defaultHighWaterMark = value;
 }
 
-function highWaterMark(options, key, objectMode) {
-  const v = options && (options[key] ?? options.highWaterMark);
+// `highWaterMark` wins over a Duplex's `readableHighWaterMark` and
+// `writableHighWaterMark`, as in Node.
+function highWaterMark(options, key, objectMode, isDuplex) {
+  const name = options && options.highWaterMark != null ? 'highWaterMark' : key;
+  const v = options && (options.highWaterMark ?? (isDuplex ? options[key] : undefined));
   if (v === undefined || v === null) return getDefaultHighWaterMark(objectMode);
   if (!Number.isInteger(v) || v < 0) {
-    throw codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The property 'options.${key}' is invalid. Received ${v}`);
+    throw codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The property 'options.${name}' is invalid. Received ${v}`);
   }
   return v;
 }
@@ -76,6 +79,10 @@ export function Stream(options) {
   EventEmitter.call(this, options);
 }
 inherit(Stream, EventEmitter);
+// A listener's rejected promise (`captureRejections`) destroys the stream.
+Stream.prototype[EventEmitter.captureRejectionSymbol] = function (err) {
+  this.destroy(err);
+};
 
 // The legacy `pipe` of streams that are not Readables (a Readable has its
 // own): `data` is written to `dest`, paused while `dest` is full, `dest`
@@ -132,13 +139,15 @@ Stream.prototype.pipe = function (dest, options) {
   return dest;
 };
 
+const kDestroy = Symbol('kDestroy');
+
 // Shared by both sides: destroying a stream once, with its error.
 function destroyImpl(err, cb) {
   const r = this._readableState;
   const w = this._writableState;
   const s = r ?? w;
   if (s.destroyed) {
-    if (typeof cb === 'function') cb(err);
+    if (typeof cb === 'function') cb();
     return this;
   }
   // What still waits to be written, and `end()`'s callbacks, fail with
@@ -150,26 +159,67 @@ function destroyImpl(err, cb) {
       if (err && !state.errored) state.errored = err;
     }
   }
+  // Once: what the callback throws is caught below and goes nowhere, as
+  // in Node.
+  let called = false;
   const done = (e) => {
+    if (called) return;
+    called = true;
+    for (const state of [r, w]) {
+      if (!state) continue;
+      if (e && !state.errored) state.errored = e;
+      state.closed = true;
+    }
     if (typeof cb === 'function') cb(e);
     nextTick(() => {
       if (e && !s.errorEmitted) {
         for (const state of [r, w]) if (state) state.errorEmitted = true;
         this.emit('error', e);
       }
-      for (const state of [r, w]) if (state) state.closed = true;
       if (s.emitClose !== false && !s.closeEmitted) {
         for (const state of [r, w]) if (state) state.closeEmitted = true;
         this.emit('close');
       }
     });
   };
-  try {
-    this._destroy(err ?? null, (e) => done(e ?? err));
-  } catch (e) {
-    done(e);
+  const destroyNow = (e) => {
+    try {
+      this._destroy(e ?? null, (e2) => done(e2));
+    } catch (e2) {
+      done(e2);
+    }
+  };
+  // A stream still being made (`_construct`) is destroyed once it is made.
+  if ((r && r.constructed === false) || (w && w.constructed === false)) {
+    this.once(kDestroy, (er) => destroyNow(er ?? err));
+  } else {
+    destroyNow(err);
   }
   return this;
+}
+
+// Node's `_undestroy`: a destroyed stream made new again (its side that
+// was not readable, or not writable, stays ended).
+function undestroy() {
+  const r = this._readableState;
+  const w = this._writableState;
+  for (const state of [r, w]) {
+    if (!state) continue;
+    state.constructed = true;
+    state.destroyed = false;
+    state.closed = false;
+    state.closeEmitted = false;
+    state.errored = null;
+    state.errorEmitted = false;
+  }
+  if (r) {
+    r.reading = false;
+    r.ended = r.endEmitted = r.readable === false;
+  }
+  if (w) {
+    w.finalCalled = w.prefinished = false;
+    w.ended = w.ending = w.finished = w.writable === false;
+  }
 }
 
 function failPending(state) {
@@ -184,15 +234,26 @@ function failPending(state) {
   }
 }
 
-function errorOrDestroy(stream, err) {
-  const s = stream._readableState ?? stream._writableState;
+// An error met by the stream itself: it destroys the stream, or, where
+// the stream does not destroy itself, is emitted (now, or on the next
+// tick when met within a call that is still running, `sync`).
+function errorOrDestroy(stream, err, sync) {
+  const r = stream._readableState;
+  const w = stream._writableState;
+  const s = r ?? w;
   if (s.destroyed) return;
-  if (s.autoDestroy !== false) stream.destroy(err);
-  else if (!s.errorEmitted) {
-    s.errorEmitted = true;
-    s.errored = err;
-    nextTick(() => stream.emit('error', err));
+  if (s.autoDestroy !== false) {
+    stream.destroy(err);
+    return;
   }
+  for (const state of [r, w]) if (state && !state.errored) state.errored = err;
+  const emit = () => {
+    if ((r && r.errorEmitted) || (w && w.errorEmitted)) return;
+    for (const state of [r, w]) if (state) state.errorEmitted = true;
+    stream.emit('error', err);
+  };
+  if (sync) nextTick(emit);
+  else emit();
 }
 
 // --------------------------------------------------------------- Readable
@@ -211,7 +272,7 @@ function lifecycle(state, o) {
 function ReadableState(options, stream, isDuplex) {
   const o = options ?? {};
   this.objectMode = Boolean(o.objectMode || (isDuplex && o.readableObjectMode));
-  this.highWaterMark = highWaterMark(o, 'readableHighWaterMark', this.objectMode);
+  this.highWaterMark = highWaterMark(o, 'readableHighWaterMark', this.objectMode, isDuplex);
   this.buffer = [];
   this.length = 0;
   this.pipes = [];
@@ -224,6 +285,9 @@ function ReadableState(options, stream, isDuplex) {
   this.emittedReadable = false;
   this.readableListening = false;
   this.resumeScheduled = false;
+  this.readingMore = false;
+  this.awaitDrainWriters = null;
+  this.multiAwaitDrain = false;
   lifecycle(this, o);
   this.dataEmitted = false;
   this.defaultEncoding = o.defaultEncoding || 'utf8';
@@ -255,8 +319,13 @@ function construct(stream) {
     }
     called = true;
     for (const state of states()) state.constructed = true;
+    // Destroyed while it was being made: the destruction goes on now.
+    if (states().some((state) => state.destroyed)) {
+      stream.emit(kDestroy, err);
+      return;
+    }
     if (err) {
-      errorOrDestroy(stream, err);
+      errorOrDestroy(stream, err, true);
       return;
     }
     const r = stream._readableState;
@@ -279,6 +348,7 @@ function construct(stream) {
 Readable.ReadableState = ReadableState;
 
 Readable.prototype.destroy = destroyImpl;
+Readable.prototype._undestroy = undestroy;
 Readable.prototype._destroy = function (err, cb) {
   cb(err);
 };
@@ -286,11 +356,16 @@ Readable.prototype._read = function () {
   throw notImplemented('_read()');
 };
 
-function toChunk(state, chunk, encoding) {
+// A chunk as the buffer holds it: bytes, or a string in the stream's
+// encoding (a string in another one is re-encoded whole when unshifted,
+// since what is unshifted bypasses the decoder).
+function toChunk(state, chunk, encoding, front) {
   if (state.objectMode) return chunk;
   if (typeof chunk === 'string') {
     const enc = encoding || state.defaultEncoding;
-    return state.encoding === enc && state.decoder ? chunk : Buffer.from(chunk, enc);
+    if (state.encoding === enc && state.decoder) return chunk;
+    if (front && state.encoding) return Buffer.from(chunk, enc).toString(state.encoding);
+    return Buffer.from(chunk, enc);
   }
   if (chunk instanceof Uint8Array) return Buffer.isBuffer(chunk) ? chunk : _uint8ArrayToBuffer(chunk);
   throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${chunk === undefined ? 'undefined' : typeof chunk}`);
@@ -316,12 +391,16 @@ function readableAddChunk(stream, chunk, encoding, front) {
     onEof(stream, state);
     return false;
   }
-  if (!state.objectMode && chunk === undefined) return state.length < state.highWaterMark;
+  if (!state.objectMode && chunk === undefined) return !state.ended && (state.length < state.highWaterMark || state.length === 0);
   let c;
   try {
-    c = toChunk(state, chunk, encoding);
+    c = toChunk(state, chunk, encoding, front);
   } catch (e) {
     errorOrDestroy(stream, e);
+    return false;
+  }
+  if (front && state.endEmitted) {
+    errorOrDestroy(stream, codedError(Error, 'ERR_STREAM_UNSHIFT_AFTER_END_EVENT', 'stream.unshift() after end event'));
     return false;
   }
   if (state.ended && !front) {
@@ -335,11 +414,13 @@ function readableAddChunk(stream, chunk, encoding, front) {
   if (!front) state.reading = false;
   if (!state.objectMode && c.length === 0) {
     if (!front) maybeReadMore(stream, state);
-    return state.length < state.highWaterMark;
+    return !state.ended && (state.length < state.highWaterMark || state.length === 0);
   }
-  if (state.decoder && !state.objectMode && typeof c !== 'string') {
+  // Bytes pushed to a stream with an encoding are decoded, objects'
+  // bytes too (each push its own chunk).
+  if (state.decoder && !front && (state.objectMode ? ArrayBuffer.isView(c) && !encoding : typeof c !== 'string')) {
     c = state.decoder.write(c);
-    if (c.length === 0) {
+    if (c.length === 0 && !state.objectMode) {
       maybeReadMore(stream, state);
       return state.length < state.highWaterMark;
     }
@@ -451,6 +532,12 @@ Readable.prototype.read = function (n) {
   const state = this._readableState;
   n = n === undefined ? NaN : Number.parseInt(n, 10);
   const nOrig = n;
+  // Asking for more than the high-water mark raises it (to a power of
+  // two, at most 1 GiB), so that the read can be answered.
+  if (n > state.highWaterMark) {
+    if (n > 0x40000000) throw codedError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "size" is out of range. It must be <= 1GiB. Received ${n}`);
+    state.highWaterMark = 2 ** Math.ceil(Math.log2(n));
+  }
   if (n !== 0) state.emittedReadable = false;
   if (n === 0 && state.needReadable && ((state.highWaterMark !== 0 ? state.length >= state.highWaterMark : state.length > 0) || state.ended)) {
     if (state.length === 0 && state.ended) endReadable(this);
@@ -483,6 +570,8 @@ Readable.prototype.read = function (n) {
     n = 0;
   } else {
     state.length -= state.objectMode ? 1 : n;
+    if (state.multiAwaitDrain) state.awaitDrainWriters.clear();
+    else state.awaitDrainWriters = null;
   }
   if (state.length === 0) {
     if (!state.ended) state.needReadable = true;
@@ -504,7 +593,11 @@ function endReadable(stream) {
         state.endEmitted = true;
         stream.emit('end');
         const w = stream._writableState;
-        if (w && stream.allowHalfOpen === false && !w.ending) stream.end();
+        if (w && stream.allowHalfOpen === false && !w.ending) {
+          nextTick(() => {
+            if (stream.writable && !stream.writableEnded && !stream.destroyed) stream.end();
+          });
+        }
         if (state.autoDestroy && (!w || (w.finished && w.autoDestroy !== false))) stream.destroy();
       }
     });
@@ -596,59 +689,140 @@ Readable.prototype.setEncoding = function (enc) {
   return this;
 };
 
+// Piping: each chunk read is written to `dest`; when `dest` is full the
+// source pauses until every full destination drains. `dest` is ended when
+// the source ends (unless `{ end: false }`), and the pipe is undone when
+// `dest` closes, finishes or errors, or by `unpipe`; an error on `dest`
+// that nothing else listens for is thrown on there.
 Readable.prototype.pipe = function (dest, options) {
   const src = this;
   const state = this._readableState;
   state.pipes.push(dest);
-  const end = !options || options.end !== false;
-  const ondata = (chunk) => {
-    if (dest.write(chunk) === false) src.pause();
-  };
-  const ondrain = () => src.resume();
+  if (state.pipes.length > 1 && !state.multiAwaitDrain) {
+    state.multiAwaitDrain = true;
+    state.awaitDrainWriters = new Set(state.awaitDrainWriters ? [state.awaitDrainWriters] : []);
+  }
+  const doEnd = (!options || options.end !== false) && !dest._isStdio;
+  const unpipe = () => src.unpipe(dest);
   const onend = () => dest.end();
-  const cleanup = () => {
-    src.removeListener('data', ondata);
-    dest.removeListener('drain', ondrain);
-    src.removeListener('end', onend);
+  const endFn = doEnd ? onend : unpipe;
+  if (state.endEmitted) nextTick(endFn);
+  else src.once('end', endFn);
+
+  let ondrain = null;
+  let cleanedUp = false;
+  const pause = () => {
+    if (!cleanedUp) {
+      if (state.pipes.length === 1 && state.pipes[0] === dest) {
+        state.awaitDrainWriters = dest;
+        state.multiAwaitDrain = false;
+      } else if (state.pipes.length > 1 && state.pipes.includes(dest)) {
+        state.awaitDrainWriters.add(dest);
+      }
+      src.pause();
+    }
+    if (!ondrain) {
+      ondrain = () => {
+        if (state.awaitDrainWriters === dest) state.awaitDrainWriters = null;
+        else if (state.multiAwaitDrain) state.awaitDrainWriters.delete(dest);
+        if ((!state.awaitDrainWriters || state.awaitDrainWriters.size === 0) && src.listenerCount('data')) {
+          src.resume();
+        }
+      };
+      dest.on('drain', ondrain);
+    }
+  };
+  const ondata = (chunk) => {
+    if (dest.write(chunk) === false) pause();
+  };
+  function onerror(err) {
+    unpipe();
+    dest.removeListener('error', onerror);
+    if (dest.listenerCount('error') === 0) {
+      const s = dest._writableState ?? dest._readableState;
+      if (s && !s.errorEmitted) errorOrDestroy(dest, err);
+      else dest.emit('error', err);
+    }
+  }
+  const onclose = () => {
+    dest.removeListener('finish', onfinish);
+    unpipe();
+  };
+  const onfinish = () => {
+    dest.removeListener('close', onclose);
+    unpipe();
+  };
+  const onunpipe = (readable, info) => {
+    if (readable === src && info && info.hasUnpiped === false) {
+      info.hasUnpiped = true;
+      cleanup();
+    }
+  };
+  function cleanup() {
+    dest.removeListener('close', onclose);
+    dest.removeListener('finish', onfinish);
+    if (ondrain) dest.removeListener('drain', ondrain);
+    dest.removeListener('error', onerror);
     dest.removeListener('unpipe', onunpipe);
-  };
-  const onunpipe = (s) => {
-    if (s === src) cleanup();
-  };
-  src.on('data', ondata);
-  dest.on('drain', ondrain);
+    src.removeListener('end', onend);
+    src.removeListener('end', unpipe);
+    src.removeListener('data', ondata);
+    cleanedUp = true;
+    // A destination that was full and is gone no longer holds the source.
+    if (ondrain && state.awaitDrainWriters && (!dest._writableState || dest._writableState.needDrain)) ondrain();
+  }
   dest.on('unpipe', onunpipe);
-  if (end) src.on('end', onend);
-  dest.once('error', (e) => {
-    src.unpipe(dest);
-    if (dest.listenerCount('error') === 0) errorOrDestroy(dest, e);
-  });
+  src.on('data', ondata);
+  EventEmitter.prototype.prependListener.call(dest, 'error', onerror);
+  dest.once('close', onclose);
+  dest.once('finish', onfinish);
   dest.emit('pipe', src);
-  if (dest.writableNeedDrain === true) src.pause();
+  if (dest.writableNeedDrain === true) pause();
   else if (!state.flowing) src.resume();
   return dest;
 };
 
 Readable.prototype.unpipe = function (dest) {
   const state = this._readableState;
-  const targets = dest === undefined ? state.pipes.slice() : state.pipes.includes(dest) ? [dest] : [];
-  for (const d of targets) {
-    state.pipes.splice(state.pipes.indexOf(d), 1);
-    d.emit('unpipe', this, { hasUnpiped: false });
+  if (state.pipes.length === 0) return this;
+  if (dest === undefined) {
+    const dests = state.pipes.splice(0);
+    this.pause();
+    for (const d of dests) d.emit('unpipe', this, { hasUnpiped: false });
+    return this;
   }
+  const index = state.pipes.indexOf(dest);
+  if (index === -1) return this;
+  state.pipes.splice(index, 1);
   if (state.pipes.length === 0) this.pause();
+  dest.emit('unpipe', this, { hasUnpiped: false });
   return this;
 };
 
+// An old-style stream (an emitter of `data` and `end`) read as a
+// Readable: paused while this one is full; its `close` or `destroy`
+// destroys this one; its other methods are reached through this one.
 Readable.prototype.wrap = function (old) {
+  let paused = false;
   old.on('data', (chunk) => {
-    if (!this.push(chunk) && old.pause) old.pause();
+    if (!this.push(chunk) && old.pause) {
+      paused = true;
+      old.pause();
+    }
   });
   old.on('end', () => this.push(null));
   old.on('error', (e) => errorOrDestroy(this, e));
+  old.on('close', () => this.destroy());
+  old.on('destroy', () => this.destroy());
   this._read = () => {
-    if (old.resume) old.resume();
+    if (paused && old.resume) {
+      paused = false;
+      old.resume();
+    }
   };
+  for (const key of Object.keys(old)) {
+    if (this[key] === undefined && typeof old[key] === 'function') this[key] = old[key].bind(old);
+  }
   return this;
 };
 
@@ -660,17 +834,20 @@ Readable.prototype.iterator = function (options) {
   return readableIterator(this, options);
 };
 
+// `error` is undefined while the stream runs, null once it ended well,
+// or its error. Leaving the loop early (or on an error) destroys the
+// stream unless `destroyOnReturn: false`; ending well destroys it too,
+// when it destroys itself anyway.
 async function* readableIterator(stream, options) {
   let wake = () => {};
   const next = () => new Promise((resolve) => {
     wake = resolve;
   });
-  stream.on('readable', () => wake());
-  let error = null;
-  let done = false;
-  finished(stream, { writable: false }, (err) => {
-    error = err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE' ? err : null;
-    done = true;
+  const onReadable = () => wake();
+  stream.on('readable', onReadable);
+  let error;
+  const cleanup = finished(stream, { writable: false }, (err) => {
+    error = err ? err : null;
     wake();
   });
   try {
@@ -680,15 +857,21 @@ async function* readableIterator(stream, options) {
         yield chunk;
       } else if (error) {
         throw error;
-      } else if (done) {
+      } else if (error === null) {
         return;
       } else {
         await next();
       }
     }
+  } catch (e) {
+    error = e;
+    throw e;
   } finally {
-    if ((error || (options && options.destroyOnReturn === false) === false || !done) && !stream._readableState.endEmitted) {
-      if (!(options && options.destroyOnReturn === false)) stream.destroy(null);
+    if ((error || !options || options.destroyOnReturn !== false) && (error === undefined || stream._readableState.autoDestroy)) {
+      stream.destroy(null);
+    } else {
+      stream.off('readable', onReadable);
+      cleanup();
     }
   }
 }
@@ -706,10 +889,9 @@ function operatorOptions(options) {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "options.signal" property must be an instance of AbortSignal');
   }
-  let concurrency = options && options.concurrency !== undefined ? options.concurrency : 1;
-  if (typeof concurrency !== 'number') {
-    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options.concurrency" property must be of type number. Received type ${typeof concurrency}`);
-  }
+  // As Node: the option is floored first, so that what is not a number
+  // is out of range.
+  const concurrency = options && options.concurrency != null ? Math.floor(options.concurrency) : 1;
   if (!(concurrency >= 1) || (concurrency !== Infinity && !Number.isInteger(concurrency))) {
     throw codedError(RangeError, 'ERR_OUT_OF_RANGE', `The value of "options.concurrency" is out of range. It must be >= 1 && <= 2147483647. Received ${concurrency}`);
   }
@@ -724,6 +906,18 @@ function operatorFunction(fn, name = 'fn') {
 
 const kSkip = Symbol('skip');
 
+// `promise`, or an AbortError as soon as `signal` aborts: a call that
+// never settles does not hold an aborted operator.
+function untilAborted(signal, promise) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError(signal.reason));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 Readable.prototype.map = function (fn, options) {
   operatorFunction(fn);
   const { signal, concurrency } = operatorOptions(options);
@@ -737,7 +931,7 @@ Readable.prototype.map = function (fn, options) {
       for (;;) {
         while (!done && queue.length < concurrency) {
           if (aborted()) throw abortError(signal.reason);
-          const next = await iterator.next();
+          const next = await untilAborted(signal, iterator.next());
           if (next.done) {
             done = true;
             break;
@@ -747,8 +941,7 @@ Readable.prototype.map = function (fn, options) {
           queue.push(result);
         }
         if (queue.length === 0) return;
-        const value = await queue.shift();
-        if (aborted()) throw abortError(signal.reason);
+        const value = await untilAborted(signal, queue.shift());
         if (value !== kSkip) yield value;
       }
     } finally {
@@ -868,8 +1061,24 @@ Readable.prototype.reduce = async function (reducer, initial, options) {
   return value;
 };
 
+// The properties Node lets code set: `readable`, `writable` (a side made
+// unusable by hand) and `readableFlowing`.
+function stateSetter(key, name) {
+  if (name === 'readable' || name === 'writable') {
+    return function (v) {
+      if (this[key]) this[key][name] = Boolean(v);
+    };
+  }
+  if (name === 'readableFlowing') {
+    return function (v) {
+      if (this[key]) this[key].flowing = v;
+    };
+  }
+  return undefined;
+}
+
 for (const [name, get] of Object.entries({
-  readable: (s) => !s.destroyed && !s.errorEmitted && !s.endEmitted,
+  readable: (s) => s.readable !== false && !s.destroyed && !s.errorEmitted && !s.endEmitted,
   readableEnded: (s) => s.endEmitted,
   readableFlowing: (s) => s.flowing,
   readableLength: (s) => s.length,
@@ -884,6 +1093,7 @@ for (const [name, get] of Object.entries({
     get() {
       return this._readableState ? get(this._readableState) : undefined;
     },
+    set: stateSetter('_readableState', name),
   });
 }
 
@@ -891,7 +1101,7 @@ for (const proto of [Readable.prototype]) {
   Object.defineProperty(proto, 'destroyed', {
     configurable: true,
     get() {
-      return (this._readableState ?? this._writableState).destroyed;
+      return (this._readableState ?? this._writableState)?.destroyed ?? false;
     },
     set(v) {
       for (const s of [this._readableState, this._writableState]) if (s) s.destroyed = v;
@@ -900,13 +1110,13 @@ for (const proto of [Readable.prototype]) {
   Object.defineProperty(proto, 'closed', {
     configurable: true,
     get() {
-      return (this._readableState ?? this._writableState).closed;
+      return (this._readableState ?? this._writableState)?.closed ?? false;
     },
   });
   Object.defineProperty(proto, 'errored', {
     configurable: true,
     get() {
-      return (this._readableState ?? this._writableState).errored;
+      return (this._readableState ?? this._writableState)?.errored ?? null;
     },
   });
 }
@@ -1016,7 +1226,7 @@ Readable.wrap = function (src, options) {
 function WritableState(options, stream, isDuplex) {
   const o = options ?? {};
   this.objectMode = Boolean(o.objectMode || (isDuplex && o.writableObjectMode));
-  this.highWaterMark = highWaterMark(o, 'writableHighWaterMark', this.objectMode);
+  this.highWaterMark = highWaterMark(o, 'writableHighWaterMark', this.objectMode, isDuplex);
   this.decodeStrings = o.decodeStrings !== false;
   this.defaultEncoding = o.defaultEncoding || 'utf8';
   this.length = 0;
@@ -1031,6 +1241,7 @@ function WritableState(options, stream, isDuplex) {
   this.finalCalled = false;
   this.prefinished = false;
   this.needDrain = false;
+  this.bufferProcessing = false;
   lifecycle(this, o);
   this.finishCallbacks = [];
 }
@@ -1067,6 +1278,7 @@ Writable.prototype._write = function (chunk, encoding, cb) {
 };
 Writable.prototype._writev = null;
 Writable.prototype.destroy = destroyImpl;
+Writable.prototype._undestroy = undestroy;
 Writable.prototype._destroy = function (err, cb) {
   cb(err);
 };
@@ -1077,13 +1289,17 @@ Writable.prototype.pipe = function () {
 };
 
 Writable.prototype.write = function (chunk, encoding, cb) {
-  const state = this._writableState;
   if (typeof encoding === 'function') {
     cb = encoding;
     encoding = null;
   }
-  if (!encoding) encoding = state.defaultEncoding;
-  else if (encoding !== 'buffer' && !Buffer.isEncoding(encoding)) throw unknownEncoding(encoding);
+  return writeChunk(this, chunk, encoding, cb) === true;
+};
+
+// A write: whether there is room for more, or the error it met (which
+// `end(chunk)` reports as its own).
+function writeChunk(stream, chunk, encoding, cb) {
+  const state = stream._writableState;
   if (typeof cb !== 'function') cb = () => {};
   // A chunk of the wrong kind is the caller's mistake, thrown at once, as
   // Node throws it; writing after the end is the stream's state, an error
@@ -1091,16 +1307,18 @@ Writable.prototype.write = function (chunk, encoding, cb) {
   if (chunk === null) {
     throw codedError(TypeError, 'ERR_STREAM_NULL_VALUES', 'May not write null values to stream');
   } else if (!state.objectMode) {
+    if (!encoding) encoding = state.defaultEncoding;
+    else if (encoding !== 'buffer' && !Buffer.isEncoding(encoding)) throw unknownEncoding(encoding);
     if (typeof chunk === 'string') {
       if (state.decodeStrings) {
         chunk = Buffer.from(chunk, encoding);
         encoding = 'buffer';
       }
-    } else if (chunk instanceof Uint8Array) {
+    } else if (ArrayBuffer.isView(chunk)) {
       if (!Buffer.isBuffer(chunk)) chunk = _uint8ArrayToBuffer(chunk);
       encoding = 'buffer';
     } else {
-      throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${chunk === undefined ? 'undefined' : typeof chunk}`);
+      throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "chunk" argument must be of type string or an instance of Buffer, TypedArray, or DataView. Received ${chunk === undefined ? 'undefined' : typeof chunk}`);
     }
   }
   let err = null;
@@ -1108,7 +1326,7 @@ Writable.prototype.write = function (chunk, encoding, cb) {
   else if (state.destroyed) err = codedError(Error, 'ERR_STREAM_DESTROYED', 'Cannot call write after a stream was destroyed');
   if (err) {
     nextTick(cb, err);
-    errorOrDestroy(this, err);
+    errorOrDestroy(stream, err, true);
     return err;
   }
   state.pendingcb++;
@@ -1119,10 +1337,10 @@ Writable.prototype.write = function (chunk, encoding, cb) {
   if (state.writing || state.corked || state.errored || state.constructed === false) {
     state.buffered.push({ chunk, encoding, callback: cb });
   } else {
-    doWrite(this, state, false, len, chunk, encoding, cb);
+    doWrite(stream, state, false, len, chunk, encoding, cb);
   }
   return ret && !state.errored && !state.destroyed;
-};
+}
 
 function doWrite(stream, state, writev, len, chunk, encoding, cb) {
   state.writelen = len;
@@ -1177,8 +1395,21 @@ function afterWriteCall(stream, state, err) {
   else after();
 }
 
+// Writes what is buffered, in order. A write that calls back at once
+// goes on to the next here, in this loop, not by calling this again
+// (`bufferProcessing`), so a `_write` that ends the stream from inside
+// sees the chunks after its own still buffered.
 function clearBuffer(stream, state) {
-  if (state.writing || state.corked || state.destroyed || state.constructed === false || state.buffered.length === 0) return;
+  if (state.writing || state.corked || state.bufferProcessing || state.destroyed || state.constructed === false || state.buffered.length === 0) return;
+  state.bufferProcessing = true;
+  try {
+    writeBuffered(stream, state);
+  } finally {
+    state.bufferProcessing = false;
+  }
+}
+
+function writeBuffered(stream, state) {
   if (state.buffered.length > 1 && stream._writev) {
     const items = state.buffered.splice(0);
     const len = state.objectMode ? items.length : items.reduce((n, b) => n + b.chunk.length, 0);
@@ -1192,8 +1423,10 @@ function clearBuffer(stream, state) {
     doWrite(stream, state, true, len, items.map(({ chunk, encoding }) => ({ chunk, encoding })), null, cb);
     return;
   }
-  const { chunk, encoding, callback } = state.buffered.shift();
-  doWrite(stream, state, false, state.objectMode ? 1 : chunk.length, chunk, encoding, callback);
+  do {
+    const { chunk, encoding, callback } = state.buffered.shift();
+    doWrite(stream, state, false, state.objectMode ? 1 : chunk.length, chunk, encoding, callback);
+  } while (state.buffered.length > 0 && !state.writing);
 }
 
 Writable.prototype.cork = function () {
@@ -1229,7 +1462,7 @@ Writable.prototype.end = function (chunk, encoding, cb) {
   }
   let err;
   if (chunk !== null && chunk !== undefined) {
-    const ret = this.write(chunk, encoding);
+    const ret = writeChunk(this, chunk, encoding);
     if (ret instanceof Error) err = ret;
   }
   if (state.corked) {
@@ -1248,7 +1481,9 @@ Writable.prototype.end = function (chunk, encoding, cb) {
     }
   }
   if (typeof cb === 'function') {
+    // (`_final` runs within `end()`: an error it gave is the outcome.)
     if (err || state.finished) nextTick(cb, err);
+    else if (state.errored) nextTick(cb, state.errored);
     else state.finishCallbacks.push(cb);
   }
   return this;
@@ -1275,7 +1510,7 @@ function finishMaybe(stream, state, sync) {
         state.pendingcb--;
         if (err) {
           for (const cb of state.finishCallbacks.splice(0)) cb(err);
-          errorOrDestroy(stream, err);
+          errorOrDestroy(stream, err, state.sync);
         } else if (needFinish(state)) {
           state.prefinished = true;
           stream.emit('prefinish');
@@ -1291,10 +1526,7 @@ function finishMaybe(stream, state, sync) {
           onFinal(e);
         }
       };
-      // From `end()`, on the next tick, as Node calls it: the callback
-      // `end()` was given is then waiting for its outcome.
-      if (sync) nextTick(callFinal);
-      else callFinal();
+      callFinal();
       state.sync = false;
       return;
     }
@@ -1321,7 +1553,7 @@ function finish(stream, state) {
 }
 
 for (const [name, get] of Object.entries({
-  writable: (s) => !s.destroyed && !s.errored && !s.ending && !s.ended,
+  writable: (s) => s.writable !== false && !s.destroyed && !s.errored && !s.ending && !s.ended,
   writableEnded: (s) => s.ending,
   writableFinished: (s) => s.finished,
   writableLength: (s) => s.length,
@@ -1330,12 +1562,14 @@ for (const [name, get] of Object.entries({
   writableCorked: (s) => s.corked,
   writableNeedDrain: (s) => !s.destroyed && !s.ending && s.needDrain,
   writableAborted: (s) => (s.destroyed || s.errored !== null) && !s.finished,
+  writableBuffer: (s) => s.getBuffer(),
 })) {
   Object.defineProperty(Writable.prototype, name, {
     configurable: true,
     get() {
       return this._writableState ? get(this._writableState) : undefined;
     },
+    set: stateSetter('_writableState', name),
   });
 }
 for (const name of ['destroyed', 'closed', 'errored']) {
@@ -1358,16 +1592,52 @@ Writable.fromWeb = function (webStream, options) {
   });
 };
 
+// A WritableStream onto a Writable: a write resolves at once unless the
+// Writable is full, then when it drains; `close` ends it and resolves when
+// it has finished; an error or an early close errors the web side.
 Writable.toWeb = function (writable) {
+  let controller;
+  let waiting = null;
+  let closing = null;
+  const settle = (key, err) => {
+    const p = key === 'drain' ? waiting : closing;
+    if (!p) return;
+    if (key === 'drain') waiting = null;
+    else closing = null;
+    if (err) p.reject(err);
+    else p.resolve();
+  };
+  writable.on('drain', () => settle('drain'));
+  finished(writable, (err) => {
+    if (err && err.code === 'ERR_STREAM_PREMATURE_CLOSE') err = abortError(err);
+    // Errors after this are the web side's now.
+    writable.on('error', () => {});
+    if (err) {
+      settle('drain', err);
+      settle('close', err);
+      controller.error(err);
+    } else if (closing) {
+      settle('close');
+    } else {
+      controller.error(abortError());
+    }
+  });
   return new WritableStream({
+    start(c) {
+      controller = c;
+    },
     write(chunk) {
-      return new Promise((resolve, reject) => {
-        writable.write(chunk, (err) => (err ? reject(err) : resolve()));
-      });
+      if (writable.writableNeedDrain || !writable.write(chunk)) {
+        return new Promise((resolve, reject) => {
+          waiting = { resolve, reject };
+        });
+      }
+      return undefined;
     },
     close() {
       return new Promise((resolve, reject) => {
-        writable.end((err) => (err ? reject(err) : resolve()));
+        closing = { resolve, reject };
+        if (!writable.writableEnded) writable.end();
       });
     },
     abort(reason) {
@@ -1391,6 +1661,7 @@ export function Duplex(options) {
       this._readableState.endEmitted = true;
     }
     if (options.writable === false) {
+      this._writableState.writable = false;
       this._writableState.ending = true;
       this._writableState.ended = true;
       this._writableState.finished = true;
@@ -1481,6 +1752,7 @@ export function Transform(options) {
   Duplex.call(this, options);
   this._readableState.sync = false;
   this._pendingCallback = null;
+  this.on('prefinish', transformPrefinish);
   if (options) {
     if (typeof options.transform === 'function') this._transform = options.transform;
     if (typeof options.flush === 'function') this._flush = options.flush;
@@ -1492,18 +1764,21 @@ Transform.prototype._transform = function () {
   throw notImplemented('_transform()');
 };
 
-Transform.prototype._final = function (cb) {
+// Flushing: `_flush`'s last data, then the end of the readable side. A
+// Transform given its own `final` still flushes, on `prefinish`, as Node.
+function transformFinal(cb) {
   let called = false;
   const done = (err, data) => {
     if (called) return;
     called = true;
     if (err) {
-      cb(err);
+      if (cb) cb(err);
+      else this.destroy(err);
       return;
     }
     if (data !== null && data !== undefined) this.push(data);
     this.push(null);
-    cb();
+    if (cb) cb();
   };
   if (typeof this._flush === 'function' && !this.destroyed) {
     const r = this._flush(done);
@@ -1511,7 +1786,12 @@ Transform.prototype._final = function (cb) {
   } else {
     done(null);
   }
-};
+}
+Transform.prototype._final = transformFinal;
+
+function transformPrefinish() {
+  if (this._final !== transformFinal) transformFinal.call(this);
+}
 
 Transform.prototype._write = function (chunk, encoding, callback) {
   const rState = this._readableState;
@@ -1578,7 +1858,9 @@ export function isDisturbed(stream) {
   return Boolean(r && (r.dataEmitted || r.endEmitted || r.errored || r.destroyed));
 }
 
+// A stream that had not finished is destroyed with an AbortError.
 export function destroy(stream, err) {
+  if (!err && (isReadable(stream) || isWritable(stream))) err = abortError();
   if (stream && typeof stream.destroy === 'function') stream.destroy(err);
 }
 
@@ -1588,35 +1870,57 @@ export function finished(stream, options, callback) {
     callback = options;
     options = {};
   }
-  options = options ?? {};
   if (typeof callback !== 'function') {
     throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "callback" argument must be of type function. Received ${callback === undefined ? 'undefined' : typeof callback}`);
+  }
+  if (options !== null && options !== undefined && typeof options !== 'object') {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "options" argument must be of type object. Received type ${typeof options} (${String(options)})`);
+  }
+  options = options ?? {};
+  const legacy = (o) => typeof o.on === 'function' && (typeof o.write === 'function' || typeof o.pipe === 'function');
+  if (stream === null || typeof stream !== 'object' || !(isNodeStream(stream) || legacy(stream))) {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "stream" argument must be an instance of ReadableStream, WritableStream, or Stream.');
   }
   let called = false;
   const done = (err) => {
     if (called) return;
     called = true;
     cleanup();
-    callback.call(stream, err);
+    if (err === undefined) callback.call(stream);
+    else callback.call(stream, err);
   };
   const r = stream._readableState;
   const w = stream._writableState;
-  const readable = options.readable ?? Boolean(r && r.readable !== false);
-  const writable = options.writable ?? Boolean(w);
-  let ended = !readable || (r && r.endEmitted);
-  let finishedW = !writable || (w && w.finished);
-  const onend = () => {
-    ended = true;
-    if (finishedW) done();
-  };
+  // Which sides are waited for: those the stream has, unless told.
+  const readable = options.readable ?? Boolean(r && (!w || r.readable !== false));
+  const writable = options.writable ?? Boolean(w && (!r || w.writable !== false));
+  // A stream that will emit `close` after its ends is waited for until
+  // then, so that the callback comes after everything it emits.
+  const willClose = (s) => Boolean(s && s.autoDestroy && s.emitClose && s.closed === false);
+  let willEmitClose = willClose(w ?? r) && Boolean(r) === readable && Boolean(w) === writable;
+  const readEnded = (strict) => Boolean(r && (r.endEmitted || (!strict && r.ended && r.length === 0)));
+  const writeEnded = (strict) => Boolean(w && (w.finished || (!strict && w.ended && w.length === 0)));
+  let readableFinished = readEnded(false);
+  let writableFinished = writeEnded(false);
   const onfinish = () => {
-    finishedW = true;
-    if (ended) done();
+    writableFinished = true;
+    if (stream.destroyed) willEmitClose = false;
+    if (willEmitClose && (!stream.readable || readable)) return;
+    if (!readable || readableFinished) done();
+  };
+  const onend = () => {
+    readableFinished = true;
+    if (stream.destroyed) willEmitClose = false;
+    if (willEmitClose && (!stream.writable || writable)) return;
+    if (!writable || writableFinished) done();
   };
   const onerror = (err) => done(err);
   const onclose = () => {
-    if ((readable && !ended) || (writable && !finishedW)) done(prematureClose());
-    else done();
+    const errored = (w && w.errored) || (r && r.errored);
+    if (errored && typeof errored !== 'boolean') return done(errored);
+    if (readable && !readableFinished && r && !readEnded(false)) return done(prematureClose());
+    if (writable && !writableFinished && !writeEnded(false)) return done(prematureClose());
+    done();
   };
   stream.on('end', onend);
   stream.on('finish', onfinish);
@@ -1628,10 +1932,16 @@ export function finished(stream, options, callback) {
     stream.removeListener('error', onerror);
     stream.removeListener('close', onclose);
   };
-  const s = r ?? w;
-  if (s && s.errored && s.errorEmitted) nextTick(done, s.errored);
-  else if (s && s.closeEmitted) nextTick(onclose);
-  else if (ended && finishedW) nextTick(done);
+  const closed = Boolean((w && w.closed) || (r && r.closed));
+  const errorEmitted = Boolean((w && w.errorEmitted) || (r && r.errorEmitted));
+  if (closed) nextTick(onclose);
+  else if (errorEmitted) {
+    if (!willEmitClose) nextTick(onclose);
+  } else if (!readable && (!willEmitClose || stream.readable) && (writableFinished || isWritable(stream) === false)) {
+    nextTick(onclose);
+  } else if (!writable && (!willEmitClose || stream.writable) && (readableFinished || isReadable(stream) === false)) {
+    nextTick(onclose);
+  }
   if (options.signal) {
     if (options.signal.aborted) nextTick(done, abortError(options.signal.reason));
     else options.signal.addEventListener('abort', () => done(abortError(options.signal.reason)), { once: true });
@@ -1715,6 +2025,9 @@ export function pipeline(...streams) {
 export function addAbortSignal(signal, stream) {
   if (!signal || typeof signal.aborted !== 'boolean') {
     throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "signal" argument must be an instance of AbortSignal. Received ${signal === undefined ? 'undefined' : typeof signal}`);
+  }
+  if (stream === null || typeof stream !== 'object' || typeof stream.destroy !== 'function') {
+    throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "stream" argument must be an instance of ReadableStream, WritableStream, or Stream. Received ${stream === null ? 'null' : `type ${typeof stream}`}`);
   }
   const abort = () => stream.destroy(abortError(signal.reason));
   if (signal.aborted) abort();

@@ -7,7 +7,9 @@
 // indentation per level. It does not group long arrays of numbers into
 // columns, and it has no colors.
 import { Buffer } from './buffer.js';
-import { groupDigits, invalidArgType, invalidArgValue, validateFunction, validateString } from './_errors.js';
+import { codedError, groupDigits, invalidArgType, invalidArgValue, validateFunction, validateString } from './_errors.js';
+import { isDeepStrictEqual } from './_comparisons.js';
+import { MIMEParams, MIMEType } from './_mime.js';
 
 const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 const promisifyCustom = Symbol.for('nodejs.util.promisify.custom');
@@ -203,6 +205,12 @@ function formatObject(v, ctx, depth) {
   const indent = ' '.repeat(2 * depth);
   const oneLine = `${head} ${entries.join(', ')} ${braces[1]}`;
   const width = entries.reduce((n, e) => n + e.length, entries.length) + head.length + indent.length + 10;
+  if (ctx.compact === true) {
+    // Node's `compact: true`: one line when it fits, else entries on lines
+    // of their own that start where the braces do.
+    if (width <= ctx.breakLength) return { text: oneLine, nest };
+    return { text: `${head} ${entries.join(`,\n${indent}  `)} ${braces[1]}`, nest };
+  }
   if (nest < ctx.compact && width <= ctx.breakLength && !oneLine.includes('\n')) return { text: oneLine, nest };
   return { text: `${head}\n${indent}  ${entries.join(`,\n${indent}  `)}\n${indent}${braces[1]}`, nest };
 }
@@ -245,7 +253,7 @@ function formatWith(opts, args) {
         case 's':
           if (typeof a === 'bigint') piece = formatBigInt(a, separated);
           else if (typeof a === 'number') piece = formatNumber(a, separated);
-          else if (typeof a === 'object' && a !== null && !hasOwnToString(a)) piece = inspect(a, Object.assign({}, opts, { depth: 0 }));
+          else if (typeof a === 'object' && a !== null && hasBuiltInToString(a)) piece = inspect(a, Object.assign({}, opts, { depth: 0, compact: 3 }));
           else piece = String(a);
           break;
         case 'd':
@@ -302,14 +310,26 @@ function formatNumber(n, separated = false) {
 
 
 const formatBigInt = (b, separated = false) => `${separated ? groupDigits(String(b)) : String(b)}n`;
-function hasOwnToString(o) {
-  let proto = o;
-  while (proto !== null && proto !== Object.prototype) {
-    if (Object.prototype.hasOwnProperty.call(proto, 'toString') && !(o instanceof Error) && proto !== Array.prototype) return true;
-    proto = Object.getPrototypeOf(proto);
-  }
-  return o instanceof Error || o instanceof Date;
+// Whether `%s` shows an object by `inspect` (its `toString` is the one
+// of a built-in class, or it has none) rather than by `String`, as Node
+// decides: a `Symbol.toPrimitive` or a `toString` of the object's own, or
+// of a class of the program's, is the program's way to show it.
+function hasBuiltInToString(o) {
+  if (typeof o[Symbol.toPrimitive] === 'function') return false;
+  if (typeof o.toString !== 'function') return true;
+  if (Object.prototype.hasOwnProperty.call(o, 'toString')) return false;
+  let holder = o;
+  do {
+    holder = Object.getPrototypeOf(holder);
+  } while (!Object.prototype.hasOwnProperty.call(holder, 'toString'));
+  const d = Object.getOwnPropertyDescriptor(holder, 'constructor');
+  return d !== undefined && typeof d.value === 'function' && isBuiltIn(d.value);
 }
+
+// A constructor of the engine's: one of the global classes, as it was
+// when this module was made.
+const builtIns = new Set(Object.getOwnPropertyNames(globalThis).filter((k) => /^[A-Z]/.test(k)).map((k) => globalThis[k]).filter((v) => typeof v === 'function'));
+const isBuiltIn = (fn) => builtIns.has(fn);
 export function format(...args) {
   return formatWith({}, args);
 }
@@ -340,23 +360,33 @@ export function promisify(original) {
 }
 promisify.custom = promisifyCustom;
 
+// `callbackify`, as Node's: the callback (bound to `this`) hears the
+// outcome on a later tick; a falsy rejection arrives wrapped, with the
+// value as `reason`. The function has the original's own properties, its
+// `length` one more and its name `<name>Callbackified`.
 export function callbackify(original) {
   validateFunction(original, 'original');
-  return function (...args) {
-    const cb = args.pop();
-    if (typeof cb !== 'function') throw new TypeError('The last argument must be of type function');
-    original.apply(this, args).then(
+  function callbackified(...args) {
+    const last = args.pop();
+    validateFunction(last, 'last argument');
+    const cb = last.bind(this);
+    Reflect.apply(original, this, args).then(
       (v) => queueMicrotask(() => cb(null, v)),
       (err) => {
         let reason = err;
         if (!reason) {
-          reason = new Error('Promise was rejected with a falsy value');
+          reason = codedError(Error, 'ERR_FALSY_VALUE_REJECTION', 'Promise was rejected with falsy value');
           reason.reason = err;
         }
         queueMicrotask(() => cb(reason));
       },
     );
-  };
+  }
+  const descriptors = Object.getOwnPropertyDescriptors(original);
+  if (typeof descriptors.length.value === 'number') descriptors.length.value++;
+  if (typeof descriptors.name.value === 'string') descriptors.name.value += 'Callbackified';
+  Object.defineProperties(callbackified, descriptors);
+  return callbackified;
 }
 
 export function inherits(ctor, superCtor) {
@@ -378,39 +408,24 @@ export function deprecate(fn, message) {
   };
 }
 
-export function debuglog() {
-  const log = () => {};
-  log.enabled = false;
+// As `workerd`'s: every section is enabled (there is no NODE_DEBUG), and
+// a message goes to `console.log` as `SECTION: message` and a newline;
+// `cb` is given the logger on its first use.
+export function debuglog(set, cb) {
+  let first = true;
+  const log = (...args) => {
+    if (first) {
+      first = false;
+      if (typeof cb === 'function') cb(log);
+    }
+    console.log(`${String(set).toUpperCase()}: ${formatWithOptions({}, ...args)}\n`);
+  };
+  Object.defineProperty(log, 'enabled', { get: () => true, configurable: true, enumerable: true });
   return log;
 }
 export const debug = debuglog;
 
-export function isDeepStrictEqual(a, b, seen = new Map()) {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  if (tag(a) !== tag(b)) return false;
-  if (seen.get(a) === b) return true;
-  seen.set(a, b);
-  if (a instanceof Date) return Object.is(a.getTime(), b.getTime());
-  if (a instanceof RegExp) return String(a) === String(b) && a.lastIndex === b.lastIndex;
-  if (ArrayBuffer.isView(a)) {
-    if (a.byteLength !== b.byteLength) return false;
-    const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    const y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-    if (!x.every((v, i) => v === y[i])) return false;
-  }
-  if (a instanceof Map || a instanceof Set) {
-    if (a.size !== b.size) return false;
-    for (const [k, v] of a.entries()) {
-      if (!b.has(k) || (a instanceof Map && !isDeepStrictEqual(v, b.get(k), seen))) return false;
-    }
-  }
-  const ka = Reflect.ownKeys(a).filter((k) => Object.prototype.propertyIsEnumerable.call(a, k));
-  const kb = Reflect.ownKeys(b).filter((k) => Object.prototype.propertyIsEnumerable.call(b, k));
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.propertyIsEnumerable.call(b, k) && isDeepStrictEqual(a[k], b[k], seen));
-}
+export { isDeepStrictEqual };
 
 export function toUSVString(s) {
   return String(s).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
@@ -548,9 +563,10 @@ export const isError = types.isNativeError;
 
 export const TextEncoder = globalThis.TextEncoder;
 export const TextDecoder = globalThis.TextDecoder;
+export { MIMEParams, MIMEType };
 
 export default {
   inspect, format, formatWithOptions, promisify, callbackify, inherits, deprecate, debuglog, debug, isDeepStrictEqual,
-  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, log, getSystemErrorName, types, TextEncoder, TextDecoder,
+  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, log, getSystemErrorName, types, TextEncoder, TextDecoder, MIMEType, MIMEParams,
   isArray, isBoolean, isBuffer, isFunction, isNull, isNullOrUndefined, isNumber, isObject, isPrimitive, isString, isSymbol, isUndefined, isRegExp, isDate, isError,
 };

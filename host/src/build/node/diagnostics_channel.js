@@ -28,8 +28,7 @@ export class Channel {
     this._stores = new Map();
   }
 
-  // A method, as on `workerd` (Node has a getter).
-  hasSubscribers() {
+  get hasSubscribers() {
     return this._subscribers.length > 0 || this._stores.size > 0;
   }
 
@@ -95,7 +94,7 @@ export function channel(name) {
 export function hasSubscribers(name) {
   checkName(name);
   const c = channels.get(name);
-  return c !== undefined && c.hasSubscribers();
+  return c !== undefined && c.hasSubscribers;
 }
 
 export function subscribe(name, subscription) {
@@ -118,8 +117,8 @@ export class TracingChannel {
     }
   }
 
-  hasSubscribers() {
-    return EVENTS.some((event) => this[event].hasSubscribers());
+  get hasSubscribers() {
+    return EVENTS.some((event) => this[event].hasSubscribers);
   }
 
   subscribe(handlers) {
@@ -149,7 +148,7 @@ export class TracingChannel {
   }
 
   traceSync(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers()) return Reflect.apply(fn, thisArg, args);
+    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
     return this._traced(context, () => {
       context.result = Reflect.apply(fn, thisArg, args);
       return context.result;
@@ -157,7 +156,7 @@ export class TracingChannel {
   }
 
   tracePromise(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers()) return Reflect.apply(fn, thisArg, args);
+    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
     const rejected = (e) => {
       context.error = e;
       this.error.publish(context);
@@ -175,7 +174,7 @@ export class TracingChannel {
   }
 
   traceCallback(fn, position = -1, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers()) return Reflect.apply(fn, thisArg, args);
+    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
     const at = position < 0 ? args.length + position : position;
     const callback = args[at];
     checkFunction(callback, 'callback');

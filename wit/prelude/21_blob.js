@@ -112,7 +112,9 @@
       if (given === undefined) {
         this.#lastModified = Date.now();
       } else {
-        const n = Number(given);
+        // ToNumber, as WebIDL converts: a BigInt is a TypeError (`Number()`
+        // would take it).
+        const n = +given;
         this.#lastModified = Number.isFinite(n) ? Math.trunc(n) : 0;
       }
     }

@@ -578,7 +578,9 @@ export function writeSync(fd, data, offsetOrOptions, length, position) {
 }
 
 export function writevSync(fd, buffers, position = null) {
-  const file = fileOf(fd, 'write');
+  // (`workerd` words a bad descriptor here without the call's name.)
+  const file = fds.get(fdOf(fd));
+  if (file === undefined) throw Object.assign(fail('EBADF', 'write'), { message: 'bad file descriptor' });
   if (!Array.isArray(buffers) || !buffers.every((b) => ArrayBuffer.isView(b))) {
     throw invalidArgType('buffers', 'an instance of ArrayBufferView[]', buffers);
   }

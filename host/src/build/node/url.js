@@ -14,10 +14,22 @@ function invalid(code, message) {
   return err;
 }
 
-export function fileURLToPath(url) {
+// A `file:` URL's path: POSIX (as on Linux, the default), or Windows with
+// `{ windows: true }` (`C:\\dir`, a host as a UNC share `\\\\host\\share`).
+export function fileURLToPath(url, options) {
   const u = typeof url === 'string' ? new URL(url) : url;
   if (!(u instanceof URL)) throw invalid('ERR_INVALID_ARG_TYPE', 'The "path" argument must be of type string or an instance of URL');
   if (u.protocol !== 'file:') throw invalid('ERR_INVALID_URL_SCHEME', 'The URL must be of scheme file');
+  if (options !== null && options !== undefined && options.windows) {
+    if (/%2f|%5c/i.test(u.pathname)) {
+      throw invalid('ERR_INVALID_FILE_URL_PATH', 'File URL path must not include encoded \\ or / characters');
+    }
+    const path = decodeURIComponent(u.pathname.replace(/\//g, '\\'));
+    if (u.hostname !== '') return `\\\\${domainToUnicode(u.hostname)}${path}`;
+    const letter = path.codePointAt(1) | 0x20;
+    if (letter < 0x61 || letter > 0x7a || path[2] !== ':') throw invalid('ERR_INVALID_FILE_URL_PATH', 'File URL path must be absolute');
+    return path.slice(1);
+  }
   if (u.hostname !== '') throw invalid('ERR_INVALID_FILE_URL_HOST', 'File URL host must be "localhost" or empty on linux');
   if (/%2f/i.test(u.pathname)) throw invalid('ERR_INVALID_FILE_URL_PATH', 'File URL path must not include encoded / characters');
   return decodeURIComponent(u.pathname);

@@ -67,6 +67,13 @@ function parseParams(input, at, params) {
   }
 }
 
+// A type or subtype that is set: a token, lowercased.
+function token(v, what) {
+  const t = `${v}`;
+  if (!TOKEN.test(t)) throw syntax(what, t, -1);
+  return t.toLowerCase();
+}
+
 function serialize(value) {
   if (value !== '' && TOKEN.test(value)) return value;
   return `"${value.replace(/["\\]/g, '\\$&')}"`;
@@ -137,17 +144,13 @@ export class MIMEType {
     return this.#type;
   }
   set type(v) {
-    const t = `${v}`;
-    if (!TOKEN.test(t)) throw syntax('type', t, -1);
-    this.#type = t.toLowerCase();
+    this.#type = token(v, 'type');
   }
   get subtype() {
     return this.#subtype;
   }
   set subtype(v) {
-    const t = `${v}`;
-    if (!TOKEN.test(t)) throw syntax('subtype', t, -1);
-    this.#subtype = t.toLowerCase();
+    this.#subtype = token(v, 'subtype');
   }
   get essence() {
     return `${this.#type}/${this.#subtype}`;

@@ -4,6 +4,8 @@
 // promise reactions, timers and microtasks; a bundle that imports this
 // module has its async functions lowered so that `await` goes through them
 // too.
+import { invalidArgType } from './_errors.js';
+
 const context = globalThis.__ssr.node.asyncContext;
 
 // The frame with `storage` set to `value` (frames are never changed in place:
@@ -22,9 +24,7 @@ export class AsyncLocalStorage {
   #defaultValue;
   #name;
   constructor(options = {}) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`The "options" argument must be of type object. Received ${options === null ? 'null' : `type ${typeof options}`}`);
-    }
+    if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
     this.#defaultValue = options.defaultValue;
     this.#name = options.name === undefined ? '' : String(options.name);
     context.enable();

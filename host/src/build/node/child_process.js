@@ -3,9 +3,9 @@
 // arguments as `workerd` does (a wrong argument is a TypeError first).
 // `ChildProcess` exists for `instanceof` and its prototype's methods.
 
-import { codedError, invalidArgType, notImplemented } from './_errors.js';
+import { invalidArgType, notImplemented } from './_errors.js';
 
-const refuse = (name) => codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The child_process.${name} method is not implemented`);
+const refuse = (name) => notImplemented(`child_process.${name}`);
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -5,6 +5,7 @@
 // and whose `_errorHandler` throws the error it is given. `create` is a
 // domain, as `workerd` exports it.
 import EventEmitter from './events.js';
+import { validateFunction } from './_errors.js';
 
 export class Domain extends EventEmitter {
   enter() {}
@@ -12,9 +13,7 @@ export class Domain extends EventEmitter {
   add() {}
   remove() {}
   run(fn, ...args) {
-    if (typeof fn !== 'function') {
-      throw new TypeError(`The "fn" argument must be of type function. Received ${fn === null ? 'null' : `type ${typeof fn}`}`);
-    }
+    validateFunction(fn, 'fn');
     return Reflect.apply(fn, this, args);
   }
   intercept(cb) {

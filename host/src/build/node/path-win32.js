@@ -5,7 +5,7 @@
 // `C:\`), a UNC share (`\\server\share\`) or a lone separator. Output is
 // written with `\`. The working directory is the root, as on Workers.
 
-import { validateString } from './_errors.js';
+import { invalidArgType, validateString } from './_errors.js';
 // (A cycle with path.js: each reads the other's object only when asked.)
 import { posix } from './path.js';
 
@@ -169,9 +169,7 @@ export function parse(path) {
 }
 
 export function format(p) {
-  if (p === null || typeof p !== 'object') {
-    throw new TypeError(`The "pathObject" argument must be of type object. Received ${p === null ? 'null' : `type ${typeof p}`}`);
-  }
+  if (p === null || typeof p !== 'object') throw invalidArgType('pathObject', 'of type object', p);
   const dir = p.dir || p.root || '';
   const base = p.base || `${p.name || ''}${p.ext ? (p.ext.startsWith('.') ? '' : '.') + p.ext : ''}`;
   if (!dir) return base;

@@ -1,9 +1,10 @@
 // `node:vm`, as on workerd: nothing runs code from a string (a tenant's
 // code is what it was built with). The functions check their arguments
 // as Node does, then the ones that would run or compile code throw
-// `ERR_METHOD_NOT_IMPLEMENTED`, in `workerd`'s words. A `Script` can be
+// `ERR_METHOD_NOT_IMPLEMENTED`, in `workerd`'s words (which name
+// `runInThisContext` for every run function). A `Script` can be
 // made; a context is a new object that says it is one.
-import { codedError, invalidArgType, invalidArgValue, outOfRange } from './_errors.js';
+import { codedError, invalidArgType, invalidArgValue, notImplemented, outOfRange } from './_errors.js';
 
 const CONTEXT = Symbol('vm context');
 
@@ -65,15 +66,15 @@ export class Script {
   }
 
   runInThisContext() {
-    throw refuse('runInThisContext');
+    throw notImplemented('runInThisContext');
   }
 
   runInContext() {
-    throw refuse('runInThisContext');
+    throw notImplemented('runInThisContext');
   }
 
   runInNewContext() {
-    throw refuse('runInThisContext');
+    throw notImplemented('runInThisContext');
   }
 
   createCachedData() {
@@ -112,16 +113,16 @@ export function runInContext(code, context, options) {
     throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "contextifiedObject" argument must be an vm.Context');
   }
   if (typeof options !== 'string') checkOptions(options, SCRIPT_OPTIONS);
-  throw refuse('runInThisContext');
+  throw notImplemented('runInThisContext');
 }
 
 export function runInNewContext() {
-  throw refuse('runInThisContext');
+  throw notImplemented('runInThisContext');
 }
 
 export function runInThisContext(code, options) {
   checkRunOptions(options);
-  throw refuse('runInThisContext');
+  throw notImplemented('runInThisContext');
 }
 
 export function compileFunction(code, params, options) {
@@ -135,7 +136,7 @@ export function compileFunction(code, params, options) {
       throw invalidArgType('options.contextExtensions', 'an instance of Array of objects', options.contextExtensions);
     }
   }
-  throw refuse('compileFunction');
+  throw notImplemented('compileFunction');
 }
 
 export function measureMemory(options) {
@@ -147,13 +148,7 @@ export function measureMemory(options) {
       throw invalidArgValue('options.execution', options.execution, "must be 'default' or 'eager'");
     }
   }
-  throw refuse('measureMemory');
-}
-
-// `workerd`'s error for what runs code (its words name `runInThisContext`
-// for all three run functions).
-function refuse(name) {
-  return codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', `The ${name} method is not implemented`);
+  throw notImplemented('measureMemory');
 }
 
 export default {

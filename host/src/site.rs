@@ -241,6 +241,11 @@ impl Site {
             limits: Default::default(),
             app: self.app.as_ref().map(|a| a.config.clone()),
             node_globals: self.app.as_ref().is_some_and(|a| a.node_globals),
+            behaviours: self
+                .app
+                .as_ref()
+                .map(|a| a.behaviours.clone())
+                .unwrap_or_default(),
             rules: self
                 .app
                 .as_ref()

@@ -180,16 +180,8 @@ fn server(origin: &Origin, query: &str) -> (InProcess, Vec<String>) {
         "--request-timeout",
         "2000",
     ]);
-    let ids = Engines::KINDS
-        .iter()
-        .map(|e| {
-            let id = format!("f-{e}");
-            let q = format!("engine={e}&allow_fetch={}&{query}", origin.origin());
-            let (status, body) = s.add(&id, FETCHER, &q);
-            assert_eq!(status, 201, "{body}");
-            id
-        })
-        .collect();
+    let q = format!("allow_fetch={}&{query}", origin.origin());
+    let ids = s.add_on_each_engine("f", FETCHER, &q);
     (s, ids)
 }
 

@@ -27,6 +27,7 @@ mod probe;
 mod probe4;
 mod render;
 mod runtime;
+mod sockets;
 mod streams;
 mod structure;
 mod support;

@@ -382,6 +382,21 @@ pub trait Client {
         self.put_bytes(id, &bytes, query)
     }
 
+    /// [`Client::add`] on each engine, as `{prefix}-{engine}` with
+    /// `engine={engine}&{query}`, each refused registration a failure: the
+    /// ids.
+    fn add_on_each_engine(&self, prefix: &str, entry: &str, query: &str) -> Vec<String> {
+        ssr::engine::Engines::KINDS
+            .iter()
+            .map(|e| {
+                let id = format!("{prefix}-{e}");
+                let (status, body) = self.add(&id, entry, &format!("engine={e}&{query}"));
+                assert_eq!(status, 201, "{id}: {body}");
+                id
+            })
+            .collect()
+    }
+
     fn put_bytes(&self, id: &str, bytes: &[u8], query: &str) -> (u16, String) {
         let mut r = Server::agent()
             .put(self.url(&format!("/_ssr/admin/tenants/{id}?{query}")))

@@ -89,16 +89,18 @@
     return id;
   }
 
-  // The requests of `fetch` (below) in flight, by the host's id.
+  // The requests of `fetch` (below) in flight, and the sockets of
+  // `connect()` open, by the host's id: while any is, the engine waits.
   const inflight = new Map();
+  const sockets = new Map();
 
   // Runs the next timer if it is due: true if one ran, false if nothing
   // is left that could run. Otherwise the number of milliseconds the
-  // engine should wait (-1: no bound, while requests are in flight and no
+  // engine should wait (-1: no bound, while requests are in flight or sockets open and no
   // timer is set): until the next timer falls due, or a request ends.
   function runNextTimer() {
     const next = earliest();
-    if (next === undefined) return inflight.size > 0 ? -1 : false;
+    if (next === undefined) return inflight.size > 0 || sockets.size > 0 ? -1 : false;
     const now = realNow();
     if (next.due > now && render !== null) return next.due - now;
     pop();

@@ -82,6 +82,7 @@
   function arrived(text, data) {
     const value = JSON.parse(text);
     if (value.id !== undefined) fetched(value, data);
+    if (value.socket !== undefined) socketEvent(value, data);
     if (value.gone && leaving !== null) {
       const r = leaving;
       leaving = null;

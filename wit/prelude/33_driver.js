@@ -73,6 +73,8 @@
     },
     describe,
     workers,
+    // What `cloudflare:sockets` gives (host/src/build/sockets.js).
+    sockets: socketsModule,
     // What the `node:` modules (host/src/build/node/) build on.
     node: Object.freeze({
       asyncContext,
@@ -102,6 +104,7 @@
       outerFrames.length = 0;
       clearTimers();
       inflight.clear();
+      sockets.clear();
       afterwork = [];
     },
   };

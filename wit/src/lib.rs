@@ -386,6 +386,20 @@ pub mod calls {
     /// (`docs/engines.md`).
     pub const FETCH_WAIT: &str = "fetch-wait";
 
+    /// Workers' `connect()` sockets (`cloudflare:sockets`, and `node:net`
+    /// and `node:tls` over them). Arguments: `{op: "open", hostname, port,
+    /// tls}`, reply `{id}`, refused unless the tenant was granted
+    /// `tcp://HOST:PORT`; then `{op: "read", id}`, `{op: "write", id}` with
+    /// the bytes, `{op: "shutdown", id}` (end the writing side), `{op:
+    /// "tls", id, hostname}` (start TLS) and `{op: "close", id}`, each
+    /// replying nothing. What comes of them comes through [`FETCH_WAIT`]
+    /// as `{socket: id, event}`: `opened` (with `remote` and `local`, again
+    /// after a TLS handshake), `data` (one read's bytes as the reply's,
+    /// `end: true` at the end of the stream), `wrote`, or `error` (with
+    /// `error`; the socket is closed). A socket counts as a request
+    /// against the render's limits (`host/src/web/socket.rs`).
+    pub const SOCKET: &str = "socket";
+
     /// Starts a response whose body is a stream. Arguments: the response
     /// without its body, in [`Response`](super::Response)'s serde form
     /// (`{status, headers, ttl, vary}`); reply: `true` when the host sends

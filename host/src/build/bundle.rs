@@ -7,7 +7,8 @@
 //! bundle by hand.
 //!
 //! Built-in modules: `cloudflare:workers` (`workers.js` beside this file,
-//! over the prelude's `workers`) is resolved by esbuild's `--alias`, so the
+//! over the prelude's `workers`) and `cloudflare:sockets` (`sockets.js`,
+//! over the prelude's `connect()`) are resolved by esbuild's `--alias`, so the
 //! apps Cloudflare's adapters build import it as they do on Workers. So are
 //! Node's built-in modules, every one `workerd` has (`node.rs`), under
 //! `node:NAME` and their bare names; a static import of any other `node:`
@@ -79,11 +80,18 @@ pub const ESBUILD_FLAGS: &[&str] = &[
 
 /// Modules the host provides to every bundle: the name imported, a file
 /// name for esbuild, and the source.
-const BUILTIN_MODULES: &[(&str, &str, &str)] = &[(
-    "cloudflare:workers",
-    "cloudflare-workers.js",
-    include_str!("workers.js"),
-)];
+const BUILTIN_MODULES: &[(&str, &str, &str)] = &[
+    (
+        "cloudflare:workers",
+        "cloudflare-workers.js",
+        include_str!("workers.js"),
+    ),
+    (
+        "cloudflare:sockets",
+        "cloudflare-sockets.js",
+        include_str!("sockets.js"),
+    ),
+];
 
 /// The package the Node modules are imported through (see `bundle`).
 const NODE_PACKAGE: &str = "ssr-node-modules";

@@ -142,6 +142,9 @@ pub struct Options {
     /// Node's globals `Buffer` and `process` in the bundle (an app whose
     /// wrangler config sets `nodejs_compat`; `BundleOptions::node_globals`).
     pub node_globals: bool,
+    /// The behaviours the app's compatibility date and flags choose
+    /// (`wrangler::BEHAVIOURS`), given to the bundle as `__SSR_COMPAT__`.
+    pub behaviours: Vec<(String, bool)>,
     /// How modules that are not JavaScript import (`BundleOptions::rules`;
     /// empty: wrangler's defaults).
     pub rules: Vec<bundle::ModuleRule>,
@@ -192,6 +195,17 @@ pub fn build(
         node_globals: options.node_globals,
         rules: options.rules.clone(),
     };
+    if !options.behaviours.is_empty() {
+        let chosen: serde_json::Map<String, serde_json::Value> = options
+            .behaviours
+            .iter()
+            .map(|(name, on)| (name.clone(), (*on).into()))
+            .collect();
+        bundling.defines.push((
+            "__SSR_COMPAT__".into(),
+            serde_json::Value::Object(chosen).to_string(),
+        ));
+    }
     if let Some(client) = &options.client {
         let built = step(progress, Step::Client, || {
             client::build(client, options.jsx_import_source.as_deref())

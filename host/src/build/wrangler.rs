@@ -46,6 +46,9 @@ pub struct App {
     pub node_globals: bool,
     /// `compatibility_flags`, as the config lists them.
     pub compatibility_flags: Vec<String>,
+    /// Each of [`BEHAVIOURS`] by its enable flag, and whether the app has
+    /// it.
+    pub behaviours: Vec<(String, bool)>,
     /// How modules that are not JavaScript import: the config's `rules`,
     /// then wrangler's defaults (`BundleOptions::rules`).
     pub rules: Vec<ModuleRule>,
@@ -95,6 +98,20 @@ const NODE_FLAGS: &[&str] = &[
 /// origin it names, through the tenant's grant, never to a Worker of the
 /// app's own zone; `ssr` has no zones, and refuses private addresses).
 const ALWAYS_FLAGS: &[&str] = &["global_fetch_strictly_public"];
+
+/// Behaviours `workerd` changed by compatibility date, that `ssr` has
+/// both of: each by its enable flag, its disable flag, and the date from
+/// which it is the default. The app's flags, else its date, choose, and the
+/// bundle reads the choice as `__SSR_COMPAT__` ([`App::behaviours`]); with
+/// no date, today's behaviour.
+pub const BEHAVIOURS: &[(&str, &str, &str)] = &[
+    // `diagnostics_channel`'s `hasSubscribers` a getter, not a method.
+    (
+        "diagnostics_channel_has_subscribers_getter",
+        "no_diagnostics_channel_has_subscribers_getter",
+        "2026-05-19",
+    ),
+];
 
 /// The compatibility date from which `nodejs_compat` is on by default on
 /// Workers (`workerd` says so when a config names the flag).
@@ -157,6 +174,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     .flatten()
                     .filter_map(Value::as_str)
                     .filter(|f| !NODE_FLAGS.contains(f) && !ALWAYS_FLAGS.contains(f))
+                    .filter(|f| !BEHAVIOURS.iter().any(|(on, off, _)| f == on || f == off))
                     .collect();
                 for f in v.as_array().into_iter().flatten() {
                     compatibility_flags.extend(f.as_str().map(String::from));
@@ -240,7 +258,21 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         )
     })?;
     // Dates compare as text: both are `YYYY-MM-DD`.
-    let by_date = date.is_some_and(|d| d.as_str() >= NODEJS_COMPAT_DEFAULT);
+    let by_date = date
+        .as_ref()
+        .is_some_and(|d| d.as_str() >= NODEJS_COMPAT_DEFAULT);
+    let behaviours = BEHAVIOURS
+        .iter()
+        .map(|(on, off, since)| {
+            let flag = |f: &str| compatibility_flags.iter().any(|g| g == f);
+            let chosen = if flag(off) {
+                false
+            } else {
+                flag(on) || date.as_ref().is_none_or(|d| d.as_str() >= *since)
+            };
+            (on.to_string(), chosen)
+        })
+        .collect();
     Ok(App {
         path: path.to_path_buf(),
         entry,
@@ -248,6 +280,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         config,
         node_globals: node_flag.unwrap_or(by_date),
         compatibility_flags,
+        behaviours,
         rules: module_rules(own_rules, &falls_through),
         warnings,
     })
@@ -522,6 +555,34 @@ pub(crate) mod tests {
         }
     }
 
+    fn behaviours_follow_the_flags_then_the_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let getter = "diagnostics_channel_has_subscribers_getter";
+        for (date, flags, on) in [
+            (Some("2026-05-19"), "[]", true),
+            (Some("2026-05-18"), "[]", false),
+            (None, "[]", true),
+            (
+                Some("2024-01-01"),
+                r#"["diagnostics_channel_has_subscribers_getter"]"#,
+                true,
+            ),
+            (
+                Some("2026-11-01"),
+                r#"["no_diagnostics_channel_has_subscribers_getter"]"#,
+                false,
+            ),
+        ] {
+            let date = date.map_or(String::new(), |d| {
+                format!(r#""compatibility_date": "{d}","#)
+            });
+            let text = format!(r#"{{ "main": "i.js", {date} "compatibility_flags": {flags} }}"#);
+            let app = read(&write(dir.path(), "wrangler.json", &text)).unwrap();
+            assert_eq!(app.behaviours, [(getter.to_string(), on)], "{text}");
+            assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+        }
+    }
+
     fn a_jsonc_config_gives_entry_assets_vars_and_warnings() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(
@@ -663,6 +724,7 @@ pub(crate) mod tests {
     crate::unit_tests!(
         module_rules_go_before_the_defaults_by_extension_and_say_what_they_cannot,
         nodejs_compat_is_on_from_its_default_date_unless_turned_off,
+        behaviours_follow_the_flags_then_the_date,
         a_jsonc_config_gives_entry_assets_vars_and_warnings,
         a_toml_config_and_bad_configs,
         headers_and_redirects_files_are_parsed

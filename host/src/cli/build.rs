@@ -135,6 +135,10 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         },
         app: app.as_ref().map(|a| a.config.clone()),
         node_globals: app.as_ref().is_some_and(|a| a.node_globals),
+        behaviours: app
+            .as_ref()
+            .map(|a| a.behaviours.clone())
+            .unwrap_or_default(),
         rules: app.as_ref().map(|a| a.rules.clone()).unwrap_or_default(),
         v8_only: args.engine == Some(ssr::engine::EngineKind::V8),
         code_cache: args.code_cache.dir.clone(),

@@ -74,10 +74,14 @@ impl Origin {
 }
 
 /// As the web serializes an origin: the port only when not the scheme's
-/// default.
+/// default (a `tcp://` address always has one).
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let default = if self.scheme == "https" { 443 } else { 80 };
+        let default = match self.scheme.as_str() {
+            "https" => 443,
+            "http" => 80,
+            _ => 0,
+        };
         write!(f, "{}://{}", self.scheme, self.host)?;
         if self.port != default {
             write!(f, ":{}", self.port)?;
@@ -99,10 +103,24 @@ impl FromStr for Origin {
         if !url.username().is_empty() || url.password().is_some() {
             return Err(bad("it has credentials"));
         }
-        if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        // `tcp://HOST:PORT` grants `connect()` that address (`socket.rs`).
+        let tcp = url.scheme() == "tcp";
+        let root = if tcp { "" } else { "/" };
+        if url.path() != root || url.query().is_some() || url.fragment().is_some() {
             return Err(bad("it has a path, query or fragment"));
         }
-        Origin::of(&url).ok_or_else(|| bad("the scheme must be http or https"))
+        if tcp {
+            let host = url.host_str().filter(|h| !h.is_empty());
+            return match (host, url.port()) {
+                (Some(host), Some(port)) => Ok(Origin {
+                    scheme: "tcp".into(),
+                    host: host.to_ascii_lowercase(),
+                    port,
+                }),
+                _ => Err(bad("a tcp:// address needs a host and a port")),
+            };
+        }
+        Origin::of(&url).ok_or_else(|| bad("the scheme must be http, https or tcp"))
     }
 }
 
@@ -157,7 +175,7 @@ impl Budget {
     }
 
     /// Takes `n` bytes, or fails (taking nothing) when fewer are left.
-    fn take(&self, n: usize) -> Result<(), FetchError> {
+    pub(super) fn take(&self, n: usize) -> Result<(), FetchError> {
         use std::sync::atomic::Ordering;
         self.left
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
@@ -366,7 +384,7 @@ impl Default for FetchGrant {
 /// own that its requests run on, apart from the threads that serve pages,
 /// so that a slow origin never delays the server's own I/O.
 pub struct Net {
-    runtime: tokio::runtime::Runtime,
+    pub(super) runtime: tokio::runtime::Runtime,
     fetcher: Fetcher,
 }
 
@@ -504,23 +522,40 @@ impl Subrequests {
         message
     }
 
+    /// Counts one more of the render's subrequests (`what`: a request or a
+    /// connection), or refuses it past `grant`'s limit.
+    pub fn admit(&mut self, grant: &FetchGrant, what: &str) -> Result<(), String> {
+        if self.made >= grant.max_subrequests {
+            return Err(self.refuse(
+                "subrequests",
+                format!(
+                    "{what}: this render has made {} requests, its limit (the tenant's `max_subrequests`)",
+                    grant.max_subrequests
+                ),
+            ));
+        }
+        self.made += 1;
+        Ok(())
+    }
+
+    /// What the render may still read, all its requests and sockets
+    /// together.
+    pub fn budget(&self) -> Arc<Budget> {
+        self.budget.clone()
+    }
+
+    /// When the render must end.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
     /// `contract::calls::FETCH`: starts a request if `grant` allows it, and
     /// answers its id; it runs on [`net`]'s runtime while the render goes
     /// on.
     pub fn start(&mut self, grant: &FetchGrant, args: &str, body: &[u8]) -> Result<Reply, String> {
         let args: FetchArgs = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH))?;
-        if self.made >= grant.max_subrequests {
-            return Err(self.refuse(
-                "subrequests",
-                format!(
-                    "fetch of {}: this render has made {} requests, its limit (the tenant's `max_subrequests`)",
-                    shown_text(&args.url),
-                    grant.max_subrequests
-                ),
-            ));
-        }
-        self.made += 1;
+        self.admit(grant, &format!("fetch of {}", shown_text(&args.url)))?;
         let url = reqwest::Url::parse(&args.url)
             .map_err(|_| format!("Failed to parse URL from {}", shown_text(&args.url)))?;
         check(&grant.allowed, &url).map_err(|e| match e {
@@ -575,11 +610,17 @@ impl Subrequests {
     /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds
     /// (`null` or negative: as long as the render's deadline allows) for a
     /// request in flight to finish, and answers it, its body as the bytes;
-    /// with none in flight, it is a timer's wait, and answers nothing when
+    /// or for `other` (a socket's event, `socket.rs`), answered as it
+    /// answers; with none in flight, it is a timer's wait, and answers nothing when
     /// the time is up. At the deadline, a request still in flight fails.
     /// When `client` (the render's streamed body) closes first, the answer
     /// says the client went away, once.
-    pub async fn wait(&mut self, args: &str, client: Option<&Sink>) -> Result<Reply, String> {
+    pub async fn wait(
+        &mut self,
+        args: &str,
+        client: Option<&Sink>,
+        other: impl std::future::Future<Output = Result<Reply, String>>,
+    ) -> Result<Reply, String> {
         let max: Option<f64> = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH_WAIT))?;
         let started = Instant::now();
@@ -604,6 +645,7 @@ impl Subrequests {
         let got = tokio::select! {
             biased;
             got = self.done_rx.recv() => got,
+            answer = other => return answer,
             () = leaving => {
                 self.told_gone = true;
                 let gone = Finished {
@@ -945,8 +987,17 @@ pub(crate) mod tests {
         assert_eq!(o.to_string(), "http://api.example.com");
         let o: Origin = "https://127.0.0.1:9443/".parse().unwrap();
         assert_eq!(o.to_string(), "https://127.0.0.1:9443");
+        // `connect()`'s grants: a host and a port, always written.
+        let o: Origin = "TCP://DB.Example.com:5432".parse().unwrap();
+        assert_eq!(o.to_string(), "tcp://db.example.com:5432");
+        let o: Origin = "tcp://[::1]:80".parse().unwrap();
+        assert_eq!(o.to_string(), "tcp://[::1]:80");
+        assert!(Origin::of(&reqwest::Url::parse("tcp://x.test:1").unwrap()).is_none());
         for bad in [
             "127.0.0.1:9000",
+            "tcp://x.test",
+            "tcp://x.test:5432/db",
+            "tcp://:5432",
             "ftp://x.test",
             "http://x.test/api",
             "http://u:p@x.test",

@@ -4,7 +4,7 @@
 //! name (the contract crate's `calls`, with the JSON form of its arguments
 //! and reply), its tier, and its handler, in the file of its web API here
 //! (`url.rs`, `url_pattern.rs`, `text.rs`, `compress.rs`, `rewriter.rs`,
-//! `intl.rs`, `fetch.rs`,
+//! `intl.rs`, `fetch.rs`, `socket.rs`,
 //! `crypto/`)
 //! or of the host part it reaches (`cache/api.rs`, `assets/binding.rs`).
 //! The prelude's file for the API (`wit/prelude/NN_<api>.js`) wraps it for
@@ -43,6 +43,7 @@ mod grants;
 pub mod intl;
 pub mod open;
 pub mod rewriter;
+pub mod socket;
 pub mod stream;
 pub mod text;
 pub mod url;
@@ -73,6 +74,8 @@ pub struct Imports {
     coders: compress::Coders,
     /// `HTMLRewriter`s open in this render (`rewriter.rs`).
     rewriters: rewriter::Rewriters,
+    /// `connect()`'s sockets open in this render (`socket.rs`).
+    sockets: socket::Sockets,
 }
 
 impl Imports {
@@ -85,6 +88,7 @@ impl Imports {
             decoders: Default::default(),
             coders: Default::default(),
             rewriters: Default::default(),
+            sockets: Default::default(),
         }
     }
 
@@ -109,6 +113,7 @@ impl Imports {
         self.decoders.clear();
         self.coders.clear();
         self.rewriters.clear();
+        self.sockets.end_render();
         self.subrequests.end_render();
     }
 
@@ -127,7 +132,9 @@ impl Imports {
     /// `fetch-wait` waits; every other call is [`Imports::call_now`].
     pub async fn call(&mut self, name: &str, args: &str, data: &[u8]) -> Result<Reply, String> {
         if name == calls::FETCH_WAIT {
-            return self.subrequests.wait(args, self.body.as_ref()).await;
+            let body = self.body.as_ref();
+            let sockets = self.sockets.next_reply(Instant::now());
+            return self.subrequests.wait(args, body, sockets).await;
         }
         self.call_now(name, args, data)
     }
@@ -260,6 +267,21 @@ pub static CAPABILITIES: &[Capability] = &[
         handler: Handler::Instance(|i, args, _| {
             i.subrequests.abort(parse(calls::FETCH_ABORT, args)?);
             Ok(Reply::default())
+        }),
+    },
+    Capability {
+        name: calls::SOCKET,
+        handler: Handler::Instance(|i, args, data| {
+            let (subrequests, grant) = (&mut i.subrequests, &i.grants.fetch);
+            i.sockets.call(args, data, || {
+                subrequests.admit(grant, "connect()")?;
+                Ok(socket::Lent {
+                    grant,
+                    budget: subrequests.budget(),
+                    deadline: subrequests.deadline(),
+                    tenant: &i.grants.tenant,
+                })
+            })
         }),
     },
     Capability {
@@ -453,8 +475,13 @@ pub(crate) mod tests {
 
     fn unknown_capabilities_and_bad_arguments_are_refused_by_name() {
         let mut imports = Imports::new(&Grants::new("t"));
-        let err = call(&mut imports, "socket", "{}").unwrap_err();
-        assert!(err.contains("no capability \"socket\""), "{err}");
+        let err = call(&mut imports, "listen", "{}").unwrap_err();
+        assert!(err.contains("no capability \"listen\""), "{err}");
+        let err = call(&mut imports, calls::SOCKET, "{}").unwrap_err();
+        assert!(err.starts_with("socket: bad arguments"), "{err}");
+        let open = r#"{"op":"open","hostname":"10.0.0.1","port":5432,"tls":false}"#;
+        let err = call(&mut imports, calls::SOCKET, open).unwrap_err();
+        assert!(err.contains("--allow-fetch tcp://10.0.0.1:5432"), "{err}");
         let err = call(&mut imports, calls::RANDOM, "\"lots\"").unwrap_err();
         assert!(
             err.starts_with("random: bad arguments \"\\\"lots\\\"\""),

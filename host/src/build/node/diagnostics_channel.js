@@ -20,6 +20,14 @@ function checkFunction(fn, what) {
   }
 }
 
+function subscribed(channel) {
+  return channel._subscribers.length > 0 || channel._stores.size > 0;
+}
+
+function tracingSubscribed(tracing) {
+  return EVENTS.some((event) => subscribed(tracing[event]));
+}
+
 export class Channel {
   constructor(name) {
     checkName(name);
@@ -29,7 +37,7 @@ export class Channel {
   }
 
   get hasSubscribers() {
-    return this._subscribers.length > 0 || this._stores.size > 0;
+    return subscribed(this);
   }
 
   subscribe(subscription) {
@@ -94,7 +102,7 @@ export function channel(name) {
 export function hasSubscribers(name) {
   checkName(name);
   const c = channels.get(name);
-  return c !== undefined && c.hasSubscribers;
+  return c !== undefined && subscribed(c);
 }
 
 export function subscribe(name, subscription) {
@@ -118,7 +126,7 @@ export class TracingChannel {
   }
 
   get hasSubscribers() {
-    return EVENTS.some((event) => this[event].hasSubscribers);
+    return tracingSubscribed(this);
   }
 
   subscribe(handlers) {
@@ -148,7 +156,7 @@ export class TracingChannel {
   }
 
   traceSync(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!tracingSubscribed(this)) return Reflect.apply(fn, thisArg, args);
     return this._traced(context, () => {
       context.result = Reflect.apply(fn, thisArg, args);
       return context.result;
@@ -156,7 +164,7 @@ export class TracingChannel {
   }
 
   tracePromise(fn, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!tracingSubscribed(this)) return Reflect.apply(fn, thisArg, args);
     const rejected = (e) => {
       context.error = e;
       this.error.publish(context);
@@ -174,7 +182,7 @@ export class TracingChannel {
   }
 
   traceCallback(fn, position = -1, context = {}, thisArg, ...args) {
-    if (!this.hasSubscribers) return Reflect.apply(fn, thisArg, args);
+    if (!tracingSubscribed(this)) return Reflect.apply(fn, thisArg, args);
     const at = position < 0 ? args.length + position : position;
     const callback = args[at];
     checkFunction(callback, 'callback');
@@ -200,6 +208,20 @@ export class TracingChannel {
 
 export function tracingChannel(nameOrChannels) {
   return new TracingChannel(nameOrChannels);
+}
+
+// `hasSubscribers` is a getter, as `workerd` has it since 2026-05-19, or
+// a method for an app whose compatibility date is older or that sets
+// `no_diagnostics_channel_has_subscribers_getter` (`ssr build` defines
+// `__SSR_COMPAT__` from the app's config: build/wrangler.rs).
+if (typeof __SSR_COMPAT__ !== 'undefined' && __SSR_COMPAT__.diagnostics_channel_has_subscribers_getter === false) {
+  for (const [Class, has] of [[Channel, subscribed], [TracingChannel, tracingSubscribed]]) {
+    Object.defineProperty(Class.prototype, 'hasSubscribers', {
+      value: { hasSubscribers() { return has(this); } }.hasSubscribers,
+      writable: true,
+      configurable: true,
+    });
+  }
 }
 
 export default { Channel, channel, hasSubscribers, subscribe, tracingChannel, unsubscribe };

@@ -1,0 +1,347 @@
+// `node:net`, as on `workerd`: a client `Socket` over Workers' `connect()`
+// (wit/prelude/25_sockets.js), so it reaches only the addresses the tenant
+// was granted (`tcp://HOST:PORT`); servers are not implemented there
+// either. A socket connects as `"starttls"`, so that `tls.connect({
+// socket })` can upgrade it later (what Postgres clients do after their
+// SSLRequest). `isIP`, `isIPv4`, `isIPv6` and `_normalizeArgs` as Node's.
+import { Duplex } from './stream.js';
+import { Buffer } from './buffer.js';
+import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction } from './_errors.js';
+
+// The prelude's `connect()`, looked up when a socket connects (not at the
+// top level, so the module also loads where there is no prelude).
+const workersConnect = (address, options) => globalThis.__ssr.sockets.connect(address, options);
+
+const IPV4_PART = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
+const IPV4 = `(?:${IPV4_PART}\\.){3}${IPV4_PART}`;
+const H16 = '[0-9a-fA-F]{1,4}';
+const IPV6 = new RegExp('^(?:' + [
+  `(?:${H16}:){7}(?:${H16}|:)`,
+  `(?:${H16}:){6}(?:${IPV4}|:${H16}|:)`,
+  `(?:${H16}:){5}(?::${IPV4}|(?::${H16}){1,2}|:)`,
+  `(?:${H16}:){4}(?:(?::${H16}){0,1}:${IPV4}|(?::${H16}){1,3}|:)`,
+  `(?:${H16}:){3}(?:(?::${H16}){0,2}:${IPV4}|(?::${H16}){1,4}|:)`,
+  `(?:${H16}:){2}(?:(?::${H16}){0,3}:${IPV4}|(?::${H16}){1,5}|:)`,
+  `(?:${H16}:){1}(?:(?::${H16}){0,4}:${IPV4}|(?::${H16}){1,6}|:)`,
+  `(?::(?:(?::${H16}){0,5}:${IPV4}|(?::${H16}){1,7}|:))`,
+].join('|') + ')(?:%[0-9a-zA-Z-.:]{1,})?$');
+const IPV4_RE = new RegExp(`^${IPV4}$`);
+
+export function isIPv4(input) {
+  return IPV4_RE.test(String(input));
+}
+
+export function isIPv6(input) {
+  return IPV6.test(String(input));
+}
+
+export function isIP(input) {
+  if (isIPv4(input)) return 4;
+  if (isIPv6(input)) return 6;
+  return 0;
+}
+
+// Node's `net._normalizeArgs`: `[options, callback]` from `connect()`'s
+// forms: `(options[, cb])`, `(path[, cb])`, `(port[, host][, cb])`.
+export function _normalizeArgs(args) {
+  let options = {};
+  if (args.length === 0) return [options, null];
+  const first = args[0];
+  if (first !== null && typeof first === 'object') {
+    options = first;
+  } else if (typeof first === 'string' && Number.isNaN(Number(first)) && first !== '') {
+    options.path = first;
+  } else {
+    options.port = first;
+    if (args.length > 1 && typeof args[1] === 'string') options.host = args[1];
+  }
+  const cb = args[args.length - 1];
+  return [options, typeof cb === 'function' ? cb : null];
+}
+
+function badPort(port) {
+  return codedError(RangeError, 'ERR_SOCKET_BAD_PORT', `Port should be >= 0 and < 65536. Received ${typeof port === 'string' ? `type string ('${port}')` : `type ${typeof port} (${String(port)})`}.`);
+}
+
+// "1.2.3.4:5" or "[::1]:5", as the host reports an address.
+function splitAddress(text) {
+  if (typeof text !== 'string') return [undefined, undefined];
+  const colon = text.lastIndexOf(':');
+  const host = text.slice(0, colon).replace(/^\[|\]$/g, '');
+  return [host, Number(text.slice(colon + 1))];
+}
+
+export function Socket(options) {
+  if (!(this instanceof Socket)) return new Socket(options);
+  const o = options === undefined ? {} : options;
+  if (o === null || typeof o !== 'object') throw invalidArgType('options', 'of type object', o);
+  if (o.fd !== undefined) throw codedError(Error, 'ERR_OPTION_NOT_IMPLEMENTED', 'The options.fd option is not implemented');
+  Duplex.call(this, {
+    allowHalfOpen: Boolean(o.allowHalfOpen),
+    readable: o.readable,
+    writable: o.writable,
+    decodeStrings: false,
+    signal: o.signal,
+  });
+  this.allowHalfOpen = Boolean(o.allowHalfOpen);
+  this.connecting = false;
+  this._handle = null;
+  this._reader = null;
+  this._writer = null;
+  this._reading = false;
+  this._upgraded = false;
+  this._host = null;
+  this._bytesRead = 0;
+  this._bytesWritten = 0;
+  this._idle = 0;
+  this._idleTimer = null;
+  this.remoteAddress = undefined;
+  this.remotePort = undefined;
+  this.remoteFamily = undefined;
+  this.localAddress = undefined;
+  this.localPort = undefined;
+  this.encrypted = false;
+  // An open socket handed over (`tls.connect({ socket })`'s own).
+  if (o.handle !== undefined) this._adopt(o.handle, o.host);
+}
+Object.setPrototypeOf(Socket.prototype, Duplex.prototype);
+Object.setPrototypeOf(Socket, Duplex);
+
+Object.defineProperties(Socket.prototype, {
+  bytesRead: { get() { return this._bytesRead; }, configurable: true },
+  bytesWritten: { get() { return this._bytesWritten; }, configurable: true },
+  pending: { get() { return this._handle === null || this.connecting; }, configurable: true },
+  readyState: {
+    get() {
+      if (this.connecting) return 'opening';
+      if (this.readable && this.writable) return 'open';
+      if (this.readable) return 'readOnly';
+      if (this.writable) return 'writeOnly';
+      return 'closed';
+    },
+    configurable: true,
+  },
+  timeout: { get() { return this._idle; }, configurable: true },
+});
+
+Socket.prototype.connect = function (...args) {
+  const [options, cb] = Array.isArray(args[0]) && args.length === 1 ? args[0] : _normalizeArgs(args);
+  if (this.connecting) throw codedError(Error, 'ERR_SOCKET_CONNECTING', 'Socket is already connecting');
+  if (options.path !== undefined) throw invalidArgValue('path', options.path, 'is not supported');
+  let { port } = options;
+  if (port === undefined) throw codedError(TypeError, 'ERR_MISSING_ARGS', 'The "options" or "port" or "path" argument must be specified');
+  if (typeof port !== 'number' && typeof port !== 'string') throw invalidArgType('options.port', 'of type number or string', port);
+  if (typeof port === 'string' && port.trim() === '') throw badPort(port);
+  const n = Number(port);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw badPort(port);
+  port = n;
+  const host = options.host === undefined || options.host === null ? 'localhost' : String(options.host);
+  if (cb !== null) this.once(this.encrypted ? 'secureConnect' : 'connect', cb);
+  if (options.timeout !== undefined) this.setTimeout(options.timeout);
+  this.connecting = true;
+  this._host = host;
+  const handle = workersConnect({ hostname: host, port }, {
+    secureTransport: this.encrypted ? 'on' : 'starttls',
+    allowHalfOpen: true,
+  });
+  this._adopt(handle, host);
+  return this;
+};
+
+// Takes `handle` (a Workers socket) as this socket's connection.
+Socket.prototype._adopt = function (handle, host) {
+  this._handle = handle;
+  this._host = host === undefined ? this._host : host;
+  this.connecting = true;
+  handle.opened.then((info) => {
+    if (this._handle !== handle || this.destroyed) return;
+    this.connecting = false;
+    [this.remoteAddress, this.remotePort] = splitAddress(info.remoteAddress);
+    [this.localAddress, this.localPort] = splitAddress(info.localAddress);
+    this.remoteFamily = isIPv6(this.remoteAddress) ? 'IPv6' : 'IPv4';
+    this._touch();
+    this._connected();
+    if (this.readableFlowing !== false && this._readableState && this._readableState.length === 0) this._read();
+  }, (error) => {
+    if (this._handle !== handle || this.destroyed) return;
+    this.connecting = false;
+    this.destroy(error);
+  });
+};
+
+// The connection opened: `connect` and `ready` (a TLS socket says more).
+Socket.prototype._connected = function () {
+  this.emit('connect');
+  this.emit('ready');
+};
+
+Socket.prototype._write = function (chunk, encoding, cb) {
+  this._writev([{ chunk, encoding }], cb);
+};
+
+Socket.prototype._writev = function (chunks, cb) {
+  if (this._handle === null || this.connecting) {
+    const go = () => this._writev(chunks, cb);
+    const ready = this.encrypted ? 'secureConnect' : 'connect';
+    this.once(ready, go);
+    this.once('close', () => this.off(ready, go));
+    return;
+  }
+  const parts = chunks.map(({ chunk, encoding }) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk));
+  const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  if (this._writer === null) this._writer = this._handle.writable.getWriter();
+  this._writer.write(bytes).then(() => {
+    this._bytesWritten += bytes.byteLength;
+    this._touch();
+    cb();
+  }, (e) => cb(e));
+};
+
+Socket.prototype._final = function (cb) {
+  if (this._handle === null || this.connecting) {
+    this.once(this.encrypted ? 'secureConnect' : 'connect', () => this._final(cb));
+    return;
+  }
+  if (this._writer === null) this._writer = this._handle.writable.getWriter();
+  this._writer.close().then(() => cb(), (e) => cb(e));
+};
+
+Socket.prototype._read = function () {
+  if (this._reading || this._handle === null || this.connecting) return;
+  this._reading = true;
+  if (this._reader === null) this._reader = this._handle.readable.getReader();
+  const reader = this._reader;
+  const next = () => {
+    reader.read().then(({ done, value }) => {
+      if (this._reader !== reader || this._upgraded) return;
+      if (done) {
+        this._reading = false;
+        this.push(null);
+        return;
+      }
+      this._bytesRead += value.byteLength;
+      this._touch();
+      if (this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) next();
+      else this._reading = false;
+    }, (e) => {
+      this._reading = false;
+      if (this._reader === reader && !this._upgraded) this.destroy(e);
+    });
+  };
+  next();
+};
+
+Socket.prototype._destroy = function (error, cb) {
+  this._clearIdle();
+  const handle = this._handle;
+  if (handle !== null && !this._upgraded) handle.close().catch(() => {});
+  cb(error);
+};
+
+// The idle timer: `timeout` after `ms` without a read or write.
+Socket.prototype.setTimeout = function (ms, cb) {
+  const n = Number(ms);
+  if (!Number.isFinite(n) || n < 0) throw outOfRange('msecs', 'a non-negative finite number', ms);
+  this._idle = n;
+  if (cb !== undefined) {
+    validateFunction(cb, 'callback');
+    if (n === 0) this.off('timeout', cb);
+    else this.once('timeout', cb);
+  }
+  this._touch();
+  return this;
+};
+
+Socket.prototype._touch = function () {
+  this._clearIdle();
+  if (this._idle > 0 && !this.destroyed) {
+    this._idleTimer = setTimeout(() => {
+      this._idleTimer = null;
+      this.emit('timeout');
+    }, this._idle);
+  }
+};
+
+Socket.prototype._clearIdle = function () {
+  if (this._idleTimer !== null) clearTimeout(this._idleTimer);
+  this._idleTimer = null;
+};
+
+Socket.prototype.address = function () {
+  if (this.localAddress === undefined) return {};
+  return { address: this.localAddress, family: isIPv6(this.localAddress) ? 'IPv6' : 'IPv4', port: this.localPort };
+};
+
+const self = function () {
+  return this;
+};
+Socket.prototype.setNoDelay = self;
+Socket.prototype.setKeepAlive = self;
+Socket.prototype.ref = self;
+Socket.prototype.unref = self;
+Socket.prototype.destroySoon = function () {
+  if (this.writable) this.end();
+  if (this.writableFinished) this.destroy();
+  else this.once('finish', () => this.destroy());
+};
+Socket.prototype.resetAndDestroy = function () {
+  return this.destroy();
+};
+
+export const Stream = Socket;
+
+export function connect(...args) {
+  const [options, cb] = _normalizeArgs(args);
+  const socket = new Socket(options);
+  if (options.timeout) socket.setTimeout(options.timeout);
+  return socket.connect([options, cb]);
+}
+
+export const createConnection = connect;
+
+export function Server() {
+  throw new Error('Server is not implemented');
+}
+
+export function createServer() {
+  throw new Error('createServer() is not implemented');
+}
+
+let autoSelectFamily = true;
+let autoSelectFamilyAttemptTimeout = 250;
+
+export function getDefaultAutoSelectFamily() {
+  return autoSelectFamily;
+}
+
+export function setDefaultAutoSelectFamily(value) {
+  if (typeof value !== 'boolean') throw invalidArgType('value', 'of type boolean', value);
+  autoSelectFamily = value;
+}
+
+export function getDefaultAutoSelectFamilyAttemptTimeout() {
+  return autoSelectFamilyAttemptTimeout;
+}
+
+export function setDefaultAutoSelectFamilyAttemptTimeout(value) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw outOfRange('value', '>= 1', value);
+  autoSelectFamilyAttemptTimeout = n < 10 ? 10 : n;
+}
+
+export default {
+  Socket,
+  Stream,
+  connect,
+  createConnection,
+  Server,
+  createServer,
+  isIP,
+  isIPv4,
+  isIPv6,
+  _normalizeArgs,
+  getDefaultAutoSelectFamily,
+  setDefaultAutoSelectFamily,
+  getDefaultAutoSelectFamilyAttemptTimeout,
+  setDefaultAutoSelectFamilyAttemptTimeout,
+};

@@ -3,11 +3,16 @@
 src/workerd/api/node/tests/ whose .wd-test config is one worker of one
 module, run by benches/node/harness.js on ssr's two engines (`ssr build`,
 then `ssr render`) and on workerd (tests/peers), with the config's
-compatibility flags. The rest are left out, each with its reason.
+compatibility flags. A module whose BUILD.bazel names a sidecar (a Node
+TCP or HTTP server its tests talk to) gets it, as workerd's own runner
+gives it: started with Node (`NODE`, else `node` on ESBUILD_PATH) for each
+runtime afresh, its ports as the config's `fromEnvironment` bindings (on
+ssr: vars, each port granted as `tcp://` and `http://`). The rest are left
+out, each with its reason.
 
 Usage: compat.py WORKERD_DIR SSR ESBUILD_PATH WORKERD OUT_JSON
 """
-import json, os, re, shutil, socket, subprocess, sys, tempfile, time
+import json, os, re, shutil, socket, subprocess, sys, tempfile, threading, time
 
 workerd_dir, ssr, path_env, workerd, out_json = sys.argv[1:6]
 tests_dir = os.path.join(workerd_dir, 'src/workerd/api/node/tests')
@@ -15,23 +20,86 @@ harness = open(os.path.join(os.path.dirname(__file__), 'harness.js')).read()
 only = set(filter(None, os.environ.get('ONLY', '').split(',')))
 
 
-def config_of(wd_test):
-    """The test's module and flags, or why it is left out."""
+def sidecars():
+    """The sidecar of each test that has one, by test: its entry file and
+    the port names it reports, from the tests' BUILD.bazel."""
+    text = open(os.path.join(tests_dir, 'BUILD.bazel')).read()
+    entries = dict(re.findall(r'js_binary\(\s*name = "([^"]+)",\s*entry_point = "([^"]+)"', text))
+    out = {}
+    for body in re.findall(r'wd_test\((.*?)\n\)', text, re.S):
+        src = re.search(r'src = "([^"]+)\.wd-test"', body)
+        side = re.search(r'sidecar = "([^"]+)"', body)
+        ports = re.search(r'sidecar_port_bindings = \[(.*?)\]', body, re.S)
+        if src and side and ports and side.group(1) in entries:
+            out[src.group(1)] = {'entry': entries[side.group(1)], 'ports': re.findall(r'"([A-Z0-9_]+)"', ports.group(1))}
+    return out
+
+
+SIDECARS = sidecars()
+
+
+def config_of(wd_test, base):
+    """The test's module, flags and sidecar, or why it is left out."""
     text = open(wd_test).read()
     modules = re.findall(r'esModule\s*=\s*embed\s*"([^"]+)"', text)
     if text.count('worker = (') + text.count('worker=(') != 1:
         return None, 'more than one worker (a sidecar or a second service)'
     if len(modules) != 1 or re.search(r'(commonJsModule|text|data|wasm|json|pythonModule)\s*=\s*embed', text):
         return None, 'more than one module'
+    sidecar = None
     if re.search(r'bindings\s*=\s*\[\s*\(', text):
         if re.search(r'service\s*=', text):
             return None, 'needs a service binding (to itself or a sidecar)'
-        return None, "needs text bindings named as files (`rsa_private.pem`), which ssr's env names refuse"
+        if 'trustedCertificates' in text:
+            return None, "its sidecar's TLS certificate is signed by a private CA that workerd is told to trust; ssr's TLS trusts the Mozilla roots only"
+        sidecar = SIDECARS.get(base)
+        names = re.findall(r'name\s*=\s*"([^"]+)",\s*fromEnvironment', text)
+        if sidecar is None or len(names) != len(re.findall(r'\(\s*name\s*=', text.split('bindings', 1)[1].split(']', 1)[0])):
+            return None, 'needs bindings other than its sidecar\'s ports'
     if 'durableObjectNamespaces' in text or 'external' in text or 'disk' in text:
         return None, "needs workerd's Durable Objects, an external service or disk"
     flags = re.findall(r'"([a-z0-9_]+)"', (re.search(r'compatibilityFlags\s*=\s*\[([^\]]*)\]', text) or [None, ''])[1])
     date = (re.search(r'compatibilityDate\s*=\s*"([^"]+)"', text) or [None, '2026-11-01'])[1]
-    return {'module': modules[0], 'flags': flags, 'date': date}, None
+    return {'module': modules[0], 'flags': flags, 'date': date, 'sidecar': sidecar}, None
+
+
+NODE = os.environ.get('NODE') or shutil.which('node', path=path_env)
+
+
+def start_sidecar(sidecar):
+    """Starts the sidecar: its process, and its bindings (the host name and
+    each port it reported), or (None, why)."""
+    env = {**os.environ, 'SIDECAR_HOSTNAME': '127.0.0.1'}
+    proc = subprocess.Popen([NODE, os.path.join(tests_dir, sidecar['entry'])], cwd=tests_dir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bound = {'SIDECAR_HOSTNAME': '127.0.0.1'}
+    until = time.time() + 20
+    while any(p not in bound for p in sidecar['ports']) and time.time() < until:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        m = re.match(r'([A-Z0-9_]+)=(\d+)$', line.strip())
+        if m:
+            bound[m.group(1)] = m.group(2)
+    # Drained from here on, so that its logging never blocks it.
+    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
+    if any(p not in bound for p in sidecar['ports']):
+        proc.kill()
+        return None, 'the sidecar did not report its ports'
+    # workerd's runner connects to each port once to see it is up (a
+    # sidecar counts on that first connection).
+    for p in sidecar['ports']:
+        try:
+            socket.create_connection(('127.0.0.1', int(bound[p])), timeout=2).close()
+        except OSError:
+            pass
+    return proc, bound
+
+
+def stop(proc):
+    if proc is not None:
+        proc.kill()
+        proc.wait()
 
 
 def free_port():
@@ -40,9 +108,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_workerd(work, cfg):
+def run_workerd(work, cfg, bound):
     port = free_port()
     flags = ', '.join(f'"{f}"' for f in cfg['flags'] if f != 'experimental')
+    bindings = ', '.join(f'(name = "{k}", text = "{v}")' for k, v in bound.items())
     with open(os.path.join(work, 'config.capnp'), 'w') as f:
         f.write(f'''using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
@@ -50,7 +119,8 @@ const config :Workerd.Config = (
     modules = [(name = "harness.js", esModule = embed "harness.js"), (name = "test.js", esModule = embed "test.js")],
     compatibilityDate = "{cfg['date']}",
     compatibilityFlags = [{flags}{', ' if flags else ''}"experimental"],
-  ))],
+    bindings = [{bindings}],
+  )), (name = "internet", network = (allow = ["public", "private"]))],
   sockets = [(name = "http", address = "127.0.0.1:{port}", http = (), service = "main")],
 );
 ''')
@@ -75,28 +145,36 @@ const config :Workerd.Config = (
         proc.wait()
 
 
-def render(plugin, engine, path):
+def render(plugin, engine, path, grants):
     # workerd sets no memory limit of its own (its 128 MB is the production
     # isolate's): ssr is given 1 GiB, so that a test that allocates 128 MiB
     # (buffer-nodejs-test's transcode) is measured, not cut.
-    r = subprocess.run([ssr, 'render', plugin, path, '--engine', engine, '--timeout-ms', '600000', '--memory-limit-mib', '1024'],
-                       capture_output=True, timeout=660)
+    r = subprocess.run([ssr, 'render', plugin, path, '--engine', engine, '--timeout-ms', '600000', '--memory-limit-mib', '1024',
+                        *grants], capture_output=True, timeout=660)
     try:
         return json.loads(r.stdout), None
     except ValueError:
         return None, ' '.join(r.stderr.decode(errors='replace').split())[-300:]
 
 
-def run_ssr(plugin, engine, names):
+def run_ssr(plugin, engine, names, bound):
     """The module's tests in one render; where that render dies as a whole
     (a test ran the instance out of memory), each test in one of its own,
-    so that the test that died fails alone."""
-    tests, error = render(plugin, engine, '/')
+    so that the test that died fails alone. The sidecar's ports are
+    granted, and its tests run one a render: one that fails leaves its
+    connections open, and a render connects at most 6 sockets at once
+    (Workers' bound; standalone workerd has none), so the next would wait
+    on it. workerd's own limit of subrequests is 1,000 a request."""
+    grants = [g for k, v in bound.items() if k.endswith('_PORT')
+              for g in ('--allow-fetch', f'tcp://127.0.0.1:{v}', '--allow-fetch', f'http://127.0.0.1:{v}')]
+    grants += [g for k, v in bound.items() for g in ('--var', f'{k}={v}')]
+    grants += ['--max-subrequests', '1000']
+    tests, error = (None, None) if bound else render(plugin, engine, '/', grants)
     if tests is not None or not names:
         return tests, error
     tests = {}
     for name in names:
-        one, why = render(plugin, engine, f'/?only={name}')
+        one, why = render(plugin, engine, f'/?only={name}', grants)
         tests[name] = (one or {}).get(name) or f'fail: {why}'
     return tests, None
 
@@ -108,7 +186,7 @@ for name in sorted(os.listdir(tests_dir)):
     base = name[:-len('.wd-test')]
     if only and base not in only:
         continue
-    cfg, why = config_of(os.path.join(tests_dir, name))
+    cfg, why = config_of(os.path.join(tests_dir, name), base)
     if cfg is None:
         results['left_out'][base] = why
         continue
@@ -117,20 +195,34 @@ for name in sorted(os.listdir(tests_dir)):
         shutil.copy(os.path.join(tests_dir, cfg['module']), os.path.join(work, 'test.js'))
         with open(os.path.join(work, 'harness.js'), 'w') as f:
             f.write(harness)
+        # Each runtime gets the sidecar afresh (its servers keep state).
+        sidecar = (lambda: start_sidecar(cfg['sidecar'])) if cfg['sidecar'] else (lambda: (None, {}))
+        proc, bound = sidecar()
+        row = {}
+        if proc is None and cfg['sidecar']:
+            row['workerd'] = {'tests': None, 'error': bound}
+        else:
+            row['workerd'] = dict(zip(('tests', 'error'), run_workerd(work, cfg, bound)))
+        stop(proc)
         with open(os.path.join(work, 'wrangler.json'), 'w') as f:
             json.dump({'name': base, 'main': 'harness.js', 'compatibility_date': cfg['date'],
                        'compatibility_flags': [x for x in cfg['flags'] if x != 'experimental']}, f)
-        row = {}
-        row['workerd'] = dict(zip(('tests', 'error'), run_workerd(work, cfg)))
         plugin = os.path.join(work, 'test.wasm')
         built = subprocess.run([ssr, 'build', '-q', '-o', plugin], cwd=work, capture_output=True,
                                env={**os.environ, 'PATH': path_env})
         for engine in ('wasm', 'v8'):
             if built.returncode != 0:
                 row[f'ssr-{engine}'] = {'tests': None, 'error': 'build: ' + ' '.join(built.stderr.decode(errors='replace').split())[:300]}
-            else:
+                continue
+            proc, bound = sidecar()
+            if proc is None and cfg['sidecar']:
+                row[f'ssr-{engine}'] = {'tests': None, 'error': bound}
+                continue
+            try:
                 names = sorted((row['workerd']['tests'] or {}).keys())
-                row[f'ssr-{engine}'] = dict(zip(('tests', 'error'), run_ssr(plugin, engine, names)))
+                row[f'ssr-{engine}'] = dict(zip(('tests', 'error'), run_ssr(plugin, engine, names, bound)))
+            finally:
+                stop(proc)
         results['files'][base] = row
         counts = {k: sum(v == 'pass' for v in (r['tests'] or {}).values()) for k, r in row.items()}
         print(f"{base}: {counts}", flush=True)

@@ -1,7 +1,8 @@
 //! Outbound TCP sockets (issue 56: Workers' `connect()`, `node:net` and
 //! `node:tls`), over real TCP on loopback on both engines: only granted
-//! addresses open, bytes go both ways with half-close, a large reply
-//! arrives whole in chunks, TLS misuse and a failed handshake give clear
+//! addresses open, bytes go both ways with half-close (and at once: a
+//! large write while the peer answers), a large reply arrives whole in
+//! chunks, TLS misuse and a failed handshake give clear
 //! errors, and no connection outlives its render.
 
 use std::io::{Read, Write};
@@ -100,9 +101,16 @@ fn a_renderer_talks_tcp_to_granted_addresses_only_on_both_engines() {
             format!("{n} bytes, sum {sum}, in chunks"),
             "{id}"
         );
+        // 12 MB written while it comes back: more than the buffers of
+        // both ends hold, so reading and writing must go on at once.
+        assert_eq!(
+            page(&s, id, "/pump?n=12000000", &addr).1,
+            "12000004 bytes back, in upper case",
+            "{id}"
+        );
         assert_eq!(
             page(&s, id, "/net?msg=over%20net", &addr).1,
-            "connect true OVER NET |bye read 12 wrote 8",
+            "connect true OVER NET|bye read 12 wrote 8 error false",
             "{id}"
         );
         // Another port, a name that resolves to loopback, and a port of

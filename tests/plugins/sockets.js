@@ -47,6 +47,18 @@ const routes = {
     for (const b of bytes) sum = (sum + b) % 65521;
     return `${bytes.length} bytes, sum ${sum}, ${chunks > 1 ? 'in chunks' : 'in one chunk'}`;
   },
+  // Writes `n` bytes while the peer echoes them: reading goes on during
+  // the write, or both sides would wait on full buffers.
+  async '/pump'(addr, q) {
+    const n = Number(q.get('n'));
+    const socket = connect(addr);
+    const writer = socket.writable.getWriter();
+    const reading = readAll(socket.readable);
+    await writer.write(new Uint8Array(n).fill(97));
+    await writer.close();
+    const [bytes] = await reading;
+    return `${bytes.length} bytes back, ${bytes[0] === 65 && bytes[n - 1] === 65 ? 'in upper case' : 'not as sent'}`;
+  },
   async '/refused'(addr) {
     const socket = connect(addr);
     try {
@@ -89,14 +101,16 @@ const routes = {
   '/net'(addr, q) {
     const [host, port] = addr.split(':');
     return new Promise((resolve) => {
-      const got = [];
+      let connected;
+      let got = '';
       const socket = net.createConnection({ host, port: Number(port) }, () => {
-        got.push(`connect ${socket.remotePort === Number(port)}`);
+        connected = socket.remotePort === Number(port);
         socket.end(q.get('msg'));
       });
-      socket.on('data', (d) => got.push(d.toString()));
+      // The bytes as they come, in however many chunks.
+      socket.on('data', (d) => (got += d.toString()));
       socket.on('error', (e) => resolve(failed(e)));
-      socket.on('close', () => resolve(`${got.join(' ')} read ${socket.bytesRead} wrote ${socket.bytesWritten}`));
+      socket.on('close', (hadError) => resolve(`connect ${connected} ${got} read ${socket.bytesRead} wrote ${socket.bytesWritten} error ${hadError}`));
     });
   },
   // node:tls over node:net, as Postgres clients upgrade: the peer is no

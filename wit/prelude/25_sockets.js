@@ -169,7 +169,8 @@
     [socketEventKey](v, data) {
       const line = this.#line;
       if (v.event === 'opened') {
-        this.#opened.resolve({ remoteAddress: v.remote ?? null, localAddress: v.local ?? null });
+        // The host's own address is not told (as on `workerd`, null).
+        this.#opened.resolve({ remoteAddress: v.remote ?? null, localAddress: null });
       } else if (v.event === 'data') {
         const read = line.read;
         line.read = null;

@@ -393,8 +393,8 @@ pub mod calls {
     /// the bytes, `{op: "shutdown", id}` (end the writing side), `{op:
     /// "tls", id, hostname}` (start TLS) and `{op: "close", id}`, each
     /// replying nothing. What comes of them comes through [`FETCH_WAIT`]
-    /// as `{socket: id, event}`: `opened` (with `remote` and `local`, again
-    /// after a TLS handshake), `data` (one read's bytes as the reply's,
+    /// as `{socket: id, event}`: `opened` (with `remote`, the peer's address;
+    /// again after a TLS handshake), `data` (one read's bytes as the reply's,
     /// `end: true` at the end of the stream), `wrote`, or `error` (with
     /// `error`; the socket is closed). A socket counts as a request
     /// against the render's limits (`host/src/web/socket.rs`).

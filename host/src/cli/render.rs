@@ -46,6 +46,10 @@ pub struct RenderArgs {
     /// refused.
     #[arg(long = "allow-fetch", value_name = "ORIGIN")]
     allow_fetch: Vec<Origin>,
+    /// Requests (and `connect()` sockets) the render may make, as `ssr
+    /// serve --max-subrequests` allows a tenant's.
+    #[arg(long, value_name = "N", default_value_t = ssr::config::DEFAULT_MAX_SUBREQUESTS)]
+    max_subrequests: usize,
     /// A var of the handler's `env`, `NAME=VALUE`; repeatable.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     vars: Vec<(String, String)>,
@@ -119,6 +123,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     env::check(&vars, &Env::new())?;
     let fetch = FetchGrant {
         allowed: args.allow_fetch.clone(),
+        max_subrequests: args.max_subrequests,
         ..FetchGrant::default()
     };
     // Its assets and app config: `env.ASSETS` and the config's vars.

@@ -27,13 +27,16 @@
 //! [`Sockets`] belongs to one instance.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use contract::Reply;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf, WriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
@@ -42,8 +45,8 @@ use super::fetch::{Budget, FetchGrant, Origin, is_public, net};
 /// The most bytes one `read` brings.
 const CHUNK: usize = 64 << 10;
 
-/// The most sockets open at once in one render (Workers allows six
-/// connections open at once per request).
+/// The most sockets connected at once in one render: as on Workers, six;
+/// one opened past them waits, unconnected, until another closes.
 pub const MAX_OPEN: usize = 6;
 
 /// What the guest asks of its sockets (`contract::calls::SOCKET`).
@@ -78,8 +81,6 @@ pub struct Event {
     pub event: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub local: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -120,6 +121,9 @@ enum Command {
 pub struct Sockets {
     next_id: u64,
     open: HashMap<u64, Open>,
+    /// The render's places for connections ([`MAX_OPEN`]): a socket's task
+    /// holds one from before it connects until it ends.
+    places: Arc<tokio::sync::Semaphore>,
     events_tx: mpsc::UnboundedSender<Event>,
     events_rx: mpsc::UnboundedReceiver<Event>,
 }
@@ -142,6 +146,7 @@ impl Default for Sockets {
         Sockets {
             next_id: 1,
             open: HashMap::new(),
+            places: Arc::new(tokio::sync::Semaphore::new(MAX_OPEN)),
             events_tx,
             events_rx,
         }
@@ -164,6 +169,7 @@ impl Sockets {
             open.task.abort();
         }
         while self.events_rx.try_recv().is_ok() {}
+        self.places = Arc::new(tokio::sync::Semaphore::new(MAX_OPEN));
     }
 
     /// Whether any socket is open (the wait has something to wait for).
@@ -249,11 +255,6 @@ impl Sockets {
                 "connect to {hostname}:{port}: the address is not allowed for this site; grant it with `ssr tenant add ... --allow-fetch {origin}`"
             ));
         }
-        if self.open.len() >= MAX_OPEN {
-            return Err(format!(
-                "connect to {hostname}:{port}: this render has {MAX_OPEN} sockets open, the most at once; close one first"
-            ));
-        }
         let left = lent.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(format!(
@@ -267,13 +268,19 @@ impl Sockets {
         let events = self.events_tx.clone();
         let budget = lent.budget;
         let tenant = lent.tenant.to_string();
+        let places = self.places.clone();
         let task = net.runtime.spawn(async move {
             let run = Run {
                 id,
                 events: events.clone(),
                 budget,
             };
-            let opened = tokio::time::timeout(left, connect(&host, port)).await;
+            let until = tokio::time::Instant::now() + left;
+            // Held until the task ends (the connection closes).
+            let Ok(_place) = places.acquire_owned().await else {
+                return;
+            };
+            let opened = tokio::time::timeout_at(until, connect(&host, port)).await;
             let stream = match opened {
                 Err(_) => Err(format!(
                     "connect to {host}:{port}: the render's deadline passed while connecting"
@@ -342,7 +349,8 @@ async fn connect(host: &str, port: u16) -> Result<TcpStream, String> {
     Err(at(last.expect("one address was tried")))
 }
 
-/// A connection, in clear or in TLS.
+/// A connection, in clear or in TLS: one stream either way, split into
+/// its reading and writing halves while it is driven.
 enum Conn {
     Plain(TcpStream),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
@@ -355,35 +363,63 @@ impl Conn {
             Conn::Tls(s) => s.get_ref().0,
         }
     }
+}
 
-    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Conn::Plain(s) => s.read(buf).await,
-            Conn::Tls(s) => s.read(buf).await,
-        }
-    }
-
-    async fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        match self {
-            Conn::Plain(s) => write_flush(s, bytes).await,
-            Conn::Tls(s) => write_flush(s, bytes).await,
-        }
-    }
-
-    async fn shutdown(&mut self) -> std::io::Result<()> {
-        match self {
-            Conn::Plain(s) => s.shutdown().await,
-            Conn::Tls(s) => s.shutdown().await,
+impl AsyncRead for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
     }
 }
 
-async fn write_flush<S: AsyncWrite + AsyncRead + Unpin>(
-    s: &mut S,
-    bytes: &[u8],
-) -> std::io::Result<()> {
-    s.write_all(bytes).await?;
-    s.flush().await
+impl AsyncWrite for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// A write (or the writing side's end) in progress: it holds the writing
+/// half, and gives it back with the outcome.
+type Writing = Pin<Box<dyn Future<Output = (WriteHalf<Conn>, std::io::Result<()>)> + Send>>;
+
+fn writing(mut half: WriteHalf<Conn>, bytes: Option<Vec<u8>>) -> Writing {
+    Box::pin(async move {
+        let done = match bytes {
+            Some(bytes) => match half.write_all(&bytes).await {
+                Ok(()) => half.flush().await,
+                Err(e) => Err(e),
+            },
+            None => half.shutdown().await,
+        };
+        (half, done)
+    })
 }
 
 /// The client configuration of every TLS connection: the Mozilla roots.
@@ -418,17 +454,18 @@ impl Run {
     }
 
     fn opened(&self, conn: &Conn) {
-        let tcp = conn.tcp();
-        let addr = |a: std::io::Result<SocketAddr>| a.ok().map(|a| a.to_string());
+        // The peer's address only: the host's own stays the host's.
         self.send(Event {
-            remote: addr(tcp.peer_addr()),
-            local: addr(tcp.local_addr()),
+            remote: conn.tcp().peer_addr().ok().map(|a| a.to_string()),
             ..Event::new(self.id, "opened")
         });
     }
 
     /// Drives the connection by the guest's commands until it ends or the
-    /// render drops the task.
+    /// render drops the task. Reading and writing go on at once (a large
+    /// write never waits for the peer's answer to be read, nor the other
+    /// way round); writes, the writing side's end and a TLS upgrade take
+    /// their turns in the order they came.
     async fn drive(
         self,
         stream: TcpStream,
@@ -442,48 +479,63 @@ impl Run {
                 Err(e) => return self.send(Event::error(self.id, e)),
             };
         }
-        self.opened(&conn);
         let mut buf = vec![0; CHUNK];
-        let mut reading = false;
         loop {
-            let command = tokio::select! {
-                c = commands.recv() => c,
-                r = conn.read(&mut buf), if reading => {
-                    reading = false;
-                    match r {
-                        Ok(0) => self.send(Event { end: true, ..Event::new(self.id, "data") }),
-                        Ok(n) => match self.budget.take(n) {
-                            Ok(()) => self.send(Event { data: buf[..n].to_vec(), ..Event::new(self.id, "data") }),
-                            Err(e) => return self.send(Event::error(self.id, e.to_string())),
-                        },
-                        Err(e) => return self.send(Event::error(self.id, format!("reading the socket failed: {e}"))),
+            self.opened(&conn);
+            let (mut reader, half) = tokio::io::split(conn);
+            let mut idle = Some(half);
+            let mut busy: Option<(Writing, bool)> = None;
+            let mut later = std::collections::VecDeque::new();
+            let mut reading = false;
+            let upgrade = loop {
+                if busy.is_none() {
+                    let mut half = || idle.take().expect("the writing half is idle");
+                    match later.pop_front() {
+                        Some(Command::Write(bytes)) => {
+                            busy = Some((writing(half(), Some(bytes)), false))
+                        }
+                        Some(Command::Shutdown) => busy = Some((writing(half(), None), true)),
+                        Some(Command::Tls(name)) => break name,
+                        Some(Command::Read) | None => {}
                     }
-                    continue;
+                }
+                tokio::select! {
+                    command = commands.recv() => match command {
+                        None => return,
+                        Some(Command::Read) => reading = true,
+                        Some(other) => later.push_back(other),
+                    },
+                    (half, done) = async { busy.as_mut().expect("a write is busy").0.as_mut().await }, if busy.is_some() => {
+                        let (_, shutdown) = busy.take().expect("a write was busy");
+                        idle = Some(half);
+                        match (done, shutdown) {
+                            (Ok(()), false) => self.send(Event::new(self.id, "wrote")),
+                            (Ok(()), true) => {}
+                            // A peer gone before the end is said: the read side says so.
+                            (Err(_), true) => {}
+                            (Err(e), false) => {
+                                return self.send(Event::error(self.id, format!("writing to the socket failed: {e}")));
+                            }
+                        }
+                    }
+                    read = reader.read(&mut buf), if reading => {
+                        reading = false;
+                        match read {
+                            Ok(0) => self.send(Event { end: true, ..Event::new(self.id, "data") }),
+                            Ok(n) => match self.budget.take(n) {
+                                Ok(()) => self.send(Event { data: buf[..n].to_vec(), ..Event::new(self.id, "data") }),
+                                Err(e) => return self.send(Event::error(self.id, e.to_string())),
+                            },
+                            Err(e) => return self.send(Event::error(self.id, format!("reading the socket failed: {e}"))),
+                        }
+                    }
                 }
             };
-            let Some(command) = command else { return };
-            match command {
-                Command::Read => reading = true,
-                Command::Write(bytes) => match conn.write_all(&bytes).await {
-                    Ok(()) => self.send(Event::new(self.id, "wrote")),
-                    Err(e) => {
-                        return self.send(Event::error(
-                            self.id,
-                            format!("writing to the socket failed: {e}"),
-                        ));
-                    }
-                },
-                Command::Shutdown => {
-                    let _ = conn.shutdown().await;
-                }
-                Command::Tls(name) => {
-                    conn = match self.handshake(conn, &name).await {
-                        Ok(c) => c,
-                        Err(e) => return self.send(Event::error(self.id, e)),
-                    };
-                    self.opened(&conn);
-                }
-            }
+            let half = idle.take().expect("no write is busy at an upgrade");
+            conn = match self.handshake(reader.unsplit(half), &upgrade).await {
+                Ok(c) => c,
+                Err(e) => return self.send(Event::error(self.id, e)),
+            };
         }
     }
 

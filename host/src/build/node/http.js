@@ -7,12 +7,11 @@
 // Servers are not given (a Worker answers through its `fetch` handler).
 import { Readable, Writable } from './stream.js';
 import { Buffer } from './buffer.js';
-import { codedError } from './_errors.js';
-
-const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+import { codedError, invalidArgType } from './_errors.js';
+import { _checkIsHttpToken as isToken, _checkInvalidHeaderChar as hasInvalidChar } from './_http_common.js';
 
 export function validateHeaderName(name) {
-  if (typeof name !== 'string' || !name || !TOKEN.test(name)) {
+  if (!isToken(name)) {
     throw codedError(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
   }
 }
@@ -21,7 +20,7 @@ export function validateHeaderValue(name, value) {
   if (value === undefined) {
     throw codedError(TypeError, 'ERR_HTTP_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`);
   }
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(String(value))) {
+  if (hasInvalidChar(String(value))) {
     throw codedError(TypeError, 'ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
   }
 }
@@ -39,6 +38,19 @@ export class Agent {
   }
 
   destroy() {}
+
+  // Node's key of a connection pool: `host:port:localAddress`, and the
+  // family when given.
+  getName(options = {}) {
+    let name = options.host || 'localhost';
+    name += ':';
+    if (options.port) name += options.port;
+    name += ':';
+    if (options.localAddress) name += options.localAddress;
+    if (options.family === 4 || options.family === 6) name += `:${options.family}`;
+    if (options.socketPath) name += `:${options.socketPath}`;
+    return name;
+  }
 }
 
 export const globalAgent = new Agent();
@@ -162,22 +174,32 @@ function checkedPath(path) {
 // The URL of `origin` (a URL) with `path` as its request target.
 const targetUrl = (origin, path) => new URL(`${origin.origin}${path.startsWith('/') ? '' : '/'}${path}`);
 
-// The URL and options of `request(url?, options?, callback?)`.
+// A URL as the options it stands for (Node's `urlToHttpOptions`).
+function urlOptions(url) {
+  const options = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    path: `${url.pathname}${url.search}`,
+  };
+  if (url.port !== '') options.port = Number(url.port);
+  if (url.username || url.password) options.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return options;
+}
+
+// The URL and options of `request(url?, options?, callback?)`: a URL's
+// parts, each replaced by an option given after it, as Node merges them.
 function requestTarget(defaultProtocol, args) {
-  let url;
   let options = {};
   let callback;
   for (const a of args) {
     if (typeof a === 'function') callback = a;
-    else if (typeof a === 'string' || a instanceof URL) url = new URL(a);
+    else if (typeof a === 'string' || a instanceof URL) options = { ...options, ...urlOptions(new URL(a)) };
     else if (a && typeof a === 'object') options = { ...options, ...a };
   }
-  if (url === undefined) {
-    const protocol = options.protocol || defaultProtocol;
-    const host = options.hostname || (options.host ? String(options.host).replace(/:\d+$/, '') : 'localhost');
-    const port = options.port ? `:${options.port}` : '';
-    url = new URL(`${protocol}//${host.includes(':') ? `[${host}]` : host}${port}/`);
-  }
+  const protocol = options.protocol || defaultProtocol;
+  const host = options.hostname || (options.host ? String(options.host).replace(/:\d+$/, '') : 'localhost');
+  const port = options.port || options.defaultPort || (options.agent && options.agent.defaultPort);
+  let url = new URL(`${protocol}//${host.includes(':') ? `[${host}]` : host}${port ? `:${port}` : ''}/`);
   if (options.path !== undefined && options.path !== null && options.path !== '') url = targetUrl(url, checkedPath(options.path));
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw codedError(TypeError, 'ERR_INVALID_PROTOCOL', `Protocol "${url.protocol}" not supported. Expected "${defaultProtocol}"`);
@@ -190,19 +212,37 @@ export function ClientRequest(...args) {
   const { url, options, callback } = requestTarget(defaultProtocol, args);
   // Finishing the request body does not end the request: the response
   // is still to come.
+  const method = options.method === undefined || options.method === null || options.method === '' ? 'GET' : options.method;
+  if (!isToken(method)) throw codedError(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Method must be a valid HTTP token ["${method}"]`);
+  const headers = options.headers || {};
+  if (!Array.isArray(headers)) {
+    for (const [k, v] of Object.entries(headers)) {
+      if (k.toLowerCase() === 'host' && typeof v !== 'string') throw invalidArgType('options.headers.host', 'of type string', v);
+    }
+  }
   Writable.call(this, { autoDestroy: false });
-  this.method = String(options.method || 'GET').toUpperCase();
+  this.method = method.toUpperCase();
   this.path = url.pathname + url.search;
   this.host = url.hostname;
   this.protocol = url.protocol;
   this.aborted = false;
   this.reusedSocket = false;
+  this.headersSent = false;
   this._url = url;
   this._headers = new Map();
   this._chunks = [];
   this._controller = new AbortController();
   this._timeout = null;
-  for (const [k, v] of Object.entries(options.headers || {})) this.setHeader(k, v);
+  if (Array.isArray(headers)) {
+    // Raw pairs, `[name, value, name, value...]`: a repeated name sends
+    // each of its values.
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const had = this.getHeader(headers[i]);
+      this.setHeader(headers[i], had === undefined ? headers[i + 1] : [].concat(had, headers[i + 1]));
+    }
+  } else {
+    for (const [k, v] of Object.entries(headers)) this.setHeader(k, v);
+  }
   if (options.auth && !this._headers.has('authorization')) {
     this.setHeader('Authorization', `Basic ${Buffer.from(options.auth).toString('base64')}`);
   }
@@ -272,6 +312,7 @@ ClientRequest.prototype._final = function (cb) {
     cb(e);
     return;
   }
+  this.headersSent = true;
   fetch(url.href, { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal }).then((response) => {
     clearTimeout(this._timeout);
     const res = responseMessage(response);

@@ -427,6 +427,163 @@ export function createServer() {
   throw new Error('createServer() is not implemented');
 }
 
+// An IP address as a number: an IPv4 one in 32 bits, an IPv6 one in 128
+// (written any way the URL Standard reads, embedded IPv4 and zones too).
+function addressValue(text, family) {
+  if (family === 'ipv4') {
+    if (!isIPv4(text)) return undefined;
+    return text.split('.').reduce((n, part) => (n << 8n) + BigInt(part), 0n);
+  }
+  if (!isIPv6(text)) return undefined;
+  const canonical = new URL(`http://[${text.split('%')[0]}]/`).hostname.slice(1, -1);
+  const [head, tail] = canonical.includes('::') ? canonical.split('::') : [canonical, undefined];
+  const groups = (g) => (g ? g.split(':') : []);
+  const all = tail === undefined ? groups(head) : [...groups(head), ...Array(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
+  return all.reduce((n, g) => (n << 16n) + BigInt(parseInt(g, 16)), 0n);
+}
+
+function familyOf(family, name = 'family') {
+  const f = typeof family === 'string' ? family.toLowerCase() : family;
+  if (f !== 'ipv4' && f !== 'ipv6') throw invalidArgValue(name, family, "must be 'ipv4' or 'ipv6'");
+  return f;
+}
+
+// Node's `net.SocketAddress`: an address, port, family and IPv6 flow label.
+export class SocketAddress {
+  #address;
+  #port;
+  #family;
+  #flowlabel;
+
+  constructor(options = {}) {
+    if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
+    const family = familyOf(options.family ?? 'ipv4', 'options.family');
+    const address = options.address ?? (family === 'ipv4' ? '127.0.0.1' : '::');
+    if (typeof address !== 'string') throw invalidArgType('options.address', 'of type string', address);
+    const port = options.port ?? 0;
+    const n = typeof port === 'string' && port.trim() !== '' ? Number(port) : port;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 65535) throw badPort(port);
+    const flowlabel = options.flowlabel ?? 0;
+    if (!Number.isInteger(flowlabel) || flowlabel < 0 || flowlabel > 0xffffffff) throw outOfRange('options.flowlabel', '>= 0 && <= 4294967295', flowlabel);
+    if (addressValue(address, family) === undefined) throw codedError(Error, 'ERR_INVALID_ADDRESS', 'Invalid socket address');
+    this.#address = address;
+    this.#port = n;
+    this.#family = family;
+    this.#flowlabel = flowlabel;
+  }
+
+  get address() {
+    return this.#address;
+  }
+  get port() {
+    return this.#port;
+  }
+  get family() {
+    return this.#family;
+  }
+  get flowlabel() {
+    return this.#flowlabel;
+  }
+
+  toJSON() {
+    return { address: this.#address, port: this.#port, family: this.#family, flowlabel: this.#flowlabel };
+  }
+
+  static isSocketAddress(value) {
+    return value instanceof SocketAddress;
+  }
+
+  // `host:port` or `[v6]:port`; undefined when it is not one.
+  static parse(input) {
+    try {
+      const url = new URL(`http://${input}`);
+      const address = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      return new SocketAddress({ address, port: url.port === '' ? 0 : Number(url.port), family: isIPv6(address) ? 'ipv6' : 'ipv4' });
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+// Node's `net.BlockList`: addresses, ranges and subnets to check an
+// address against; an IPv4 rule also holds the IPv4-mapped IPv6 address.
+export class BlockList {
+  #rules = [];
+
+  static isBlockList(value) {
+    return value instanceof BlockList;
+  }
+
+  #value(address, family, name) {
+    if (address instanceof SocketAddress) return [address.family, addressValue(address.address, address.family), address.address];
+    if (typeof address !== 'string') throw invalidArgType(name, 'of type string or an instance of SocketAddress', address);
+    const f = familyOf(family);
+    const value = addressValue(address, f);
+    if (value === undefined) throw codedError(TypeError, 'ERR_INVALID_IP_ADDRESS', `Invalid ${f === 'ipv4' ? 'IPv4' : 'IPv6'} address`);
+    return [f, value, address];
+  }
+
+  addAddress(address, family = 'ipv4') {
+    const [f, value, text] = this.#value(address, family, 'address');
+    this.#rules.unshift({ f, from: value, to: value, text: `Address: ${f === 'ipv4' ? 'IPv4' : 'IPv6'} ${text}` });
+  }
+
+  addRange(start, end, family = 'ipv4') {
+    const [f, from, a] = this.#value(start, family, 'start');
+    const [, to, b] = this.#value(end, family, 'end');
+    if (from > to) throw invalidArgValue('start', start, 'must come before end');
+    this.#rules.unshift({ f, from, to, text: `Range: ${f === 'ipv4' ? 'IPv4' : 'IPv6'} ${a}-${b}` });
+  }
+
+  addSubnet(network, prefix, family = 'ipv4') {
+    const [f, value, text] = this.#value(network, family, 'network');
+    const bits = f === 'ipv4' ? 32 : 128;
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) throw outOfRange('prefix', `>= 0 && <= ${bits}`, prefix);
+    const host = (1n << BigInt(bits - prefix)) - 1n;
+    this.#rules.unshift({ f, from: value & ~host, to: value | host, text: `Subnet: ${f === 'ipv4' ? 'IPv4' : 'IPv6'} ${text}/${prefix}` });
+  }
+
+  check(address, family = 'ipv4') {
+    let f;
+    let value;
+    try {
+      [f, value] = this.#value(address, family, 'address');
+    } catch (e) {
+      if (e.code === 'ERR_INVALID_IP_ADDRESS') return false;
+      throw e;
+    }
+    // `::ffff:a.b.c.d` is also `a.b.c.d`.
+    const mapped = f === 'ipv6' && value >> 32n === 0xffffn ? value & 0xffffffffn : undefined;
+    return this.#rules.some((r) => (r.f === f && r.from <= value && value <= r.to)
+      || (mapped !== undefined && r.f === 'ipv4' && r.from <= mapped && mapped <= r.to));
+  }
+
+  get rules() {
+    return this.#rules.map((r) => r.text);
+  }
+
+  toJSON() {
+    return this.rules;
+  }
+
+  // Rules as `rules` writes them.
+  fromJSON(data) {
+    const list = typeof data === 'string' ? JSON.parse(data) : data;
+    if (!Array.isArray(list)) throw invalidArgValue('data', data, 'must be an array of rules');
+    for (const rule of list.slice().reverse()) {
+      const m = /^(Address|Range|Subnet): (IPv4|IPv6) (.+)$/.exec(String(rule));
+      if (m === null) throw invalidArgValue('data', rule, 'is not a rule');
+      const family = m[2].toLowerCase();
+      if (m[1] === 'Address') this.addAddress(m[3], family);
+      else if (m[1] === 'Range') this.addRange(...m[3].split('-'), family);
+      else {
+        const [network, prefix] = m[3].split('/');
+        this.addSubnet(network, Number(prefix), family);
+      }
+    }
+  }
+}
+
 let autoSelectFamily = true;
 let autoSelectFamilyAttemptTimeout = 250;
 
@@ -450,6 +607,8 @@ export function setDefaultAutoSelectFamilyAttemptTimeout(value) {
 }
 
 export default {
+  BlockList,
+  SocketAddress,
   Socket,
   Stream,
   connect,

@@ -2,6 +2,7 @@
 // bytes to text across chunks, a character cut between two chunks kept
 // until the rest arrives.
 import { Buffer } from './buffer.js';
+import { codedError, invalidArgType } from './_errors.js';
 
 // A function, as Node's is: callable without `new`, or on an object to
 // make it one (`StringDecoder.call(obj)`).
@@ -13,6 +14,11 @@ export function StringDecoder(encoding) {
   // bad sequence); UTF-16LE by hand, as Node's: a lone surrogate comes out
   // as it is, and an odd last byte is dropped at the end.
   this._text = this.encoding === 'utf8' ? new TextDecoder('utf-8') : null;
+  // A cut character whose lead the Encoding Standard refuses at once
+  // (C0, C1, F5-F7) but Node's decoder holds: kept back from `_text` until
+  // the bytes it needs come, or one that cannot follow it, so that its
+  // replacement characters come out when Node's do.
+  this._withheld = new Uint8Array(0);
   this._rest = new Uint8Array(0);
   this._need = 0;
   // Node's undocumented view of what is held between writes: a character
@@ -41,7 +47,8 @@ function cutUtf8(bytes) {
   for (let i = bytes.length - 1; i >= 0 && i >= bytes.length - 3; i--) {
     const b = bytes[i];
     if ((b & 0xc0) === 0x80) continue;
-    const need = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 1;
+    // Node's lengths by lead byte: F0-F7 four, E0-EF three, C0-DF two.
+    const need = b >= 0xf8 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
     const have = bytes.length - i;
     return have < need ? [bytes.subarray(i), need - have] : [new Uint8Array(0), 0];
   }
@@ -49,6 +56,9 @@ function cutUtf8(bytes) {
 }
 
 function checkState(d) {
+  if (d === null || typeof d !== 'object' || !(kState in d)) {
+    throw codedError(TypeError, 'ERR_INVALID_THIS', 'Value of "this" must be of type StringDecoder');
+  }
   const state = d[kState];
   if (!(state instanceof Uint8Array)) {
     throw new TypeError('The "decoder" state must be an instance of Buffer, TypedArray, or DataView');
@@ -75,15 +85,22 @@ StringDecoder.prototype = {
   },
   write(buf) {
     if (typeof buf === 'string') return buf;
-    checkState(this);
     const bytes = bytesOf(buf);
+    checkState(this);
     if (this._text !== null) {
       const state = this[kState];
       // (A character held is at most 3 bytes: the last 3 are enough.)
       const tail = bytes.length >= 3 ? bytes.subarray(bytes.length - 3) : concat(state.subarray(0, state[5]), bytes);
       const [held, need] = cutUtf8(tail);
       keep(this, held, need);
-      return this._text.decode(bytes, { stream: true });
+      let input = this._withheld.length > 0 ? concat(this._withheld, bytes) : bytes;
+      this._withheld = new Uint8Array(0);
+      const [cut] = cutUtf8(input.length > 3 ? input.subarray(input.length - 3) : input);
+      if (cut.length > 0 && (cut[0] <= 0xc1 || cut[0] >= 0xf5)) {
+        this._withheld = cut.slice();
+        input = input.subarray(0, input.length - cut.length);
+      }
+      return this._text.decode(input, { stream: true });
     }
     if (this.encoding === 'utf16le') return utf16(this, bytes);
     if (this.encoding === 'base64' || this.encoding === 'base64url') {
@@ -98,6 +115,9 @@ StringDecoder.prototype = {
     let out = buf === undefined ? '' : this.write(buf);
     keep(this, new Uint8Array(0), 0);
     if (this._text !== null) {
+      // A withheld character is one cut short: one U+FFFD, as Node's.
+      if (this._withheld.length > 0) out += '\ufffd';
+      this._withheld = new Uint8Array(0);
       out += this._text.decode();
     } else if (this.encoding === 'utf16le') {
       out += units(this._rest);
@@ -165,7 +185,7 @@ function normalize(encoding) {
 function bytesOf(buf) {
   if (buf instanceof Uint8Array) return buf;
   if (ArrayBuffer.isView(buf)) return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-  throw new TypeError(`The "buf" argument must be an instance of Buffer, TypedArray, or DataView. Received ${buf === null ? 'null' : typeof buf}`);
+  throw invalidArgType('buf', 'an instance of Buffer, TypedArray, or DataView', buf);
 }
 
 function concat(a, b) {

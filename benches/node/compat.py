@@ -68,7 +68,10 @@ NODE = os.environ.get('NODE') or shutil.which('node', path=path_env)
 
 def start_sidecar(sidecar):
     """Starts the sidecar: its process, and its bindings (the host name and
-    each port it reported), or (None, why)."""
+    each port it reported), or (None, why); (None, {}) for a module without
+    one."""
+    if sidecar is None:
+        return None, {}
     env = {**os.environ, 'SIDECAR_HOSTNAME': '127.0.0.1'}
     proc = subprocess.Popen([NODE, os.path.join(tests_dir, sidecar['entry'])], cwd=tests_dir, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -179,7 +182,7 @@ def run_ssr(plugin, engine, names, sidecar):
             return tests, error
     tests = {}
     for name in names:
-        proc, bound = start_sidecar(sidecar) if sidecar else (None, {})
+        proc, bound = start_sidecar(sidecar)
         if sidecar and proc is None:
             tests[name] = f'fail: {bound}'
             continue
@@ -207,9 +210,9 @@ for name in sorted(os.listdir(tests_dir)):
         shutil.copy(os.path.join(tests_dir, cfg['module']), os.path.join(work, 'test.js'))
         with open(os.path.join(work, 'harness.js'), 'w') as f:
             f.write(harness)
-        # Each runtime gets the sidecar afresh (its servers keep state).
-        sidecar = (lambda: start_sidecar(cfg['sidecar'])) if cfg['sidecar'] else (lambda: (None, {}))
-        proc, bound = sidecar()
+        # workerd gets a sidecar of its own (its servers keep state); ssr
+        # one for each test (run_ssr).
+        proc, bound = start_sidecar(cfg['sidecar'])
         row = {}
         if proc is None and cfg['sidecar']:
             row['workerd'] = {'tests': None, 'error': bound}

@@ -3,7 +3,7 @@
 //! `Response`, request bodies and their limit, binary responses, and the
 //! tenant's `env` (vars and secrets, which never show).
 
-use ssr::engine::{EngineKind, Engines};
+use ssr::engine::EngineKind;
 
 use crate::support::{Client, InProcess, Server, ssr, tempdir, text};
 
@@ -14,15 +14,7 @@ const FORM: (&str, &str) = ("content-type", "application/x-www-form-urlencoded")
 /// reached by path.
 fn server(query: &str) -> (InProcess, Vec<String>) {
     let s = InProcess::start(&["--demo=false", "--path-routing"]);
-    let ids = Engines::KINDS
-        .iter()
-        .map(|e| {
-            let id = format!("h-{e}");
-            let (status, body) = s.add(&id, HANDLER, &format!("engine={e}&{query}"));
-            assert_eq!(status, 201, "{body}");
-            id
-        })
-        .collect();
+    let ids = s.add_on_each_engine("h", HANDLER, query);
     (s, ids)
 }
 

@@ -8,8 +8,6 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use ssr::engine::Engines;
-
 use crate::fetch::Origin;
 use crate::hardening::{connect, read_to_close};
 use crate::support::{Client, InProcess, Server, within};
@@ -18,20 +16,7 @@ const PROBE: &str = "tests/plugins/probe.js";
 
 /// Registers the probe on each engine (`p-wasm`, `p-v8`) with `query`.
 fn probes(s: &impl Client, query: &str) -> Vec<String> {
-    on_each_engine(s, PROBE, query)
-}
-
-/// Registers `entry` on each engine (`p-wasm`, `p-v8`) with `query`.
-pub fn on_each_engine(s: &impl Client, entry: &str, query: &str) -> Vec<String> {
-    Engines::KINDS
-        .iter()
-        .map(|e| {
-            let id = format!("p-{e}");
-            let (status, body) = s.add(&id, entry, &format!("engine={e}&{query}"));
-            assert_eq!(status, 201, "{body}");
-            id
-        })
-        .collect()
+    s.add_on_each_engine("p", PROBE, query)
 }
 
 #[test]

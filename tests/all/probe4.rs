@@ -20,7 +20,7 @@ const HELLO: &str = "plugins/hello/render.js";
 
 /// Registers the probe on each engine (`p-wasm`, `p-v8`) with `query`.
 fn probes(s: &impl Client, query: &str) -> Vec<String> {
-    crate::probe::on_each_engine(s, PROBE, query)
+    s.add_on_each_engine("p", PROBE, query)
 }
 
 #[test]

@@ -23,14 +23,15 @@
 //! WPT: none
 //! Test plugin: tests/plugins/workers-streams.js
   // ------------------------------------------------ Workers' byte streams
-  // A chunk written to a Workers byte stream, as the bytes read from it.
-  function identityBytes(chunk) {
+  // A chunk written to a Workers byte stream (or socket), as the bytes
+  // read from it; anything but bytes and text is refused with `refusal`.
+  function identityBytes(chunk, refusal = 'This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.') {
     if (typeof chunk === 'string') return new TextEncoder().encode(chunk);
     if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk.slice(0));
     if (ArrayBuffer.isView(chunk)) {
       return new Uint8Array(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
     }
-    throw new TypeError('This TransformStream is being used as a byte stream, but received an object of non-ArrayBuffer/ArrayBufferView type on its writable side.');
+    throw new TypeError(refusal);
   }
 
   // Each stream's joined sides (`identityPair`), where a FixedLengthStream

@@ -100,11 +100,7 @@
           this.#writeController = c;
         },
         write: (chunk) => {
-          let bytes;
-          if (typeof chunk === 'string') bytes = encoder().encode(chunk);
-          else if (chunk instanceof ArrayBuffer) bytes = new Uint8Array(chunk);
-          else if (ArrayBuffer.isView(chunk)) bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-          else throw new TypeError('The chunk written to a socket must be a string, an ArrayBuffer or an ArrayBufferView');
+          const bytes = identityBytes(chunk, 'The chunk written to a socket must be a string, an ArrayBuffer or an ArrayBufferView');
           if (this.#ended) throw new TypeError('The socket is closed');
           if (bytes.byteLength === 0) return undefined;
           return new Promise((resolve, reject) => {

@@ -879,17 +879,27 @@ impl reqwest::dns::Resolve for PublicOnly {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
-            if public.is_empty() {
-                return Err(format!(
-                    "{host} resolves to no public address; a private one is reached only by granting its IP address"
-                )
-                .into());
-            }
+            let all = tokio::net::lookup_host((host.as_str(), 0)).await?;
+            let public = public_only(&host, all)?;
             Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
         })
     }
+}
+
+/// The public addresses among those `host` resolved to (`all`), or why
+/// there are none: the rule of every name a renderer reaches, by `fetch`
+/// ([`PublicOnly`]) or by `connect()` (`socket.rs`).
+pub fn public_only(
+    host: &str,
+    all: impl IntoIterator<Item = SocketAddr>,
+) -> Result<Vec<SocketAddr>, String> {
+    let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
+    if public.is_empty() {
+        return Err(format!(
+            "{host} resolves to no public address; a private one is reached only by granting its IP address"
+        ));
+    }
+    Ok(public)
 }
 
 /// Whether `ip` is on the public internet: not in a range IANA's

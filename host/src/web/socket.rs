@@ -40,7 +40,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf, Wri
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use super::fetch::{Budget, FetchGrant, Origin, is_public, net};
+use super::fetch::{Budget, FetchGrant, Origin, net, public_only};
 
 /// The most bytes one `read` brings.
 const CHUNK: usize = 64 << 10;
@@ -172,11 +172,6 @@ impl Sockets {
         self.places = Arc::new(tokio::sync::Semaphore::new(MAX_OPEN));
     }
 
-    /// Whether any socket is open (the wait has something to wait for).
-    pub fn any_open(&self) -> bool {
-        !self.open.is_empty()
-    }
-
     /// The next event of any socket; pending for ever while none comes.
     async fn next(&mut self) -> Event {
         match self.events_rx.recv().await {
@@ -270,29 +265,24 @@ impl Sockets {
         let tenant = lent.tenant.to_string();
         let places = self.places.clone();
         let task = net.runtime.spawn(async move {
-            let run = Run {
-                id,
-                events: events.clone(),
-                budget,
-            };
+            let run = Run { id, events, budget };
             let until = tokio::time::Instant::now() + left;
             // Held until the task ends (the connection closes).
             let Ok(_place) = places.acquire_owned().await else {
                 return;
             };
-            let opened = tokio::time::timeout_at(until, connect(&host, port)).await;
+            let opened = tokio::time::timeout_at(until, connect(&host, port))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(format!(
+                        "connect to {host}:{port}: the render's deadline passed while connecting"
+                    ))
+                });
             let stream = match opened {
-                Err(_) => Err(format!(
-                    "connect to {host}:{port}: the render's deadline passed while connecting"
-                )),
-                Ok(result) => result,
-            };
-            let stream = match stream {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::info!(tenant, "connect failed: {e}");
-                    let _ = events.send(Event::error(id, e));
-                    return;
+                    return run.send(Event::error(id, e));
                 }
             };
             metrics::counter!("ssr_sockets_opened_total", "tenant" => tenant).increment(1);
@@ -329,16 +319,8 @@ async fn connect(host: &str, port: u16) -> Result<TcpStream, String> {
             .await
             .map_err(at);
     }
-    let all: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
-        .await
-        .map_err(at)?
-        .collect();
-    let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
-    if public.is_empty() {
-        return Err(format!(
-            "connect to {host}:{port}: {host} resolves to no public address; a private one is reached only by granting its IP address"
-        ));
-    }
+    let all = tokio::net::lookup_host((host, port)).await.map_err(at)?;
+    let public = public_only(host, all).map_err(|e| format!("connect to {host}:{port}: {e}"))?;
     let mut last = None;
     for addr in public {
         match TcpStream::connect(addr).await {

@@ -210,8 +210,6 @@ function requestTarget(defaultProtocol, args) {
 export function ClientRequest(...args) {
   const defaultProtocol = this && this._defaultProtocol ? this._defaultProtocol : 'http:';
   const { url, options, callback } = requestTarget(defaultProtocol, args);
-  // Finishing the request body does not end the request: the response
-  // is still to come.
   const method = options.method === undefined || options.method === null || options.method === '' ? 'GET' : options.method;
   if (!isToken(method)) throw codedError(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Method must be a valid HTTP token ["${method}"]`);
   const headers = options.headers || {};
@@ -220,6 +218,8 @@ export function ClientRequest(...args) {
       if (k.toLowerCase() === 'host' && typeof v !== 'string') throw invalidArgType('options.headers.host', 'of type string', v);
     }
   }
+  // Finishing the request body does not end the request: the response
+  // is still to come.
   Writable.call(this, { autoDestroy: false });
   this.method = method.toUpperCase();
   this.path = url.pathname + url.search;

@@ -59,9 +59,18 @@ export function _normalizeArgs(args) {
   return [options, typeof cb === 'function' ? cb : null];
 }
 
-function badPort(port) {
-  return codedError(RangeError, 'ERR_SOCKET_BAD_PORT', `Port should be >= 0 and < 65536. Received ${typeof port === 'string' ? `type string ('${port}')` : `type ${typeof port} (${String(port)})`}.`);
+// A port as a number (a string of digits too), or Node's error.
+function portOf(port) {
+  const n = typeof port === 'string' && port.trim() !== '' ? Number(port) : port;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 65535) {
+    throw codedError(RangeError, 'ERR_SOCKET_BAD_PORT', `Port should be >= 0 and < 65536. Received ${typeof port === 'string' ? `type string ('${port}')` : `type ${typeof port} (${String(port)})`}.`);
+  }
+  return n;
 }
+
+// The event a socket's writes wait for: a TLS socket's handshake, or the
+// connection.
+const readyEvent = (socket) => (socket.encrypted ? 'secureConnect' : 'connect');
 
 // "1.2.3.4:5" or "[::1]:5", as the host reports an address.
 function splitAddress(text) {
@@ -188,15 +197,11 @@ Socket.prototype.connect = function (...args) {
     this._undestroy();
   }
   if (options.path !== undefined) throw invalidArgValue('path', options.path, 'is not supported');
-  let { port } = options;
-  if (port === undefined) throw codedError(TypeError, 'ERR_MISSING_ARGS', 'The "options" or "port" or "path" argument must be specified');
-  if (typeof port !== 'number' && typeof port !== 'string') throw invalidArgType('options.port', 'of type number or string', port);
-  if (typeof port === 'string' && port.trim() === '') throw badPort(port);
-  const n = Number(port);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw badPort(port);
-  port = n;
+  if (options.port === undefined) throw codedError(TypeError, 'ERR_MISSING_ARGS', 'The "options" or "port" or "path" argument must be specified');
+  if (typeof options.port !== 'number' && typeof options.port !== 'string') throw invalidArgType('options.port', 'of type number or string', options.port);
+  const port = portOf(options.port);
   const host = options.host === undefined || options.host === null ? 'localhost' : String(options.host);
-  if (cb !== null) this.once(this.encrypted ? 'secureConnect' : 'connect', cb);
+  if (cb !== null) this.once(readyEvent(this), cb);
   if (options.timeout !== undefined) this.setTimeout(options.timeout);
   this.connecting = true;
   this._host = host;
@@ -265,7 +270,7 @@ Socket.prototype._writev = function (chunks, cb) {
       this._writev(chunks, cb);
     };
     this._waiting.push(cb);
-    this.once(this.encrypted ? 'secureConnect' : 'connect', go);
+    this.once(readyEvent(this), go);
     return;
   }
   const parts = chunks.map(({ chunk, encoding }) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk));
@@ -280,7 +285,7 @@ Socket.prototype._writev = function (chunks, cb) {
 
 Socket.prototype._final = function (cb) {
   if (this.connecting) {
-    this.once(this.encrypted ? 'secureConnect' : 'connect', () => this._final(cb));
+    this.once(readyEvent(this), () => this._final(cb));
     return;
   }
   // Never connected: nothing to end.
@@ -359,10 +364,9 @@ Socket.prototype.setTimeout = function (ms, cb) {
   if (typeof ms !== 'number') throw invalidArgType('msecs', 'of type number', ms);
   if (!Number.isFinite(ms) || ms < 0) throw outOfRange('msecs', 'a non-negative finite number', ms);
   if (cb !== undefined) validateFunction(cb, 'callback');
-  const n = ms;
-  this._idle = n;
+  this._idle = ms;
   if (cb !== undefined) {
-    if (n === 0) this.off('timeout', cb);
+    if (ms === 0) this.off('timeout', cb);
     else this.once('timeout', cb);
   }
   this._touch();
@@ -412,9 +416,7 @@ export const Stream = Socket;
 
 export function connect(...args) {
   const [options, cb] = _normalizeArgs(args);
-  const socket = new Socket(options);
-  if (options.timeout) socket.setTimeout(options.timeout);
-  return socket.connect([options, cb]);
+  return new Socket(options).connect([options, cb]);
 }
 
 export const createConnection = connect;
@@ -460,14 +462,12 @@ export class SocketAddress {
     const family = familyOf(options.family ?? 'ipv4', 'options.family');
     const address = options.address ?? (family === 'ipv4' ? '127.0.0.1' : '::');
     if (typeof address !== 'string') throw invalidArgType('options.address', 'of type string', address);
-    const port = options.port ?? 0;
-    const n = typeof port === 'string' && port.trim() !== '' ? Number(port) : port;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 65535) throw badPort(port);
+    const port = portOf(options.port ?? 0);
     const flowlabel = options.flowlabel ?? 0;
     if (!Number.isInteger(flowlabel) || flowlabel < 0 || flowlabel > 0xffffffff) throw outOfRange('options.flowlabel', '>= 0 && <= 4294967295', flowlabel);
     if (addressValue(address, family) === undefined) throw codedError(Error, 'ERR_INVALID_ADDRESS', 'Invalid socket address');
     this.#address = address;
-    this.#port = n;
+    this.#port = port;
     this.#family = family;
     this.#flowlabel = flowlabel;
   }

@@ -95,10 +95,10 @@ StringDecoder.prototype = {
       keep(this, held, need);
       let input = this._withheld.length > 0 ? concat(this._withheld, bytes) : bytes;
       this._withheld = new Uint8Array(0);
-      const [cut] = cutUtf8(input.length > 3 ? input.subarray(input.length - 3) : input);
-      if (cut.length > 0 && (cut[0] <= 0xc1 || cut[0] >= 0xf5)) {
-        this._withheld = cut.slice();
-        input = input.subarray(0, input.length - cut.length);
+      // `held` ends `input` too: its lead, if one of these, was withheld.
+      if (held.length > 0 && (held[0] <= 0xc1 || held[0] >= 0xf5)) {
+        this._withheld = held.slice();
+        input = input.subarray(0, input.length - held.length);
       }
       return this._text.decode(input, { stream: true });
     }

@@ -7,7 +7,11 @@ compatibility flags. A module whose BUILD.bazel names a sidecar (a Node
 TCP or HTTP server its tests talk to) gets it, as workerd's own runner
 gives it: started with Node (`NODE`, else `node` on ESBUILD_PATH) for each
 runtime afresh, its ports as the config's `fromEnvironment` bindings (on
-ssr: vars, each port granted as `tcp://` and `http://`). The rest are left
+ssr: vars, each port granted as `tcp://` and `http://`); its text bindings
+of fixture files (PEM keys) as JSON in vars NODE_COMPAT_TEXTS_0, _1...,
+which the harness spreads into the test's env (their names, like
+`rsa_private.pem`, are not names ssr takes for vars, and a var holds at
+most 16 KiB). The rest are left
 out, each with its reason.
 
 Usage: compat.py WORKERD_DIR SSR ESBUILD_PATH WORKERD OUT_JSON
@@ -44,23 +48,27 @@ def config_of(wd_test, base):
     modules = re.findall(r'esModule\s*=\s*embed\s*"([^"]+)"', text)
     if text.count('worker = (') + text.count('worker=(') != 1:
         return None, 'more than one worker (a sidecar or a second service)'
-    if len(modules) != 1 or re.search(r'(commonJsModule|text|data|wasm|json|pythonModule)\s*=\s*embed', text):
+    # Text bindings of fixture files (PEM keys): the app's vars on ssr.
+    texts = dict(re.findall(r'\(\s*name\s*=\s*"([^"]+)",\s*text\s*=\s*embed\s*"([^"]+)"\s*\)', text))
+    rest = re.sub(r'\(\s*name\s*=\s*"[^"]+",\s*text\s*=\s*embed\s*"[^"]+"\s*\),?', '', text)
+    if len(modules) != 1 or re.search(r'(commonJsModule|text|data|wasm|json|pythonModule)\s*=\s*embed', rest):
         return None, 'more than one module'
     sidecar = None
-    if re.search(r'bindings\s*=\s*\[\s*\(', text):
+    if re.search(r'bindings\s*=\s*\[\s*\(', rest):
         if re.search(r'service\s*=', text):
             return None, 'needs a service binding (to itself or a sidecar)'
         if 'trustedCertificates' in text:
             return None, "its sidecar's TLS certificate is signed by a private CA that workerd is told to trust; ssr's TLS trusts the Mozilla roots only"
         sidecar = SIDECARS.get(base)
         names = re.findall(r'name\s*=\s*"([^"]+)",\s*fromEnvironment', text)
-        if sidecar is None or len(names) != len(re.findall(r'\(\s*name\s*=', text.split('bindings', 1)[1].split(']', 1)[0])):
+        if sidecar is None or len(names) != len(re.findall(r'\(\s*name\s*=', rest.split('bindings', 1)[1].split(']', 1)[0])):
             return None, 'needs bindings other than its sidecar\'s ports'
     if 'durableObjectNamespaces' in text or 'external' in text or 'disk' in text:
         return None, "needs workerd's Durable Objects, an external service or disk"
     flags = re.findall(r'"([a-z0-9_]+)"', (re.search(r'compatibilityFlags\s*=\s*\[([^\]]*)\]', text) or [None, ''])[1])
     date = (re.search(r'compatibilityDate\s*=\s*"([^"]+)"', text) or [None, '2026-11-01'])[1]
-    return {'module': modules[0], 'flags': flags, 'date': date, 'sidecar': sidecar}, None
+    texts = {k: open(os.path.join(os.path.dirname(wd_test), v)).read() for k, v in texts.items()}
+    return {'module': modules[0], 'flags': flags, 'date': date, 'sidecar': sidecar, 'texts': texts}, None
 
 
 NODE = os.environ.get('NODE') or shutil.which('node', path=path_env)
@@ -111,10 +119,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+def texts_vars(texts):
+    """The text bindings as ssr vars (see the header)."""
+    text = json.dumps(texts) if texts else ''
+    return {f'NODE_COMPAT_TEXTS_{i // 12000}': text[i:i + 12000] for i in range(0, len(text), 12000)}
+
+
 def run_workerd(work, cfg, bound):
     port = free_port()
     flags = ', '.join(f'"{f}"' for f in cfg['flags'] if f != 'experimental')
-    bindings = ', '.join(f'(name = "{k}", text = "{v}")' for k, v in bound.items())
+    bindings = [f'(name = "{k}", text = "{v}")' for k, v in bound.items()]
+    for i, (k, v) in enumerate(cfg['texts'].items()):
+        with open(os.path.join(work, f'text{i}'), 'w') as f:
+            f.write(v)
+        bindings.append(f'(name = "{k}", text = embed "text{i}")')
+    bindings = ', '.join(bindings)
     with open(os.path.join(work, 'config.capnp'), 'w') as f:
         f.write(f'''using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
@@ -221,7 +240,8 @@ for name in sorted(os.listdir(tests_dir)):
         stop(proc)
         with open(os.path.join(work, 'wrangler.json'), 'w') as f:
             json.dump({'name': base, 'main': 'harness.js', 'compatibility_date': cfg['date'],
-                       'compatibility_flags': [x for x in cfg['flags'] if x != 'experimental']}, f)
+                       'compatibility_flags': [x for x in cfg['flags'] if x != 'experimental'],
+                       'vars': texts_vars(cfg['texts'])}, f)
         plugin = os.path.join(work, 'test.wasm')
         built = subprocess.run([ssr, 'build', '-q', '-o', plugin], cwd=work, capture_output=True,
                                env={**os.environ, 'PATH': path_env})

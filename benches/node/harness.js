@@ -10,6 +10,10 @@ import * as tests from './test.js';
 export default {
   async fetch(request, env, ctx) {
     const out = {};
+    // The config's text bindings of fixture files, on ssr (compat.py).
+    let texts = '';
+    for (let i = 0; typeof env[`NODE_COMPAT_TEXTS_${i}`] === 'string'; i++) texts += env[`NODE_COMPAT_TEXTS_${i}`];
+    if (texts !== '') env = { ...env, ...JSON.parse(texts) };
     // `?only=NAME`: that test alone (compat.py's fallback).
     const only = new URL(request.url).searchParams.get('only');
     for (const [name, t] of Object.entries(tests)) {

@@ -83,6 +83,13 @@
       hmac: (hash, key, bytes) => subtleCall({ op: 'sign', alg: 'HMAC', hash }, [key, bytes]).data,
       // PBKDF2, HKDF and scrypt (`args.alg`) with any hash of node:crypto's.
       derive: (args, parts) => subtleCall(Object.assign({ op: 'derive' }, args), parts).data,
+      // `node:crypto`'s keys, signatures and ciphers (web/crypto/node.rs).
+      crypto: (args, parts) => subtleCall(args, parts),
+      // A CryptoKey's state (KeyObject.from, and keys given to sign()).
+      keyOf: (key) => {
+        const s = key !== null && typeof key === 'object' ? keyState.get(key) : undefined;
+        return s && { type: s.type, extractable: s.extractable, algorithm: s.algorithm, material: s.material };
+      },
       // `node:zlib`: the host's coders of CompressionStream, called whole.
       compress: (args, bytes) => namedCall('compress', args, bytes),
       // `fn` runs when each render ends (`node:fs` empties its files).

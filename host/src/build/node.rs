@@ -113,6 +113,9 @@ const HELPERS: &[(&str, &str)] = &[
     ("_errors.js", include_str!("node/_errors.js")),
     ("_comparisons.js", include_str!("node/_comparisons.js")),
     ("_mime.js", include_str!("node/_mime.js")),
+    ("_crypto_keys.js", include_str!("node/_crypto_keys.js")),
+    ("_crypto_sign.js", include_str!("node/_crypto_sign.js")),
+    ("_crypto_cipher.js", include_str!("node/_crypto_cipher.js")),
 ];
 
 /// `benches/node-exports.sh`'s record of `workerd`.

@@ -1,6 +1,7 @@
 //! Host calls too long for a render's worker thread: RSA key generation
-//! (a 3072-bit key takes 0.3-3 s) and PBKDF2 (as long as its iteration
-//! count says). On the Wasm engine a worker interleaves many tenants'
+//! (a 3072-bit key takes 0.3-3 s), PBKDF2 (as long as its iteration
+//! count says) and scrypt, and `node:crypto`'s reading of a key with a
+//! passphrase (its PBKDF2 or scrypt). On the Wasm engine a worker interleaves many tenants'
 //! renders; one of these calls run there would hold every one of them
 //! (a neighbour waited 0.45-2.6 s behind one `generateKey`). Run here, on
 //! threads of their own, the render that asked is suspended as it is for a
@@ -30,9 +31,13 @@ pub struct Done {
 /// Whether the call `name` with `args` is one to run here.
 pub fn is_long(name: &str, args: &str) -> bool {
     #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
     struct Op<'a> {
         op: &'a str,
+        #[serde(default)]
         alg: &'a str,
+        #[serde(default)]
+        has_passphrase: bool,
     }
     if name != calls::CRYPTO {
         return false;
@@ -41,8 +46,20 @@ pub fn is_long(name: &str, args: &str) -> bool {
         Ok(Op {
             op: "generate",
             alg,
+            ..
         }) => alg.starts_with("RSA"),
-        Ok(Op { op: "derive", alg }) => alg == "PBKDF2" || alg == "scrypt",
+        Ok(Op {
+            op: "derive", alg, ..
+        }) => alg == "PBKDF2" || alg == "scrypt",
+        Ok(Op {
+            op: "nodeGenerateRsa",
+            ..
+        }) => true,
+        Ok(Op {
+            op: "nodeImport",
+            has_passphrase,
+            ..
+        }) => has_passphrase,
         _ => false,
     }
 }
@@ -101,6 +118,19 @@ pub(crate) mod tests {
         assert!(!is_long(
             calls::CRYPTO,
             r#"{"op":"generate","alg":"ECDSA","parts":[]}"#
+        ));
+        // node:crypto's: RSA generation, and a key read with a passphrase.
+        assert!(is_long(
+            calls::CRYPTO,
+            r#"{"op":"nodeGenerateRsa","modulusLength":2048,"parts":[]}"#
+        ));
+        assert!(is_long(
+            calls::CRYPTO,
+            r#"{"op":"nodeImport","hasPassphrase":true,"parts":[1,1]}"#
+        ));
+        assert!(!is_long(
+            calls::CRYPTO,
+            r#"{"op":"nodeImport","hasPassphrase":false,"parts":[1]}"#
         ));
         assert!(!is_long(
             calls::CRYPTO,

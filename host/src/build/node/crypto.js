@@ -1,11 +1,18 @@
 // `node:crypto` as `ssr build` resolves it (build/bundle.rs): random
 // bytes; hashes, HMACs, PBKDF2, HKDF and scrypt (computed by the host, as
-// crypto.subtle's are); secret KeyObjects; timingSafeEqual and Web Crypto.
-// Ciphers, signatures and public or private key objects are not here:
-// `crypto.subtle` does those.
+// crypto.subtle's are); timingSafeEqual and Web Crypto. Key objects are in
+// _crypto_keys.js, signatures in _crypto_sign.js, ciphers and RSA
+// encryption in _crypto_cipher.js; this module gives them all.
 import { Buffer, kMaxLength } from './buffer.js';
 import { Transform } from './stream.js';
 import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateInteger, validateString } from './_errors.js';
+import { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, later, secretOf } from './_crypto_keys.js';
+import { Sign, Verify, createSign, createVerify, sign, verify } from './_crypto_sign.js';
+import { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt } from './_crypto_cipher.js';
+
+export { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync };
+export { Sign, Verify, createSign, createVerify, sign, verify };
+export { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt };
 
 const node = globalThis.__ssr.node;
 
@@ -218,7 +225,7 @@ Hash.prototype._flush = function (callback) {
 export function Hmac(algorithm, key, options) {
   if (!new.target) return new Hmac(algorithm, key, options);
   const name = hashName(algorithm, 'hmac');
-  const k = key instanceof KeyObject ? secretOf(key, 'key') : bytesOf(key, options && options.encoding, 'key');
+  const k = key instanceof KeyObject ? secretOf(key) : bytesOf(key, options && options.encoding, 'key');
   start(this, algorithm, new Handle(name, Uint8Array.from(k), []), options);
 }
 Object.setPrototypeOf(Hmac.prototype, Transform.prototype);
@@ -248,71 +255,6 @@ export function hash(algorithm, data, outputEncoding = 'hex') {
   checkData(data);
   validateString(outputEncoding, 'outputEncoding');
   return createHash(algorithm).update(data).digest(outputEncoding);
-}
-
-// Secret keys (`createSecretKey`); public and private ones are
-// crypto.subtle's here.
-const kKey = Symbol('kKey');
-export class KeyObject {
-  constructor(type, handle) {
-    if (type !== 'secret' && type !== 'public' && type !== 'private') throw invalidArgValue('type', type);
-    if (!(handle instanceof Uint8Array)) throw invalidArgType('handle', 'of type object', handle);
-    this[kKey] = { type, bytes: Uint8Array.from(handle) };
-  }
-  get type() {
-    return this[kKey].type;
-  }
-  equals(other) {
-    if (!(other instanceof KeyObject)) throw invalidArgType('otherKeyObject', 'an instance of KeyObject', other);
-    const a = this[kKey];
-    const b = other[kKey];
-    return a.type === b.type && a.bytes.length === b.bytes.length && timingSafeEqual(a.bytes, b.bytes);
-  }
-  get [Symbol.toStringTag]() {
-    return 'KeyObject';
-  }
-}
-
-export class SecretKeyObject extends KeyObject {
-  constructor(handle) {
-    super('secret', handle);
-  }
-  get symmetricKeySize() {
-    return this[kKey].bytes.length;
-  }
-  export(options) {
-    if (options !== undefined && (options === null || typeof options !== 'object')) throw invalidArgType('options', 'of type object', options);
-    const format = options && options.format;
-    if (format === 'jwk') return { kty: 'oct', ext: true, k: Buffer.from(this[kKey].bytes).toString('base64url') };
-    if (format !== undefined && format !== 'buffer') throw invalidArgValue('options.format', format, "must be one of: undefined, 'buffer', 'jwk'");
-    return Buffer.from(this[kKey].bytes);
-  }
-}
-
-// The bundler may rename a class; Node's names are what apps see.
-Object.defineProperty(KeyObject, 'name', { value: 'KeyObject' });
-Object.defineProperty(SecretKeyObject, 'name', { value: 'SecretKeyObject' });
-
-function secretOf(key, name) {
-  if (key.type !== 'secret') throw invalidArgValue(name, key.type, 'must be a secret key');
-  return key[kKey].bytes;
-}
-
-export function createSecretKey(key, encoding) {
-  return new SecretKeyObject(bytesOf(key, encoding, 'key'));
-}
-
-// A KDF's result to its callback, on a later turn, as Node's thread pool
-// gives it; a failure of the computation goes to the callback too.
-function later(callback, compute) {
-  let result;
-  let failure = null;
-  try {
-    result = compute();
-  } catch (e) {
-    failure = e;
-  }
-  queueMicrotask(() => (failure === null ? callback(null, result) : callback(failure)));
 }
 
 function pbkdf2Arguments(password, salt, iterations, keylen, digest) {
@@ -345,7 +287,7 @@ export function pbkdf2(password, salt, iterations, keylen, digest, callback) {
 
 function hkdfArguments(digest, ikm, salt, info, keylen) {
   validateString(digest, 'digest');
-  const key = ikm instanceof KeyObject ? secretOf(ikm, 'ikm') : bytesOf(ikm, undefined, 'ikm');
+  const key = ikm instanceof KeyObject ? secretOf(ikm) : bytesOf(ikm, undefined, 'ikm');
   const s = bytesOf(salt, undefined, 'salt');
   const i = bytesOf(info, undefined, 'info');
   validateInteger(keylen, 'length', 0, kMaxLength);
@@ -419,12 +361,39 @@ export function timingSafeEqual(a, b) {
 }
 
 export const getHashes = () => HASH_NAMES.slice();
-export const getCiphers = () => [];
-export const getCurves = () => [];
-export const constants = Object.freeze({});
+// The curves `workerd` lists.
+export const getCurves = () => ['secp224r1', 'prime256v1', 'secp384r1', 'secp521r1'];
+// OpenSSL's constants as `workerd` gives them: read-only, not enumerable,
+// on an object with no prototype.
+export const constants = Object.create(null);
+for (const [name, value] of Object.entries({
+  DH_CHECK_P_NOT_SAFE_PRIME: 2, DH_CHECK_P_NOT_PRIME: 1, DH_UNABLE_TO_CHECK_GENERATOR: 4,
+  DH_NOT_SUITABLE_GENERATOR: 8, RSA_PKCS1_PADDING: 1, RSA_NO_PADDING: 3, RSA_PKCS1_OAEP_PADDING: 4,
+  RSA_X931_PADDING: 5, RSA_PKCS1_PSS_PADDING: 6, RSA_PSS_SALTLEN_DIGEST: -1, RSA_PSS_SALTLEN_MAX_SIGN: -2,
+  RSA_PSS_SALTLEN_AUTO: -2, POINT_CONVERSION_COMPRESSED: 2, POINT_CONVERSION_UNCOMPRESSED: 4,
+  POINT_CONVERSION_HYBRID: 6, OPENSSL_VERSION_NUMBER: 0, SSL_OP_ALL: 2147485776,
+  SSL_OP_ALLOW_NO_DHE_KEX: 1024, SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION: 262144,
+  SSL_OP_CIPHER_SERVER_PREFERENCE: 4194304, SSL_OP_CISCO_ANYCONNECT: 32768, SSL_OP_COOKIE_EXCHANGE: 8192,
+  SSL_OP_CRYPTOPRO_TLSEXT_BUG: 2147483648, SSL_OP_DONT_INSERT_EMPTY_FRAGMENTS: 2048,
+  SSL_OP_LEGACY_SERVER_CONNECT: 4, SSL_OP_NO_COMPRESSION: 131072, SSL_OP_NO_ENCRYPT_THEN_MAC: 524288,
+  SSL_OP_NO_QUERY_MTU: 4096, SSL_OP_NO_RENEGOTIATION: 1073741824,
+  SSL_OP_NO_SESSION_RESUMPTION_ON_RENEGOTIATION: 65536, SSL_OP_NO_SSLv2: 0, SSL_OP_NO_SSLv3: 33554432,
+  SSL_OP_NO_TICKET: 16384, SSL_OP_NO_TLSv1: 67108864, SSL_OP_NO_TLSv1_1: 268435456,
+  SSL_OP_NO_TLSv1_2: 134217728, SSL_OP_NO_TLSv1_3: 536870912, SSL_OP_PRIORITIZE_CHACHA: 2097152,
+  SSL_OP_TLS_ROLLBACK_BUG: 8388608, ENGINE_METHOD_RSA: 1, ENGINE_METHOD_DSA: 2, ENGINE_METHOD_DH: 4,
+  ENGINE_METHOD_RAND: 8, ENGINE_METHOD_EC: 2048, ENGINE_METHOD_CIPHERS: 64, ENGINE_METHOD_DIGESTS: 128,
+  ENGINE_METHOD_PKEY_METHS: 512, ENGINE_METHOD_PKEY_ASN1_METHS: 1024, ENGINE_METHOD_ALL: 65535,
+  ENGINE_METHOD_NONE: 0, defaultCoreCipherList: "", TLS1_VERSION: 769, TLS1_1_VERSION: 770,
+  TLS1_2_VERSION: 771, TLS1_3_VERSION: 772, defaultCipherList: "",
+})) {
+  Object.defineProperty(constants, name, { value, enumerable: false, writable: false, configurable: false });
+}
 
 export default {
   webcrypto, subtle, getRandomValues, randomUUID, randomBytes, randomFillSync, randomFill, randomInt,
   createHash, createHmac, hash, Hash, Hmac, timingSafeEqual, getHashes, getCiphers, getCurves, constants,
-  KeyObject, SecretKeyObject, createSecretKey, pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync,
+  KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey,
+  generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, Sign, Verify, createSign, createVerify, sign, verify,
+  Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt,
+  pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync,
 };

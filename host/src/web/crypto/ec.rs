@@ -111,6 +111,29 @@ macro_rules! ec_curve {
                 }
             }
 
+            /// SEC1's `EC PRIVATE KEY` as PKCS #8 (`node:crypto`'s `sec1`).
+            pub fn from_sec1(der: &[u8]) -> Result<Vec<u8>, String> {
+                let key = SecretKey::from_sec1_der(der).map_err(data_error)?;
+                Ok(key.to_pkcs8_der().map_err(data_error)?.as_bytes().to_vec())
+            }
+
+            /// A PKCS #8 key as SEC1's `EC PRIVATE KEY`.
+            pub fn to_sec1(der: &[u8]) -> Result<Vec<u8>, String> {
+                Ok(private(der)?.to_sec1_der().map_err(data_error)?.to_vec())
+            }
+
+            /// An IEEE P1363 signature (r ‖ s) in DER, as `node:crypto`
+            /// gives ECDSA's by default.
+            pub fn der_signature(p1363: &[u8]) -> Result<Vec<u8>, String> {
+                let s = Signature::from_slice(p1363).map_err(operation_error)?;
+                Ok(s.to_der().as_bytes().to_vec())
+            }
+
+            /// A DER signature as IEEE P1363, or `None` if it is not one.
+            pub fn p1363_signature(der: &[u8]) -> Option<Vec<u8>> {
+                Signature::from_der(der).ok().map(|s| s.to_bytes().to_vec())
+            }
+
             /// A new pair: (PKCS #8, SPKI).
             pub fn generate() -> Result<(Vec<u8>, Vec<u8>), String> {
                 let key = SecretKey::random(&mut rand_core::OsRng);

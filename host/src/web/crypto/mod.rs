@@ -96,6 +96,27 @@ struct Args {
     block_size: u32,
     parallelization: u32,
     maxmem: u64,
+    // node:crypto's (`node.rs`):
+    /// A key encoding's type (`pkcs1`, `pkcs8`, `sec1`, `spki`), or a
+    /// key's type (`rsa`, `ec`, `ed25519`, `x25519`, `dsa`) to sign with.
+    #[serde(rename = "type")]
+    ty: String,
+    /// Whether a passphrase is given (the part after the key), which may
+    /// be empty.
+    has_passphrase: bool,
+    /// The cipher an exported private key is encrypted with.
+    cipher: String,
+    /// RSA's padding, as Node's constants number them.
+    padding: u32,
+    /// RSA-PSS's salt length as Node's option gives it (-1, -2 or bytes).
+    salt: Option<i64>,
+    /// `der` or `ieee-p1363`, for ECDSA.
+    dsa_encoding: String,
+    /// A cipher's mode, or which of the RSA operations.
+    mode: String,
+    /// Where in a cipher's keystream a step starts, in bytes.
+    position: u64,
+    encrypt: bool,
 }
 
 fn error(name: &str, message: impl std::fmt::Display) -> String {
@@ -165,6 +186,7 @@ pub fn call(args: &str, data: &[u8]) -> Result<Reply, String> {
         "encapsulate" => Ok(bytes(ml_kem::encapsulate(&a.alg, part(0))?)),
         "decapsulate" => Ok(bytes(ml_kem::decapsulate(&a.alg, part(0), part(1))?)),
         "generate" => generate(&a),
+        op if op.starts_with("node") => node::call(&a, &part),
         op => Err(format!("crypto: no operation \"{op}\"")),
     }
 }
@@ -289,6 +311,7 @@ mod ec;
 mod kdf;
 mod keys;
 mod ml_kem;
+mod node;
 mod okp;
 mod sign;
 

@@ -116,6 +116,7 @@ const HELPERS: &[(&str, &str)] = &[
     ("_crypto_keys.js", include_str!("node/_crypto_keys.js")),
     ("_crypto_sign.js", include_str!("node/_crypto_sign.js")),
     ("_crypto_cipher.js", include_str!("node/_crypto_cipher.js")),
+    ("_crypto_dh.js", include_str!("node/_crypto_dh.js")),
 ];
 
 /// `benches/node-exports.sh`'s record of `workerd`.

@@ -1,7 +1,7 @@
 //! Host calls too long for a render's worker thread: RSA key generation
 //! (a 3072-bit key takes 0.3-3 s), PBKDF2 (as long as its iteration
 //! count says) and scrypt, and `node:crypto`'s reading of a key with a
-//! passphrase (its PBKDF2 or scrypt). On the Wasm engine a worker interleaves many tenants'
+//! passphrase (its PBKDF2 or scrypt), its primes and Diffie-Hellman. On the Wasm engine a worker interleaves many tenants'
 //! renders; one of these calls run there would hold every one of them
 //! (a neighbour waited 0.45-2.6 s behind one `generateKey`). Run here, on
 //! threads of their own, the render that asked is suspended as it is for a
@@ -52,7 +52,7 @@ pub fn is_long(name: &str, args: &str) -> bool {
             op: "derive", alg, ..
         }) => alg == "PBKDF2" || alg == "scrypt",
         Ok(Op {
-            op: "nodeGenerateRsa",
+            op: "nodeGenerateRsa" | "nodeDh" | "nodePrime",
             ..
         }) => true,
         Ok(Op {

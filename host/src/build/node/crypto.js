@@ -8,10 +8,12 @@ import { Transform } from './stream.js';
 import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateInteger, validateString } from './_errors.js';
 import { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, later, secretOf } from './_crypto_keys.js';
 import { Sign, Verify, createSign, createVerify, sign, verify } from './_crypto_sign.js';
+import { DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH, diffieHellman, generatePrime, generatePrimeSync, getCurves, getDiffieHellman } from './_crypto_dh.js';
 import { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt } from './_crypto_cipher.js';
 
 export { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync };
 export { Sign, Verify, createSign, createVerify, sign, verify };
+export { DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH, diffieHellman, generatePrime, generatePrimeSync, getCurves, getDiffieHellman };
 export { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt };
 
 const node = globalThis.__ssr.node;
@@ -361,8 +363,6 @@ export function timingSafeEqual(a, b) {
 }
 
 export const getHashes = () => HASH_NAMES.slice();
-// The curves `workerd` lists.
-export const getCurves = () => ['secp224r1', 'prime256v1', 'secp384r1', 'secp521r1'];
 // OpenSSL's constants as `workerd` gives them: read-only, not enumerable,
 // on an object with no prototype.
 export const constants = Object.create(null);
@@ -395,5 +395,7 @@ export default {
   KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey,
   generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, Sign, Verify, createSign, createVerify, sign, verify,
   Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt,
+  DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH,
+  diffieHellman, generatePrime, generatePrimeSync, getDiffieHellman,
   pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync,
 };

@@ -134,6 +134,61 @@ macro_rules! ec_curve {
                 Signature::from_der(der).ok().map(|s| s.to_bytes().to_vec())
             }
 
+            /// `createECDH`'s raw keys (`dh.rs`): `generate` a scalar and its
+            /// point; `fromScalar` the scalar `a`'s point; `convert` the
+            /// point `a` into `format`; `compute` the x coordinate shared
+            /// by the scalar `a` and the point `b`. A point is given and
+            /// taken in SEC1 form: `compressed`, `uncompressed`, or
+            /// `hybrid` (uncompressed, its tag 6 or 7 by y's parity).
+            pub fn ecdh(
+                mode: &str,
+                format: &str,
+                a: &[u8],
+                b: &[u8],
+            ) -> Result<Vec<Vec<u8>>, String> {
+                let error = |m: &str| format!("Error: {m}");
+                let shown = |p: &PublicKey| {
+                    let mut out = p
+                        .to_encoded_point(format == "compressed")
+                        .as_bytes()
+                        .to_vec();
+                    if format == "hybrid" {
+                        out[0] = 6 | (out[out.len() - 1] & 1);
+                    }
+                    out
+                };
+                let point = |bytes: &[u8]| {
+                    let mut bytes = bytes.to_vec();
+                    if matches!(bytes.first(), Some(6 | 7)) {
+                        bytes[0] = 4;
+                    }
+                    PublicKey::from_sec1_bytes(&bytes).map_err(|_| error("Failed to set point"))
+                };
+                let scalar = |bytes: &[u8]| {
+                    SecretKey::from_slice(bytes)
+                        .map_err(|_| error("Private key is not valid for specified curve."))
+                };
+                match mode {
+                    "generate" => {
+                        let key = SecretKey::random(&mut rand_core::OsRng);
+                        Ok(vec![key.to_bytes().to_vec(), shown(&key.public_key())])
+                    }
+                    "fromScalar" => {
+                        let key = scalar(a)?;
+                        Ok(vec![key.to_bytes().to_vec(), shown(&key.public_key())])
+                    }
+                    "convert" => Ok(vec![shown(&point(a)?)]),
+                    "compute" => {
+                        let key = scalar(a)?;
+                        let peer = point(b)?;
+                        let shared =
+                            $krate::ecdh::diffie_hellman(key.to_nonzero_scalar(), peer.as_affine());
+                        Ok(vec![shared.raw_secret_bytes().to_vec()])
+                    }
+                    other => Err(format!("crypto: no ECDH operation \"{other}\"")),
+                }
+            }
+
             /// A new pair: (PKCS #8, SPKI).
             pub fn generate() -> Result<(Vec<u8>, Vec<u8>), String> {
                 let key = SecretKey::random(&mut rand_core::OsRng);

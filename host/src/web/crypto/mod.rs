@@ -117,6 +117,8 @@ struct Args {
     /// Where in a cipher's keystream a step starts, in bytes.
     position: u64,
     encrypt: bool,
+    /// A safe prime is asked for (`generatePrime`).
+    safe: bool,
 }
 
 fn error(name: &str, message: impl std::fmt::Display) -> String {
@@ -306,6 +308,7 @@ macro_rules! with_aes {
 }
 
 mod cipher;
+mod dh;
 mod digest;
 mod ec;
 mod kdf;

@@ -57,6 +57,17 @@ pub(super) fn call<'a>(a: &Args, part: &dyn Fn(usize) -> &'a [u8]) -> Result<Rep
         "nodeVerify" => Ok(value(Value::Bool(verify(a, part(0), part(1), part(2))?))),
         "nodeRsa" => Ok(bytes(rsa_crypt(a, part(0), part(1), part(2))?)),
         "nodeCipher" => cipher(a, part(0), part(1), part(2), part(3), part(4)),
+        "nodeDh" => dh::diffie_hellman(a, &|i| part(i).to_vec()),
+        "nodePrime" => dh::prime(a, &|i| part(i).to_vec()),
+        "nodeEcdh" => {
+            let out = with_curve!(a.curve.as_str(), ec => ec::ecdh(&a.mode, &a.format, part(0), part(1)))?;
+            let value =
+                json!({ "parts": out.iter().map(Vec::len).collect::<Vec<_>>() }).to_string();
+            Ok(Reply {
+                value,
+                data: out.concat(),
+            })
+        }
         op => Err(format!("crypto: no operation \"{op}\"")),
     }
 }

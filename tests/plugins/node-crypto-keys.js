@@ -179,6 +179,7 @@ export default {
       () => alice.computeSecret(Buffer.from([4, 1, 2])),
     ].map((f) => caught(f).split(':')[0]).join(', ')}`);
     out.push(`lists: ${crypto.getCiphers().includes('aes-256-gcm')} ${JSON.stringify(crypto.getCipherInfo('aes-192-ctr'))}`);
+    out.push(`helpers: ${crypto.getFips()} ${JSON.stringify(crypto.secureHeapUsed())} ${crypto.pseudoRandomBytes(4).length} ${crypto.pseudoRandomBytes === crypto.randomBytes}`);
     return new Response(out.join('\n'));
   },
 };

@@ -363,6 +363,12 @@ export function timingSafeEqual(a, b) {
 }
 
 export const getHashes = () => HASH_NAMES.slice();
+
+// As `workerd` answers: FIPS mode on (its BoringSSL's), no secure heap,
+// and `pseudoRandomBytes` the same function as `randomBytes`.
+export const getFips = () => true;
+export const secureHeapUsed = () => ({ total: 0, used: 0, utilization: 0, min: 0 });
+export const pseudoRandomBytes = randomBytes;
 // OpenSSL's constants as `workerd` gives them: read-only, not enumerable,
 // on an object with no prototype.
 export const constants = Object.create(null);
@@ -392,6 +398,7 @@ for (const [name, value] of Object.entries({
 export default {
   webcrypto, subtle, getRandomValues, randomUUID, randomBytes, randomFillSync, randomFill, randomInt,
   createHash, createHmac, hash, Hash, Hmac, timingSafeEqual, getHashes, getCiphers, getCurves, constants,
+  getFips, secureHeapUsed, pseudoRandomBytes,
   KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey,
   generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, Sign, Verify, createSign, createVerify, sign, verify,
   Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt,

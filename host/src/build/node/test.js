@@ -3,6 +3,8 @@
 // `this`, result or error, and `new.target`); `mock.method`, `getter` and
 // `setter` put such a function in an object's place until `restore()`.
 // Each call's implementation is the next one-time one, else the current.
+import { invalidArgType, outOfRange } from './_errors.js';
+
 function invalidArg(message) {
   const e = new TypeError(message);
   e.code = 'ERR_INVALID_ARG_VALUE';
@@ -45,7 +47,10 @@ export class MockFunctionContext {
 
   mockImplementationOnce(implementation, onCall) {
     if (typeof implementation !== 'function') throw invalidType('implementation', 'of type function', implementation);
-    this.#once.set(onCall ?? this.#calls.length, implementation);
+    const at = onCall ?? this.#calls.length;
+    // A call already made cannot be given an implementation.
+    if (at < this.#calls.length) throw outOfRange('onCall', `>= ${this.#calls.length}`, at);
+    this.#once.set(at, implementation);
   }
 
   resetCalls() {
@@ -75,14 +80,25 @@ export class MockFunctionContext {
   }
 }
 
+// A mock's `times`: how many calls it answers before the original.
+function checkTimes(times) {
+  if (times === undefined) return;
+  if (typeof times !== 'number') throw invalidArgType('options.times', 'of type number', times);
+  if (!Number.isInteger(times) || times < 1) throw outOfRange('options.times', '>= 1 && <= 9007199254740991', times);
+}
+
 function mockFunction(original, implementation, restore, times) {
   const context = new MockFunctionContext(implementation, original, restore, times);
   const mocked = function (...args) {
     const impl = context._next();
-    const call = { arguments: args, error: undefined, result: undefined, stack: new Error(), target: new.target, this: this };
+    // `new` of the mock constructs as `new` of the original would (its
+    // prototype, its `new.target`), as Node's mocks (a Proxy) do.
+    const target = new.target === undefined ? undefined : new.target === mocked ? original : new.target;
+    const call = { arguments: args, error: undefined, result: undefined, stack: new Error(), target, this: target ? undefined : this };
     try {
-      const result = new.target ? Reflect.construct(impl, args, new.target) : Reflect.apply(impl, this, args);
+      const result = target ? Reflect.construct(impl, args, target) : Reflect.apply(impl, this, args);
       call.result = result;
+      if (target) call.this = result;
       return result;
     } catch (e) {
       call.error = e;
@@ -102,10 +118,16 @@ export class MockTracker {
   #mocks = [];
 
   fn(original = function () {}, implementation = original, options = {}) {
-    if (implementation !== null && typeof implementation === 'object') {
+    // fn(options) and fn(original, options), as Node's.
+    if (original !== null && typeof original === 'object') {
+      options = original;
+      original = function () {};
+      implementation = original;
+    } else if (implementation !== null && typeof implementation === 'object') {
       options = implementation;
       implementation = original;
     }
+    checkTimes(options.times);
     if (typeof original !== 'function') throw invalidType('original', 'of type function', original);
     if (typeof implementation !== 'function') throw invalidType('implementation', 'of type function', implementation);
     const mocked = mockFunction(original, implementation, undefined, options.times);
@@ -125,6 +147,7 @@ export class MockTracker {
       throw invalidType('methodName', 'one of type string or symbol', methodName);
     }
     const { getter = false, setter = false } = options;
+    checkTimes(options.times);
     if (getter && setter) throw invalidArg("The property 'options.setter' cannot be used with 'options.getter'");
     let owner = object;
     let descriptor;

@@ -13,7 +13,7 @@ import { Buffer } from './buffer.js';
 import { Transform } from './stream.js';
 import { StringDecoder } from './string_decoder.js';
 import { codedError, invalidArgType, invalidArgValue, validateString } from './_errors.js';
-import { KeyObject, bytesOf, createSecretKey, hostCall, invalidKeyType, keyArgument, keyState, secretOf } from './_crypto_keys.js';
+import { KeyObject, bytesOf, createSecretKey, hostCall, invalidKeyType, keyArgument, keyState, sameBytes, secretOf } from './_crypto_keys.js';
 
 const node = globalThis.__ssr.node;
 
@@ -209,17 +209,10 @@ function final(outputEncoding) {
     const tag = step(s, 'gcmTag', s.iv, Buffer.concat(s.texts), { length });
     s.texts = [];
     if (s.encrypt) s.tag = tag;
-    else if (!tagsEqual(tag, s.tag)) throw new Error('Unsupported state or unable to authenticate data');
+    else if (!sameBytes(tag, s.tag)) throw new Error('Unsupported state or unable to authenticate data');
   }
   const shown = encodedOut(s, out, outputEncoding);
   return typeof shown === 'string' && s.decoder !== null ? shown + s.decoder.end() : shown;
-}
-
-function tagsEqual(a, b) {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-  return diff === 0;
 }
 
 const AEAD = ['gcm', 'chacha20-poly1305'];

@@ -6,7 +6,7 @@
 // prime, generator and keys as bytes.
 import { Buffer } from './buffer.js';
 import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateString } from './_errors.js';
-import { KeyObject, hostCall, keyState, later } from './_crypto_keys.js';
+import { CURVE_OF, KeyObject, hostCall, isBytes, keyState, later } from './_crypto_keys.js';
 
 // RFC 3526's MODP groups (generator 2): for n bits and its k, the prime
 // 2^n - 2^(n-64) - 1 + 2^64 (floor(2^(n-130) pi) + k). PI is
@@ -42,7 +42,6 @@ function groupPrime(name) {
   return new Uint8Array(Buffer.from(p.toString(16), 'hex'));
 }
 
-const isBytes = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
 const bytes = (v) => (ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v));
 
 // Bytes from a string in `encoding` ('buffer' or none: UTF-8, as Node
@@ -204,7 +203,7 @@ export const createDiffieHellmanGroup = (name) => new DiffieHellmanGroup(name);
 export const getDiffieHellman = createDiffieHellmanGroup;
 
 // ECDH's curves, by Node's (OpenSSL's) names.
-const CURVES = { prime256v1: 'P-256', secp256r1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
+const CURVES = { ...CURVE_OF, secp256r1: 'P-256' };
 const FORMATS = ['compressed', 'uncompressed', 'hybrid'];
 
 function ecdh(curve, mode, format, a = new Uint8Array(0), b = new Uint8Array(0)) {
@@ -284,7 +283,7 @@ export function diffieHellman(options) {
   if (a.type !== b.type) {
     throw codedError(TypeError, 'ERR_INVALID_ARG_VALUE', `The property 'options.publicKey.asymmetricKeyType' must equal privateKey.asymmetricKeyType. Received '${b.type}'`);
   }
-  const curve = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' }[a.details.namedCurve];
+  const curve = CURVE_OF[a.details.namedCurve];
   const alg = a.type === 'x25519' ? 'X25519' : a.type === 'ec' ? 'ECDH' : null;
   if (alg === null) throw new Error(`Failed to derive a shared secret: ${a.type} keys do not agree one`);
   return Buffer.from(hostCall({ op: 'agree', alg, curve: curve || '' }, [keyState(privateKey).bytes, keyState(publicKey).bytes]).data);

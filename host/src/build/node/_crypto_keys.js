@@ -41,8 +41,20 @@ export function bytesOf(data, encoding, name = 'data') {
   throw invalidArgType(name, `of type string or ${VIEW}`, data);
 }
 
-const isBytes = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
+export const isBytes = (v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
 
+// Whether two byte arrays are the same, in time that depends on their
+// length alone.
+export function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}
+
+// The NIST curves' Web Crypto names (the host's), by Node's (a key's
+// `namedCurve` detail).
+export const CURVE_OF = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
 export const invalidKeyType = (type, expected) =>
   codedError(Error, 'ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE', `Invalid key object type ${type}, expected ${expected}.`);
 
@@ -72,10 +84,7 @@ export class KeyObject {
     if (!(other instanceof KeyObject)) throw invalidArgType('otherKeyObject', 'an instance of KeyObject', other);
     const a = this[kKey];
     const b = other[kKey];
-    if (!a.extractable || !b.extractable || a.type !== b.type || a.bytes.length !== b.bytes.length) return false;
-    let diff = 0;
-    for (let i = 0; i < a.bytes.length; i++) diff |= a.bytes[i] ^ b.bytes[i];
-    return diff === 0;
+    return a.extractable && b.extractable && a.type === b.type && sameBytes(a.bytes, b.bytes);
   }
   toCryptoKey() {
     throw codedError(Error, 'ERR_METHOD_NOT_IMPLEMENTED', 'The toCryptoKey method is not implemented');
@@ -177,7 +186,6 @@ export const keyState = (k) => k[kKey];
 
 // The Web Crypto algorithm whose JWK export serves each type.
 const JWK_ALGORITHM = { rsa: 'RSA-OAEP', ec: 'ECDSA', ed25519: 'Ed25519', x25519: 'X25519' };
-const CURVE_OF = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
 
 function exportJwk(state) {
   const type = state.shown.type;
@@ -328,7 +336,7 @@ const int32 = (v, name) => {
 };
 
 // Node's curve names, and Web Crypto's, for the NIST curves.
-const CURVES = { 'P-256': 'P-256', prime256v1: 'P-256', secp256r1: 'P-256', 'P-384': 'P-384', secp384r1: 'P-384', 'P-521': 'P-521', secp521r1: 'P-521' };
+const CURVES = { ...CURVE_OF, secp256r1: 'P-256', 'P-256': 'P-256', 'P-384': 'P-384', 'P-521': 'P-521' };
 
 // generateKeyPair's arguments, checked as `workerd` checks them; returns
 // the work, which makes the pair and encodes each half as asked.

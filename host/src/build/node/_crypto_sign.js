@@ -7,7 +7,7 @@
 import { Buffer } from './buffer.js';
 import { Writable } from './stream.js';
 import { invalidArgType, validateFunction, validateString } from './_errors.js';
-import { bytesOf, hostCall, keyArgument, keyState, later } from './_crypto_keys.js';
+import { CURVE_OF, bytesOf, hostCall, keyArgument, keyState, later } from './_crypto_keys.js';
 
 // Digest names as Node takes them, by the host's.
 const DIGESTS = {
@@ -34,7 +34,7 @@ function signArgs(op, key, algorithm, options) {
   } else {
     hash = algorithm === null || algorithm === undefined ? 'SHA-256' : digestOf(algorithm);
   }
-  const curve = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' }[shown.details.namedCurve] || '';
+  const curve = CURVE_OF[shown.details.namedCurve] || '';
   const { padding, saltLength, dsaEncoding = 'der' } = options;
   if (dsaEncoding !== 'der' && dsaEncoding !== 'ieee-p1363') throw invalidArgType('options.dsaEncoding', "one of 'der' or 'ieee-p1363'", dsaEncoding);
   return { op, type, hash, curve, padding: padding === undefined ? 0 : padding, salt: saltLength === undefined ? null : saltLength, dsaEncoding };

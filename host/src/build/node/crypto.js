@@ -6,7 +6,7 @@
 import { Buffer, kMaxLength } from './buffer.js';
 import { Transform } from './stream.js';
 import { codedError, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateInteger, validateString } from './_errors.js';
-import { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, later, secretOf } from './_crypto_keys.js';
+import { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync, bytesOf, later, sameBytes, secretOf } from './_crypto_keys.js';
 import { Sign, Verify, createSign, createVerify, sign, verify } from './_crypto_sign.js';
 import { DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH, diffieHellman, generatePrime, generatePrimeSync, getCurves, getDiffieHellman } from './_crypto_dh.js';
 import { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt } from './_crypto_cipher.js';
@@ -114,14 +114,6 @@ function hostError(e) {
   return new Kind(e.message);
 }
 
-const BYTES = 'an instance of ArrayBuffer, Buffer, TypedArray, or DataView';
-function bytesOf(data, encoding, name = 'data') {
-  if (typeof data === 'string') return Buffer.from(data, encoding);
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  throw invalidArgType(name, `of type string or ${BYTES}`, data);
-}
-
 // What update() and hash() take: text or a view, not an ArrayBuffer.
 function checkData(data) {
   if (typeof data !== 'string' && !ArrayBuffer.isView(data)) throw invalidArgType('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
@@ -194,7 +186,7 @@ function start(h, algorithm, handle, options) {
 Hash.prototype.update = function update(data, encoding) {
   if (this[kDone]) throw finalized();
   checkData(data);
-  this[kState].update(Uint8Array.prototype.slice.call(bytesOf(data, encoding)));
+  this[kState].update(bytesOf(data, encoding));
   return this;
 };
 
@@ -357,9 +349,7 @@ export function timingSafeEqual(a, b) {
     err.code = 'ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH';
     throw err;
   }
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
-  return diff === 0;
+  return sameBytes(x, y);
 }
 
 export const getHashes = () => HASH_NAMES.slice();

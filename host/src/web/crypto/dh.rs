@@ -182,10 +182,13 @@ fn dh_check(p: &BigUint, g: &BigUint) -> u32 {
 /// `nodeDh` (`a.mode`): `generate` (parts: p, g, and a private key or
 /// none) gives the private and public keys; `compute` (p, g, private,
 /// peer) the shared secret; `check` (p, g) the flags.
-pub(super) fn diffie_hellman(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Result<Reply, String> {
+pub(super) fn diffie_hellman<'a>(
+    a: &Args,
+    parts: &dyn Fn(usize) -> &'a [u8],
+) -> Result<Reply, String> {
     use num_traits::{One, Zero};
-    let p = BigUint::from_bytes_be(&parts(0));
-    let g = BigUint::from_bytes_be(&parts(1));
+    let p = BigUint::from_bytes_be(parts(0));
+    let g = BigUint::from_bytes_be(parts(1));
     if p.bits() as u64 > MAX_PRIME_BITS {
         return Err(range_error(format!(
             "the prime is larger than {MAX_PRIME_BITS} bits"
@@ -214,7 +217,7 @@ pub(super) fn diffie_hellman(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Resu
                     }
                 }
             } else {
-                BigUint::from_bytes_be(&given)
+                BigUint::from_bytes_be(given)
             };
             if private.bits() > p.bits() {
                 return Err(fail("the private key is larger than the prime"));
@@ -229,8 +232,8 @@ pub(super) fn diffie_hellman(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Resu
             })
         }
         "compute" => {
-            let private = BigUint::from_bytes_be(&parts(2));
-            let peer = BigUint::from_bytes_be(&parts(3));
+            let private = BigUint::from_bytes_be(parts(2));
+            let peer = BigUint::from_bytes_be(parts(3));
             if peer <= BigUint::one() {
                 return Err(fail("Supplied key is too small"));
             }
@@ -249,7 +252,7 @@ pub(super) fn diffie_hellman(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Resu
 /// `nodePrime` (`a.mode`): `generate` (`a.length` bits; `a.safe`; parts
 /// add and rem, or empty) gives the prime; `check` (part: the candidate)
 /// whether it is one, with `a.iterations` rounds (0: OpenSSL's choice).
-pub(super) fn prime(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Result<Reply, String> {
+pub(super) fn prime<'a>(a: &Args, parts: &dyn Fn(usize) -> &'a [u8]) -> Result<Reply, String> {
     match a.mode.as_str() {
         "generate" => {
             let add = parts(0);
@@ -262,9 +265,9 @@ pub(super) fn prime(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Result<Reply,
                 } else if rem.is_empty() {
                     BigUint::from(1u32)
                 } else {
-                    BigUint::from_bytes_be(&rem)
+                    BigUint::from_bytes_be(rem)
                 };
-                (BigUint::from_bytes_be(&add), rem)
+                (BigUint::from_bytes_be(add), rem)
             };
             if a.length as u64 > MAX_PRIME_BITS {
                 return Err(range_error(format!(
@@ -277,7 +280,7 @@ pub(super) fn prime(a: &Args, parts: &dyn Fn(usize) -> Vec<u8>) -> Result<Reply,
             ))
         }
         "check" => {
-            let n = BigUint::from_bytes_be(&parts(0));
+            let n = BigUint::from_bytes_be(parts(0));
             if n.bits() as u64 > MAX_PRIME_BITS {
                 return Err(range_error(format!(
                     "the candidate is larger than {MAX_PRIME_BITS} bits"
@@ -306,25 +309,18 @@ pub(crate) mod tests {
     fn diffie_hellman_and_primes_answer_the_textbook_cases() {
         // p = 23, g = 5: private 4 gives public 4, private 3 gives 10, and
         // both agree on 18 (padded to the prime's one byte).
-        let parts = |v: Vec<Vec<u8>>| move |i: usize| v.get(i).cloned().unwrap_or_default();
-        let pair =
-            diffie_hellman(&args("generate"), &parts(vec![vec![23], vec![5], vec![4]])).unwrap();
+        let run = |mode: &str, given: &[&[u8]]| {
+            diffie_hellman(&args(mode), &|i| given.get(i).copied().unwrap_or_default())
+        };
+        let pair = run("generate", &[&[23], &[5], &[4]]).unwrap();
         assert_eq!(pair.data, vec![4, 4]);
-        let shared = diffie_hellman(
-            &args("compute"),
-            &parts(vec![vec![23], vec![5], vec![4], vec![10]]),
-        )
-        .unwrap();
+        let shared = run("compute", &[&[23], &[5], &[4], &[10]]).unwrap();
         assert_eq!(shared.data, vec![18]);
-        let check = diffie_hellman(&args("check"), &parts(vec![vec![23], vec![5]])).unwrap();
+        let check = run("check", &[&[23], &[5]]).unwrap();
         assert_eq!(check.value, "0");
-        // A peer key of 1 or p - 1 is refused; an even prime too.
+        // A peer key of 1 or p - 1 is refused.
         for peer in [1u8, 22] {
-            let refused = diffie_hellman(
-                &args("compute"),
-                &parts(vec![vec![23], vec![5], vec![4], vec![peer]]),
-            );
-            assert!(refused.is_err());
+            assert!(run("compute", &[&[23], &[5], &[4], &[peer]]).is_err());
         }
         assert!(is_prime(&((BigUint::from(1u32) << 127) - 1u32), 0));
         assert!(!is_prime(&BigUint::from(561u32), 0));

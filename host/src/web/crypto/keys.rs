@@ -77,18 +77,7 @@ pub(super) fn import(a: &Args, input: &[u8]) -> Result<Reply, String> {
                     )));
                 }
             }
-            // The curve crates' JWK parser takes only the key's own
-            // members; a JWK carries `alg`, `key_ops`, `ext` too.
-            let jwk_text = a.jwk.as_ref().map(|j| {
-                let own = ["kty", "crv", "x", "y", "d"];
-                Value::Object(
-                    j.iter()
-                        .filter(|(k, _)| own.contains(&k.as_str()))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                )
-                .to_string()
-            });
+            let jwk_text = a.jwk.as_ref().map(ec_jwk_text);
             let (kind, der) = with_curve!(a.curve.as_str(), ec => ec::import(&a.format, input, jwk_text.as_deref()))?;
             (kind, der, json!({}))
         }
@@ -124,6 +113,19 @@ pub(super) fn import(a: &Args, input: &[u8]) -> Result<Reply, String> {
         value: shown.to_string(),
         data: der,
     })
+}
+
+/// An EC JWK as the curve crates' JWK parser takes it: the key's own
+/// members alone (a JWK carries `alg`, `key_ops`, `ext` too).
+pub(super) fn ec_jwk_text(jwk: &Map<String, Value>) -> String {
+    let own = ["kty", "crv", "x", "y", "d"];
+    Value::Object(
+        jwk.iter()
+            .filter(|(k, _)| own.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    )
+    .to_string()
 }
 
 /// What an RSA `CryptoKey`'s algorithm shows: its modulus length and

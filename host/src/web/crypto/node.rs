@@ -57,8 +57,8 @@ pub(super) fn call<'a>(a: &Args, part: &dyn Fn(usize) -> &'a [u8]) -> Result<Rep
         "nodeVerify" => Ok(value(Value::Bool(verify(a, part(0), part(1), part(2))?))),
         "nodeRsa" => Ok(bytes(rsa_crypt(a, part(0), part(1), part(2))?)),
         "nodeCipher" => cipher(a, part(0), part(1), part(2), part(3), part(4)),
-        "nodeDh" => dh::diffie_hellman(a, &|i| part(i).to_vec()),
-        "nodePrime" => dh::prime(a, &|i| part(i).to_vec()),
+        "nodeDh" => dh::diffie_hellman(a, part),
+        "nodePrime" => dh::prime(a, part),
         "nodeEcdh" => {
             let out = with_curve!(a.curve.as_str(), ec => ec::ecdh(&a.mode, &a.format, part(0), part(1)))?;
             let value =
@@ -710,15 +710,8 @@ fn jwk_import(a: &Args) -> Result<Key, String> {
                 .iter()
                 .find(|c| c.1 == text("crv"))
                 .ok_or_else(|| data_error(format!("Unsupported JWK EC curve: {}", text("crv"))))?;
-            let own = ["kty", "crv", "x", "y", "d"];
-            let shown = Value::Object(
-                jwk.iter()
-                    .filter(|(k, _)| own.contains(&k.as_str()))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            )
-            .to_string();
-            let imported = with_curve!(*curve, ec => ec::import("jwk", b"", Some(&shown)))?;
+            let text = keys::ec_jwk_text(jwk);
+            let imported = with_curve!(*curve, ec => ec::import("jwk", b"", Some(&text)))?;
             ("ec", *curve, imported)
         }
         "OKP" => {
@@ -937,14 +930,35 @@ fn generate_rsa(a: &Args) -> Result<Reply, String> {
 
 /// The PSS salt length Node's option asks for: -1 the digest's length,
 /// -2 the most the key allows (for signing; for verifying Node recovers
-/// it, tried here as the digest's length, then the most).
-fn pss_salts(a: &Args, key_bits: usize, hash_len: usize) -> Vec<usize> {
+/// it, tried here as the digest's length, then the most). PKCS #1 v1.5
+/// has none (one 0).
+fn pss_salts(a: &Args, key_bits: usize) -> Result<Vec<usize>, String> {
+    if a.padding != 6 {
+        return Ok(vec![0]);
+    }
+    let hash_len = digest(&a.hash, b"")?.len();
     let most = (key_bits - 1).div_ceil(8).saturating_sub(hash_len + 2);
-    match a.salt {
+    Ok(match a.salt {
         Some(n) if n >= 0 => vec![n as usize],
         Some(-1) => vec![hash_len],
         _ if a.op == "nodeVerify" => vec![hash_len, most],
         _ => vec![most],
+    })
+}
+
+/// What `sign.rs`'s RSA signatures take for Node's padding (6 is PSS) and
+/// a salt length.
+fn rsa_args(a: &Args, salt_length: usize) -> Args {
+    let alg = if a.padding == 6 {
+        "RSA-PSS"
+    } else {
+        "RSASSA-PKCS1-v1_5"
+    };
+    Args {
+        alg: alg.into(),
+        hash: a.hash.clone(),
+        salt_length,
+        ..Args::default()
     }
 }
 
@@ -954,16 +968,9 @@ fn sign(a: &Args, key: &[u8], data: &[u8]) -> Result<Vec<u8>, String> {
     match a.ty.as_str() {
         "rsa" => {
             use rsa::traits::PublicKeyParts;
-            let key = keys::rsa_private(key)?;
-            let hashed = digest(&a.hash, data)?;
-            let bits = key.n().bits();
-            with_hash!(a.hash.as_str(), H => if a.padding == 6 {
-                let salt = pss_salts(a, bits, hashed.len())[0];
-                key.sign_with_rng(&mut rand_core::OsRng, rsa::Pss::new_with_salt::<H>(salt), &hashed)
-                    .map_err(operation_error)
-            } else {
-                key.sign(rsa::Pkcs1v15Sign::new::<H>(), &hashed).map_err(operation_error)
-            })
+            let bits = keys::rsa_private(key)?.n().bits();
+            let salt = pss_salts(a, bits)?[0];
+            sign::rsa_sign(&rsa_args(a, salt), key, data)
         }
         "ec" => {
             let p1363 =
@@ -996,16 +1003,13 @@ fn verify(a: &Args, key: &[u8], signature: &[u8], data: &[u8]) -> Result<bool, S
     match a.ty.as_str() {
         "rsa" => {
             use rsa::traits::PublicKeyParts;
-            let key = keys::rsa_public(key)?;
-            let hashed = digest(&a.hash, data)?;
-            let bits = key.n().bits();
-            with_hash!(a.hash.as_str(), H => Ok(if a.padding == 6 {
-                pss_salts(a, bits, hashed.len()).into_iter().any(|salt| {
-                    key.verify(rsa::Pss::new_with_salt::<H>(salt), &hashed, signature).is_ok()
-                })
-            } else {
-                key.verify(rsa::Pkcs1v15Sign::new::<H>(), &hashed, signature).is_ok()
-            }))
+            let bits = keys::rsa_public(key)?.n().bits();
+            for salt in pss_salts(a, bits)? {
+                if sign::rsa_verify(&rsa_args(a, salt), key, signature, data)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
         }
         "ec" => {
             let p1363 = match a.dsa_encoding.as_str() {

@@ -27,7 +27,9 @@ const FETCHER: &str = "tests/plugins/fetcher.js";
 /// - `/big`: 8 MB of zeros, chunked (no length declared), as fast as the
 ///   client reads;
 /// - `/to-metadata`: a redirect to the cloud metadata address;
-/// - `/to-name`: a redirect to itself under the name `localhost`.
+/// - `/to-name`: a redirect to itself under the name `localhost`;
+/// - `/events`: server-sent events, told apart by the `Last-Event-ID`
+///   the client sent.
 pub struct Origin {
     pub port: u16,
 }
@@ -153,6 +155,14 @@ fn answer(mut conn: TcpStream, port: u16) {
             let _ = conn.write_all(b"0\r\n\r\n");
             return;
         }
+        "/events" => reply(
+            "200 OK",
+            "content-type: text/event-stream\r\n",
+            &match header("last-event-id") {
+                None => "retry: 1000\nid: 1\ndata: hello\n\n".to_string(),
+                Some(id) => format!("data: again after {id}\n\n"),
+            },
+        ),
         "/to-metadata" => reply(
             "302 Found",
             "location: http://169.254.169.254/latest/meta-data/\r\n",
@@ -345,6 +355,41 @@ fn bad_grants_are_refused_with_the_form_to_use() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// `EventSource` over the tenant's own `fetch`: within its grant it
+/// reads a real server's events, reconnects when the server ends the
+/// stream and sends `Last-Event-ID`; outside it, the source gets the
+/// grant's refusal as its `error` and closes.
+#[test]
+fn an_event_source_reads_a_granted_origin_and_reconnects_on_both_engines() {
+    let api = Origin::start();
+    let plugin = crate::support::plugin("tests/plugins/event-source-net.js").plugin;
+    for engine in Engines::KINDS {
+        let run = |grant: &[&str]| {
+            let out = ssr()
+                .arg("render")
+                .arg(&plugin)
+                .arg(format!("/?url={}", api.url("/events")))
+                .args(["--engine", engine.as_str(), "--timeout-ms", "10000"])
+                .args(grant)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+            text(&out.stdout)
+        };
+        assert_eq!(
+            run(&["--allow-fetch", &api.origin()]),
+            r#"[["open",1],["message","hello","1"],["error",0,"The server disconnected."],["open",1],["message","again after 1","1"]]"#,
+            "{engine}"
+        );
+        let refused = run(&[]);
+        assert!(
+            refused.starts_with(r#"[["error",2,"#)
+                && refused.contains("is not allowed for this site"),
+            "{engine}: {refused}"
+        );
+    }
 }
 
 #[test]

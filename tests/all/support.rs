@@ -112,7 +112,11 @@ pub fn render_on(engine: EngineKind, plugin: &Path, url: &str, headers: &[(&str,
         .arg("--engine")
         .arg(engine.as_str())
         .arg("--tenant")
-        .arg("acme");
+        .arg("acme")
+        // Past the default of 1 s: a page may wait on real timers (an
+        // `EventSource` reconnecting waits a second), and a busy machine
+        // is slow.
+        .args(["--timeout-ms", "10000"]);
     for (k, v) in headers {
         cmd.arg("-H").arg(format!("{k}: {v}"));
     }

@@ -848,6 +848,22 @@ fn event_classes_report_error_and_origin_answer_as_on_workerd_on_both_engines() 
     );
 }
 
+/// `EventSource` as `workerd` has it: streams through a `fetcher` parsed
+/// (multi-line data, comments, unknown fields, CR, LF and CR LF, a
+/// byte-order mark, a character split between chunks), ids kept and
+/// reset, typed events, a reconnection that sends `Last-Event-ID` after
+/// the stream's `retry:`, each refusal (a status, a content type, no body
+/// twice, a bad URL, credentials, a locked stream) in `workerd`'s words,
+/// `EventSource.from`, and `on<type>` properties on any `EventTarget`;
+/// compared with `workerd`'s answer on both engines.
+#[test]
+fn event_source_reads_event_streams_as_on_workerd_on_both_engines() {
+    crate::node_modules::renders_as_workerd(
+        "event-source",
+        r#"{"headers":[["state",0,"http://example.org/headers"],["open","open",1],["message","text/event-stream|no-cache|null","","http://example.org",true],["closed",2]],"reconnect":[["state",0,"http://example.org/reconnect"],["open","open",1],["message","first","7","http://example.org",true],["error",0,true,["Error","The server disconnected."]],["open","open",1],["message","again 7","7","http://example.org",true],["closed",2]],"ids":[["state",0,"http://example.org/ids"],["open","open",1],["message","a","1","http://example.org",true],["message","b","1","http://example.org",true],["message","c","","http://example.org",true],["message","d","2","http://example.org",true],["message","e","","http://example.org",true],["closed",2]],"parse":[["state",0,"http://example.org/parse"],["open","open",1],["message","one\ntwo","","http://example.org",true],["message"," two spaces\ntail","","http://example.org",true],["message","end","","http://example.org",true],["closed",2]],"typed":[["state",0,"http://example.org/typed"],["open","open",1],["test","first","","http://example.org",true],["other","second","","http://example.org",true],["message","plain","","http://example.org",true],["closed",2]],"status":[["state",0,"http://example.org/status"],["error",2,true,["AbortError","The response status code was 500."]],["closed",2]],"type":[["state",0,"http://example.org/type"],["error",2,true,["AbortError","The content type 'text/plain' is invalid."]],["closed",2]],"untyped":[["state",0,"http://example.org/untyped"],["error",2,true,["AbortError","The content type 'text/plain;charset=UTF-8' is invalid."]],["closed",2]],"empty":[["state",0,"http://example.org/empty"],["error",0,true,["Error","The server provided no content. Will try reconnecting."]],["error",2,true,["Error","The server provided no content."]],["closed",2]],"closedAtOnce":[2,[]],"from":[["state",1,""],["after bom",""],["split\nx",""],["é","3"],["é","3"],["error",2,["Error","The server disconnected."]]],"refused":[["SyntaxError","Cannot open an EventSource to 'not a valid url'. The URL is invalid."],["SyntaxError","Cannot open an EventSource to '123'. The URL is invalid."],["NotSupportedError","The init.withCredentials option is not supported. It must be false or undefined."],"returned",["TypeError","Failed to execute 'from' on 'EventSource': parameter 1 is not of type 'JsReadableStream'."],["TypeError","This ReadableStream is locked."]],"dispose":[1,2],"shape":{"constants":[0,1,2,2],"proto":[true,true,true,true,true,true,true],"inherits":true,"tag":"[object EventSource]","handlers":[null,null,false]},"onProperties":["onping ping","listener","onabort"]}"#,
+    );
+}
+
 /// `HTMLRewriter` as Workers have it, on the parser `workerd` runs
 /// (`lol_html`): every handler kind (elements by selector, comments, text,
 /// the doctype, end tags, the document's end) and every change a handler

@@ -134,6 +134,11 @@
       s.currentTarget = this;
       s.phase = 2;
       const list = (targetListeners(this).get(s.type) || []).slice();
+      // As on `workerd`, an `on<type>` property that holds a function is a
+      // handler too, called before the listeners (an `AbortSignal` keeps
+      // its `onabort` among its listeners, as the DOM standard says).
+      const handler = signalState.has(this) ? undefined : this[`on${s.type}`];
+      if (typeof handler === 'function') list.unshift({ callback: handler, capture: false, once: false, passive: false, removed: false });
       for (const l of list) {
         if (l.removed) continue;
         if (l.once) this.removeEventListener(s.type, l.callback, { capture: l.capture });
@@ -202,10 +207,11 @@
   const extraState = new WeakMap();
   const same = (v) => v;
   defineMissing('CustomEvent', eventClass('CustomEvent', [['detail', () => null, same]]));
-  defineMissing('MessageEvent', eventClass('MessageEvent', [
+  const MessageEventImpl = eventClass('MessageEvent', [
     ['data', () => null, same], ['origin', () => '', String], ['lastEventId', () => '', String],
     ['source', () => null, same], ['ports', () => [], (v) => Array.from(v)],
-  ]));
+  ]);
+  defineMissing('MessageEvent', MessageEventImpl);
   defineMissing('CloseEvent', eventClass('CloseEvent', [['code', () => 0, (v) => v & 0xffff], ['reason', () => '', String], ['wasClean', () => false, Boolean]]));
   // Events only the runtime makes: their classes, for `instanceof` and
   // `typeof`; `new` is refused, as on `workerd` (`ssr` makes none of them:

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use ssr::engine::Engines;
 use ssr::tenant::Registration;
 use ssr::tenant::store::redis::{Applied, Event, RedisStore, State};
 
@@ -493,6 +494,25 @@ fn a_change_on_one_replica_serves_from_every_replica_within_a_second() {
             shown.contains("TOKEN") && !shown.contains("-secret"),
             "{shown}"
         );
+    }
+}
+
+/// What a plugin carries serves the same from every replica: the vars of
+/// its wrangler config (a plugin with no assets, whose file a replica
+/// need not read for them), on both engines; and so after a restart
+/// (`tests/all/tenants.rs`).
+#[test]
+fn a_plugins_own_vars_serve_from_every_replica_on_both_engines() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let plugin = std::fs::read(crate::node_modules::greeting_app()).unwrap();
+    for engine in Engines::KINDS {
+        let id = format!("vars-{engine}");
+        let (status, body) = rs[0].put_bytes(&id, &plugin, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        let path = format!("/t/{id}/");
+        assert_eq!(rs[0].get(&path, &[]).text(), "Howdy", "{engine}");
+        all_serve_within_a_second(&rs[1..], &path, (200, b"Howdy"));
     }
 }
 

@@ -23,6 +23,8 @@ const FETCHER: &str = "tests/plugins/fetcher.js";
 /// - `/mark`: counts in [`MARKED`], and answers "marked";
 /// - `/hold`: answers nothing, and counts in [`HELD_CLOSED`] when the client
 ///   closes the connection;
+/// - `/drip-hold`: answers a chunked body's first chunk ("first"), then
+///   nothing more, and counts in [`HELD_CLOSED`] too;
 /// - `/huge`: declares 1 GiB and sends zeros until the client leaves;
 /// - `/big`: 8 MB of zeros, chunked (no length declared), as fast as the
 ///   client reads;
@@ -102,7 +104,12 @@ fn answer(mut conn: TcpStream, port: u16) {
             body.len()
         )
     };
-    if path == "/hold" {
+    if path == "/drip-hold" {
+        let _ = conn.write_all(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n5\r\nfirst\r\n",
+        );
+    }
+    if path == "/hold" || path == "/drip-hold" {
         while matches!(conn.read(&mut buf), Ok(n) if n > 0) {}
         HELD_CLOSED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         return;

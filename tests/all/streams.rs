@@ -81,7 +81,8 @@ fn a_stream_that_goes_wrong_ends_the_response_and_says_why() {
 const GATE: &str = "tests/plugins/stream-gate.js";
 
 /// A loopback origin whose `/wait` answers only when the test opens the
-/// gate, once per opening; `/never` never answers.
+/// gate, once per opening; `/drip` sends one server-sent event at once and
+/// a second when the gate opens; `/never` never answers.
 struct Gate {
     port: u16,
     open: std::sync::mpsc::Sender<()>,
@@ -105,6 +106,14 @@ impl Gate {
                             Ok(0) | Err(_) => return,
                             Ok(n) => head.extend_from_slice(&buf[..n]),
                         }
+                    }
+                    if head.starts_with(b"GET /drip ") {
+                        let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\nB\r\ndata: one\n\n\r\n");
+                        if opened.lock().unwrap().recv().is_err() {
+                            return;
+                        }
+                        let _ = conn.write_all(b"B\r\ndata: two\n\n\r\n0\r\n\r\n");
+                        return;
                     }
                     if !head.starts_with(b"GET /wait ") {
                         std::thread::sleep(Duration::from_secs(60));
@@ -240,6 +249,32 @@ fn a_streamed_body_reaches_the_client_chunk_by_chunk_as_it_is_made() {
         // The last chunk, then the chunked body's end.
         assert!(c.complete(), "{engine}: {}", c.text());
         assert!(c.text().contains("<p>chunk 3</p>"));
+    }
+}
+
+/// A fetched body arrives as the origin sends it: a response passed
+/// through is streamed to the client, and an `EventSource` dispatches
+/// each event when it comes, each before the origin sends the next.
+#[test]
+fn a_fetched_body_and_an_event_source_stream_as_the_origin_sends_on_both_engines() {
+    let gate = Gate::start();
+    let server = gated(&gate, "");
+    for engine in Engines::KINDS {
+        for (path, first, second) in [
+            ("proxy", "data: one", "data: two"),
+            ("events", "<p>one</p>", "<p>two</p>"),
+        ] {
+            let mut c = Conn::get(&server, &format!("/t/g-{engine}/{path}"));
+            assert!(c.until(first), "{engine} {path}: {}", c.text());
+            assert!(c.text().starts_with("HTTP/1.1 200 OK"), "{}", c.text());
+            assert!(
+                !c.text().contains(second),
+                "{engine} {path}: the second part came before the origin sent it"
+            );
+            gate.open();
+            assert!(c.complete(), "{engine} {path}: {}", c.text());
+            assert!(c.text().contains(second), "{engine} {path}: {}", c.text());
+        }
     }
 }
 

@@ -105,6 +105,18 @@ pub fn render(plugin: &Path, url: &str, headers: &[(&str, &str)]) -> Output {
 
 /// `ssr render --engine <engine> <plugin> <url> [-H ..]`.
 pub fn render_on(engine: EngineKind, plugin: &Path, url: &str, headers: &[(&str, &str)]) -> Output {
+    render_command(engine, plugin, url, headers)
+        .output()
+        .unwrap()
+}
+
+/// The `ssr render` command [`render_on`] runs, for more flags.
+pub fn render_command(
+    engine: EngineKind,
+    plugin: &Path,
+    url: &str,
+    headers: &[(&str, &str)],
+) -> std::process::Command {
     let mut cmd = ssr();
     cmd.arg("render")
         .arg(plugin)
@@ -112,15 +124,11 @@ pub fn render_on(engine: EngineKind, plugin: &Path, url: &str, headers: &[(&str,
         .arg("--engine")
         .arg(engine.as_str())
         .arg("--tenant")
-        .arg("acme")
-        // Past the default of 1 s: a page may wait on real timers (an
-        // `EventSource` reconnecting waits a second), and a busy machine
-        // is slow.
-        .args(["--timeout-ms", "10000"]);
+        .arg("acme");
     for (k, v) in headers {
         cmd.arg("-H").arg(format!("{k}: {v}"));
     }
-    cmd.output().unwrap()
+    cmd
 }
 
 /// The request object `ssr render` hands to a renderer, as JSON, for Node.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::support::{Client, Server, tempdir};
+use ssr::engine::Engines;
 
 const HELLO: &str = "plugins/hello/render.js";
 const PREACT: &str = "plugins/preact/app.jsx";
@@ -166,6 +167,14 @@ fn tenants_survive_a_restart_without_recompiling() {
     assert_eq!(s.add("keep", HELLO, "host=keep.test&mode=fresh").0, 201);
     assert_eq!(s.add("gone", HELLO, "").0, 201);
     assert_eq!(s.admin("DELETE", "/_ssr/admin/tenants/gone").0, 204);
+    // An app whose wrangler config sets a var, with no assets: the var
+    // comes back with it.
+    let greeting = std::fs::read(crate::node_modules::greeting_app()).unwrap();
+    for engine in Engines::KINDS {
+        let id = format!("greet-{engine}");
+        let (status, body) = s.put_bytes(&id, &greeting, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+    }
     // SIGTERM: graceful, exit 0.
     let status = s.stop("TERM");
     assert!(status.success(), "{status:?}");
@@ -175,7 +184,7 @@ fn tenants_survive_a_restart_without_recompiling() {
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
         .collect();
-    assert_eq!(compiled.len(), 1, "one compiled plugin is stored");
+    assert_eq!(compiled.len(), 2, "two compiled plugins are stored");
 
     let s = Server::stored(data);
     let r = s.get("/?name=again", &[("host", "keep.test")]);
@@ -184,6 +193,10 @@ fn tenants_survive_a_restart_without_recompiling() {
     let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/keep");
     assert!(shown.contains("\"mode\":\"fresh\""), "{shown}");
     assert_eq!(s.get("/t/gone/", &[]).status, 404);
+    for engine in Engines::KINDS {
+        let page = s.get(&format!("/t/greet-{engine}/"), &[]);
+        assert_eq!(page.text(), "Howdy", "{engine}");
+    }
     assert!(
         !s.log.lock().unwrap().contains("compiling again"),
         "the stored compiled plugin must load"

@@ -135,6 +135,9 @@ fn a_fetch_whose_signal_aborts_rejects_with_its_reason_on_both_engines() {
     }
 }
 
+/// A fetch given up through its signal before its response came, and a
+/// body cancelled while it still arrives, each close their connection at
+/// once, while the render goes on (waiting 3 s on another path).
 #[test]
 fn an_aborted_fetch_closes_its_connection_at_once_while_the_render_goes_on() {
     use std::sync::atomic::Ordering;
@@ -144,30 +147,33 @@ fn an_aborted_fetch_closes_its_connection_at_once_while_the_render_goes_on() {
         let id = format!("h-{engine}");
         let query = format!("engine={engine}&allow_fetch={}", api.origin());
         assert_eq!(s.add(&id, "tests/plugins/fetcher.js", &query).0, 201);
-        let before = crate::fetch::HELD_CLOSED.load(Ordering::SeqCst);
-        // Given up after 200 ms; the render then waits 3 s on another origin path.
-        let path = format!(
-            "/t/{id}/abort?ms=200&url={}&then={}",
-            api.url("/hold"),
-            api.url("/slow")
-        );
-        std::thread::scope(|scope| {
-            let page = scope.spawn(|| s.get(&path, &[]));
-            // The held connection closes long before the render ends.
-            assert!(
-                crate::support::within(Duration::from_millis(1500), || {
-                    crate::fetch::HELD_CLOSED.load(Ordering::SeqCst) > before
-                }),
-                "{engine}: the aborted request's connection is still open"
-            );
-            assert!(!page.is_finished(), "{engine}");
-            let page = page.join().unwrap();
-            assert_eq!(
-                page.text(),
+        for (route, held, said) in [
+            (
+                "abort?ms=200&",
+                "/hold",
                 "TimeoutError: The operation was aborted due to timeout",
-                "{engine}"
+            ),
+            ("cancel?", "/drip-hold", "first; then slow"),
+        ] {
+            let before = crate::fetch::HELD_CLOSED.load(Ordering::SeqCst);
+            let path = format!(
+                "/t/{id}/{route}url={}&then={}",
+                api.url(held),
+                api.url("/slow")
             );
-        });
+            std::thread::scope(|scope| {
+                let page = scope.spawn(|| s.get(&path, &[]));
+                // The held connection closes long before the render ends.
+                assert!(
+                    crate::support::within(Duration::from_millis(1500), || {
+                        crate::fetch::HELD_CLOSED.load(Ordering::SeqCst) > before
+                    }),
+                    "{engine} {route}: the request's connection is still open"
+                );
+                assert!(!page.is_finished(), "{engine} {route}");
+                assert_eq!(page.join().unwrap().text(), said, "{engine} {route}");
+            });
+        }
     }
 }
 
@@ -931,8 +937,9 @@ fn url_pattern_matches_as_on_workerd_on_both_engines() {
     );
 }
 
-/// `crypto`, `navigator`, `caches` and its caches are instances of
-/// interface objects no one else can make (`crypto instanceof Crypto`),
+/// `crypto`, `navigator`, `caches` and its caches, and the global object
+/// (a `ServiceWorkerGlobalScope`), are instances of interface objects no
+/// one else can make (`crypto instanceof Crypto`),
 /// with their members on the prototype, and every global class is named
 /// as its global (`Response.name`), as on `workerd`; compared with its
 /// answer on both engines.
@@ -940,7 +947,7 @@ fn url_pattern_matches_as_on_workerd_on_both_engines() {
 fn singletons_are_instances_of_their_interface_objects_as_on_workerd_on_both_engines() {
     crate::node_modules::renders_as_workerd(
         "interfaces",
-        r#"{"classes":{"Crypto":["function","Crypto",["TypeError","Illegal constructor"],"[object Crypto]"],"SubtleCrypto":["function","SubtleCrypto",["TypeError","Illegal constructor"],"[object SubtleCrypto]"],"CryptoKey":["function","CryptoKey",["TypeError","Illegal constructor"],"[object CryptoKey]"],"Navigator":["function","Navigator",["TypeError","Illegal constructor"],"[object Navigator]"],"CacheStorage":["function","CacheStorage",["TypeError","Illegal constructor"],"[object CacheStorage]"],"Cache":["function","Cache",["TypeError","Illegal constructor"],"[object Cache]"]},"called":[["TypeError","Illegal constructor"],["TypeError","Illegal constructor"],["TypeError","Illegal constructor"]],"instances":[true,true,true,true,true,true],"shapes":{"crypto":[[],[true,true,true],true],"tags":["[object Crypto]","[object Navigator]","[object CacheStorage]","[object Cache]","[object SubtleCrypto]"],"caches":[true,"function"]},"names":[]}"#,
+        r#"{"classes":{"Crypto":["function","Crypto",["TypeError","Illegal constructor"],"[object Crypto]"],"SubtleCrypto":["function","SubtleCrypto",["TypeError","Illegal constructor"],"[object SubtleCrypto]"],"CryptoKey":["function","CryptoKey",["TypeError","Illegal constructor"],"[object CryptoKey]"],"Navigator":["function","Navigator",["TypeError","Illegal constructor"],"[object Navigator]"],"CacheStorage":["function","CacheStorage",["TypeError","Illegal constructor"],"[object CacheStorage]"],"Cache":["function","Cache",["TypeError","Illegal constructor"],"[object Cache]"],"ServiceWorkerGlobalScope":["function","ServiceWorkerGlobalScope",["TypeError","Illegal constructor"],"[object ServiceWorkerGlobalScope]"],"WorkerGlobalScope":["function","WorkerGlobalScope",["TypeError","Illegal constructor"],"[object WorkerGlobalScope]"]},"called":[["TypeError","Illegal constructor"],["TypeError","Illegal constructor"],["TypeError","Illegal constructor"]],"instances":[true,true,true,true,true,true,true,false,false],"shapes":{"crypto":[[],[true,true,true],true],"tags":["[object Crypto]","[object Navigator]","[object CacheStorage]","[object Cache]","[object SubtleCrypto]"],"caches":[true,"function"],"global":["[object ServiceWorkerGlobalScope]","ServiceWorkerGlobalScope","function",true]},"names":[]}"#,
     );
 }
 

@@ -99,6 +99,15 @@ export default {
         if (then) await (await fetch(then)).text();
         break;
       }
+      case '/cancel': {
+        // Reads the first chunk of a body that is still arriving, cancels
+        // the rest; then a fetch of `then` keeps the render going.
+        const reader = (await fetch(target)).body.getReader();
+        const first = new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel();
+        out = `${first}; then ${await (await fetch(url.searchParams.get('then'))).text()}`;
+        break;
+      }
       case '/leave': {
         // Waits on `url` (which never answers) with the incoming request's
         // signal: when the client goes away, that fetch is aborted, and the

@@ -6,12 +6,34 @@
 // - /burn?n=N&work=K: N chunks, the first at once, each later one after an
 //   answer from ORIGIN/wait and K steps of busy arithmetic (counted work,
 //   so its CPU time does not depend on how loaded the machine is);
-// - /big: 2 MiB in 64 KiB chunks, at once.
+// - /big: 2 MiB in 64 KiB chunks, at once;
+// - /proxy: ORIGIN/drip's response itself (server-sent events, the second
+//   after the gate opens), streamed through as it arrives;
+// - /events: ORIGIN/drip read by an `EventSource`, a chunk per event as
+//   each arrives, ended after the second.
 const enc = new TextEncoder();
 
 export default {
   fetch(request, env) {
     const url = new URL(request.url);
+    if (url.pathname === '/proxy') return fetch(`${env.ORIGIN}/drip`);
+    if (url.pathname === '/events') {
+      const source = new EventSource(`${env.ORIGIN}/drip`);
+      let seen = 0;
+      const body = new ReadableStream({
+        start(c) {
+          source.onmessage = (e) => {
+            c.enqueue(enc.encode(`<p>${e.data}</p>\n`));
+            if (++seen === 2) {
+              source.close();
+              c.close();
+            }
+          };
+          source.onerror = (e) => c.enqueue(enc.encode(`<p>error ${e.error.message}</p>\n`));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+    }
     const n = Number(url.searchParams.get('n') ?? '3');
     let i = 0;
     const pull = {

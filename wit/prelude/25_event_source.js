@@ -9,10 +9,9 @@
 //! `workerd`'s extension: the events of a `ReadableStream` of bytes, with
 //! no reconnection. A status that is not 2xx or a content type that is
 //! not `text/event-stream` closes it, with `workerd`'s messages.
-//!
-//! Departure: `fetch` gives a response once its body is whole
-//! (docs/renderers.md), so a stream's events arrive when the server ends
-//! it, not as it sends them.
+//! Each event is dispatched as its bytes arrive (a fetched body streams).
+//! One departure: a CR LF split between two chunks is one line end, as
+//! the standard says (`workerd` reads two).
 //!
 //! Defines: EventSource
 //! Host calls: none

@@ -8,8 +8,12 @@
 //! Test plugin: tests/plugins/fetcher.js
   // ------------------------------------------------------------------ fetch
   // The host makes the request (`calls::FETCH`), to an origin the tenant
-  // was granted, and the driver delivers its response when it finishes
-  // (`runNextTimer`). Until streams come, a body is read whole.
+  // was granted, and the driver delivers what it sends (`arrived`): the
+  // response's head, with its body whole when the origin declared a short
+  // one, or else the body's chunks as they arrive, into the response's
+  // byte stream, and its end. The request stays in `inflight` until its
+  // body has ended, so the engine waits for it; cancelling the body, or
+  // the request's signal, aborts it in the host.
   // The Fetch standard's data: URL processor: answered here, as on
   // Workers; a data: URL reaches no network and needs no grant.
   function dataResponse(req) {
@@ -64,15 +68,19 @@
       }
       const body = b === null ? undefined : typeof b === 'string' ? encoder().encode(b) : b;
       const headers = req._headers._list.map(([k, v]) => [k, v]);
-      const args = { method: req._method, url: req._url, headers, redirect: req._redirect };
+      const args = { method: req._method, url: req._url, headers, redirect: req._redirect, stream: true };
       const id = host('fetch', args, body).value;
-      inflight.set(id, { resolve, reject, method: req._method });
-      // An aborted signal ends the host's request at once.
+      const p = { resolve, reject, method: req._method, body: undefined };
+      inflight.set(id, p);
+      // An aborted signal ends the host's request at once, and errors a
+      // body still arriving.
       if (signal !== undefined) {
         signal.addEventListener('abort', () => {
-          if (!inflight.delete(id)) return;
+          if (inflight.get(id) !== p) return;
+          inflight.delete(id);
           host('fetch-abort', id);
-          reject(signal.reason);
+          if (p.body === undefined) reject(signal.reason);
+          else p.body.error(signal.reason);
         }, { once: true });
       }
     }));
@@ -89,11 +97,22 @@
       signalAbort(r.signal, new DOMEx('The client went away before the response was complete', 'AbortError'));
     }
   }
-  // Settles the promise of the request the host finished.
+  // Settles the promise of the request whose head came, or feeds its
+  // streamed body.
   function fetched(v, data) {
     const p = inflight.get(v.id);
     if (p === undefined) return;
-    inflight.delete(v.id);
+    if (p.body !== undefined) {
+      if (v.chunk) {
+        if (data.byteLength > 0) p.body.enqueue(data);
+        return;
+      }
+      inflight.delete(v.id);
+      if (v.end) p.body.close();
+      else p.body.error(new TypeError(v.error));
+      return;
+    }
+    if (!v.streamed) inflight.delete(v.id);
     if (v.error !== undefined) {
       p.reject(new TypeError(v.error));
       return;
@@ -105,8 +124,22 @@
     r._urlList = v.urls;
     r._type = 'basic';
     r._headers._immutable = true;
-    r._body = NULL_BODY.includes(v.status) || p.method === 'HEAD' ? null : data;
+    r._body = NULL_BODY.includes(v.status) || p.method === 'HEAD' ? null : v.streamed ? arrivingBody(v.id, p) : data;
     p.resolve(r);
+  }
+  // The byte stream a streamed body's chunks go into as they arrive.
+  function arrivingBody(id, p) {
+    return new ReadableStreamImpl({
+      type: 'bytes',
+      start(c) {
+        p.body = c;
+      },
+      cancel() {
+        if (inflight.get(id) !== p) return;
+        inflight.delete(id);
+        host('fetch-abort', id);
+      },
+    });
   }
 
   defineMissing('fetch', fetchImpl);

@@ -147,6 +147,12 @@ pub struct Registration {
     /// need not read the plugin file for them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub assets: usize,
+    /// Whether the plugin carries an app config (its wrangler config's
+    /// vars, redirects, the bindings it names), which a load must read from
+    /// the plugin file; `None` in records written before this was kept,
+    /// which a load reads to be sure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_config: Option<bool>,
     pub updated_unix: u64,
 }
 
@@ -680,6 +686,7 @@ impl Registry {
             digest,
             plugin_bytes: bytes.len(),
             assets: assets.len(),
+            app_config: Some(assets.app != crate::app::AppConfig::default()),
             updated_unix: now_unix(),
         };
         if let Some(store) = store {

@@ -259,10 +259,29 @@ impl Fetcher {
     pub async fn fetch(
         &self,
         allowed: &[Origin],
-        mut req: Outbound,
+        req: Outbound,
         caps: Caps,
         budget: &Budget,
     ) -> Result<Fetched, FetchError> {
+        let shown_url = shown_text(&req.url);
+        let exchange = async {
+            let (resp, urls) = self.open(allowed, req, caps).await?;
+            read(resp, caps.max_response_bytes, budget, urls).await
+        };
+        tokio::time::timeout(caps.timeout, exchange)
+            .await
+            .unwrap_or_else(|_| Err(timed_out(&shown_url, caps.timeout)))
+    }
+
+    /// Sends `req` if `allowed` grants its origin, following redirects
+    /// within the grant (at most `caps.max_redirects`), up to the head of
+    /// the response that is not one to follow; with every URL requested.
+    pub async fn open(
+        &self,
+        allowed: &[Origin],
+        mut req: Outbound,
+        caps: Caps,
+    ) -> Result<(reqwest::Response, Vec<String>), FetchError> {
         let mut urls = Vec::new();
         let mut url = reqwest::Url::parse(&req.url).map_err(|_| {
             FetchError::Failed(format!("Failed to parse URL from {}", shown_text(&req.url)))
@@ -270,60 +289,48 @@ impl Fetcher {
         // The URL asked for, shown (formatted) only on the way out.
         let first = url.clone();
         let asked = || shown(&first);
-        let exchange = async {
-            loop {
-                check(allowed, &url)?;
-                urls.push(url.to_string());
-                let resp = self.send(&req, &url).await?;
-                let status = resp.status().as_u16();
-                let location = resp
-                    .headers()
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .and_then(|l| url.join(l).ok());
-                match (location, req.redirect.as_str()) {
-                    (Some(next), "follow") if is_redirect(status) => {
-                        if urls.len() > caps.max_redirects {
-                            return Err(FetchError::Failed(format!(
-                                "fetch of {} was redirected more than {} times",
-                                asked(),
-                                caps.max_redirects
-                            )));
-                        }
-                        // 303, and 301/302 after a POST, go on as a GET
-                        // without a body (the Fetch standard, 4.4).
-                        if status == 303 || (req.method == "POST" && status != 307 && status != 308)
-                        {
-                            if req.method != "HEAD" {
-                                req.method = "GET".into();
-                            }
-                            req.body.clear();
-                            req.headers.retain(|(k, _)| {
-                                !k.eq_ignore_ascii_case("content-type")
-                                    && !k.eq_ignore_ascii_case("content-length")
-                            });
-                        }
-                        url = next;
-                    }
-                    (Some(_), "error") if is_redirect(status) => {
+        loop {
+            check(allowed, &url)?;
+            urls.push(url.to_string());
+            let resp = self.send(&req, &url).await?;
+            let status = resp.status().as_u16();
+            let location = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| url.join(l).ok());
+            match (location, req.redirect.as_str()) {
+                (Some(next), "follow") if is_redirect(status) => {
+                    if urls.len() > caps.max_redirects {
                         return Err(FetchError::Failed(format!(
-                            "fetch of {} was redirected, and its redirect mode is \"error\"",
-                            asked()
+                            "fetch of {} was redirected more than {} times",
+                            asked(),
+                            caps.max_redirects
                         )));
                     }
-                    _ => return read(resp, caps.max_response_bytes, budget, urls).await,
+                    // 303, and 301/302 after a POST, go on as a GET
+                    // without a body (the Fetch standard, 4.4).
+                    if status == 303 || (req.method == "POST" && status != 307 && status != 308) {
+                        if req.method != "HEAD" {
+                            req.method = "GET".into();
+                        }
+                        req.body.clear();
+                        req.headers.retain(|(k, _)| {
+                            !k.eq_ignore_ascii_case("content-type")
+                                && !k.eq_ignore_ascii_case("content-length")
+                        });
+                    }
+                    url = next;
                 }
+                (Some(_), "error") if is_redirect(status) => {
+                    return Err(FetchError::Failed(format!(
+                        "fetch of {} was redirected, and its redirect mode is \"error\"",
+                        asked()
+                    )));
+                }
+                _ => return Ok((resp, urls)),
             }
-        };
-        tokio::time::timeout(caps.timeout, exchange)
-            .await
-            .unwrap_or_else(|_| {
-                Err(FetchError::Failed(format!(
-                    "fetch of {} took longer than {:?}",
-                    asked(),
-                    caps.timeout
-                )))
-            })
+        }
     }
 
     async fn send(
@@ -414,13 +421,37 @@ struct FetchArgs {
     url: String,
     headers: Vec<(String, String)>,
     redirect: String,
+    /// The body is to come as it arrives (`Finished::streamed`); preludes
+    /// before streamed bodies do not say it, and get it whole.
+    #[serde(default)]
+    stream: bool,
 }
 
-/// What `contract::calls::FETCH_WAIT` answers: a finished request (`id`
-/// with either its response head or `error`), or nothing finished within
-/// the wait (the prelude's next timer is then due); `waited` is how long it
-/// waited, in milliseconds, which the virtual clock of plugins built before
-/// timers waited in real time still reads.
+/// A streamed request's body that declares at most this many bytes comes
+/// whole with its head.
+const WHOLE_UP_TO: u64 = 64 << 10;
+
+/// What a request's task sends the instance, by the request's id.
+enum Done {
+    /// The response's head, with its body whole, or with `streamed` its
+    /// body to follow as [`Done::Chunk`]s and a [`Done::End`]; or why it
+    /// failed.
+    Head(Result<Fetched, FetchError>, bool),
+    /// The next piece of a streamed body.
+    Chunk(bytes::Bytes),
+    /// A streamed body ended.
+    End,
+    /// A streamed body failed before its end.
+    Failed(FetchError),
+}
+
+/// What `contract::calls::FETCH_WAIT` answers: a request's news (`id` with
+/// its response head, and its body as the reply's bytes unless
+/// `streamed`; or a streamed body's next `chunk` as the bytes, or its
+/// `end`; or `error`), or nothing within the wait (the prelude's next
+/// timer is then due); `waited` is how long it waited, in milliseconds,
+/// which the virtual clock of plugins built before timers waited in real
+/// time still reads.
 #[derive(Serialize, Default)]
 struct Finished {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -435,6 +466,12 @@ struct Finished {
     urls: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    streamed: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    chunk: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    end: bool,
     /// The client went away before the response was complete: the
     /// request's `request.signal` aborts. Said once per render.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -453,8 +490,8 @@ pub struct Subrequests {
     deadline: Instant,
     /// Requests in flight, by id: their task, to abort.
     inflight: HashMap<u64, tokio::task::AbortHandle>,
-    done_tx: mpsc::UnboundedSender<(u64, Result<Fetched, FetchError>)>,
-    done_rx: mpsc::UnboundedReceiver<(u64, Result<Fetched, FetchError>)>,
+    done_tx: mpsc::UnboundedSender<(u64, Done)>,
+    done_rx: mpsc::UnboundedReceiver<(u64, Done)>,
     /// The render was told its client went away.
     told_gone: bool,
 }
@@ -551,7 +588,9 @@ impl Subrequests {
 
     /// `contract::calls::FETCH`: starts a request if `grant` allows it, and
     /// answers its id; it runs on [`net`]'s runtime while the render goes
-    /// on.
+    /// on. A streamed body is read as it arrives, within the render's
+    /// deadline (`caps.timeout` bounds its head alone) and the same byte
+    /// caps as a whole one.
     pub fn start(&mut self, grant: &FetchGrant, args: &str, body: &[u8]) -> Result<Reply, String> {
         let args: FetchArgs = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::FETCH))?;
@@ -573,6 +612,7 @@ impl Subrequests {
             timeout: Caps::default().timeout.min(left),
             ..Caps::default()
         };
+        let stream = args.stream;
         let budget = self.budget.clone();
         let net = net().map_err(|e| e.to_string())?;
         let id = self.next_id;
@@ -592,13 +632,77 @@ impl Subrequests {
         let task = net.runtime.spawn(async move {
             let _in_flight = in_flight;
             let started = Instant::now();
-            let out = net.fetcher.fetch(&allowed, request, caps, &budget).await;
-            let outcome = if out.is_ok() { "ok" } else { "error" };
-            metrics::histogram!("ssr_fetch_seconds", "tenant" => tenant.clone(), "origin" => origin.clone())
-                .record(started.elapsed());
-            metrics::counter!("ssr_fetch_requests_total", "tenant" => tenant, "origin" => origin, "outcome" => outcome)
-                .increment(1);
-            let _ = done.send((id, out));
+            let counted = |ok: bool| {
+                metrics::histogram!("ssr_fetch_seconds", "tenant" => tenant.clone(), "origin" => origin.clone())
+                    .record(started.elapsed());
+                metrics::counter!("ssr_fetch_requests_total", "tenant" => tenant.clone(), "origin" => origin.clone(), "outcome" => if ok { "ok" } else { "error" })
+                    .increment(1);
+            };
+            let asked = shown_text(&request.url);
+            let null_body = request.method == "HEAD";
+            if !stream {
+                let out = net.fetcher.fetch(&allowed, request, caps, &budget).await;
+                counted(out.is_ok());
+                let _ = done.send((id, Done::Head(out, false)));
+                return;
+            }
+            let opened = tokio::time::timeout(caps.timeout, net.fetcher.open(&allowed, request, caps))
+                .await
+                .unwrap_or_else(|_| Err(timed_out(&asked, caps.timeout)))
+                .and_then(|(resp, urls)| {
+                    let head = head_of(&resp, urls);
+                    Ok((Body::new(resp, caps.max_response_bytes, &budget)?, head))
+                });
+            let (mut body, head) = match opened {
+                Ok(opened) => opened,
+                Err(e) => {
+                    counted(false);
+                    let _ = done.send((id, Done::Head(Err(e), false)));
+                    return;
+                }
+            };
+            // A body the Fetch standard says is null (it is empty), or one
+            // declared short, is sent whole with the head: one wait, where
+            // a stream would take three.
+            let short = body.resp.content_length().is_some_and(|n| n <= WHOLE_UP_TO);
+            if short || null_body || matches!(head.status, 101 | 103 | 204 | 205 | 304) {
+                let mut head = head;
+                let whole = async {
+                    while let Some(chunk) = body.next(&budget).await? {
+                        head.body.extend_from_slice(&chunk);
+                    }
+                    Ok(head)
+                };
+                let left = caps.timeout.saturating_sub(started.elapsed());
+                let out = tokio::time::timeout(left, whole)
+                    .await
+                    .unwrap_or_else(|_| Err(timed_out(&asked, caps.timeout)));
+                counted(out.is_ok());
+                let _ = done.send((id, Done::Head(out, false)));
+                return;
+            }
+            if done.send((id, Done::Head(Ok(head), true))).is_err() {
+                return;
+            }
+            loop {
+                match body.next(&budget).await {
+                    Ok(Some(chunk)) => {
+                        if done.send((id, Done::Chunk(chunk))).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {
+                        counted(true);
+                        let _ = done.send((id, Done::End));
+                        return;
+                    }
+                    Err(e) => {
+                        counted(false);
+                        let _ = done.send((id, Done::Failed(e)));
+                        return;
+                    }
+                }
+            }
         });
         self.inflight.insert(id, task.abort_handle());
         Ok(Reply {
@@ -664,7 +768,7 @@ impl Subrequests {
             waited,
             ..Finished::default()
         };
-        let (id, out) = match (got, any) {
+        let (id, done) = match (got, any) {
             (Some(got), _) => got,
             (None, Some(any)) if Instant::now() >= self.deadline => {
                 if let Some(task) = self.inflight.remove(&any) {
@@ -684,8 +788,38 @@ impl Subrequests {
                 return reply(nothing, Vec::new());
             }
         };
-        self.inflight.remove(&id);
-        let f = match out {
+        let out = match done {
+            Done::Head(out, streamed) => {
+                if !streamed {
+                    self.inflight.remove(&id);
+                }
+                out.map(|f| (f, streamed))
+            }
+            Done::Chunk(bytes) => {
+                let chunk = Finished {
+                    id: Some(id),
+                    chunk: true,
+                    waited,
+                    ..Finished::default()
+                };
+                return reply(chunk, bytes.into());
+            }
+            Done::End => {
+                self.inflight.remove(&id);
+                let end = Finished {
+                    id: Some(id),
+                    end: true,
+                    waited,
+                    ..Finished::default()
+                };
+                return reply(end, Vec::new());
+            }
+            Done::Failed(e) => {
+                self.inflight.remove(&id);
+                Err(e)
+            }
+        };
+        let (f, streamed) = match out {
             Ok(f) => f,
             Err(FetchError::Refused(m)) => {
                 return reply(finished(id, self.refuse("redirect", m)), Vec::new());
@@ -704,6 +838,7 @@ impl Subrequests {
             status_text: Some(f.status_text),
             headers: Some(f.headers),
             urls: Some(f.urls),
+            streamed,
             waited,
             ..Finished::default()
         };
@@ -818,57 +953,91 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-/// The response, its body read up to `max` bytes, each chunk taken from
-/// `budget` as it arrives.
+/// Why a request did not end within `timeout`.
+fn timed_out(shown_url: &str, timeout: Duration) -> FetchError {
+    FetchError::Failed(format!("fetch of {shown_url} took longer than {timeout:?}"))
+}
+
+/// A response's status line and headers, as a renderer sees them.
+fn head_of(resp: &reqwest::Response, urls: Vec<String>) -> Fetched {
+    let status = resp.status();
+    Fetched {
+        status: status.as_u16(),
+        status_text: status.canonical_reason().unwrap_or("").to_string(),
+        headers: resp
+            .headers()
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect(),
+        body: Vec::new(),
+        urls,
+    }
+}
+
+/// A response's body, chunk by chunk: at most `max` bytes in all, each
+/// chunk taken from `budget` as it arrives.
+struct Body {
+    resp: reqwest::Response,
+    max: usize,
+    read: usize,
+}
+
+impl Body {
+    /// Refuses a declared length over `max` or over what `budget` has left
+    /// before any of the body is read.
+    fn new(resp: reqwest::Response, max: usize, budget: &Budget) -> Result<Body, FetchError> {
+        let body = Body { resp, max, read: 0 };
+        if let Some(n) = body.resp.content_length() {
+            if !budget.fits(n) {
+                return Err(budget.spent());
+            }
+            if n > max as u64 {
+                return Err(body.too_large());
+            }
+        }
+        Ok(body)
+    }
+
+    fn too_large(&self) -> FetchError {
+        FetchError::Failed(format!(
+            "the response of {} is over the limit of {} bytes",
+            shown(self.resp.url()),
+            self.max
+        ))
+    }
+
+    /// The next chunk, or `None` at the end.
+    async fn next(&mut self, budget: &Budget) -> Result<Option<bytes::Bytes>, FetchError> {
+        let chunk = self.resp.chunk().await.map_err(|e| {
+            FetchError::Failed(format!(
+                "reading the response of {} failed: {}",
+                shown(self.resp.url()),
+                e.without_url()
+            ))
+        })?;
+        let Some(chunk) = chunk else { return Ok(None) };
+        if self.read + chunk.len() > self.max {
+            return Err(self.too_large());
+        }
+        budget.take(chunk.len())?;
+        self.read += chunk.len();
+        Ok(Some(chunk))
+    }
+}
+
+/// The response with its body read whole (see [`Body`]).
 async fn read(
-    mut resp: reqwest::Response,
+    resp: reqwest::Response,
     max: usize,
     budget: &Budget,
     urls: Vec<String>,
 ) -> Result<Fetched, FetchError> {
-    // Shown only on the way out: a response that fits formats nothing.
-    let url = resp.url().clone();
-    let too_large = || {
-        FetchError::Failed(format!(
-            "the response of {} is over the limit of {max} bytes",
-            shown(&url)
-        ))
-    };
-    if let Some(n) = resp.content_length() {
-        if !budget.fits(n) {
-            return Err(budget.spent());
-        }
-        if n > max as u64 {
-            return Err(too_large());
-        }
+    let mut fetched = head_of(&resp, urls);
+    let mut body = Body::new(resp, max, budget)?;
+    while let Some(chunk) = body.next(budget).await? {
+        fetched.body.extend_from_slice(&chunk);
     }
-    let status = resp.status();
-    let headers = resp
-        .headers()
-        .iter()
-        .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
-        .collect();
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| {
-        FetchError::Failed(format!(
-            "reading the response of {} failed: {}",
-            shown(&url),
-            e.without_url()
-        ))
-    })? {
-        if body.len() + chunk.len() > max {
-            return Err(too_large());
-        }
-        budget.take(chunk.len())?;
-        body.extend_from_slice(&chunk);
-    }
-    Ok(Fetched {
-        status: status.as_u16(),
-        status_text: status.canonical_reason().unwrap_or("").to_string(),
-        headers,
-        body,
-        urls,
-    })
+    Ok(fetched)
 }
 
 /// The resolver of every name a renderer fetches: the system's, keeping

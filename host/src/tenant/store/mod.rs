@@ -159,10 +159,11 @@ fn applied(applied: redis::Applied, id: &str) -> Result<(), TenantError> {
     }
 }
 
-/// Checks and loads `record`: its assets and its engine's plugin, the Wasm one from
-/// the compiled file in `dir` if usable. `bytes` reads the plugin (checked
-/// against its digest), called only when needed: most plugins have no
-/// assets, and a Wasm plugin loads from its `.cwasm`.
+/// Checks and loads `record`: its assets and app config and its engine's
+/// plugin, the Wasm one from the compiled file in `dir` if usable. `bytes`
+/// reads the plugin (checked against its digest), called only when needed:
+/// most plugins have no assets or app config, and a Wasm plugin loads from
+/// its `.cwasm`.
 pub fn load(
     record: Registration,
     secrets: Env,
@@ -179,7 +180,7 @@ pub fn load(
         held: None,
         read: Some(bytes),
     };
-    if record.assets > 0 || record.engine != EngineKind::Wasm {
+    if record.assets > 0 || record.app_config != Some(false) || record.engine != EngineKind::Wasm {
         bytes.get()?;
     }
     // `bytes` checks a SHA-256 digest, which vouches for a table checked
@@ -188,9 +189,9 @@ pub fn load(
         64 => Verify::Structure,
         _ => Verify::Whole,
     };
-    let assets = match (record.assets, &bytes.held) {
-        (1.., Some(bytes)) => Assets::from_plugin(bytes, verify).map_err(said)?,
-        _ => Assets::default(),
+    let assets = match &bytes.held {
+        Some(bytes) => Assets::from_plugin(bytes, verify).map_err(said)?,
+        None => Assets::default(),
     };
     let assets = Arc::new(assets);
     let plugin: Arc<dyn Plugin> = if record.engine != EngineKind::Wasm {

@@ -254,6 +254,10 @@ settings! {
     /// Response bytes one render may fetch, all its requests together; a
     /// tenant may set a lower number. One response is capped at 8 MiB too.
     max_fetch_kib: Kib = Kib(DEFAULT_MAX_FETCH_BYTES >> 10), "SSR_MAX_FETCH_KIB" { value_name = "KIB" };
+    /// Where `node:dns` sends a renderer's queries: a DNS-over-HTTPS
+    /// endpoint that answers JSON (`application/dns-json`). A query is the
+    /// tenant's own `fetch`, so the tenant must be granted its origin.
+    dns_over_https: String = DEFAULT_DNS_OVER_HTTPS.to_string(), "SSR_DNS_OVER_HTTPS" { value_name = "URL" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
@@ -603,6 +607,7 @@ impl Config {
         if self.max_subrequests == 0 || self.max_fetch_kib.0 == 0 {
             return bad("--max-subrequests and --max-fetch-kib must be at least 1".into());
         }
+        check_dns_over_https(&self.dns_over_https).or_else(bad)?;
         if self.renders_per_worker == 0 {
             return bad("--renders-per-worker must be at least 1".into());
         }
@@ -661,6 +666,18 @@ pub const DEFAULT_MAX_WASM_STACK: usize = 512 << 10;
 pub const DEFAULT_MAX_SUBREQUESTS: usize = 50;
 /// Response bytes one render may read, unless the server or tenant says.
 pub const DEFAULT_MAX_FETCH_BYTES: usize = 16 << 20;
+/// `workerd`'s resolver for `node:dns`: Cloudflare's DNS over HTTPS.
+pub const DEFAULT_DNS_OVER_HTTPS: &str = "https://cloudflare-dns.com/dns-query";
+
+/// Refuses a `--dns-over-https` that is not an http(s) URL.
+pub fn check_dns_over_https(url: &str) -> Result<(), String> {
+    match url.split_once("://") {
+        Some(("https" | "http", rest)) if !rest.is_empty() => Ok(()),
+        _ => Err(format!(
+            "--dns-over-https {url} is not an http(s) URL; give one such as {DEFAULT_DNS_OVER_HTTPS}"
+        )),
+    }
+}
 /// The largest plugin the admin API accepts, unless the server says.
 pub const DEFAULT_MAX_PLUGIN_MIB: usize = 64;
 

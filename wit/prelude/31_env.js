@@ -9,9 +9,12 @@
   // The tenant's vars and secrets, asked of the host once per instance:
   // they change only with the tenant's version, which makes new instances.
   let env = null;
+  // Where `node:dns` asks (the host's `--dns-over-https`).
+  let dnsOverHttps = '';
   function tenantEnv() {
     if (env === null) {
-      const { vars, assets, missing } = host('env', null).value;
+      const { vars, assets, missing, dns } = host('env', null).value;
+      dnsOverHttps = typeof dns === 'string' ? dns : '';
       const bindings = {};
       // Bindings its wrangler config declares that the host does not
       // provide: there, but touching one throws, naming it.

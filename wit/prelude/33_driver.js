@@ -85,6 +85,11 @@
       derive: (args, parts) => subtleCall(Object.assign({ op: 'derive' }, args), parts).data,
       // `node:crypto`'s keys, signatures and ciphers (web/crypto/node.rs).
       crypto: (args, parts) => subtleCall(args, parts),
+      // Where `node:dns` sends its queries, through `fetch`.
+      dnsOverHttps: () => {
+        tenantEnv();
+        return dnsOverHttps;
+      },
       // A CryptoKey's state (KeyObject.from, and keys given to sign()).
       keyOf: (key) => {
         const s = key !== null && typeof key === 'object' ? keyState.get(key) : undefined;

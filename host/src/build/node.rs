@@ -59,6 +59,8 @@ pub const OURS: &[(&str, &str)] = &[
         "diagnostics_channel",
         include_str!("node/diagnostics_channel.js"),
     ),
+    ("dns", include_str!("node/dns.js")),
+    ("dns/promises", include_str!("node/dns-promises.js")),
     ("domain", include_str!("node/domain.js")),
     ("events", include_str!("node/events.js")),
     ("fs", include_str!("node/fs.js")),
@@ -117,6 +119,7 @@ const HELPERS: &[(&str, &str)] = &[
     ("_crypto_sign.js", include_str!("node/_crypto_sign.js")),
     ("_crypto_cipher.js", include_str!("node/_crypto_cipher.js")),
     ("_crypto_dh.js", include_str!("node/_crypto_dh.js")),
+    ("_dns.js", include_str!("node/_dns.js")),
 ];
 
 /// `benches/node-exports.sh`'s record of `workerd`.

@@ -50,6 +50,10 @@ pub struct RenderArgs {
     /// serve --max-subrequests` allows a tenant's.
     #[arg(long, value_name = "N", default_value_t = ssr::config::DEFAULT_MAX_SUBREQUESTS)]
     max_subrequests: usize,
+    /// Where `node:dns` sends the renderer's queries (DNS over HTTPS,
+    /// JSON), as `ssr serve --dns-over-https`; grant its origin too.
+    #[arg(long, value_name = "URL", default_value = ssr::config::DEFAULT_DNS_OVER_HTTPS)]
+    dns_over_https: String,
     /// A var of the handler's `env`, `NAME=VALUE`; repeatable.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     vars: Vec<(String, String)>,
@@ -121,6 +125,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot load {}", args.plugin.display()))?;
     let vars = args.vars.iter().cloned().collect();
     env::check(&vars, &Env::new())?;
+    ssr::config::check_dns_over_https(&args.dns_over_https).map_err(anyhow::Error::msg)?;
+    ssr::web::fetch::set_dns_over_https(&args.dns_over_https);
     let fetch = FetchGrant {
         allowed: args.allow_fetch.clone(),
         max_subrequests: args.max_subrequests,

@@ -65,6 +65,7 @@ impl ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config = args.config()?;
+    ssr::web::fetch::set_dns_over_https(&config.dns_over_https);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("ssr-http")

@@ -427,6 +427,22 @@ struct FetchArgs {
     stream: bool,
 }
 
+/// Where `node:dns` sends its queries (`--dns-over-https`): one endpoint
+/// per process, as there is one HTTP client.
+static DNS_OVER_HTTPS: OnceLock<String> = OnceLock::new();
+
+/// Sets the endpoint [`dns_over_https`] answers; the first call wins.
+pub fn set_dns_over_https(url: &str) {
+    let _ = DNS_OVER_HTTPS.set(url.to_string());
+}
+
+/// The DNS-over-HTTPS endpoint renderers' `node:dns` queries go to.
+pub fn dns_over_https() -> &'static str {
+    DNS_OVER_HTTPS
+        .get()
+        .map_or(crate::config::DEFAULT_DNS_OVER_HTTPS, String::as_str)
+}
+
 /// A streamed request's body that declares at most this many bytes comes
 /// whole with its head.
 const WHOLE_UP_TO: u64 = 64 << 10;

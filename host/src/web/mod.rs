@@ -397,6 +397,8 @@ fn env(grants: &Grants) -> String {
         // The binding exists where there are assets to fetch.
         "assets": app.and_then(|(app, empty)| app.assets_binding.as_ref().filter(|_| !empty)),
         "missing": app.map(|(app, _)| &app.missing),
+        // Where `node:dns` asks (through the tenant's own `fetch`).
+        "dns": fetch::dns_over_https(),
     })
     .to_string()
 }

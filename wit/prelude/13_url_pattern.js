@@ -80,7 +80,9 @@
     const { components } = urlPatternOwn(pattern);
     const given = urlPatternInput(input);
     const args = { op: 'match', input: given };
-    const inputs = [typeof given === 'string' ? given : input];
+    // The input as WebIDL converted it: a string, or a new init of its
+    // members (a `URL` given is read as one), in `workerd`'s order.
+    const inputs = [given];
     if (baseURL !== undefined) {
       args.baseURL = usv(baseURL);
       inputs.push(args.baseURL);

@@ -510,7 +510,7 @@ pub(crate) mod tests {
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"assets":null,"missing":null,"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
+            r#"{"assets":null,"dns":"https://cloudflare-dns.com/dns-query","missing":null,"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),

@@ -4,6 +4,8 @@
 import * as querystring from './querystring.js';
 import { received } from './_errors.js';
 import { toUnicode } from './punycode.js';
+import posix from './path-posix.js';
+import win32 from './path-win32.js';
 
 export const URL = globalThis.URL;
 export const URLSearchParams = globalThis.URLSearchParams;
@@ -35,11 +37,37 @@ export function fileURLToPath(url, options) {
   return decodeURIComponent(u.pathname);
 }
 
-export function pathToFileURL(path) {
-  const abs = path.startsWith('/') ? path : `/${path}`;
-  const u = new URL('file://');
-  u.pathname = abs.replace(/%/g, '%25').replace(/\\/g, '%5C').replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/\t/g, '%09');
-  return u;
+// A path as a `file:` URL, as Node's: resolved against the working
+// directory, POSIX, or Windows with `{ windows: true }` (a drive letter; a
+// UNC path's server as the URL's host; the extended-length prefixes
+// dropped), its trailing separator kept, and `%`, a POSIX backslash, tab,
+// CR, LF, `?`, `#`, `[`, `]`, `^`, `|` and `~` percent-encoded (the URL
+// parser leaves the last five).
+export function pathToFileURL(path, options = undefined) {
+  if (typeof path !== 'string') throw invalid('ERR_INVALID_ARG_TYPE', `The "path" argument must be of type string. ${received(path)}`);
+  const windows = !!(options !== null && options !== undefined && options.windows);
+  const encode = (text) => {
+    let out = text.replace(/%/g, '%25');
+    out = windows ? out.replace(/\\/g, '/') : out.replace(/\\/g, '%5C');
+    out = out.replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/\t/g, '%09');
+    return out.replace(/[[\]^|~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  };
+  // `\\?\C:\...`: a local path, long.
+  if (windows && path.startsWith('\\\\?\\') && !path.startsWith('\\\\?\\UNC\\')) path = path.slice(4);
+  let resolved = windows && path.startsWith('\\\\') ? path : windows ? win32.resolve(path) : posix.resolve(path);
+  if (windows && resolved.startsWith('\\\\')) {
+    const extended = resolved.startsWith('\\\\?\\UNC\\');
+    const start = extended ? 8 : 2;
+    const end = resolved.indexOf('\\', start);
+    const bad = (why) => invalid('ERR_INVALID_ARG_VALUE', `The argument 'path' ${why}. Received '${resolved}'`);
+    if (end === -1) throw bad('Missing UNC resource path');
+    if (end === 2) throw bad('Empty UNC servername');
+    return new URL(`file://${resolved.slice(start, end)}${encode(resolved.slice(end))}`);
+  }
+  const last = path[path.length - 1];
+  if ((last === '/' || (windows && last === '\\')) && !resolved.endsWith(windows ? '\\' : '/')) resolved += '/';
+  resolved = encode(resolved).replace(/\?/g, '%3F').replace(/#/g, '%23');
+  return new URL(`file://${windows ? '/' : ''}${resolved}`);
 }
 
 // A domain as the URL Standard's host parser makes it ASCII, or '' where

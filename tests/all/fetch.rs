@@ -31,7 +31,9 @@ const FETCHER: &str = "tests/plugins/fetcher.js";
 /// - `/to-metadata`: a redirect to the cloud metadata address;
 /// - `/to-name`: a redirect to itself under the name `localhost`;
 /// - `/events`: server-sent events, told apart by the `Last-Event-ID`
-///   the client sent.
+///   the client sent;
+/// - `/paragraphs`: 200 paragraphs of HTML in 20 chunks (no length
+///   declared), so its body streams.
 pub struct Origin {
     pub port: u16,
 }
@@ -170,6 +172,19 @@ fn answer(mut conn: TcpStream, port: u16) {
                 Some(id) => format!("data: again after {id}\n\n"),
             },
         ),
+        "/paragraphs" => {
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ntransfer-encoding: chunked\r\n\r\n",
+            );
+            for chunk in 0..20 {
+                let piece: String = (0..10)
+                    .map(|i| format!("<p>paragraph {}</p>", chunk * 10 + i))
+                    .collect();
+                let _ = write!(conn, "{:x}\r\n{piece}\r\n", piece.len());
+            }
+            let _ = conn.write_all(b"0\r\n\r\n");
+            return;
+        }
         "/to-metadata" => reply(
             "302 Found",
             "location: http://169.254.169.254/latest/meta-data/\r\n",
@@ -396,6 +411,30 @@ fn an_event_source_reads_a_granted_origin_and_reconnects_on_both_engines() {
                 && refused.contains("is not allowed for this site"),
             "{engine}: {refused}"
         );
+    }
+}
+
+/// A fetched body that streams (no length declared) goes through what
+/// apps do with one: `HTMLRewriter` rewrites it as it arrives, and a
+/// clone reads the same bytes as the original, on both engines.
+#[test]
+fn a_streamed_fetched_body_is_rewritten_and_cloned_on_both_engines() {
+    let api = Origin::start();
+    let (s, ids) = server(&api, "");
+    for id in &ids {
+        let (status, body) = page(&s, id, "/rewrite", &api.url("/paragraphs"));
+        assert_eq!(status, 200, "{id}: {body}");
+        assert_eq!(
+            body.matches(r#"<p class="seen">"#).count(),
+            200,
+            "{id}: {body}"
+        );
+        assert!(
+            body.ends_with("<p class=\"seen\">paragraph 199</p>"),
+            "{id}"
+        );
+        let (_, body) = page(&s, id, "/tee", &api.url("/paragraphs"));
+        assert_eq!(body, "3890 3890 true <p>paragraph 0</p><p", "{id}");
     }
 }
 

@@ -99,6 +99,19 @@ export default {
         if (then) await (await fetch(then)).text();
         break;
       }
+      case '/rewrite':
+        // A streamed body through HTMLRewriter, passed on as it arrives.
+        return new HTMLRewriter()
+          .on('p', { element(e) { e.setAttribute('class', 'seen'); } })
+          .transform(await fetch(target));
+      case '/tee': {
+        // A streamed body cloned: both copies whole and the same.
+        const r = await fetch(target);
+        const copy = r.clone();
+        const [a, b] = await Promise.all([r.text(), copy.arrayBuffer()]);
+        out = `${a.length} ${b.byteLength} ${a === new TextDecoder().decode(b)} ${a.slice(0, 20)}`;
+        break;
+      }
       case '/cancel': {
         // Reads the first chunk of a body that is still arriving, cancels
         // the rest; then a fetch of `then` keeps the render going.

@@ -66,8 +66,10 @@ let nextFd = 3;
 function inode(kind, mode, readOnly, extra) {
   const type = { dir: S_IFDIR, file: S_IFREG, link: S_IFLNK, dev: S_IFCHR }[kind];
   // The modification time is the only time kept: stats show no access or
-  // birth time, and a change time that is this one (as workerd's do).
-  return { kind, mode: type | mode, readOnly, ino: nextIno++, mtimeMs: Date.now(), ...extra };
+  // birth time, and a change time that is this one (as workerd's do). As
+  // on workerd, it is the epoch until `utimes` sets it, and writes leave
+  // it: a file's times tell nothing of when a request ran.
+  return { kind, mode: type | mode, readOnly, ino: nextIno++, mtimeMs: 0, ...extra };
 }
 const directory = (readOnly) => inode('dir', 0o755, readOnly, { entries: new Map() });
 
@@ -147,10 +149,6 @@ function existing(path, syscall, follow = true) {
   return found;
 }
 
-function touch(node) {
-  node.mtimeMs = Date.now();
-}
-
 // Where a new entry may go: its parent must be a writable directory.
 function creatable(found, syscall, path) {
   if (found.parent === undefined || found.parent.readOnly) throw fail('EPERM', syscall, path);
@@ -158,12 +156,10 @@ function creatable(found, syscall, path) {
 
 function attach(found, node) {
   found.parent.entries.set(found.name, node);
-  touch(found.parent);
 }
 
 function unlinkEntry(found) {
   found.parent.entries.delete(found.name);
-  touch(found.parent);
 }
 
 // ---- file data ------------------------------------------------------------
@@ -194,7 +190,6 @@ function writeAt(node, bytes, position, syscall) {
   if (position > node.size) node.data.fill(0, node.size, position);
   node.data.set(bytes, position);
   node.size = Math.max(node.size, position + bytes.length);
-  touch(node);
   return bytes.length;
 }
 
@@ -221,7 +216,6 @@ function setSize(node, len, syscall, path) {
   grow(node, len, syscall, path);
   if (len > node.size) node.data.fill(0, node.size, len);
   node.size = len;
-  touch(node);
 }
 
 const newFile = (mode = 0o666) => inode('file', mode & 0o777, false, { data: new Uint8Array(0), size: 0 });
@@ -272,12 +266,18 @@ function validateId(id, name) {
   validateInteger(id, name, -1, 4294967295);
 }
 
-function timeOf(time, name) {
-  if (typeof time === 'number') return Number.isFinite(time) ? time * 1000 : Date.now();
-  if (typeof time === 'bigint') return Number(time) * 1000;
-  if (time instanceof Date) return time.getTime();
-  if (typeof time === 'string' && time !== '' && !Number.isNaN(Number(time))) return Number(time) * 1000;
-  throw invalidArgType(name, 'of type number or an instance of Date', time);
+// A time `utimes` is given, as `workerd` reads one (not as Node, whose
+// numbers are seconds): milliseconds since the epoch, a `Date`, or text a
+// `Date` parses.
+function timeOf(time) {
+  let date;
+  if (typeof time === 'number' || typeof time === 'string') date = new Date(time);
+  else if (typeof time === 'bigint') date = new Date(Number(time));
+  else if (time instanceof Date) date = time;
+  else throw invalidArgType('time', 'one of type string, number, or bigint or an instance of Date', time);
+  const ms = date.getTime();
+  if (Number.isNaN(ms)) throw new TypeError('The value cannot be converted because it is not a valid Date.');
+  return ms;
 }
 
 const FLAGS = {
@@ -811,7 +811,6 @@ export function renameSync(from, to) {
     unlinkEntry(dst);
   }
   src.parent.entries.delete(src.name);
-  touch(src.parent);
   attach(dst, src.node);
 }
 
@@ -956,9 +955,9 @@ export function fchownSync(fd, uid, gid) {
 // `utimes` and `lutimes`: both times are checked, the modification time
 // kept (the access time is not, as on workerd).
 function setTimes(p, atime, mtime, follow, syscall) {
+  timeOf(atime);
+  const m = timeOf(mtime);
   const path = pathOf(p);
-  timeOf(atime, 'atime');
-  const m = timeOf(mtime, 'mtime');
   const { node } = existing(path, syscall, follow);
   if (node.readOnly) throw fail('EPERM', syscall, path);
   node.mtimeMs = m;
@@ -967,8 +966,8 @@ function setTimes(p, atime, mtime, follow, syscall) {
 export const utimesSync = (p, atime, mtime) => setTimes(p, atime, mtime, true, 'utime');
 export const lutimesSync = (p, atime, mtime) => setTimes(p, atime, mtime, false, 'lutime');
 export function futimesSync(fd, atime, mtime) {
-  timeOf(atime, 'atime');
-  const m = timeOf(mtime, 'mtime');
+  timeOf(atime);
+  const m = timeOf(mtime);
   fileOf(fd, 'futime').node.mtimeMs = m;
 }
 

@@ -76,9 +76,7 @@
       // body still arriving.
       if (signal !== undefined) {
         signal.addEventListener('abort', () => {
-          if (inflight.get(id) !== p) return;
-          inflight.delete(id);
-          host('fetch-abort', id);
+          if (!abortInHost(id, p)) return;
           if (p.body === undefined) reject(signal.reason);
           else p.body.error(signal.reason);
         }, { once: true });
@@ -135,11 +133,17 @@
         p.body = c;
       },
       cancel() {
-        if (inflight.get(id) !== p) return;
-        inflight.delete(id);
-        host('fetch-abort', id);
+        abortInHost(id, p);
       },
     });
+  }
+  // Ends request `id` (whose entry is `p`) in the host, its connection
+  // closed, if it is still in flight: whether it was.
+  function abortInHost(id, p) {
+    if (inflight.get(id) !== p) return false;
+    inflight.delete(id);
+    host('fetch-abort', id);
+    return true;
   }
 
   defineMissing('fetch', fetchImpl);

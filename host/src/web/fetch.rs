@@ -266,7 +266,8 @@ impl Fetcher {
         let shown_url = shown_text(&req.url);
         let exchange = async {
             let (resp, urls) = self.open(allowed, req, caps).await?;
-            read(resp, caps.max_response_bytes, budget, urls).await
+            let (head, body) = split(resp, urls, caps.max_response_bytes, budget)?;
+            read_whole(head, body, budget).await
         };
         tokio::time::timeout(caps.timeout, exchange)
             .await
@@ -656,20 +657,11 @@ impl Subrequests {
             };
             let asked = shown_text(&request.url);
             let null_body = request.method == "HEAD";
-            if !stream {
-                let out = net.fetcher.fetch(&allowed, request, caps, &budget).await;
-                counted(out.is_ok());
-                let _ = done.send((id, Done::Head(out, false)));
-                return;
-            }
             let opened = tokio::time::timeout(caps.timeout, net.fetcher.open(&allowed, request, caps))
                 .await
                 .unwrap_or_else(|_| Err(timed_out(&asked, caps.timeout)))
-                .and_then(|(resp, urls)| {
-                    let head = head_of(&resp, urls);
-                    Ok((Body::new(resp, caps.max_response_bytes, &budget)?, head))
-                });
-            let (mut body, head) = match opened {
+                .and_then(|(resp, urls)| split(resp, urls, caps.max_response_bytes, &budget));
+            let (head, mut body) = match opened {
                 Ok(opened) => opened,
                 Err(e) => {
                     counted(false);
@@ -677,20 +669,14 @@ impl Subrequests {
                     return;
                 }
             };
-            // A body the Fetch standard says is null (it is empty), or one
-            // declared short, is sent whole with the head: one wait, where
-            // a stream would take three.
+            // A body asked for whole (a prelude before streamed bodies), a
+            // body the Fetch standard says is null (it is empty), or one
+            // declared short, is sent whole with the head, all within
+            // `caps.timeout`: one wait, where a stream would take three.
             let short = body.resp.content_length().is_some_and(|n| n <= WHOLE_UP_TO);
-            if short || null_body || matches!(head.status, 101 | 103 | 204 | 205 | 304) {
-                let mut head = head;
-                let whole = async {
-                    while let Some(chunk) = body.next(&budget).await? {
-                        head.body.extend_from_slice(&chunk);
-                    }
-                    Ok(head)
-                };
+            if !stream || short || null_body || matches!(head.status, 101 | 103 | 204 | 205 | 304) {
                 let left = caps.timeout.saturating_sub(started.elapsed());
-                let out = tokio::time::timeout(left, whole)
+                let out = tokio::time::timeout(left, read_whole(head, body, &budget))
                     .await
                     .unwrap_or_else(|_| Err(timed_out(&asked, caps.timeout)));
                 counted(out.is_ok());
@@ -974,10 +960,16 @@ fn timed_out(shown_url: &str, timeout: Duration) -> FetchError {
     FetchError::Failed(format!("fetch of {shown_url} took longer than {timeout:?}"))
 }
 
-/// A response's status line and headers, as a renderer sees them.
-fn head_of(resp: &reqwest::Response, urls: Vec<String>) -> Fetched {
+/// A response as its head (status line and headers, as a renderer sees
+/// them, with an empty body) and its body to read (see [`Body`]).
+fn split(
+    resp: reqwest::Response,
+    urls: Vec<String>,
+    max: usize,
+    budget: &Budget,
+) -> Result<(Fetched, Body), FetchError> {
     let status = resp.status();
-    Fetched {
+    let head = Fetched {
         status: status.as_u16(),
         status_text: status.canonical_reason().unwrap_or("").to_string(),
         headers: resp
@@ -987,7 +979,8 @@ fn head_of(resp: &reqwest::Response, urls: Vec<String>) -> Fetched {
             .collect(),
         body: Vec::new(),
         urls,
-    }
+    };
+    Ok((head, Body::new(resp, max, budget)?))
 }
 
 /// A response's body, chunk by chunk: at most `max` bytes in all, each
@@ -1041,19 +1034,16 @@ impl Body {
     }
 }
 
-/// The response with its body read whole (see [`Body`]).
-async fn read(
-    resp: reqwest::Response,
-    max: usize,
+/// `head` with `body` read into it whole.
+async fn read_whole(
+    mut head: Fetched,
+    mut body: Body,
     budget: &Budget,
-    urls: Vec<String>,
 ) -> Result<Fetched, FetchError> {
-    let mut fetched = head_of(&resp, urls);
-    let mut body = Body::new(resp, max, budget)?;
     while let Some(chunk) = body.next(budget).await? {
-        fetched.body.extend_from_slice(&chunk);
+        head.body.extend_from_slice(&chunk);
     }
-    Ok(fetched)
+    Ok(head)
 }
 
 /// The resolver of every name a renderer fetches: the system's, keeping

@@ -44,7 +44,10 @@ function oneOf(value, name, allowed) {
   }
 }
 
-const endpoint = () => globalThis.__ssr.node.dnsOverHttps() || 'https://cloudflare-dns.com/dns-query';
+// `workerd`'s endpoint, the host's default, and its servers' addresses.
+const CLOUDFLARE = 'https://cloudflare-dns.com/dns-query';
+const CLOUDFLARE_SERVERS = ['1.1.1.1', '2606:4700:4700::1111', '1.0.0.1', '2606:4700:4700::1001'];
+const endpoint = () => globalThis.__ssr.node.dnsOverHttps() || CLOUDFLARE;
 
 // The records of `type` for `name`, as the endpoint answers them: each
 // `{ name, type, TTL, data }`.
@@ -100,7 +103,7 @@ function checkName(name) {
 
 export function getServers() {
   const url = endpoint();
-  if (url === 'https://cloudflare-dns.com/dns-query') return ['1.1.1.1', '2606:4700:4700::1111', '1.0.0.1', '2606:4700:4700::1001'];
+  if (url === CLOUDFLARE) return [...CLOUDFLARE_SERVERS];
   return [new URL(url).hostname];
 }
 export function setServers() {
@@ -270,9 +273,13 @@ const METHODS = {
   getServers, setServers, resolve, resolve4, resolve6, resolveAny, resolveCaa, resolveCname, resolveMx, resolveNaptr,
   resolveNs, resolvePtr, resolveSoa, resolveSrv, resolveTxt, reverse,
 };
-for (const [name, fn] of Object.entries(METHODS)) {
-  Object.defineProperty(Resolver.prototype, name, { value: { [name](...args) { return fn(...args); } }[name], writable: true, configurable: true });
+// Defines each of `table`'s functions as a method of `proto` of its name.
+export function defineMethods(proto, table) {
+  for (const [name, fn] of Object.entries(table)) {
+    Object.defineProperty(proto, name, { value: { [name](...args) { return fn(...args); } }[name], writable: true, configurable: true });
+  }
 }
+defineMethods(Resolver.prototype, METHODS);
 
 // Every public name, for the modules' default objects.
 export const promiseApi = {

@@ -45,9 +45,7 @@ export const {
 } = called;
 
 export class Resolver extends api.Resolver {}
-for (const name of QUERIES.filter((n) => n !== 'lookupService')) {
-  Object.defineProperty(Resolver.prototype, name, { value: { [name](...args) { return called[name](...args); } }[name], writable: true, configurable: true });
-}
+api.defineMethods(Resolver.prototype, Object.fromEntries(Object.entries(called).filter(([name]) => name !== 'lookupService')));
 
 export default {
   ...called, lookup, promises, Resolver, getServers: api.getServers, setServers: api.setServers,

@@ -50,8 +50,16 @@ pub struct AppConfig {
     #[serde(skip)]
     pub index: RedirectIndex,
     /// Bindings its config declares that `ssr` does not provide, by name,
-    /// with their kind ("KV namespace"): touching one throws, naming it.
+    /// with their kind ("R2 bucket"): touching one throws, naming it.
     pub missing: BTreeMap<String, String>,
+    /// KV namespaces its config binds (`kv_namespaces`): the name in
+    /// `env`, to the namespace's id (its `id`, else the name). Kept per
+    /// tenant (`bindings/`).
+    pub kv_namespaces: BTreeMap<String, String>,
+    /// D1 databases its config binds (`d1_databases`): the name in `env`,
+    /// to the database's id (its `database_id`, else its
+    /// `database_name`, else the name).
+    pub d1_databases: BTreeMap<String, String>,
 }
 
 impl Default for AppConfig {
@@ -66,6 +74,8 @@ impl Default for AppConfig {
             redirects: Vec::new(),
             index: RedirectIndex::default(),
             missing: BTreeMap::new(),
+            kv_namespaces: BTreeMap::new(),
+            d1_databases: BTreeMap::new(),
         }
     }
 }

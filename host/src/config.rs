@@ -258,6 +258,9 @@ settings! {
     /// endpoint that answers JSON (`application/dns-json`). A query is the
     /// tenant's own `fetch`, so the tenant must be granted its origin.
     dns_over_https: String = DEFAULT_DNS_OVER_HTTPS.to_string(), "SSR_DNS_OVER_HTTPS" { value_name = "URL" };
+    /// The largest a tenant's D1 database may grow; a write past it fails
+    /// with `SQLITE_FULL`, and the database stays readable.
+    d1_max_mib: Mib = Mib(DEFAULT_D1_MAX_MIB), "SSR_D1_MAX_MIB" { value_name = "MIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
@@ -645,6 +648,9 @@ impl Config {
                 self.cache_entry_kib.0, self.cache_tenant_mib.0
             ));
         }
+        if self.d1_max_mib.0 == 0 {
+            return bad("--d1-max-mib must be at least 1".into());
+        }
         if self.max_plugin_mib.0 == 0 {
             return bad("--max-plugin-mib must be at least 1".into());
         }
@@ -680,6 +686,8 @@ pub fn check_dns_over_https(url: &str) -> Result<(), String> {
 }
 /// The largest plugin the admin API accepts, unless the server says.
 pub const DEFAULT_MAX_PLUGIN_MIB: usize = 64;
+/// `--d1-max-mib`: D1's own limit for a database on its free plan.
+pub const DEFAULT_D1_MAX_MIB: usize = 500;
 
 /// The scheduling settings, fixed for the life of a pool and its engines
 /// (`crate::sched`).

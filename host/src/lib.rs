@@ -20,6 +20,7 @@ pub mod activity;
 pub mod app;
 pub mod artifact;
 pub mod assets;
+pub mod bindings;
 pub mod build;
 pub mod cache;
 pub mod config;

@@ -579,7 +579,7 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
               "main": {entry:?},
               "assets": {{ "directory": "public", "binding": "FILES", "not_found_handling": "404-page" }},
               "vars": {{ "GREETING": "from the config", "API": "https://api.test" }},
-              "kv_namespaces": [{{ "binding": "CACHE_KV", "id": "0123" }}],
+              "r2_buckets": [{{ "binding": "BUCKET", "bucket_name": "docs" }}],
             }}"#,
         ),
     )
@@ -593,7 +593,7 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
     let said = text(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(
-        said.contains("warning: kv_namespaces: env.CACHE_KV (KV namespace) is not provided by ssr"),
+        said.contains("warning: r2_buckets: env.BUCKET (R2 bucket) is not provided by ssr"),
         "{said}"
     );
     // Pages' server code beside the assets is refused while no
@@ -632,8 +632,8 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
         // Vars: the config's, under the registration's.
         assert_eq!(get("/env/GREETING").text(), "from the config", "{engine}");
         assert_eq!(get("/env/API").text(), "https://mine.test", "{engine}");
-        let kv = get("/env/CACHE_KV").text();
-        assert!(kv.starts_with("threw: env.CACHE_KV (KV namespace, declared in the app's wrangler config) is not provided by ssr"), "{engine}: {kv}");
+        let r2 = get("/env/BUCKET").text();
+        assert!(r2.starts_with("threw: env.BUCKET (R2 bucket, declared in the app's wrangler config) is not provided by ssr"), "{engine}: {r2}");
         // The binding has the config's name; ASSETS is not there.
         assert_eq!(get("/env/ASSETS").text(), "undefined", "{engine}");
         // _headers, on the host's answer.

@@ -516,6 +516,36 @@ fn a_plugins_own_vars_serve_from_every_replica_on_both_engines() {
     }
 }
 
+/// KV through three replicas on a real Redis, on both engines: every
+/// method as `wrangler dev` answers it, with the namespace in Redis; a put
+/// through one replica is read through every other at once.
+#[test]
+fn kv_put_through_one_replica_is_read_through_every_other_on_both_engines() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let plugin = std::fs::read(crate::bindings::kv_app()).unwrap();
+    for engine in Engines::KINDS {
+        let id = format!("kv-{engine}");
+        let (status, body) = rs[0].put_bytes(&id, &plugin, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        all_serve_within_a_second(&rs[1..], &format!("/t/{id}/get?key=none"), (200, b"null\n"));
+        let suite = rs[1].get(&format!("/t/{id}/suite"), &[]);
+        assert_eq!(suite.text(), crate::bindings::WRANGLER_DEV_KV, "{engine}");
+        let put = rs[0].get(&format!("/t/{id}/put?key=k&value={engine}"), &[]);
+        assert_eq!(put.text(), "stored\n");
+        for r in &rs {
+            assert_eq!(
+                r.get(&format!("/t/{id}/get?key=k"), &[]).text(),
+                format!("{engine}\n")
+            );
+            assert_eq!(
+                r.get(&format!("/t/{id}/get?key=text"), &[]).text(),
+                "replaced\n"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_purge_on_one_replica_purges_every_replica() {
     let redis = Redis::start();

@@ -6,6 +6,7 @@
 
 mod apps;
 mod assets;
+mod bindings;
 mod browser;
 mod build_errors;
 mod cache;

@@ -100,6 +100,12 @@
   function fetched(v, data) {
     const p = inflight.get(v.id);
     if (p === undefined) return;
+    if (p.op) {
+      inflight.delete(v.id);
+      if (v.error !== undefined) p.reject(new Error(v.error));
+      else p.resolve([v.answer, data]);
+      return;
+    }
     if (p.body !== undefined) {
       if (v.chunk) {
         if (data.byteLength > 0) p.body.enqueue(data);
@@ -135,6 +141,15 @@
       cancel() {
         abortInHost(id, p);
       },
+    });
+  }
+  // A binding's call (`calls::KV`): answered by the host through the
+  // engine's wait, like a request, as `[answer, bytes]`; its error
+  // rejects as an `Error` in the host's words (Cloudflare's).
+  function hostOp(name, args, bytes) {
+    return new Promise((resolve, reject) => {
+      const id = host(name, args, bytes).value;
+      inflight.set(id, { op: true, resolve, reject });
     });
   }
   // Ends request `id` (whose entry is `p`) in the host, its connection

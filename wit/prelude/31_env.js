@@ -1,5 +1,6 @@
 //! The handler's `env`: vars and secrets asked of the host once per instance,
-//! `env.ASSETS`, and a clear error for bindings the host lacks.
+//! `env.ASSETS`, KV namespaces (`31_kv.js`), D1 databases (`31_d1.js`), and
+//! a clear error for bindings the host lacks.
 //!
 //! Defines: none
 //! Host calls: assets, env
@@ -13,7 +14,7 @@
   let dnsOverHttps = '';
   function tenantEnv() {
     if (env === null) {
-      const { vars, assets, missing, dns } = host('env', null).value;
+      const { vars, assets, missing, dns, kv, d1 } = host('env', null).value;
       dnsOverHttps = typeof dns === 'string' ? dns : '';
       const bindings = {};
       // Bindings its wrangler config declares that the host does not
@@ -21,6 +22,8 @@
       for (const [name, kind] of Object.entries(missing || {})) {
         bindings[name] = missingBinding(name, kind);
       }
+      for (const name of kv || []) bindings[name] = kvNamespace(name);
+      for (const name of d1 || []) bindings[name] = d1Database(name);
       // A tenant with assets gets the Workers binding (a var of that name wins).
       if (assets) bindings[assets] = assetsBinding;
       env = Object.freeze(Object.assign(bindings, vars));

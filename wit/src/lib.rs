@@ -358,6 +358,26 @@ pub mod calls {
     /// page cache's rules (`host/src/cache/api.rs`).
     pub const CACHE: &str = "cache";
 
+    /// A Workers KV namespace's call (`env.X` of the app's
+    /// `kv_namespaces`). Arguments: `{op: "get" | "put" | "delete" |
+    /// "list", binding, ...}` (`host/src/bindings/kv.rs`: `Call`), a put's
+    /// value as the call's bytes; reply: the call's id, its answer coming
+    /// by [`FETCH_WAIT`] as `{id, answer}` with the bytes (for `get`:
+    /// `[null | [length, metadata]]` per key, the values one after another
+    /// as the bytes; for `list`: `{keys, list_complete, cursor?}`), or
+    /// `{id, error}` in Cloudflare's words.
+    pub const KV: &str = "kv";
+
+    /// A D1 database's call (`env.X` of the app's `d1_databases`).
+    /// Arguments: `{op: "query", binding, statements: [{sql, params}],
+    /// batch}` (a parameter is `null`, a number, a string or `{blob:
+    /// BASE64}`; a batch is one transaction) or `{op: "exec", binding,
+    /// sql}`; reply: the call's id, its answer coming by [`FETCH_WAIT`] as
+    /// `{id, answer}`: per statement `{columns, rows, meta, bookmark}`, or
+    /// `exec`'s `{count, duration}`; or `{id, error}` in D1's words
+    /// (`host/src/bindings/d1.rs`).
+    pub const D1: &str = "d1";
+
     /// Starts the global `fetch()`'s request. Arguments: `{method, url,
     /// headers: [[name, value]], redirect}`, the body as the call's bytes;
     /// reply: the request's id (a number). The host refuses an origin the

@@ -17,6 +17,7 @@
 //! Invariant: every failure is a [`BuildError::Config`] that names the file
 //! and the problem.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -238,6 +239,14 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                     config.assets_binding = None;
                 }
             }
+            "kv_namespaces" => read_bindings(path, key, v, &["id"], &mut config.kv_namespaces)?,
+            "d1_databases" => read_bindings(
+                path,
+                key,
+                v,
+                &["database_id", "database_name"],
+                &mut config.d1_databases,
+            )?,
             other => match binding_kind(other) {
                 Some(kind) => {
                     for name in binding_names(v) {
@@ -284,6 +293,46 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         rules: module_rules(own_rules, &falls_through),
         warnings,
     })
+}
+
+/// A binding list (`kv_namespaces`, `d1_databases`) into `into`: each
+/// entry's `binding` (the name in `env`) to its id, the first of `ids` it
+/// has, else the name. Two bindings of one id share what it names.
+fn read_bindings(
+    path: &Path,
+    key: &str,
+    v: &Value,
+    ids: &[&str],
+    into: &mut BTreeMap<String, String>,
+) -> Result<(), BuildError> {
+    for item in v.as_array().into_iter().flatten() {
+        let name = item.get("binding").and_then(Value::as_str).ok_or_else(|| {
+            config_error(
+                path,
+                format!(
+                    "{key}: {item} has no `binding`, the name the Worker reads it by (env.NAME)"
+                ),
+            )
+        })?;
+        crate::tenant::env::check_name(name)
+            .map_err(|e| config_error(path, format!("{key}: {e}")))?;
+        let id = ids
+            .iter()
+            .find_map(|k| {
+                item.get(*k)
+                    .and_then(Value::as_str)
+                    .filter(|id| !id.is_empty())
+            })
+            .unwrap_or(name);
+        if id.len() > 256 || id.chars().any(char::is_control) {
+            return Err(config_error(
+                path,
+                format!("{key}: the id of {name} is not 1-256 printable characters"),
+            ));
+        }
+        into.insert(name.into(), id.into());
+    }
+    Ok(())
 }
 
 /// The config's `rules`: how modules that are not JavaScript import. `ssr`
@@ -610,7 +659,8 @@ pub(crate) mod tests {
             crate::app::NotFoundHandling::NotFoundPage
         );
         assert_eq!(app.config.vars["LIMIT"], "5");
-        assert_eq!(app.config.missing["SESSIONS"], "KV namespace");
+        assert_eq!(app.config.kv_namespaces["SESSIONS"], "x");
+        assert!(!app.config.missing.contains_key("SESSIONS"));
         assert_eq!(app.config.missing["ROOMS"], "Durable Object namespace");
         assert!(app.node_globals);
         assert!(!app.warnings.join("\n").contains("nodejs_compat"));
@@ -621,13 +671,7 @@ pub(crate) mod tests {
                 .contains("global_fetch_strictly_public")
         );
         let all = app.warnings.join("\n");
-        for named in [
-            "no_global_navigator",
-            "LIMIT",
-            "env.SESSIONS",
-            "env.ROOMS",
-            "`routes`",
-        ] {
+        for named in ["no_global_navigator", "LIMIT", "env.ROOMS", "`routes`"] {
             assert!(all.contains(named), "{named} in {all}");
         }
     }

@@ -135,14 +135,23 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     // Its assets and app config: `env.ASSETS` and the config's vars.
     let assets = ssr::assets::Assets::from_plugin(&bytes, ssr::assets::Verify::Whole)
         .with_context(|| format!("cannot read the assets of {}", args.plugin.display()))?;
+    // Its bindings, in memory: a render starts from empty namespaces and
+    // databases.
+    let d1_max = ssr::config::DEFAULT_D1_MAX_MIB as u64 * (1 << 20);
+    let stores = ssr::bindings::Stores::embedded(None, d1_max).map_err(anyhow::Error::msg)?;
+    let bindings = ssr::bindings::Bindings::new(&args.tenant, &assets.app, &stores);
     let grants = Grants::with_env(
         &args.tenant,
         &vars,
         &Env::new(),
-        fetch,
-        None,
-        Some(std::sync::Arc::new(assets)),
-        ssr::stack_map::source_map(&bytes, args.engine).map(ssr::stack_map::StackMap::in_memory),
+        ssr::web::Reach {
+            fetch,
+            cache: None,
+            assets: Some(std::sync::Arc::new(assets)),
+            stack_map: ssr::stack_map::source_map(&bytes, args.engine)
+                .map(ssr::stack_map::StackMap::in_memory),
+            bindings,
+        },
     );
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);

@@ -112,7 +112,7 @@ impl From<TenantError> for ApiError {
             | TenantError::Env(_)
             | TenantError::Assets(_)
             | TenantError::Plugin(_) => ApiError::BadRequest(said),
-            TenantError::Storage(_) | TenantError::Shared(_) => {
+            TenantError::Storage(_) | TenantError::Shared(_) | TenantError::Bindings(_) => {
                 tracing::error!("{said}");
                 ApiError::Internal
             }

@@ -194,6 +194,8 @@ pub struct Defaults {
     pub workers: usize,
     /// `--v8-threads`: the V8 renders the server runs or awaits at once.
     pub v8_threads: usize,
+    /// `--d1-max-mib`: the largest a D1 database grows.
+    pub d1_max_bytes: u64,
 }
 
 impl Defaults {
@@ -246,6 +248,7 @@ impl From<&crate::config::Config> for Defaults {
             concurrency: c.tenant_concurrency,
             workers: c.workers,
             v8_threads: c.v8_threads(),
+            d1_max_bytes: c.d1_max_mib.bytes() as u64,
         }
     }
 }

@@ -187,6 +187,7 @@ impl Tenant {
         limits: AppliedLimits,
         stats: Arc<Stats>,
         cache: Option<&Arc<crate::cache::Cache>>,
+        stores: &Arc<crate::bindings::Stores>,
     ) -> Tenant {
         let store::Saved {
             registration,
@@ -201,17 +202,20 @@ impl Tenant {
                 &registration.id,
                 &registration.vars,
                 &secrets,
-                FetchGrant {
-                    allowed: registration.allow_fetch.clone(),
-                    max_subrequests: limits.max_subrequests,
-                    max_bytes: limits.max_fetch_bytes,
+                crate::web::Reach {
+                    fetch: FetchGrant {
+                        allowed: registration.allow_fetch.clone(),
+                        max_subrequests: limits.max_subrequests,
+                        max_bytes: limits.max_fetch_bytes,
+                    },
+                    cache: cache.map(|cache| crate::cache::CacheApi {
+                        cache: cache.clone(),
+                        version: registration.version,
+                    }),
+                    assets: Some(assets.clone()),
+                    stack_map,
+                    bindings: crate::bindings::Bindings::new(&registration.id, &assets.app, stores),
                 },
-                cache.map(|cache| crate::cache::CacheApi {
-                    cache: cache.clone(),
-                    version: registration.version,
-                }),
-                Some(assets.clone()),
-                stack_map,
             ),
             registration,
             plugin,
@@ -339,6 +343,8 @@ pub enum TenantError {
         "the shared store has been unavailable for {0} s, so admin writes are refused until it is back; the tenants this replica knows are still served"
     )]
     StoreDown(u64),
+    #[error("the bindings' store cannot be opened: {0}")]
+    Bindings(String),
 }
 
 /// What a put did.
@@ -394,6 +400,8 @@ pub struct Registry {
     /// The page cache, which tenants' Cache API calls reach (none under
     /// `ssr render` and in tests of the registry alone).
     cache: Option<Arc<crate::cache::Cache>>,
+    /// Where tenants' bindings keep their state.
+    stores: Arc<crate::bindings::Stores>,
     /// Since when the shared store has not answered (`sync.rs` keeps it);
     /// never for the data dir and in memory.
     store_down: Mutex<Option<std::time::Instant>>,
@@ -418,7 +426,15 @@ impl Registry {
         defaults: Defaults,
         cache: Option<Arc<crate::cache::Cache>>,
     ) -> Result<Registry, TenantError> {
+        let d1 = defaults.d1_max_bytes;
+        let stores = match &store {
+            Some(Store::Shared { redis, .. }) => crate::bindings::Stores::redis(redis.client()),
+            Some(Store::Local(dir)) => crate::bindings::Stores::embedded(Some(dir.root()), d1)
+                .map_err(TenantError::Bindings)?,
+            None => crate::bindings::Stores::embedded(None, d1).map_err(TenantError::Bindings)?,
+        };
         let reg = Registry {
+            stores,
             table: Default::default(),
             writes: Mutex::default(),
             engines,
@@ -484,7 +500,13 @@ impl Registry {
             .map(|t| t.stats.clone())
             .unwrap_or_else(|| Arc::new(Stats::new(&r.id)));
         let limits = r.limits.resolve(r.engine, &self.defaults);
-        let tenant = Arc::new(Tenant::new(saved, limits, stats, self.cache.as_ref()));
+        let tenant = Arc::new(Tenant::new(
+            saved,
+            limits,
+            stats,
+            self.cache.as_ref(),
+            &self.stores,
+        ));
         let created = self.publish(writing, tenant.clone());
         Put { tenant, created }
     }

@@ -460,6 +460,9 @@ enum Done {
     End,
     /// A streamed body failed before its end.
     Failed(FetchError),
+    /// A binding's call ended ([`Subrequests::run`]): its answer, JSON and
+    /// bytes, or why it failed.
+    Answer(Result<(String, Vec<u8>), String>),
 }
 
 /// What `contract::calls::FETCH_WAIT` answers: a request's news (`id` with
@@ -483,6 +486,9 @@ struct Finished {
     urls: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// A binding's answer (its bytes are the reply's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<Box<serde_json::value::RawValue>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     streamed: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -713,6 +719,32 @@ impl Subrequests {
         })
     }
 
+    /// Starts `work`, a binding's call that may block (a store's read or
+    /// write), on a thread of [`net`]'s runtime that may; answers its id
+    /// now, and its answer by [`Subrequests::wait`]. A call the render
+    /// stops awaiting still runs to its end: a write it started is not
+    /// torn.
+    pub fn run(
+        &mut self,
+        work: impl FnOnce() -> Result<(String, Vec<u8>), String> + Send + 'static,
+    ) -> Result<Reply, String> {
+        let net = net().map_err(|e| e.to_string())?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let done = self.done_tx.clone();
+        let task = net.runtime.spawn(async move {
+            let out = tokio::task::spawn_blocking(work)
+                .await
+                .unwrap_or_else(|e| Err(format!("the binding's call failed: {e}")));
+            let _ = done.send((id, Done::Answer(out)));
+        });
+        self.inflight.insert(id, task.abort_handle());
+        Ok(Reply {
+            value: id.to_string(),
+            data: Vec::new(),
+        })
+    }
+
     /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds
     /// (`null` or negative: as long as the render's deadline allows) for a
     /// request in flight to finish, and answers it, its body as the bytes;
@@ -819,6 +851,24 @@ impl Subrequests {
             Done::Failed(e) => {
                 self.inflight.remove(&id);
                 Err(e)
+            }
+            Done::Answer(out) => {
+                self.inflight.remove(&id);
+                let (answer, bytes) = match out {
+                    Ok((json, bytes)) => (Some(json), bytes),
+                    Err(e) => return reply(finished(id, e), Vec::new()),
+                };
+                let answer = answer
+                    .map(serde_json::value::RawValue::from_string)
+                    .transpose()
+                    .map_err(|e| format!("a binding's answer is not JSON: {e}"))?;
+                let answered = Finished {
+                    id: Some(id),
+                    answer,
+                    waited,
+                    ..Finished::default()
+                };
+                return reply(answered, bytes);
             }
         };
         let (f, streamed) = match out {

@@ -30,12 +30,25 @@ pub struct Grants {
     pub assets: Option<Arc<crate::assets::Assets>>,
     /// Where its plugin's source map is, to map an error's stack.
     pub stack_map: Option<Arc<crate::stack_map::StackMap>>,
+    /// Its bindings (KV namespaces), by name in `env`.
+    pub bindings: crate::bindings::Bindings,
     /// The secrets by name and value.
     secrets: Vec<(String, String)>,
     /// Every form a secret's value can take in text the host writes (see
     /// [`written_forms`]), with its name, longest first (redacted in that
     /// order, so a secret containing another is replaced whole).
     hidden: Vec<(String, String)>,
+}
+
+/// What a renderer reaches besides its `env`: each part as [`Grants`]
+/// holds it.
+#[derive(Default)]
+pub struct Reach {
+    pub fetch: FetchGrant,
+    pub cache: Option<CacheApi>,
+    pub assets: Option<Arc<crate::assets::Assets>>,
+    pub stack_map: Option<Arc<crate::stack_map::StackMap>>,
+    pub bindings: crate::bindings::Bindings,
 }
 
 impl Grants {
@@ -49,16 +62,20 @@ impl Grants {
 
     /// A renderer of `tenant` whose `env` holds `vars` and `secrets` (names
     /// are distinct: the registry refuses a secret named like a var), and
-    /// that may fetch what `fetch` grants, and keep responses in `cache`.
+    /// that reaches what `reach` gives.
     pub fn with_env(
         tenant: &str,
         vars: &BTreeMap<String, String>,
         secrets: &BTreeMap<String, String>,
-        fetch: FetchGrant,
-        cache: Option<CacheApi>,
-        assets: Option<Arc<crate::assets::Assets>>,
-        stack_map: Option<Arc<crate::stack_map::StackMap>>,
+        reach: Reach,
     ) -> Arc<Grants> {
+        let Reach {
+            fetch,
+            cache,
+            assets,
+            stack_map,
+            bindings,
+        } = reach;
         // The app's config gives defaults; the tenant's registration wins.
         let mut env = assets
             .as_ref()
@@ -78,6 +95,7 @@ impl Grants {
             cache,
             assets,
             stack_map,
+            bindings,
             secrets: secrets
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))

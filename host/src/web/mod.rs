@@ -56,7 +56,7 @@ use contract::{LogLevel, Reply, calls};
 
 use console::Console;
 use fetch::Subrequests;
-pub use grants::Grants;
+pub use grants::{Grants, Reach};
 use stream::Sink;
 
 /// One instance's way out to the host.
@@ -296,6 +296,16 @@ pub static CAPABILITIES: &[Capability] = &[
         }),
     },
     Capability {
+        name: calls::KV,
+        handler: Handler::Instance(|i, args, data| {
+            i.grants.bindings.kv(&mut i.subrequests, args, data)
+        }),
+    },
+    Capability {
+        name: calls::D1,
+        handler: Handler::Instance(|i, args, _| i.grants.bindings.d1(&mut i.subrequests, args)),
+    },
+    Capability {
         name: calls::CACHE,
         handler: Handler::Instance(|i, args, data| match &i.grants.cache {
             Some(api) => api.call(&i.grants.tenant, args, data),
@@ -397,6 +407,10 @@ fn env(grants: &Grants) -> String {
         // The binding exists where there are assets to fetch.
         "assets": app.and_then(|(app, empty)| app.assets_binding.as_ref().filter(|_| !empty)),
         "missing": app.map(|(app, _)| &app.missing),
+        // Its KV namespaces and D1 databases, by name in `env`
+        // (`calls::KV`, `calls::D1`).
+        "kv": grants.bindings.kv_names().collect::<Vec<_>>(),
+        "d1": grants.bindings.d1_names().collect::<Vec<_>>(),
         // Where `node:dns` asks (through the tenant's own `fetch`).
         "dns": fetch::dns_over_https(),
     })
@@ -448,7 +462,6 @@ pub(crate) mod tests {
 
     use contract::RenderError;
 
-    use super::fetch::FetchGrant;
     use super::*;
 
     fn call(imports: &mut Imports, name: &str, args: &str) -> Result<Reply, String> {
@@ -497,20 +510,12 @@ pub(crate) mod tests {
             ("TOKEN".to_string(), "s3cr3t-value".to_string()),
             ("SHORT".to_string(), "s3cr3t".to_string()),
         ]);
-        let grants = Grants::with_env(
-            "t",
-            &vars,
-            &secrets,
-            FetchGrant::default(),
-            None,
-            None,
-            None,
-        );
+        let grants = Grants::with_env("t", &vars, &secrets, Reach::default());
         let mut imports = Imports::new(&grants);
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"assets":null,"dns":"https://cloudflare-dns.com/dns-query","missing":null,"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
+            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),
@@ -527,15 +532,7 @@ pub(crate) mod tests {
     fn a_secret_with_newlines_and_quotes_is_redacted_in_every_written_form() {
         let pem = "-----BEGIN PRIVATE KEY-----\nMIIEv\"Q\\IBADANB\n-----END PRIVATE KEY-----\n";
         let secrets = BTreeMap::from([("KEY".to_string(), pem.to_string())]);
-        let grants = Grants::with_env(
-            "t",
-            &BTreeMap::new(),
-            &secrets,
-            FetchGrant::default(),
-            None,
-            None,
-            None,
-        );
+        let grants = Grants::with_env("t", &BTreeMap::new(), &secrets, Reach::default());
         let json = serde_json::to_string(pem).unwrap();
         let twice = serde_json::to_string(&json).unwrap();
         for text in [
@@ -585,7 +582,7 @@ pub(crate) mod tests {
         out
     }
 
-    const CALLS: &[&str] = &["host('", "hostCall('", "namedCall('"];
+    const CALLS: &[&str] = &["host('", "hostCall('", "namedCall('", "hostOp('"];
     const DEFINES: &[&str] = &["defineMissing('", "Object.defineProperty(g, '"];
 
     fn the_prelude_calls_every_capability_of_the_table_and_no_other() {

@@ -54,6 +54,8 @@ use crate::fs::{sync_dir, write_atomically, write_cold, write_private};
 
 /// The data dir.
 pub struct DataDir {
+    /// The data dir itself.
+    root: PathBuf,
     plugins: PathBuf,
     /// The Wasm engine's shared code ([`DataDir::SHARED_CODE`]).
     code: PathBuf,
@@ -76,6 +78,7 @@ impl DataDir {
     pub fn open(dir: &Path, code_only: bool, key: &str) -> std::io::Result<DataDir> {
         use std::os::unix::fs::PermissionsExt;
         let store = DataDir {
+            root: dir.to_path_buf(),
             plugins: dir.join("plugins"),
             code: dir.join(DataDir::SHARED_CODE),
             key: key.to_string(),
@@ -90,6 +93,11 @@ impl DataDir {
             std::fs::set_permissions(&store.secrets, std::fs::Permissions::from_mode(0o700))?;
         }
         Ok(store)
+    }
+
+    /// The data dir itself (`bindings/` keeps its embedded store below it).
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// Where [`crate::build::runtime_plugin`] is kept, named by

@@ -333,6 +333,12 @@ impl RedisStore {
         Ok(store)
     }
 
+    /// A client of the same Redis, for what else keeps state there
+    /// (`bindings/redis.rs`).
+    pub fn client(&self) -> redis::Client {
+        self.client.clone()
+    }
+
     /// The URL, as logs may show it.
     pub fn url(&self) -> &str {
         &self.url

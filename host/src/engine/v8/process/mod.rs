@@ -1060,11 +1060,12 @@ impl ProcessOptions {
             .clone()
             .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr")));
         // The largest message a worker sends carries a response body, a
-        // request body for `fetch`, or a fetched body's part.
+        // request body for `fetch`, a fetched body's part, or a KV value.
         let largest = [
             config.max_response_kib.bytes(),
             config.max_request_kib.bytes(),
             config.max_fetch_kib.bytes(),
+            crate::bindings::kv::MAX_VALUE,
             16 << 20,
         ];
         Some(ProcessOptions {

@@ -1,0 +1,569 @@
+//! D1: a tenant's SQL databases (`env.X` of the app's `d1_databases`), each
+//! a SQLite file in the data dir (`<data-dir>/bindings/d1/<tenant>/`), or a
+//! database in memory without one. What a call may ask (`calls::D1`), run
+//! as D1 runs it, with D1's limits and its words for errors.
+//!
+//! Invariants:
+//! - A statement reaches its own database alone: `ATTACH` is refused by
+//!   the limit of attached databases (0, which also stops `VACUUM INTO`),
+//!   and an authorizer refuses every `PRAGMA` but D1's harmless ones.
+//!   Extensions are never loaded.
+//! - Limits as D1's: 100 KB of SQL per statement, 100 bound parameters,
+//!   2 MB per value; a database at most its `max_bytes`; a statement past
+//!   its deadline (the render's, at most [`MAX_QUERY`]) is interrupted by
+//!   SQLite's progress handler, never left running.
+//! - One call at a time per database (its connection's lock), on a thread
+//!   that may block, never an engine's; a `batch` is one transaction,
+//!   rolled back whole when a statement fails.
+//! - Writes are durable when the call answers (WAL, `synchronous = FULL`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, StatementStatus};
+use serde::{Deserialize, Serialize};
+
+/// The longest statement, in bytes.
+pub const MAX_SQL: i32 = 100_000;
+/// The most parameters one statement binds.
+pub const MAX_PARAMS: i32 = 100;
+/// The largest string or blob in a row.
+pub const MAX_VALUE: i32 = 2_000_000;
+/// The longest one call runs, whatever the render's deadline.
+pub const MAX_QUERY: Duration = Duration::from_secs(30);
+
+/// The pragmas a statement may run: D1's, which read the schema or change
+/// only how this connection checks what it writes.
+const PRAGMAS: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_info",
+    "index_list",
+    "index_xinfo",
+    "foreign_key_list",
+    "foreign_key_check",
+    "foreign_keys",
+    "defer_foreign_keys",
+    "quick_check",
+    "integrity_check",
+    "optimize",
+    "case_sensitive_like",
+    "ignore_check_constraints",
+    "legacy_alter_table",
+    "recursive_triggers",
+    "reverse_unordered_selects",
+    "page_count",
+    "page_size",
+    "data_version",
+];
+
+/// One call, as the prelude sends it.
+#[derive(Deserialize, Debug)]
+#[serde(tag = "op", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Call {
+    /// Statements run one after another; with `batch`, in one transaction.
+    Query {
+        binding: String,
+        statements: Vec<Statement>,
+        #[serde(default)]
+        batch: bool,
+    },
+    /// `exec`: each line of `sql` run as it is, without parameters.
+    Exec { binding: String, sql: String },
+}
+
+impl Call {
+    pub fn binding(&self) -> &str {
+        match self {
+            Call::Query { binding, .. } | Call::Exec { binding, .. } => binding,
+        }
+    }
+}
+
+#[derive(Deserialize, Debug)]
+pub struct Statement {
+    sql: String,
+    #[serde(default)]
+    params: Vec<Param>,
+}
+
+/// A bound value, as the prelude converted it (numbers are bound as reals,
+/// as D1 binds them; a blob comes in base64).
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum Param {
+    Null(()),
+    Number(f64),
+    Text(String),
+    Blob { blob: String },
+}
+
+/// What one statement answered: its columns, its rows, its `meta`, and
+/// the database's bookmark after it.
+#[derive(Serialize)]
+struct Answer {
+    columns: Vec<String>,
+    rows: Vec<Vec<Value>>,
+    meta: Meta,
+    bookmark: String,
+}
+
+/// A result's `meta`, its keys in D1's order.
+#[derive(Serialize)]
+struct Meta {
+    served_by: &'static str,
+    served_by_primary: bool,
+    total_attempts: u32,
+    timings: Timings,
+    duration: f64,
+    changes: u64,
+    last_row_id: i64,
+    changed_db: bool,
+    size_after: u64,
+    rows_read: u64,
+    rows_written: u64,
+}
+
+#[derive(Serialize)]
+struct Timings {
+    sql_duration_ms: f64,
+}
+
+/// A column's value as D1 answers it: a blob as an array of its bytes.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Value {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+impl From<ValueRef<'_>> for Value {
+    fn from(v: ValueRef<'_>) -> Value {
+        match v {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(i) => Value::Integer(i),
+            ValueRef::Real(r) => Value::Real(r),
+            ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+            ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+        }
+    }
+}
+
+/// One open database.
+struct Database {
+    conn: Connection,
+    /// Counts the commits this process made: a session's bookmark.
+    commits: u64,
+}
+
+/// Every tenant's databases, opened on first use and kept open.
+pub struct D1 {
+    /// `None`: in memory.
+    dir: Option<PathBuf>,
+    max_bytes: u64,
+    open: Mutex<HashMap<String, Arc<Mutex<Database>>>>,
+}
+
+fn sqlite_error(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqlInputError {
+            error,
+            msg,
+            offset,
+            sql,
+        } => {
+            // From the statement's first token, as D1 counts: a statement
+            // after another's `;` starts with the space between them.
+            let lead = (sql.len() - sql.trim_start().len()) as i32;
+            let offset = if *offset >= lead {
+                offset - lead
+            } else {
+                *offset
+            };
+            format!("{msg} at offset {offset}: {}", codes(error))
+        }
+        rusqlite::Error::SqliteFailure(error, msg) => {
+            let text = msg.clone().unwrap_or_else(|| error.to_string());
+            if error.code == rusqlite::ErrorCode::OperationInterrupted {
+                return format!(
+                    "the statement ran past its deadline (the render's, at most {} s) and was stopped: {}",
+                    MAX_QUERY.as_secs(),
+                    codes(error)
+                );
+            }
+            format!("{text}: {}", codes(error))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_UNIQUE)`, as D1 writes
+/// a code.
+fn codes(e: &rusqlite::ffi::Error) -> String {
+    let primary = e.extended_code & 0xff;
+    let name = |c: i32| code_name(c).map_or_else(|| format!("SQLITE_{c}"), String::from);
+    if e.extended_code == primary {
+        name(primary)
+    } else {
+        format!("{} (extended: {})", name(primary), name(e.extended_code))
+    }
+}
+
+fn code_name(code: i32) -> Option<&'static str> {
+    use rusqlite::ffi::*;
+    Some(match code {
+        SQLITE_ERROR => "SQLITE_ERROR",
+        SQLITE_INTERNAL => "SQLITE_INTERNAL",
+        SQLITE_PERM => "SQLITE_PERM",
+        SQLITE_ABORT => "SQLITE_ABORT",
+        SQLITE_BUSY => "SQLITE_BUSY",
+        SQLITE_LOCKED => "SQLITE_LOCKED",
+        SQLITE_NOMEM => "SQLITE_NOMEM",
+        SQLITE_READONLY => "SQLITE_READONLY",
+        SQLITE_INTERRUPT => "SQLITE_INTERRUPT",
+        SQLITE_IOERR => "SQLITE_IOERR",
+        SQLITE_CORRUPT => "SQLITE_CORRUPT",
+        SQLITE_FULL => "SQLITE_FULL",
+        SQLITE_CANTOPEN => "SQLITE_CANTOPEN",
+        SQLITE_SCHEMA => "SQLITE_SCHEMA",
+        SQLITE_TOOBIG => "SQLITE_TOOBIG",
+        SQLITE_CONSTRAINT => "SQLITE_CONSTRAINT",
+        SQLITE_MISMATCH => "SQLITE_MISMATCH",
+        SQLITE_MISUSE => "SQLITE_MISUSE",
+        SQLITE_AUTH => "SQLITE_AUTH",
+        SQLITE_RANGE => "SQLITE_RANGE",
+        SQLITE_CONSTRAINT_CHECK => "SQLITE_CONSTRAINT_CHECK",
+        SQLITE_CONSTRAINT_FOREIGNKEY => "SQLITE_CONSTRAINT_FOREIGNKEY",
+        SQLITE_CONSTRAINT_NOTNULL => "SQLITE_CONSTRAINT_NOTNULL",
+        SQLITE_CONSTRAINT_PRIMARYKEY => "SQLITE_CONSTRAINT_PRIMARYKEY",
+        SQLITE_CONSTRAINT_TRIGGER => "SQLITE_CONSTRAINT_TRIGGER",
+        SQLITE_CONSTRAINT_UNIQUE => "SQLITE_CONSTRAINT_UNIQUE",
+        SQLITE_CONSTRAINT_ROWID => "SQLITE_CONSTRAINT_ROWID",
+        SQLITE_CONSTRAINT_DATATYPE => "SQLITE_CONSTRAINT_DATATYPE",
+        _ => return None,
+    })
+}
+
+fn d1_error(e: &rusqlite::Error) -> String {
+    format!("D1_ERROR: {}", sqlite_error(e))
+}
+
+fn authorize(ctx: AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Attach { .. } | AuthAction::Detach { .. } => Authorization::Deny,
+        AuthAction::Pragma { pragma_name, .. } => {
+            if PRAGMAS.contains(&pragma_name.to_ascii_lowercase().as_str()) {
+                Authorization::Allow
+            } else {
+                Authorization::Deny
+            }
+        }
+        _ => Authorization::Allow,
+    }
+}
+
+/// A file name for a database id: the id itself when it is plain, else
+/// its digest.
+fn file_name(id: &str) -> String {
+    let plain = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if plain {
+        format!("{id}.sqlite3")
+    } else {
+        format!("{}.sqlite3", &crate::artifact::digest(id.as_bytes())[..32])
+    }
+}
+
+impl D1 {
+    /// Databases in `dir`, or in memory; each at most `max_bytes`.
+    pub fn new(dir: Option<&Path>, max_bytes: u64) -> D1 {
+        D1 {
+            dir: dir.map(Path::to_path_buf),
+            max_bytes,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Database `id` of `tenant`, opened (and made) on first use.
+    fn database(&self, tenant: &str, id: &str) -> Result<Arc<Mutex<Database>>, String> {
+        let key = format!("{tenant}/{id}");
+        let mut open = crate::sync::lock(&self.open);
+        if let Some(db) = open.get(&key) {
+            return Ok(db.clone());
+        }
+        let conn = match &self.dir {
+            Some(dir) => {
+                let dir = dir.join(tenant);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| format!("D1_ERROR: cannot create {}: {e}", dir.display()))?;
+                let conn = Connection::open(dir.join(file_name(id))).map_err(|e| d1_error(&e))?;
+                conn.pragma_update(None, "journal_mode", "WAL")
+                    .and_then(|_| conn.pragma_update(None, "synchronous", "FULL"))
+                    .map_err(|e| d1_error(&e))?;
+                conn
+            }
+            None => Connection::open_in_memory().map_err(|e| d1_error(&e))?,
+        };
+        let page_size: u64 = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(|e| d1_error(&e))?;
+        conn.pragma_update(None, "max_page_count", self.max_bytes / page_size.max(512))
+            .map_err(|e| d1_error(&e))?;
+        conn.busy_timeout(Duration::from_secs(5))
+            .map_err(|e| d1_error(&e))?;
+        conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL)
+            .and_then(|_| conn.set_limit(Limit::SQLITE_LIMIT_VARIABLE_NUMBER, MAX_PARAMS))
+            .and_then(|_| conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE))
+            .and_then(|_| conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0))
+            .map_err(|e| d1_error(&e))?;
+        conn.authorizer(Some(authorize));
+        let db = Arc::new(Mutex::new(Database { conn, commits: 0 }));
+        open.insert(key, db.clone());
+        Ok(db)
+    }
+
+    /// Answers `call` on database `id` of `tenant`, stopping by
+    /// `deadline`: its JSON (an answer per statement; `exec`'s `{count,
+    /// duration}`), or D1's words for why not.
+    pub fn answer(
+        &self,
+        tenant: &str,
+        id: &str,
+        call: Call,
+        deadline: Instant,
+    ) -> Result<String, String> {
+        let db = self.database(tenant, id)?;
+        let mut db = crate::sync::lock(&db);
+        let until = deadline.min(Instant::now() + MAX_QUERY);
+        db.conn
+            .progress_handler(1_000, Some(move || Instant::now() >= until));
+        let out = match call {
+            Call::Query {
+                statements, batch, ..
+            } => query(&mut db, &statements, batch),
+            Call::Exec { sql, .. } => exec(&mut db, &sql),
+        };
+        db.conn.progress_handler(0, None::<fn() -> bool>);
+        out
+    }
+}
+
+fn query(db: &mut Database, statements: &[Statement], batch: bool) -> Result<String, String> {
+    if statements.is_empty() || statements.iter().any(|s| s.sql.trim().is_empty()) {
+        return Err("D1_ERROR: No SQL statements detected.".into());
+    }
+    let mut answers = Vec::with_capacity(statements.len());
+    if batch {
+        db.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| d1_error(&e))?;
+    }
+    for s in statements {
+        match run(db, s) {
+            Ok(a) => answers.push(a),
+            Err(e) => {
+                if batch {
+                    let _ = db.conn.execute_batch("ROLLBACK");
+                }
+                return Err(e);
+            }
+        }
+    }
+    if batch && let Err(e) = db.conn.execute_batch("COMMIT") {
+        let _ = db.conn.execute_batch("ROLLBACK");
+        return Err(d1_error(&e));
+    }
+    Ok(serde_json::to_string(&answers).expect("answers serialize"))
+}
+
+/// Runs one statement, binding its parameters.
+fn run(db: &mut Database, s: &Statement) -> Result<Answer, String> {
+    let started = Instant::now();
+    let conn = &db.conn;
+    let mut stmt = conn.prepare(&s.sql).map_err(|e| d1_error(&e))?;
+    if stmt.parameter_count() != s.params.len() {
+        return Err("D1_ERROR: Wrong number of parameter bindings for SQL query.".into());
+    }
+    for (i, p) in s.params.iter().enumerate() {
+        let at = i + 1;
+        let bound = match p {
+            Param::Null(()) => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+            Param::Number(n) => stmt.raw_bind_parameter(at, *n),
+            Param::Text(t) => stmt.raw_bind_parameter(at, t),
+            Param::Blob { blob } => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .map_err(|_| "D1_TYPE_ERROR: a blob parameter is not base64".to_string())?;
+                stmt.raw_bind_parameter(at, bytes)
+            }
+        };
+        bound.map_err(|e| d1_error(&e))?;
+    }
+    let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+    let writes = !stmt.readonly();
+    let mut rows = Vec::new();
+    {
+        let mut cursor = stmt.raw_query();
+        while let Some(row) = cursor.next().map_err(|e| d1_error(&e))? {
+            rows.push(
+                (0..columns.len())
+                    .map(|i| row.get_ref(i).map(Value::from))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| d1_error(&e))?,
+            );
+        }
+    }
+    let scanned = stmt.get_status(StatementStatus::FullscanStep) as u64;
+    drop(stmt);
+    let changes = if writes { conn.changes() } else { 0 };
+    if writes {
+        db.commits += 1;
+    }
+    let size_after = size(conn)?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok(Answer {
+        meta: Meta {
+            served_by: "ssr",
+            served_by_primary: true,
+            total_attempts: 1,
+            timings: Timings {
+                sql_duration_ms: ms,
+            },
+            duration: ms,
+            changes,
+            last_row_id: db.conn.last_insert_rowid(),
+            changed_db: writes,
+            size_after,
+            rows_read: scanned.max(rows.len() as u64),
+            rows_written: changes,
+        },
+        columns,
+        rows,
+        bookmark: format!("{:016x}", db.commits),
+    })
+}
+
+/// The database's size in bytes.
+fn size(conn: &Connection) -> Result<u64, String> {
+    conn.query_row(
+        "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+        [],
+        |r| r.get(0),
+    )
+    .map_err(|e| d1_error(&e))
+}
+
+/// `exec`: each line of `sql` is run whole; `{count, duration}`, or the
+/// first line that failed, as D1 names it.
+fn exec(db: &mut Database, sql: &str) -> Result<String, String> {
+    let started = Instant::now();
+    let lines: Vec<&str> = sql.split('\n').filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return Err("D1_EXEC_ERROR: Error in line 1: : No SQL statements detected.".into());
+    }
+    for (i, line) in lines.iter().enumerate() {
+        db.conn.execute_batch(line).map_err(|e| {
+            format!(
+                "D1_EXEC_ERROR: Error in line {}: {line}: {}",
+                i + 1,
+                sqlite_error(&e)
+            )
+        })?;
+        db.commits += 1;
+    }
+    Ok(serde_json::json!({
+        "count": lines.len(),
+        "duration": started.elapsed().as_secs_f64() * 1e3,
+    })
+    .to_string())
+}
+
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
+    use super::*;
+
+    fn call(d1: &D1, json: &str) -> Result<String, String> {
+        let call: Call = serde_json::from_str(json).unwrap();
+        d1.answer("t", "db", call, Instant::now() + Duration::from_secs(5))
+    }
+
+    /// What would reach outside the database is refused; limits and a
+    /// runaway query end in D1's errors; a failed batch leaves nothing.
+    fn d1_stays_in_its_database_and_within_its_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let d1 = D1::new(Some(dir.path()), 1 << 20);
+        call(
+            &d1,
+            r#"{"op":"exec","binding":"DB","sql":"CREATE TABLE t (x)"}"#,
+        )
+        .unwrap();
+        let outside = dir.path().join("outside.db");
+        for sql in [
+            format!("ATTACH DATABASE '{}' AS o", outside.display()),
+            format!("VACUUM INTO '{}'", outside.display()),
+            "PRAGMA journal_mode = DELETE".into(),
+            "PRAGMA writable_schema = 1".into(),
+        ] {
+            let q = serde_json::json!({"op":"query","binding":"DB","statements":[{"sql": sql}]});
+            let e = call(&d1, &q.to_string()).unwrap_err();
+            assert!(e.starts_with("D1_ERROR: "), "{sql}: {e}");
+        }
+        assert!(!outside.exists());
+        call(
+            &d1,
+            r#"{"op":"query","binding":"DB","statements":[{"sql":"PRAGMA table_info(t)"}]}"#,
+        )
+        .unwrap();
+        let long = format!("SELECT '{}'", "x".repeat(MAX_SQL as usize));
+        let q = serde_json::json!({"op":"query","binding":"DB","statements":[{"sql": long}]});
+        let e = call(&d1, &q.to_string()).unwrap_err();
+        assert!(e.contains("SQLITE_TOOBIG"), "{e}");
+        let params: Vec<String> = (1..=101).map(|i| format!("?{i}")).collect();
+        let q = serde_json::json!({"op":"query","binding":"DB","statements":[{"sql": format!("SELECT {}", params.join(",")), "params": vec![1; 101]}]});
+        assert!(
+            call(&d1, &q.to_string())
+                .unwrap_err()
+                .starts_with("D1_ERROR: ")
+        );
+        let forever = r#"{"op":"query","binding":"DB","statements":[{"sql":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"}]}"#;
+        let d1_soon = |json: &str| {
+            let call: Call = serde_json::from_str(json).unwrap();
+            d1.answer("t", "db", call, Instant::now() + Duration::from_millis(200))
+        };
+        let e = d1_soon(forever).unwrap_err();
+        assert!(e.contains("SQLITE_INTERRUPT"), "{e}");
+        // The database is full at 1 MiB: a write past it fails, and the
+        // database stays usable.
+        let big = r#"{"op":"query","binding":"DB","statements":[{"sql":"INSERT INTO t SELECT zeroblob(500000) FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)"}]}"#;
+        assert!(call(&d1, big).unwrap_err().contains("SQLITE_FULL"));
+        let batch = r#"{"op":"query","binding":"DB","batch":true,"statements":[{"sql":"INSERT INTO t VALUES (1)"},{"sql":"INSERT INTO nope VALUES (1)"}]}"#;
+        assert!(
+            call(&d1, batch)
+                .unwrap_err()
+                .contains("no such table: nope")
+        );
+        let n = call(
+            &d1,
+            r#"{"op":"query","binding":"DB","statements":[{"sql":"SELECT count(*) FROM t"}]}"#,
+        )
+        .unwrap();
+        assert!(n.contains(r#""rows":[[0]]"#), "{n}");
+        assert_eq!(file_name("a-b_1"), "a-b_1.sqlite3");
+        assert_eq!(file_name("../x").len(), 32 + ".sqlite3".len());
+    }
+
+    crate::unit_tests!(d1_stays_in_its_database_and_within_its_limits);
+}

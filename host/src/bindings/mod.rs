@@ -1,0 +1,147 @@
+//! Bindings: the state a tenant's Worker keeps through `env` (KV and D1
+//! now), and the stores that keep it.
+//! - [`Stores`]: where the server keeps every tenant's bindings: embedded
+//!   (`sqlite.rs`: a file in the data dir, or memory without one), or in
+//!   Redis across replicas (`redis.rs`, with `--store redis://...`).
+//! - [`Bindings`]: a tenant version's own, by the names its app's wrangler
+//!   config gives them (`kv_namespaces`, `d1_databases`), each resolved to
+//!   a namespace or database of that tenant.
+//! - `kv.rs`: what a KV call may ask, Cloudflare's limits and words.
+//! - `d1.rs`: D1's databases, a SQLite file each, on one server (not yet
+//!   across replicas: with `--store redis://...` a D1 call is refused).
+//!
+//! A call (`calls::KV`, `calls::D1`) is answered by `fetch-wait`, like a request: it
+//! runs on a thread that may block, never on an engine's, so a slow disk
+//! or Redis holds up only the render that asked.
+//!
+//! Invariants:
+//! - A namespace belongs to one tenant: its name in a store is the
+//!   tenant's id, `/`, its id in the config, so no call of one tenant
+//!   reaches another's keys, whatever the binding's id says.
+//! - A call names a binding, never a namespace: one the tenant version
+//!   was not given is refused.
+
+pub mod d1;
+pub mod kv;
+mod redis;
+pub(crate) mod sqlite;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use contract::Reply;
+
+use crate::app::AppConfig;
+use crate::web::fetch::Subrequests;
+
+/// Where the server keeps bindings' state.
+pub struct Stores {
+    kv: Arc<dyn kv::Store>,
+    /// None across replicas, where D1 is not provided yet.
+    d1: Option<Arc<d1::D1>>,
+    /// Shown in logs and errors: `embedded` or `redis`.
+    pub kind: &'static str,
+}
+
+impl Stores {
+    /// The embedded stores: in `dir` (the data dir's `bindings/`), or in
+    /// memory; a D1 database grows to `d1_max_bytes`.
+    pub fn embedded(dir: Option<&Path>, d1_max_bytes: u64) -> Result<Arc<Stores>, String> {
+        let dir = dir.map(|d| d.join("bindings"));
+        let d1_dir = dir.as_ref().map(|d| d.join("d1"));
+        Ok(Arc::new(Stores {
+            kv: Arc::new(sqlite::Kv::open(dir.as_deref())?),
+            d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref(), d1_max_bytes))),
+            kind: "embedded",
+        }))
+    }
+
+    /// KV in the Redis that `client` reaches, shared by every replica.
+    pub fn redis(client: ::redis::Client) -> Arc<Stores> {
+        Arc::new(Stores {
+            kv: Arc::new(redis::Kv::new(client)),
+            d1: None,
+            kind: "redis",
+        })
+    }
+}
+
+/// A tenant version's bindings.
+#[derive(Default)]
+pub struct Bindings {
+    /// KV bindings: the name in `env`, to the namespace's name in the store.
+    kv: BTreeMap<String, String>,
+    /// D1 bindings: the name in `env`, to the database's id.
+    d1: BTreeMap<String, String>,
+    tenant: String,
+    stores: Option<Arc<Stores>>,
+}
+
+impl Bindings {
+    /// What `app`'s config binds for `tenant`, kept in `stores`.
+    pub fn new(tenant: &str, app: &AppConfig, stores: &Arc<Stores>) -> Bindings {
+        Bindings {
+            kv: app
+                .kv_namespaces
+                .iter()
+                .map(|(name, id)| (name.clone(), format!("{tenant}/{id}")))
+                .collect(),
+            d1: app.d1_databases.clone(),
+            tenant: tenant.into(),
+            stores: Some(stores.clone()),
+        }
+    }
+
+    /// The names of its KV bindings.
+    pub fn kv_names(&self) -> impl Iterator<Item = &str> {
+        self.kv.keys().map(String::as_str)
+    }
+
+    /// The names of its D1 bindings.
+    pub fn d1_names(&self) -> impl Iterator<Item = &str> {
+        self.d1.keys().map(String::as_str)
+    }
+
+    /// `calls::D1`: checks the call names one of its D1 bindings, and
+    /// starts it in `subrequests`, which answers it by the render's
+    /// deadline.
+    pub fn d1(&self, subrequests: &mut Subrequests, args: &str) -> Result<Reply, String> {
+        let call: d1::Call = serde_json::from_str(args)
+            .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::D1))?;
+        let (Some(id), Some(stores)) = (self.d1.get(call.binding()), &self.stores) else {
+            return Err(format!(
+                "env.{} is not a D1 database of this Worker: bind it in the app's wrangler config (d1_databases)",
+                call.binding()
+            ));
+        };
+        let Some(d1) = stores.d1.clone() else {
+            return Err(format!(
+                "env.{}: D1 is not provided across replicas yet (this server keeps its tenants in Redis); run it on one server, without --store",
+                call.binding()
+            ));
+        };
+        let (tenant, id, deadline) = (self.tenant.clone(), id.clone(), subrequests.deadline());
+        subrequests.run(move || Ok((d1.answer(&tenant, &id, call, deadline)?, Vec::new())))
+    }
+
+    /// `calls::KV`: checks the call names one of its KV bindings, and
+    /// starts it in `subrequests`, which answers it.
+    pub fn kv(
+        &self,
+        subrequests: &mut Subrequests,
+        args: &str,
+        data: &[u8],
+    ) -> Result<Reply, String> {
+        let call: kv::Call = serde_json::from_str(args)
+            .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::KV))?;
+        let (Some(ns), Some(stores)) = (self.kv.get(call.binding()), &self.stores) else {
+            return Err(format!(
+                "env.{} is not a KV namespace of this Worker: bind it in the app's wrangler config (kv_namespaces)",
+                call.binding()
+            ));
+        };
+        let (ns, store, data) = (ns.clone(), stores.kv.clone(), data.to_vec());
+        subrequests.run(move || kv::answer(&*store, &ns, call, data, kv::now()))
+    }
+}

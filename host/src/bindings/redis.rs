@@ -1,0 +1,227 @@
+//! KV namespaces in Redis, shared by the replicas of a cluster
+//! (`ssr serve --store redis://...`): a put through one replica is read
+//! through every other at once.
+//!
+//! Keys (`<ns>` written with its length first, so that no namespace's
+//! keys can be read as another's):
+//! ```text
+//! ssr:kv:<len>:<ns>:v:<key>   hash: v (the value), m (metadata, JSON),
+//!                             e (expiration, seconds); Redis drops it at
+//!                             its expiration (EXPIREAT)
+//! ssr:kv:<len>:<ns>:keys      sorted set, every score 0: the namespace's
+//!                             keys, for `list` in byte order (ZRANGEBYLEX)
+//! ```
+//!
+//! Invariants:
+//! - A put replaces the whole hash and indexes its key in one script, so a
+//!   reader sees the old entry or the new one, never a mix.
+//! - The index may name a key that has expired (Redis dropped its hash):
+//!   `list` skips, and removes, every such name, so an expired key is
+//!   never listed. `get` checks the expiration itself too, since Redis
+//!   expires with a resolution of its own.
+//! - Durability is Redis's: an operator who needs every acknowledged put
+//!   to survive a crash of Redis runs it with `appendfsync always`
+//!   (docs/deploying.md).
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::kv::{Entry, Listed, Page, Store};
+
+/// KV namespaces in one Redis database.
+pub struct Kv {
+    client: redis::Client,
+    /// Idle connections; a call takes one (or connects) and gives it back.
+    idle: Mutex<Vec<redis::Connection>>,
+}
+
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Replaces a key's entry and indexes it. KEYS: the entry's hash, the
+/// index; ARGV: the key, the value, the metadata ('' for none), the
+/// expiration ('' for none).
+const PUT: &str = r"
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'm', ARGV[3]) end
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'e', ARGV[4])
+  redis.call('EXPIREAT', KEYS[1], ARGV[4])
+end
+redis.call('ZADD', KEYS[2], 0, ARGV[1])
+return 1
+";
+
+fn base(ns: &str) -> String {
+    format!("ssr:kv:{}:{ns}", ns.len())
+}
+
+fn entry_key(ns: &str, key: &[u8]) -> Vec<u8> {
+    let mut k = format!("{}:v:", base(ns)).into_bytes();
+    k.extend_from_slice(key);
+    k
+}
+
+fn index_key(ns: &str) -> String {
+    format!("{}:keys", base(ns))
+}
+
+fn failed(e: redis::RedisError) -> String {
+    format!("KV is unavailable: its Redis store did not answer ({e}); try again")
+}
+
+impl Kv {
+    /// KV in the Redis `client` reaches (the tenant store's).
+    pub fn new(client: redis::Client) -> Kv {
+        Kv {
+            client,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `f` on an idle connection, or a new one; a connection whose
+    /// command failed is dropped, not given back.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, String> {
+        let idle = crate::sync::lock(&self.idle).pop();
+        let mut conn = match idle {
+            Some(c) => c,
+            None => {
+                let c = self
+                    .client
+                    .get_connection_with_timeout(TIMEOUT)
+                    .map_err(failed)?;
+                c.set_read_timeout(Some(TIMEOUT)).map_err(failed)?;
+                c.set_write_timeout(Some(TIMEOUT)).map_err(failed)?;
+                c
+            }
+        };
+        let out = f(&mut conn).map_err(failed)?;
+        crate::sync::lock(&self.idle).push(conn);
+        Ok(out)
+    }
+}
+
+impl Store for Kv {
+    fn get(&self, ns: &str, key: &str, now: u64) -> Result<Option<Entry>, String> {
+        let (value, metadata, expiration): (Option<Vec<u8>>, Option<String>, Option<u64>) = self
+            .with(|c| {
+                redis::cmd("HMGET")
+                    .arg(entry_key(ns, key.as_bytes()))
+                    .arg("v")
+                    .arg("m")
+                    .arg("e")
+                    .query(c)
+            })?;
+        Ok(value
+            .filter(|_| expiration.is_none_or(|e| e > now))
+            .map(|value| Entry {
+                value,
+                metadata,
+                expiration,
+            }))
+    }
+
+    fn put(&self, ns: &str, key: &str, entry: &Entry) -> Result<(), String> {
+        self.with(|c| {
+            redis::Script::new(PUT)
+                .key(entry_key(ns, key.as_bytes()))
+                .key(index_key(ns))
+                .arg(key.as_bytes())
+                .arg(&entry.value)
+                .arg(entry.metadata.as_deref().unwrap_or(""))
+                .arg(entry.expiration.map(|e| e.to_string()).unwrap_or_default())
+                .invoke::<i64>(c)
+        })
+        .map(drop)
+    }
+
+    fn delete(&self, ns: &str, key: &str) -> Result<(), String> {
+        self.with(|c| {
+            redis::pipe()
+                .atomic()
+                .del(entry_key(ns, key.as_bytes()))
+                .zrem(index_key(ns), key.as_bytes())
+                .query::<()>(c)
+        })
+    }
+
+    fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String> {
+        let (prefix, after, limit, now) = (page.prefix, page.after, page.limit, page.now);
+        let index = index_key(ns);
+        let mut from: Vec<u8> = match after {
+            Some(a) if a.as_bytes() >= prefix.as_bytes() => [b"(", a.as_bytes()].concat(),
+            _ if prefix.is_empty() => b"-".to_vec(),
+            _ => [b"[", prefix.as_bytes()].concat(),
+        };
+        let to: Vec<u8> = match super::sqlite::prefix_end(prefix.as_bytes()) {
+            Some(end) if !prefix.is_empty() => [b"(", end.as_slice()].concat(),
+            _ => b"+".to_vec(),
+        };
+        let mut keys = Vec::new();
+        loop {
+            let want = limit + 1 - keys.len();
+            let names: Vec<Vec<u8>> = self.with(|c| {
+                redis::cmd("ZRANGEBYLEX")
+                    .arg(&index)
+                    .arg(&from)
+                    .arg(&to)
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(want)
+                    .query(c)
+            })?;
+            let Some(last) = names.last() else { break };
+            from = [b"(", last.as_slice()].concat();
+            let mut pipe = redis::pipe();
+            for name in &names {
+                pipe.cmd("HMGET")
+                    .arg(entry_key(ns, name))
+                    .arg("v")
+                    .arg("m")
+                    .arg("e");
+            }
+            // Whether each has a value, not the value itself: `HEXISTS`
+            // would be a second round trip.
+            let found: Vec<(Option<redis::Value>, Option<String>, Option<u64>)> =
+                self.with(|c| pipe.query(c))?;
+            let mut gone = Vec::new();
+            for (name, (value, metadata, expiration)) in names.iter().zip(found) {
+                if value.is_none() || expiration.is_some_and(|e| e <= now) {
+                    gone.push(name.clone());
+                    continue;
+                }
+                keys.push(Listed {
+                    name: String::from_utf8_lossy(name).into_owned(),
+                    metadata,
+                    expiration,
+                });
+            }
+            if !gone.is_empty() {
+                // Redis dropped their entries: drop their names too, unless
+                // one was put again meanwhile (its entry is back).
+                let _ = self.with(|c| {
+                    let mut pipe = redis::pipe();
+                    for name in &gone {
+                        pipe.cmd("EVAL")
+                            .arg("if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) end return 1")
+                            .arg(2)
+                            .arg(entry_key(ns, name))
+                            .arg(&index)
+                            .arg(name.as_slice())
+                            .ignore();
+                    }
+                    pipe.query::<()>(c)
+                });
+            }
+            if names.len() < want || keys.len() > limit {
+                break;
+            }
+        }
+        let more = keys.len() > limit;
+        keys.truncate(limit);
+        Ok((keys, more))
+    }
+}

@@ -1,0 +1,213 @@
+//! The embedded store of bindings: SQLite, one file in the data dir
+//! (`<data-dir>/bindings/kv.sqlite3`), or in memory when the server keeps
+//! no data dir (`ssr render`, a server without `--data-dir`).
+//!
+//! Why SQLite (docs/bindings.md): a put is durable when it returns (the
+//! write-ahead log, synced at every commit), a `kill -9` at any moment
+//! loses no acknowledged write and leaves no torn one, reads never wait
+//! for writes, and keys sort and page by index. KV's values are kept in
+//! the table (at most 25 MiB each).
+//!
+//! Invariants:
+//! - `synchronous = FULL` in WAL mode: a commit is on disk before `put`
+//!   returns, so an acknowledged write survives a crash of the process or
+//!   the machine.
+//! - Writes go through one connection, reads through another: SQLite
+//!   serializes writers anyway, and WAL lets readers go on meanwhile.
+//! - Keys compare as bytes (`BLOB` order), which is KV's order: UTF-8's
+//!   byte order.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::kv::{Entry, Listed, Page, Store};
+
+/// KV namespaces in SQLite.
+pub struct Kv {
+    write: Mutex<Connection>,
+    read: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS kv (
+    ns TEXT NOT NULL,
+    key BLOB NOT NULL,
+    value BLOB NOT NULL,
+    metadata TEXT,
+    expiration INTEGER,
+    PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+";
+
+fn sql(e: rusqlite::Error) -> String {
+    format!("the embedded KV store failed: {e}")
+}
+
+impl Kv {
+    /// Opens (creating) the store in `dir`, or one in memory.
+    pub fn open(dir: Option<&Path>) -> Result<Kv, String> {
+        let (write, read) = match dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                let path = dir.join("kv.sqlite3");
+                let write = Connection::open(&path).map_err(sql)?;
+                write
+                    .pragma_update(None, "journal_mode", "WAL")
+                    .map_err(sql)?;
+                write
+                    .pragma_update(None, "synchronous", "FULL")
+                    .map_err(sql)?;
+                write.execute_batch(SCHEMA).map_err(sql)?;
+                let read = Connection::open(&path).map_err(sql)?;
+                (write, read)
+            }
+            None => {
+                // One shared in-memory database, private to this store.
+                let name = format!(
+                    "file:ssr-kv-{}?mode=memory&cache=shared",
+                    crate::artifact::random_hex(8)
+                );
+                let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+                let write = Connection::open_with_flags(&name, flags).map_err(sql)?;
+                write.execute_batch(SCHEMA).map_err(sql)?;
+                let read = Connection::open_with_flags(&name, flags).map_err(sql)?;
+                (write, read)
+            }
+        };
+        for c in [&write, &read] {
+            c.busy_timeout(std::time::Duration::from_secs(5))
+                .map_err(sql)?;
+        }
+        Ok(Kv {
+            write: Mutex::new(write),
+            read: Mutex::new(read),
+        })
+    }
+}
+
+/// The first key after every key that starts with `prefix`, in byte
+/// order; none when no key is (a prefix of bytes 0xFF only).
+pub(super) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+impl Store for Kv {
+    fn get(&self, ns: &str, key: &str, now: u64) -> Result<Option<Entry>, String> {
+        let read = crate::sync::lock(&self.read);
+        read.prepare_cached(
+            "SELECT value, metadata, expiration FROM kv
+             WHERE ns = ?1 AND key = ?2 AND (expiration IS NULL OR expiration > ?3)",
+        )
+        .and_then(|mut s| {
+            s.query_row(params![ns, key.as_bytes(), now as i64], |r| {
+                Ok(Entry {
+                    value: r.get(0)?,
+                    metadata: r.get(1)?,
+                    expiration: r.get::<_, Option<i64>>(2)?.map(|e| e as u64),
+                })
+            })
+            .optional()
+        })
+        .map_err(sql)
+    }
+
+    fn put(&self, ns: &str, key: &str, entry: &Entry) -> Result<(), String> {
+        let write = crate::sync::lock(&self.write);
+        write
+            .prepare_cached(
+                "INSERT OR REPLACE INTO kv (ns, key, value, metadata, expiration)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    ns,
+                    key.as_bytes(),
+                    entry.value,
+                    entry.metadata,
+                    entry.expiration.map(|e| e as i64)
+                ])
+            })
+            .map(drop)
+            .map_err(sql)
+    }
+
+    fn delete(&self, ns: &str, key: &str) -> Result<(), String> {
+        let write = crate::sync::lock(&self.write);
+        write
+            .prepare_cached("DELETE FROM kv WHERE ns = ?1 AND key = ?2")
+            .and_then(|mut s| s.execute(params![ns, key.as_bytes()]))
+            .map(drop)
+            .map_err(sql)
+    }
+
+    fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String> {
+        let (prefix, after, limit, now) = (page.prefix, page.after, page.limit, page.now);
+        let start = match after {
+            Some(a) if a.as_bytes() >= prefix.as_bytes() => a.as_bytes().to_vec(),
+            _ => Vec::new(),
+        };
+        let end = prefix_end(prefix.as_bytes());
+        let read = crate::sync::lock(&self.read);
+        let mut s = read
+            .prepare_cached(
+                "SELECT key, metadata, expiration FROM kv
+                 WHERE ns = ?1 AND key >= ?2 AND key > ?3 AND (?4 IS NULL OR key < ?4)
+                   AND (expiration IS NULL OR expiration > ?5)
+                 ORDER BY key LIMIT ?6",
+            )
+            .map_err(sql)?;
+        let rows = s
+            .query_map(
+                params![
+                    ns,
+                    prefix.as_bytes(),
+                    start,
+                    end,
+                    now as i64,
+                    (limit + 1) as i64
+                ],
+                |r| {
+                    Ok(Listed {
+                        name: String::from_utf8_lossy(&r.get::<_, Vec<u8>>(0)?).into_owned(),
+                        metadata: r.get(1)?,
+                        expiration: r.get::<_, Option<i64>>(2)?.map(|e| e as u64),
+                    })
+                },
+            )
+            .map_err(sql)?;
+        let mut keys = rows.collect::<Result<Vec<_>, _>>().map_err(sql)?;
+        let more = keys.len() > limit;
+        keys.truncate(limit);
+        Ok((keys, more))
+    }
+}
+
+#[cfg(feature = "test-hooks")]
+pub(crate) mod tests {
+    use super::*;
+
+    fn sqlite_keeps_kv_semantics_in_memory_and_on_disk() {
+        crate::bindings::kv::tests::a_store_keeps_kv_semantics(&Kv::open(None).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        crate::bindings::kv::tests::a_store_keeps_kv_semantics(
+            &Kv::open(Some(dir.path())).unwrap(),
+        );
+        // What was put is there when the store opens again.
+        let again = Kv::open(Some(dir.path())).unwrap();
+        assert!(again.get("t/ns", "a/2", 0).unwrap().is_some());
+        assert_eq!(prefix_end(b"a\xff"), Some(b"b".to_vec()));
+        assert_eq!(prefix_end(b"\xff"), None);
+    }
+
+    crate::unit_tests!(sqlite_keeps_kv_semantics_in_memory_and_on_disk);
+}

@@ -1,0 +1,194 @@
+//! Bindings (`env.X` of the app's wrangler config) on both engines,
+//! compared with what `wrangler dev` (Miniflare) answers for the same
+//! calls: KV's and D1's every method, limit and error; state kept per
+//! tenant, across requests, restarts and a `kill -9` in the middle of
+//! writes.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use ssr::engine::Engines;
+
+use crate::node_modules::build_app;
+use crate::support::*;
+
+/// `tests/plugins/NAME.js` as an app whose wrangler config has
+/// `bindings` (its JSON members).
+fn bound_app(name: &str, bindings: &str) -> PathBuf {
+    let source = std::fs::read_to_string(root().join(format!("tests/plugins/{name}.js"))).unwrap();
+    let config = format!(
+        r#"{{ "name": "{name}", "main": "index.js", "compatibility_date": "2026-11-01", {bindings} }}"#
+    );
+    let (plugin, out) = build_app(name, &[("wrangler.jsonc", &config), ("index.js", &source)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    plugin
+}
+
+/// `tests/plugins/kv.js` as an app whose wrangler config binds `env.KV`.
+pub(crate) fn kv_app() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let bindings = r#""kv_namespaces": [{ "binding": "KV", "id": "kvtest" }]"#;
+    BUILT.get_or_init(|| bound_app("kv", bindings)).clone()
+}
+
+/// `plugin`'s `/suite` under `ssr render` (its bindings in memory) on both
+/// engines answers `wrangler dev`'s `expected`.
+fn suite_renders_as_wrangler_dev(plugin: &std::path::Path, expected: &str) {
+    for &engine in Engines::KINDS {
+        let out = render_command(engine, plugin, "/suite", &[])
+            .args(["--timeout-ms", "20000"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), expected, "{engine}");
+    }
+}
+
+/// `tests/plugins/d1.js` as an app whose wrangler config binds `env.DB`.
+pub(crate) fn d1_app() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let bindings = r#""d1_databases": [{ "binding": "DB", "database_name": "d1test", "database_id": "d1test" }]"#;
+    BUILT.get_or_init(|| bound_app("d1", bindings)).clone()
+}
+
+/// Registers `plugin` on `s` as `PREFIX-ENGINE` on each engine, and checks
+/// that its `/suite` answers `wrangler dev`'s `expected` there.
+pub(crate) fn suite_serves_as_wrangler_dev(
+    s: &impl Client,
+    prefix: &str,
+    plugin: &[u8],
+    expected: &str,
+) {
+    for engine in Engines::KINDS {
+        let id = format!("{prefix}-{engine}");
+        let (status, body) = s.put_bytes(&id, plugin, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        let suite = s.get(&format!("/t/{id}/suite"), &[]);
+        assert_eq!(suite.text(), expected, "{engine}");
+    }
+}
+
+/// `/suite` of `tests/plugins/d1.js` as `wrangler dev` 4.164.0 answered it
+/// (Miniflare's D1, on loopback, with the same config).
+const WRANGLER_DEV_D1: &str = r#"{"exec":[["count","duration"],1,"number"],"insert":[{"keys":["success","meta","results"],"success":true,"results":[],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":1,"last_row_id":1,"changed_db":true,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},{"keys":["success","meta","results"],"success":true,"results":[],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":1,"last_row_id":2,"changed_db":true,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},{"keys":["success","meta","results"],"success":true,"results":[],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":1,"last_row_id":3,"changed_db":true,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}}],"all":{"keys":["success","meta","results"],"success":true,"results":[{"id":1,"name":"ann","age":31,"score":1.5,"avatar":[1,2,3],"active":1},{"id":2,"name":"bob","age":null,"score":2,"avatar":[9],"active":0},{"id":3,"name":"cy","age":40,"score":null,"avatar":null,"active":null}],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":0,"last_row_id":3,"changed_db":false,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},"first":[{"id":1,"name":"ann","age":31,"score":1.5,"avatar":[1,2,3],"active":1},"bob",null,null,["threw","Error","D1_COLUMN_NOTFOUND: Column not found (nope)"]],"raw":[[[1,"ann"],[2,"bob"],[3,"cy"]],[["id","name"],[1,"ann"],[2,"bob"],[3,"cy"]],[["id"]]],"types":{"keys":["success","meta","results"],"success":true,"results":[{"i":1,"r":1.5,"t":"x","b":[1,2],"n":null,"big":9007199254740992,"z":0,"u":"é"}],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":0,"last_row_id":3,"changed_db":false,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},"bound":{"a":1,"b":2.5,"c":"text","d":null,"e":"real","f":"real"},"update":{"keys":["success","meta","results"],"success":true,"results":[],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":2,"last_row_id":3,"changed_db":true,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},"batch":[{"keys":["success","meta","results"],"success":true,"results":[],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":1,"last_row_id":4,"changed_db":true,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},{"keys":["success","meta","results"],"success":true,"results":[],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":1,"last_row_id":4,"changed_db":true,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}},{"keys":["success","meta","results"],"success":true,"results":[{"n":3}],"meta":{"keys":["served_by","served_by_primary","total_attempts","timings","duration","changes","last_row_id","changed_db","size_after","rows_read","rows_written"],"changes":0,"last_row_id":4,"changed_db":false,"rows_read":"number","rows_written":"number","duration":"number","size_after":"number","timings":["sql_duration_ms"]}}],"rolledBack":[["threw","Error","D1_ERROR: no such table: nope: SQLITE_ERROR"],0],"errors":[["threw","Error","D1_ERROR: near \"SELEC\": syntax error at offset 0: SQLITE_ERROR"],["threw","Error","D1_ERROR: no such table: missing: SQLITE_ERROR"],["threw","Error","D1_TYPE_ERROR: Type 'undefined' not supported for value 'undefined'"],["threw","Error","D1_ERROR: UNIQUE constraint failed: users.name: SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_UNIQUE)"],["threw","Error","D1_ERROR: NOT NULL constraint failed: users.name: SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_NOTNULL)"],["threw","Error","D1_TYPE_ERROR: Type 'object' not supported for value '[object Object]'"],["threw","Error","D1_TYPE_ERROR: Type 'bigint' not supported for value '1'"],["threw","Error","D1_EXEC_ERROR: Error in line 1: : No SQL statements detected."],["threw","Error","D1_ERROR: No SQL statements detected."],["threw","Error","D1_ERROR: Wrong number of parameter bindings for SQL query."],{"statement":"","params":[]},["threw","Error","D1_EXEC_ERROR: Error in line 1: SELECT 1; SELEC 2: near \"SELEC\": syntax error at offset 0: SQLITE_ERROR"]],"session":["function",3,"string",1],"shape":[["all","bind","constructor","first","raw","run"],"{\"statement\":\"SELECT ?\",\"params\":[1]}",["success","meta","results"],[{"x":1}],null]}"#;
+
+/// Every D1 method, its results' shapes and `meta`, its type conversions
+/// and its errors, as `wrangler dev` gives them, under `ssr render` (a
+/// database in memory) on both engines.
+#[test]
+fn d1_answers_as_wrangler_dev_on_both_engines() {
+    suite_renders_as_wrangler_dev(&d1_app(), WRANGLER_DEV_D1);
+}
+
+/// Under `ssr serve` with a data dir: the same answers on both engines; a
+/// database is the tenant's own, though two tenants' configs give it the
+/// same id; its rows are there after a restart.
+#[test]
+fn d1_keeps_each_tenants_rows_across_requests_and_restarts_on_both_engines() {
+    let data = tempdir("d1-data");
+    let plugin = std::fs::read(d1_app()).unwrap();
+    let s = Server::stored(data.to_str().unwrap());
+    suite_serves_as_wrangler_dev(&s, "d1", &plugin, WRANGLER_DEV_D1);
+    for engine in Engines::KINDS {
+        for note in ["one", "two"] {
+            s.get(&format!("/t/d1-{engine}/note?text={engine}-{note}"), &[]);
+        }
+    }
+    drop(s);
+    let s = Server::stored(data.to_str().unwrap());
+    for engine in Engines::KINDS {
+        let notes = s.get(&format!("/t/d1-{engine}/notes"), &[]).text();
+        assert_eq!(notes, format!("{engine}-one,{engine}-two\n"));
+    }
+    let (status, body) = s.put_bytes("d1-other", &plugin, "");
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(s.get("/t/d1-other/note?text=mine", &[]).text(), "1\n");
+    assert_eq!(s.get("/t/d1-other/notes", &[]).text(), "mine\n");
+}
+
+/// `/suite` of `tests/plugins/kv.js` as `wrangler dev` 4.164.0 answered it
+/// (Miniflare's KV, on loopback, with the same config).
+pub(crate) const WRANGLER_DEV_KV: &str = r#"{"absent":[null,{"value":null,"metadata":null,"cacheStatus":null},null],"text":["hello KV","hello KV","hello KV",[104,101,108,108,111,32,75,86],"hello KV","SyntaxError"],"json":[{"a":[1,2],"b":"x"},{"a":[1,2],"b":"x"}],"binary":[[0,1,254,255],[5,6,7],"from a stream"],"metadata":[{"value":"with metadata","metadata":{"owner":"ann","n":1},"cacheStatus":null},"SyntaxError",[[104,101,108,108,111,32,75,86],null]],"replaced":{"value":"replaced","metadata":null,"cacheStatus":null},"metadataDropped":{"value":"metadata dropped","metadata":null,"cacheStatus":null},"ttl":["ttl",true],"bulk":[["Map",[["text","replaced"],["json","{\"a\":[1,2],\"b\":\"x\"}"],["absent",null]]],["Map",[["json",{"a":[1,2],"b":"x"}]]],["Map",[["json","{\"a\":[1,2],\"b\":\"x\"}"],["text","replaced"]]],["Map",[["meta",{"value":"metadata dropped","metadata":null}],["text",{"value":"replaced","metadata":null}]]],["threw","Error","KV GET_BULK failed: 400 You can request a maximum of 100 keys"],["threw","Error","KV GET_BULK failed: 400 \"arrayBuffer\" is not a valid type. Use \"json\" or \"text\""],["threw","Error","KV GET_BULK failed: 400 At least one of the requested keys corresponds to a non-json value"]],"deleted":[null,null],"list":[["Z","a/1","a/2","a/3","b/1","json","meta","stream","text","ttl","z","~","é"],true,null,null],"listMeta":[{"name":"a/1"},{"name":"a/2","metadata":{"tag":2}},{"name":"a/3"}],"pages":[[["a/1","a/2"],false,"string"],[["a/3"],true,"undefined"]],"listNone":{"keys":[],"list_complete":true,"cacheStatus":null},"refused":[["threw","Error","KV PUT failed: 414 UTF-8 encoded length of 513 exceeds key length limit of 512."],["threw","Error","KV PUT failed: 414 UTF-8 encoded length of 514 exceeds key length limit of 512."],["threw","Error","KV GET failed: 414 UTF-8 encoded length of 513 exceeds key length limit of 512."],["threw","TypeError","Key name cannot be empty."],["threw","TypeError","Key name cannot be empty."],["threw","TypeError","\".\" is not allowed as a key name."],["threw","TypeError","\"..\" is not allowed as a key name."],["threw","Error","KV PUT failed: 413 Metadata length of 1034 exceeds limit of 1024."],["threw","Error","KV PUT failed: 400 Invalid expiration_ttl of 59. Expiration TTL must be at least 60."],["threw","Error","KV PUT failed: 400 Invalid expiration_ttl of 0. Please specify integer greater than 0."],["threw","Error","KV PUT failed: 400 Invalid expiration of 1000. Please specify integer greater than the current number of seconds since the UNIX epoch."],null,["threw","TypeError","Unknown response type. Possible types are \"text\", \"arrayBuffer\", \"json\", and \"stream\"."],["threw","TypeError","Unknown response type. Possible types are \"text\", \"arrayBuffer\", \"json\", and \"stream\"."],null,null,["threw","Error","KV GET failed: 400 Invalid cache_ttl of 10. Cache TTL must be at least 30."],["threw","Error","KV GET failed: 400 Invalid key_count_limit of 1001. Please specify an integer less than 1000."],[14,true],{"keys":[],"list_complete":true,"cacheStatus":null},["threw","Error","KV PUT failed: 413 Value length of 26214401 exceeds limit of 26214400."],null,["threw","Error","KV DELETE failed: 414 UTF-8 encoded length of 513 exceeds key length limit of 512."]],"afterRefused":[null,{"value":"v","metadata":"plain","cacheStatus":null},null,"42"],"shape":["[object KvNamespace]",["constructor","delete","get","getWithMetadata","list","put"],"KvNamespace"]}"#;
+
+/// Every KV method, option and limit, as `wrangler dev` gives them, under
+/// `ssr render` (a namespace in memory) on both engines.
+#[test]
+fn kv_answers_as_wrangler_dev_on_both_engines() {
+    suite_renders_as_wrangler_dev(&kv_app(), WRANGLER_DEV_KV);
+}
+
+/// Under `ssr serve` with a data dir: the same answers on both engines;
+/// a namespace is the tenant's own, though two tenants' configs give it the
+/// same id; what was put is there after a restart.
+#[test]
+fn kv_keeps_each_tenants_keys_across_requests_and_restarts_on_both_engines() {
+    let data = tempdir("kv-data");
+    let plugin = std::fs::read(kv_app()).unwrap();
+    let s = Server::stored(data.to_str().unwrap());
+    suite_serves_as_wrangler_dev(&s, "kv", &plugin, WRANGLER_DEV_KV);
+    assert_eq!(
+        s.get("/t/kv-wasm/put?key=who&value=wasm", &[]).text(),
+        "stored\n"
+    );
+    assert_eq!(
+        s.get("/t/kv-v8/put?key=who&value=v8", &[]).text(),
+        "stored\n"
+    );
+    assert_eq!(s.get("/t/kv-wasm/get?key=who", &[]).text(), "wasm\n");
+    assert_eq!(s.get("/t/kv-v8/get?key=who", &[]).text(), "v8\n");
+    drop(s);
+    let s = Server::stored(data.to_str().unwrap());
+    assert_eq!(s.get("/t/kv-wasm/get?key=who", &[]).text(), "wasm\n");
+    assert_eq!(s.get("/t/kv-v8/get?key=who", &[]).text(), "v8\n");
+    assert_eq!(s.get("/t/kv-v8/get?key=text", &[]).text(), "replaced\n");
+    // A third tenant of the same config reaches a namespace of its own.
+    let (status, body) = s.put_bytes("kv-other", &plugin, "");
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(s.get("/t/kv-other/get?key=who", &[]).text(), "null\n");
+}
+
+/// `kill -9` of the server while many puts are in flight loses none that
+/// was acknowledged: each answered `stored` is read back after a restart.
+#[test]
+fn a_kill_during_kv_puts_loses_no_acknowledged_write() {
+    let data = tempdir("kv-kill");
+    let plugin = std::fs::read(kv_app()).unwrap();
+    let s = Server::stored(data.to_str().unwrap());
+    assert_eq!(s.put_bytes("kill", &plugin, "").0, 201);
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let base = s.url("/t/kill");
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let (acked, base) = (acked.clone(), base.clone());
+            std::thread::spawn(move || {
+                let agent = Server::agent();
+                for i in 0..125 {
+                    let key = format!("w{w}-{i}");
+                    let reply = agent
+                        .get(&format!("{base}/put?key={key}&value=v{i}"))
+                        .call();
+                    match reply.map(|mut r| r.body_mut().read_to_string()) {
+                        Ok(Ok(body)) if body == "stored\n" => acked.lock().unwrap().push(key),
+                        _ => return,
+                    }
+                }
+            })
+        })
+        .collect();
+    // Kill once a good part of the thousand puts has been acknowledged.
+    assert!(within(patience(30), || acked.lock().unwrap().len() >= 300));
+    s.stop("KILL");
+    for w in writers {
+        w.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    let s = Server::stored(data.to_str().unwrap());
+    for key in &acked {
+        let i = key.split('-').nth(1).unwrap();
+        assert_eq!(
+            s.get(&format!("/t/kill/get?key={key}"), &[]).text(),
+            format!("v{i}\n"),
+            "{key} was acknowledged"
+        );
+    }
+}

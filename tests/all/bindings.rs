@@ -192,3 +192,152 @@ fn a_kill_during_kv_puts_loses_no_acknowledged_write() {
         );
     }
 }
+
+/// `ssr kv key` and `ssr d1 execute|migrations apply` reach a tenant's
+/// state through the admin API, with the operator's token or the tenant's
+/// own (which reaches no other tenant's): what they write the Worker
+/// reads, and the reverse; a migration applies once, and one that fails
+/// leaves nothing of itself.
+#[test]
+fn the_cli_reads_and_writes_kv_and_d1_and_applies_migrations_once() {
+    let s = Server::start(&["--demo=false", "--path-routing"]);
+    assert_eq!(
+        s.put_bytes("kvc", &std::fs::read(kv_app()).unwrap(), "").0,
+        201
+    );
+    assert_eq!(
+        s.put_bytes("d1c", &std::fs::read(d1_app()).unwrap(), "").0,
+        201
+    );
+    let (own, _) = crate::tokens::make_token(&s, "tenant=kvc");
+    let cli = |token: &str, args: &[&str]| {
+        let out = ssr()
+            .args(args)
+            .args(["--server", &s.url(""), "--token", token])
+            .output()
+            .unwrap();
+        (out.status.success(), text(&out.stdout) + &text(&out.stderr))
+    };
+    let kv = |args: &[&str]| {
+        cli(
+            &s.token,
+            &[&["kv", "key"], args, &["--binding", "KV"]].concat(),
+        )
+    };
+    assert_eq!(
+        kv(&["put", "kvc", "greeting", "hello"]),
+        (true, String::new())
+    );
+    assert_eq!(s.get("/t/kvc/get?key=greeting", &[]).text(), "hello\n");
+    s.get("/t/kvc/put?key=from-worker&value=hi", &[]);
+    assert_eq!(kv(&["get", "kvc", "from-worker"]), (true, "hi\n".into()));
+    let (ok, listed) = kv(&["list", "kvc", "--prefix", "from"]);
+    assert!(ok, "{listed}");
+    assert_eq!(
+        listed,
+        "{\"keys\":[{\"name\":\"from-worker\"}],\"list_complete\":true}\n"
+    );
+    assert!(kv(&["delete", "kvc", "greeting"]).0);
+    assert_eq!(s.get("/t/kvc/get?key=greeting", &[]).text(), "null\n");
+    let (ok, said) = kv(&["get", "kvc", "greeting"]);
+    assert!(
+        !ok && said.contains("404") && said.contains("no key `greeting`"),
+        "{said}"
+    );
+    let (ok, said) = kv(&["put", "kvc", "x", "v", "--ttl", "30"]);
+    assert!(
+        !ok && said.contains("Expiration TTL must be at least 60"),
+        "{said}"
+    );
+    let (ok, said) = cli(
+        &s.token,
+        &["kv", "key", "get", "kvc", "x", "--binding", "NOPE"],
+    );
+    assert!(
+        !ok && said.contains("binds no KV namespace `NOPE`"),
+        "{said}"
+    );
+    // The tenant's own token reaches its own namespace, and no other
+    // tenant's bindings.
+    assert_eq!(
+        cli(
+            &own,
+            &["kv", "key", "get", "kvc", "from-worker", "--binding", "KV"]
+        ),
+        (true, "hi\n".into())
+    );
+    let execute = |token: &str, sql: &str| {
+        cli(
+            token,
+            &["d1", "execute", "d1c", "--binding", "DB", "--command", sql],
+        )
+    };
+    let (ok, said) = execute(&own, "SELECT 1");
+    assert!(!ok && said.contains("403"), "{said}");
+
+    let dir = tempdir("d1-migrations");
+    std::fs::write(dir.join("0001_init.sql"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);\nINSERT INTO notes (text) VALUES ('seeded');\n").unwrap();
+    std::fs::write(
+        dir.join("0002_more.sql"),
+        "INSERT INTO notes (text) VALUES ('second; with a semicolon');",
+    )
+    .unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    let apply = || {
+        cli(
+            &s.token,
+            &[
+                "d1",
+                "migrations",
+                "apply",
+                "d1c",
+                "--binding",
+                "DB",
+                "--dir",
+                dir_arg,
+            ],
+        )
+    };
+    assert_eq!(
+        apply(),
+        (
+            true,
+            "0001_init.sql: applied\n0002_more.sql: applied\n".into()
+        )
+    );
+    assert_eq!(
+        apply(),
+        (
+            true,
+            "0001_init.sql: already applied\n0002_more.sql: already applied\n".into()
+        )
+    );
+    assert_eq!(
+        s.get("/t/d1c/notes", &[]).text(),
+        "seeded,second; with a semicolon\n"
+    );
+    std::fs::write(
+        dir.join("0003_bad.sql"),
+        "INSERT INTO notes (text) VALUES ('half');\nINSERT INTO nope VALUES (1);",
+    )
+    .unwrap();
+    let (ok, said) = apply();
+    assert!(
+        !ok && said.contains("0003_bad.sql failed") && said.contains("no such table: nope"),
+        "{said}"
+    );
+    assert_eq!(
+        s.get("/t/d1c/notes", &[]).text(),
+        "seeded,second; with a semicolon\n"
+    );
+    let (ok, said) = execute(
+        &s.token,
+        "SELECT count(*) AS n FROM notes; SELECT name FROM d1_migrations ORDER BY id",
+    );
+    assert!(ok, "{said}");
+    assert!(said.contains(r#""columns":["n"],"rows":[[2]]"#), "{said}");
+    assert!(
+        said.contains(r#""rows":[["0001_init.sql"],["0002_more.sql"]]"#),
+        "{said}"
+    );
+}

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use rusqlite::fallible_iterator::FallibleIterator;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
@@ -112,6 +113,8 @@ struct Answer {
     columns: Vec<String>,
     rows: Vec<Vec<Value>>,
     meta: Meta,
+    /// A session's bookmark after it; none for a script's statements.
+    #[serde(skip_serializing_if = "String::is_empty")]
     bookmark: String,
 }
 
@@ -335,6 +338,38 @@ impl D1 {
         Ok(db)
     }
 
+    /// Runs `sql` on database `id` of `tenant` as a script (`script`):
+    /// the operator's `ssr d1 execute` and migrations.
+    pub fn script(
+        &self,
+        tenant: &str,
+        id: &str,
+        sql: &str,
+        migration: Option<&str>,
+    ) -> Result<String, String> {
+        self.with(tenant, id, Instant::now() + MAX_QUERY, |db| {
+            script(db, sql, migration)
+        })
+    }
+
+    /// Runs `f` on database `id` of `tenant`, stopped by `deadline`.
+    fn with(
+        &self,
+        tenant: &str,
+        id: &str,
+        deadline: Instant,
+        f: impl FnOnce(&mut Database) -> Result<String, String>,
+    ) -> Result<String, String> {
+        let db = self.database(tenant, id)?;
+        let mut db = crate::sync::lock(&db);
+        let until = deadline.min(Instant::now() + MAX_QUERY);
+        db.conn
+            .progress_handler(1_000, Some(move || Instant::now() >= until));
+        let out = f(&mut db);
+        db.conn.progress_handler(0, None::<fn() -> bool>);
+        out
+    }
+
     /// Answers `call` on database `id` of `tenant`, stopping by
     /// `deadline`: its JSON (an answer per statement; `exec`'s `{count,
     /// duration}`), or D1's words for why not.
@@ -345,20 +380,80 @@ impl D1 {
         call: Call,
         deadline: Instant,
     ) -> Result<String, String> {
-        let db = self.database(tenant, id)?;
-        let mut db = crate::sync::lock(&db);
-        let until = deadline.min(Instant::now() + MAX_QUERY);
-        db.conn
-            .progress_handler(1_000, Some(move || Instant::now() >= until));
-        let out = match call {
+        self.with(tenant, id, deadline, |db| match call {
             Call::Query {
                 statements, batch, ..
-            } => query(&mut db, &statements, batch),
-            Call::Exec { sql, .. } => exec(&mut db, &sql),
-        };
-        db.conn.progress_handler(0, None::<fn() -> bool>);
-        out
+            } => query(db, &statements, batch),
+            Call::Exec { sql, .. } => exec(db, &sql),
+        })
     }
+}
+
+/// A script's statements (`ssr d1 execute`, a migration) run in one
+/// transaction; with `migration`, only if no migration of that name was
+/// applied, and recorded as applied in `d1_migrations` (the table
+/// `wrangler d1 migrations apply` keeps). Answers whether it ran, and each
+/// statement's answer.
+fn script(db: &mut Database, sql: &str, migration: Option<&str>) -> Result<String, String> {
+    if sql.trim().is_empty() {
+        return Err("D1_ERROR: No SQL statements detected.".into());
+    }
+    db.conn
+        .execute_batch("BEGIN IMMEDIATE")
+        .map_err(|e| d1_error(&e))?;
+    let ran = (|| {
+        if let Some(name) = migration {
+            db.conn
+                .execute_batch(
+                    "CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)",
+                )
+                .map_err(|e| d1_error(&e))?;
+            let applied: bool = db
+                .conn
+                .query_row(
+                    "SELECT EXISTS (SELECT 1 FROM d1_migrations WHERE name = ?1)",
+                    [name],
+                    |r| r.get(0),
+                )
+                .map_err(|e| d1_error(&e))?;
+            if applied {
+                return Ok(None);
+            }
+        }
+        let mut answers = Vec::new();
+        let mut batch = rusqlite::Batch::new(&db.conn, sql);
+        while let Some(stmt) = batch.next().map_err(|e| d1_error(&e))? {
+            answers.push(collect(&db.conn, stmt, Instant::now())?.0);
+        }
+        if let Some(name) = migration {
+            db.conn
+                .execute("INSERT INTO d1_migrations (name) VALUES (?1)", [name])
+                .map_err(|e| d1_error(&e))?;
+        }
+        Ok(Some(answers))
+    })();
+    let answers = match ran {
+        Ok(answers) => answers,
+        Err(e) => {
+            let _ = db.conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+    };
+    if let Err(e) = db.conn.execute_batch("COMMIT") {
+        let _ = db.conn.execute_batch("ROLLBACK");
+        return Err(d1_error(&e));
+    }
+    db.commits += 1;
+    #[derive(Serialize)]
+    struct Script {
+        applied: bool,
+        results: Vec<Answer>,
+    }
+    let out = Script {
+        applied: answers.is_some(),
+        results: answers.unwrap_or_default(),
+    };
+    Ok(serde_json::to_string(&out).expect("answers serialize"))
 }
 
 fn query(db: &mut Database, statements: &[Statement], batch: bool) -> Result<String, String> {
@@ -392,8 +487,7 @@ fn query(db: &mut Database, statements: &[Statement], batch: bool) -> Result<Str
 /// Runs one statement, binding its parameters.
 fn run(db: &mut Database, s: &Statement) -> Result<Answer, String> {
     let started = Instant::now();
-    let conn = &db.conn;
-    let mut stmt = conn.prepare(&s.sql).map_err(|e| d1_error(&e))?;
+    let mut stmt = db.conn.prepare(&s.sql).map_err(|e| d1_error(&e))?;
     if stmt.parameter_count() != s.params.len() {
         return Err("D1_ERROR: Wrong number of parameter bindings for SQL query.".into());
     }
@@ -412,6 +506,23 @@ fn run(db: &mut Database, s: &Statement) -> Result<Answer, String> {
         };
         bound.map_err(|e| d1_error(&e))?;
     }
+    let (answer, writes) = collect(&db.conn, stmt, started)?;
+    if writes {
+        db.commits += 1;
+    }
+    Ok(Answer {
+        bookmark: format!("{:016x}", db.commits),
+        ..answer
+    })
+}
+
+/// Runs `stmt`, bound, and answers its rows and `meta` (its bookmark left
+/// to the caller), and whether it wrote.
+fn collect(
+    conn: &Connection,
+    mut stmt: rusqlite::Statement<'_>,
+    started: Instant,
+) -> Result<(Answer, bool), String> {
     let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
     let writes = !stmt.readonly();
     let mut rows = Vec::new();
@@ -429,12 +540,9 @@ fn run(db: &mut Database, s: &Statement) -> Result<Answer, String> {
     let scanned = stmt.get_status(StatementStatus::FullscanStep) as u64;
     drop(stmt);
     let changes = if writes { conn.changes() } else { 0 };
-    if writes {
-        db.commits += 1;
-    }
     let size_after = size(conn)?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
-    Ok(Answer {
+    let answer = Answer {
         meta: Meta {
             served_by: "ssr",
             served_by_primary: true,
@@ -444,7 +552,7 @@ fn run(db: &mut Database, s: &Statement) -> Result<Answer, String> {
             },
             duration: ms,
             changes,
-            last_row_id: db.conn.last_insert_rowid(),
+            last_row_id: conn.last_insert_rowid(),
             changed_db: writes,
             size_after,
             rows_read: scanned.max(rows.len() as u64),
@@ -452,8 +560,9 @@ fn run(db: &mut Database, s: &Statement) -> Result<Answer, String> {
         },
         columns,
         rows,
-        bookmark: format!("{:016x}", db.commits),
-    })
+        bookmark: String::new(),
+    };
+    Ok((answer, writes))
 }
 
 /// The database's size in bytes.

@@ -125,6 +125,38 @@ impl Bindings {
         subrequests.run(move || Ok((d1.answer(&tenant, &id, call, deadline)?, Vec::new())))
     }
 
+    /// KV binding `binding`'s store and namespace, for the admin API.
+    pub fn kv_namespace(&self, binding: &str) -> Result<(Arc<dyn kv::Store>, String), String> {
+        match (self.kv.get(binding), &self.stores) {
+            (Some(ns), Some(stores)) => Ok((stores.kv.clone(), ns.clone())),
+            _ => Err(format!(
+                "the tenant's app binds no KV namespace `{binding}` (its wrangler config's kv_namespaces)"
+            )),
+        }
+    }
+
+    /// Runs `sql` as a script on D1 binding `binding` (in one transaction;
+    /// with `migration`, once per name), for the admin API. It may block.
+    pub fn d1_script(
+        &self,
+        binding: &str,
+        sql: &str,
+        migration: Option<&str>,
+    ) -> Result<String, String> {
+        let (Some(id), Some(stores)) = (self.d1.get(binding), &self.stores) else {
+            return Err(format!(
+                "the tenant's app binds no D1 database `{binding}` (its wrangler config's d1_databases)"
+            ));
+        };
+        let Some(d1) = &stores.d1 else {
+            return Err(
+                "D1 is not provided across replicas yet (this server keeps its tenants in Redis)"
+                    .into(),
+            );
+        };
+        d1.script(&self.tenant, id, sql, migration)
+    }
+
     /// `calls::KV`: checks the call names one of its KV bindings, and
     /// starts it in `subrequests`, which answers it.
     pub fn kv(

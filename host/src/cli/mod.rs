@@ -1,5 +1,6 @@
 //! The command line: one clap definition per subcommand, one file each.
 
+mod bindings;
 mod build;
 mod client;
 mod deploy;
@@ -63,6 +64,10 @@ enum Command {
     Tenant(tenant::TenantArgs),
     /// Tokens that reach one tenant alone (the operator's).
     Token(token::TokenArgs),
+    /// A tenant's KV namespaces, through the admin API.
+    Kv(bindings::KvArgs),
+    /// A tenant's D1 databases, through the admin API: SQL and migrations.
+    D1(bindings::D1Args),
     /// A deploy's code compiled within limits: started by `ssr serve`
     /// only, with the plugin on standard input.
     #[command(name = "compile-check", hide = true)]
@@ -114,6 +119,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(*args),
         Command::Tenant(args) => tenant::run(args),
         Command::Token(args) => token::run(args),
+        Command::Kv(args) => bindings::kv(args),
+        Command::D1(args) => bindings::d1(args),
         Command::Deploy(args) => deploy::run(args),
         Command::Init(args) => init::run(args),
         Command::Dev(args) => dev::run(args),

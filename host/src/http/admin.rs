@@ -17,7 +17,8 @@
 //!
 //! The admin token reaches everything. A tenant token (`tenant/tokens.rs`)
 //! reaches its own tenant's `GET` and `PUT` (a deploy, which keeps the
-//! hostnames and limits the operator set), purge, vars, secrets and logs;
+//! hostnames and limits the operator set), purge, vars, secrets, logs and
+//! bindings (`http/bindings.rs`, which lists those routes);
 //! anything else is 403 before a handler runs ([`scope`]).
 //!
 //! Invariants: tokens are compared in constant time; a plugin is fully
@@ -158,7 +159,7 @@ fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), St
     use axum::http::Method;
     let refused = || {
         format!(
-            "a token of tenant `{tenant}` reaches only its own deploy, vars, secrets, purge and logs: `{method} {path}` needs the operator's admin token"
+            "a token of tenant `{tenant}` reaches only its own deploy, vars, secrets, bindings, purge and logs: `{method} {path}` needs the operator's admin token"
         )
     };
     let Some(rest) = path.strip_prefix("/admin/tenants/") else {
@@ -183,6 +184,10 @@ fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), St
         (["vars" | "secrets", name], m) => {
             !name.is_empty() && (m == Method::PUT || m == Method::DELETE)
         }
+        // Its bindings' state (`http/bindings.rs`).
+        (["kv", _, "keys"], m) => m == Method::GET,
+        (["kv", _, "values", ..], _) => true,
+        (["d1", _, "execute" | "migrations", ..], m) => m == Method::POST,
         _ => false,
     };
     if allowed { Ok(()) } else { Err(refused()) }

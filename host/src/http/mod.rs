@@ -15,6 +15,7 @@
 //! exits 0.
 
 pub mod admin;
+mod bindings;
 mod demo;
 pub mod error;
 pub mod gate;
@@ -336,6 +337,25 @@ pub fn host_app(state: Arc<AppState>) -> Router {
         .route(
             "/admin/tenants/{id}/secrets/{name}",
             put(admin::put_secret).delete(admin::remove_secret),
+        )
+        .route(
+            "/admin/tenants/{id}/kv/{binding}/keys",
+            get(bindings::kv_keys),
+        )
+        .route(
+            "/admin/tenants/{id}/kv/{binding}/values/{*key}",
+            get(bindings::kv_get)
+                .put(bindings::kv_put)
+                .delete(bindings::kv_delete)
+                .layer(DefaultBodyLimit::max(crate::bindings::kv::MAX_VALUE + 1)),
+        )
+        .route(
+            "/admin/tenants/{id}/d1/{binding}/execute",
+            post(bindings::d1_execute),
+        )
+        .route(
+            "/admin/tenants/{id}/d1/{binding}/migrations/{name}",
+            post(bindings::d1_migration),
         )
         // Behind the token too: without one, a path that is not an
         // endpoint answers as one that is (401), so that no one can list

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Bindings inside a render (issue 57): KV get and put, D1 point query and
+# insert, each made N times in a row in one render of
+# benches/bindings/bench.js, which answers the mean per call in
+# microseconds. On ssr's embedded store (SQLite in a data dir) on both
+# engines; KV on Redis (--store) on both engines; and on `wrangler dev`
+# (Miniflare) when WRANGLER names its binary (it needs Node 22). ROUNDS
+# rounds, the sides alternated; the median round is reported. Writes
+# benches/RESULTS-bindings.md between the `bindings:start`/`bindings:end`
+# markers. Needs: redis-server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+READS=${READS:-2000}
+WRITES=${WRITES:-200}
+PORT=18291
+RPORT=18292
+WPORT=18293
+TOKEN=bench-token-0123456789
+OUT=benches/RESULTS-bindings.md
+. benches/common.sh
+cargo build --release --bin ssr
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+cp benches/bindings/bench.js benches/bindings/wrangler.jsonc "$work/"
+(cd "$work" && "$OLDPWD/target/release/ssr" build -q -o bench.wasm)
+
+serve() { # data-dir [args...]: a server on $PORT with both engines' tenants
+  local data=$1; shift
+  target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --demo=false --path-routing \
+    --data-dir "$data" "$@" 2>>"$work/serve.log" &
+  server=$!
+  wait_ready "http://127.0.0.1:$PORT/_ssr/readyz"
+  for engine in wasm v8; do
+    curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/bench.wasm" \
+      "http://127.0.0.1:$PORT/_ssr/admin/tenants/b-$engine?engine=$engine" >/dev/null
+    curl -fs "http://127.0.0.1:$PORT/t/b-$engine/?op=setup" >/dev/null
+  done
+}
+measure() { # base-url op n: the mean per call, in µs
+  curl -fs "$1/?op=$2&n=$3" | tr -d '\n'
+}
+declare -A got
+add() { got[$1]="${got[$1]:-} $2"; }
+redis-server --port $RPORT --save '' --appendonly no >/dev/null &
+for round in $(seq 1 "$ROUNDS"); do
+  serve "$work/data"
+  for engine in wasm v8; do
+    for op in kv-get d1-get; do add "embedded $engine $op" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" $op "$READS")"; done
+    for op in kv-put d1-insert; do add "embedded $engine $op" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" $op "$WRITES")"; done
+  done
+  kill "$server"; wait "$server" 2>/dev/null || true
+  serve "$work/replica" --store "redis://127.0.0.1:$RPORT/0"
+  for engine in wasm v8; do
+    add "redis $engine kv-get" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" kv-get "$READS")"
+    add "redis $engine kv-put" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" kv-put "$WRITES")"
+  done
+  kill "$server"; wait "$server" 2>/dev/null || true
+  if [ -n "${WRANGLER:-}" ]; then
+    (cd "$work" && "$WRANGLER" dev --port $WPORT --ip 127.0.0.1 >"$work/wrangler.log" 2>&1) &
+    wait_for "http://127.0.0.1:$WPORT/?op=setup"
+    curl -fs "http://127.0.0.1:$WPORT/?op=setup" >/dev/null
+    for op in kv-get d1-get; do add "wrangler dev $op" "$(measure "http://127.0.0.1:$WPORT" $op "$READS")"; done
+    for op in kv-put d1-insert; do add "wrangler dev $op" "$(measure "http://127.0.0.1:$WPORT" $op "$WRITES")"; done
+    pkill -f "wrangler.*dev --port $WPORT" 2>/dev/null || true; sleep 2
+  fi
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+{
+  echo "<!-- bindings:start -->"
+  echo "$(date -u +%Y-%m-%d), ssr at \`$(git rev-parse --short HEAD)\`, \`benches/bindings.sh\` (READS=$READS, WRITES=$WRITES, ROUNDS=$ROUNDS, the median round): the mean time of one call made in a render, in µs, each call awaited before the next."
+  echo
+  echo "| store | engine | KV get | KV put | D1 point query | D1 insert |"
+  echo "|---|---|---|---|---|---|"
+  for engine in wasm v8; do
+    e="embedded $engine"
+    echo "| embedded (SQLite) | $engine | $(median <<<"${got[$e kv-get]}") | $(median <<<"${got[$e kv-put]}") | $(median <<<"${got[$e d1-get]}") | $(median <<<"${got[$e d1-insert]}") |"
+  done
+  for engine in wasm v8; do
+    e="redis $engine"
+    echo "| Redis (KV) | $engine | $(median <<<"${got[$e kv-get]}") | $(median <<<"${got[$e kv-put]}") | | |"
+  done
+  if [ -n "${WRANGLER:-}" ]; then
+    e="wrangler dev"
+    echo "| wrangler dev (Miniflare) | workerd | $(median <<<"${got[$e kv-get]}") | $(median <<<"${got[$e kv-put]}") | $(median <<<"${got[$e d1-get]}") | $(median <<<"${got[$e d1-insert]}") |"
+  fi
+  echo "<!-- bindings:end -->"
+} >"$work/table.md"
+[ -f "$OUT" ] || printf '# Bindings\n\n<!-- bindings:start -->\n<!-- bindings:end -->\n' >"$OUT"
+python3 - "$OUT" "$work/table.md" <<'PY'
+import re, sys
+out, table = sys.argv[1], open(sys.argv[2]).read().strip()
+text = open(out).read()
+open(out, 'w').write(re.sub(r'<!-- bindings:start -->.*<!-- bindings:end -->', lambda _: table, text, flags=re.S))
+PY
+cat "$work/table.md"

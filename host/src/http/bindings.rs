@@ -1,0 +1,165 @@
+//! The admin API's view of a tenant's bindings (`bindings/`), for the
+//! operator and for the tenant's own token, as `ssr kv` and `ssr d1` use
+//! it:
+//!
+//! | request | does |
+//! |---|---|
+//! | `GET /_ssr/admin/tenants/{id}/kv/{binding}/keys?prefix=P&cursor=C` | a page of keys, as `list` answers it |
+//! | `GET\|PUT\|DELETE /_ssr/admin/tenants/{id}/kv/{binding}/values/{key}` (PUT's body: the value; `?expiration_ttl=S`) | read, write or delete one key |
+//! | `POST /_ssr/admin/tenants/{id}/d1/{binding}/execute` (body: SQL) | run its statements in one transaction: `{applied, results}` |
+//! | `POST /_ssr/admin/tenants/{id}/d1/{binding}/migrations/{name}` (body: SQL) | the same, once per name (recorded in `d1_migrations`): `applied` is false when it had run |
+//!
+//! Invariants: a binding is named as the tenant's app names it, and reaches
+//! that tenant's namespace or database alone; the same limits as a
+//! Worker's call apply (`kv::answer`); every call runs off the async
+//! threads.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use super::AppState;
+use super::error::ApiError;
+use crate::bindings::kv;
+
+/// Runs `f` with the tenant's bindings on a thread that may block.
+async fn blocking<T: Send + 'static>(
+    state: &Arc<AppState>,
+    id: &str,
+    f: impl FnOnce(&crate::bindings::Bindings) -> Result<T, String> + Send + 'static,
+) -> Result<T, ApiError> {
+    let tenant = state.registry.current(id)?;
+    tokio::task::spawn_blocking(move || f(&tenant.grants.bindings))
+        .await
+        .map_err(|_| ApiError::Internal)?
+        .map_err(ApiError::BadRequest)
+}
+
+fn json(text: String) -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        text,
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+pub struct KeysQuery {
+    prefix: Option<String>,
+    cursor: Option<String>,
+}
+
+/// One KV call as a Worker's, on behalf of the admin API.
+fn kv_call(
+    b: &crate::bindings::Bindings,
+    binding: &str,
+    call: kv::Call,
+    data: Vec<u8>,
+) -> Result<(String, Vec<u8>), String> {
+    let (store, ns) = b.kv_namespace(binding)?;
+    kv::answer(&*store, &ns, call, data, kv::now())
+}
+
+pub async fn kv_keys(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding)): Path<(String, String)>,
+    Query(q): Query<KeysQuery>,
+) -> Result<Response, ApiError> {
+    let call = kv::Call::List {
+        binding: binding.clone(),
+        prefix: q.prefix,
+        limit: None,
+        cursor: q.cursor,
+    };
+    let (listed, _) =
+        blocking(&state, &id, move |b| kv_call(b, &binding, call, Vec::new())).await?;
+    Ok(json(listed))
+}
+
+pub async fn kv_get(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, key)): Path<(String, String, String)>,
+) -> Result<Response, ApiError> {
+    let call = kv::Call::Get {
+        binding: binding.clone(),
+        keys: vec![key.clone()],
+        bulk: false,
+        kind: None,
+        cache_ttl: None,
+    };
+    let (found, value) =
+        blocking(&state, &id, move |b| kv_call(b, &binding, call, Vec::new())).await?;
+    if found == "[null]" {
+        return Err(ApiError::NotFound(format!("no key `{key}`")));
+    }
+    Ok(value.into_response())
+}
+
+#[derive(Deserialize)]
+pub struct PutQuery {
+    expiration_ttl: Option<f64>,
+}
+
+pub async fn kv_put(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, key)): Path<(String, String, String)>,
+    Query(q): Query<PutQuery>,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let call = kv::Call::Put {
+        binding: binding.clone(),
+        key,
+        expiration: None,
+        expiration_ttl: q.expiration_ttl,
+        metadata: None,
+    };
+    blocking(&state, &id, move |b| {
+        kv_call(b, &binding, call, body.to_vec())
+    })
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn kv_delete(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, key)): Path<(String, String, String)>,
+) -> Result<StatusCode, ApiError> {
+    let call = kv::Call::Delete {
+        binding: binding.clone(),
+        key,
+    };
+    blocking(&state, &id, move |b| kv_call(b, &binding, call, Vec::new())).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn sql_of(body: &Bytes) -> Result<String, ApiError> {
+    String::from_utf8(body.to_vec())
+        .map_err(|_| ApiError::BadRequest("the SQL is not UTF-8; send it as text".into()))
+}
+
+pub async fn d1_execute(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let sql = sql_of(&body)?;
+    let out = blocking(&state, &id, move |b| b.d1_script(&binding, &sql, None)).await?;
+    Ok(json(out))
+}
+
+pub async fn d1_migration(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, name)): Path<(String, String, String)>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let sql = sql_of(&body)?;
+    let out = blocking(&state, &id, move |b| {
+        b.d1_script(&binding, &sql, Some(&name))
+    })
+    .await?;
+    Ok(json(out))
+}

@@ -23,10 +23,10 @@ cargo build --release --bin ssr
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 cp benches/bindings/bench.js benches/bindings/wrangler.jsonc "$work/"
-(cd "$work" && "$OLDPWD/target/release/ssr" build -q -o bench.wasm)
+(cd "$work" && PATH="$OLDPWD/plugins/node_modules/.bin:$PATH" "$OLDPWD/target/release/ssr" build -q -o bench.wasm)
 
-serve() { # data-dir [args...]: a server on $PORT with both engines' tenants
-  local data=$1; shift
+serve() { # data-dir setup-query [args...]: a server on $PORT with both engines' tenants
+  local data=$1 setup=$2; shift 2
   target/release/ssr serve --listen 127.0.0.1:$PORT --admin-token $TOKEN --demo=false --path-routing \
     --data-dir "$data" "$@" 2>>"$work/serve.log" &
   server=$!
@@ -34,7 +34,7 @@ serve() { # data-dir [args...]: a server on $PORT with both engines' tenants
   for engine in wasm v8; do
     curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/bench.wasm" \
       "http://127.0.0.1:$PORT/_ssr/admin/tenants/b-$engine?engine=$engine" >/dev/null
-    curl -fs "http://127.0.0.1:$PORT/t/b-$engine/?op=setup" >/dev/null
+    curl -fsS --retry 3 --retry-all-errors "http://127.0.0.1:$PORT/t/b-$engine/?op=setup$setup" >/dev/null
   done
 }
 measure() { # base-url op n: the mean per call, in µs
@@ -44,13 +44,13 @@ declare -A got
 add() { got[$1]="${got[$1]:-} $2"; }
 redis-server --port $RPORT --save '' --appendonly no >/dev/null &
 for round in $(seq 1 "$ROUNDS"); do
-  serve "$work/data"
+  serve "$work/data" ""
   for engine in wasm v8; do
     for op in kv-get d1-get; do add "embedded $engine $op" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" $op "$READS")"; done
     for op in kv-put d1-insert; do add "embedded $engine $op" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" $op "$WRITES")"; done
   done
   kill "$server"; wait "$server" 2>/dev/null || true
-  serve "$work/replica" --store "redis://127.0.0.1:$RPORT/0"
+  serve "$work/replica" "&d1=no" --store "redis://127.0.0.1:$RPORT/0"
   for engine in wasm v8; do
     add "redis $engine kv-get" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" kv-get "$READS")"
     add "redis $engine kv-put" "$(measure "http://127.0.0.1:$PORT/t/b-$engine" kv-put "$WRITES")"

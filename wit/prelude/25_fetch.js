@@ -143,13 +143,16 @@
       },
     });
   }
-  // A binding's call (`calls::KV`): answered by the host through the
-  // engine's wait, like a request, as `[answer, bytes]`; its error
-  // rejects as an `Error` in the host's words (Cloudflare's).
+  // A binding's call (`calls::KV`, `calls::D1`): answered by the host
+  // through the engine's wait, like a request, or at once (`{answer}` or
+  // `{error}` in place of an id), as `[answer, bytes]`; its error rejects
+  // as an `Error` in the host's words (Cloudflare's).
   function hostOp(name, args, bytes) {
     return new Promise((resolve, reject) => {
-      const id = host(name, args, bytes).value;
-      inflight.set(id, { op: true, resolve, reject });
+      const { value, data } = host(name, args, bytes);
+      if (typeof value !== 'object' || value === null) inflight.set(value, { op: true, resolve, reject });
+      else if (value.error !== undefined) reject(new Error(value.error));
+      else resolve([value.answer, data]);
     });
   }
   // Ends request `id` (whose entry is `p`) in the host, its connection

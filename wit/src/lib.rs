@@ -362,7 +362,8 @@ pub mod calls {
     /// `kv_namespaces`). Arguments: `{op: "get" | "put" | "delete" |
     /// "list", binding, ...}` (`host/src/bindings/kv.rs`: `Call`), a put's
     /// value as the call's bytes; reply: the call's id, its answer coming
-    /// by [`FETCH_WAIT`] as `{id, answer}` with the bytes (for `get`:
+    /// by [`FETCH_WAIT`] as `{id, answer}` with the bytes; or, for a read
+    /// a store answers at once, `{answer}` or `{error}` itself (for `get`:
     /// `[null | [length, metadata]]` per key, the values one after another
     /// as the bytes; for `list`: `{keys, list_complete, cursor?}`), or
     /// `{id, error}` in Cloudflare's words.

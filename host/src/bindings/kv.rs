@@ -67,6 +67,12 @@ pub trait Store: Send + Sync {
     /// A page of live keys ([`Page`]), in the byte order of their UTF-8,
     /// and whether more follow.
     fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String>;
+    /// Whether a read (`get`, `list`) answers in microseconds, never
+    /// waiting on a network or a writer: it is then answered in the call
+    /// itself, not through the engine's wait.
+    fn reads_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// What `list` asks of a store: up to `limit` keys that start with
@@ -126,6 +132,11 @@ pub enum Call {
 }
 
 impl Call {
+    /// Whether the call only reads.
+    pub fn reads(&self) -> bool {
+        matches!(self, Call::Get { .. } | Call::List { .. })
+    }
+
     /// The binding the call is made on.
     pub fn binding(&self) -> &str {
         match self {

@@ -10,9 +10,11 @@
 //! - `d1.rs`: D1's databases, a SQLite file each, on one server (not yet
 //!   across replicas: with `--store redis://...` a D1 call is refused).
 //!
-//! A call (`calls::KV`, `calls::D1`) is answered by `fetch-wait`, like a request: it
-//! runs on a thread that may block, never on an engine's, so a slow disk
-//! or Redis holds up only the render that asked.
+//! A call (`calls::KV`, `calls::D1`) is answered by `fetch-wait`, like a
+//! request: it runs on a thread that may block, never on an engine's, so a
+//! slow disk or Redis holds up only the render that asked. The one
+//! exception is a KV read of the embedded store, an index look-up in a
+//! local file that never waits for a writer: answered in the call itself.
 //!
 //! Invariants:
 //! - A namespace belongs to one tenant: its name in a store is the
@@ -34,6 +36,21 @@ use contract::Reply;
 
 use crate::app::AppConfig;
 use crate::web::fetch::Subrequests;
+
+/// A call answered in the call itself: `{answer}` with its bytes, or
+/// `{error}` (which the prelude rejects with, as it would a waited one's).
+fn at_once(out: Result<(String, Vec<u8>), String>) -> Reply {
+    match out {
+        Ok((answer, data)) => Reply {
+            value: format!("{{\"answer\":{answer}}}"),
+            data,
+        },
+        Err(e) => Reply {
+            value: serde_json::json!({ "error": e }).to_string(),
+            data: Vec::new(),
+        },
+    }
+}
 
 /// Where the server keeps bindings' state.
 pub struct Stores {
@@ -173,6 +190,15 @@ impl Bindings {
                 call.binding()
             ));
         };
+        if call.reads() && stores.kv.reads_at_once() {
+            return Ok(at_once(kv::answer(
+                &*stores.kv,
+                ns,
+                call,
+                Vec::new(),
+                kv::now(),
+            )));
+        }
         let (ns, store, data) = (ns.clone(), stores.kv.clone(), data.to_vec());
         subrequests.run(move || kv::answer(&*store, &ns, call, data, kv::now()))
     }

@@ -102,6 +102,12 @@ pub(super) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 }
 
 impl Store for Kv {
+    /// A read is an index look-up in a local file (WAL: never behind a
+    /// writer).
+    fn reads_at_once(&self) -> bool {
+        true
+    }
+
     fn get(&self, ns: &str, key: &str, now: u64) -> Result<Option<Entry>, String> {
         let read = crate::sync::lock(&self.read);
         read.prepare_cached(

@@ -546,6 +546,42 @@ fn kv_put_through_one_replica_is_read_through_every_other_on_both_engines() {
     }
 }
 
+/// Redis gone: a KV call throws an error that says so, which the Worker
+/// may catch, and the replicas keep serving; when Redis is back, what was
+/// put before is read through every replica.
+#[test]
+fn kv_says_so_while_redis_is_down_and_reads_what_was_put_when_it_is_back() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let plugin = std::fs::read(crate::bindings::kv_app()).unwrap();
+    assert_eq!(rs[0].put_bytes("kvo", &plugin, "").0, 201);
+    all_serve_within_a_second(&rs[1..], "/t/kvo/get?key=k", (200, b"null\n"));
+    assert_eq!(
+        rs[0].get("/t/kvo/put?key=k&value=kept", &[]).text(),
+        "stored\n"
+    );
+    let (port, dir) = redis.stop();
+    for r in &rs {
+        let said = r.get("/t/kvo/try-get?key=k", &[]).text();
+        assert!(
+            said.starts_with("Error: KV is unavailable: its Redis store did not answer"),
+            "{said}"
+        );
+    }
+    let redis = Redis::on(port, dir);
+    for r in &rs {
+        let back = within(Duration::from_secs(15), || {
+            r.get("/t/kvo/try-get?key=k", &[]).text() == "kept\n"
+        });
+        assert!(
+            back.is_some(),
+            "{}",
+            r.get("/t/kvo/try-get?key=k", &[]).text()
+        );
+    }
+    drop(redis);
+}
+
 #[test]
 fn a_purge_on_one_replica_purges_every_replica() {
     let redis = Redis::start();

@@ -2,7 +2,8 @@
 // app reaches for, with Cloudflare's limits; the same answer is expected
 // from `wrangler dev` (Miniflare). `/suite` runs it on a namespace it
 // empties first; `/put?key=K&value=V` and `/get?key=K` read and write
-// one key (a write through one replica is read through another).
+// one key (a write through one replica is read through another);
+// `/try-get?key=K` answers a failed read's error.
 const FAR = 2000000000; // 2033-05-18, an expiration that stays in the future
 
 async function attempt(f) {
@@ -129,6 +130,10 @@ export default {
       return new Response('stored\n', { headers: fresh });
     }
     if (url.pathname === '/get') return new Response(`${await env.KV.get(key)}\n`, { headers: fresh });
+    if (url.pathname === '/try-get') {
+      const got = await env.KV.get(key).catch((e) => `${e.name}: ${e.message}`);
+      return new Response(`${got}\n`, { headers: fresh });
+    }
     return new Response('not found\n', { status: 404, headers: fresh });
   },
 };

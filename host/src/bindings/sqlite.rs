@@ -28,7 +28,13 @@ use super::kv::{Entry, Listed, Page, Store};
 pub struct Kv {
     write: Mutex<Connection>,
     read: Mutex<Connection>,
+    /// Puts since the store opened: every [`SWEEP_EVERY`]th sweeps.
+    puts: std::sync::atomic::AtomicU64,
 }
+
+/// How many puts go between two sweeps of expired keys, so that the file
+/// follows what is live, not everything ever put with an expiration.
+const SWEEP_EVERY: u64 = 1000;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS kv (
@@ -39,6 +45,7 @@ CREATE TABLE IF NOT EXISTS kv (
     expiration INTEGER,
     PRIMARY KEY (ns, key)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kv_expiration ON kv (expiration) WHERE expiration IS NOT NULL;
 ";
 
 fn sql(e: rusqlite::Error) -> String {
@@ -84,8 +91,24 @@ impl Kv {
         Ok(Kv {
             write: Mutex::new(write),
             read: Mutex::new(read),
+            puts: Default::default(),
         })
     }
+
+    /// Deletes every key expired at `now`, in every namespace: how many.
+    /// (Reads never return them either way.)
+    pub fn sweep(&self, now: u64) -> Result<usize, String> {
+        sweep(&crate::sync::lock(&self.write), now)
+    }
+}
+
+fn sweep(write: &Connection, now: u64) -> Result<usize, String> {
+    write
+        .execute(
+            "DELETE FROM kv WHERE expiration IS NOT NULL AND expiration <= ?1",
+            params![now as i64],
+        )
+        .map_err(sql)
 }
 
 /// The first key after every key that starts with `prefix`, in byte
@@ -143,8 +166,14 @@ impl Store for Kv {
                     entry.expiration.map(|e| e as i64)
                 ])
             })
-            .map(drop)
-            .map_err(sql)
+            .map_err(sql)?;
+        let puts = self.puts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if puts % SWEEP_EVERY == SWEEP_EVERY - 1
+            && let Err(e) = sweep(&write, super::kv::now())
+        {
+            tracing::warn!("sweeping expired KV keys failed: {e}");
+        }
+        Ok(())
     }
 
     fn delete(&self, ns: &str, key: &str) -> Result<(), String> {
@@ -202,6 +231,16 @@ impl Store for Kv {
 pub(crate) mod tests {
     use super::*;
 
+    /// Every live key at the epoch, up to `limit`.
+    fn page_of(limit: usize) -> Page<'static> {
+        Page {
+            prefix: "",
+            after: None,
+            limit,
+            now: 0,
+        }
+    }
+
     fn sqlite_keeps_kv_semantics_in_memory_and_on_disk() {
         crate::bindings::kv::tests::a_store_keeps_kv_semantics(&Kv::open(None).unwrap());
         let dir = tempfile::tempdir().unwrap();
@@ -211,6 +250,22 @@ pub(crate) mod tests {
         // What was put is there when the store opens again.
         let again = Kv::open(Some(dir.path())).unwrap();
         assert!(again.get("t/ns", "a/2", 0).unwrap().is_some());
+        // A sweep deletes what has expired, and nothing live.
+        let (before, _) = again.list("t/ns", &page_of(100)).unwrap();
+        again
+            .put(
+                "t/ns",
+                "old",
+                &Entry {
+                    value: b"x".to_vec(),
+                    metadata: None,
+                    expiration: Some(10),
+                },
+            )
+            .unwrap();
+        assert_eq!(again.sweep(10).unwrap(), 1);
+        assert_eq!(again.sweep(10).unwrap(), 0);
+        assert_eq!(again.list("t/ns", &page_of(100)).unwrap().0, before);
         assert_eq!(prefix_end(b"a\xff"), Some(b"b".to_vec()));
         assert_eq!(prefix_end(b"\xff"), None);
     }

@@ -261,6 +261,10 @@ settings! {
     /// The largest a tenant's D1 database may grow; a write past it fails
     /// with `SQLITE_FULL`, and the database stays readable.
     d1_max_mib: Mib = Mib(DEFAULT_D1_MAX_MIB), "SSR_D1_MAX_MIB" { value_name = "MIB" };
+    /// The bytes of keys, values and metadata one tenant keeps in KV on
+    /// the embedded store, over all its namespaces; a put past it fails
+    /// with a quota error, while reads, deletes and other tenants go on.
+    kv_tenant_mib: Mib = Mib(DEFAULT_KV_TENANT_MIB), "SSR_KV_TENANT_MIB" { value_name = "MIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
@@ -648,8 +652,8 @@ impl Config {
                 self.cache_entry_kib.0, self.cache_tenant_mib.0
             ));
         }
-        if self.d1_max_mib.0 == 0 {
-            return bad("--d1-max-mib must be at least 1".into());
+        if self.d1_max_mib.0 == 0 || self.kv_tenant_mib.0 == 0 {
+            return bad("--d1-max-mib and --kv-tenant-mib must be at least 1".into());
         }
         if self.max_plugin_mib.0 == 0 {
             return bad("--max-plugin-mib must be at least 1".into());
@@ -688,6 +692,8 @@ pub fn check_dns_over_https(url: &str) -> Result<(), String> {
 pub const DEFAULT_MAX_PLUGIN_MIB: usize = 64;
 /// `--d1-max-mib`: D1's own limit for a database on its free plan.
 pub const DEFAULT_D1_MAX_MIB: usize = 500;
+/// `--kv-tenant-mib`: Cloudflare's free plan's KV storage per account.
+pub const DEFAULT_KV_TENANT_MIB: usize = 1024;
 
 /// The scheduling settings, fixed for the life of a pool and its engines
 /// (`crate::sched`).

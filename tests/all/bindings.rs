@@ -341,3 +341,50 @@ fn the_cli_reads_and_writes_kv_and_d1_and_applies_migrations_once() {
         "{said}"
     );
 }
+
+/// `--kv-tenant-mib`: a tenant that fills its quota is refused writes that
+/// add bytes, with an error naming the quota; its reads and deletes, and
+/// the other tenants' writes, go on.
+#[test]
+fn a_tenant_that_fills_its_kv_quota_is_refused_and_its_neighbours_are_not() {
+    let s = Server::start(&["--demo=false", "--path-routing", "--kv-tenant-mib", "1"]);
+    let plugin = std::fs::read(kv_app()).unwrap();
+    for id in ["full", "next"] {
+        assert_eq!(s.put_bytes(id, &plugin, "").0, 201);
+    }
+    let put = |id: &str, key: &str, len: usize| {
+        let path = format!("/_ssr/admin/tenants/{id}/kv/KV/values/{key}");
+        s.admin_with("PUT", &path, &vec![b'x'; len])
+    };
+    assert_eq!(put("full", "a", 600 << 10).0, 204);
+    let (status, said) = put("full", "b", 600 << 10);
+    assert_eq!(status, 400, "{said}");
+    assert!(
+        said.contains("quota of 1048576 bytes") && said.contains("--kv-tenant-mib"),
+        "{said}"
+    );
+    // Filled to 4 bytes short (a key's bytes count too): the Worker's own
+    // put of 5 fails, and its reads go on.
+    assert_eq!(put("full", "b", (1 << 20) - (600 << 10) - 2 - 4).0, 204);
+    assert_eq!(s.get("/t/full/put?key=c&value=more", &[]).status, 500);
+    assert_eq!(
+        s.get("/t/full/get?key=b", &[]).text().len(),
+        (1 << 20) - (600 << 10) - 6 + 1
+    );
+    assert_eq!(s.get("/t/full/get?key=c", &[]).text(), "null\n");
+    assert_eq!(put("next", "a", 600 << 10).0, 204);
+    assert_eq!(
+        s.get("/t/next/put?key=c&value=more", &[]).text(),
+        "stored\n"
+    );
+    // A delete gives the room back.
+    assert_eq!(
+        s.admin("DELETE", "/_ssr/admin/tenants/full/kv/KV/values/a")
+            .0,
+        204
+    );
+    assert_eq!(
+        s.get("/t/full/put?key=c&value=more", &[]).text(),
+        "stored\n"
+    );
+}

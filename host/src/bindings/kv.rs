@@ -532,7 +532,7 @@ pub(crate) mod tests {
     }
 
     fn calls_are_checked_with_cloudflares_limits() {
-        let store = crate::bindings::sqlite::Kv::open(None).unwrap();
+        let store = crate::bindings::sqlite::Kv::open(None, 1 << 20).unwrap();
         let call = |json: &str, data: &[u8]| {
             let call: Call = serde_json::from_str(json).unwrap();
             answer(&store, "t/ns", call, data.to_vec(), 1_000)

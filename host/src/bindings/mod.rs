@@ -52,6 +52,25 @@ fn at_once(out: Result<(String, Vec<u8>), String>) -> Reply {
     }
 }
 
+/// What the operator bounds bindings' state by (`--d1-max-mib`,
+/// `--kv-tenant-mib`).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The largest a D1 database grows.
+    pub d1_max_bytes: u64,
+    /// The bytes one tenant keeps in KV on the embedded store.
+    pub kv_tenant_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            d1_max_bytes: (crate::config::DEFAULT_D1_MAX_MIB as u64) << 20,
+            kv_tenant_bytes: (crate::config::DEFAULT_KV_TENANT_MIB as u64) << 20,
+        }
+    }
+}
+
 /// Where the server keeps bindings' state.
 pub struct Stores {
     kv: Arc<dyn kv::Store>,
@@ -63,12 +82,13 @@ pub struct Stores {
 
 impl Stores {
     /// The embedded stores: in `dir` (the data dir's `bindings/`), or in
-    /// memory; a D1 database grows to `d1_max_bytes`.
-    pub fn embedded(dir: Option<&Path>, d1_max_bytes: u64) -> Result<Arc<Stores>, String> {
+    /// memory, within `limits`.
+    pub fn embedded(dir: Option<&Path>, limits: Limits) -> Result<Arc<Stores>, String> {
         let dir = dir.map(|d| d.join("bindings"));
         let d1_dir = dir.as_ref().map(|d| d.join("d1"));
+        let d1_max_bytes = limits.d1_max_bytes;
         Ok(Arc::new(Stores {
-            kv: Arc::new(sqlite::Kv::open(dir.as_deref())?),
+            kv: Arc::new(sqlite::Kv::open(dir.as_deref(), limits.kv_tenant_bytes)?),
             d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref(), d1_max_bytes))),
             kind: "embedded",
         }))

@@ -30,6 +30,9 @@ pub struct Kv {
     read: Mutex<Connection>,
     /// Puts since the store opened: every [`SWEEP_EVERY`]th sweeps.
     puts: std::sync::atomic::AtomicU64,
+    /// The bytes of keys, values and metadata one tenant may keep, over
+    /// all its namespaces.
+    quota: u64,
 }
 
 /// How many puts go between two sweeps of expired keys, so that the file
@@ -46,15 +49,25 @@ CREATE TABLE IF NOT EXISTS kv (
     PRIMARY KEY (ns, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS kv_expiration ON kv (expiration) WHERE expiration IS NOT NULL;
+CREATE TABLE IF NOT EXISTS kv_usage (
+    tenant TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL
+) WITHOUT ROWID;
 ";
+
+/// A row's tenant (its namespace's name is `<tenant>/<id>`), and the bytes
+/// it counts against the tenant's quota, in SQL.
+const TENANT: &str = "substr(ns, 1, instr(ns, '/') - 1)";
+const SIZE: &str = "length(key) + length(value) + ifnull(length(metadata), 0)";
 
 fn sql(e: rusqlite::Error) -> String {
     format!("the embedded KV store failed: {e}")
 }
 
 impl Kv {
-    /// Opens (creating) the store in `dir`, or one in memory.
-    pub fn open(dir: Option<&Path>) -> Result<Kv, String> {
+    /// Opens (creating) the store in `dir`, or one in memory; a tenant
+    /// keeps at most `quota` bytes in it.
+    pub fn open(dir: Option<&Path>, quota: u64) -> Result<Kv, String> {
         let (write, read) = match dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir)
@@ -88,27 +101,69 @@ impl Kv {
             c.busy_timeout(std::time::Duration::from_secs(5))
                 .map_err(sql)?;
         }
+        // What each tenant keeps, counted again at every start: a file of
+        // an older ssr, or one restored from a backup, is counted right.
+        write
+            .execute_batch(&format!(
+                "DELETE FROM kv_usage; INSERT INTO kv_usage SELECT {TENANT}, sum({SIZE}) FROM kv GROUP BY 1"
+            ))
+            .map_err(sql)?;
         Ok(Kv {
             write: Mutex::new(write),
             read: Mutex::new(read),
             puts: Default::default(),
+            quota,
         })
-    }
-
-    /// Deletes every key expired at `now`, in every namespace: how many.
-    /// (Reads never return them either way.)
-    pub fn sweep(&self, now: u64) -> Result<usize, String> {
-        sweep(&crate::sync::lock(&self.write), now)
     }
 }
 
+/// Deletes every key expired at `now`, in every namespace, and what it
+/// counted against its tenant: how many. (Reads never return them either
+/// way.)
 fn sweep(write: &Connection, now: u64) -> Result<usize, String> {
-    write
+    let tx = write.unchecked_transaction().map_err(sql)?;
+    tx.execute(
+        &format!(
+            "UPDATE kv_usage SET bytes = bytes - (SELECT ifnull(sum({SIZE}), 0) FROM kv
+             WHERE {TENANT} = kv_usage.tenant AND expiration IS NOT NULL AND expiration <= ?1)"
+        ),
+        params![now as i64],
+    )
+    .map_err(sql)?;
+    let swept = tx
         .execute(
             "DELETE FROM kv WHERE expiration IS NOT NULL AND expiration <= ?1",
             params![now as i64],
         )
+        .map_err(sql)?;
+    tx.commit().map_err(sql)?;
+    Ok(swept)
+}
+
+/// The bytes `key` of `ns` counts now (0: none), in `tx`.
+fn size_of(tx: &Connection, ns: &str, key: &str) -> Result<u64, String> {
+    tx.prepare_cached(&format!("SELECT {SIZE} FROM kv WHERE ns = ?1 AND key = ?2"))
+        .and_then(|mut s| {
+            s.query_row(params![ns, key.as_bytes()], |r| r.get::<_, i64>(0))
+                .optional()
+        })
+        .map(|n| n.unwrap_or(0) as u64)
         .map_err(sql)
+}
+
+/// Adds `delta` to what `tenant` keeps, in `tx`.
+fn count(tx: &Connection, tenant: &str, delta: i64) -> Result<(), String> {
+    tx.prepare_cached(
+        "INSERT INTO kv_usage (tenant, bytes) VALUES (?1, ?2)
+         ON CONFLICT (tenant) DO UPDATE SET bytes = bytes + ?2",
+    )
+    .and_then(|mut s| s.execute(params![tenant, delta]))
+    .map(drop)
+    .map_err(sql)
+}
+
+fn tenant_of(ns: &str) -> &str {
+    ns.split_once('/').map_or(ns, |(t, _)| t)
 }
 
 /// The first key after every key that starts with `prefix`, in byte
@@ -152,21 +207,45 @@ impl Store for Kv {
 
     fn put(&self, ns: &str, key: &str, entry: &Entry) -> Result<(), String> {
         let write = crate::sync::lock(&self.write);
-        write
-            .prepare_cached(
-                "INSERT OR REPLACE INTO kv (ns, key, value, metadata, expiration)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    ns,
-                    key.as_bytes(),
-                    entry.value,
-                    entry.metadata,
-                    entry.expiration.map(|e| e as i64)
-                ])
-            })
-            .map_err(sql)?;
+        let tx = write.unchecked_transaction().map_err(sql)?;
+        let tenant = tenant_of(ns);
+        let old = size_of(&tx, ns, key)?;
+        let new =
+            (key.len() + entry.value.len() + entry.metadata.as_ref().map_or(0, String::len)) as u64;
+        if new > old {
+            let used: u64 = tx
+                .query_row(
+                    "SELECT bytes FROM kv_usage WHERE tenant = ?1",
+                    [tenant],
+                    |r| r.get::<_, i64>(0),
+                )
+                .optional()
+                .map_err(sql)?
+                .unwrap_or(0)
+                .max(0) as u64;
+            if used - old.min(used) + new > self.quota {
+                return Err(format!(
+                    "KV PUT failed: 413 This tenant's KV namespaces hold {used} bytes; {new} more would pass its quota of {} bytes (the operator's --kv-tenant-mib). Delete keys, or ask for a larger quota.",
+                    self.quota
+                ));
+            }
+        }
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO kv (ns, key, value, metadata, expiration)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                ns,
+                key.as_bytes(),
+                entry.value,
+                entry.metadata,
+                entry.expiration.map(|e| e as i64)
+            ])
+        })
+        .map_err(sql)?;
+        count(&tx, tenant, new as i64 - old as i64)?;
+        tx.commit().map_err(sql)?;
         let puts = self.puts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if puts % SWEEP_EVERY == SWEEP_EVERY - 1
             && let Err(e) = sweep(&write, super::kv::now())
@@ -178,11 +257,13 @@ impl Store for Kv {
 
     fn delete(&self, ns: &str, key: &str) -> Result<(), String> {
         let write = crate::sync::lock(&self.write);
-        write
-            .prepare_cached("DELETE FROM kv WHERE ns = ?1 AND key = ?2")
+        let tx = write.unchecked_transaction().map_err(sql)?;
+        let old = size_of(&tx, ns, key)?;
+        tx.prepare_cached("DELETE FROM kv WHERE ns = ?1 AND key = ?2")
             .and_then(|mut s| s.execute(params![ns, key.as_bytes()]))
-            .map(drop)
-            .map_err(sql)
+            .map_err(sql)?;
+        count(&tx, tenant_of(ns), -(old as i64))?;
+        tx.commit().map_err(sql)
     }
 
     fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String> {
@@ -242,13 +323,13 @@ pub(crate) mod tests {
     }
 
     fn sqlite_keeps_kv_semantics_in_memory_and_on_disk() {
-        crate::bindings::kv::tests::a_store_keeps_kv_semantics(&Kv::open(None).unwrap());
+        crate::bindings::kv::tests::a_store_keeps_kv_semantics(&Kv::open(None, 1 << 20).unwrap());
         let dir = tempfile::tempdir().unwrap();
         crate::bindings::kv::tests::a_store_keeps_kv_semantics(
-            &Kv::open(Some(dir.path())).unwrap(),
+            &Kv::open(Some(dir.path()), 1 << 20).unwrap(),
         );
         // What was put is there when the store opens again.
-        let again = Kv::open(Some(dir.path())).unwrap();
+        let again = Kv::open(Some(dir.path()), 1 << 20).unwrap();
         assert!(again.get("t/ns", "a/2", 0).unwrap().is_some());
         // A sweep deletes what has expired, and nothing live.
         let (before, _) = again.list("t/ns", &page_of(100)).unwrap();
@@ -263,12 +344,47 @@ pub(crate) mod tests {
                 },
             )
             .unwrap();
-        assert_eq!(again.sweep(10).unwrap(), 1);
-        assert_eq!(again.sweep(10).unwrap(), 0);
+        assert_eq!(sweep(&crate::sync::lock(&again.write), 10).unwrap(), 1);
+        assert_eq!(sweep(&crate::sync::lock(&again.write), 10).unwrap(), 0);
         assert_eq!(again.list("t/ns", &page_of(100)).unwrap().0, before);
         assert_eq!(prefix_end(b"a\xff"), Some(b"b".to_vec()));
         assert_eq!(prefix_end(b"\xff"), None);
     }
 
-    crate::unit_tests!(sqlite_keeps_kv_semantics_in_memory_and_on_disk);
+    /// A tenant past its quota is refused a put that adds bytes; one
+    /// that replaces a value with a smaller one, a delete, and another
+    /// tenant's put go on; the count survives a restart.
+    fn a_tenant_past_its_quota_is_refused_and_no_one_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let kv = Kv::open(Some(dir.path()), 100).unwrap();
+        let entry = |n: usize| Entry {
+            value: vec![b'x'; n],
+            metadata: None,
+            expiration: None,
+        };
+        kv.put("a/ns", "k1", &entry(60)).unwrap();
+        let e = kv.put("a/other", "k2", &entry(60)).unwrap_err();
+        assert!(
+            e.starts_with("KV PUT failed: 413") && e.contains("quota of 100 bytes"),
+            "{e}"
+        );
+        kv.put("b/ns", "k2", &entry(60)).unwrap();
+        kv.put("a/ns", "k1", &entry(90)).unwrap();
+        assert!(kv.put("a/ns", "k1", &entry(99)).is_err());
+        kv.put("a/ns", "k1", &entry(10)).unwrap();
+        kv.put("a/ns", "k3", &entry(80)).unwrap();
+        drop(kv);
+        let kv = Kv::open(Some(dir.path()), 100).unwrap();
+        assert!(
+            kv.put("a/ns", "k4", &entry(10)).is_err(),
+            "counted again at the start"
+        );
+        kv.delete("a/ns", "k3").unwrap();
+        kv.put("a/ns", "k4", &entry(10)).unwrap();
+    }
+
+    crate::unit_tests!(
+        sqlite_keeps_kv_semantics_in_memory_and_on_disk,
+        a_tenant_past_its_quota_is_refused_and_no_one_else
+    );
 }

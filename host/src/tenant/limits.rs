@@ -194,8 +194,8 @@ pub struct Defaults {
     pub workers: usize,
     /// `--v8-threads`: the V8 renders the server runs or awaits at once.
     pub v8_threads: usize,
-    /// `--d1-max-mib`: the largest a D1 database grows.
-    pub d1_max_bytes: u64,
+    /// `--d1-max-mib` and `--kv-tenant-mib`.
+    pub bindings: crate::bindings::Limits,
 }
 
 impl Defaults {
@@ -248,7 +248,10 @@ impl From<&crate::config::Config> for Defaults {
             concurrency: c.tenant_concurrency,
             workers: c.workers,
             v8_threads: c.v8_threads(),
-            d1_max_bytes: c.d1_max_mib.bytes() as u64,
+            bindings: crate::bindings::Limits {
+                d1_max_bytes: c.d1_max_mib.bytes() as u64,
+                kv_tenant_bytes: c.kv_tenant_mib.bytes() as u64,
+            },
         }
     }
 }

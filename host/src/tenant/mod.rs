@@ -426,12 +426,14 @@ impl Registry {
         defaults: Defaults,
         cache: Option<Arc<crate::cache::Cache>>,
     ) -> Result<Registry, TenantError> {
-        let d1 = defaults.d1_max_bytes;
+        let limits = defaults.bindings;
         let stores = match &store {
             Some(Store::Shared { redis, .. }) => crate::bindings::Stores::redis(redis.client()),
-            Some(Store::Local(dir)) => crate::bindings::Stores::embedded(Some(dir.root()), d1)
+            Some(Store::Local(dir)) => crate::bindings::Stores::embedded(Some(dir.root()), limits)
                 .map_err(TenantError::Bindings)?,
-            None => crate::bindings::Stores::embedded(None, d1).map_err(TenantError::Bindings)?,
+            None => {
+                crate::bindings::Stores::embedded(None, limits).map_err(TenantError::Bindings)?
+            }
         };
         let reg = Registry {
             stores,

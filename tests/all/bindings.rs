@@ -340,6 +340,50 @@ fn the_cli_reads_and_writes_kv_and_d1_and_applies_migrations_once() {
         said.contains(r#""rows":[["0001_init.sql"],["0002_more.sql"]]"#),
         "{said}"
     );
+    // An export makes the database again elsewhere: here, in a second
+    // tenant's, through `execute --file`.
+    let dump = dir.join("dump.sql");
+    let dump_arg = dump.to_str().unwrap();
+    let (ok, said) = cli(
+        &s.token,
+        &[
+            "d1",
+            "export",
+            "d1c",
+            "--binding",
+            "DB",
+            "--output",
+            dump_arg,
+        ],
+    );
+    assert!(ok, "{said}");
+    let sql = std::fs::read_to_string(&dump).unwrap();
+    assert!(
+        sql.contains("INSERT INTO \"notes\" VALUES(2,'second; with a semicolon');"),
+        "{sql}"
+    );
+    assert_eq!(
+        s.put_bytes("d1copy", &std::fs::read(d1_app()).unwrap(), "")
+            .0,
+        201
+    );
+    let (ok, said) = cli(
+        &s.token,
+        &[
+            "d1",
+            "execute",
+            "d1copy",
+            "--binding",
+            "DB",
+            "--file",
+            dump_arg,
+        ],
+    );
+    assert!(ok, "{said}");
+    assert_eq!(
+        s.get("/t/d1copy/notes", &[]).text(),
+        "seeded,second; with a semicolon\n"
+    );
 }
 
 /// `--kv-tenant-mib`: a tenant that fills its quota is refused writes that

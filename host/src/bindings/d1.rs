@@ -352,6 +352,11 @@ impl D1 {
         })
     }
 
+    /// Database `id` of `tenant` as SQL that makes it again.
+    pub fn export(&self, tenant: &str, id: &str) -> Result<String, String> {
+        self.with(tenant, id, Instant::now() + MAX_QUERY, export)
+    }
+
     /// Runs `f` on database `id` of `tenant`, stopped by `deadline`.
     fn with(
         &self,
@@ -573,6 +578,60 @@ fn size(conn: &Connection) -> Result<u64, String> {
         |r| r.get(0),
     )
     .map_err(|e| d1_error(&e))
+}
+
+/// The database as SQL that makes it again (`ssr d1 export`): each
+/// table's, index's, view's and trigger's schema, and each table's rows
+/// as `INSERT`s, values written by SQLite's own `quote()`; in one read
+/// transaction, so a write meanwhile is wholly in or out.
+fn export(db: &mut Database) -> Result<String, String> {
+    let conn = &db.conn;
+    let tx = conn.unchecked_transaction().map_err(|e| d1_error(&e))?;
+    let mut out = String::from("PRAGMA defer_foreign_keys=TRUE;\n");
+    let objects: Vec<(String, String, String)> = {
+        let mut stmt = tx
+            .prepare(
+                "SELECT type, name, sql FROM sqlite_schema
+                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                 ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid",
+            )
+            .map_err(|e| d1_error(&e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| d1_error(&e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| d1_error(&e))?
+    };
+    for (kind, name, sql) in &objects {
+        out.push_str(sql);
+        out.push_str(";\n");
+        if kind != "table" {
+            continue;
+        }
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        let columns: Vec<String> = {
+            let mut stmt = tx
+                .prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+                .map_err(|e| d1_error(&e))?;
+            let rows = stmt
+                .query_map([name], |r| r.get::<_, String>(0))
+                .map_err(|e| d1_error(&e))?;
+            rows.collect::<Result<_, _>>().map_err(|e| d1_error(&e))?
+        };
+        let values = columns
+            .iter()
+            .map(|c| format!("quote(\"{}\")", c.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" || ',' || ");
+        let mut stmt = tx
+            .prepare(&format!("SELECT {values} FROM {quoted}"))
+            .map_err(|e| d1_error(&e))?;
+        let mut rows = stmt.query([]).map_err(|e| d1_error(&e))?;
+        while let Some(row) = rows.next().map_err(|e| d1_error(&e))? {
+            let values: String = row.get(0).map_err(|e| d1_error(&e))?;
+            out.push_str(&format!("INSERT INTO {quoted} VALUES({values});\n"));
+        }
+    }
+    Ok(out)
 }
 
 /// `exec`: each line of `sql` is run whole; `{count, duration}`, or the

@@ -180,6 +180,18 @@ impl Bindings {
         sql: &str,
         migration: Option<&str>,
     ) -> Result<String, String> {
+        let (d1, id) = self.d1_database(binding)?;
+        d1.script(&self.tenant, id, sql, migration)
+    }
+
+    /// D1 binding `binding`'s database as SQL that makes it again, for the
+    /// admin API. It may block.
+    pub fn d1_export(&self, binding: &str) -> Result<String, String> {
+        let (d1, id) = self.d1_database(binding)?;
+        d1.export(&self.tenant, id)
+    }
+
+    fn d1_database(&self, binding: &str) -> Result<(&d1::D1, &str), String> {
         let (Some(id), Some(stores)) = (self.d1.get(binding), &self.stores) else {
             return Err(format!(
                 "the tenant's app binds no D1 database `{binding}` (its wrangler config's d1_databases)"
@@ -191,7 +203,7 @@ impl Bindings {
                     .into(),
             );
         };
-        d1.script(&self.tenant, id, sql, migration)
+        Ok((d1, id))
     }
 
     /// `calls::KV`: checks the call names one of its KV bindings, and

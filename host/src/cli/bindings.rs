@@ -109,6 +109,15 @@ enum D1Command {
         #[arg(long)]
         file: Option<PathBuf>,
     },
+    /// Print a tenant's database as SQL that makes it again (its schema,
+    /// then its rows as INSERTs), or write it to --output.
+    Export {
+        #[command(flatten)]
+        db: Database,
+        /// Write it to this file.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
     /// Migrations, as `wrangler d1 migrations` keeps them.
     Migrations {
         #[command(subcommand)]
@@ -204,6 +213,21 @@ pub fn d1(args: D1Args) -> anyhow::Result<ExitCode> {
                 (None, None) => bail!("give --command SQL or --file FILE"),
             };
             finish(client.send("POST", &d1_path(db, "execute"), sql.as_bytes())?)
+        }
+        D1Command::Export { db, output } => {
+            let mut response = client.call("GET", &d1_path(db, "export"))?;
+            let Some(file) = output else {
+                return finish(response);
+            };
+            let status = response.status();
+            let body = response.body_mut().read_to_string().unwrap_or_default();
+            if !status.is_success() {
+                eprintln!("error: the server answered {status}: {}", body.trim_end());
+                return Ok(ExitCode::FAILURE);
+            }
+            std::fs::write(file, body)
+                .with_context(|| format!("cannot write {}", file.display()))?;
+            Ok(ExitCode::SUCCESS)
         }
         D1Command::Migrations {
             command: MigrationsCommand::Apply { db, dir },

@@ -8,6 +8,7 @@
 //! | `GET\|PUT\|DELETE /_ssr/admin/tenants/{id}/kv/{binding}/values/{key}` (PUT's body: the value; `?expiration_ttl=S`) | read, write or delete one key |
 //! | `POST /_ssr/admin/tenants/{id}/d1/{binding}/execute` (body: SQL) | run its statements in one transaction: `{applied, results}` |
 //! | `POST /_ssr/admin/tenants/{id}/d1/{binding}/migrations/{name}` (body: SQL) | the same, once per name (recorded in `d1_migrations`): `applied` is false when it had run |
+//! | `GET /_ssr/admin/tenants/{id}/d1/{binding}/export` | the database as SQL that makes it again |
 //!
 //! Invariants: a binding is named as the tenant's app names it, and reaches
 //! that tenant's namespace or database alone; the same limits as a
@@ -162,4 +163,12 @@ pub async fn d1_migration(
     })
     .await?;
     Ok(json(out))
+}
+
+pub async fn d1_export(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let sql = blocking(&state, &id, move |b| b.d1_export(&binding)).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, "application/sql")], sql).into_response())
 }

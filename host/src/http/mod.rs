@@ -357,6 +357,10 @@ pub fn host_app(state: Arc<AppState>) -> Router {
             "/admin/tenants/{id}/d1/{binding}/migrations/{name}",
             post(bindings::d1_migration),
         )
+        .route(
+            "/admin/tenants/{id}/d1/{binding}/export",
+            get(bindings::d1_export),
+        )
         // Behind the token too: without one, a path that is not an
         // endpoint answers as one that is (401), so that no one can list
         // the endpoints by asking.

@@ -76,8 +76,6 @@ pub struct Stores {
     kv: Arc<dyn kv::Store>,
     /// None across replicas, where D1 is not provided yet.
     d1: Option<Arc<d1::D1>>,
-    /// Shown in logs and errors: `embedded` or `redis`.
-    pub kind: &'static str,
 }
 
 impl Stores {
@@ -90,7 +88,6 @@ impl Stores {
         Ok(Arc::new(Stores {
             kv: Arc::new(sqlite::Kv::open(dir.as_deref(), limits.kv_tenant_bytes)?),
             d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref(), d1_max_bytes))),
-            kind: "embedded",
         }))
     }
 
@@ -99,7 +96,6 @@ impl Stores {
         Arc::new(Stores {
             kv: Arc::new(redis::Kv::new(client)),
             d1: None,
-            kind: "redis",
         })
     }
 }

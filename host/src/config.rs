@@ -177,6 +177,12 @@ settings! {
     /// load balancer; the data dir then holds only the code this replica
     /// compiled.
     store: String, "SSR_STORE" ("the data dir") { value_name = "URL", hide_env_values = true };
+    /// Keep R2's object bytes in this S3-compatible object store
+    /// (`s3://ACCESS_KEY:SECRET@HOST:PORT/BUCKET[?region=R]`; path-style,
+    /// plain HTTP on a loopback host), shared with the other replicas; the
+    /// credentials may instead be in `AWS_ACCESS_KEY_ID` and
+    /// `AWS_SECRET_ACCESS_KEY`. Needed for R2 across replicas.
+    objects: String, "SSR_OBJECTS" ("the data dir") { value_name = "URL", hide_env_values = true };
     /// The certificate authorities (a PEM file) that a `rediss://` store's
     /// certificate must chain to.
     store_ca: PathBuf, "SSR_STORE_CA" ("the system's") { value_name = "FILE" };
@@ -265,6 +271,11 @@ settings! {
     /// the embedded store, over all its namespaces; a put past it fails
     /// with a quota error, while reads, deletes and other tenants go on.
     kv_tenant_mib: Mib = Mib(DEFAULT_KV_TENANT_MIB), "SSR_KV_TENANT_MIB" { value_name = "MIB" };
+    /// The bytes one tenant keeps in R2, over all its buckets (objects and
+    /// the parts of uploads in progress); a put that would pass it is
+    /// refused before a byte is written, while reads, deletes and other
+    /// tenants go on.
+    r2_tenant_mib: Mib = Mib(DEFAULT_R2_TENANT_MIB), "SSR_R2_TENANT_MIB" { value_name = "MIB" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
@@ -555,6 +566,9 @@ impl Config {
                 return bad("--store keeps tenants in Redis, and each replica keeps the code it compiles in its own --data-dir: give --data-dir DIR too".into());
             }
         }
+        if let Some(objects) = &self.objects {
+            ObjectsUrl::parse(objects).map_err(ConfigError::Invalid)?;
+        }
         if self.store_ca.is_some()
             && !self
                 .store
@@ -652,8 +666,10 @@ impl Config {
                 self.cache_entry_kib.0, self.cache_tenant_mib.0
             ));
         }
-        if self.d1_max_mib.0 == 0 || self.kv_tenant_mib.0 == 0 {
-            return bad("--d1-max-mib and --kv-tenant-mib must be at least 1".into());
+        if self.d1_max_mib.0 == 0 || self.kv_tenant_mib.0 == 0 || self.r2_tenant_mib.0 == 0 {
+            return bad(
+                "--d1-max-mib, --kv-tenant-mib and --r2-tenant-mib must be at least 1".into(),
+            );
         }
         if self.max_plugin_mib.0 == 0 {
             return bad("--max-plugin-mib must be at least 1".into());
@@ -694,6 +710,90 @@ pub const DEFAULT_MAX_PLUGIN_MIB: usize = 64;
 pub const DEFAULT_D1_MAX_MIB: usize = 500;
 /// `--kv-tenant-mib`: Cloudflare's free plan's KV storage per account.
 pub const DEFAULT_KV_TENANT_MIB: usize = 1024;
+/// `--r2-tenant-mib`: R2's free storage per account, 10 GB a month.
+pub const DEFAULT_R2_TENANT_MIB: usize = 10 * 1024;
+
+/// `--objects`: the S3-compatible object store R2's bytes go to
+/// (`bindings/r2/s3.rs`), and who the host is to it.
+#[derive(Clone)]
+pub struct ObjectsUrl {
+    pub endpoint: url::Url,
+    pub bucket: String,
+    pub region: String,
+    pub access_key: String,
+    pub secret: String,
+}
+
+/// Without the credentials.
+impl std::fmt::Debug for ObjectsUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ObjectsUrl({})", self.shown())
+    }
+}
+
+impl ObjectsUrl {
+    /// Reads `s3://[ACCESS_KEY:SECRET@]HOST[:PORT]/BUCKET[?region=R]`; the
+    /// credentials otherwise come from `AWS_ACCESS_KEY_ID` and
+    /// `AWS_SECRET_ACCESS_KEY`. Plain HTTP on a loopback host, HTTPS
+    /// elsewhere.
+    pub fn parse(spec: &str) -> Result<ObjectsUrl, String> {
+        let bad = |why: &str| {
+            format!(
+                "--objects: {why}; give s3://ACCESS_KEY:SECRET@HOST:PORT/BUCKET (or the credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+            )
+        };
+        let url = url::Url::parse(spec).map_err(|_| bad("it is not a URL"))?;
+        if url.scheme() != "s3" {
+            return Err(bad("its scheme is not s3://"));
+        }
+        let host = url.host_str().ok_or_else(|| bad("it names no host"))?;
+        let bucket = url.path().trim_matches('/');
+        if bucket.is_empty() || bucket.contains('/') {
+            return Err(bad("its path is not one bucket's name"));
+        }
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let access_key = Some(decode(url.username()))
+            .filter(|u| !u.is_empty())
+            .or_else(|| env("AWS_ACCESS_KEY_ID"))
+            .ok_or_else(|| bad("it has no access key"))?;
+        let secret = url
+            .password()
+            .map(decode)
+            .or_else(|| env("AWS_SECRET_ACCESS_KEY"))
+            .ok_or_else(|| bad("it has no secret key"))?;
+        let region = url
+            .query_pairs()
+            .find(|(k, _)| k == "region")
+            .map_or_else(|| "us-east-1".to_string(), |(_, v)| v.into_owned());
+        // An `s3:` URL's host is a name to the URL parser: read it again.
+        let loopback = host == "localhost"
+            || host
+                .trim_matches(['[', ']'])
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        let scheme = if loopback { "http" } else { "https" };
+        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+        let endpoint = url::Url::parse(&format!("{scheme}://{host}{port}"))
+            .map_err(|_| bad("its host is not valid"))?;
+        Ok(ObjectsUrl {
+            endpoint,
+            bucket: bucket.to_string(),
+            region,
+            access_key,
+            secret,
+        })
+    }
+
+    /// Where it is, without its credentials: for logs.
+    pub fn shown(&self) -> String {
+        format!("{}{}", self.endpoint, self.bucket)
+    }
+}
 
 /// The scheduling settings, fixed for the life of a pool and its engines
 /// (`crate::sched`).

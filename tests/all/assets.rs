@@ -579,7 +579,7 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
               "main": {entry:?},
               "assets": {{ "directory": "public", "binding": "FILES", "not_found_handling": "404-page" }},
               "vars": {{ "GREETING": "from the config", "API": "https://api.test" }},
-              "r2_buckets": [{{ "binding": "BUCKET", "bucket_name": "docs" }}],
+              "queues": {{ "producers": [{{ "binding": "BUCKET", "queue": "docs" }}] }},
             }}"#,
         ),
     )
@@ -593,7 +593,7 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
     let said = text(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(
-        said.contains("warning: r2_buckets: env.BUCKET (R2 bucket) is not provided by ssr"),
+        said.contains("warning: queues: env.BUCKET (Queue) is not provided by ssr"),
         "{said}"
     );
     // Pages' server code beside the assets is refused while no
@@ -633,7 +633,7 @@ fn an_app_built_from_its_wrangler_config_on_both_engines() {
         assert_eq!(get("/env/GREETING").text(), "from the config", "{engine}");
         assert_eq!(get("/env/API").text(), "https://mine.test", "{engine}");
         let r2 = get("/env/BUCKET").text();
-        assert!(r2.starts_with("threw: env.BUCKET (R2 bucket, declared in the app's wrangler config) is not provided by ssr"), "{engine}: {r2}");
+        assert!(r2.starts_with("threw: env.BUCKET (Queue, declared in the app's wrangler config) is not provided by ssr"), "{engine}: {r2}");
         // The binding has the config's name; ASSETS is not there.
         assert_eq!(get("/env/ASSETS").text(), "undefined", "{engine}");
         // _headers, on the host's answer.

@@ -432,3 +432,106 @@ fn a_tenant_that_fills_its_kv_quota_is_refused_and_its_neighbours_are_not() {
         "stored\n"
     );
 }
+
+/// `tests/plugins/r2.js` as an app whose wrangler config binds
+/// `env.BUCKET`.
+pub(crate) fn r2_app() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let bindings = r#""r2_buckets": [{ "binding": "BUCKET", "bucket_name": "r2test" }]"#;
+    BUILT.get_or_init(|| bound_app("r2", bindings)).clone()
+}
+
+/// `/suite` of `tests/plugins/r2.js` as `wrangler dev` 4.164.0 answered it
+/// (Miniflare's R2, on loopback, with the same config).
+pub(crate) const WRANGLER_DEV_R2: &str = r#"{"absent":[null,null],"put":{"class":"HeadResult","key":"text","size":8,"etag":"f72d07b94a21055895f22e25c0dd3ee8","httpEtag":"\"f72d07b94a21055895f22e25c0dd3ee8\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"f72d07b94a21055895f22e25c0dd3ee8"},"storageClass":"","hasBody":false,"headers":[]},"get":[{"class":"GetResult","key":"text","size":8,"etag":"f72d07b94a21055895f22e25c0dd3ee8","httpEtag":"\"f72d07b94a21055895f22e25c0dd3ee8\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"f72d07b94a21055895f22e25c0dd3ee8"},"range":{"offset":0,"length":8},"storageClass":"","hasBody":true,"headers":[]},"hello R2",true],"bodies":[[104,101,108,108,111,32,82,50],"hello R2",[8,""],"SyntaxError"],"head":{"class":"HeadResult","key":"text","size":8,"etag":"f72d07b94a21055895f22e25c0dd3ee8","httpEtag":"\"f72d07b94a21055895f22e25c0dd3ee8\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"f72d07b94a21055895f22e25c0dd3ee8"},"range":{"offset":0,"length":8},"storageClass":"","hasBody":false,"headers":[]},"unknownLength":["threw","TypeError","Provided readable stream must have a known length (request/response body or readable half of FixedLengthStream)"],"types":[[0,1,254,255],[5,6,7],"from a stream","a response body","a blob",[0,""],[0,""]],"metadata":[{"class":"HeadResult","key":"meta","size":13,"etag":"f21d45cc70f858e2d5296bd73b5a9861","httpEtag":"\"f21d45cc70f858e2d5296bd73b5a9861\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{"contentType":"text/plain; charset=utf-8","contentLanguage":"en","contentDisposition":"attachment; filename=\"a.txt\"","contentEncoding":"identity","cacheControl":"max-age=60","cacheExpiry":"2033-05-18T03:33:20.000Z"},"customMetadata":{"owner":"ann","n":"1"},"checksums":{"md5":"f21d45cc70f858e2d5296bd73b5a9861"},"storageClass":"","hasBody":false,"headers":[["cache-control","max-age=60"],["content-disposition","attachment; filename=\"a.txt\""],["content-encoding","identity"],["content-language","en"],["content-type","text/plain; charset=utf-8"],["expires","Wed, 18 May 2033 03:33:20 GMT"]]},{"class":"HeadResult","key":"meta","size":13,"etag":"f21d45cc70f858e2d5296bd73b5a9861","httpEtag":"\"f21d45cc70f858e2d5296bd73b5a9861\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{"contentType":"text/plain; charset=utf-8","contentLanguage":"en","contentDisposition":"attachment; filename=\"a.txt\"","contentEncoding":"identity","cacheControl":"max-age=60","cacheExpiry":"2033-05-18T03:33:20.000Z"},"customMetadata":{"owner":"ann","n":"1"},"checksums":{"md5":"f21d45cc70f858e2d5296bd73b5a9861"},"range":{"offset":0,"length":13},"storageClass":"","hasBody":false,"headers":[["cache-control","max-age=60"],["content-disposition","attachment; filename=\"a.txt\""],["content-encoding","identity"],["content-language","en"],["content-type","text/plain; charset=utf-8"],["expires","Wed, 18 May 2033 03:33:20 GMT"]]}],"metadataFromHeaders":{"class":"HeadResult","key":"headers","size":1,"etag":"2510c39011c5be704182423e3a695e91","httpEtag":"\"2510c39011c5be704182423e3a695e91\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{"contentType":"image/png","cacheControl":"no-cache"},"customMetadata":{},"checksums":{"md5":"2510c39011c5be704182423e3a695e91"},"storageClass":"","hasBody":false,"headers":[["cache-control","no-cache"],["content-type","image/png"]]},"checksums":[{"class":"HeadResult","key":"md5","size":7,"etag":"3793ea52a7be2d7deafd858fda50775c","httpEtag":"\"3793ea52a7be2d7deafd858fda50775c\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"3793ea52a7be2d7deafd858fda50775c"},"storageClass":"","hasBody":false,"headers":[]},{"class":"HeadResult","key":"md5hex","size":7,"etag":"3793ea52a7be2d7deafd858fda50775c","httpEtag":"\"3793ea52a7be2d7deafd858fda50775c\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"3793ea52a7be2d7deafd858fda50775c"},"storageClass":"","hasBody":false,"headers":[]},{"class":"HeadResult","key":"sha1","size":7,"etag":"3793ea52a7be2d7deafd858fda50775c","httpEtag":"\"3793ea52a7be2d7deafd858fda50775c\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"3793ea52a7be2d7deafd858fda50775c","sha1":"75e4aedce48faf384f3535ffeb842e9a0718a25c"},"storageClass":"","hasBody":false,"headers":[]},{"class":"HeadResult","key":"sha256","size":7,"etag":"3793ea52a7be2d7deafd858fda50775c","httpEtag":"\"3793ea52a7be2d7deafd858fda50775c\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"3793ea52a7be2d7deafd858fda50775c","sha256":"e61a3d78c65133c7260c43e719d97c46e16bd50c64ee7800536cf14c6407a617"},"storageClass":"","hasBody":false,"headers":[]},["threw","Error","put: The MD5 checksum you specified did not match what we received.\nYou provided a MD5 checksum with value: 75e4aedce48faf384f3535ffeb842e9a\nActual MD5 was: 3793ea52a7be2d7deafd858fda50775c (10037)"],["threw","Error","put: The SHA-256 checksum you specified did not match what we received.\nYou provided a SHA-256 checksum with value: 0000000000000000000000000000000000000000000000000000000000000000\nActual SHA-256 was: e61a3d78c65133c7260c43e719d97c46e16bd50c64ee7800536cf14c6407a617 (10037)"],["threw","TypeError","You cannot specify multiple hashing algorithms."],["threw","TypeError","MD5 is 32 hex characters, not 7"],null],"ranges":[["defg",{"offset":3,"length":4}],["uvwxyz",{"offset":20,"length":6}],["abcde",{"offset":0,"length":5}],["xyz",{"offset":23,"length":3}],["abcdefghijklmnopqrstuvwxyz",{"offset":0,"length":26}],["yz",{"offset":24,"length":2}],["cdef",{"offset":2,"length":4}],["wxyz",{"offset":22,"length":4}],["xyz",{"offset":23,"length":3}],["threw","Error","get: The requested range is not satisfiable (10039)"],["threw","Error","get: The requested range is not satisfiable (10039)"],["threw","Error","get: The requested range is not satisfiable (10039)"],["threw","RangeError","Invalid range. Starting offset (-1) must be greater than or equal to 0."],["abcdefghijklmnopqrstuvwxyz",{"offset":0,"length":26}],["abcdefghijklmnopqrstuvwxyz",{"offset":0,"length":26}],["threw","TypeError","Suffix is incompatible with offset."]],"conditions":[[true,"abcdefghijklmnopqrstuvwxyz"],[false,"range"],["threw","TypeError","Conditional ETag should not be wrapped in quotes (\"c3fcd3d76192e4007dfb496cca67e13b\")."],[true,"abcdefghijklmnopqrstuvwxyz"],[false,"range"],[true,"abcdefghijklmnopqrstuvwxyz"],[true,"abcdefghijklmnopqrstuvwxyz"],[false,"range"],[false,"range"],[true,"abcdefghijklmnopqrstuvwxyz"],[false,"range"],[true,"abcdefghijklmnopqrstuvwxyz"],[false,"range"],null],"conditionalPuts":[{"class":"HeadResult","key":"range","size":8,"etag":"91bb248359043fe98416e259c9bdf10d","httpEtag":"\"91bb248359043fe98416e259c9bdf10d\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"91bb248359043fe98416e259c9bdf10d"},"storageClass":"","hasBody":false,"headers":[]},null,"created",null,"replaced","new"],"deleted":[null,null,null,null],"list":[["Z","a/1","a/2","a/b/3","a/b/4","a/c/5","b/1","z","~","é"],false,null,[]],"listObject":{"class":"HeadResult","key":"a/2","size":3,"etag":"08a3a0ab38cac589c7231d171c88091f","httpEtag":"\"08a3a0ab38cac589c7231d171c88091f\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{"md5":"08a3a0ab38cac589c7231d171c88091f"},"storageClass":"","hasBody":false,"headers":[]},"listInclude":[{"contentType":"text/x"},{"tag":"2"}],"delimited":[["a/1","a/2"],["a/b/","a/c/"],false],"startAfter":["b/1","z","~","é"],"pages":[[["a/1","a/2"],true,"string"],[["a/b/3","a/b/4"],true,"string"],[["a/c/5"],false,"undefined"]],"delimitedPages":[[["Z"],["a/"],true],[["z"],["b/"],true],[["~","é"],[],false]],"listNone":{"objects":[],"truncated":false,"delimitedPrefixes":[]},"multipartUpload":["R2MultipartUpload","multi","string",["abort","complete","constructor","uploadPart"]],"parts":[[1,"string",["partNumber","etag"]],[2,"string",["partNumber","etag"]],[3,"string",["partNumber","etag"]]],"partsNotOnList":[],"outOfOrder":["threw","Error","completeMultipartUpload: Your proposed upload is smaller than the minimum allowed object size. (10011)"],"completed":{"class":"HeadResult","key":"multi","size":10485773,"etag":"a64d24031fe9410a4fe7794f448eabe4-3","httpEtag":"\"a64d24031fe9410a4fe7794f448eabe4-3\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{"contentType":"text/plain"},"customMetadata":{"parts":"3"},"checksums":{},"storageClass":"","hasBody":false,"headers":[["content-type","text/plain"]]},"multipart":[10485773,"aaacbc","bcband the third"],"multipartRange":"cband the ","completeAgain":["threw","Error","completeMultipartUpload: The specified multipart upload does not exist. (10024)"],"multipartRefused":[["threw","Error","completeMultipartUpload: Your proposed upload is smaller than the minimum allowed object size. (10011)"],["threw","Error","completeMultipartUpload: One or more of the specified parts could not be found. (10025)"],["threw","TypeError","Part number must be between 1 and 10000 (inclusive). Actual value was: 0"],["threw","TypeError","Part number must be between 1 and 10000 (inclusive). Actual value was: 10001"],["threw","Error","uploadPart: The specified multipart upload does not exist. (10024)"],["threw","Error","completeMultipartUpload: We encountered an internal error. Please try again. (10001)"]],"aborted":[["threw","Error","uploadPart: The specified multipart upload does not exist. (10024)"],["threw","Error","completeMultipartUpload: The specified multipart upload does not exist. (10024)"],null,null],"singlePart":{"class":"HeadResult","key":"single","size":8,"etag":"8a3b4fd112339f3af0558e0a0937ed63-1","httpEtag":"\"8a3b4fd112339f3af0558e0a0937ed63-1\"","version":["string",32],"uploaded":"[object Date]","httpMetadata":{},"customMetadata":{},"checksums":{},"storageClass":"","hasBody":false,"headers":[]},"refused":[["threw","Error","put: The specified object name is not valid. (10020)"],["threw","Error","get: The specified object name is not valid. (10020)"],["threw","Error","head: The specified object name is not valid. (10020)"],["threw","Error","put: Your metadata headers exceed the maximum allowed metadata size. (10012)"],["threw","Error","list: MaxKeys params must be positive integer <= 1000. (10022)"],["threw","Error","list: MaxKeys params must be positive integer <= 1000. (10022)"],["threw","RangeError","Unsupported include value nope"],["threw","TypeError","Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'JsReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'."],["threw","TypeError","Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'JsReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'."],["threw","TypeError","Incorrect type for the 'range' field on 'GetOptions': the provided value is not of type 'Range or Headers'."],"",["threw","Error","createMultipartUpload: The specified object name is not valid. (10020)"]],"afterRefused":[null,null],"shape":["[object R2Bucket]",["constructor","createMultipartUpload","delete","get","head","list","put","resumeMultipartUpload"],"R2Bucket",["arrayBuffer","blob","body","bodyUsed","bytes","constructor","json","text"],["constructor","writeHttpMetadata"]]}"#;
+
+/// Every R2 method and option (ranges, conditions, checksums, metadata,
+/// listing with delimiters and cursors, multipart uploads), and R2's
+/// limits and errors, as `wrangler dev` answers them, on both engines.
+#[test]
+fn r2_answers_as_wrangler_dev_on_both_engines() {
+    suite_renders_as_wrangler_dev(&r2_app(), WRANGLER_DEV_R2);
+}
+
+/// Under `ssr serve` with a data dir: the same answers on both engines; a
+/// bucket is the tenant's own; objects stream both ways (40 MiB written
+/// from a stream and read back whole, a piece at a time); what was put is
+/// there, byte for byte, after a restart; a range and a condition of the
+/// request's headers answer as HTTP does.
+#[test]
+fn r2_keeps_each_tenants_objects_across_requests_and_restarts_on_both_engines() {
+    let data = tempdir("r2-data");
+    let plugin = std::fs::read(r2_app()).unwrap();
+    let s = Server::stored(data.to_str().unwrap());
+    suite_serves_as_wrangler_dev(&s, "r2", &plugin, WRANGLER_DEV_R2);
+    let x40 = {
+        use sha2::Digest as _;
+        ssr::artifact::hex(&sha2::Sha256::digest(vec![b'x'; 40 << 20]))
+    };
+    for engine in Engines::KINDS {
+        let id = format!("r2-{engine}");
+        let body = format!("from {engine}");
+        let headers = [("content-type", "text/x")];
+        let put = s.send(
+            "POST",
+            &format!("/t/{id}/put?key=up"),
+            &headers,
+            body.as_bytes(),
+        );
+        assert_eq!(put.status, 200, "{engine}: {}", put.text());
+        let got = s.get(&format!("/t/{id}/big?key=big&mib=40"), &[]);
+        assert_eq!(got.status, 200, "{engine}: {}", got.text());
+        assert_eq!(got.text(), format!("41943040 {x40}\n"), "{engine}");
+    }
+    drop(s);
+    let s = Server::stored(data.to_str().unwrap());
+    for engine in Engines::KINDS {
+        let id = format!("r2-{engine}");
+        let got = s.get(&format!("/t/{id}/get?key=up"), &[]);
+        assert_eq!(got.text(), format!("from {engine}"));
+        assert_eq!(got.header("content-type"), Some("text/x"));
+        let etag = got.header("etag").unwrap().to_string();
+        let ranged = s.get(&format!("/t/{id}/get?key=up"), &[("range", "bytes=0-3")]);
+        assert_eq!((ranged.status, ranged.text()), (206, "from".to_string()));
+        let unchanged = s.get(&format!("/t/{id}/get?key=up"), &[("if-none-match", &etag)]);
+        assert_eq!(unchanged.status, 304);
+        assert_eq!(s.get(&format!("/t/{id}/get?key=text"), &[]).status, 404);
+    }
+    // A third tenant of the same config reaches a bucket of its own.
+    assert_eq!(s.put_bytes("r2-other", &plugin, "").0, 201);
+    assert_eq!(s.get("/t/r2-other/get?key=up", &[]).status, 404);
+}
+
+/// A tenant at its R2 quota: a streamed put that would pass it is refused
+/// before a byte is written (a 4 GiB stream on a 64 MiB tenant ends at
+/// once), its reads go on, and a neighbour's writes do.
+#[test]
+fn a_tenant_past_its_r2_quota_is_refused_at_once_and_its_neighbours_are_not() {
+    let s = Server::start(&["--demo=false", "--path-routing", "--r2-tenant-mib", "64"]);
+    let plugin = std::fs::read(r2_app()).unwrap();
+    for id in ["full", "next"] {
+        assert_eq!(s.put_bytes(id, &plugin, "").0, 201);
+    }
+    let big =
+        |id: &str, key: &str, mib: u32| s.get(&format!("/t/{id}/big?key={key}&mib={mib}"), &[]);
+    assert_eq!(big("full", "a", 40).status, 200);
+    let refused = big("full", "b", 4 << 10);
+    assert_eq!(refused.status, 507, "{}", refused.text());
+    assert!(
+        refused.text().contains("quota") && refused.text().contains("--r2-tenant-mib"),
+        "{}",
+        refused.text()
+    );
+    let refused = big("full", "b", 30);
+    assert_eq!(refused.status, 507, "{}", refused.text());
+    assert_eq!(
+        big("full", "a", 20).status,
+        200,
+        "a replacement within the quota"
+    );
+    assert_eq!(big("next", "a", 40).status, 200);
+    assert_eq!(
+        s.get("/t/full/get?key=a", &[("range", "bytes=-3")]).text(),
+        "xxx"
+    );
+}

@@ -967,3 +967,151 @@ fn a_tenant_token_and_its_log_reach_across_replicas() {
         assert_eq!(with_token(r, &token, "GET", own, b"").0, 401);
     }
 }
+
+/// SeaweedFS's S3 server (`weed server -s3`, which scripts/setup.sh puts
+/// in `target/seaweedfs/`) on free loopback ports, with one identity whose
+/// keys sign every request; killed on drop.
+pub(crate) struct ObjectStore {
+    child: Child,
+    port: u16,
+}
+
+impl ObjectStore {
+    const KEY: &str = "ssr-test-key";
+    const SECRET: &str = "ssr-test-secret";
+
+    pub(crate) fn start() -> ObjectStore {
+        let dir = tempdir("seaweedfs");
+        let config = dir.join("s3.json");
+        std::fs::write(
+            &config,
+            format!(
+                r#"{{"identities":[{{"name":"ssr","credentials":[{{"accessKey":"{}","secretKey":"{}"}}],"actions":["Admin","Read","Write","List","Tagging"]}}]}}"#,
+                Self::KEY,
+                Self::SECRET
+            ),
+        )
+        .unwrap();
+        let base = crate::support::free_block(8);
+        let port = |i: u16| (base + i).to_string();
+        let weed = crate::support::root().join("target/seaweedfs/weed");
+        let child = Command::new(&weed)
+            .arg("server")
+            .arg(format!("-dir={}", dir.display()))
+            .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3", "-iam=false"])
+            .args(["-master.telemetry=false", "-master.volumeSizeLimitMB=64"])
+            .arg(format!("-s3.config={}", config.display()))
+            .arg(format!("-master.port={}", port(0)))
+            .arg(format!("-master.port.grpc={}", port(1)))
+            .arg(format!("-volume.port={}", port(2)))
+            .arg(format!("-volume.port.grpc={}", port(3)))
+            .arg(format!("-filer.port={}", port(4)))
+            .arg(format!("-filer.port.grpc={}", port(5)))
+            .arg(format!("-s3.port={}", port(6)))
+            .arg(format!("-s3.port.grpc={}", port(7)))
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} (scripts/setup.sh installs it): {e}", weed.display()));
+        let store = ObjectStore {
+            child,
+            port: base + 6,
+        };
+        // Up when its S3 port answers (403 unsigned: it checks signatures).
+        let up = crate::support::within(crate::support::patience(60), || {
+            Server::agent()
+                .get(&format!("http://127.0.0.1:{}/", store.port))
+                .call()
+                .is_ok()
+        });
+        assert!(
+            up,
+            "SeaweedFS's S3 server did not start on port {}",
+            store.port
+        );
+        store
+    }
+
+    /// `--objects` for a bucket of it.
+    pub(crate) fn url(&self, bucket: &str) -> String {
+        format!(
+            "s3://{}:{}@127.0.0.1:{}/{bucket}",
+            Self::KEY,
+            Self::SECRET,
+            self.port
+        )
+    }
+}
+
+impl Drop for ObjectStore {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// R2 across replicas (`--store redis://... --objects s3://...`, a real
+/// Redis and SeaweedFS): every method as `wrangler dev` answers it; an
+/// object put through one replica is got through every other, byte for
+/// byte, a large one streamed in segments both ways.
+#[test]
+fn r2_put_through_one_replica_is_got_through_every_other_on_both_engines() {
+    let redis = Redis::start();
+    let objects = ObjectStore::start();
+    let url = objects.url("ssr-r2");
+    let rs = ready(
+        (0..3)
+            .map(|_| {
+                let dir = tempdir("replica");
+                Server::start(&[
+                    "--path-routing",
+                    "--store",
+                    &redis.url,
+                    "--data-dir",
+                    dir.to_str().unwrap(),
+                    "--objects",
+                    &url,
+                ])
+            })
+            .collect(),
+    );
+    let plugin = std::fs::read(crate::bindings::r2_app()).unwrap();
+    let x20 = {
+        use sha2::Digest as _;
+        ssr::artifact::hex(&sha2::Sha256::digest(vec![b'x'; 20 << 20]))
+    };
+    for engine in Engines::KINDS {
+        let id = format!("r2-{engine}");
+        let (status, body) = rs[0].put_bytes(&id, &plugin, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        for r in &rs[1..] {
+            let absent = || r.get(&format!("/t/{id}/get?key=none"), &[]).text() == "absent\n";
+            assert!(within(Duration::from_secs(1), absent).is_some(), "{engine}");
+        }
+        let suite = rs[1].get(&format!("/t/{id}/suite"), &[]);
+        assert_eq!(suite.text(), crate::bindings::WRANGLER_DEV_R2, "{engine}");
+        let put = rs[0].send(
+            "POST",
+            &format!("/t/{id}/put?key=up"),
+            &[],
+            engine.as_str().as_bytes(),
+        );
+        assert_eq!(put.status, 200, "{}", put.text());
+        for r in &rs {
+            assert_eq!(
+                r.get(&format!("/t/{id}/get?key=up"), &[]).text(),
+                engine.as_str()
+            );
+            let ranged = r.get(&format!("/t/{id}/get?key=a/2"), &[("range", "bytes=-2")]);
+            assert_eq!(ranged.text(), "/2", "{engine}");
+        }
+        let big = rs[2].get(&format!("/t/{id}/big?key=big&mib=20"), &[]);
+        assert_eq!(big.text(), format!("20971520 {x20}\n"), "{engine}");
+        let tail = rs[0].get(
+            &format!("/t/{id}/get?key=big"),
+            &[("range", "bytes=8388606-8388609")],
+        );
+        assert_eq!(tail.text(), "xxxx", "a range across two segments");
+    }
+}

@@ -148,6 +148,11 @@
         // The native decoder takes no view of a SharedArrayBuffer.
         return nativeUtf8.decode(view.buffer instanceof ArrayBuffer ? view : view.slice());
       }
+      // Without a native decoder (V8), a long text is the host's to decode:
+      // built a character at a time here, 8 MiB took seconds and the heap.
+      if (b.length - i > 4096) {
+        return textCall({ op: 'decode', encoding: 'utf-8', fatal: this.#fatal, ignoreBOM: true, stream: false, id: null }, b.subarray(i)).value.text;
+      }
       return decodeUtf8(b, i, this.#fatal);
     }
   }

@@ -20,7 +20,7 @@
   // AES-OCB and ChaCha20-Poly1305 (with its "raw-secret" and "raw-public"
   // key formats), as Node 24 has them.
   const HASHES = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
-  const DIGESTS = [...HASHES, 'SHA3-256', 'SHA3-384', 'SHA3-512', 'cSHAKE128', 'cSHAKE256'];
+  const DIGESTS = [...HASHES, 'MD5', 'SHA3-256', 'SHA3-384', 'SHA3-512', 'cSHAKE128', 'cSHAKE256'];
   const AES = ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW', 'AES-OCB'];
   const CIPHERS = ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-OCB', 'ChaCha20-Poly1305'];
   const SIGNERS = ['HMAC', 'ECDSA', 'Ed25519', 'Ed448', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'KMAC128', 'KMAC256'];

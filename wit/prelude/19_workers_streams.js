@@ -37,6 +37,10 @@
   // Each stream's joined sides (`identityPair`), where a FixedLengthStream
   // sets its length once made.
   const identityState = new WeakMap();
+  // Readable streams whose length is known up front, as `workerd` knows
+  // it (a FixedLengthStream's readable side, a body made whole, an R2
+  // object's body): what R2's `put` takes.
+  const knownLengths = new WeakMap();
 
   // `stream`'s two sides, joined: a written chunk waits until a read asks
   // for bytes (the readable side's pull), then is enqueued and its write
@@ -139,6 +143,7 @@
       const length = expectedLengthOf(args);
       super(args[1]);
       identityState.get(this).limit = length;
+      knownLengths.set(this._readable, length);
     }
     get [Symbol.toStringTag]() { return 'FixedLengthStream'; }
   }

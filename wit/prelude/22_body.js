@@ -113,6 +113,7 @@
         const b = this._body;
         if (b === null || b instanceof ReadableStreamImpl) return b;
         const bytes = typeof b === 'string' ? encoder().encode(b) : b;
+        const length = bytes.byteLength;
         this._body = new ReadableStreamImpl({
           type: 'bytes',
           start(c) {
@@ -120,6 +121,7 @@
             c.close();
           },
         });
+        knownLengths.set(this._body, length);
         // A body read whole was read through a reader, which keeps it.
         if (this._used) {
           this._body.getReader();

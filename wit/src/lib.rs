@@ -379,6 +379,17 @@ pub mod calls {
     /// (`host/src/bindings/d1.rs`).
     pub const D1: &str = "d1";
 
+    /// An R2 bucket's call (`env.X` of the app's `r2_buckets`). Arguments:
+    /// `{op: "head" | "get" | "put" | "delete" | "list" |
+    /// "createMultipartUpload" | "uploadPart" | "complete" | "abort", binding,
+    /// ...}` (`host/src/bindings/r2/mod.rs`: `Call`), a put's bytes as the
+    /// call's; or, for a body that comes or goes a piece at a time, `{op:
+    /// "read" | "write" | "finish", binding, handle}`; reply: the call's id,
+    /// its answer coming by [`FETCH_WAIT`] as `{id, answer}` with the bytes
+    /// (a body that did not fit comes with a `handle` to `read` it by), or
+    /// `{id, error}` in R2's words.
+    pub const R2: &str = "r2";
+
     /// Starts the global `fetch()`'s request. Arguments: `{method, url,
     /// headers: [[name, value]], redirect}`, the body as the call's bytes;
     /// reply: the request's id (a number). The host refuses an origin the

@@ -25,6 +25,7 @@
 
 pub mod d1;
 pub mod kv;
+pub mod r2;
 mod redis;
 pub(crate) mod sqlite;
 
@@ -53,13 +54,15 @@ fn at_once(out: Result<(String, Vec<u8>), String>) -> Reply {
 }
 
 /// What the operator bounds bindings' state by (`--d1-max-mib`,
-/// `--kv-tenant-mib`).
+/// `--kv-tenant-mib`, `--r2-tenant-mib`).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// The largest a D1 database grows.
     pub d1_max_bytes: u64,
     /// The bytes one tenant keeps in KV on the embedded store.
     pub kv_tenant_bytes: u64,
+    /// The bytes one tenant keeps in R2.
+    pub r2_tenant_bytes: u64,
 }
 
 impl Default for Limits {
@@ -67,6 +70,7 @@ impl Default for Limits {
         Limits {
             d1_max_bytes: (crate::config::DEFAULT_D1_MAX_MIB as u64) << 20,
             kv_tenant_bytes: (crate::config::DEFAULT_KV_TENANT_MIB as u64) << 20,
+            r2_tenant_bytes: (crate::config::DEFAULT_R2_TENANT_MIB as u64) << 20,
         }
     }
 }
@@ -76,27 +80,68 @@ pub struct Stores {
     kv: Arc<dyn kv::Store>,
     /// None across replicas, where D1 is not provided yet.
     d1: Option<Arc<d1::D1>>,
+    /// None across replicas without an object store (`--objects`).
+    r2: Option<Arc<r2::Store>>,
 }
 
 impl Stores {
     /// The embedded stores: in `dir` (the data dir's `bindings/`), or in
     /// memory, within `limits`.
-    pub fn embedded(dir: Option<&Path>, limits: Limits) -> Result<Arc<Stores>, String> {
+    /// R2's bytes in the object store `objects` names, or in
+    /// `dir` (the data dir's `bindings/`, or memory).
+    pub fn embedded(
+        dir: Option<&Path>,
+        limits: Limits,
+        objects: Option<&crate::config::ObjectsUrl>,
+    ) -> Result<Arc<Stores>, String> {
         let dir = dir.map(|d| d.join("bindings"));
         let d1_dir = dir.as_ref().map(|d| d.join("d1"));
         let d1_max_bytes = limits.d1_max_bytes;
+        let meta = r2::sqlite::Sqlite::open(dir.as_deref())?;
+        let blobs: Arc<dyn r2::Blobs> = match objects {
+            Some(config) => Arc::new(r2::s3::S3::open(config)?),
+            None => {
+                let files = r2::files::Files::open(dir.as_ref().map(|d| d.join("r2")).as_deref())?;
+                // Blobs no row names: writes a crash cut off before they
+                // were named.
+                let swept = files.sweep(&meta.named_blobs()?);
+                if swept > 0 {
+                    tracing::info!("R2: removed {swept} blobs that no object names");
+                }
+                Arc::new(files)
+            }
+        };
         Ok(Arc::new(Stores {
             kv: Arc::new(sqlite::Kv::open(dir.as_deref(), limits.kv_tenant_bytes)?),
             d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref(), d1_max_bytes))),
+            r2: Some(Arc::new(r2::Store {
+                meta: Arc::new(meta),
+                blobs,
+                quota: limits.r2_tenant_bytes,
+            })),
         }))
     }
 
-    /// KV in the Redis that `client` reaches, shared by every replica.
-    pub fn redis(client: ::redis::Client) -> Arc<Stores> {
-        Arc::new(Stores {
+    /// KV in the Redis that `client` reaches, shared by every replica; R2
+    /// there too, its bytes in the object store `objects` names.
+    pub fn redis(
+        client: ::redis::Client,
+        limits: Limits,
+        objects: Option<&crate::config::ObjectsUrl>,
+    ) -> Result<Arc<Stores>, String> {
+        let r2 = match objects {
+            Some(config) => Some(Arc::new(r2::Store {
+                meta: Arc::new(r2::redis::Redis::new(client.clone())),
+                blobs: Arc::new(r2::s3::S3::open(config)?),
+                quota: limits.r2_tenant_bytes,
+            })),
+            None => None,
+        };
+        Ok(Arc::new(Stores {
             kv: Arc::new(redis::Kv::new(client)),
             d1: None,
-        })
+            r2,
+        }))
     }
 }
 
@@ -107,6 +152,8 @@ pub struct Bindings {
     kv: BTreeMap<String, String>,
     /// D1 bindings: the name in `env`, to the database's id.
     d1: BTreeMap<String, String>,
+    /// R2 bindings: the name in `env`, to the bucket's name in the store.
+    r2: BTreeMap<String, String>,
     tenant: String,
     stores: Option<Arc<Stores>>,
 }
@@ -121,6 +168,11 @@ impl Bindings {
                 .map(|(name, id)| (name.clone(), format!("{tenant}/{id}")))
                 .collect(),
             d1: app.d1_databases.clone(),
+            r2: app
+                .r2_buckets
+                .iter()
+                .map(|(name, bucket)| (name.clone(), format!("{tenant}/{bucket}")))
+                .collect(),
             tenant: tenant.into(),
             stores: Some(stores.clone()),
         }
@@ -134,6 +186,11 @@ impl Bindings {
     /// The names of its D1 bindings.
     pub fn d1_names(&self) -> impl Iterator<Item = &str> {
         self.d1.keys().map(String::as_str)
+    }
+
+    /// The names of its R2 bindings.
+    pub fn r2_names(&self) -> impl Iterator<Item = &str> {
+        self.r2.keys().map(String::as_str)
     }
 
     /// `calls::D1`: checks the call names one of its D1 bindings, and
@@ -218,5 +275,80 @@ impl Bindings {
         }
         let (ns, store, data) = (ns.to_string(), store.clone(), data.to_vec());
         subrequests.run(move || kv::answer(&*store, &ns, call, data, kv::now()))
+    }
+}
+
+impl Bindings {
+    /// R2 binding `binding`'s store and bucket: the one lookup of the
+    /// Worker's calls and the admin API's.
+    pub fn r2_bucket(&self, binding: &str) -> Result<(&Arc<r2::Store>, &str), String> {
+        let (Some(bucket), Some(stores)) = (self.r2.get(binding), &self.stores) else {
+            return Err(format!(
+                "the tenant's app binds no R2 bucket `{binding}` (its wrangler config's r2_buckets)"
+            ));
+        };
+        let Some(r2) = &stores.r2 else {
+            return Err("R2 across replicas needs an object store: start every replica with --objects s3://...".into());
+        };
+        Ok((r2, bucket))
+    }
+
+    /// `calls::R2`: checks the call names one of its R2 bindings, and
+    /// starts it in `subrequests`, which answers it. A body larger than a
+    /// piece is held there from call to call, by a handle the answer
+    /// gives (`r2.rs`).
+    pub fn r2(
+        &self,
+        subrequests: &mut Subrequests,
+        args: &str,
+        data: &[u8],
+    ) -> Result<Reply, String> {
+        let call: r2::Call = serde_json::from_str(args)
+            .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::R2))?;
+        let (store, ns) = self
+            .r2_bucket(call.binding())
+            .map_err(|e| format!("env.{}: {e}", call.binding()))?;
+        let (store, ns, tenant) = (store.clone(), ns.to_string(), self.tenant.clone());
+        let data = data.to_vec();
+        let gone = || "the body is no longer there (its render ended)".to_string();
+        match call {
+            r2::Call::Read { handle, .. } | r2::Call::Write { handle, .. } => {
+                let slot = subrequests.held(handle, false).ok_or_else(gone)?;
+                subrequests.run(move || {
+                    let mut slot = crate::sync::lock(&slot);
+                    let held = slot.as_mut().and_then(|h| h.downcast_mut::<r2::Held>());
+                    done(store.answer(&tenant, &ns, call, data, held))
+                })
+            }
+            r2::Call::Finish { handle, .. } => {
+                let slot = subrequests.held(handle, true).ok_or_else(gone)?;
+                subrequests.run(move || {
+                    let held = crate::sync::lock(&slot).take().ok_or_else(gone)?;
+                    let held = held.downcast::<r2::Held>().map_err(|_| gone())?;
+                    done(store.finish_held(&ns, *held))
+                })
+            }
+            call => {
+                let (handle, slot) = subrequests.hold();
+                subrequests.run(
+                    move || match store.answer(&tenant, &ns, call, data, None)? {
+                        r2::Answer::Hold(mut v, held) => {
+                            *crate::sync::lock(&slot) = Some(Box::new(held));
+                            v["handle"] = handle.into();
+                            Ok((v.to_string(), Vec::new()))
+                        }
+                        answer => done(Ok(answer)),
+                    },
+                )
+            }
+        }
+    }
+}
+
+/// An R2 answer that holds nothing, as a call's.
+fn done(answer: Result<r2::Answer, String>) -> Result<(String, Vec<u8>), String> {
+    match answer? {
+        r2::Answer::Done(json, bytes) => Ok((json, bytes)),
+        r2::Answer::Hold(..) => Err("R2: an answer held a body where none can be".into()),
     }
 }

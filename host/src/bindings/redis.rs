@@ -30,9 +30,16 @@ use super::kv::{Entry, Listed, Page, Store};
 
 /// KV namespaces in one Redis database.
 pub struct Kv {
+    pool: Pool,
+}
+
+/// Connections to the Redis a binding keeps its state in: a call takes an
+/// idle one (or connects) and gives it back.
+pub(super) struct Pool {
     client: redis::Client,
-    /// Idle connections; a call takes one (or connects) and gives it back.
     idle: Mutex<Vec<redis::Connection>>,
+    /// The binding's kind, for errors ("KV", "R2").
+    what: &'static str,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -66,22 +73,41 @@ fn index_key(ns: &str) -> String {
     format!("{}:keys", base(ns))
 }
 
-fn failed(e: redis::RedisError) -> String {
-    format!("KV is unavailable: its Redis store did not answer ({e}); try again")
-}
-
 impl Kv {
     /// KV in the Redis `client` reaches (the tenant store's).
     pub fn new(client: redis::Client) -> Kv {
         Kv {
+            pool: Pool::new(client, "KV"),
+        }
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, String> {
+        self.pool.with(f)
+    }
+}
+
+impl Pool {
+    pub(super) fn new(client: redis::Client, what: &'static str) -> Pool {
+        Pool {
             client,
             idle: Mutex::new(Vec::new()),
+            what,
         }
+    }
+
+    fn failed(&self, e: redis::RedisError) -> String {
+        format!(
+            "{} is unavailable: its Redis store did not answer ({e}); try again",
+            self.what
+        )
     }
 
     /// Runs `f` on an idle connection, or a new one; a connection whose
     /// command failed is dropped, not given back.
-    fn with<T>(
+    pub(super) fn with<T>(
         &self,
         f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T, String> {
@@ -89,6 +115,7 @@ impl Kv {
         let mut conn = match idle {
             Some(c) => c,
             None => {
+                let failed = |e| self.failed(e);
                 let c = self
                     .client
                     .get_connection_with_timeout(TIMEOUT)
@@ -98,7 +125,7 @@ impl Kv {
                 c
             }
         };
-        let out = f(&mut conn).map_err(failed)?;
+        let out = f(&mut conn).map_err(|e| self.failed(e))?;
         crate::sync::lock(&self.idle).push(conn);
         Ok(out)
     }

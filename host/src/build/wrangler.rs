@@ -247,6 +247,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                 &["database_id", "database_name"],
                 &mut config.d1_databases,
             )?,
+            "r2_buckets" => read_bindings(path, key, v, &["bucket_name"], &mut config.r2_buckets)?,
             other => match binding_kind(other) {
                 Some(kind) => {
                     for name in binding_names(v) {
@@ -295,7 +296,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
     })
 }
 
-/// A binding list (`kv_namespaces`, `d1_databases`) into `into`: each
+/// A binding list (`kv_namespaces`, `d1_databases`, `r2_buckets`) into `into`: each
 /// entry's `binding` (the name in `env`) to its id, the first of `ids` it
 /// has, else the name. Two bindings of one id share what it names.
 fn read_bindings(

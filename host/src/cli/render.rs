@@ -137,8 +137,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read the assets of {}", args.plugin.display()))?;
     // Its bindings, in memory: a render starts from empty namespaces and
     // databases.
-    let stores =
-        ssr::bindings::Stores::embedded(None, Default::default()).map_err(anyhow::Error::msg)?;
+    let stores = ssr::bindings::Stores::embedded(None, Default::default(), None)
+        .map_err(anyhow::Error::msg)?;
     let bindings = ssr::bindings::Bindings::new(&args.tenant, &assets.app, &stores);
     let grants = Grants::with_env(
         &args.tenant,

@@ -194,8 +194,10 @@ pub struct Defaults {
     pub workers: usize,
     /// `--v8-threads`: the V8 renders the server runs or awaits at once.
     pub v8_threads: usize,
-    /// `--d1-max-mib` and `--kv-tenant-mib`.
+    /// `--d1-max-mib`, `--kv-tenant-mib` and `--r2-tenant-mib`.
     pub bindings: crate::bindings::Limits,
+    /// `--objects`: where R2's bytes go, when not in the data dir.
+    pub objects: Option<crate::config::ObjectsUrl>,
 }
 
 impl Defaults {
@@ -251,7 +253,13 @@ impl From<&crate::config::Config> for Defaults {
             bindings: crate::bindings::Limits {
                 d1_max_bytes: c.d1_max_mib.bytes() as u64,
                 kv_tenant_bytes: c.kv_tenant_mib.bytes() as u64,
+                r2_tenant_bytes: c.r2_tenant_mib.bytes() as u64,
             },
+            // Checked by `Config::validate`.
+            objects: c
+                .objects
+                .as_deref()
+                .and_then(|o| crate::config::ObjectsUrl::parse(o).ok()),
         }
     }
 }

@@ -426,15 +426,17 @@ impl Registry {
         defaults: Defaults,
         cache: Option<Arc<crate::cache::Cache>>,
     ) -> Result<Registry, TenantError> {
-        let limits = defaults.bindings;
+        let (limits, objects) = (defaults.bindings, defaults.objects.as_ref());
         let stores = match &store {
-            Some(Store::Shared { redis, .. }) => crate::bindings::Stores::redis(redis.client()),
-            Some(Store::Local(dir)) => crate::bindings::Stores::embedded(Some(dir.root()), limits)
-                .map_err(TenantError::Bindings)?,
-            None => {
-                crate::bindings::Stores::embedded(None, limits).map_err(TenantError::Bindings)?
+            Some(Store::Shared { redis, .. }) => {
+                crate::bindings::Stores::redis(redis.client(), limits, objects)
             }
-        };
+            Some(Store::Local(dir)) => {
+                crate::bindings::Stores::embedded(Some(dir.root()), limits, objects)
+            }
+            None => crate::bindings::Stores::embedded(None, limits, objects),
+        }
+        .map_err(TenantError::Bindings)?;
         let reg = Registry {
             stores,
             table: Default::default(),

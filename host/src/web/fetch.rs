@@ -517,7 +517,13 @@ pub struct Subrequests {
     done_rx: mpsc::UnboundedReceiver<(u64, Done)>,
     /// The render was told its client went away.
     told_gone: bool,
+    /// What a binding's calls hold open from one call to the next (an R2
+    /// body being read or written), by handle; dropped with the render.
+    held: HashMap<u64, Slot>,
 }
+
+/// A binding's state held across its calls ([`Subrequests::hold`]).
+pub type Slot = Arc<std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>>;
 
 impl Drop for Subrequests {
     fn drop(&mut self) {
@@ -538,6 +544,7 @@ impl Subrequests {
             done_tx,
             done_rx,
             told_gone: false,
+            held: HashMap::new(),
         }
     }
 
@@ -557,6 +564,26 @@ impl Subrequests {
     pub fn end_render(&mut self) {
         self.abort_all();
         while self.done_rx.try_recv().is_ok() {}
+        self.held.clear();
+    }
+
+    /// A new, empty slot for a binding's state to be held in from one of
+    /// its calls to the next, and its handle. Slots go with the render.
+    pub fn hold(&mut self) -> (u64, Slot) {
+        let handle = self.next_id;
+        self.next_id += 1;
+        let slot = Slot::default();
+        self.held.insert(handle, slot.clone());
+        (handle, slot)
+    }
+
+    /// The slot of `handle`; with `release`, no longer held.
+    pub fn held(&mut self, handle: u64, release: bool) -> Option<Slot> {
+        if release {
+            self.held.remove(&handle)
+        } else {
+            self.held.get(&handle).cloned()
+        }
     }
 
     /// Aborts request `id`, whose signal aborted: its connection closes now,

@@ -302,6 +302,12 @@ pub static CAPABILITIES: &[Capability] = &[
         }),
     },
     Capability {
+        name: calls::R2,
+        handler: Handler::Instance(|i, args, data| {
+            i.grants.bindings.r2(&mut i.subrequests, args, data)
+        }),
+    },
+    Capability {
         name: calls::D1,
         handler: Handler::Instance(|i, args, _| i.grants.bindings.d1(&mut i.subrequests, args)),
     },
@@ -407,10 +413,11 @@ fn env(grants: &Grants) -> String {
         // The binding exists where there are assets to fetch.
         "assets": app.and_then(|(app, empty)| app.assets_binding.as_ref().filter(|_| !empty)),
         "missing": app.map(|(app, _)| &app.missing),
-        // Its KV namespaces and D1 databases, by name in `env`
-        // (`calls::KV`, `calls::D1`).
+        // Its KV namespaces, D1 databases and R2 buckets, by name in `env`
+        // (`calls::KV`, `calls::D1`, `calls::R2`).
         "kv": grants.bindings.kv_names().collect::<Vec<_>>(),
         "d1": grants.bindings.d1_names().collect::<Vec<_>>(),
+        "r2": grants.bindings.r2_names().collect::<Vec<_>>(),
         // Where `node:dns` asks (through the tenant's own `fetch`).
         "dns": fetch::dns_over_https(),
     })
@@ -515,7 +522,7 @@ pub(crate) mod tests {
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
+            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"r2":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),

@@ -63,6 +63,9 @@ pub struct AppConfig {
     /// R2 buckets its config binds (`r2_buckets`): the name in `env`, to
     /// the bucket's name (its `bucket_name`, else the name).
     pub r2_buckets: BTreeMap<String, String>,
+    /// Its cron triggers (`triggers.crons`), each checked by `cron::parse`
+    /// when built: the `scheduled` handler runs at each.
+    pub crons: Vec<String>,
 }
 
 impl Default for AppConfig {
@@ -80,6 +83,7 @@ impl Default for AppConfig {
             kv_namespaces: BTreeMap::new(),
             d1_databases: BTreeMap::new(),
             r2_buckets: BTreeMap::new(),
+            crons: Vec::new(),
         }
     }
 }

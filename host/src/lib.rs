@@ -12,6 +12,7 @@
 //! - [`http`] serves requests: (1) route → (2) tenant → (3) [`cache`] lookup
 //!   → (4) [`pool`] submit → (5) [`engine`] render → (6) cache insert → (7)
 //!   response or `ApiError`.
+//! - [`cron`] reads an app's cron triggers, which `http` fires on time.
 //! - [`config`] holds every setting and its default; [`sync`] the one
 //!   policy for poisoned locks; [`report`] how an error and its causes are
 //!   printed; [`sched`] how renders share the cores.
@@ -25,6 +26,7 @@ pub mod build;
 pub mod cache;
 pub mod config;
 pub mod counter;
+pub mod cron;
 pub mod encoding;
 pub mod engine;
 pub mod framing;

@@ -535,3 +535,101 @@ fn a_tenant_past_its_r2_quota_is_refused_at_once_and_its_neighbours_are_not() {
         "xxx"
     );
 }
+
+/// `tests/plugins/scheduled.js` as an app with a cron trigger of every
+/// minute and a KV namespace its handler records its runs in.
+pub(crate) fn scheduled_app() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let bindings = r#""kv_namespaces": [{ "binding": "KV", "id": "runs" }], "triggers": { "crons": ["* * * * *"] }"#;
+    BUILT
+        .get_or_init(|| bound_app("scheduled", bindings))
+        .clone()
+}
+
+/// `ssr tenant trigger` runs a tenant's `scheduled` handler as a cron
+/// trigger would, on both engines: the handler sees its controller and
+/// `env`, its `ctx.waitUntil` work is done; one that throws and one that
+/// never ends are bounded and said, and the next run goes on.
+#[test]
+fn a_scheduled_handler_runs_by_hand_and_its_failures_are_bounded_on_both_engines() {
+    let s = Server::start(&["--demo=false", "--path-routing", "--render-deadline", "300"]);
+    let plugin = std::fs::read(scheduled_app()).unwrap();
+    for engine in Engines::KINDS {
+        let id = format!("cron-{engine}");
+        assert_eq!(
+            s.put_bytes(&id, &plugin, &format!("engine={engine}")).0,
+            201
+        );
+        let trigger = |args: &[&str]| {
+            let out = ssr()
+                .args(["tenant", "trigger", &id])
+                .args(args)
+                .args(["--server", &s.url(""), "--token", &s.token])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        };
+        let ran = trigger(&["--cron", "*/5 * * * *", "--time", "1795955400000"]);
+        assert_eq!(ran["outcome"], "ok", "{engine}: {ran}");
+        let runs = s.get(&format!("/t/{id}/runs"), &[]).text();
+        assert_eq!(
+            runs,
+            r#"[{"cron":"*/5 * * * *","scheduledTime":1795955400000,"type":"scheduled","controller":"[object ScheduledController]","noRetry":"function","env":["KV"],"waitedUntil":true}]"#,
+            "{engine}"
+        );
+        let threw = trigger(&["--cron", "0 0 1 1 *"]);
+        assert_eq!(threw["outcome"], "error", "{engine}: {threw}");
+        assert!(
+            threw["error"]
+                .as_str()
+                .unwrap()
+                .contains("the scheduled handler threw"),
+            "{engine}: {threw}"
+        );
+        let looped = trigger(&["--cron", "0 0 2 1 *"]);
+        assert_eq!(looped["outcome"], "error", "{engine}: {looped}");
+        // The app's own trigger, now: it runs, and requests are served.
+        assert_eq!(trigger(&[])["outcome"], "ok", "{engine}");
+        assert_eq!(
+            s.get(&format!("/t/{id}/runs"), &[])
+                .text()
+                .matches("\"cron\":\"* * * * *\"")
+                .count(),
+            1
+        );
+        assert_eq!(
+            s.get(&format!("/t/{id}/"), &[]).text(),
+            "a Worker of cron triggers\n"
+        );
+    }
+    let bad = s.admin(
+        "POST",
+        "/_ssr/admin/tenants/cron-wasm/scheduled?cron=61+*+*+*+*",
+    );
+    assert_eq!(bad.0, 400, "{}", bad.1);
+    assert!(
+        bad.1.contains("is not a cron expression Workers reads"),
+        "{}",
+        bad.1
+    );
+}
+
+/// An app whose cron trigger Workers would not read is refused by the
+/// build, naming it.
+#[test]
+fn a_cron_trigger_workers_would_refuse_is_refused_by_the_build() {
+    let source = std::fs::read_to_string(root().join("tests/plugins/scheduled.js")).unwrap();
+    let config =
+        r#"{ "name": "bad-cron", "main": "index.js", "triggers": { "crons": ["*/5 * * *"] } }"#;
+    let (_, out) = build_app(
+        "bad-cron",
+        &[("wrangler.jsonc", config), ("index.js", &source)],
+    );
+    assert!(!out.status.success());
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("triggers.crons: `*/5 * * *` is not a cron expression of five fields"),
+        "{said}"
+    );
+}

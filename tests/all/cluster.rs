@@ -1115,3 +1115,34 @@ fn r2_put_through_one_replica_is_got_through_every_other_on_both_engines() {
         assert_eq!(tail.text(), "xxxx", "a range across two segments");
     }
 }
+
+/// A cron trigger fires on its own at the start of each minute, once across
+/// three replicas: the minute's run is recorded once (the replica that
+/// claimed it in Redis ran it), with the minute as its `scheduledTime`.
+#[test]
+fn a_cron_trigger_fires_once_a_minute_across_replicas() {
+    let redis = Redis::start();
+    let rs = replicas(&redis);
+    let plugin = std::fs::read(crate::bindings::scheduled_app()).unwrap();
+    assert_eq!(rs[0].put_bytes("cron", &plugin, "").0, 201);
+    all_serve_within_a_second(&rs[1..], "/t/cron/", (200, b"a Worker of cron triggers\n"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let minute = (now / 60_000 + 1) * 60_000;
+    let path = format!("/t/cron/runs?minute={minute}");
+    let ran = within(Duration::from_secs(80), || {
+        rs[1].get(&path, &[]).text() != "[]"
+    });
+    assert!(ran.is_some(), "no run for the minute {minute}");
+    // Time for any other replica's run of the same minute to land.
+    std::thread::sleep(Duration::from_secs(3));
+    let runs = rs[2].get(&path, &[]).text();
+    assert_eq!(runs.matches("\"scheduledTime\"").count(), 1, "{runs}");
+    assert!(
+        runs.contains(&format!("\"scheduledTime\":{minute}")),
+        "{runs}"
+    );
+    assert!(runs.contains("\"cron\":\"* * * * *\""), "{runs}");
+}

@@ -1,6 +1,7 @@
 //! The renderer driver the engines call (`__ssr`): shaping a request,
-//! settling a render, timers and fetches the engine drives; closes the block
-//! `00_core.js` opened.
+//! settling a render, a cron trigger's `scheduled` handler (a request of
+//! method `@scheduled`, which no client can send), timers and fetches the
+//! engine drives; closes the block `00_core.js` opened.
 //!
 //! Defines: __ssr
 //! Host calls: compress
@@ -11,6 +12,34 @@
   // its result. `handlerName` names it in messages.
   let render = null;
   let handlerName = 'render';
+  // The module's `scheduled` handler, for its cron triggers: (controller)
+  // -> a promise.
+  let scheduled = null;
+  // What a cron trigger's handler is given, as `workerd` has it.
+  class ScheduledController {
+    #cron;
+    #time;
+    constructor(token, cron, time) {
+      if (token !== SCHEDULED) throw new TypeError('Illegal constructor');
+      this.#cron = cron;
+      this.#time = time;
+    }
+    get cron() { return this.#cron; }
+    get scheduledTime() { return this.#time; }
+    get type() { return 'scheduled'; }
+    noRetry() {}
+    get [Symbol.toStringTag]() { return 'ScheduledController'; }
+  }
+  // The method of a cron trigger's request (`contract::SCHEDULED`).
+  const SCHEDULED = '@scheduled';
+  function runScheduled(raw) {
+    if (scheduled === null) {
+      throw new BadResult('the module exports no `scheduled` handler for its cron triggers; add `export default { async scheduled(controller, env, ctx) { ... } }`');
+    }
+    const q = new Map(raw.query);
+    const controller = new ScheduledController(SCHEDULED, q.get('cron') || '', Number(q.get('scheduledTime')));
+    return Promise.resolve(scheduled(controller)).then(() => new ResponseImpl(null, { status: 200, headers: { 'cache-control': 'no-store' } }));
+  }
   // What `node:` modules run when a render ends (`node.onReset`).
   const resetHooks = [];
   const ssr = {
@@ -21,6 +50,11 @@
     // a default object with a `render` method.
     resolve(ns) {
       const d = ns.default;
+      if (typeof d === 'function' && d.prototype && typeof d.prototype.scheduled === 'function') {
+        scheduled = (c) => new d(context, tenantEnv()).scheduled(c);
+      } else if (d && typeof d === 'object' && typeof d.scheduled === 'function') {
+        scheduled = (c) => d.scheduled(c, tenantEnv(), context);
+      }
       if (typeof d === 'function' && d.prototype && typeof d.prototype.fetch === 'function') {
         handlerName = 'fetch';
         render = (raw, reads) => new d(context, tenantEnv()).fetch(incomingRequest(raw, reads));
@@ -35,7 +69,14 @@
       if (typeof ns.render === 'function') fn = ns.render;
       else if (typeof d === 'function') fn = d;
       else if (d && typeof d.render === 'function') fn = d.render.bind(d);
-      else {
+      else if (scheduled !== null) {
+        // A Worker of cron triggers alone: a request finds no handler.
+        handlerName = 'fetch';
+        render = () => {
+          throw new BadResult('the module exports only a `scheduled` handler, no `fetch` handler for requests');
+        };
+        return;
+      } else {
         const names = Object.keys(ns);
         throw new BadResult(`the module does not export a render function (exports: ${names.length ? names.join(', ') : 'none'}); add \`export default { fetch(request, env) { ... } }\` or \`export function render(request, env) { ... }\``);
       }
@@ -65,7 +106,8 @@
       given = 0;
       headSent = false;
       requestBase = typeof raw.base === 'string' ? raw.base : '';
-      return new Promise((ok) => ok(render(raw, reads))).then((out) => {
+      const run = raw.method === SCHEDULED ? () => runScheduled(raw) : () => render(raw, reads);
+      return new Promise((ok) => ok(run())).then((out) => {
         const res = noteReads(normalize(out));
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;
         return body instanceof ReadableStreamImpl ? sendStream(body, res).then(noteReads) : res;

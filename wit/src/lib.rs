@@ -69,7 +69,32 @@ pub struct Request {
     pub body: Vec<u8>,
 }
 
+/// The method of a cron trigger's request ([`Request::scheduled`]): not an
+/// HTTP token (RFC 9110's methods have no `@`), so no client can send it.
+pub const SCHEDULED: &str = "@scheduled";
+
 impl Request {
+    /// A cron trigger of `tenant`: its `cron` expression and the minute it
+    /// fired for (milliseconds since the epoch) as the query pairs `cron`
+    /// and `scheduledTime`. The prelude runs the module's `scheduled`
+    /// handler for it (`33_driver.js`).
+    pub fn scheduled(tenant: &str, cron: &str, time_ms: u64) -> Self {
+        Request {
+            method: SCHEDULED.into(),
+            url: "/".into(),
+            href: "http://localhost/".into(),
+            base: String::new(),
+            path: "/".into(),
+            query: vec![
+                ("cron".into(), cron.into()),
+                ("scheduledTime".into(), time_ms.to_string()),
+            ],
+            headers: Vec::new(),
+            tenant: tenant.into(),
+            body: Vec::new(),
+        }
+    }
+
     /// A `GET` of `url` (path and optional query) on `http://localhost`,
     /// with no headers and no base.
     pub fn get(tenant: &str, url: &str) -> Self {

@@ -248,6 +248,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                 &mut config.d1_databases,
             )?,
             "r2_buckets" => read_bindings(path, key, v, &["bucket_name"], &mut config.r2_buckets)?,
+            "triggers" => config.crons = read_crons(path, v)?,
             other => match binding_kind(other) {
                 Some(kind) => {
                     for name in binding_names(v) {
@@ -294,6 +295,34 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         rules: module_rules(own_rules, &falls_through),
         warnings,
     })
+}
+
+/// `triggers`: its `crons`, each a cron expression Workers reads.
+fn read_crons(path: &Path, v: &Value) -> Result<Vec<String>, BuildError> {
+    let crons = match v.get("crons") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(crons)) => crons,
+        Some(other) => {
+            return Err(config_error(
+                path,
+                format!("triggers.crons: {other} is not a list of cron expressions"),
+            ));
+        }
+    };
+    crons
+        .iter()
+        .map(|c| {
+            let expr = c.as_str().ok_or_else(|| {
+                config_error(
+                    path,
+                    format!("triggers.crons: {c} is not a cron expression"),
+                )
+            })?;
+            crate::cron::parse(expr)
+                .map(|_| expr.to_string())
+                .map_err(|e| config_error(path, format!("triggers.crons: {e}")))
+        })
+        .collect()
 }
 
 /// A binding list (`kv_namespaces`, `d1_databases`, `r2_buckets`) into `into`: each

@@ -1,4 +1,4 @@
-//! `ssr tenant add|ls|rm|purge|var|secret`: the admin API from the command
+//! `ssr tenant add|ls|rm|purge|trigger|var|secret`: the admin API from the command
 //! line.
 
 use std::path::PathBuf;
@@ -80,6 +80,19 @@ enum TenantCommand {
         #[arg(long)]
         prefix: Option<String>,
     },
+    /// Run a tenant's `scheduled` handler now, as a cron trigger would
+    /// (`wrangler dev --test-scheduled`): its answer says how it went.
+    Trigger {
+        id: String,
+        /// The cron expression the handler sees (`controller.cron`); the
+        /// first of its app's triggers when not given.
+        #[arg(long)]
+        cron: Option<String>,
+        /// The time it sees (`controller.scheduledTime`), in milliseconds
+        /// since the epoch; now when not given.
+        #[arg(long)]
+        time: Option<u64>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -155,6 +168,24 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
                 .map(|p| format!("?prefix={}", enc(p)))
                 .unwrap_or_default();
             client.call("POST", &format!("/_ssr/admin/tenants/{}/purge{q}", enc(id)))
+        }
+        TenantCommand::Trigger { id, cron, time } => {
+            let mut q = Vec::new();
+            if let Some(cron) = cron {
+                q.push(format!("cron={}", enc(cron)));
+            }
+            if let Some(time) = time {
+                q.push(format!("time={time}"));
+            }
+            let q = if q.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", q.join("&"))
+            };
+            client.call(
+                "POST",
+                &format!("/_ssr/admin/tenants/{}/scheduled{q}", enc(id)),
+            )
         }
         TenantCommand::Var { command } => {
             let path = |id: &str, name: &str| {

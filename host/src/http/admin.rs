@@ -7,6 +7,7 @@
 //! | `GET /_ssr/admin/tenants/{id}` | one tenant, with its version and stats |
 //! | `DELETE /_ssr/admin/tenants/{id}` | remove a tenant |
 //! | `POST /_ssr/admin/tenants/{id}/purge?prefix=/blog` | empty a tenant's cache (on every replica sharing the store) |
+//! | `POST /_ssr/admin/tenants/{id}/scheduled?cron=EXPR&time=MS` | run its `scheduled` handler now, as a cron trigger would (`http/scheduled.rs`) |
 //! | `PUT\|DELETE /_ssr/admin/tenants/{id}/vars/{name}` (body: the value) | set or remove a var |
 //! | `GET /_ssr/admin/tenants/{id}/secrets` | the names of a tenant's secrets |
 //! | `PUT\|DELETE /_ssr/admin/tenants/{id}/secrets/{name}` (body: the value) | set or remove a secret |
@@ -153,7 +154,7 @@ pub async fn authorize(
 }
 
 /// What a tenant token may ask for: `tenant`'s own record, deploy, purge,
-/// vars, secrets and logs. Everything else is the operator's: listing or
+/// cron runs, vars, secrets and logs. Everything else is the operator's: listing or
 /// removing tenants, other tenants, tokens, metrics.
 fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), String> {
     use axum::http::Method;
@@ -178,7 +179,7 @@ fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), St
     };
     let allowed = match (parts.as_slice(), method) {
         ([], m) => m == Method::PUT || m == Method::GET,
-        (["purge"], m) => m == Method::POST,
+        (["purge" | "scheduled"], m) => m == Method::POST,
         (["logs"], m) => m == Method::GET,
         (["secrets"], m) => m == Method::GET,
         (["vars" | "secrets", name], m) => {

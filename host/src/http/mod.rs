@@ -21,6 +21,7 @@ pub mod error;
 pub mod gate;
 pub mod listen;
 mod routes;
+mod scheduled;
 mod stream;
 
 use std::sync::Arc;
@@ -323,6 +324,7 @@ pub fn host_app(state: Arc<AppState>) -> Router {
                 .layer(DefaultBodyLimit::max(state.config.max_plugin_mib.bytes())),
         )
         .route("/admin/tenants/{id}/purge", post(admin::purge))
+        .route("/admin/tenants/{id}/scheduled", post(scheduled::trigger))
         .route(
             "/admin/tenants/{id}/vars/{name}",
             put(admin::set_var).delete(admin::remove_var),
@@ -510,6 +512,7 @@ pub async fn serve_until(
         }
     };
     let limits = listen::ConnectionPolicy::from(&state.config);
+    let crons = tokio::spawn(scheduled::tick(Arc::downgrade(&state)));
     let pages = listen::serve(listener, app(state.clone()), limits, stop.subscribe());
     match admin {
         Some(admin) => {
@@ -523,6 +526,7 @@ pub async fn serve_until(
             tokio::join!(pages, signalled);
         }
     }
+    crons.abort();
     Ok(())
 }
 

@@ -77,6 +77,16 @@ impl Registry {
         }
     }
 
+    /// Claims `what` for this replica for `ttl` (`RedisStore::claim`):
+    /// whether it is this replica's to do. A server of its own store
+    /// always is.
+    pub fn claim(&self, what: &str, ttl: std::time::Duration) -> Result<bool, TenantError> {
+        match &self.store {
+            Some(Store::Shared { redis, .. }) => Ok(redis.claim(what, ttl)?),
+            _ => Ok(true),
+        }
+    }
+
     /// Tells the other replicas sharing the store to purge `id`'s pages
     /// (under `prefix`); nothing to do without one.
     pub fn announce_purge(&self, id: &str, prefix: Option<&str>) -> Result<(), TenantError> {

@@ -14,6 +14,8 @@
 //! ssr:versions           hash: id -> version of its current record
 //! ssr:removed            hash: id -> version of its removal (a tombstone)
 //! ssr:hosts              hash: host -> the id that serves it
+//! ssr:claim:<what>       a replica's claim to do `what` alone (a cron
+//!                        trigger's minute), expiring (SET NX EX)
 //! ssr:tokens             hash: id -> a tenant token's record (its JSON,
 //!                        with the token's SHA-256, never the token)
 //! ssr:changes            pub/sub channel: "<id> <version>" after each write
@@ -500,6 +502,22 @@ impl RedisStore {
             record: serde_json::from_str(record).map_err(corrupt)?,
             secrets: serde_json::from_str(secrets).map_err(corrupt)?,
         })))
+    }
+
+    /// Claims `what` for this replica for `ttl`: whether it was the first
+    /// to (`SET NX EX`), so that one replica of all does it.
+    pub fn claim(&self, what: &str, ttl: std::time::Duration) -> Result<bool, RedisError> {
+        let key = format!("ssr:claim:{what}");
+        self.with(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(&self.replica)
+                .arg("NX")
+                .arg("EX")
+                .arg(ttl.as_secs().max(1))
+                .query::<Option<String>>(c)
+        })
+        .map(|set| set.is_some())
     }
 
     /// Stores tenant token `id`'s record (`tenant/tokens.rs`).

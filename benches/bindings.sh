@@ -6,8 +6,8 @@
 # dir) on both engines; KV on Redis and R2 on Redis and SeaweedFS's S3
 # (--store, --objects) on both engines; and on `wrangler dev` (Miniflare)
 # when WRANGLER names its binary (it needs Node 22). Beside them, the
-# object store's own throughput for the same objects (curl PUT and GET of
-# 1 MiB, one at a time, unsigned: the store's floor). ROUNDS rounds, the
+# object store's own time for the same objects (one curl process, PUT and
+# GET of 1 MiB over one connection, unsigned: the store's floor). ROUNDS rounds, the
 # sides alternated; the median round is reported. Writes
 # benches/RESULTS-bindings.md between the `bindings:start`/`bindings:end`
 # markers. Needs: redis-server, target/seaweedfs/weed (scripts/setup.sh).
@@ -75,12 +75,18 @@ for round in $(seq 1 "$ROUNDS"); do
     r2ops "http://127.0.0.1:$PORT/t/b-$engine" "redis $engine"
   done
   kill "$server"; wait "$server" 2>/dev/null || true
-  # The object store alone: PUT and GET of 1 MiB with curl, one at a time.
+  # The object store alone: one curl, BLOBS PUTs then BLOBS GETs of 1 MiB
+  # over one connection, unsigned (its floor).
+  puts=(); gets=()
+  for i in $(seq 1 "$BLOBS"); do
+    puts+=(-T "$work/mib" "http://127.0.0.1:$SPORT/bench/raw$((i % 10))")
+    gets+=(-o /dev/null "http://127.0.0.1:$SPORT/bench/raw$((i % 10))")
+  done
   started=$(date +%s%N)
-  for i in $(seq 1 "$BLOBS"); do curl -fs -X PUT --data-binary @"$work/mib" "http://127.0.0.1:$SPORT/bench/raw$((i % 10))" >/dev/null; done
+  curl -fs "${puts[@]}" >/dev/null
   add "s3 put-mib" "$(( ($(date +%s%N) - started) / 1000 / BLOBS ))"
   started=$(date +%s%N)
-  for i in $(seq 1 "$BLOBS"); do curl -fs "http://127.0.0.1:$SPORT/bench/raw$((i % 10))" >/dev/null; done
+  curl -fs "${gets[@]}"
   add "s3 get-mib" "$(( ($(date +%s%N) - started) / 1000 / BLOBS ))"
   if [ -n "${WRANGLER:-}" ]; then
     (cd "$work" && "$WRANGLER" dev --port $WPORT --ip 127.0.0.1 >"$work/wrangler.log" 2>&1) &
@@ -113,7 +119,7 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[i
     echo "| wrangler dev (Miniflare) | workerd | $(median <<<"${got[$e kv-get]}") | $(median <<<"${got[$e kv-put]}") | $(median <<<"${got[$e d1-get]}") | $(median <<<"${got[$e d1-insert]}") |"
   fi
   echo
-  echo "R2 (BLOBS=$BLOBS calls of 1 MiB), µs per call; the object store's own row is curl's unsigned PUT and GET of the same 1 MiB, one process per request (its floor includes curl's start):"
+  echo "R2 (BLOBS=$BLOBS calls of 1 MiB), µs per call; the object store's own row is one curl's unsigned PUTs and GETs of the same 1 MiB over one connection (the store's floor):"
   echo
   echo "| store | engine | get 1 KiB | put 1 KiB | get 1 MiB | put 1 MiB |"
   echo "|---|---|---|---|---|---|"

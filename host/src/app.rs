@@ -66,6 +66,10 @@ pub struct AppConfig {
     /// Its cron triggers (`triggers.crons`), each checked by `cron::parse`
     /// when built: the `scheduled` handler runs at each.
     pub crons: Vec<String>,
+    /// Service bindings its config declares (`services`): the name in
+    /// `env`, to the Worker (tenant) it reaches; the app's own `name` is
+    /// itself.
+    pub services: BTreeMap<String, String>,
 }
 
 impl Default for AppConfig {
@@ -84,6 +88,7 @@ impl Default for AppConfig {
             d1_databases: BTreeMap::new(),
             r2_buckets: BTreeMap::new(),
             crons: Vec::new(),
+            services: BTreeMap::new(),
         }
     }
 }

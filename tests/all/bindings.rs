@@ -633,3 +633,152 @@ fn a_cron_trigger_workers_would_refuse_is_refused_by_the_build() {
         "{said}"
     );
 }
+
+/// A service binding to the app itself (its own name in `services`, as
+/// OpenNext's WORKER_SELF_REFERENCE): the request, its method, URL,
+/// headers and body, reach the tenant's own handler without leaving the
+/// host, and its response comes back whole, on both engines; a chain of
+/// calls is bounded in depth.
+#[test]
+fn a_service_binding_reaches_the_app_itself_on_both_engines() {
+    let bindings = r#""services": [{ "binding": "SELF", "service": "services" }]"#;
+    let plugin = std::fs::read(bound_app("services", bindings)).unwrap();
+    let s = Server::start(&[
+        "--demo=false",
+        "--path-routing",
+        "--tenant-concurrency",
+        "20",
+    ]);
+    for engine in Engines::KINDS {
+        let id = format!("svc-{engine}");
+        assert_eq!(
+            s.put_bytes(&id, &plugin, &format!("engine={engine}")).0,
+            201
+        );
+        assert_eq!(
+            s.get(&format!("/t/{id}/call"), &[]).text(),
+            "201 Created callee hello POST https://self.internal/hello?q=1 yes a body",
+            "{engine}"
+        );
+        assert_eq!(
+            s.get(&format!("/t/{id}/shape"), &[]).text(),
+            r#"["[object Fetcher]","function",["SELF"]]"#,
+            "{engine}"
+        );
+        assert_eq!(
+            s.get(&format!("/t/{id}/deep?n=3"), &[]).text(),
+            "3 > 2 > 1 > bottom"
+        );
+        let deep = s.get(&format!("/t/{id}/deep?n=18"), &[]).text();
+        assert!(
+            deep.contains("a chain of service calls is at most 16 deep"),
+            "{engine}: {deep}"
+        );
+        // A client cannot say how deep it is.
+        let forged = s.get(
+            &format!("/t/{id}/deep?n=1"),
+            &[("x-ssr-service-depth", "16")],
+        );
+        assert_eq!(forged.text(), "1 > bottom", "{engine}");
+    }
+}
+
+/// `ssr r2 object put|get|delete` reach a tenant's bucket through the
+/// admin API, with the operator's token or the tenant's own (which reaches
+/// no other tenant's): what they write the Worker reads, and the reverse,
+/// an object larger than one piece streamed whole.
+#[test]
+fn the_cli_reads_and_writes_r2_objects() {
+    let s = Server::start(&["--demo=false", "--path-routing"]);
+    let plugin = std::fs::read(r2_app()).unwrap();
+    for id in ["r2c", "r2d"] {
+        assert_eq!(s.put_bytes(id, &plugin, "").0, 201);
+    }
+    let (own, _) = crate::tokens::make_token(&s, "tenant=r2c");
+    let dir = tempdir("r2-cli");
+    let file = dir.join("in.bin");
+    let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&file, &bytes).unwrap();
+    let cli = |token: &str, args: &[&str]| {
+        ssr()
+            .args(["r2", "object"])
+            .args(args)
+            .args([
+                "--binding",
+                "BUCKET",
+                "--server",
+                &s.url(""),
+                "--token",
+                token,
+            ])
+            .output()
+            .unwrap()
+    };
+    let file_arg = file.to_str().unwrap();
+    let put = cli(
+        &s.token,
+        &[
+            "put",
+            "r2c",
+            "dir/blob.bin",
+            "--file",
+            file_arg,
+            "--content-type",
+            "application/x-test",
+        ],
+    );
+    assert!(put.status.success(), "{}", text(&put.stderr));
+    assert!(
+        text(&put.stdout).contains("\"size\":300000"),
+        "{}",
+        text(&put.stdout)
+    );
+    let got = s.get("/t/r2c/get?key=dir/blob.bin", &[]);
+    assert!(got.body == bytes, "the Worker reads what the CLI put");
+    assert_eq!(got.header("content-type"), Some("application/x-test"));
+    let posted = s.send(
+        "POST",
+        "/t/r2c/put?key=from-worker",
+        &[],
+        b"written by the worker",
+    );
+    assert_eq!(posted.status, 200);
+    let out = cli(&own, &["get", "r2c", "from-worker"]);
+    assert_eq!(text(&out.stdout), "written by the worker");
+    let copy = dir.join("out.bin");
+    let out = cli(
+        &own,
+        &[
+            "get",
+            "r2c",
+            "dir/blob.bin",
+            "--file",
+            copy.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read(&copy).unwrap() == bytes,
+        "the CLI reads it whole"
+    );
+    let other = cli(&own, &["get", "r2d", "x"]);
+    assert!(!other.status.success());
+    assert!(
+        text(&other.stderr).contains("reaches tenant `r2c` only"),
+        "{}",
+        text(&other.stderr)
+    );
+    assert!(
+        cli(&own, &["delete", "r2c", "from-worker"])
+            .status
+            .success()
+    );
+    assert_eq!(s.get("/t/r2c/get?key=from-worker", &[]).status, 404);
+    let missing = cli(&s.token, &["get", "r2c", "from-worker"]);
+    assert!(!missing.status.success());
+    assert!(
+        text(&missing.stderr).contains("no object `from-worker`"),
+        "{}",
+        text(&missing.stderr)
+    );
+}

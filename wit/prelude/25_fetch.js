@@ -1,8 +1,9 @@
 //! `fetch`: data: URLs here, every other request by the host under the
-//! tenant's grant; the globals of the Fetch standard.
+//! tenant's grant (or, through a service binding, as that service's own
+//! request); the globals of the Fetch standard.
 //!
 //! Defines: fetch, Headers, Blob, File, FormData, Request, Response
-//! Host calls: fetch, fetch-abort
+//! Host calls: fetch, fetch-abort, service
 //! Rust: host/src/web/fetch.rs
 //! WPT: none
 //! Test plugin: tests/plugins/fetcher.js
@@ -54,6 +55,12 @@
     return Uint8Array.from(out);
   }
   function fetchImpl(input, init) {
+    return fetchThrough(null, input, init);
+  }
+  // A fetch over the network, or (`binding`, a service binding's name) one
+  // the host renders as that service's own request (`calls::SERVICE`,
+  // `31_services.js`); either answers as a fetch.
+  function fetchThrough(binding, input, init) {
     return new Promise((ok) => {
       const req = new RequestImpl(input, init === undefined ? {} : init);
       // A stream body is read whole before the request goes.
@@ -62,14 +69,16 @@
     }).then(([req, b]) => new Promise((resolve, reject) => {
       const signal = req._signal;
       if (signal !== undefined && signal.aborted) throw signal.reason;
-      if (req._url.startsWith('data:')) {
+      if (binding === null && req._url.startsWith('data:')) {
         resolve(dataResponse(req));
         return;
       }
       const body = b === null ? undefined : typeof b === 'string' ? encoder().encode(b) : b;
       const headers = req._headers._list.map(([k, v]) => [k, v]);
       const args = { method: req._method, url: req._url, headers, redirect: req._redirect, stream: true };
-      const id = host('fetch', args, body).value;
+      const id = binding === null
+        ? host('fetch', args, body).value
+        : host('service', { binding, method: req._method, url: req._url, headers, depth: serviceDepth }, body).value;
       const p = { resolve, reject, method: req._method, body: undefined };
       inflight.set(id, p);
       // An aborted signal ends the host's request at once, and errors a

@@ -106,6 +106,8 @@
       given = 0;
       headSent = false;
       requestBase = typeof raw.base === 'string' ? raw.base : '';
+      const depth = raw.headers.find(([k]) => k.toLowerCase() === 'x-ssr-service-depth');
+      serviceDepth = depth === undefined ? 0 : Number(depth[1]) || 0;
       const run = raw.method === SCHEDULED ? () => runScheduled(raw) : () => render(raw, reads);
       return new Promise((ok) => ok(run())).then((out) => {
         const res = noteReads(normalize(out));

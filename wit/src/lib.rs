@@ -415,6 +415,13 @@ pub mod calls {
     /// `{id, error}` in R2's words.
     pub const R2: &str = "r2";
 
+    /// A service binding's request (`env.X.fetch()` of the app's
+    /// `services`). Arguments: `{binding, method, url, headers: [[name,
+    /// value]], depth}`, the body as the call's bytes; reply: the request's
+    /// id, its response coming by [`FETCH_WAIT`] as a fetch's
+    /// (`host/src/bindings/service.rs`).
+    pub const SERVICE: &str = "service";
+
     /// Starts the global `fetch()`'s request. Arguments: `{method, url,
     /// headers: [[name, value]], redirect}`, the body as the call's bytes;
     /// reply: the request's id (a number). The host refuses an origin the

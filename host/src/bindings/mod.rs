@@ -27,6 +27,7 @@ pub mod d1;
 pub mod kv;
 pub mod r2;
 mod redis;
+pub mod service;
 pub(crate) mod sqlite;
 
 use std::collections::BTreeMap;
@@ -82,6 +83,9 @@ pub struct Stores {
     d1: Option<Arc<d1::D1>>,
     /// None across replicas without an object store (`--objects`).
     r2: Option<Arc<r2::Store>>,
+    /// What runs a service binding's request as its tenant's: the server,
+    /// once it is up (`service.rs`).
+    pub dispatch: service::Dispatcher,
 }
 
 impl Stores {
@@ -119,6 +123,7 @@ impl Stores {
                 blobs,
                 quota: limits.r2_tenant_bytes,
             })),
+            dispatch: Default::default(),
         }))
     }
 
@@ -141,6 +146,7 @@ impl Stores {
             kv: Arc::new(redis::Kv::new(client)),
             d1: None,
             r2,
+            dispatch: Default::default(),
         }))
     }
 }
@@ -154,6 +160,8 @@ pub struct Bindings {
     d1: BTreeMap<String, String>,
     /// R2 bindings: the name in `env`, to the bucket's name in the store.
     r2: BTreeMap<String, String>,
+    /// Service bindings: the name in `env`, to the tenant it reaches.
+    services: BTreeMap<String, String>,
     tenant: String,
     stores: Option<Arc<Stores>>,
 }
@@ -173,6 +181,18 @@ impl Bindings {
                 .iter()
                 .map(|(name, bucket)| (name.clone(), format!("{tenant}/{bucket}")))
                 .collect(),
+            services: app
+                .services
+                .iter()
+                .map(|(name, service)| {
+                    // The app's own name, or its tenant's id, is itself.
+                    let own = app.name.as_deref() == Some(service.as_str());
+                    (
+                        name.clone(),
+                        if own { tenant.into() } else { service.clone() },
+                    )
+                })
+                .collect(),
             tenant: tenant.into(),
             stores: Some(stores.clone()),
         }
@@ -186,6 +206,50 @@ impl Bindings {
     /// The names of its D1 bindings.
     pub fn d1_names(&self) -> impl Iterator<Item = &str> {
         self.d1.keys().map(String::as_str)
+    }
+
+    /// The tenant's id.
+    pub fn tenant(&self) -> &str {
+        &self.tenant
+    }
+
+    /// The names of its service bindings.
+    pub fn service_names(&self) -> impl Iterator<Item = &str> {
+        self.services.keys().map(String::as_str)
+    }
+
+    /// `calls::SERVICE`: a request through service binding `binding`,
+    /// rendered as its tenant's own request without leaving the host
+    /// (`service.rs`); its response comes by `fetch-wait` as a fetch's.
+    pub fn service(
+        &self,
+        subrequests: &mut Subrequests,
+        grant: &crate::web::fetch::FetchGrant,
+        args: &str,
+        data: &[u8],
+    ) -> Result<Reply, String> {
+        let call: service::Call = serde_json::from_str(args)
+            .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::SERVICE))?;
+        let Some(target) = self.services.get(&call.binding) else {
+            return Err(format!(
+                "env.{}: the tenant's app binds no service `{}` (its wrangler config's services)",
+                call.binding, call.binding
+            ));
+        };
+        if *target != self.tenant {
+            return Err(format!(
+                "env.{}: a service binding reaches its own tenant only for now, not `{target}` (docs/bindings.md)",
+                call.binding
+            ));
+        }
+        subrequests.admit(grant, &format!("env.{}.fetch()", call.binding))?;
+        let Some(stores) = &self.stores else {
+            return Err("service bindings need a server (`ssr serve`)".into());
+        };
+        let request = call.request(target, data)?;
+        let dispatch = stores.dispatch.clone();
+        let deadline = subrequests.deadline();
+        subrequests.dispatch(async move { dispatch.render(request, deadline).await })
     }
 
     /// The names of its R2 bindings.

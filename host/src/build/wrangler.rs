@@ -249,6 +249,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
             )?,
             "r2_buckets" => read_bindings(path, key, v, &["bucket_name"], &mut config.r2_buckets)?,
             "triggers" => config.crons = read_crons(path, v)?,
+            "services" => read_bindings(path, key, v, &["service"], &mut config.services)?,
             other => match binding_kind(other) {
                 Some(kind) => {
                     for name in binding_names(v) {
@@ -325,7 +326,8 @@ fn read_crons(path: &Path, v: &Value) -> Result<Vec<String>, BuildError> {
         .collect()
 }
 
-/// A binding list (`kv_namespaces`, `d1_databases`, `r2_buckets`) into `into`: each
+/// A binding list (`kv_namespaces`, `d1_databases`, `r2_buckets`,
+/// `services`) into `into`: each
 /// entry's `binding` (the name in `env`) to its id, the first of `ids` it
 /// has, else the name. Two bindings of one id share what it names.
 fn read_bindings(

@@ -1,7 +1,7 @@
-//! `ssr kv` and `ssr d1`: a tenant's bindings' state from the command
-//! line, through the admin API (`http/bindings.rs`), as `wrangler kv` and
-//! `wrangler d1` reach Cloudflare's; with the operator's token or the
-//! tenant's own.
+//! `ssr kv`, `ssr d1` and `ssr r2`: a tenant's bindings' state from the
+//! command line, through the admin API (`http/bindings.rs`), as `wrangler
+//! kv`, `wrangler d1` and `wrangler r2` reach Cloudflare's; with the
+//! operator's token or the tenant's own.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -137,6 +137,121 @@ enum MigrationsCommand {
         #[arg(long, default_value = "migrations")]
         dir: PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct R2Args {
+    #[command(flatten)]
+    server: ServerArgs,
+    #[command(subcommand)]
+    command: R2Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum R2Command {
+    /// Objects of a tenant's R2 bucket.
+    Object {
+        #[command(subcommand)]
+        command: ObjectCommand,
+    },
+}
+
+/// Where an object is: the tenant, and the binding its app names.
+#[derive(Debug, Args)]
+struct Bucket {
+    /// The tenant's id.
+    tenant: String,
+    /// The R2 binding, as the app's wrangler config names it (`env.NAME`).
+    #[arg(long)]
+    binding: String,
+}
+
+#[derive(Debug, Subcommand)]
+enum ObjectCommand {
+    /// Write an object's bytes to standard output, or to --file.
+    Get {
+        #[command(flatten)]
+        bucket: Bucket,
+        key: String,
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Store --file's bytes (standard input's without one) as an object, up
+    /// to 100 MiB.
+    Put {
+        #[command(flatten)]
+        bucket: Bucket,
+        key: String,
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Its `httpMetadata.contentType`.
+        #[arg(long)]
+        content_type: Option<String>,
+    },
+    /// Delete an object.
+    Delete {
+        #[command(flatten)]
+        bucket: Bucket,
+        key: String,
+    },
+}
+
+fn r2_path(bucket: &Bucket, key: &str) -> String {
+    format!(
+        "/_ssr/admin/tenants/{}/r2/{}/objects/{}",
+        enc(&bucket.tenant),
+        enc(&bucket.binding),
+        enc(key)
+    )
+}
+
+pub fn r2(args: R2Args) -> anyhow::Result<ExitCode> {
+    let client = args.server.connect()?;
+    let R2Command::Object { command } = &args.command;
+    let response = match command {
+        ObjectCommand::Get { bucket, key, file } => {
+            let mut response = client.call("GET", &r2_path(bucket, key))?;
+            if !response.status().is_success() {
+                return finish(response);
+            }
+            let mut body = response.body_mut().as_reader();
+            match file {
+                Some(path) => {
+                    let mut out = std::fs::File::create(path)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    std::io::copy(&mut body, &mut out)?;
+                }
+                None => {
+                    std::io::copy(&mut body, &mut std::io::stdout().lock())?;
+                }
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        ObjectCommand::Put {
+            bucket,
+            key,
+            file,
+            content_type,
+        } => {
+            let bytes = match file {
+                Some(p) => {
+                    std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?
+                }
+                None => {
+                    let mut bytes = Vec::new();
+                    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+                    bytes
+                }
+            };
+            let headers: Vec<(&str, &str)> = content_type
+                .iter()
+                .map(|t| ("content-type", t.as_str()))
+                .collect();
+            client.send_with("PUT", &r2_path(bucket, key), &headers, &bytes)
+        }
+        ObjectCommand::Delete { bucket, key } => client.call("DELETE", &r2_path(bucket, key)),
+    };
+    finish(response?)
 }
 
 fn kv_path(ns: &Namespace, rest: &str) -> String {

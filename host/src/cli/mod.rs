@@ -68,6 +68,8 @@ enum Command {
     Kv(bindings::KvArgs),
     /// A tenant's D1 databases, through the admin API: SQL and migrations.
     D1(bindings::D1Args),
+    /// A tenant's R2 buckets, through the admin API: objects.
+    R2(bindings::R2Args),
     /// A deploy's code compiled within limits: started by `ssr serve`
     /// only, with the plugin on standard input.
     #[command(name = "compile-check", hide = true)]
@@ -121,6 +123,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Token(args) => token::run(args),
         Command::Kv(args) => bindings::kv(args),
         Command::D1(args) => bindings::d1(args),
+        Command::R2(args) => bindings::r2(args),
         Command::Deploy(args) => deploy::run(args),
         Command::Init(args) => init::run(args),
         Command::Dev(args) => dev::run(args),

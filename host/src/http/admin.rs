@@ -190,6 +190,7 @@ fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), St
         (["kv", _, "values", ..], _) => true,
         (["d1", _, "execute" | "migrations", ..], m) => m == Method::POST,
         (["d1", _, "export"], m) => m == Method::GET,
+        (["r2", _, "objects", ..], _) => true,
         _ => false,
     };
     if allowed { Ok(()) } else { Err(refused()) }

@@ -9,6 +9,7 @@
 //! | `POST /_ssr/admin/tenants/{id}/d1/{binding}/execute` (body: SQL) | run its statements in one transaction: `{applied, results}` |
 //! | `POST /_ssr/admin/tenants/{id}/d1/{binding}/migrations/{name}` (body: SQL) | the same, once per name (recorded in `d1_migrations`): `applied` is false when it had run |
 //! | `GET /_ssr/admin/tenants/{id}/d1/{binding}/export` | the database as SQL that makes it again |
+//! | `GET\|PUT\|DELETE /_ssr/admin/tenants/{id}/r2/{binding}/objects/{key}` (PUT's body: the object, up to 100 MiB; its `Content-Type` kept) | read (streamed, with its `Content-Type` and `ETag`), write or delete one object |
 //!
 //! Invariants: a binding is named as the tenant's app names it, and reaches
 //! that tenant's namespace or database alone; the same limits as a
@@ -25,7 +26,7 @@ use serde::Deserialize;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::bindings::kv;
+use crate::bindings::{kv, r2};
 
 /// Runs `f` with the tenant's bindings on a thread that may block.
 async fn blocking<T: Send + 'static>(
@@ -171,4 +172,133 @@ pub async fn d1_export(
 ) -> Result<Response, ApiError> {
     let sql = blocking(&state, &id, move |b| b.d1_export(&binding)).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "application/sql")], sql).into_response())
+}
+
+/// The largest object `PUT .../r2/{binding}/objects/{key}` takes: the body
+/// comes whole (a larger one goes through a Worker's multipart upload).
+pub const R2_PUT_MAX: usize = 100 << 20;
+
+/// One R2 call as a Worker's, on behalf of the admin API.
+fn r2_call(
+    b: &crate::bindings::Bindings,
+    binding: &str,
+    call: r2::Call,
+    data: Vec<u8>,
+    held: Option<&mut r2::Held>,
+) -> Result<r2::Answer, String> {
+    let (store, ns) = b.r2_bucket(binding)?;
+    store.answer(b.tenant(), ns, call, data, held)
+}
+
+pub async fn r2_get(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, key)): Path<(String, String, String)>,
+) -> Result<Response, ApiError> {
+    let call = r2::Call::get(&binding, &key);
+    let tenant = state.registry.current(&id)?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(2);
+    let (head_tx, head_rx) = tokio::sync::oneshot::channel();
+    // Off the async threads: the first answer, then the body a piece at a
+    // time, as the client takes it.
+    tokio::task::spawn_blocking(move || {
+        let b = &tenant.grants.bindings;
+        let (head, first, mut held) = match r2_call(b, &binding, call, Vec::new(), None) {
+            Ok(r2::Answer::Done(head, bytes)) => (head, bytes, None),
+            Ok(r2::Answer::Hold(head, held)) => (head.to_string(), Vec::new(), Some(held)),
+            Err(e) => {
+                let _ = head_tx.send(Err(e));
+                return;
+            }
+        };
+        if head_tx.send(Ok(head)).is_err() {
+            return;
+        }
+        if !first.is_empty() && tx.blocking_send(Ok(first.into())).is_err() {
+            return;
+        }
+        while let Some(h) = held.as_mut() {
+            let read = r2::Call::read(&binding);
+            match r2_call(b, &binding, read, Vec::new(), Some(h)) {
+                Ok(r2::Answer::Done(more, bytes)) => {
+                    if tx.blocking_send(Ok(bytes.into())).is_err() || more != "true" {
+                        return;
+                    }
+                }
+                Ok(r2::Answer::Hold(..)) => return,
+                Err(e) => {
+                    let _ = tx.blocking_send(Err(std::io::Error::other(e)));
+                    return;
+                }
+            }
+        }
+    });
+    let head = head_rx
+        .await
+        .map_err(|_| ApiError::Internal)?
+        .map_err(ApiError::BadRequest)?;
+    let head: serde_json::Value = serde_json::from_str(&head).map_err(|_| ApiError::Internal)?;
+    if head.is_null() {
+        return Err(ApiError::NotFound(format!("no object `{key}`")));
+    }
+    let object = &head["object"];
+    let mut response = axum::body::Body::from_stream(tokio_stream(rx)).into_response();
+    let headers = response.headers_mut();
+    let content_type = object["http"]["contentType"]
+        .as_str()
+        .unwrap_or("application/octet-stream");
+    for (name, value) in [
+        ("content-type", content_type.to_string()),
+        (
+            "etag",
+            format!("\"{}\"", object["etag"].as_str().unwrap_or("")),
+        ),
+    ] {
+        if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+            headers.insert(name, v);
+        }
+    }
+    Ok(response)
+}
+
+/// The pieces `rx` receives, as a stream.
+fn tokio_stream(
+    mut rx: tokio::sync::mpsc::Receiver<Result<Bytes, std::io::Error>>,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+pub async fn r2_put(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, key)): Path<(String, String, String)>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let call = r2::Call::put(&binding, &key, body.len() as u64, content_type);
+    let out = blocking(&state, &id, move |b| {
+        match r2_call(b, &binding, call, body.to_vec(), None)? {
+            r2::Answer::Done(object, _) => Ok(object),
+            r2::Answer::Hold(..) => Err("the put did not end".into()),
+        }
+    })
+    .await?;
+    Ok(json(out))
+}
+
+pub async fn r2_delete(
+    State(state): State<Arc<AppState>>,
+    Path((id, binding, key)): Path<(String, String, String)>,
+) -> Result<StatusCode, ApiError> {
+    let call = r2::Call::Delete {
+        binding: binding.clone(),
+        keys: vec![key],
+    };
+    blocking(&state, &id, move |b| {
+        r2_call(b, &binding, call, Vec::new(), None).map(drop)
+    })
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
 }

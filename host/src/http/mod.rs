@@ -163,6 +163,8 @@ impl AppState {
             ready: AtomicBool::new(false),
             metrics,
         });
+        let services = Arc::new(Services(Arc::downgrade(&state)));
+        state.registry.stores().dispatch.set(services);
         if let Some(idle) = state.config.warm_idle() {
             trim_idle_plugins(Arc::downgrade(&state.registry), idle);
         }
@@ -206,6 +208,46 @@ impl AppState {
                 self.cache.purge(&tenant, prefix.as_deref());
             }
         }
+    }
+}
+
+/// What renders service bindings' requests: the server, while it is up.
+struct Services(std::sync::Weak<AppState>);
+
+/// A service binding's request, rendered as its tenant's own: the
+/// tenant's limits and concurrency, the caller's deadline if sooner than
+/// `--request-timeout`, no cache (`bindings/service.rs`).
+impl crate::bindings::service::Dispatch for Services {
+    fn render(
+        &self,
+        request: contract::Request,
+        deadline: std::time::Instant,
+    ) -> crate::bindings::service::Rendering {
+        let state = self.0.clone();
+        Box::pin(async move {
+            let Some(state) = state.upgrade() else {
+                return Err("the server is stopping".to_string());
+            };
+            let Some(tenant) = state.registry.get(&request.tenant) else {
+                return Err(format!(
+                    "the service `{}` is not a tenant here",
+                    request.tenant
+                ));
+            };
+            let timeout = state.config.request_timeout.duration();
+            let deadline = deadline.min(std::time::Instant::now() + timeout);
+            match state.pool.render(&tenant, request, deadline, None).await {
+                Ok(r) => {
+                    error::counted(&tenant, &r);
+                    Ok(r.response)
+                }
+                Err(e) => {
+                    let said = crate::report::Chain(&e).to_string();
+                    let _ = error::failed_render(&tenant, e);
+                    Err(format!("the service's render failed: {said}"))
+                }
+            }
+        })
     }
 }
 
@@ -362,6 +404,13 @@ pub fn host_app(state: Arc<AppState>) -> Router {
         .route(
             "/admin/tenants/{id}/d1/{binding}/export",
             get(bindings::d1_export),
+        )
+        .route(
+            "/admin/tenants/{id}/r2/{binding}/objects/{*key}",
+            get(bindings::r2_get)
+                .put(bindings::r2_put)
+                .delete(bindings::r2_delete)
+                .layer(DefaultBodyLimit::max(bindings::R2_PUT_MAX)),
         )
         // Behind the token too: without one, a path that is not an
         // endpoint answers as one that is (401), so that no one can list

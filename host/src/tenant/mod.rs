@@ -573,6 +573,11 @@ impl Registry {
     }
 
     /// The defaults tenants get for what they do not set.
+    /// Where tenants' bindings keep their state.
+    pub fn stores(&self) -> &Arc<crate::bindings::Stores> {
+        &self.stores
+    }
+
     pub fn defaults(&self) -> &Defaults {
         &self.defaults
     }

@@ -755,15 +755,37 @@ impl Subrequests {
         &mut self,
         work: impl FnOnce() -> Result<(String, Vec<u8>), String> + Send + 'static,
     ) -> Result<Reply, String> {
+        self.spawn(async move {
+            let out = tokio::task::spawn_blocking(work)
+                .await
+                .unwrap_or_else(|e| Err(format!("the binding's call failed: {e}")));
+            Done::Answer(out)
+        })
+    }
+
+    /// Starts `response`, a request answered without the network (a
+    /// service binding's, `bindings/service.rs`), on [`net`]'s runtime:
+    /// answers its id now, and its response whole by
+    /// [`Subrequests::wait`], as a fetch's.
+    pub fn dispatch(
+        &mut self,
+        response: impl std::future::Future<Output = Result<Fetched, FetchError>> + Send + 'static,
+    ) -> Result<Reply, String> {
+        self.spawn(async move { Done::Head(response.await, false) })
+    }
+
+    /// Runs `task` on [`net`]'s runtime as a request in flight: its id now,
+    /// what it ends with by [`Subrequests::wait`].
+    fn spawn(
+        &mut self,
+        task: impl std::future::Future<Output = Done> + Send + 'static,
+    ) -> Result<Reply, String> {
         let net = net().map_err(|e| e.to_string())?;
         let id = self.next_id;
         self.next_id += 1;
         let done = self.done_tx.clone();
         let task = net.runtime.spawn(async move {
-            let out = tokio::task::spawn_blocking(work)
-                .await
-                .unwrap_or_else(|e| Err(format!("the binding's call failed: {e}")));
-            let _ = done.send((id, Done::Answer(out)));
+            let _ = done.send((id, task.await));
         });
         self.inflight.insert(id, task.abort_handle());
         Ok(Reply {

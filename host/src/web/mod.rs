@@ -308,6 +308,15 @@ pub static CAPABILITIES: &[Capability] = &[
         }),
     },
     Capability {
+        name: calls::SERVICE,
+        handler: Handler::Instance(|i, args, data| {
+            let grant = &i.grants.fetch;
+            i.grants
+                .bindings
+                .service(&mut i.subrequests, grant, args, data)
+        }),
+    },
+    Capability {
         name: calls::D1,
         handler: Handler::Instance(|i, args, _| i.grants.bindings.d1(&mut i.subrequests, args)),
     },
@@ -413,11 +422,13 @@ fn env(grants: &Grants) -> String {
         // The binding exists where there are assets to fetch.
         "assets": app.and_then(|(app, empty)| app.assets_binding.as_ref().filter(|_| !empty)),
         "missing": app.map(|(app, _)| &app.missing),
-        // Its KV namespaces, D1 databases and R2 buckets, by name in `env`
-        // (`calls::KV`, `calls::D1`, `calls::R2`).
+        // Its KV namespaces, D1 databases, R2 buckets and services, by
+        // name in `env` (`calls::KV`, `calls::D1`, `calls::R2`,
+        // `calls::SERVICE`).
         "kv": grants.bindings.kv_names().collect::<Vec<_>>(),
         "d1": grants.bindings.d1_names().collect::<Vec<_>>(),
         "r2": grants.bindings.r2_names().collect::<Vec<_>>(),
+        "services": grants.bindings.service_names().collect::<Vec<_>>(),
         // Where `node:dns` asks (through the tenant's own `fetch`).
         "dns": fetch::dns_over_https(),
     })
@@ -522,7 +533,7 @@ pub(crate) mod tests {
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"r2":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
+            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"r2":[],"services":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),

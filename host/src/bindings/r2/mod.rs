@@ -516,6 +516,42 @@ pub enum Call {
 }
 
 impl Call {
+    /// A `get` of `key`, whole (the admin API's).
+    pub fn get(binding: &str, key: &str) -> Call {
+        Call::Get {
+            binding: binding.into(),
+            key: key.into(),
+            range: None,
+            range_header: None,
+            only_if: None,
+        }
+    }
+
+    /// The next piece of a body (the admin API's).
+    pub fn read(binding: &str) -> Call {
+        Call::Read {
+            binding: binding.into(),
+            handle: 0,
+        }
+    }
+
+    /// A `put` of `size` bytes, with a content type (the admin API's).
+    pub fn put(binding: &str, key: &str, size: u64, content_type: Option<String>) -> Call {
+        Call::Put {
+            binding: binding.into(),
+            key: key.into(),
+            size,
+            stream: false,
+            args: PutArgs {
+                http: Http {
+                    content_type,
+                    ..Http::default()
+                },
+                ..PutArgs::default()
+            },
+        }
+    }
+
     /// The binding the call is made on.
     pub fn binding(&self) -> &str {
         match self {

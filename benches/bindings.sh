@@ -26,7 +26,7 @@ OUT=benches/RESULTS-bindings.md
 . benches/common.sh
 cargo build --release --bin ssr
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) ${weed:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 cp benches/bindings/bench.js benches/bindings/wrangler.jsonc "$work/"
 (cd "$work" && PATH="$OLDPWD/plugins/node_modules/.bin:$PATH" "$OLDPWD/target/release/ssr" build -q -o bench.wasm)
 
@@ -50,9 +50,10 @@ declare -A got
 add() { got[$1]="${got[$1]:-} $2"; }
 redis-server --port $RPORT --save '' --appendonly no >/dev/null &
 mkdir -p "$work/weed"
-target/seaweedfs/weed server -dir="$work/weed" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3 -iam=false \
+target/seaweedfs/weed server -dir="$work/weed" -ip=127.0.0.1 -ip.bind=127.0.0.1 -s3 -iam=false -s3.port.iceberg=0 -s3.port.lance=0 \
   -master.telemetry=false -master.volumeSizeLimitMB=256 -master.port=$((SPORT + 1)) -volume.port=$((SPORT + 2)) \
   -filer.port=$((SPORT + 3)) -s3.port=$SPORT >"$work/weed.log" 2>&1 &
+weed=$!
 wait_for "http://127.0.0.1:$SPORT/"
 OBJECTS="s3://bench:bench@127.0.0.1:$SPORT/bench"
 r2ops() { # base-url label: R2's four measures

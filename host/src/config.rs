@@ -276,6 +276,9 @@ settings! {
     /// refused before a byte is written, while reads, deletes and other
     /// tenants go on.
     r2_tenant_mib: Mib = Mib(DEFAULT_R2_TENANT_MIB), "SSR_R2_TENANT_MIB" { value_name = "MIB" };
+    /// An R2 multipart upload left unfinished this long is aborted and its
+    /// parts deleted (R2's own rule is seven days).
+    r2_upload_expiry: Millis = Millis(DEFAULT_R2_UPLOAD_EXPIRY_MS), "SSR_R2_UPLOAD_EXPIRY" { value_name = "MS" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
     /// CPU time that compiling a deploy's novel code may use (a plugin not
@@ -666,6 +669,9 @@ impl Config {
                 self.cache_entry_kib.0, self.cache_tenant_mib.0
             ));
         }
+        if self.r2_upload_expiry.0 == 0 {
+            return bad("--r2-upload-expiry must be more than 0 ms".into());
+        }
         if self.d1_max_mib.0 == 0 || self.kv_tenant_mib.0 == 0 || self.r2_tenant_mib.0 == 0 {
             return bad(
                 "--d1-max-mib, --kv-tenant-mib and --r2-tenant-mib must be at least 1".into(),
@@ -712,6 +718,8 @@ pub const DEFAULT_D1_MAX_MIB: usize = 500;
 pub const DEFAULT_KV_TENANT_MIB: usize = 1024;
 /// `--r2-tenant-mib`: R2's free storage per account, 10 GB a month.
 pub const DEFAULT_R2_TENANT_MIB: usize = 10 * 1024;
+/// `--r2-upload-expiry`: R2's, seven days.
+pub const DEFAULT_R2_UPLOAD_EXPIRY_MS: u64 = 7 * 24 * 3600 * 1000;
 
 /// `--objects`: the S3-compatible object store R2's bytes go to
 /// (`bindings/r2/s3.rs`), and who the host is to it.

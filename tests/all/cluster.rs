@@ -1000,6 +1000,8 @@ impl ObjectStore {
             .arg(format!("-dir={}", dir.display()))
             .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3", "-iam=false"])
             .args(["-master.telemetry=false", "-master.volumeSizeLimitMB=64"])
+            // Its Iceberg and Lance listeners take fixed ports: none.
+            .args(["-s3.port.iceberg=0", "-s3.port.lance=0"])
             .arg(format!("-s3.config={}", config.display()))
             .arg(format!("-master.port={}", port(0)))
             .arg(format!("-master.port.grpc={}", port(1)))

@@ -3,7 +3,9 @@
 // `wrangler dev` (Miniflare). `/suite` runs it on a bucket it empties
 // first; `/put?key=K` stores the request's body and `/get?key=K` answers
 // an object (a write through one replica is read through another);
-// `/big?key=K&mib=N` writes N MiB from a stream and reads its digest back.
+// `/big?key=K&mib=N` writes N MiB from a stream and reads its digest back;
+// `/start-upload?key=K` starts a multipart upload of one part and answers
+// its id, `/resume?key=K&id=ID` adds a part to it.
 
 async function attempt(f) {
   try {
@@ -312,6 +314,16 @@ export default {
       const digest = new crypto.DigestStream('SHA-256');
       await (await env.BUCKET.get(key)).body.pipeTo(digest);
       return new Response(`${o.size} ${hex(await digest.digest)}\n`, { headers: fresh });
+    }
+    if (url.pathname === '/start-upload') {
+      const upload = await env.BUCKET.createMultipartUpload(key);
+      await upload.uploadPart(1, 'the first part');
+      return new Response(upload.uploadId, { headers: fresh });
+    }
+    if (url.pathname === '/resume') {
+      const upload = env.BUCKET.resumeMultipartUpload(key, url.searchParams.get('id'));
+      const part = await upload.uploadPart(2, 'the second').then(() => 'added', (e) => e.message);
+      return new Response(part, { headers: fresh });
     }
     return new Response('not found\n', { status: 404, headers: fresh });
   },

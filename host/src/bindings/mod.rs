@@ -55,7 +55,7 @@ fn at_once(out: Result<(String, Vec<u8>), String>) -> Reply {
 }
 
 /// What the operator bounds bindings' state by (`--d1-max-mib`,
-/// `--kv-tenant-mib`, `--r2-tenant-mib`).
+/// `--kv-tenant-mib`, `--r2-tenant-mib`, `--r2-upload-expiry`).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// The largest a D1 database grows.
@@ -64,6 +64,8 @@ pub struct Limits {
     pub kv_tenant_bytes: u64,
     /// The bytes one tenant keeps in R2.
     pub r2_tenant_bytes: u64,
+    /// How long an R2 multipart upload may stay unfinished.
+    pub r2_upload_expiry: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -72,6 +74,9 @@ impl Default for Limits {
             d1_max_bytes: (crate::config::DEFAULT_D1_MAX_MIB as u64) << 20,
             kv_tenant_bytes: (crate::config::DEFAULT_KV_TENANT_MIB as u64) << 20,
             r2_tenant_bytes: (crate::config::DEFAULT_R2_TENANT_MIB as u64) << 20,
+            r2_upload_expiry: std::time::Duration::from_millis(
+                crate::config::DEFAULT_R2_UPLOAD_EXPIRY_MS,
+            ),
         }
     }
 }
@@ -115,14 +120,16 @@ impl Stores {
                 Arc::new(files)
             }
         };
+        let r2 = Arc::new(r2::Store {
+            meta: Arc::new(meta),
+            blobs,
+            quota: limits.r2_tenant_bytes,
+        });
+        sweep_uploads(&r2, limits.r2_upload_expiry);
         Ok(Arc::new(Stores {
             kv: Arc::new(sqlite::Kv::open(dir.as_deref(), limits.kv_tenant_bytes)?),
             d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref(), d1_max_bytes))),
-            r2: Some(Arc::new(r2::Store {
-                meta: Arc::new(meta),
-                blobs,
-                quota: limits.r2_tenant_bytes,
-            })),
+            r2: Some(r2),
             dispatch: Default::default(),
         }))
     }
@@ -135,11 +142,15 @@ impl Stores {
         objects: Option<&crate::config::ObjectsUrl>,
     ) -> Result<Arc<Stores>, String> {
         let r2 = match objects {
-            Some(config) => Some(Arc::new(r2::Store {
-                meta: Arc::new(r2::redis::Redis::new(client.clone())),
-                blobs: Arc::new(r2::s3::S3::open(config)?),
-                quota: limits.r2_tenant_bytes,
-            })),
+            Some(config) => {
+                let r2 = Arc::new(r2::Store {
+                    meta: Arc::new(r2::redis::Redis::new(client.clone())),
+                    blobs: Arc::new(r2::s3::S3::open(config)?),
+                    quota: limits.r2_tenant_bytes,
+                });
+                sweep_uploads(&r2, limits.r2_upload_expiry);
+                Some(r2)
+            }
             None => None,
         };
         Ok(Arc::new(Stores {
@@ -149,6 +160,32 @@ impl Stores {
             dispatch: Default::default(),
         }))
     }
+}
+
+/// Aborts `r2`'s uploads left unfinished past `expiry`, now and then
+/// every quarter of it (at most hourly), while `r2` is in use: on every
+/// replica, each abort one transaction, so two sweeps never both free a
+/// part.
+fn sweep_uploads(r2: &Arc<r2::Store>, expiry: std::time::Duration) {
+    let every = (expiry / 4).clamp(
+        std::time::Duration::from_millis(100),
+        std::time::Duration::from_secs(3600),
+    );
+    let r2 = Arc::downgrade(r2);
+    std::thread::Builder::new()
+        .name("ssr-r2-sweep".into())
+        .spawn(move || {
+            while let Some(store) = r2.upgrade() {
+                match store.sweep_uploads(expiry) {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!("R2: aborted {n} multipart uploads left unfinished"),
+                    Err(e) => tracing::warn!("R2: sweeping unfinished uploads failed: {e}"),
+                }
+                drop(store);
+                std::thread::sleep(every);
+            }
+        })
+        .expect("spawning the R2 upload sweeper");
 }
 
 /// A tenant version's bindings.

@@ -254,6 +254,7 @@ impl From<&crate::config::Config> for Defaults {
                 d1_max_bytes: c.d1_max_mib.bytes() as u64,
                 kv_tenant_bytes: c.kv_tenant_mib.bytes() as u64,
                 r2_tenant_bytes: c.r2_tenant_mib.bytes() as u64,
+                r2_upload_expiry: c.r2_upload_expiry.duration(),
             },
             // Checked by `Config::validate`.
             objects: c

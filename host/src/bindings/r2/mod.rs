@@ -137,6 +137,10 @@ pub struct Upload {
     pub key: String,
     pub http: Http,
     pub custom: Vec<(String, String)>,
+    /// When it started, in milliseconds since the epoch: one left longer
+    /// than `--r2-upload-expiry` is aborted ([`Store::sweep_uploads`]).
+    #[serde(default)]
+    pub started: u64,
 }
 
 /// A part of a multipart upload.
@@ -214,6 +218,9 @@ pub trait Meta: Send + Sync {
     /// The bytes one tenant keeps, over all its buckets (objects and parts
     /// of uploads in progress).
     fn usage(&self, tenant: &str) -> Result<u64, String>;
+    /// Uploads in progress that started before `before` (milliseconds
+    /// since the epoch): `(ns, id, key)` each.
+    fn abandoned(&self, before: u64) -> Result<Vec<(String, String, String)>, String>;
 }
 
 /// Where objects' bytes are: blobs, each written once under a new id.
@@ -863,7 +870,13 @@ impl Store {
             } => {
                 check_key("createMultipartUpload", &key)?;
                 check_metadata("createMultipartUpload", &custom)?;
-                let id = self.meta.create_upload(ns, &Upload { key, http, custom })?;
+                let upload = Upload {
+                    key,
+                    http,
+                    custom,
+                    started: now_ms(),
+                };
+                let id = self.meta.create_upload(ns, &upload)?;
                 done(json!(id))
             }
             Call::UploadPart {
@@ -935,6 +948,20 @@ impl Store {
             }
             Call::Finish { .. } => Err("put: the write is no longer in progress".into()),
         }
+    }
+
+    /// Aborts the uploads in progress that started more than `expiry`
+    /// ago, in every bucket, and deletes their parts: how many.
+    pub fn sweep_uploads(&self, expiry: std::time::Duration) -> Result<usize, String> {
+        let before = now_ms().saturating_sub(expiry.as_millis() as u64);
+        let mut swept = 0;
+        for (ns, id, key) in self.meta.abandoned(before)? {
+            if let Some(freed) = self.meta.end_upload(&ns, &id, &key, None)? {
+                self.blobs.delete(&freed);
+                swept += 1;
+            }
+        }
+        Ok(swept)
     }
 
     /// What a put or part must be before a byte is written: a key, custom

@@ -10,6 +10,8 @@
 //! ssr:r2:<len>:<ns>:u:<id>    a multipart upload (JSON) and its state
 //! ssr:r2:<len>:<ns>:p:<id>    hash: its parts, by number (JSON)
 //! ssr:r2:usage                hash: the bytes each tenant keeps
+//! ssr:r2:uploads              sorted set: uploads in progress ("<ns>\n<id>")
+//!                             by when they started, for the sweep
 //! ```
 //!
 //! Invariants:
@@ -59,6 +61,11 @@ fn parts_key(ns: &str, id: &str) -> String {
 }
 
 const USAGE: &str = "ssr:r2:usage";
+const UPLOADS: &str = "ssr:r2:uploads";
+
+fn upload_member(ns: &str, id: &str) -> String {
+    format!("{ns}\n{id}")
+}
 
 fn tenant_of(ns: &str) -> &str {
     ns.split_once('/').map_or(ns, |(t, _)| t)
@@ -227,8 +234,15 @@ impl Meta for Redis {
             upload: upload.clone(),
             state: State::InProgress,
         };
-        self.pool
-            .with(|con| con.set::<_, _, ()>(upload_key(ns, &id), text(&kept)))?;
+        self.pool.with(|con| {
+            redis::pipe()
+                .atomic()
+                .set(upload_key(ns, &id), text(&kept))
+                .ignore()
+                .zadd(UPLOADS, upload_member(ns, &id), upload.started)
+                .ignore()
+                .query::<()>(con)
+        })?;
         Ok(id)
     }
 
@@ -318,6 +332,8 @@ impl Meta for Redis {
                 };
                 pipe.set(upload_key(ns, id), text(&kept))
                     .ignore()
+                    .zrem(UPLOADS, upload_member(ns, id))
+                    .ignore()
                     .del(parts_key(ns, id))
                     .ignore()
                     .hincr(USAGE, tenant_of(ns), -parts_size)
@@ -330,6 +346,25 @@ impl Meta for Redis {
                 let done: Option<()> = pipe.query(con)?;
                 Ok(done.map(|()| Some(freed.clone())))
             })
+        })
+    }
+
+    fn abandoned(&self, before: u64) -> Result<Vec<(String, String, String)>, String> {
+        self.pool.with(|con| {
+            let members: Vec<String> = con.zrangebyscore(UPLOADS, 0, before.saturating_sub(1))?;
+            let mut out = Vec::new();
+            for m in members {
+                let Some((ns, id)) = m.split_once('\n') else {
+                    continue;
+                };
+                match get_upload(con, ns, id)? {
+                    Some(k) if k.state == State::InProgress => {
+                        out.push((ns.to_string(), id.to_string(), k.upload.key));
+                    }
+                    _ => con.zrem::<_, _, ()>(UPLOADS, &m)?,
+                }
+            }
+            Ok(out)
         })
     }
 

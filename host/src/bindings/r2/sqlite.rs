@@ -392,6 +392,27 @@ impl Meta for Sqlite {
         })
     }
 
+    fn abandoned(&self, before: u64) -> Result<Vec<(String, String, String)>, String> {
+        let conn = crate::sync::lock(&self.conn);
+        let mut s = conn
+            .prepare(
+                "SELECT ns, id, key FROM r2_uploads
+                 WHERE state = 0 AND ifnull(json_extract(upload, '$.started'), 0) < ?1",
+            )
+            .map_err(sql)?;
+        let rows = s
+            .query_map([before as i64], |r| {
+                let key: Vec<u8> = r.get(2)?;
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    String::from_utf8_lossy(&key).into_owned(),
+                ))
+            })
+            .map_err(sql)?;
+        rows.collect::<Result<_, _>>().map_err(sql)
+    }
+
     fn usage(&self, tenant: &str) -> Result<u64, String> {
         let conn = crate::sync::lock(&self.conn);
         conn.query_row(

@@ -429,7 +429,9 @@ impl Bindings {
                     done(store.finish_held(&ns, *held))
                 })
             }
-            call => {
+            // A call whose body may outlast its answer gets a slot to
+            // hold it in.
+            call @ (r2::Call::Get { .. } | r2::Call::Put { .. } | r2::Call::UploadPart { .. }) => {
                 let (handle, slot) = subrequests.hold();
                 subrequests.run(
                     move || match store.answer(&tenant, &ns, call, data, None)? {
@@ -442,6 +444,7 @@ impl Bindings {
                     },
                 )
             }
+            call => subrequests.run(move || done(store.answer(&tenant, &ns, call, data, None))),
         }
     }
 }

@@ -174,9 +174,10 @@ impl Blobs for S3 {
             .sign(SIGNED_FOR);
         let range = format!("bytes={offset}-{}", offset + length - 1);
         let r = self.inner.send("GET", url, Some(range), &[])?;
-        if !(200..300).contains(&r.status().as_u16()) {
-            self.inner.ok(r, "read an object's bytes")?;
-            unreachable!("ok() refuses what is not a success");
+        let status = r.status().as_u16();
+        if !(200..300).contains(&status) {
+            let refused = self.inner.ok(r, "read an object's bytes").err();
+            return Err(refused.unwrap_or_else(|| format!("the object store answered {status}")));
         }
         Ok(Box::new(r.into_body().into_reader().take(length)))
     }

@@ -1,25 +1,32 @@
-//! Bindings: the state a tenant's Worker keeps through `env` (KV and D1
-//! now), and the stores that keep it.
+//! Bindings: the state a tenant's Worker keeps through `env` (KV, D1, R2)
+//! and the services it calls, and the stores that keep the state.
 //! - [`Stores`]: where the server keeps every tenant's bindings: embedded
-//!   (`sqlite.rs`: a file in the data dir, or memory without one), or in
-//!   Redis across replicas (`redis.rs`, with `--store redis://...`).
+//!   (`sqlite.rs`, `r2/sqlite.rs`, `r2/files.rs`: files in the data dir, or
+//!   memory without one), or across replicas in Redis (`redis.rs`,
+//!   `r2/redis.rs`, with `--store redis://...`) and an S3-compatible
+//!   object store (`r2/s3.rs`, with `--objects s3://...`).
 //! - [`Bindings`]: a tenant version's own, by the names its app's wrangler
-//!   config gives them (`kv_namespaces`, `d1_databases`), each resolved to
-//!   a namespace or database of that tenant.
+//!   config gives them (`kv_namespaces`, `d1_databases`, `r2_buckets`,
+//!   `services`), each resolved to a namespace, database, bucket or
+//!   service of that tenant.
 //! - `kv.rs`: what a KV call may ask, Cloudflare's limits and words.
 //! - `d1.rs`: D1's databases, a SQLite file each, on one server (not yet
 //!   across replicas: with `--store redis://...` a D1 call is refused).
+//! - `r2/`: what an R2 call may ask, R2's limits and words, bodies a piece
+//!   at a time; `service.rs`: a service binding's request, rendered in the
+//!   host.
 //!
-//! A call (`calls::KV`, `calls::D1`) is answered by `fetch-wait`, like a
-//! request: it runs on a thread that may block, never on an engine's, so a
-//! slow disk or Redis holds up only the render that asked. The one
-//! exception is a KV read of the embedded store, an index look-up in a
-//! local file that never waits for a writer: answered in the call itself.
+//! A call (`calls::KV`, `calls::D1`, `calls::R2`, `calls::SERVICE`) is
+//! answered by `fetch-wait`, like a request: it runs on a thread that may
+//! block, never on an engine's, so a slow disk, Redis or object store holds
+//! up only the render that asked. The one exception is a KV read of the
+//! embedded store, an index look-up in a local file that never waits for a
+//! writer: answered in the call itself.
 //!
 //! Invariants:
-//! - A namespace belongs to one tenant: its name in a store is the
-//!   tenant's id, `/`, its id in the config, so no call of one tenant
-//!   reaches another's keys, whatever the binding's id says.
+//! - A namespace or bucket belongs to one tenant: its name in a store is
+//!   the tenant's id, `/`, its id in the config, so no call of one tenant
+//!   reaches another's keys or objects, whatever the binding's id says.
 //! - A call names a binding, never a namespace: one the tenant version
 //!   was not given is refused.
 

@@ -820,3 +820,45 @@ fn an_abandoned_multipart_upload_is_aborted_after_its_expiry() {
     });
     assert!(aborted, "the upload left unfinished was not aborted");
 }
+
+/// `ssr deploy --migrate` applies each D1 binding's migrations (the
+/// config's `migrations_dir`) once the site is deployed, each once.
+#[test]
+fn ssr_deploy_migrate_applies_the_d1_migrations_once() {
+    let s = Server::start(&["--demo=false", "--path-routing"]);
+    let dir = tempdir("deploy-migrate");
+    std::fs::create_dir_all(dir.join("db/migrations")).unwrap();
+    std::fs::write(
+        dir.join("db/migrations/0001_users.sql"),
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);\nINSERT INTO users (name) VALUES ('ann'), ('bob');",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("index.js"),
+        "export default { async fetch(r, env) { const n = await env.DB.prepare('SELECT count(*) AS n FROM users').first('n'); return new Response(`${n} users`) } }",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("wrangler.jsonc"),
+        r#"{ "name": "mig", "main": "index.js", "d1_databases": [{ "binding": "DB", "database_name": "app", "migrations_dir": "db/migrations" }] }"#,
+    )
+    .unwrap();
+    let deploy = || {
+        let out = ssr()
+            .args(["deploy", "--migrate", "--quiet"])
+            .current_dir(&dir)
+            .env("PATH", with_esbuild())
+            .env("SSR_SERVER", s.url(""))
+            .env("SSR_TOKEN", &s.token)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let first = deploy();
+    assert!(first.contains("0001_users.sql: applied"), "{first}");
+    assert_eq!(s.get("/t/mig/", &[]).text(), "2 users");
+    let again = deploy();
+    assert!(again.contains("0001_users.sql: already applied"), "{again}");
+    assert_eq!(s.get("/t/mig/", &[]).text(), "2 users");
+}

@@ -39,6 +39,10 @@ pub struct App {
     /// `assets.directory`, resolved likewise.
     pub assets: Option<PathBuf>,
     pub config: AppConfig,
+    /// Each D1 binding's migrations folder (its `migrations_dir`, else
+    /// `migrations`), resolved against the config's directory: what
+    /// `ssr deploy --migrate` applies.
+    pub d1_migrations: BTreeMap<String, PathBuf>,
     /// `compatibility_flags` has `nodejs_compat`, or the
     /// `compatibility_date` is one where it is the default
     /// ([`NODEJS_COMPAT_DEFAULT`]) and `no_nodejs_compat` is not set: the
@@ -134,6 +138,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut warnings = Vec::new();
     let mut config = AppConfig::default();
+    let mut d1_migrations = BTreeMap::new();
     let mut entry = None;
     let mut assets = None;
     let mut node_flag = None;
@@ -240,13 +245,24 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
                 }
             }
             "kv_namespaces" => read_bindings(path, key, v, &["id"], &mut config.kv_namespaces)?,
-            "d1_databases" => read_bindings(
-                path,
-                key,
-                v,
-                &["database_id", "database_name"],
-                &mut config.d1_databases,
-            )?,
+            "d1_databases" => {
+                read_bindings(
+                    path,
+                    key,
+                    v,
+                    &["database_id", "database_name"],
+                    &mut config.d1_databases,
+                )?;
+                for item in v.as_array().into_iter().flatten() {
+                    if let Some(name) = item.get("binding").and_then(Value::as_str) {
+                        let folder = item
+                            .get("migrations_dir")
+                            .and_then(Value::as_str)
+                            .unwrap_or("migrations");
+                        d1_migrations.insert(name.to_string(), dir.join(folder));
+                    }
+                }
+            }
             "r2_buckets" => read_bindings(path, key, v, &["bucket_name"], &mut config.r2_buckets)?,
             "triggers" => config.crons = read_crons(path, v)?,
             "services" => read_bindings(path, key, v, &["service"], &mut config.services)?,
@@ -290,6 +306,7 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
         entry,
         assets,
         config,
+        d1_migrations,
         node_globals: node_flag.unwrap_or(by_date),
         compatibility_flags,
         behaviours,

@@ -350,6 +350,21 @@ pub fn d1(args: D1Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Applies D1 binding `binding`'s migrations in `dir` to `tenant`'s
+/// database (`ssr deploy --migrate`).
+pub(super) fn apply_migrations(
+    client: &Client,
+    tenant: &str,
+    binding: &str,
+    dir: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let db = Database {
+        tenant: tenant.into(),
+        binding: binding.into(),
+    };
+    apply(client, &db, dir)
+}
+
 /// Applies each migration of `dir` not yet applied, saying which ran.
 fn apply(client: &Client, db: &Database, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)

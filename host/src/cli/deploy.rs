@@ -1,7 +1,8 @@
 //! `ssr deploy [DIR]`: builds the site in DIR as `ssr build` would, from its
 //! `ssr.toml` and Workers config (`ssr::site`), and registers it on the
 //! server: plugin, hostnames, vars, fetch grants and limits in one request.
-//! `--dry-run` shows what would change and changes nothing.
+//! `--dry-run` shows what would change and changes nothing; `--migrate`
+//! then applies each D1 binding's migrations, as `ssr d1 migrations apply`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +22,10 @@ pub struct DeployArgs {
     /// Show what would change on the server, and change nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Once deployed, apply each D1 binding's migrations (its
+    /// `migrations_dir`, else `migrations/`) not yet applied.
+    #[arg(long)]
+    migrate: bool,
     /// Print no build progress.
     #[arg(short, long)]
     quiet: bool,
@@ -104,6 +109,18 @@ pub fn run(args: DeployArgs) -> anyhow::Result<ExitCode> {
         "  {}/t/{}/ (where the server routes by path)",
         client.base, site.name
     );
+    if args.migrate {
+        for (binding, dir) in site.app.iter().flat_map(|a| &a.d1_migrations) {
+            if !dir.is_dir() {
+                continue;
+            }
+            println!("migrations of {binding} ({}):", dir.display());
+            let applied = super::bindings::apply_migrations(&client, &site.name, binding, dir)?;
+            if applied != ExitCode::SUCCESS {
+                return Ok(applied);
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -795,11 +795,12 @@ fn the_cli_reads_and_writes_r2_objects() {
 /// within it goes on.
 #[test]
 fn an_abandoned_multipart_upload_is_aborted_after_its_expiry() {
+    // Long enough that `fresh` is resumed well within it on a busy machine.
     let s = Server::start(&[
         "--demo=false",
         "--path-routing",
         "--r2-upload-expiry",
-        "1500",
+        "5000",
     ]);
     assert_eq!(
         s.put_bytes("up", &std::fs::read(r2_app()).unwrap(), "").0,
@@ -813,7 +814,7 @@ fn an_abandoned_multipart_upload_is_aborted_after_its_expiry() {
         "added"
     );
     let gone = "uploadPart: The specified multipart upload does not exist. (10024)";
-    let aborted = within(patience(10), || {
+    let aborted = within(patience(30), || {
         s.get(&format!("/t/up/resume?key=left&id={left}"), &[])
             .text()
             == gone

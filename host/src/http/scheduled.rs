@@ -3,7 +3,8 @@
 //! runs its `scheduled` handler: a request of its own
 //! (`contract::Request::scheduled`) on the pool, with the tenant's limits
 //! (its CPU time, `--request-timeout`, its concurrency), logged to the
-//! tenant's log and counted in `ssr_scheduled_total`. `ssr tenant trigger`
+//! tenant's log and counted in `ssr_scheduled_total` (`outcome`: `ok`,
+//! `error`, or `elsewhere` where another replica claimed the run). `ssr tenant trigger`
 //! runs one by hand through the admin API ([`run`]).
 //!
 //! Invariants:
@@ -52,7 +53,11 @@ pub(super) async fn tick(state: Weak<AppState>) {
                 let what = format!("cron:{}:{minute}:{cron}", tenant.id);
                 match state.registry.claim(&what, CLAIMED_FOR) {
                     Ok(true) => {}
-                    Ok(false) => continue,
+                    Ok(false) => {
+                        metrics::counter!("ssr_scheduled_total", "tenant" => tenant.id.to_string(), "outcome" => "elsewhere")
+                            .increment(1);
+                        continue;
+                    }
                     Err(e) => {
                         tracing::warn!(
                             tenant = &*tenant.id,

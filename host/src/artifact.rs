@@ -124,6 +124,17 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The bytes `text` spells in hex digits, if it does.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// `len` bytes from the system's random source, in lower-case hex: the
 /// secrets and ids the host makes (admin and tenant tokens, replica ids).
 pub fn random_hex(len: usize) -> String {

@@ -25,11 +25,13 @@
     new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(host('random', array.byteLength).data);
     return array;
   }
+  // Bytes as lower-case hex (also R2's checksums, `31_r2.js`).
+  const hexOf = (bytes) => Array.from(bytes, (x) => x.toString(16).padStart(2, '0')).join('');
   function randomUUID() {
     const b = host('random', 16).data;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+    const hex = hexOf(b);
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
   // Web Crypto's interface object, as `workerd` has it: `crypto` is its

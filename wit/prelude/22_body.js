@@ -112,16 +112,7 @@
       get() {
         const b = this._body;
         if (b === null || b instanceof ReadableStreamImpl) return b;
-        const bytes = typeof b === 'string' ? encoder().encode(b) : b;
-        const length = bytes.byteLength;
-        this._body = new ReadableStreamImpl({
-          type: 'bytes',
-          start(c) {
-            if (bytes.byteLength > 0) c.enqueue(bytes);
-            c.close();
-          },
-        });
-        knownLengths.set(this._body, length);
+        this._body = bytesStream(typeof b === 'string' ? encoder().encode(b) : b);
         // A body read whole was read through a reader, which keeps it.
         if (this._used) {
           this._body.getReader();
@@ -131,6 +122,20 @@
       },
       configurable: true,
     });
+  }
+  // A byte stream of `bytes` (which it takes: a chunk's buffer moves to
+  // its reader), in one chunk, none when empty; its length known.
+  function bytesStream(bytes) {
+    const length = bytes.byteLength;
+    const stream = new ReadableStreamImpl({
+      type: 'bytes',
+      start(c) {
+        if (length > 0) c.enqueue(bytes);
+        c.close();
+      },
+    });
+    knownLengths.set(stream, length);
+    return stream;
   }
   // Sets `_body`, and the content type the body implies unless set.
   function setBody(target, body) {

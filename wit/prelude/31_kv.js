@@ -35,13 +35,7 @@
       case 'json': return JSON.parse(kvText(bytes));
       case 'arrayBuffer': return bytes.slice().buffer;
       case 'stream':
-        return new ReadableStreamImpl({
-          type: 'bytes',
-          start(c) {
-            if (bytes.length > 0) c.enqueue(bytes.slice());
-            c.close();
-          },
-        });
+        return bytesStream(bytes.slice());
       default:
         throw new TypeError(`Unknown response type. Possible types are ${KV_TYPES.map((t) => `"${t}"`).join(', ').replace(/, ("stream")$/, ', and $1')}.`);
     }

@@ -19,7 +19,6 @@
   const R2_PIECE = 256 * 1024;
   const R2_CHECKSUMS = [['md5', 'MD5', 16], ['sha1', 'SHA-1', 20], ['sha256', 'SHA-256', 32], ['sha384', 'SHA-384', 48], ['sha512', 'SHA-512', 64]];
   const R2_HTTP = [['contentType', 'content-type'], ['contentLanguage', 'content-language'], ['contentDisposition', 'content-disposition'], ['contentEncoding', 'content-encoding'], ['cacheControl', 'cache-control']];
-  const r2Hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   function r2Unhex(hex) {
     const out = new Uint8Array(hex.length / 2);
     for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
@@ -60,7 +59,7 @@
     }
     const b = bufferSourceBytes(v);
     if (b.byteLength !== bytes) throw new TypeError(`${shown} is ${bytes} bytes, not ${b.byteLength}`);
-    return [name, r2Hex(b)];
+    return [name, hexOf(b)];
   }
   // An etag condition: `*`, or unquoted tags (a header's are quoted).
   function r2Etags(v, header) {
@@ -139,7 +138,7 @@
     }
     toJSON() {
       const out = {};
-      for (const [name] of R2_CHECKSUMS) if (this[name] !== undefined) out[name] = r2Hex(new Uint8Array(this[name]));
+      for (const [name] of R2_CHECKSUMS) if (this[name] !== undefined) out[name] = hexOf(new Uint8Array(this[name]));
       return out;
     }
   }
@@ -239,7 +238,7 @@
       if (a === null) return null;
       if (!a.body) return r2Object(a.object);
       const length = a.object.range.length;
-      const body = a.handle === undefined ? r2WholeBody(data) : r2Arriving(this.#name, a.handle);
+      const body = a.handle === undefined ? bytesStream(data) : r2Arriving(this.#name, a.handle);
       knownLengths.set(body, length);
       return r2Object(a.object, new GetResult(makeR2, body));
     }
@@ -334,15 +333,6 @@
         more = next;
         if (bytes.byteLength > 0) c.enqueue(bytes);
         if (!more) c.close();
-      },
-    });
-  }
-  function r2WholeBody(bytes) {
-    return new ReadableStreamImpl({
-      type: 'bytes',
-      start(c) {
-        if (bytes.byteLength > 0) c.enqueue(bytes);
-        c.close();
       },
     });
   }

@@ -255,16 +255,16 @@ struct ListOut {
     cursor: Option<String>,
 }
 
-fn text_of(v: &impl Serialize) -> String {
+pub(super) fn text_of(v: &impl Serialize) -> String {
     serde_json::to_string(v).expect("answers serialize")
 }
 
 /// A `list` cursor: where the page ended, opaque to the app.
-fn cursor_of(last: &str) -> String {
+pub(super) fn cursor_of(last: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(last)
 }
 
-fn after_cursor(cursor: &str) -> Option<String> {
+pub(super) fn after_cursor(cursor: &str) -> Option<String> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()?;

@@ -46,6 +46,12 @@ use contract::Reply;
 use crate::app::AppConfig;
 use crate::web::fetch::Subrequests;
 
+/// The tenant a namespace or bucket belongs to: its full name is
+/// `<tenant>/<id>`.
+pub(crate) fn tenant_of(ns: &str) -> &str {
+    ns.split_once('/').map_or(ns, |(t, _)| t)
+}
+
 /// A call answered in the call itself: `{answer}` with its bytes, or
 /// `{error}` (which the prelude rejects with, as it would a waited one's).
 fn at_once(out: Result<(String, Vec<u8>), String>) -> Reply {
@@ -252,11 +258,6 @@ impl Bindings {
         self.d1.keys().map(String::as_str)
     }
 
-    /// The tenant's id.
-    pub fn tenant(&self) -> &str {
-        &self.tenant
-    }
-
     /// The names of its service bindings.
     pub fn service_names(&self) -> impl Iterator<Item = &str> {
         self.services.keys().map(String::as_str)
@@ -416,7 +417,7 @@ impl Bindings {
         let (store, ns) = self
             .r2_bucket(call.binding())
             .map_err(|e| format!("env.{}: {e}", call.binding()))?;
-        let (store, ns, tenant) = (store.clone(), ns.to_string(), self.tenant.clone());
+        let (store, ns) = (store.clone(), ns.to_string());
         let data = data.to_vec();
         let gone = || "the body is no longer there (its render ended)".to_string();
         match call {
@@ -425,7 +426,7 @@ impl Bindings {
                 subrequests.run(move || {
                     let mut slot = crate::sync::lock(&slot);
                     let held = slot.as_mut().and_then(|h| h.downcast_mut::<r2::Held>());
-                    done(store.answer(&tenant, &ns, call, data, held))
+                    done(store.answer(&ns, call, data, held))
                 })
             }
             r2::Call::Finish { handle, .. } => {
@@ -440,18 +441,16 @@ impl Bindings {
             // hold it in.
             call @ (r2::Call::Get { .. } | r2::Call::Put { .. } | r2::Call::UploadPart { .. }) => {
                 let (handle, slot) = subrequests.hold();
-                subrequests.run(
-                    move || match store.answer(&tenant, &ns, call, data, None)? {
-                        r2::Answer::Hold(mut v, held) => {
-                            *crate::sync::lock(&slot) = Some(Box::new(held));
-                            v["handle"] = handle.into();
-                            Ok((v.to_string(), Vec::new()))
-                        }
-                        answer => done(Ok(answer)),
-                    },
-                )
+                subrequests.run(move || match store.answer(&ns, call, data, None)? {
+                    r2::Answer::Hold(mut v, held) => {
+                        *crate::sync::lock(&slot) = Some(Box::new(held));
+                        v["handle"] = handle.into();
+                        Ok((v.to_string(), Vec::new()))
+                    }
+                    answer => done(Ok(answer)),
+                })
             }
-            call => subrequests.run(move || done(store.answer(&tenant, &ns, call, data, None))),
+            call => subrequests.run(move || done(store.answer(&ns, call, data, None))),
         }
     }
 }

@@ -23,6 +23,7 @@ use std::sync::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::kv::{Entry, Listed, Page, Store};
+use super::tenant_of;
 
 /// KV namespaces in SQLite.
 pub struct Kv {
@@ -164,10 +165,6 @@ fn count(tx: &Connection, tenant: &str, delta: i64) -> Result<(), String> {
     .and_then(|mut s| s.execute(params![tenant, delta]))
     .map(drop)
     .map_err(sql)
-}
-
-fn tenant_of(ns: &str) -> &str {
-    ns.split_once('/').map_or(ns, |(t, _)| t)
 }
 
 /// The first key after every key that starts with `prefix`, in byte

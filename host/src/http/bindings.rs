@@ -187,7 +187,7 @@ fn r2_call(
     held: Option<&mut r2::Held>,
 ) -> Result<r2::Answer, String> {
     let (store, ns) = b.r2_bucket(binding)?;
-    store.answer(b.tenant(), ns, call, data, held)
+    store.answer(ns, call, data, held)
 }
 
 pub async fn r2_get(
@@ -241,7 +241,7 @@ pub async fn r2_get(
         return Err(ApiError::NotFound(format!("no object `{key}`")));
     }
     let object = &head["object"];
-    let mut response = axum::body::Body::from_stream(tokio_stream(rx)).into_response();
+    let mut response = axum::body::Body::from_stream(pieces(rx)).into_response();
     let headers = response.headers_mut();
     let content_type = object["http"]["contentType"]
         .as_str()
@@ -261,7 +261,7 @@ pub async fn r2_get(
 }
 
 /// The pieces `rx` receives, as a stream.
-fn tokio_stream(
+fn pieces(
     mut rx: tokio::sync::mpsc::Receiver<Result<Bytes, std::io::Error>>,
 ) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
     futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))

@@ -41,6 +41,8 @@ use md5::Digest as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::kv::{after_cursor, cursor_of, text_of};
+
 /// The longest key, in UTF-8 bytes.
 pub const MAX_KEY: usize = 1024;
 /// The most custom metadata, keys and values together.
@@ -205,8 +207,8 @@ pub trait Meta: Send + Sync {
         n: u32,
         part: &Part,
     ) -> Result<Option<Vec<String>>, String>;
-    /// Ends an upload in progress as `state`, with `object` (its parts'
-    /// blobs) stored when it completed: the blobs freed (unused parts, the
+    /// Ends an upload in progress: completed with `object` (its parts'
+    /// blobs) stored, or aborted without one: the blobs freed (unused parts, the
     /// object it replaced); `None` when it was not in progress.
     fn end_upload(
         &self,
@@ -229,8 +231,9 @@ pub trait Blobs: Send + Sync {
     fn writer(&self) -> Result<Box<dyn BlobWriter>, String>;
     /// `length` bytes of blob `id` from `offset`.
     fn open(&self, id: &str, offset: u64, length: u64) -> Result<Box<dyn Read + Send>, String>;
-    /// Deletes blobs (those not there are no error); a failure is logged,
-    /// and the sweep retries.
+    /// Deletes blobs (those not there are no error); a failure is logged
+    /// and leaves the blob unnamed (the embedded store's sweep at start
+    /// removes those; an object store keeps them, docs/bindings.md).
     fn delete(&self, ids: &[String]);
 }
 
@@ -709,24 +712,6 @@ impl Digests {
     }
 }
 
-fn text_of(v: &Value) -> String {
-    v.to_string()
-}
-
-/// A cursor: where a page ended, opaque to the app.
-fn cursor_of(after: &str) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(after)
-}
-
-fn after_cursor(cursor: &str) -> Option<String> {
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    String::from_utf8(bytes).ok()
-}
-
 /// The first string after every one that starts with `prefix`, as far as
 /// keys go (a key is at most [`MAX_KEY`] bytes).
 fn past(prefix: &str) -> String {
@@ -744,12 +729,11 @@ pub enum Answer {
 }
 
 impl Store {
-    /// Answers `call` on bucket `ns` of `tenant` with `data` (a put's
-    /// bytes), or `held` (what its handle holds, for `read`, `write` and
-    /// `finish`): its answer, or R2's words for why not. It may block.
+    /// Answers `call` on bucket `ns` with `data` (a put's bytes), or
+    /// `held` (what its handle holds, for `read`, `write` and `finish`): its
+    /// answer, or R2's words for why not. It may block.
     pub fn answer(
         &self,
-        tenant: &str,
         ns: &str,
         call: Call,
         data: Vec<u8>,
@@ -809,7 +793,7 @@ impl Store {
                 args,
                 ..
             } => {
-                self.check_put("put", tenant, &key, &args.custom, size)?;
+                self.check_put("put", ns, &key, &args.custom, size)?;
                 let mut writing = Writing {
                     writer: self.blobs.writer()?,
                     digests: Digests::new(args.checksum.as_ref().map(|(a, _)| a.as_str())),
@@ -887,7 +871,7 @@ impl Store {
                 stream,
                 ..
             } => {
-                self.check_put("uploadPart", tenant, &key, &[], size)?;
+                self.check_put("uploadPart", ns, &key, &[], size)?;
                 match self.meta.upload(ns, &upload_id, &key)? {
                     Some((_, State::InProgress, _)) => {}
                     _ => return Err(refused("uploadPart", NO_UPLOAD)),
@@ -964,12 +948,13 @@ impl Store {
         Ok(swept)
     }
 
-    /// What a put or part must be before a byte is written: a key, custom
-    /// metadata and a size R2 allows, within the tenant's quota.
+    /// What a put or part to bucket `ns` must be before a byte is written:
+    /// a key, custom metadata and a size R2 allows, within its tenant's
+    /// quota.
     fn check_put(
         &self,
         op: &str,
-        tenant: &str,
+        ns: &str,
         key: &str,
         custom: &[(String, String)],
         size: u64,
@@ -979,7 +964,7 @@ impl Store {
         if size > MAX_PUT {
             return Err(refused(op, TOO_LARGE));
         }
-        let used = self.meta.usage(tenant)?;
+        let used = self.meta.usage(super::tenant_of(ns))?;
         if used.saturating_add(size) > self.quota {
             return Err(format!(
                 "{op}: the tenant's R2 quota is full: it keeps {used} bytes of its {} and this would add {size}; delete objects, or ask the operator for more (--r2-tenant-mib)",
@@ -1135,7 +1120,7 @@ impl Store {
         }
         let mut md5s = md5::Md5::new();
         for (_, p) in &parts {
-            md5s.update(unhex(&p.md5));
+            md5s.update(crate::artifact::unhex(&p.md5).unwrap_or_default());
         }
         let object = Object {
             key: key.to_string(),
@@ -1173,8 +1158,6 @@ impl Store {
     ) -> Result<Value, String> {
         let (mut objects, mut prefixes) = (Vec::new(), Vec::new());
         let mut truncated = false;
-        // The key a next page starts after.
-        let mut last = None;
         'pages: loop {
             let page = self.meta.list(
                 ns,
@@ -1197,13 +1180,11 @@ impl Store {
                     Some(group) => {
                         // Skip the rest of its group.
                         after = Some(past(&group));
-                        last = after.clone();
                         prefixes.push(group);
                         continue 'pages;
                     }
                     None => {
                         after = Some(o.key.clone());
-                        last = after.clone();
                         objects.push(o);
                     }
                 }
@@ -1226,19 +1207,13 @@ impl Store {
             })
             .collect();
         let mut out = json!({ "objects": objects, "truncated": truncated });
-        if truncated && let Some(last) = last {
-            out["cursor"] = json!(cursor_of(&last));
+        // Where this page ended: a truncated page returned at least one.
+        if truncated && let Some(after) = after {
+            out["cursor"] = json!(cursor_of(&after));
         }
         out["delimitedPrefixes"] = json!(prefixes);
         Ok(out)
     }
-}
-
-/// The bytes of hex digits (what is not a pair of them is skipped).
-fn unhex(hex: &str) -> Vec<u8> {
-    (0..hex.len() / 2)
-        .filter_map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
-        .collect()
 }
 
 fn shown_algorithm(name: &str) -> &'static str {

@@ -25,6 +25,7 @@ use redis::{Commands, Connection, RedisResult};
 
 use super::{Meta, Object, Part, State, Upload};
 use crate::bindings::redis::Pool;
+use crate::bindings::tenant_of;
 
 pub struct Redis {
     pool: Pool,
@@ -65,10 +66,6 @@ const UPLOADS: &str = "ssr:r2:uploads";
 
 fn upload_member(ns: &str, id: &str) -> String {
     format!("{ns}\n{id}")
-}
-
-fn tenant_of(ns: &str) -> &str {
-    ns.split_once('/').map_or(ns, |(t, _)| t)
 }
 
 /// A row as Redis keeps it, or an error Redis's client can carry.

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Meta, Object, Part, State, Upload};
+use crate::bindings::tenant_of;
 
 pub struct Sqlite {
     conn: Mutex<Connection>,
@@ -53,10 +54,6 @@ CREATE TABLE IF NOT EXISTS r2_usage (
 
 fn sql(e: rusqlite::Error) -> String {
     format!("the embedded R2 store failed: {e}")
-}
-
-fn tenant_of(ns: &str) -> &str {
-    ns.split_once('/').map_or(ns, |(t, _)| t)
 }
 
 fn parsed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {

@@ -25,6 +25,7 @@
 //!   cost, RSA key generation) is capped as `mod.rs`'s are.
 
 use super::*;
+use crate::artifact::unhex;
 use aes::cipher::consts::U16;
 use aes::cipher::generic_array::GenericArray;
 use aes::cipher::{BlockDecrypt, BlockEncrypt, BlockSizeUser, KeyInit as _};
@@ -584,16 +585,6 @@ fn pem_body(pem: &Pem, pass: Option<&[u8]>) -> Option<Vec<u8>> {
         return None;
     }
     aes_cbc(false, &bytes_to_key(pass?, &iv, len), &iv, &pem.der)
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// An encrypted PKCS #8, decrypted, if its key derivation is within the

@@ -24,7 +24,7 @@ use ssr::engine::{EngineKind, Engines};
 use crate::support::{Client, Remote, Reply, Server, root, tempdir, text, within};
 
 /// The peers' npm packages: Node 22 for the frameworks' builds, and workerd.
-fn peers() -> PathBuf {
+pub(crate) fn peers() -> PathBuf {
     root().join("tests/peers/node_modules")
 }
 
@@ -32,9 +32,9 @@ fn peers() -> PathBuf {
 const SECRET: &str = "a test secret of the session";
 
 /// One example app, built.
-struct App {
-    name: &'static str,
-    plugin: PathBuf,
+pub(crate) struct App {
+    pub(crate) name: &'static str,
+    pub(crate) plugin: PathBuf,
     /// What workerd runs: the config's `main`, bundled as wrangler does.
     bundle: PathBuf,
     /// The config's assets directory, if any.
@@ -46,7 +46,7 @@ struct App {
 
 /// Builds `name` once per run: its framework's build (with Node 22 first
 /// on `PATH`), `ssr build` in its directory, and workerd's bundle.
-fn app(name: &'static str) -> Arc<App> {
+pub(crate) fn app(name: &'static str) -> Arc<App> {
     type Slots = Mutex<Vec<(&'static str, Arc<OnceLock<Arc<App>>>)>>;
     static BUILT: OnceLock<Slots> = OnceLock::new();
     let slot = {
@@ -283,7 +283,7 @@ fn ask(method: &'static str, path: &'static str) -> Ask {
 /// describe the connection or the bytes on the wire, and those `ssr` adds
 /// by design (`vary` from its automatic tracking, `x-cache`, and its own
 /// validator where the app set none).
-fn app_headers(reply: &Reply, other: &Reply) -> Vec<(String, String)> {
+pub(crate) fn app_headers(reply: &Reply, other: &Reply) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = reply
         .headers
         .iter()
@@ -298,6 +298,8 @@ fn app_headers(reply: &Reply, other: &Reply) -> Vec<(String, String)> {
                     | "keep-alive"
                     | "vary"
                     | "x-cache"
+                    // A proxy's (nginx in front of replicas).
+                    | "server"
             )
         })
         .filter(|(k, _)| {
@@ -449,7 +451,7 @@ fn comparable(text: &str) -> String {
 
 /// Asserts that `ours` and `theirs` are the same once [`comparable`],
 /// showing where they first differ.
-fn same(ours: &str, theirs: &str, what: &str) {
+pub(crate) fn same(ours: &str, theirs: &str, what: &str) {
     let (ours, theirs) = (comparable(ours), comparable(theirs));
     if ours == theirs {
         return;

@@ -147,6 +147,42 @@ fn kv_keeps_each_tenants_keys_across_requests_and_restarts_on_both_engines() {
     assert_eq!(s.get("/t/kv-other/get?key=who", &[]).text(), "null\n");
 }
 
+/// A page that reads a binding depends on state its URL does not name:
+/// the page cache keeps it only for a TTL the response sets itself, never
+/// under the host's default, on both engines; a streamed page that reads
+/// one after its head went out is not kept either.
+#[test]
+fn a_page_that_reads_a_binding_is_cached_only_for_a_ttl_of_its_own_on_both_engines() {
+    let data = tempdir("kv-cached");
+    let s = Server::stored(data.to_str().unwrap());
+    let plugin = std::fs::read(kv_app()).unwrap();
+    for engine in Engines::KINDS {
+        let id = format!("kv-cached-{engine}");
+        let (status, body) = s.put_bytes(&id, &plugin, &format!("engine={engine}"));
+        assert_eq!(status, 201, "{body}");
+        let put = |v: &str| {
+            let said = s.get(&format!("/t/{id}/put?key=k&value={v}"), &[]);
+            assert_eq!(said.text(), "stored\n");
+        };
+        let get = |path: &str| {
+            let r = s.get(&format!("/t/{id}/{path}?key=k"), &[]);
+            (r.text(), r.header("x-cache").unwrap_or("").to_string())
+        };
+        put("one");
+        for path in ["plain-get", "kept-get", "late-get"] {
+            let said = get(path).0;
+            assert!(said.ends_with("one\n"), "{engine} {path}: {said}");
+        }
+        put("two");
+        for path in ["plain-get", "late-get"] {
+            let (said, cache) = get(path);
+            assert!(said.ends_with("two\n"), "{engine} {path}: {said} ({cache})");
+            assert_ne!(cache, "hit", "{engine} {path}");
+        }
+        assert_eq!(get("kept-get"), ("one\n".into(), "hit".into()), "{engine}");
+    }
+}
+
 /// `kill -9` of the server while many puts are in flight loses none that
 /// was acknowledged: each answered `stored` is read back after a restart.
 #[test]

@@ -744,7 +744,7 @@ fn two_replicas_giving_one_host_to_two_tenants_at_once_give_it_to_one() {
 /// `scripts/cluster.sh` on loopback ports from `port`, with its files in a
 /// directory of its own; stopped (SIGTERM, which it handles as Ctrl-C)
 /// and waited for on drop.
-struct Cluster {
+pub(crate) struct Cluster {
     script: Child,
     port: u16,
     dir: PathBuf,
@@ -752,6 +752,12 @@ struct Cluster {
 
 impl Cluster {
     fn start(replicas: usize) -> Cluster {
+        Cluster::start_env(replicas, &[])
+    }
+
+    /// [`Cluster::start`] with more environment variables for the replicas
+    /// (`SSR_OBJECTS`, say).
+    pub(crate) fn start_env(replicas: usize, env: &[(&str, &str)]) -> Cluster {
         use std::io::BufRead;
         // nginx on `port`, replica n on `port + n`, Redis on `port + 10`.
         let (port, dir) = (crate::support::free_block(11), tempdir("cluster"));
@@ -766,6 +772,7 @@ impl Cluster {
             // On a cold code cache each replica compiles the code plugins
             // share, all at once and beside the other tests (CI, 2 cores).
             .env("READY_WAIT", "120")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(dir.join("cluster.err")).unwrap())
             .spawn()
@@ -793,7 +800,7 @@ impl Cluster {
     }
 
     /// nginx (0) or replica `n`.
-    fn at(&self, n: u16) -> Remote {
+    pub(crate) fn at(&self, n: u16) -> Remote {
         Remote {
             addr: format!("127.0.0.1:{}", self.port + n),
         }

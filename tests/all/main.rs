@@ -6,6 +6,7 @@
 
 mod apps;
 mod assets;
+mod binding_apps;
 mod bindings;
 mod browser;
 mod build_errors;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::fetch::Origin;
 use crate::hardening::{connect, read_to_close};
-use crate::support::{Client, InProcess, Server, within};
+use crate::support::{Client, InProcess, Server, urlencode, within};
 
 const PROBE: &str = "tests/plugins/probe.js";
 
@@ -295,16 +295,4 @@ fn issue_32_clients_that_never_read_hold_bounded_memory_for_a_bounded_time() {
         assert!(got.len() < 24 << 20, "a stalled client got its whole page");
     }
     assert_eq!(s.get("/t/p-wasm/big?kib=1", &[]).status, 200);
-}
-
-/// `text` as one query value.
-fn urlencode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

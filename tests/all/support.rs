@@ -822,3 +822,15 @@ impl Server {
             .map_or(0.0, |v| v.trim().parse().unwrap())
     }
 }
+
+/// `text` as one query value.
+pub fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -130,6 +130,25 @@ export default {
       return new Response('stored\n', { headers: fresh });
     }
     if (url.pathname === '/get') return new Response(`${await env.KV.get(key)}\n`, { headers: fresh });
+    // A page cache's view of a page that reads KV: kept only for a TTL the
+    // response sets (`/kept-get`), never under the host's default
+    // (`/plain-get`), nor when the read comes after a streamed page's head
+    // went out (`/late-get`).
+    if (url.pathname === '/plain-get') return new Response(`${await env.KV.get(key)}\n`);
+    if (url.pathname === '/kept-get') {
+      return new Response(`${await env.KV.get(key)}\n`, { headers: { 'cache-control': 'max-age=60' } });
+    }
+    if (url.pathname === '/late-get') {
+      const body = new ReadableStream({
+        async start(c) {
+          c.enqueue(new TextEncoder().encode('value: '));
+          await new Promise((r) => setTimeout(r, 20));
+          c.enqueue(new TextEncoder().encode(`${await env.KV.get(key)}\n`));
+          c.close();
+        },
+      });
+      return new Response(body);
+    }
     if (url.pathname === '/try-get') {
       const got = await env.KV.get(key).catch((e) => `${e.name}: ${e.message}`);
       return new Response(`${got}\n`, { headers: fresh });

@@ -64,6 +64,15 @@ pub(crate) fn ended<T>(imports: &Imports, out: Result<T, EngineError>) -> Result
     out
 }
 
+/// [`ended`] for a render: its response as the page cache may keep it
+/// ([`crate::web::stored_as_bound`]).
+pub(crate) fn rendered(
+    imports: &Imports,
+    out: Result<Response, EngineError>,
+) -> Result<Response, EngineError> {
+    ended(imports, out).map(|r| crate::web::stored_as_bound(r, imports.bound()))
+}
+
 /// Loads plugin artifacts (process lifetime).
 pub trait Engine: Send + Sync {
     /// Checks an artifact built by `ssr build` and prepares it to run, its

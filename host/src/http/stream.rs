@@ -77,7 +77,7 @@ pub fn gathered(mut rendered: Rendered, frames: &mut Frames) -> Rendered {
         match frame {
             Frame::Head(h) => head = Some(h),
             Frame::Chunk(chunk) => body.extend_from_slice(chunk.bytes()),
-            Frame::End(mut vary) => rendered.response.vary.append(&mut vary),
+            Frame::End(mut vary, _) => rendered.response.vary.append(&mut vary),
         }
     }
     if let Some(mut head) = head {
@@ -98,8 +98,8 @@ pub fn completed(frames: &mut Frames) -> Option<contract::Response> {
         match frame {
             Frame::Head(h) => head = Some(h),
             Frame::Chunk(chunk) => body.extend_from_slice(chunk.bytes()),
-            Frame::End(mut vary) => {
-                let mut head: contract::Response = head.take()?;
+            Frame::End(mut vary, bound) => {
+                let mut head = crate::web::stored_as_bound(head.take()?, bound);
                 head.body = body;
                 head.vary.append(&mut vary);
                 return Some(head);
@@ -156,13 +156,25 @@ impl Streamed {
 }
 
 impl Streamed {
+    /// A render that called a binding after its head went out: its body
+    /// is not kept unless its head set a TTL of its own
+    /// ([`crate::web::stored_as_bound`]).
+    fn unless_bound(&mut self, bound: bool) {
+        let default =
+            |(s, _): &(Store, Vec<u8>)| s.head.cache == contract::CachePolicy::HostDefault;
+        if bound && self.copy.as_ref().is_some_and(default) {
+            self.copy = None;
+        }
+    }
+
     /// The body ended before the render: it is kept if it may be, and the
     /// render goes on by itself (its `ctx.waitUntil()` work), holding its
     /// worker and permit until it ends, its failure logged and counted.
-    fn finish_early(&mut self, vary: Vec<String>) {
+    fn finish_early(&mut self, vary: Vec<String>, bound: bool) {
         if let Some((store, _)) = &mut self.copy {
             store.head.vary.extend(vary);
         }
+        self.unless_bound(bound);
         self.keep();
         self.done = true;
         let render = std::mem::replace(&mut self.render, Box::pin(std::future::pending()));
@@ -221,8 +233,8 @@ impl http_body::Body for Streamed {
             match this.frames.try_recv() {
                 Ok(Frame::Chunk(bytes)) => return Poll::Ready(Some(Ok(this.chunk(bytes)))),
                 Ok(Frame::Head(_)) => continue,
-                Ok(Frame::End(vary)) => {
-                    this.finish_early(vary);
+                Ok(Frame::End(vary, bound)) => {
+                    this.finish_early(vary, bound);
                     return Poll::Ready(None);
                 }
                 Err(_) => {}
@@ -252,8 +264,8 @@ impl http_body::Body for Streamed {
             if let Poll::Ready(Some(frame)) = this.frames.poll_recv(cx) {
                 match frame {
                     Frame::Chunk(bytes) => return Poll::Ready(Some(Ok(this.chunk(bytes)))),
-                    Frame::End(vary) => {
-                        this.finish_early(vary);
+                    Frame::End(vary, bound) => {
+                        this.finish_early(vary, bound);
                         return Poll::Ready(None);
                     }
                     Frame::Head(_) => continue,
@@ -263,10 +275,12 @@ impl http_body::Body for Streamed {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Ok(r)) => {
                     counted(&this.tenant, &r);
-                    // The headers read after the head went out count too.
+                    // The headers read after the head went out count too,
+                    // and the bindings called.
                     if let Some((store, _)) = &mut this.copy {
                         store.head.vary.extend(r.response.vary);
                     }
+                    this.unless_bound(r.response.cache == contract::CachePolicy::NoStore);
                     this.end = Some(Ok(()));
                 }
                 Poll::Ready(Err(e)) => {

@@ -520,6 +520,9 @@ pub struct Subrequests {
     /// What a binding's calls hold open from one call to the next (an R2
     /// body being read or written), by handle; dropped with the render.
     held: HashMap<u64, Slot>,
+    /// The render called a binding (KV, D1, R2, a service): its response
+    /// depends on state its request does not name.
+    bound: bool,
 }
 
 /// A binding's state held across its calls ([`Subrequests::hold`]).
@@ -545,6 +548,7 @@ impl Subrequests {
             done_rx,
             told_gone: false,
             held: HashMap::new(),
+            bound: false,
         }
     }
 
@@ -556,6 +560,19 @@ impl Subrequests {
         self.budget = Budget::new(grant.max_bytes);
         self.deadline = deadline;
         self.told_gone = false;
+        self.bound = false;
+    }
+
+    /// A binding's call: the render's response depends on the state
+    /// behind it, so the page cache keeps it only for a TTL the response
+    /// sets itself ([`Subrequests::bound`]).
+    pub fn binding_called(&mut self) {
+        self.bound = true;
+    }
+
+    /// Whether this render called a binding so far.
+    pub fn bound(&self) -> bool {
+        self.bound
     }
 
     /// The render ended: its requests in flight are aborted (their

@@ -139,6 +139,11 @@ impl Imports {
         self.call_now(name, args, data)
     }
 
+    /// Whether the render called a binding so far.
+    pub fn bound(&self) -> bool {
+        self.subrequests.bound()
+    }
+
     /// Whether the render's body goes out as it comes (`response-head`
     /// answers `true`), for a worker process that answers it itself.
     pub fn streams(&self) -> bool {
@@ -298,18 +303,21 @@ pub static CAPABILITIES: &[Capability] = &[
     Capability {
         name: calls::KV,
         handler: Handler::Instance(|i, args, data| {
+            i.subrequests.binding_called();
             i.grants.bindings.kv(&mut i.subrequests, args, data)
         }),
     },
     Capability {
         name: calls::R2,
         handler: Handler::Instance(|i, args, data| {
+            i.subrequests.binding_called();
             i.grants.bindings.r2(&mut i.subrequests, args, data)
         }),
     },
     Capability {
         name: calls::SERVICE,
         handler: Handler::Instance(|i, args, data| {
+            i.subrequests.binding_called();
             let grant = &i.grants.fetch;
             i.grants
                 .bindings
@@ -318,7 +326,10 @@ pub static CAPABILITIES: &[Capability] = &[
     },
     Capability {
         name: calls::D1,
-        handler: Handler::Instance(|i, args, _| i.grants.bindings.d1(&mut i.subrequests, args)),
+        handler: Handler::Instance(|i, args, _| {
+            i.subrequests.binding_called();
+            i.grants.bindings.d1(&mut i.subrequests, args)
+        }),
     },
     Capability {
         name: calls::CACHE,
@@ -336,8 +347,8 @@ pub static CAPABILITIES: &[Capability] = &[
             None => Ok(json("false")),
             Some(sink) => {
                 let name = calls::RESPONSE_HEAD;
-                sink.head(parse(name, args)?)
-                    .map_err(|e| format!("{name}: {e}"))?;
+                let head = stored_as_bound(parse(name, args)?, i.subrequests.bound());
+                sink.head(head).map_err(|e| format!("{name}: {e}"))?;
                 Ok(json("true"))
             }
         }),
@@ -360,7 +371,7 @@ pub static CAPABILITIES: &[Capability] = &[
                 .body
                 .take()
                 .ok_or_else(|| not_streamed(calls::RESPONSE_END))?;
-            sink.end(parse(calls::RESPONSE_END, args)?)?;
+            sink.end(parse(calls::RESPONSE_END, args)?, i.subrequests.bound())?;
             Ok(Reply::default())
         }),
     },
@@ -433,6 +444,17 @@ fn env(grants: &Grants) -> String {
         "dns": fetch::dns_over_https(),
     })
     .to_string()
+}
+
+/// `response` as the page cache may keep it: a render that called a
+/// binding (`bound`) depends on state its request does not name, so the
+/// host's default TTL does not apply to it; a TTL of its own does
+/// (`docs/cache.md`).
+pub fn stored_as_bound(mut response: contract::Response, bound: bool) -> contract::Response {
+    if bound && response.cache == contract::CachePolicy::HostDefault {
+        response.cache = contract::CachePolicy::NoStore;
+    }
+    response
 }
 
 fn not_streamed(name: &str) -> String {

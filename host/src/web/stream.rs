@@ -35,8 +35,9 @@ pub enum Frame {
     /// Bytes of the body, counted as unsent until taken or dropped.
     Chunk(Paced),
     /// The body is complete, though the render goes on (its
-    /// `ctx.waitUntil()` work); with the request headers it read so far.
-    End(Vec<String>),
+    /// `ctx.waitUntil()` work); with the request headers it read so far,
+    /// and whether it called a binding ([`crate::web::stored_as_bound`]).
+    End(Vec<String>, bool),
 }
 
 /// The HTTP side's half: frames in the order the render sent them.
@@ -110,12 +111,13 @@ impl Sink {
     }
 
     /// The body is complete: nothing more is written, and the client gets
-    /// its end now; `vary` lists the request headers the page read.
-    pub fn end(self, vary: Vec<String>) -> Result<(), String> {
+    /// its end now; `vary` lists the request headers the page read, and
+    /// `bound` says whether it called a binding.
+    pub fn end(self, vary: Vec<String>, bound: bool) -> Result<(), String> {
         if !self.headed {
             return Err("the response ended before its head".into());
         }
-        self.tx.send(Frame::End(vary)).map_err(|_| gone())
+        self.tx.send(Frame::End(vary, bound)).map_err(|_| gone())
     }
 }
 

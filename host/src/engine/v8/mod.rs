@@ -331,7 +331,7 @@ fn render<'a>(
         let out = run(isolate, req, ends, budget).await;
         // Every way out of the render, failures included.
         isolate.imports().end_render();
-        super::ended(isolate.imports(), out)
+        super::rendered(isolate.imports(), out)
     })
 }
 

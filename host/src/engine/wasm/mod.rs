@@ -869,7 +869,7 @@ impl Instance for WasmInstance {
             };
             self.store.data_mut().imports.end_render();
             let data = self.store.data();
-            super::ended(&data.imports, response(out, budget, data))
+            super::rendered(&data.imports, response(out, budget, data))
         })
     }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `guestBook` ADD `signedAt` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,4 @@
+export default {
+  ssr: true,
+  future: { v8_viteEnvironmentApi: true },
+};

@@ -4,7 +4,7 @@
 //! `scripts/cluster.sh` (Redis, three replicas, nginx) under load.
 
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -980,6 +980,8 @@ fn a_tenant_token_and_its_log_reach_across_replicas() {
 /// keys sign every request; killed on drop.
 pub(crate) struct ObjectStore {
     child: Child,
+    dir: PathBuf,
+    base: u16,
     port: u16,
 }
 
@@ -1000,16 +1002,29 @@ impl ObjectStore {
         )
         .unwrap();
         let base = crate::support::free_block(8);
+        let child = Self::spawn(&dir, base);
+        let store = ObjectStore {
+            child,
+            dir,
+            base,
+            port: base + 6,
+        };
+        store.wait_up();
+        store
+    }
+
+    /// `weed server` on ports `base..base + 8`, keeping its files in `dir`.
+    fn spawn(dir: &Path, base: u16) -> Child {
         let port = |i: u16| (base + i).to_string();
         let weed = crate::support::root().join("target/seaweedfs/weed");
-        let child = Command::new(&weed)
+        Command::new(&weed)
             .arg("server")
             .arg(format!("-dir={}", dir.display()))
             .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3", "-iam=false"])
             .args(["-master.telemetry=false", "-master.volumeSizeLimitMB=64"])
             // Its Iceberg and Lance listeners take fixed ports: none.
             .args(["-s3.port.iceberg=0", "-s3.port.lance=0"])
-            .arg(format!("-s3.config={}", config.display()))
+            .arg(format!("-s3.config={}", dir.join("s3.json").display()))
             .arg(format!("-master.port={}", port(0)))
             .arg(format!("-master.port.grpc={}", port(1)))
             .arg(format!("-volume.port={}", port(2)))
@@ -1018,28 +1033,38 @@ impl ObjectStore {
             .arg(format!("-filer.port.grpc={}", port(5)))
             .arg(format!("-s3.port={}", port(6)))
             .arg(format!("-s3.port.grpc={}", port(7)))
-            .current_dir(&dir)
+            .current_dir(dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("{} (scripts/setup.sh installs it): {e}", weed.display()));
-        let store = ObjectStore {
-            child,
-            port: base + 6,
-        };
-        // Up when its S3 port answers (403 unsigned: it checks signatures).
+            .unwrap_or_else(|e| panic!("{} (scripts/setup.sh installs it): {e}", weed.display()))
+    }
+
+    /// Up when its S3 port answers (403 unsigned: it checks signatures).
+    fn wait_up(&self) {
         let up = crate::support::within(crate::support::patience(60), || {
             Server::agent()
-                .get(&format!("http://127.0.0.1:{}/", store.port))
+                .get(&format!("http://127.0.0.1:{}/", self.port))
                 .call()
                 .is_ok()
         });
         assert!(
             up,
             "SeaweedFS's S3 server did not start on port {}",
-            store.port
+            self.port
         );
-        store
+    }
+
+    /// Kills it, as an outage would.
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on its ports and files, after [`ObjectStore::stop`].
+    fn resume(&mut self) {
+        self.child = Self::spawn(&self.dir, self.base);
+        self.wait_up();
     }
 
     /// `--objects` for a bucket of it.
@@ -1123,6 +1148,60 @@ fn r2_put_through_one_replica_is_got_through_every_other_on_both_engines() {
         );
         assert_eq!(tail.text(), "xxxx", "a range across two segments");
     }
+}
+
+/// R2 while its object store is down: a get or a put throws an error that
+/// names the store, the server and its cached pages keep serving, and
+/// what was put before is there when the store is back (its metadata in
+/// Redis names bytes the store kept).
+#[test]
+fn r2_says_so_while_the_object_store_is_down_and_keeps_what_was_put() {
+    let redis = Redis::start();
+    let mut objects = ObjectStore::start();
+    let url = objects.url("ssr-r2-outage");
+    let dir = tempdir("replica");
+    let s = Server::start(&[
+        "--path-routing",
+        "--store",
+        &redis.url,
+        "--data-dir",
+        dir.to_str().unwrap(),
+        "--objects",
+        &url,
+    ]);
+    let plugin = std::fs::read(crate::bindings::r2_app()).unwrap();
+    assert_eq!(s.put_bytes("r2o", &plugin, "").0, 201);
+    assert_eq!(s.add("page", "plugins/hello/render.js", "").0, 201);
+    assert_eq!(
+        s.get("/t/r2o/try-put?key=k&value=before", &[]).text(),
+        "6\n"
+    );
+    assert_eq!(s.get("/t/page/", &[]).status, 200);
+    objects.stop();
+    let shown = format!(
+        "the object store at http://127.0.0.1:{}/ssr-r2-outage did not answer",
+        objects.port
+    );
+    for op in ["try-get?key=k", "try-put?key=k&value=during"] {
+        let said = s.get(&format!("/t/r2o/{op}"), &[]).text();
+        assert!(
+            said.starts_with("Error: ") && said.contains(&shown) && said.contains("try again"),
+            "{op}: {said}"
+        );
+    }
+    let page = s.get("/t/page/", &[]);
+    assert_eq!((page.status, page.header("x-cache")), (200, Some("hit")));
+    objects.resume();
+    let back = within(Duration::from_secs(30), || {
+        s.get("/t/r2o/try-get?key=k", &[]).text() == "before\n"
+    });
+    assert!(
+        back.is_some(),
+        "{}",
+        s.get("/t/r2o/try-get?key=k", &[]).text()
+    );
+    assert_eq!(s.get("/t/r2o/try-put?key=k&value=after", &[]).text(), "5\n");
+    assert_eq!(s.get("/t/r2o/try-get?key=k", &[]).text(), "after\n");
 }
 
 /// A cron trigger fires on its own at the start of each minute, once across

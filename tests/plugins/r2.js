@@ -300,6 +300,15 @@ export default {
       if (!('body' in o)) return new Response(null, { status: 304, headers });
       return new Response(o.body, { status: request.headers.has("range") ? 206 : 200, headers });
     }
+    // An outage's view: what a get or a put answers, or the error it threw.
+    if (url.pathname === '/try-get') {
+      const got = await env.BUCKET.get(key).then((o) => (o === null ? 'absent' : o.text()), (e) => `${e.name}: ${e.message}`);
+      return new Response(`${got}\n`, { headers: fresh });
+    }
+    if (url.pathname === '/try-put') {
+      const put = await env.BUCKET.put(key, url.searchParams.get('value')).then((o) => `${o.size}`, (e) => `${e.name}: ${e.message}`);
+      return new Response(`${put}\n`, { headers: fresh });
+    }
     if (url.pathname === '/big') {
       const mib = Number(url.searchParams.get('mib'));
       const { readable, writable } = new FixedLengthStream(mib * 1024 * 1024);

@@ -538,6 +538,78 @@ fn r2_keeps_each_tenants_objects_across_requests_and_restarts_on_both_engines() 
     assert_eq!(s.get("/t/r2-other/get?key=up", &[]).status, 404);
 }
 
+/// Quotas the operator sets at registration (`kv_mib`, `r2_mib`,
+/// `d1_mib`) hold for that tenant alone, and the bindings API shows what
+/// each binding holds against them.
+#[test]
+fn quotas_set_at_registration_hold_for_that_tenant_and_the_bindings_api_shows_them() {
+    let data = tempdir("quotas");
+    let s = Server::stored(data.to_str().unwrap());
+    let usage = |id: &str| {
+        let (status, body) = s.admin("GET", &format!("/_ssr/admin/tenants/{id}/bindings"));
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()
+    };
+    let (status, said) = s.put_bytes("kv-zero", &std::fs::read(kv_app()).unwrap(), "kv_mib=0");
+    assert_eq!(status, 400, "{said}");
+    assert!(said.contains("`kv_mib`"), "{said}");
+
+    let kv = std::fs::read(kv_app()).unwrap();
+    assert_eq!(s.put_bytes("kv-small", &kv, "kv_mib=1").0, 201);
+    assert_eq!(s.put_bytes("kv-big", &kv, "").0, 201);
+    let put = |id: &str, key: &str| {
+        let path = format!("/_ssr/admin/tenants/{id}/kv/KV/values/{key}");
+        s.admin_with("PUT", &path, &vec![b'x'; 600 << 10])
+    };
+    for id in ["kv-small", "kv-big"] {
+        assert_eq!(put(id, "a").0, 204);
+    }
+    let (status, said) = put("kv-small", "b");
+    assert_eq!(status, 400, "{said}");
+    assert!(
+        said.contains("quota of 1048576 bytes") && said.contains("kv_mib"),
+        "{said}"
+    );
+    assert_eq!(put("kv-big", "b").0, 204);
+    let small = usage("kv-small");
+    assert_eq!(small["kv"]["bytes"], (600 << 10) + 1, "{small}");
+    assert_eq!(small["kv"]["quota_bytes"], 1 << 20, "{small}");
+    assert_eq!(small["kv"]["namespaces"][0]["binding"], "KV", "{small}");
+    assert_eq!(usage("kv-big")["kv"]["bytes"], 2 * ((600 << 10) + 1));
+    let (_, shown) = s.admin("GET", "/_ssr/admin/tenants/kv-small");
+    assert!(shown.contains("\"kv_mib\":1"), "{shown}");
+
+    let r2 = std::fs::read(r2_app()).unwrap();
+    assert_eq!(s.put_bytes("r2-small", &r2, "r2_mib=1").0, 201);
+    let refused = s.get("/t/r2-small/big?key=a&mib=2", &[]);
+    assert_eq!(refused.status, 507, "{}", refused.text());
+    assert!(refused.text().contains("r2_mib"), "{}", refused.text());
+    let path = "/_ssr/admin/tenants/r2-small/r2/BUCKET/objects/kept";
+    assert_eq!(s.admin_with("PUT", path, &[b'y'; 1000]).0, 200);
+    let small = usage("r2-small");
+    assert_eq!(small["r2"]["bytes"], 1000, "{small}");
+    assert_eq!(small["r2"]["quota_bytes"], 1 << 20, "{small}");
+
+    let d1 = std::fs::read(d1_app()).unwrap();
+    assert_eq!(s.put_bytes("d1-small", &d1, "d1_mib=1").0, 201);
+    let exec = |sql: &str| {
+        s.admin_with(
+            "POST",
+            "/_ssr/admin/tenants/d1-small/d1/DB/execute",
+            sql.as_bytes(),
+        )
+    };
+    let (status, said) =
+        exec("CREATE TABLE big (b BLOB); INSERT INTO big VALUES (zeroblob(700000))");
+    assert_eq!(status, 200, "{said}");
+    let (status, said) = exec("INSERT INTO big VALUES (zeroblob(700000))");
+    assert_eq!(status, 400, "{said}");
+    assert!(said.contains("full"), "{said}");
+    let small = usage("d1-small");
+    let bytes = small["d1"]["databases"][0]["bytes"].as_u64().unwrap();
+    assert!((700_000..=1 << 20).contains(&bytes), "{small}");
+}
+
 /// A tenant at its R2 quota: a streamed put that would pass it is refused
 /// before a byte is written (a 4 GiB stream on a 64 MiB tenant ends at
 /// once), its reads go on, and a neighbour's writes do.

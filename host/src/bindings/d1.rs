@@ -167,13 +167,24 @@ struct Database {
     conn: Connection,
     /// Counts the commits this process made: a session's bookmark.
     commits: u64,
+    /// Its page size, and the largest it may grow now (`max_page_count`).
+    page_size: u64,
+    max_bytes: u64,
+}
+
+/// One database: database `id` of `tenant`, at most `max_bytes` (its
+/// tenant's quota).
+#[derive(Clone, Copy)]
+pub struct Db<'a> {
+    pub tenant: &'a str,
+    pub id: &'a str,
+    pub max_bytes: u64,
 }
 
 /// Every tenant's databases, opened on first use and kept open.
 pub struct D1 {
     /// `None`: in memory.
     dir: Option<PathBuf>,
-    max_bytes: u64,
     open: Mutex<HashMap<String, Arc<Mutex<Database>>>>,
 }
 
@@ -291,11 +302,11 @@ fn file_name(id: &str) -> String {
 }
 
 impl D1 {
-    /// Databases in `dir`, or in memory; each at most `max_bytes`.
-    pub fn new(dir: Option<&Path>, max_bytes: u64) -> D1 {
+    /// Databases in `dir`, or in memory; each at most the size a call
+    /// gives (its tenant's quota).
+    pub fn new(dir: Option<&Path>) -> D1 {
         D1 {
             dir: dir.map(Path::to_path_buf),
-            max_bytes,
             open: Mutex::new(HashMap::new()),
         }
     }
@@ -319,8 +330,6 @@ impl D1 {
         let page_size: u64 = conn
             .query_row("PRAGMA page_size", [], |r| r.get(0))
             .map_err(|e| d1_error(&e))?;
-        conn.pragma_update(None, "max_page_count", self.max_bytes / page_size.max(512))
-            .map_err(|e| d1_error(&e))?;
         conn.busy_timeout(Duration::from_secs(5))
             .map_err(|e| d1_error(&e))?;
         conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL)
@@ -329,40 +338,72 @@ impl D1 {
             .and_then(|_| conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0))
             .map_err(|e| d1_error(&e))?;
         conn.authorizer(Some(authorize));
-        let db = Arc::new(Mutex::new(Database { conn, commits: 0 }));
+        let db = Arc::new(Mutex::new(Database {
+            conn,
+            commits: 0,
+            page_size: page_size.max(512),
+            max_bytes: 0,
+        }));
         open.insert(key, db.clone());
         Ok(db)
     }
 
-    /// Runs `sql` on database `id` of `tenant` as a script (`script`):
-    /// the operator's `ssr d1 execute` and migrations.
-    pub fn script(
-        &self,
-        tenant: &str,
-        id: &str,
-        sql: &str,
-        migration: Option<&str>,
-    ) -> Result<String, String> {
-        self.with(tenant, id, Instant::now() + MAX_QUERY, |db| {
+    /// The bytes database `db` takes: none before its first use.
+    pub fn bytes(&self, db: Db) -> Result<u64, String> {
+        let key = format!("{}/{}", db.tenant, db.id);
+        let open = crate::sync::lock(&self.open).get(&key).cloned();
+        if let Some(open) = open {
+            let open = crate::sync::lock(&open);
+            let pages: u64 = open
+                .conn
+                .query_row("PRAGMA page_count", [], |r| r.get(0))
+                .map_err(|e| d1_error(&e))?;
+            return Ok(pages * open.page_size);
+        }
+        Ok(self
+            .dir
+            .as_ref()
+            .and_then(|d| std::fs::metadata(d.join(db.tenant).join(file_name(db.id))).ok())
+            .map_or(0, |m| m.len()))
+    }
+
+    /// Runs `sql` on database `db` as a script (`script`): the operator's
+    /// `ssr d1 execute` and migrations.
+    pub fn script(&self, db: Db, sql: &str, migration: Option<&str>) -> Result<String, String> {
+        self.with(db, Instant::now() + MAX_QUERY, |db| {
             script(db, sql, migration)
         })
     }
 
-    /// Database `id` of `tenant` as SQL that makes it again.
-    pub fn export(&self, tenant: &str, id: &str) -> Result<String, String> {
-        self.with(tenant, id, Instant::now() + MAX_QUERY, export)
+    /// Database `db` as SQL that makes it again.
+    pub fn export(&self, db: Db) -> Result<String, String> {
+        self.with(db, Instant::now() + MAX_QUERY, export)
     }
 
-    /// Runs `f` on database `id` of `tenant`, stopped by `deadline`.
+    /// Runs `f` on database `db`, stopped by `deadline`, within its
+    /// size.
     fn with(
         &self,
-        tenant: &str,
-        id: &str,
+        db: Db,
         deadline: Instant,
         f: impl FnOnce(&mut Database) -> Result<String, String>,
     ) -> Result<String, String> {
-        let db = self.database(tenant, id)?;
+        let max_bytes = db.max_bytes;
+        let db = self.database(db.tenant, db.id)?;
         let mut db = crate::sync::lock(&db);
+        // A quota changes with its tenant's registration: applied here.
+        // The authorizer refuses every PRAGMA a query asks for: it stands
+        // aside for this one.
+        if db.max_bytes != max_bytes {
+            db.conn
+                .authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
+            let set = db
+                .conn
+                .pragma_update(None, "max_page_count", max_bytes / db.page_size);
+            db.conn.authorizer(Some(authorize));
+            set.map_err(|e| d1_error(&e))?;
+            db.max_bytes = max_bytes;
+        }
         let until = deadline.min(Instant::now() + MAX_QUERY);
         db.conn
             .progress_handler(1_000, Some(move || Instant::now() >= until));
@@ -371,17 +412,11 @@ impl D1 {
         out
     }
 
-    /// Answers `call` on database `id` of `tenant`, stopping by
-    /// `deadline`: its JSON (an answer per statement; `exec`'s `{count,
-    /// duration}`), or D1's words for why not.
-    pub fn answer(
-        &self,
-        tenant: &str,
-        id: &str,
-        call: Call,
-        deadline: Instant,
-    ) -> Result<String, String> {
-        self.with(tenant, id, deadline, |db| match call {
+    /// Answers `call` on database `db`, stopping by `deadline`: its JSON
+    /// (an answer per statement; `exec`'s `{count, duration}`), or D1's
+    /// words for why not.
+    pub fn answer(&self, db: Db, call: Call, deadline: Instant) -> Result<String, String> {
+        self.with(db, deadline, |db| match call {
             Call::Query {
                 statements, batch, ..
             } => query(db, &statements, batch),
@@ -656,16 +691,23 @@ fn exec(db: &mut Database, sql: &str) -> Result<String, String> {
 pub(crate) mod tests {
     use super::*;
 
+    /// The tests' database, of 1 MiB.
+    const DB: Db = Db {
+        tenant: "t",
+        id: "db",
+        max_bytes: 1 << 20,
+    };
+
     fn call(d1: &D1, json: &str) -> Result<String, String> {
         let call: Call = serde_json::from_str(json).unwrap();
-        d1.answer("t", "db", call, Instant::now() + Duration::from_secs(5))
+        d1.answer(DB, call, Instant::now() + Duration::from_secs(5))
     }
 
     /// What would reach outside the database is refused; limits and a
     /// runaway query end in D1's errors; a failed batch leaves nothing.
     fn d1_stays_in_its_database_and_within_its_limits() {
         let dir = tempfile::tempdir().unwrap();
-        let d1 = D1::new(Some(dir.path()), 1 << 20);
+        let d1 = D1::new(Some(dir.path()));
         call(
             &d1,
             r#"{"op":"exec","binding":"DB","sql":"CREATE TABLE t (x)"}"#,
@@ -702,7 +744,7 @@ pub(crate) mod tests {
         let forever = r#"{"op":"query","binding":"DB","statements":[{"sql":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"}]}"#;
         let d1_soon = |json: &str| {
             let call: Call = serde_json::from_str(json).unwrap();
-            d1.answer("t", "db", call, Instant::now() + Duration::from_millis(200))
+            d1.answer(DB, call, Instant::now() + Duration::from_millis(200))
         };
         let e = d1_soon(forever).unwrap_err();
         assert!(e.contains("SQLITE_INTERRUPT"), "{e}");

@@ -60,13 +60,20 @@ pub struct Listed {
 pub trait Store: Send + Sync {
     /// The live entry under `key`.
     fn get(&self, ns: &str, key: &str, now: u64) -> Result<Option<Entry>, String>;
-    /// Stores `entry` under `key`, durably before it returns.
-    fn put(&self, ns: &str, key: &str, entry: &Entry) -> Result<(), String>;
+    /// Stores `entry` under `key`, durably before it returns, unless the
+    /// tenant's namespaces would then hold more than `quota` bytes (where
+    /// the store counts them: the embedded one).
+    fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String>;
     /// Removes `key`; a key not there is no error.
     fn delete(&self, ns: &str, key: &str) -> Result<(), String>;
     /// A page of live keys ([`Page`]), in the byte order of their UTF-8,
     /// and whether more follow.
     fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String>;
+    /// The bytes one tenant's namespaces hold, where the store counts
+    /// them (the embedded one: its quota's count).
+    fn usage(&self, _tenant: &str) -> Result<Option<u64>, String> {
+        Ok(None)
+    }
     /// Whether a read (`get`, `list`) answers in microseconds, never
     /// waiting on a network or a writer: it is then answered in the call
     /// itself, not through the engine's wait.
@@ -284,6 +291,7 @@ pub fn answer(
     call: Call,
     data: Vec<u8>,
     now: u64,
+    quota: u64,
 ) -> Result<(String, Vec<u8>), String> {
     match call {
         Call::Get {
@@ -380,7 +388,7 @@ pub fn answer(
                 metadata,
                 expiration: expiration(at, expiration_ttl, now)?,
             };
-            store.put(ns, &key, &entry)?;
+            store.put(ns, &key, &entry, quota)?;
             Ok(("null".into(), Vec::new()))
         }
         Call::Delete { key, .. } => {
@@ -480,6 +488,7 @@ pub(crate) mod tests {
                         metadata: (key == "a/2").then(|| r#"{"m":1}"#.to_string()),
                         expiration,
                     },
+                    u64::MAX,
                 )
                 .unwrap()
         };
@@ -532,10 +541,10 @@ pub(crate) mod tests {
     }
 
     fn calls_are_checked_with_cloudflares_limits() {
-        let store = crate::bindings::sqlite::Kv::open(None, 1 << 20).unwrap();
+        let store = crate::bindings::sqlite::Kv::open(None).unwrap();
         let call = |json: &str, data: &[u8]| {
             let call: Call = serde_json::from_str(json).unwrap();
-            answer(&store, "t/ns", call, data.to_vec(), 1_000)
+            answer(&store, "t/ns", call, data.to_vec(), 1_000, 1 << 20)
         };
         let long = "k".repeat(MAX_KEY + 1);
         let e = call(

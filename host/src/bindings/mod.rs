@@ -81,6 +81,34 @@ pub struct Limits {
     pub r2_upload_expiry: std::time::Duration,
 }
 
+/// One tenant's quotas: the server's ([`Limits`]) unless its registration
+/// set its own (`kv_mib`, `r2_mib`, `d1_mib`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quotas {
+    /// The bytes its KV namespaces hold, all together (embedded store).
+    pub kv_bytes: u64,
+    /// The bytes its R2 buckets hold, all together.
+    pub r2_bytes: u64,
+    /// The largest each of its D1 databases grows.
+    pub d1_bytes: u64,
+}
+
+impl From<&Limits> for Quotas {
+    fn from(l: &Limits) -> Quotas {
+        Quotas {
+            kv_bytes: l.kv_tenant_bytes,
+            r2_bytes: l.r2_tenant_bytes,
+            d1_bytes: l.d1_max_bytes,
+        }
+    }
+}
+
+impl Default for Quotas {
+    fn default() -> Quotas {
+        Quotas::from(&Limits::default())
+    }
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
@@ -118,7 +146,6 @@ impl Stores {
     ) -> Result<Arc<Stores>, String> {
         let dir = dir.map(|d| d.join("bindings"));
         let d1_dir = dir.as_ref().map(|d| d.join("d1"));
-        let d1_max_bytes = limits.d1_max_bytes;
         let meta = r2::sqlite::Sqlite::open(dir.as_deref())?;
         let blobs: Arc<dyn r2::Blobs> = match objects {
             Some(config) => Arc::new(r2::s3::S3::open(config)?),
@@ -136,12 +163,11 @@ impl Stores {
         let r2 = Arc::new(r2::Store {
             meta: Arc::new(meta),
             blobs,
-            quota: limits.r2_tenant_bytes,
         });
         sweep_uploads(&r2, limits.r2_upload_expiry);
         Ok(Arc::new(Stores {
-            kv: Arc::new(sqlite::Kv::open(dir.as_deref(), limits.kv_tenant_bytes)?),
-            d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref(), d1_max_bytes))),
+            kv: Arc::new(sqlite::Kv::open(dir.as_deref())?),
+            d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref()))),
             r2: Some(r2),
             dispatch: Default::default(),
         }))
@@ -159,7 +185,6 @@ impl Stores {
                 let r2 = Arc::new(r2::Store {
                     meta: Arc::new(r2::redis::Redis::new(client.clone())),
                     blobs: Arc::new(r2::s3::S3::open(config)?),
-                    quota: limits.r2_tenant_bytes,
                 });
                 sweep_uploads(&r2, limits.r2_upload_expiry);
                 Some(r2)
@@ -214,11 +239,13 @@ pub struct Bindings {
     services: BTreeMap<String, String>,
     tenant: String,
     stores: Option<Arc<Stores>>,
+    quotas: Quotas,
 }
 
 impl Bindings {
-    /// What `app`'s config binds for `tenant`, kept in `stores`.
-    pub fn new(tenant: &str, app: &AppConfig, stores: &Arc<Stores>) -> Bindings {
+    /// What `app`'s config binds for `tenant`, kept in `stores` within
+    /// `quotas`.
+    pub fn new(tenant: &str, app: &AppConfig, stores: &Arc<Stores>, quotas: Quotas) -> Bindings {
         Bindings {
             kv: app
                 .kv_namespaces
@@ -245,7 +272,56 @@ impl Bindings {
                 .collect(),
             tenant: tenant.into(),
             stores: Some(stores.clone()),
+            quotas,
         }
+    }
+
+    /// The tenant's quotas.
+    pub fn quotas(&self) -> Quotas {
+        self.quotas
+    }
+
+    /// What it binds, what each holds and its quotas, for the admin API
+    /// (`GET /_ssr/admin/tenants/{id}/bindings`). It may block.
+    pub fn usage(&self) -> Result<serde_json::Value, String> {
+        use serde_json::json;
+        let Some(stores) = &self.stores else {
+            return Err("bindings need a server (`ssr serve`)".into());
+        };
+        let pairs = |m: &BTreeMap<String, String>, what: &str| -> Vec<serde_json::Value> {
+            m.iter()
+                .map(|(b, v)| json!({ "binding": b, what: v.split_once('/').map_or(v.as_str(), |(_, id)| id) }))
+                .collect()
+        };
+        let r2_bytes = match &stores.r2 {
+            Some(r2) if !self.r2.is_empty() => Some(r2.meta.usage(&self.tenant)?),
+            _ => None,
+        };
+        let mut databases = Vec::new();
+        for name in self.d1.keys() {
+            let bytes = match self.d1_database(name) {
+                Ok((d1, db)) => Some(d1.bytes(db)?),
+                Err(_) => None,
+            };
+            databases.push(json!({ "binding": name, "id": self.d1[name], "bytes": bytes }));
+        }
+        Ok(json!({
+            "kv": {
+                "namespaces": pairs(&self.kv, "id"),
+                "bytes": stores.kv.usage(&self.tenant)?,
+                "quota_bytes": self.quotas.kv_bytes,
+            },
+            "r2": {
+                "buckets": pairs(&self.r2, "bucket"),
+                "bytes": r2_bytes,
+                "quota_bytes": self.quotas.r2_bytes,
+            },
+            "d1": {
+                "databases": databases,
+                "quota_bytes_each": self.quotas.d1_bytes,
+            },
+            "services": self.services.iter().map(|(b, s)| json!({ "binding": b, "service": s })).collect::<Vec<_>>(),
+        }))
     }
 
     /// The names of its KV bindings.
@@ -308,12 +384,20 @@ impl Bindings {
     pub fn d1(&self, subrequests: &mut Subrequests, args: &str) -> Result<Reply, String> {
         let call: d1::Call = serde_json::from_str(args)
             .map_err(|e| format!("{}: bad arguments: {e}", contract::calls::D1))?;
-        let (d1, id) = self
+        let (d1, db) = self
             .d1_database(call.binding())
             .map_err(|e| format!("env.{}: {e}", call.binding()))?;
-        let (d1, tenant, id) = (d1.clone(), self.tenant.clone(), id.to_string());
+        let (d1, tenant, id) = (d1.clone(), self.tenant.clone(), db.id.to_string());
+        let max_bytes = db.max_bytes;
         let deadline = subrequests.deadline();
-        subrequests.run(move || Ok((d1.answer(&tenant, &id, call, deadline)?, Vec::new())))
+        subrequests.run(move || {
+            let db = d1::Db {
+                tenant: &tenant,
+                id: &id,
+                max_bytes,
+            };
+            Ok((d1.answer(db, call, deadline)?, Vec::new()))
+        })
     }
 
     /// KV binding `binding`'s store and namespace: the one lookup of the
@@ -335,20 +419,20 @@ impl Bindings {
         sql: &str,
         migration: Option<&str>,
     ) -> Result<String, String> {
-        let (d1, id) = self.d1_database(binding)?;
-        d1.script(&self.tenant, id, sql, migration)
+        let (d1, db) = self.d1_database(binding)?;
+        d1.script(db, sql, migration)
     }
 
     /// D1 binding `binding`'s database as SQL that makes it again, for the
     /// admin API. It may block.
     pub fn d1_export(&self, binding: &str) -> Result<String, String> {
-        let (d1, id) = self.d1_database(binding)?;
-        d1.export(&self.tenant, id)
+        let (d1, db) = self.d1_database(binding)?;
+        d1.export(db)
     }
 
-    /// D1 binding `binding`'s databases and its id there: the one lookup
-    /// of the Worker's calls and the admin API's.
-    fn d1_database(&self, binding: &str) -> Result<(&Arc<d1::D1>, &str), String> {
+    /// D1 binding `binding`'s databases and its database there: the one
+    /// lookup of the Worker's calls and the admin API's.
+    fn d1_database(&self, binding: &str) -> Result<(&Arc<d1::D1>, d1::Db<'_>), String> {
         let (Some(id), Some(stores)) = (self.d1.get(binding), &self.stores) else {
             return Err(format!(
                 "the tenant's app binds no D1 database `{binding}` (its wrangler config's d1_databases)"
@@ -357,7 +441,12 @@ impl Bindings {
         let Some(d1) = &stores.d1 else {
             return Err("D1 is not provided across replicas yet (this server keeps its tenants in Redis); run it on one server, without --store".into());
         };
-        Ok((d1, id))
+        let db = d1::Db {
+            tenant: &self.tenant,
+            id,
+            max_bytes: self.quotas.d1_bytes,
+        };
+        Ok((d1, db))
     }
 
     /// `calls::KV`: checks the call names one of its KV bindings, and
@@ -373,17 +462,13 @@ impl Bindings {
         let (store, ns) = self
             .kv_namespace(call.binding())
             .map_err(|e| format!("env.{}: {e}", call.binding()))?;
+        let quota = self.quotas.kv_bytes;
         if call.reads() && store.reads_at_once() {
-            return Ok(at_once(kv::answer(
-                &**store,
-                ns,
-                call,
-                Vec::new(),
-                kv::now(),
-            )));
+            let answer = kv::answer(&**store, ns, call, Vec::new(), kv::now(), quota);
+            return Ok(at_once(answer));
         }
         let (ns, store, data) = (ns.to_string(), store.clone(), data.to_vec());
-        subrequests.run(move || kv::answer(&*store, &ns, call, data, kv::now()))
+        subrequests.run(move || kv::answer(&*store, &ns, call, data, kv::now(), quota))
     }
 }
 
@@ -419,6 +504,7 @@ impl Bindings {
             .map_err(|e| format!("env.{}: {e}", call.binding()))?;
         let (store, ns) = (store.clone(), ns.to_string());
         let data = data.to_vec();
+        let quota = self.quotas.r2_bytes;
         let gone = || "the body is no longer there (its render ended)".to_string();
         match call {
             r2::Call::Read { handle, .. } | r2::Call::Write { handle, .. } => {
@@ -426,7 +512,7 @@ impl Bindings {
                 subrequests.run(move || {
                     let mut slot = crate::sync::lock(&slot);
                     let held = slot.as_mut().and_then(|h| h.downcast_mut::<r2::Held>());
-                    done(store.answer(&ns, call, data, held))
+                    done(store.answer(&ns, quota, call, data, held))
                 })
             }
             r2::Call::Finish { handle, .. } => {
@@ -441,7 +527,7 @@ impl Bindings {
             // hold it in.
             call @ (r2::Call::Get { .. } | r2::Call::Put { .. } | r2::Call::UploadPart { .. }) => {
                 let (handle, slot) = subrequests.hold();
-                subrequests.run(move || match store.answer(&ns, call, data, None)? {
+                subrequests.run(move || match store.answer(&ns, quota, call, data, None)? {
                     r2::Answer::Hold(mut v, held) => {
                         *crate::sync::lock(&slot) = Some(Box::new(held));
                         v["handle"] = handle.into();
@@ -450,7 +536,7 @@ impl Bindings {
                     answer => done(Ok(answer)),
                 })
             }
-            call => subrequests.run(move || done(store.answer(&ns, call, data, None))),
+            call => subrequests.run(move || done(store.answer(&ns, quota, call, data, None))),
         }
     }
 }

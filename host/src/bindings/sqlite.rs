@@ -31,9 +31,6 @@ pub struct Kv {
     read: Mutex<Connection>,
     /// Puts since the store opened: every [`SWEEP_EVERY`]th sweeps.
     puts: std::sync::atomic::AtomicU64,
-    /// The bytes of keys, values and metadata one tenant may keep, over
-    /// all its namespaces.
-    quota: u64,
 }
 
 /// How many puts go between two sweeps of expired keys, so that the file
@@ -66,9 +63,10 @@ fn sql(e: rusqlite::Error) -> String {
 }
 
 impl Kv {
-    /// Opens (creating) the store in `dir`, or one in memory; a tenant
-    /// keeps at most `quota` bytes in it.
-    pub fn open(dir: Option<&Path>, quota: u64) -> Result<Kv, String> {
+    /// Opens (creating) the store in `dir`, or one in memory; it counts
+    /// the bytes of keys, values and metadata each tenant keeps, over all
+    /// its namespaces, against the quota a put is given.
+    pub fn open(dir: Option<&Path>) -> Result<Kv, String> {
         let (write, read) = match dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir)
@@ -107,7 +105,6 @@ impl Kv {
             write: Mutex::new(write),
             read: Mutex::new(read),
             puts: Default::default(),
-            quota,
         })
     }
 }
@@ -206,7 +203,19 @@ impl Store for Kv {
         .map_err(sql)
     }
 
-    fn put(&self, ns: &str, key: &str, entry: &Entry) -> Result<(), String> {
+    fn usage(&self, tenant: &str) -> Result<Option<u64>, String> {
+        let read = crate::sync::lock(&self.read);
+        read.query_row(
+            "SELECT bytes FROM kv_usage WHERE tenant = ?1",
+            [tenant],
+            |r| r.get::<_, i64>(0),
+        )
+        .optional()
+        .map(|n| Some(n.unwrap_or(0).max(0) as u64))
+        .map_err(sql)
+    }
+
+    fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String> {
         let write = crate::sync::lock(&self.write);
         let tx = write.unchecked_transaction().map_err(sql)?;
         let tenant = tenant_of(ns);
@@ -224,10 +233,9 @@ impl Store for Kv {
                 .map_err(sql)?
                 .unwrap_or(0)
                 .max(0) as u64;
-            if used - old.min(used) + new > self.quota {
+            if used - old.min(used) + new > quota {
                 return Err(format!(
-                    "KV PUT failed: 413 This tenant's KV namespaces hold {used} bytes; {new} more would pass its quota of {} bytes (the operator's --kv-tenant-mib). Delete keys, or ask for a larger quota.",
-                    self.quota
+                    "KV PUT failed: 413 This tenant's KV namespaces hold {used} bytes; {new} more would pass its quota of {quota} bytes (the operator's kv_mib for it, else --kv-tenant-mib). Delete keys, or ask for a larger quota."
                 ));
             }
         }
@@ -324,13 +332,13 @@ pub(crate) mod tests {
     }
 
     fn sqlite_keeps_kv_semantics_in_memory_and_on_disk() {
-        crate::bindings::kv::tests::a_store_keeps_kv_semantics(&Kv::open(None, 1 << 20).unwrap());
+        crate::bindings::kv::tests::a_store_keeps_kv_semantics(&Kv::open(None).unwrap());
         let dir = tempfile::tempdir().unwrap();
         crate::bindings::kv::tests::a_store_keeps_kv_semantics(
-            &Kv::open(Some(dir.path()), 1 << 20).unwrap(),
+            &Kv::open(Some(dir.path())).unwrap(),
         );
         // What was put is there when the store opens again.
-        let again = Kv::open(Some(dir.path()), 1 << 20).unwrap();
+        let again = Kv::open(Some(dir.path())).unwrap();
         assert!(again.get("t/ns", "a/2", 0).unwrap().is_some());
         // A sweep deletes what has expired, and nothing live.
         let (before, _) = again.list("t/ns", &page_of(100)).unwrap();
@@ -343,6 +351,7 @@ pub(crate) mod tests {
                     metadata: None,
                     expiration: Some(10),
                 },
+                1 << 20,
             )
             .unwrap();
         assert_eq!(sweep(&crate::sync::lock(&again.write), 10).unwrap(), 1);
@@ -357,31 +366,31 @@ pub(crate) mod tests {
     /// tenant's put go on; the count survives a restart.
     fn a_tenant_past_its_quota_is_refused_and_no_one_else() {
         let dir = tempfile::tempdir().unwrap();
-        let kv = Kv::open(Some(dir.path()), 100).unwrap();
+        let kv = Kv::open(Some(dir.path())).unwrap();
         let entry = |n: usize| Entry {
             value: vec![b'x'; n],
             metadata: None,
             expiration: None,
         };
-        kv.put("a/ns", "k1", &entry(60)).unwrap();
-        let e = kv.put("a/other", "k2", &entry(60)).unwrap_err();
+        kv.put("a/ns", "k1", &entry(60), 100).unwrap();
+        let e = kv.put("a/other", "k2", &entry(60), 100).unwrap_err();
         assert!(
             e.starts_with("KV PUT failed: 413") && e.contains("quota of 100 bytes"),
             "{e}"
         );
-        kv.put("b/ns", "k2", &entry(60)).unwrap();
-        kv.put("a/ns", "k1", &entry(90)).unwrap();
-        assert!(kv.put("a/ns", "k1", &entry(99)).is_err());
-        kv.put("a/ns", "k1", &entry(10)).unwrap();
-        kv.put("a/ns", "k3", &entry(80)).unwrap();
+        kv.put("b/ns", "k2", &entry(60), 100).unwrap();
+        kv.put("a/ns", "k1", &entry(90), 100).unwrap();
+        assert!(kv.put("a/ns", "k1", &entry(99), 100).is_err());
+        kv.put("a/ns", "k1", &entry(10), 100).unwrap();
+        kv.put("a/ns", "k3", &entry(80), 100).unwrap();
         drop(kv);
-        let kv = Kv::open(Some(dir.path()), 100).unwrap();
+        let kv = Kv::open(Some(dir.path())).unwrap();
         assert!(
-            kv.put("a/ns", "k4", &entry(10)).is_err(),
+            kv.put("a/ns", "k4", &entry(10), 100).is_err(),
             "counted again at the start"
         );
         kv.delete("a/ns", "k3").unwrap();
-        kv.put("a/ns", "k4", &entry(10)).unwrap();
+        kv.put("a/ns", "k4", &entry(10), 100).unwrap();
     }
 
     crate::unit_tests!(

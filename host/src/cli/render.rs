@@ -139,7 +139,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
     // databases.
     let stores = ssr::bindings::Stores::embedded(None, Default::default(), None)
         .map_err(anyhow::Error::msg)?;
-    let bindings = ssr::bindings::Bindings::new(&args.tenant, &assets.app, &stores);
+    let quotas = ssr::bindings::Quotas::default();
+    let bindings = ssr::bindings::Bindings::new(&args.tenant, &assets.app, &stores, quotas);
     let grants = Grants::with_env(
         &args.tenant,
         &vars,

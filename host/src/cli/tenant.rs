@@ -74,6 +74,9 @@ enum TenantCommand {
     },
     /// Remove a tenant.
     Rm { id: String },
+    /// What a tenant binds (KV, R2, D1, services), what each holds, and
+    /// its quotas.
+    Bindings { id: String },
     /// Empty a tenant's cache (paths under --prefix only, if given).
     Purge {
         id: String,
@@ -161,6 +164,9 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
         TenantCommand::Ls => client.call("GET", "/_ssr/admin/tenants"),
         TenantCommand::Rm { id } => {
             client.call("DELETE", &format!("/_ssr/admin/tenants/{}", enc(id)))
+        }
+        TenantCommand::Bindings { id } => {
+            client.call("GET", &format!("/_ssr/admin/tenants/{}/bindings", enc(id)))
         }
         TenantCommand::Purge { id, prefix } => {
             let q = prefix

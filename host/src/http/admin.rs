@@ -186,6 +186,7 @@ fn scope(method: &axum::http::Method, path: &str, tenant: &str) -> Result<(), St
             !name.is_empty() && (m == Method::PUT || m == Method::DELETE)
         }
         // Its bindings' state (`http/bindings.rs`).
+        (["bindings"], m) => m == Method::GET,
         (["kv", _, "keys"], m) => m == Method::GET,
         (["kv", _, "values", ..], _) => true,
         (["d1", _, "execute" | "migrations", ..], m) => m == Method::POST,
@@ -217,6 +218,9 @@ struct AppliedLimitsView {
     max_request_kib: usize,
     max_subrequests: usize,
     max_fetch_kib: usize,
+    kv_mib: u64,
+    r2_mib: u64,
+    d1_mib: u64,
 }
 
 #[derive(Serialize)]
@@ -243,6 +247,9 @@ impl From<&Tenant> for TenantView {
                 max_request_kib: t.limits.max_request_bytes >> 10,
                 max_subrequests: t.limits.max_subrequests,
                 max_fetch_kib: t.limits.max_fetch_bytes >> 10,
+                kv_mib: t.limits.quotas.kv_bytes >> 20,
+                r2_mib: t.limits.quotas.r2_bytes >> 20,
+                d1_mib: t.limits.quotas.d1_bytes >> 20,
             },
             stats: StatsView {
                 requests: t.stats.requests.get(),

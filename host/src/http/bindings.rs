@@ -63,7 +63,7 @@ fn kv_call(
     data: Vec<u8>,
 ) -> Result<(String, Vec<u8>), String> {
     let (store, ns) = b.kv_namespace(binding)?;
-    kv::answer(&**store, ns, call, data, kv::now())
+    kv::answer(&**store, ns, call, data, kv::now(), b.quotas().kv_bytes)
 }
 
 pub async fn kv_keys(
@@ -166,6 +166,16 @@ pub async fn d1_migration(
     Ok(json(out))
 }
 
+/// `GET /_ssr/admin/tenants/{id}/bindings`: what the tenant binds, what
+/// each holds, and its quotas.
+pub async fn usage(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let out = blocking(&state, &id, |b| b.usage()).await?;
+    Ok(json(out.to_string()))
+}
+
 pub async fn d1_export(
     State(state): State<Arc<AppState>>,
     Path((id, binding)): Path<(String, String)>,
@@ -187,7 +197,7 @@ fn r2_call(
     held: Option<&mut r2::Held>,
 ) -> Result<r2::Answer, String> {
     let (store, ns) = b.r2_bucket(binding)?;
-    store.answer(ns, call, data, held)
+    store.answer(ns, b.quotas().r2_bytes, call, data, held)
 }
 
 pub async fn r2_get(

@@ -382,6 +382,7 @@ pub fn host_app(state: Arc<AppState>) -> Router {
             "/admin/tenants/{id}/secrets/{name}",
             put(admin::put_secret).delete(admin::remove_secret),
         )
+        .route("/admin/tenants/{id}/bindings", get(bindings::usage))
         .route(
             "/admin/tenants/{id}/kv/{binding}/keys",
             get(bindings::kv_keys),

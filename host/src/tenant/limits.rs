@@ -18,7 +18,7 @@ use crate::engine::{self, EngineKind};
 /// Each limit's name and largest value (the smallest is 1): bounds that keep
 /// every stored value usable (no overflow in a unit conversion, no
 /// semaphore beyond what tokio allows).
-pub const RANGES: [(&str, u64); 7] = [
+pub const RANGES: [(&str, u64); 10] = [
     ("render_deadline_ms", 600_000),
     ("memory_limit_mib", 1 << 20),
     ("max_response_kib", 1 << 22),
@@ -26,6 +26,9 @@ pub const RANGES: [(&str, u64); 7] = [
     ("max_request_kib", 1 << 22),
     ("max_subrequests", 10_000),
     ("max_fetch_kib", 1 << 22),
+    ("kv_mib", 1 << 24),
+    ("r2_mib", 1 << 24),
+    ("d1_mib", 1 << 24),
 ];
 
 /// The limits a registration may set; each one not set is the server's default.
@@ -54,6 +57,18 @@ pub struct LimitOverrides {
     /// Response bytes one render may fetch, all its requests together, KiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_fetch_kib: Option<usize>,
+    /// What its KV namespaces hold, all together, MiB (the embedded
+    /// store's quota; `--kv-tenant-mib` where not set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_mib: Option<u64>,
+    /// What its R2 buckets hold, all together, MiB (`--r2-tenant-mib`
+    /// where not set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r2_mib: Option<u64>,
+    /// The largest each of its D1 databases grows, MiB (`--d1-max-mib`
+    /// where not set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d1_mib: Option<u64>,
 }
 
 impl LimitOverrides {
@@ -73,13 +88,16 @@ impl LimitOverrides {
             "max_request_kib" => self.max_request_kib = Some(n()? as usize),
             "max_subrequests" => self.max_subrequests = Some(n()? as usize),
             "max_fetch_kib" => self.max_fetch_kib = Some(n()? as usize),
+            "kv_mib" => self.kv_mib = Some(n()?),
+            "r2_mib" => self.r2_mib = Some(n()?),
+            "d1_mib" => self.d1_mib = Some(n()?),
             _ => return Ok(false),
         }
         Ok(true)
     }
 
     /// The names [`LimitOverrides::set`] knows, for error messages.
-    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`, `max_subrequests`, `max_fetch_kib`";
+    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`, `max_subrequests`, `max_fetch_kib`, `kv_mib`, `r2_mib`, `d1_mib`";
 
     /// Checks that each limit set is within its range ([`RANGES`]): what a
     /// stored registration must pass to be applied at all.
@@ -92,6 +110,9 @@ impl LimitOverrides {
             self.max_request_kib.map(|v| v as u64),
             self.max_subrequests.map(|v| v as u64),
             self.max_fetch_kib.map(|v| v as u64),
+            self.kv_mib,
+            self.r2_mib,
+            self.d1_mib,
         ];
         for ((name, max), value) in RANGES.iter().zip(set) {
             if let Some(v) = value
@@ -167,6 +188,13 @@ impl LimitOverrides {
             max_request_bytes: lowered(self.max_request_kib, 10, d.max_request_bytes),
             max_subrequests: lowered(self.max_subrequests, 0, d.max_subrequests),
             max_fetch_bytes: lowered(self.max_fetch_kib, 10, d.max_fetch_bytes),
+            // Quotas are the operator's to set either way: a tenant's
+            // token may not change its limits (`docs/admin-api.md`).
+            quotas: crate::bindings::Quotas {
+                kv_bytes: self.kv_mib.map_or(d.bindings.kv_tenant_bytes, |m| m << 20),
+                r2_bytes: self.r2_mib.map_or(d.bindings.r2_tenant_bytes, |m| m << 20),
+                d1_bytes: self.d1_mib.map_or(d.bindings.d1_max_bytes, |m| m << 20),
+            },
         }
     }
 }
@@ -275,6 +303,7 @@ pub struct AppliedLimits {
     pub max_request_bytes: usize,
     pub max_subrequests: usize,
     pub max_fetch_bytes: usize,
+    pub quotas: crate::bindings::Quotas,
 }
 
 impl AppliedLimits {

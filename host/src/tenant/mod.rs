@@ -214,7 +214,12 @@ impl Tenant {
                     }),
                     assets: Some(assets.clone()),
                     stack_map,
-                    bindings: crate::bindings::Bindings::new(&registration.id, &assets.app, stores),
+                    bindings: crate::bindings::Bindings::new(
+                        &registration.id,
+                        &assets.app,
+                        stores,
+                        limits.quotas,
+                    ),
                 },
             ),
             registration,

@@ -613,12 +613,10 @@ fn check_metadata(op: &str, custom: &[(String, String)]) -> Result<(), String> {
     Ok(())
 }
 
-/// A bucket's store: its objects and their bytes, and the bytes each
-/// tenant may keep.
+/// A bucket's store: its objects and their bytes.
 pub struct Store {
     pub meta: Arc<dyn Meta>,
     pub blobs: Arc<dyn Blobs>,
-    pub quota: u64,
 }
 
 /// A body being read, a piece at a time.
@@ -731,10 +729,12 @@ pub enum Answer {
 impl Store {
     /// Answers `call` on bucket `ns` with `data` (a put's bytes), or
     /// `held` (what its handle holds, for `read`, `write` and `finish`): its
-    /// answer, or R2's words for why not. It may block.
+    /// answer, or R2's words for why not; a put or part that would take its
+    /// tenant past `quota` bytes is refused. It may block.
     pub fn answer(
         &self,
         ns: &str,
+        quota: u64,
         call: Call,
         data: Vec<u8>,
         held: Option<&mut Held>,
@@ -793,7 +793,7 @@ impl Store {
                 args,
                 ..
             } => {
-                self.check_put("put", ns, &key, &args.custom, size)?;
+                self.check_put("put", ns, &key, &args.custom, size, quota)?;
                 let mut writing = Writing {
                     writer: self.blobs.writer()?,
                     digests: Digests::new(args.checksum.as_ref().map(|(a, _)| a.as_str())),
@@ -871,7 +871,7 @@ impl Store {
                 stream,
                 ..
             } => {
-                self.check_put("uploadPart", ns, &key, &[], size)?;
+                self.check_put("uploadPart", ns, &key, &[], size, quota)?;
                 match self.meta.upload(ns, &upload_id, &key)? {
                     Some((_, State::InProgress, _)) => {}
                     _ => return Err(refused("uploadPart", NO_UPLOAD)),
@@ -950,7 +950,7 @@ impl Store {
 
     /// What a put or part to bucket `ns` must be before a byte is written:
     /// a key, custom metadata and a size R2 allows, within its tenant's
-    /// quota.
+    /// `quota`.
     fn check_put(
         &self,
         op: &str,
@@ -958,6 +958,7 @@ impl Store {
         key: &str,
         custom: &[(String, String)],
         size: u64,
+        quota: u64,
     ) -> Result<(), String> {
         check_key(op, key)?;
         check_metadata(op, custom)?;
@@ -965,10 +966,9 @@ impl Store {
             return Err(refused(op, TOO_LARGE));
         }
         let used = self.meta.usage(super::tenant_of(ns))?;
-        if used.saturating_add(size) > self.quota {
+        if used.saturating_add(size) > quota {
             return Err(format!(
-                "{op}: the tenant's R2 quota is full: it keeps {used} bytes of its {} and this would add {size}; delete objects, or ask the operator for more (--r2-tenant-mib)",
-                self.quota
+                "{op}: the tenant's R2 quota is full: it keeps {used} bytes of its {quota} and this would add {size}; delete objects, or ask the operator for more (its r2_mib, else --r2-tenant-mib)"
             ));
         }
         Ok(())

@@ -70,6 +70,10 @@ pub struct AppConfig {
     /// `env`, to the Worker (tenant) it reaches; the app's own `name` is
     /// itself.
     pub services: BTreeMap<String, String>,
+    /// The services bound to a named entrypoint (a service's
+    /// `entrypoint`): the name in `env`, to the class's export name, whose
+    /// methods RPC calls reach; the others reach the default export.
+    pub service_entrypoints: BTreeMap<String, String>,
 }
 
 impl Default for AppConfig {
@@ -89,6 +93,7 @@ impl Default for AppConfig {
             r2_buckets: BTreeMap::new(),
             crons: Vec::new(),
             services: BTreeMap::new(),
+            service_entrypoints: BTreeMap::new(),
         }
     }
 }

@@ -749,6 +749,12 @@ fn a_cron_trigger_workers_would_refuse_is_refused_by_the_build() {
     );
 }
 
+/// `tests/plugins/services.js`'s `/rpc` as `wrangler dev` answers it: RPC
+/// to a `WorkerEntrypoint`'s methods through a named entrypoint, values
+/// structured clone carries, a thrown error's class and message, a method
+/// the receiver lacks, and a receiver that is no entrypoint.
+const WRANGLER_DEV_RPC: &str = r#"{"add":5,"echo":{"text":"é","list":[1,"two",null,true],"date":["Date","1970-01-01T00:00:00.000Z"],"re":["RegExp","/a+b/gi"],"map":["Map",[[1,"one"],["k",{"deep":[1]}]]],"set":["Set",["a",2]],"bytes":["Uint8Array",[0,1,255]],"floats":["Float64Array",[0,0,0,0,0,0,248,63,0,0,0,0,0,0,0,192]],"buffer":["ArrayBuffer",[7,8]],"big":["bigint","12345678901234567890"],"nan":["number","NaN"],"inf":["number","-Infinity"],"negZero":["-0"],"missing":["undefined"],"error":["TypeError","TypeError","carried"],"a":{"n":1},"b":{"n":1}},"shared":true,"greeting":"hi from Counter","inherited":"from the base class","fail":["threw","RangeError","out of range on purpose"],"failClass":true,"nope":["threw","TypeError","The RPC receiver does not implement the method \"nope\"."],"notEntrypoint":["threw","TypeError","The RPC receiver does not implement the method \"add\"."],"then":"undefined","awaited":"[object Fetcher]"}"#;
+
 /// A service binding to the app itself (its own name in `services`, as
 /// OpenNext's WORKER_SELF_REFERENCE): the request, its method, URL,
 /// headers and body, reach the tenant's own handler without leaving the
@@ -756,7 +762,7 @@ fn a_cron_trigger_workers_would_refuse_is_refused_by_the_build() {
 /// calls is bounded in depth.
 #[test]
 fn a_service_binding_reaches_the_app_itself_on_both_engines() {
-    let bindings = r#""services": [{ "binding": "SELF", "service": "services" }]"#;
+    let bindings = r#""vars": { "GREETING": "hi" }, "services": [{ "binding": "SELF", "service": "services" }, { "binding": "COUNTER", "service": "services", "entrypoint": "Counter" }, { "binding": "CHILD", "service": "services", "entrypoint": "Child" }]"#;
     let plugin = std::fs::read(bound_app("services", bindings)).unwrap();
     let s = Server::start(&[
         "--demo=false",
@@ -777,7 +783,7 @@ fn a_service_binding_reaches_the_app_itself_on_both_engines() {
         );
         assert_eq!(
             s.get(&format!("/t/{id}/shape"), &[]).text(),
-            r#"["[object Fetcher]","function",["SELF"]]"#,
+            r#"["[object Fetcher]","function",["CHILD","COUNTER","GREETING","SELF"]]"#,
             "{engine}"
         );
         assert_eq!(
@@ -789,12 +795,73 @@ fn a_service_binding_reaches_the_app_itself_on_both_engines() {
             deep.contains("a chain of service calls is at most 16 deep"),
             "{engine}: {deep}"
         );
+        assert_eq!(
+            s.get(&format!("/t/{id}/rpc"), &[]).text(),
+            WRANGLER_DEV_RPC,
+            "{engine}"
+        );
         // A client cannot say how deep it is.
         let forged = s.get(
             &format!("/t/{id}/deep?n=1"),
             &[("x-ssr-service-depth", "16")],
         );
         assert_eq!(forged.text(), "1 > bottom", "{engine}");
+    }
+}
+
+/// A service binding to another tenant works only where the operator
+/// granted it (`allow_service`), which the caller's own token cannot
+/// change; the callee runs as itself (its own vars), by RPC and by fetch.
+#[test]
+fn a_service_binding_reaches_another_tenant_only_where_the_operator_granted_it() {
+    let callee = r#""vars": { "GREETING": "hi" }, "services": [{ "binding": "SELF", "service": "services" }, { "binding": "COUNTER", "service": "services", "entrypoint": "Counter" }, { "binding": "CHILD", "service": "services", "entrypoint": "Child" }]"#;
+    let callee = std::fs::read(bound_app("services", callee)).unwrap();
+    let caller = r#""vars": { "GREETING": "the caller's" }, "services": [{ "binding": "OTHER", "service": "svc-callee", "entrypoint": "Counter" }, { "binding": "OTHER_HTTP", "service": "svc-callee" }]"#;
+    let caller = std::fs::read(bound_app("service-caller", caller)).unwrap();
+    let s = Server::start(&["--demo=false", "--path-routing"]);
+    assert_eq!(s.put_bytes("svc-callee", &callee, "").0, 201);
+    let (status, said) = s.put_bytes("svc-bad", &caller, "allow_service=No_Such");
+    assert_eq!(status, 400, "{said}");
+    assert!(said.contains("`allow_service`"), "{said}");
+    for engine in Engines::KINDS {
+        let id = format!("svc-caller-{engine}");
+        assert_eq!(
+            s.put_bytes(&id, &caller, &format!("engine={engine}")).0,
+            201
+        );
+        let refused = s.get(&format!("/t/{id}/rpc"), &[]).text();
+        let why = format!(
+            "tenant `{id}` may not call tenant `svc-callee`: the operator grants it with `allow_service=svc-callee`"
+        );
+        assert!(refused.contains(&why), "{engine}: {refused}");
+        assert!(s.get(&format!("/t/{id}/fetch"), &[]).text().contains(&why));
+        let query = format!("engine={engine}&allow_service=svc-callee");
+        assert_eq!(s.put_bytes(&id, &caller, &query).0, 200);
+        assert_eq!(
+            s.get(&format!("/t/{id}/rpc"), &[]).text(),
+            r#"[5,"hi from Counter"]"#,
+            "{engine}"
+        );
+        assert_eq!(
+            s.get(&format!("/t/{id}/fetch"), &[]).text(),
+            "201 hello POST https://other.internal/hello null x",
+            "{engine}"
+        );
+        // Its own token may not widen (nor drop) what the operator granted.
+        let (status, body) = s.admin_with("POST", &format!("/_ssr/admin/tokens?tenant={id}"), b"");
+        assert_eq!(status, 201, "{body}");
+        let token: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let auth = format!("Bearer {}", token["token"].as_str().unwrap());
+        let path = format!("/_ssr/admin/tenants/{id}?engine={engine}&allow_service=svc-other");
+        let widened = s.send("PUT", &path, &[("authorization", &auth)], &caller);
+        assert_eq!(widened.status, 403, "{}", widened.text());
+        let path = format!("/_ssr/admin/tenants/{id}?engine={engine}");
+        let kept = s.send("PUT", &path, &[("authorization", &auth)], &caller);
+        assert_eq!(kept.status, 200, "{}", kept.text());
+        assert_eq!(
+            s.get(&format!("/t/{id}/rpc"), &[]).text(),
+            r#"[5,"hi from Counter"]"#
+        );
     }
 }
 

@@ -1,6 +1,7 @@
 //! The renderer driver the engines call (`__ssr`): shaping a request,
 //! settling a render, a cron trigger's `scheduled` handler (a request of
-//! method `@scheduled`, which no client can send), timers and fetches the
+//! method `@scheduled`, which no client can send), a service binding's RPC
+//! call (`@rpc`, neither), timers and fetches the
 //! engine drives; closes the block `00_core.js` opened.
 //!
 //! Defines: __ssr
@@ -40,6 +41,38 @@
     const controller = new ScheduledController(SCHEDULED, q.get('cron') || '', Number(q.get('scheduledTime')));
     return Promise.resolve(scheduled(controller)).then(() => new ResponseImpl(null, { status: 200, headers: { 'cache-control': 'no-store' } }));
   }
+  // The module's exports, for RPC calls: a service binding's call of a
+  // method (`contract::RPC`) runs it on a new instance of the export the
+  // binding names (query `entrypoint`, else the default export), which
+  // must be a `WorkerEntrypoint` class, as on workerd (which answers any
+  // other with the same error as a missing method). Its answer is JSON:
+  // `{value}` or `{error: {name, message}}` (`31_services.js`).
+  let exported = {};
+  function runRpc(raw) {
+    const q = new Map(raw.query);
+    const name = q.get('entrypoint') || 'default';
+    const reply = (out) => new ResponseImpl(JSON.stringify(out), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+    const failed = (e) => reply({ error: { name: e instanceof Error ? e.name : 'Error', message: e instanceof Error ? e.message : String(e) } });
+    return new Promise((ok) => {
+      const { method, args } = JSON.parse(decoder().decode(raw.body || new Uint8Array(0)));
+      const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
+      // Its own methods and its superclasses', not WorkerEntrypoint's or
+      // Object's; an export that is no WorkerEntrypoint class has none.
+      let fn;
+      const entry = typeof Entry === 'function' && Entry.prototype instanceof WorkerEntrypoint;
+      for (let p = entry ? Entry.prototype : null; p && p !== WorkerEntrypoint.prototype; p = Object.getPrototypeOf(p)) {
+        const d = Object.getOwnPropertyDescriptor(p, method);
+        if (d !== undefined) {
+          fn = d.value;
+          break;
+        }
+      }
+      if (typeof fn !== 'function' || method === 'constructor' || method === 'fetch') {
+        throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
+      }
+      ok(fn.apply(new Entry(context, tenantEnv()), rpcDecode(args)));
+    }).then((value) => reply({ value: rpcEncode(value) }), failed);
+  }
   // What `node:` modules run when a render ends (`node.onReset`).
   const resetHooks = [];
   const ssr = {
@@ -49,6 +82,7 @@
     // `fetch` method (the Workers form), `render`, a default function, or
     // a default object with a `render` method.
     resolve(ns) {
+      exported = ns;
       const d = ns.default;
       if (typeof d === 'function' && d.prototype && typeof d.prototype.scheduled === 'function') {
         scheduled = (c) => new d(context, tenantEnv()).scheduled(c);
@@ -63,6 +97,14 @@
       if (d && typeof d === 'object' && typeof d.fetch === 'function') {
         handlerName = 'fetch';
         render = (raw, reads) => d.fetch(incomingRequest(raw, reads), tenantEnv(), context);
+        return;
+      }
+      if (typeof d === 'function' && d.prototype instanceof WorkerEntrypoint) {
+        // A service of RPC methods alone.
+        handlerName = 'fetch';
+        render = () => {
+          throw new BadResult('the default export has no `fetch` method: it answers RPC calls only');
+        };
         return;
       }
       let fn = null;
@@ -108,7 +150,7 @@
       requestBase = typeof raw.base === 'string' ? raw.base : '';
       const depth = raw.headers.find(([k]) => k.toLowerCase() === 'x-ssr-service-depth');
       serviceDepth = depth === undefined ? 0 : Number(depth[1]) || 0;
-      const run = raw.method === SCHEDULED ? () => runScheduled(raw) : () => render(raw, reads);
+      const run = raw.method === SCHEDULED ? () => runScheduled(raw) : raw.method === RPC ? () => runRpc(raw) : () => render(raw, reads);
       return new Promise((ok) => ok(run())).then((out) => {
         const res = noteReads(normalize(out));
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;

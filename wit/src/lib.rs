@@ -73,6 +73,13 @@ pub struct Request {
 /// HTTP token (RFC 9110's methods have no `@`), so no client can send it.
 pub const SCHEDULED: &str = "@scheduled";
 
+/// The method of a service binding's RPC call (`env.SVC.method(args)`):
+/// the callee's `WorkerEntrypoint` method runs for it (query `method`, and
+/// `entrypoint`, its class's export name, else the default export), its
+/// arguments and result in the body (`31_services.js`). Not an HTTP token
+/// either.
+pub const RPC: &str = "@rpc";
+
 impl Request {
     /// A cron trigger of `tenant`: its `cron` expression and the minute it
     /// fired for (milliseconds since the epoch) as the query pairs `cron`

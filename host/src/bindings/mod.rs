@@ -237,6 +237,10 @@ pub struct Bindings {
     r2: BTreeMap<String, String>,
     /// Service bindings: the name in `env`, to the tenant it reaches.
     services: BTreeMap<String, String>,
+    /// Those bound to a named entrypoint: the name in `env`, to its export.
+    entrypoints: BTreeMap<String, String>,
+    /// The other tenants the operator lets it call (`allow_service`).
+    callable: Vec<String>,
     tenant: String,
     stores: Option<Arc<Stores>>,
     quotas: Quotas,
@@ -270,10 +274,19 @@ impl Bindings {
                     )
                 })
                 .collect(),
+            entrypoints: app.service_entrypoints.clone(),
+            callable: Vec::new(),
             tenant: tenant.into(),
             stores: Some(stores.clone()),
             quotas,
         }
+    }
+
+    /// These bindings, whose services may reach the tenants in `allowed`
+    /// besides their own (the operator's `allow_service`).
+    pub fn calling(mut self, allowed: &[String]) -> Bindings {
+        self.callable = allowed.to_vec();
+        self
     }
 
     /// The tenant's quotas.
@@ -357,17 +370,18 @@ impl Bindings {
                 call.binding, call.binding
             ));
         };
-        if *target != self.tenant {
+        if *target != self.tenant && !self.callable.contains(target) {
             return Err(format!(
-                "env.{}: a service binding reaches its own tenant only for now, not `{target}` (docs/bindings.md)",
-                call.binding
+                "env.{}: tenant `{}` may not call tenant `{target}`: the operator grants it with `allow_service={target}` at its registration",
+                call.binding, self.tenant
             ));
         }
         subrequests.admit(grant, &format!("env.{}.fetch()", call.binding))?;
         let Some(stores) = &self.stores else {
             return Err("service bindings need a server (`ssr serve`)".into());
         };
-        let request = call.request(target, data)?;
+        let entrypoint = self.entrypoints.get(&call.binding).map(String::as_str);
+        let request = call.request(target, entrypoint, data)?;
         let dispatch = stores.dispatch.clone();
         let deadline = subrequests.deadline();
         subrequests.dispatch(async move { dispatch.render(request, deadline).await })

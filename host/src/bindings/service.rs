@@ -10,6 +10,9 @@
 //!   requests; past it, the call fails.
 //! - A call counts as one of the caller's subrequests, and the callee's
 //!   render is bounded by the caller's deadline as well as its own.
+//! - A call is a request of an HTTP method, or an RPC call
+//!   ([`contract::RPC`]); no other `@` method (a cron trigger's) reaches
+//!   the callee.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -90,8 +93,21 @@ pub struct Call {
 }
 
 impl Call {
-    /// The request tenant `tenant` renders.
-    pub fn request(&self, tenant: &str, body: &[u8]) -> Result<contract::Request, String> {
+    /// The request tenant `tenant` renders; an RPC call goes to its export
+    /// `entrypoint` (its default export when `None`).
+    pub fn request(
+        &self,
+        tenant: &str,
+        entrypoint: Option<&str>,
+        body: &[u8],
+    ) -> Result<contract::Request, String> {
+        let rpc = self.method == contract::RPC;
+        if !rpc && self.method.starts_with('@') {
+            return Err(format!(
+                "env.{}: `{}` is not a method a service binding takes",
+                self.binding, self.method
+            ));
+        }
         let depth = self.depth + 1;
         if depth > MAX_DEPTH {
             return Err(format!(
@@ -99,8 +115,11 @@ impl Call {
                 self.binding
             ));
         }
-        let url = url::Url::parse(&self.url)
+        let mut url = url::Url::parse(&self.url)
             .map_err(|_| format!("env.{}.fetch(): {} is not a URL", self.binding, self.url))?;
+        if let (true, Some(e)) = (rpc, entrypoint) {
+            url.query_pairs_mut().append_pair("entrypoint", e);
+        }
         let path = url.path().to_string();
         let target = match url.query() {
             Some(q) => format!("{path}?{q}"),
@@ -119,7 +138,10 @@ impl Call {
             body.to_vec()
         };
         Ok(contract::Request {
-            method: self.method.to_ascii_uppercase(),
+            method: match rpc {
+                true => contract::RPC.into(),
+                false => self.method.to_ascii_uppercase(),
+            },
             url: target,
             href: url.to_string(),
             base: String::new(),

@@ -265,7 +265,20 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
             }
             "r2_buckets" => read_bindings(path, key, v, &["bucket_name"], &mut config.r2_buckets)?,
             "triggers" => config.crons = read_crons(path, v)?,
-            "services" => read_bindings(path, key, v, &["service"], &mut config.services)?,
+            "services" => {
+                read_bindings(path, key, v, &["service"], &mut config.services)?;
+                for item in v.as_array().into_iter().flatten() {
+                    let (Some(name), Some(entrypoint)) = (
+                        item.get("binding").and_then(Value::as_str),
+                        item.get("entrypoint").and_then(Value::as_str),
+                    ) else {
+                        continue;
+                    };
+                    config
+                        .service_entrypoints
+                        .insert(name.into(), entrypoint.into());
+                }
+            }
             other => match binding_kind(other) {
                 Some(kind) => {
                     for name in binding_names(v) {

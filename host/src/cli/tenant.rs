@@ -50,6 +50,10 @@ enum TenantCommand {
         /// refused.
         #[arg(long = "allow-fetch", value_name = "ORIGIN")]
         allow_fetch: Vec<Origin>,
+        /// Another tenant its service bindings may call (its id);
+        /// repeatable. A binding to itself needs none.
+        #[arg(long = "allow-service", value_name = "TENANT")]
+        allow_service: Vec<String>,
     },
     /// Set or remove one var of a tenant's `env` (no new plugin needed; the
     /// tenant's cache is purged).
@@ -133,6 +137,7 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             limits,
             vars,
             allow_fetch,
+            allow_service,
         } => {
             let bytes = std::fs::read(plugin)
                 .with_context(|| format!("cannot read the plugin {}", plugin.display()))?;
@@ -154,6 +159,9 @@ pub fn run(args: TenantArgs) -> anyhow::Result<ExitCode> {
             }
             for o in allow_fetch {
                 query.push(format!("allow_fetch={}", enc(&o.to_string())));
+            }
+            for t in allow_service {
+                query.push(format!("allow_service={}", enc(t)));
             }
             client.send(
                 "PUT",

@@ -282,6 +282,13 @@ pub async fn put(
                     settings.allow_fetch.push(origin);
                 }
             }
+            "allow_service" => {
+                crate::tenant::validate_id(&v)
+                    .map_err(|e| ApiError::BadRequest(format!("`allow_service`: {e}")))?;
+                if !settings.allow_service.contains(&v) {
+                    settings.allow_service.push(v);
+                }
+            }
             "var" => {
                 let (name, value) = env::parse_var(&v)?;
                 settings.vars.insert(name, value);
@@ -305,7 +312,7 @@ pub async fn put(
                     .map_err(ApiError::BadRequest)?
                 {
                     return Err(ApiError::BadRequest(format!(
-                        "unknown setting `{other}`; the settings are `host` (repeatable), `var` (NAME=VALUE, repeatable), `allow_fetch` (an origin, repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
+                        "unknown setting `{other}`; the settings are `host` (repeatable), `var` (NAME=VALUE, repeatable), `allow_fetch` (an origin, repeatable), `allow_service` (a tenant id, repeatable), `mode` (reuse or fresh), `engine` (wasm or v8), `debug` (true or false) and the limits {}",
                         LimitOverrides::NAMES
                     )));
                 }
@@ -360,13 +367,14 @@ fn within_the_operators(
         .filter(|t| !t.registration.demo)
         .map(|t| t.registration.clone());
     let defaults = state.registry.defaults();
-    let (hosts, limits, grants, debug) = registered
+    let (hosts, limits, grants, callable, debug) = registered
         .as_ref()
         .map(|r| {
             (
                 r.hosts.clone(),
                 r.limits.clone(),
                 r.allow_fetch.clone(),
+                r.allow_service.clone(),
                 r.debug,
             )
         })
@@ -414,6 +422,12 @@ fn within_the_operators(
             &format!("fetch grants (it named {wider})"),
             format!("{granted:?}"),
         );
+    }
+    // Which tenants it may call is the operator's alone.
+    if settings.allow_service.is_empty() {
+        settings.allow_service = callable;
+    } else if named(&settings.allow_service) != named(&callable) {
+        return refused("service grants", format!("{callable:?}"));
     }
     if !debug_named {
         settings.debug = debug;

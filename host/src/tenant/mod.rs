@@ -73,6 +73,10 @@ pub struct Settings {
     /// empty.
     #[serde(default)]
     pub allow_fetch: Vec<Origin>,
+    /// The other tenants its service bindings may call (`bindings/`);
+    /// none when empty (a binding to itself needs no grant).
+    #[serde(default)]
+    pub allow_service: Vec<String>,
 }
 
 /// Per-tenant counters, carried across versions, with the tenant's metric
@@ -136,6 +140,9 @@ pub struct Registration {
     /// The origins its renderer may `fetch`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_fetch: Vec<Origin>,
+    /// The other tenants its service bindings may call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_service: Vec<String>,
     /// An example plugin the server registered itself (`--demo`): in memory
     /// only, and any registration of the id replaces it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -219,7 +226,8 @@ impl Tenant {
                         &assets.app,
                         stores,
                         limits.quotas,
-                    ),
+                    )
+                    .calling(&registration.allow_service),
                 },
             ),
             registration,
@@ -718,6 +726,7 @@ impl Registry {
             debug: settings.debug,
             vars: settings.vars,
             allow_fetch: settings.allow_fetch,
+            allow_service: settings.allow_service,
             demo,
             digest,
             plugin_bytes: bytes.len(),

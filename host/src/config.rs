@@ -277,7 +277,9 @@ settings! {
     /// tenants go on.
     r2_tenant_mib: Mib = Mib(DEFAULT_R2_TENANT_MIB), "SSR_R2_TENANT_MIB" { value_name = "MIB" };
     /// An R2 multipart upload left unfinished this long is aborted and its
-    /// parts deleted (R2's own rule is seven days).
+    /// parts deleted (R2's own rule is seven days); in an object store, a
+    /// blob no object names this long is deleted. At least
+    /// --request-timeout.
     r2_upload_expiry: Millis = Millis(DEFAULT_R2_UPLOAD_EXPIRY_MS), "SSR_R2_UPLOAD_EXPIRY" { value_name = "MS" };
     /// The largest plugin the admin API accepts.
     max_plugin_mib: Mib = Mib(DEFAULT_MAX_PLUGIN_MIB), "SSR_MAX_PLUGIN_MIB" { value_name = "MIB" };
@@ -671,6 +673,12 @@ impl Config {
         }
         if self.r2_upload_expiry.0 == 0 {
             return bad("--r2-upload-expiry must be more than 0 ms".into());
+        }
+        if self.r2_upload_expiry.0 < self.request_timeout.0 {
+            return bad(format!(
+                "--r2-upload-expiry {} ms is below --request-timeout {} ms: the sweep could take the bytes of a put still running; raise it",
+                self.r2_upload_expiry.0, self.request_timeout.0
+            ));
         }
         if self.d1_max_mib.0 == 0 || self.kv_tenant_mib.0 == 0 || self.r2_tenant_mib.0 == 0 {
             return bad(

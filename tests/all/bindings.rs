@@ -976,6 +976,8 @@ fn an_abandoned_multipart_upload_is_aborted_after_its_expiry() {
         "--path-routing",
         "--r2-upload-expiry",
         "5000",
+        "--request-timeout",
+        "5000",
     ]);
     assert_eq!(
         s.put_bytes("up", &std::fs::read(r2_app()).unwrap(), "").0,

@@ -1085,6 +1085,28 @@ impl Drop for ObjectStore {
     }
 }
 
+/// `ssr serve`'s arguments for a replica of `redis` with R2's bytes in
+/// `objects` (an `--objects` URL) and its files in a new data dir, and
+/// `more`.
+fn r2_replica_args(redis: &Redis, objects: &str, more: &[&str]) -> Vec<String> {
+    let dir = tempdir("replica");
+    let mut args: Vec<String> = ["--path-routing", "--store", &redis.url, "--data-dir"]
+        .map(String::from)
+        .to_vec();
+    args.extend([
+        dir.to_str().unwrap().to_string(),
+        "--objects".into(),
+        objects.into(),
+    ]);
+    args.extend(more.iter().map(|s| s.to_string()));
+    args
+}
+
+/// Starts `ssr serve` with `args`.
+fn serve(args: &[String]) -> Server {
+    Server::start(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 /// R2 across replicas (`--store redis://... --objects s3://...`, a real
 /// Redis and SeaweedFS): every method as `wrangler dev` answers it; an
 /// object put through one replica is got through every other, byte for
@@ -1096,18 +1118,7 @@ fn r2_put_through_one_replica_is_got_through_every_other_on_both_engines() {
     let url = objects.url("ssr-r2");
     let rs = ready(
         (0..3)
-            .map(|_| {
-                let dir = tempdir("replica");
-                Server::start(&[
-                    "--path-routing",
-                    "--store",
-                    &redis.url,
-                    "--data-dir",
-                    dir.to_str().unwrap(),
-                    "--objects",
-                    &url,
-                ])
-            })
+            .map(|_| serve(&r2_replica_args(&redis, &url, &[])))
             .collect(),
     );
     let plugin = std::fs::read(crate::bindings::r2_app()).unwrap();
@@ -1159,16 +1170,7 @@ fn r2_says_so_while_the_object_store_is_down_and_keeps_what_was_put() {
     let redis = Redis::start();
     let mut objects = ObjectStore::start();
     let url = objects.url("ssr-r2-outage");
-    let dir = tempdir("replica");
-    let s = Server::start(&[
-        "--path-routing",
-        "--store",
-        &redis.url,
-        "--data-dir",
-        dir.to_str().unwrap(),
-        "--objects",
-        &url,
-    ]);
+    let s = serve(&r2_replica_args(&redis, &url, &[]));
     let plugin = std::fs::read(crate::bindings::r2_app()).unwrap();
     assert_eq!(s.put_bytes("r2o", &plugin, "").0, 201);
     assert_eq!(s.add("page", "plugins/hello/render.js", "").0, 201);
@@ -1202,6 +1204,49 @@ fn r2_says_so_while_the_object_store_is_down_and_keeps_what_was_put() {
     );
     assert_eq!(s.get("/t/r2o/try-put?key=k&value=after", &[]).text(), "5\n");
     assert_eq!(s.get("/t/r2o/try-get?key=k", &[]).text(), "after\n");
+}
+
+/// A put cut off by `kill -9` leaves the blobs it wrote in the object
+/// store, named by no object: once they are older than
+/// `--r2-upload-expiry`, the sweep deletes them, and nothing an object
+/// names (a small one, and a large one of several blobs).
+#[test]
+fn blobs_a_killed_put_left_in_the_object_store_are_swept_and_named_ones_kept() {
+    let redis = Redis::start();
+    let objects = ObjectStore::start();
+    let url = objects.url("ssr-r2-sweep");
+    let more = ["--r2-upload-expiry", "2000", "--request-timeout", "2000"];
+    let args = r2_replica_args(&redis, &url, &more);
+    let mut s = serve(&args);
+    let plugin = std::fs::read(crate::bindings::r2_app()).unwrap();
+    assert_eq!(s.put_bytes("r2s", &plugin, "").0, 201);
+    assert_eq!(
+        s.get("/t/r2s/try-put?key=small&value=kept", &[]).text(),
+        "4\n"
+    );
+    let big = s.get("/t/r2s/big?key=big&mib=20", &[]);
+    assert_eq!(big.status, 200, "{}", big.text());
+    // A put of 2 GiB, cut off once it has written a few segments, before
+    // its render's deadline would end it (and delete them).
+    let addr = s.addr.clone();
+    std::thread::spawn(move || {
+        let remote = Remote { addr };
+        let _ = remote.get("/t/r2s/big?key=cut&mib=2048", &[]);
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    let s = serve(&args);
+    let swept = within(Duration::from_secs(30), || s.log_contains("R2: deleted"));
+    assert!(swept.is_some(), "no sweep of the cut put's blobs");
+    assert_eq!(s.get("/t/r2s/try-get?key=small", &[]).text(), "kept\n");
+    assert_eq!(s.get("/t/r2s/try-get?key=cut", &[]).text(), "absent\n");
+    let tail = s.get("/t/r2s/get?key=big", &[("range", "bytes=-4")]);
+    assert_eq!(
+        tail.text(),
+        "xxxx",
+        "the earlier large object, after the sweep"
+    );
 }
 
 /// A cron trigger fires on its own at the start of each minute, once across

@@ -153,7 +153,7 @@ impl Stores {
                 let files = r2::files::Files::open(dir.as_ref().map(|d| d.join("r2")).as_deref())?;
                 // Blobs no row names: writes a crash cut off before they
                 // were named.
-                let swept = files.sweep(&meta.named_blobs()?);
+                let swept = files.sweep_unnamed(&r2::Meta::named_blobs(&meta)?);
                 if swept > 0 {
                     tracing::info!("R2: removed {swept} blobs that no object names");
                 }
@@ -218,6 +218,11 @@ fn sweep_uploads(r2: &Arc<r2::Store>, expiry: std::time::Duration) {
                     Ok(0) => {}
                     Ok(n) => tracing::info!("R2: aborted {n} multipart uploads left unfinished"),
                     Err(e) => tracing::warn!("R2: sweeping unfinished uploads failed: {e}"),
+                }
+                match store.sweep_blobs(expiry) {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!("R2: deleted {n} blobs that no object names"),
+                    Err(e) => tracing::warn!("R2: sweeping unnamed blobs failed: {e}"),
                 }
                 drop(store);
                 std::thread::sleep(every);

@@ -45,7 +45,7 @@ impl Files {
 
     /// Deletes the blobs that `named` does not name and temporary files
     /// left by writes a crash cut off: how many.
-    pub fn sweep(&self, named: &std::collections::HashSet<String>) -> usize {
+    pub fn sweep_unnamed(&self, named: &std::collections::HashSet<String>) -> usize {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return 0;
         };

@@ -34,6 +34,7 @@ pub mod redis;
 pub mod s3;
 pub mod sqlite;
 
+use std::collections::HashSet;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -223,6 +224,9 @@ pub trait Meta: Send + Sync {
     /// Uploads in progress that started before `before` (milliseconds
     /// since the epoch): `(ns, id, key)` each.
     fn abandoned(&self, before: u64) -> Result<Vec<(String, String, String)>, String>;
+    /// Every blob an object or a part names, in every bucket: what the
+    /// sweep of unnamed blobs keeps.
+    fn named_blobs(&self) -> Result<HashSet<String>, String>;
 }
 
 /// Where objects' bytes are: blobs, each written once under a new id.
@@ -232,9 +236,19 @@ pub trait Blobs: Send + Sync {
     /// `length` bytes of blob `id` from `offset`.
     fn open(&self, id: &str, offset: u64, length: u64) -> Result<Box<dyn Read + Send>, String>;
     /// Deletes blobs (those not there are no error); a failure is logged
-    /// and leaves the blob unnamed (the embedded store's sweep at start
-    /// removes those; an object store keeps them, docs/bindings.md).
+    /// and leaves the blob unnamed, for a sweep to remove.
     fn delete(&self, ids: &[String]);
+    /// Deletes the blobs written before `before` (milliseconds since the
+    /// epoch) that `named` (asked once they are listed) does not hold:
+    /// writes a crash or a failed delete left behind. How many. A store
+    /// that sweeps its own at start (files) has nothing to do here.
+    fn sweep(
+        &self,
+        _before: u64,
+        _named: &dyn Fn() -> Result<HashSet<String>, String>,
+    ) -> Result<usize, String> {
+        Ok(0)
+    }
 }
 
 /// Bytes written as they come, kept once [`BlobWriter::finish`] returns.
@@ -932,6 +946,15 @@ impl Store {
             }
             Call::Finish { .. } => Err("put: the write is no longer in progress".into()),
         }
+    }
+
+    /// Deletes the blobs no object or part names that were written more
+    /// than `expiry` ago (no write in progress is that old): how many.
+    /// The blobs are listed before the names are read, so a blob named
+    /// after its listing is one the listing left out as too new.
+    pub fn sweep_blobs(&self, expiry: std::time::Duration) -> Result<usize, String> {
+        let before = now_ms().saturating_sub(expiry.as_millis() as u64);
+        self.blobs.sweep(before, &|| self.meta.named_blobs())
     }
 
     /// Aborts the uploads in progress that started more than `expiry`

@@ -21,6 +21,8 @@
 //!   both win; the index and the usage change with the object.
 //! - Durability is Redis's, as KV's (docs/deploying.md).
 
+use std::collections::HashSet;
+
 use redis::{Commands, Connection, RedisResult};
 
 use super::{Meta, Object, Part, State, Upload};
@@ -369,6 +371,49 @@ impl Meta for Redis {
         self.pool.with(|con| {
             let n: Option<i64> = con.hget(USAGE, tenant)?;
             Ok(n.unwrap_or(0).max(0) as u64)
+        })
+    }
+
+    /// Objects and uploads are strings, parts hashes of JSON: every one
+    /// under `ssr:r2:` is read (SCAN, a page at a time) for the blobs its
+    /// JSON names.
+    fn named_blobs(&self) -> Result<HashSet<String>, String> {
+        self.pool.with(|con| {
+            let mut named = HashSet::new();
+            let mut note = |json: &str| {
+                let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+                for seg in v["segments"].as_array().into_iter().flatten() {
+                    if let Some(id) = seg["id"].as_str() {
+                        named.insert(id.to_string());
+                    }
+                }
+            };
+            for kind in ["string", "hash"] {
+                let mut cursor = 0u64;
+                loop {
+                    let (next, keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+                        .arg(cursor)
+                        .arg("MATCH")
+                        .arg("ssr:r2:*")
+                        .arg("COUNT")
+                        .arg(1000)
+                        .arg("TYPE")
+                        .arg(kind)
+                        .query(con)?;
+                    for key in keys {
+                        let values: Vec<String> = match kind {
+                            "string" => con.get::<_, Option<String>>(&key)?.into_iter().collect(),
+                            _ => con.hvals(&key)?,
+                        };
+                        values.iter().for_each(|v| note(v));
+                    }
+                    if next == 0 {
+                        break;
+                    }
+                    cursor = next;
+                }
+            }
+            Ok(named)
         })
     }
 }

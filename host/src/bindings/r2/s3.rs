@@ -30,6 +30,19 @@ pub const SEGMENT: usize = 8 << 20;
 /// How long a signed request stays valid.
 const SIGNED_FOR: Duration = Duration::from_secs(300);
 
+/// A new blob's id: `t`, the time it is written (milliseconds since the
+/// epoch), `-`, random hex. The sweep of unnamed blobs reads its age from
+/// it ([`blob_time`]); blobs of ids without one (written before ids had
+/// it) are never swept.
+fn blob_id(now_ms: u64) -> String {
+    format!("t{now_ms}-{}", crate::artifact::random_hex(12))
+}
+
+/// When blob `id` was written, if its id says.
+fn blob_time(id: &str) -> Option<u64> {
+    id.strip_prefix('t')?.split_once('-')?.0.parse().ok()
+}
+
 /// Blobs in one bucket of an object store.
 pub struct S3 {
     inner: Arc<Inner>,
@@ -153,7 +166,74 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// The ids of the blobs in the bucket, a page of up to 1,000 at a time.
+    fn list(&self, mut each: impl FnMut(&str)) -> Result<(), String> {
+        let mut token: Option<String> = None;
+        loop {
+            let mut action = self.bucket.list_objects_v2(Some(&self.credentials));
+            action.with_prefix("blobs/");
+            if let Some(t) = &token {
+                action.with_continuation_token(t.clone());
+            }
+            let r = self.send("GET", action.sign(SIGNED_FOR), None, &[])?;
+            let status = r.status().as_u16();
+            let mut body = String::new();
+            r.into_body()
+                .into_reader()
+                .read_to_string(&mut body)
+                .map_err(|e| {
+                    format!(
+                        "the object store at {} did not answer whole ({e}); try again",
+                        self.shown
+                    )
+                })?;
+            if !(200..300).contains(&status) {
+                return Err(format!(
+                    "the object store at {} refused to list its blobs: {status}",
+                    self.shown
+                ));
+            }
+            let page = rusty_s3::actions::ListObjectsV2::parse_response(&body).map_err(|e| {
+                format!(
+                    "the object store at {} answered a listing that is not S3's: {e}",
+                    self.shown
+                )
+            })?;
+            for c in &page.contents {
+                each(c.key.strip_prefix("blobs/").unwrap_or(&c.key));
+            }
+            match page.next_continuation_token {
+                Some(t) => token = Some(t),
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
 impl Blobs for S3 {
+    fn sweep(
+        &self,
+        before: u64,
+        named: &dyn Fn() -> Result<std::collections::HashSet<String>, String>,
+    ) -> Result<usize, String> {
+        let mut old = Vec::new();
+        self.inner.list(|id| {
+            if blob_time(id).is_some_and(|t| t < before) {
+                old.push(id.to_string());
+            }
+        })?;
+        if old.is_empty() {
+            return Ok(0);
+        }
+        let named = named()?;
+        old.retain(|id| !named.contains(id));
+        for id in &old {
+            self.inner.delete(id)?;
+        }
+        Ok(old.len())
+    }
+
     fn writer(&self) -> Result<Box<dyn BlobWriter>, String> {
         Ok(Box::new(Writer {
             inner: self.inner.clone(),
@@ -201,7 +281,7 @@ struct Writer {
 
 impl Writer {
     fn send(&mut self) -> Result<(), String> {
-        let id = crate::artifact::random_hex(16);
+        let id = blob_id(super::now_ms());
         self.inner.put(&id, &self.buffer)?;
         self.sent.push(Segment {
             id,

@@ -101,32 +101,6 @@ impl Sqlite {
         tx.commit().map_err(sql)?;
         Ok(out)
     }
-
-    /// Every blob a row names, for the sweep of unnamed ones.
-    pub fn named_blobs(&self) -> Result<std::collections::HashSet<String>, String> {
-        let conn = crate::sync::lock(&self.conn);
-        let mut named = std::collections::HashSet::new();
-        for table in ["r2_objects", "r2_parts"] {
-            let column = if table == "r2_objects" {
-                "object"
-            } else {
-                "part"
-            };
-            let mut s = conn
-                .prepare(&format!("SELECT {column} FROM {table}"))
-                .map_err(sql)?;
-            let rows = s.query_map([], |r| r.get::<_, String>(0)).map_err(sql)?;
-            for row in rows {
-                let v: serde_json::Value = parsed(&row.map_err(sql)?)?;
-                for seg in v["segments"].as_array().into_iter().flatten() {
-                    if let Some(id) = seg["id"].as_str() {
-                        named.insert(id.to_string());
-                    }
-                }
-            }
-        }
-        Ok(named)
-    }
 }
 
 /// Adds `delta` to what `ns`'s tenant keeps.
@@ -420,5 +394,30 @@ impl Meta for Sqlite {
         .optional()
         .map(|n| n.unwrap_or(0).max(0) as u64)
         .map_err(sql)
+    }
+
+    fn named_blobs(&self) -> Result<std::collections::HashSet<String>, String> {
+        let conn = crate::sync::lock(&self.conn);
+        let mut named = std::collections::HashSet::new();
+        for table in ["r2_objects", "r2_parts"] {
+            let column = if table == "r2_objects" {
+                "object"
+            } else {
+                "part"
+            };
+            let mut s = conn
+                .prepare(&format!("SELECT {column} FROM {table}"))
+                .map_err(sql)?;
+            let rows = s.query_map([], |r| r.get::<_, String>(0)).map_err(sql)?;
+            for row in rows {
+                let v: serde_json::Value = parsed(&row.map_err(sql)?)?;
+                for seg in v["segments"].as_array().into_iter().flatten() {
+                    if let Some(id) = seg["id"].as_str() {
+                        named.insert(id.to_string());
+                    }
+                }
+            }
+        }
+        Ok(named)
     }
 }

@@ -800,6 +800,25 @@ fn a_service_binding_reaches_the_app_itself_on_both_engines() {
             WRANGLER_DEV_RPC,
             "{engine}"
         );
+        // A chain waits only for slots one level deeper than its own: one
+        // render at a time per level is enough, for one chain and for two
+        // at once.
+        let narrow = format!("svc-narrow-{engine}");
+        let query = format!("engine={engine}&max_concurrency=1");
+        assert_eq!(s.put_bytes(&narrow, &plugin, &query).0, 201);
+        assert_eq!(
+            s.get(&format!("/t/{narrow}/deep?n=5"), &[]).text(),
+            "5 > 4 > 3 > 2 > 1 > bottom",
+            "{engine}"
+        );
+        std::thread::scope(|scope| {
+            let calls: Vec<_> = (0..2)
+                .map(|_| scope.spawn(|| s.get(&format!("/t/{narrow}/deep?n=2"), &[]).text()))
+                .collect();
+            for call in calls {
+                assert_eq!(call.join().unwrap(), "2 > 1 > bottom", "{engine}");
+            }
+        });
         // A client cannot say how deep it is.
         let forged = s.get(
             &format!("/t/{id}/deep?n=1"),

@@ -1215,7 +1215,9 @@ fn blobs_a_killed_put_left_in_the_object_store_are_swept_and_named_ones_kept() {
     let redis = Redis::start();
     let objects = ObjectStore::start();
     let url = objects.url("ssr-r2-sweep");
-    let more = ["--r2-upload-expiry", "2000", "--request-timeout", "2000"];
+    // Room for a slow first render on a busy machine; the sweep comes 10 s
+    // after the cut.
+    let more = ["--r2-upload-expiry", "10000", "--request-timeout", "10000"];
     let args = r2_replica_args(&redis, &url, &more);
     let mut s = serve(&args);
     let plugin = std::fs::read(crate::bindings::r2_app()).unwrap();
@@ -1233,11 +1235,11 @@ fn blobs_a_killed_put_left_in_the_object_store_are_swept_and_named_ones_kept() {
         let remote = Remote { addr };
         let _ = remote.get("/t/r2s/big?key=cut&mib=2048", &[]);
     });
-    std::thread::sleep(Duration::from_secs(1));
+    std::thread::sleep(Duration::from_secs(2));
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     let s = serve(&args);
-    let swept = within(Duration::from_secs(30), || s.log_contains("R2: deleted"));
+    let swept = within(Duration::from_secs(60), || s.log_contains("R2: deleted"));
     assert!(swept.is_some(), "no sweep of the cut put's blobs");
     assert_eq!(s.get("/t/r2s/try-get?key=small", &[]).text(), "kept\n");
     assert_eq!(s.get("/t/r2s/try-get?key=cut", &[]).text(), "absent\n");

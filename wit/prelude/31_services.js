@@ -50,11 +50,18 @@
       const headers = [['content-type', 'application/json']];
       const call = { binding, method: RPC, url: 'https://rpc.invalid/', headers, depth: serviceDepth };
       inflight.set(host('service', call, body).value, { resolve, reject, method: 'POST', body: undefined });
-    }).then((res) => res.text()).then((text) => {
-      const out = JSON.parse(text);
+    }).then((res) => res.text().then((text) => {
+      // The callee's driver answers JSON; anything else is the host's
+      // page for a render that failed before it (a limit, say).
+      let out;
+      try {
+        out = JSON.parse(text);
+      } catch {
+        throw new Error(`env.${binding}.${method}(): the service answered ${res.status}: ${text.trim()}`);
+      }
       if (out.error !== undefined) throw rpcError(out.error);
       return rpcDecode(out.value);
-    });
+    }));
   }
   // An error the callee threw, as the caller sees it: its class (one of
   // the standard ones, else Error), name and message; not its stack.

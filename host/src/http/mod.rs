@@ -215,8 +215,9 @@ impl AppState {
 struct Services(std::sync::Weak<AppState>);
 
 /// A service binding's request, rendered as its tenant's own: the
-/// tenant's limits and concurrency, the caller's deadline if sooner than
-/// `--request-timeout`, no cache (`bindings/service.rs`).
+/// tenant's limits, its concurrency at the call's depth, the caller's
+/// deadline if sooner than `--request-timeout`, no cache
+/// (`bindings/service.rs`).
 impl crate::bindings::service::Dispatch for Services {
     fn render(
         &self,
@@ -236,7 +237,15 @@ impl crate::bindings::service::Dispatch for Services {
             };
             let timeout = state.config.request_timeout.duration();
             let deadline = deadline.min(std::time::Instant::now() + timeout);
-            match state.pool.render(&tenant, request, deadline, None).await {
+            // Its slot is one of its depth's (`tenant::Called`).
+            let depth = request
+                .headers
+                .iter()
+                .find(|(k, _)| k == crate::bindings::service::DEPTH_HEADER)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(1);
+            let called = Arc::new(crate::tenant::Called::new(tenant.clone(), depth));
+            match state.pool.render(&called, request, deadline, None).await {
                 Ok(r) => {
                     error::counted(&tenant, &r);
                     Ok(r.response)

@@ -179,6 +179,12 @@ pub struct Tenant {
     pub limits: AppliedLimits,
     /// Its renders' place in the pool: permits, lines (the pool's own).
     pub admission: crate::pool::Admission,
+    /// The renders of service calls made to it, one admission per depth of
+    /// a chain (1 to `MAX_DEPTH`), each of its concurrency: a render
+    /// waits only for slots one level deeper than its own, so a chain of
+    /// calls, to itself or back, never waits on its own callers
+    /// ([`Called`]).
+    called: Vec<crate::pool::Admission>,
     pub stats: Arc<Stats>,
     /// Set when this version stops being current (replaced or removed): its
     /// instances are dropped when their render ends, never kept warm.
@@ -234,6 +240,9 @@ impl Tenant {
             plugin,
             assets,
             admission: crate::pool::Admission::new(limits.concurrency),
+            called: (0..crate::bindings::service::MAX_DEPTH)
+                .map(|_| crate::pool::Admission::new(limits.concurrency))
+                .collect(),
             limits,
             stats,
             retired: AtomicBool::new(false),
@@ -286,6 +295,54 @@ impl crate::pool::Renderable for Tenant {
     }
     fn admission(&self) -> &crate::pool::Admission {
         &self.admission
+    }
+}
+
+/// A tenant as the pool sees it for a service call made to it `depth`
+/// levels down a chain: itself in all but its admission, which is its
+/// `called` one of that depth.
+pub struct Called {
+    pub tenant: Arc<Tenant>,
+    depth: usize,
+}
+
+impl Called {
+    /// `tenant` for a call `depth` levels down (1 to `MAX_DEPTH`; clamped).
+    pub fn new(tenant: Arc<Tenant>, depth: u32) -> Called {
+        let depth = (depth as usize).clamp(1, tenant.called.len());
+        Called { tenant, depth }
+    }
+}
+
+impl crate::pool::Renderable for Called {
+    fn id(&self) -> &Arc<str> {
+        &self.tenant.id
+    }
+    fn version(&self) -> u64 {
+        self.tenant.registration.version
+    }
+    fn mode(&self) -> Mode {
+        self.tenant.registration.mode
+    }
+    fn plugin(&self) -> &dyn Plugin {
+        &*self.tenant.plugin
+    }
+    fn grants(&self) -> &Arc<Grants> {
+        &self.tenant.grants
+    }
+    fn render_deadline(&self) -> std::time::Duration {
+        self.tenant.limits.render_deadline
+    }
+    fn max_response_bytes(&self) -> usize {
+        self.tenant.limits.max_response_bytes
+    }
+    fn retired(&self) -> bool {
+        self.tenant
+            .retired
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+    fn admission(&self) -> &crate::pool::Admission {
+        &self.tenant.called[self.depth - 1]
     }
 }
 

@@ -17,7 +17,7 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use ssr::engine::{EngineKind, Engines};
 
@@ -47,20 +47,7 @@ pub(crate) struct App {
 /// Builds `name` once per run: its framework's build (with Node 22 first
 /// on `PATH`), `ssr build` in its directory, and workerd's bundle.
 pub(crate) fn app(name: &'static str) -> Arc<App> {
-    type Slots = Mutex<Vec<(&'static str, Arc<OnceLock<Arc<App>>>)>>;
-    static BUILT: OnceLock<Slots> = OnceLock::new();
-    let slot = {
-        let mut all = BUILT.get_or_init(Default::default).lock().unwrap();
-        match all.iter().find(|(n, _)| *n == name) {
-            Some((_, slot)) => slot.clone(),
-            None => {
-                let slot = Arc::new(OnceLock::new());
-                all.push((name, slot.clone()));
-                slot
-            }
-        }
-    };
-    slot.get_or_init(|| Arc::new(build(name))).clone()
+    crate::support::once_per_run(name, || build(name))
 }
 
 fn build(name: &'static str) -> App {

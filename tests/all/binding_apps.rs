@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use ssr::engine::{EngineKind, Engines};
 
@@ -446,20 +446,7 @@ const GUEST_BOOK: Example = Example {
 
 /// `wrangler dev`'s transcript of `example`, walked once per run.
 fn reference(example: &Example) -> Arc<Transcript> {
-    type Slots = Mutex<Vec<(&'static str, Arc<OnceLock<Arc<Transcript>>>)>>;
-    static WALKED: OnceLock<Slots> = OnceLock::new();
-    let slot = {
-        let mut all = WALKED.get_or_init(Default::default).lock().unwrap();
-        match all.iter().find(|(n, _)| *n == example.name) {
-            Some((_, slot)) => slot.clone(),
-            None => {
-                let slot = Arc::new(OnceLock::new());
-                all.push((example.name, slot.clone()));
-                slot
-            }
-        }
-    };
-    slot.get_or_init(|| {
+    crate::support::once_per_run(example.name, || {
         let built = app(example.name);
         let dev = WranglerDev::start(&built, example.d1.map(|(binding, _)| binding));
         let remote = Remote {
@@ -467,9 +454,8 @@ fn reference(example: &Example) -> Arc<Transcript> {
         };
         let mut v = Visitor::new(vec![&remote], None);
         (example.walk)(&mut v);
-        Arc::new(v.walked)
+        v.walked
     })
-    .clone()
 }
 
 /// Registers `example` as tenant `id` on `engine` through `admin`, applies

@@ -834,3 +834,21 @@ pub fn urlencode(text: &str) -> String {
         })
         .collect()
 }
+
+/// What `make` makes, made once per test run for each `key` and type:
+/// tests that need the same thing (a built app, a reference's answers)
+/// share it, and one that asks while it is being made waits for it.
+pub fn once_per_run<T: Send + Sync + 'static>(key: &str, make: impl FnOnce() -> T) -> Arc<T> {
+    type Made = Arc<dyn std::any::Any + Send + Sync>;
+    type Slots = Mutex<HashMap<(std::any::TypeId, String), Arc<OnceLock<Made>>>>;
+    static SLOTS: OnceLock<Slots> = OnceLock::new();
+    let slot = SLOTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .entry((std::any::TypeId::of::<T>(), key.to_string()))
+        .or_default()
+        .clone();
+    let made = slot.get_or_init(|| Arc::new(make()) as Made).clone();
+    made.downcast::<T>().expect("one type per key")
+}

@@ -639,59 +639,6 @@ pub struct Reading {
     left: u64,
 }
 
-/// A body read a piece ahead, on a thread of its own: the next piece comes
-/// from the object store (or the disk) while the Worker takes the one
-/// before, instead of after it. At most two pieces wait (one sent, one in
-/// hand); the thread ends with the body, or when the reader is dropped
-/// (its next send fails).
-struct ReadAhead {
-    pieces: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
-    piece: Vec<u8>,
-    at: usize,
-}
-
-impl ReadAhead {
-    /// Reads the `length` bytes of `body` ahead.
-    fn start(mut body: Box<dyn Read + Send>, mut length: u64) -> Result<ReadAhead, String> {
-        let (tx, pieces) = std::sync::mpsc::sync_channel(1);
-        std::thread::Builder::new()
-            .name("ssr-r2-read".into())
-            .spawn(move || {
-                while length > 0 {
-                    let n = length.min(WHOLE);
-                    let mut piece = vec![0; n as usize];
-                    let read = body.read_exact(&mut piece).map(|()| piece);
-                    let failed = read.is_err();
-                    if tx.send(read).is_err() || failed {
-                        return;
-                    }
-                    length -= n;
-                }
-            })
-            .map_err(|e| format!("get: cannot start reading the object: {e}"))?;
-        Ok(ReadAhead {
-            pieces,
-            piece: Vec::new(),
-            at: 0,
-        })
-    }
-}
-
-impl Read for ReadAhead {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.at == self.piece.len() {
-            match self.pieces.recv() {
-                Ok(piece) => (self.piece, self.at) = (piece?, 0),
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = (self.piece.len() - self.at).min(buf.len());
-        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
 /// A streamed write in progress: its bytes so far, and what it is for.
 pub struct Writing {
     writer: Box<dyn BlobWriter>,
@@ -848,7 +795,6 @@ impl Store {
                         .map_err(|e| format!("get: reading the object failed: {e}"))?;
                     return Ok(Answer::Done(text_of(&shown), bytes));
                 }
-                let body = Box::new(ReadAhead::start(body, length)?);
                 Ok(Answer::Hold(
                     shown,
                     Held::Reading(Reading { body, left: length }),

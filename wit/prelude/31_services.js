@@ -64,9 +64,10 @@
     }));
   }
   // An error the callee threw, as the caller sees it: its class (one of
-  // the standard ones, else Error), name and message; not its stack.
+  // the standard ones structured clone knows, else Error), name and
+  // message; not its stack.
   function rpcError({ name, message }) {
-    const E = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError }[name] || Error;
+    const E = Object.prototype.hasOwnProperty.call(ERRORS, name) ? ERRORS[name] : Error;
     const e = new E(message);
     if (e.name !== name) Object.defineProperty(e, 'name', { value: name, configurable: true, writable: true });
     return e;

@@ -174,10 +174,10 @@ struct Database {
 
 /// One database: database `id` of `tenant`, at most `max_bytes` (its
 /// tenant's quota).
-#[derive(Clone, Copy)]
-pub struct Db<'a> {
-    pub tenant: &'a str,
-    pub id: &'a str,
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub tenant: String,
+    pub id: String,
     pub max_bytes: u64,
 }
 
@@ -349,7 +349,7 @@ impl D1 {
     }
 
     /// The bytes database `db` takes: none before its first use.
-    pub fn bytes(&self, db: Db) -> Result<u64, String> {
+    pub fn bytes(&self, db: &Db) -> Result<u64, String> {
         let key = format!("{}/{}", db.tenant, db.id);
         let open = crate::sync::lock(&self.open).get(&key).cloned();
         if let Some(open) = open {
@@ -363,20 +363,20 @@ impl D1 {
         Ok(self
             .dir
             .as_ref()
-            .and_then(|d| std::fs::metadata(d.join(db.tenant).join(file_name(db.id))).ok())
+            .and_then(|d| std::fs::metadata(d.join(&db.tenant).join(file_name(&db.id))).ok())
             .map_or(0, |m| m.len()))
     }
 
     /// Runs `sql` on database `db` as a script (`script`): the operator's
     /// `ssr d1 execute` and migrations.
-    pub fn script(&self, db: Db, sql: &str, migration: Option<&str>) -> Result<String, String> {
+    pub fn script(&self, db: &Db, sql: &str, migration: Option<&str>) -> Result<String, String> {
         self.with(db, Instant::now() + MAX_QUERY, |db| {
             script(db, sql, migration)
         })
     }
 
     /// Database `db` as SQL that makes it again.
-    pub fn export(&self, db: Db) -> Result<String, String> {
+    pub fn export(&self, db: &Db) -> Result<String, String> {
         self.with(db, Instant::now() + MAX_QUERY, export)
     }
 
@@ -384,12 +384,12 @@ impl D1 {
     /// size.
     fn with(
         &self,
-        db: Db,
+        db: &Db,
         deadline: Instant,
         f: impl FnOnce(&mut Database) -> Result<String, String>,
     ) -> Result<String, String> {
         let max_bytes = db.max_bytes;
-        let db = self.database(db.tenant, db.id)?;
+        let db = self.database(&db.tenant, &db.id)?;
         let mut db = crate::sync::lock(&db);
         // A quota changes with its tenant's registration: applied here.
         // The authorizer refuses every PRAGMA a query asks for: it stands
@@ -415,7 +415,7 @@ impl D1 {
     /// Answers `call` on database `db`, stopping by `deadline`: its JSON
     /// (an answer per statement; `exec`'s `{count, duration}`), or D1's
     /// words for why not.
-    pub fn answer(&self, db: Db, call: Call, deadline: Instant) -> Result<String, String> {
+    pub fn answer(&self, db: &Db, call: Call, deadline: Instant) -> Result<String, String> {
         self.with(db, deadline, |db| match call {
             Call::Query {
                 statements, batch, ..
@@ -692,15 +692,17 @@ pub(crate) mod tests {
     use super::*;
 
     /// The tests' database, of 1 MiB.
-    const DB: Db = Db {
-        tenant: "t",
-        id: "db",
-        max_bytes: 1 << 20,
-    };
+    fn db() -> Db {
+        Db {
+            tenant: "t".into(),
+            id: "db".into(),
+            max_bytes: 1 << 20,
+        }
+    }
 
     fn call(d1: &D1, json: &str) -> Result<String, String> {
         let call: Call = serde_json::from_str(json).unwrap();
-        d1.answer(DB, call, Instant::now() + Duration::from_secs(5))
+        d1.answer(&db(), call, Instant::now() + Duration::from_secs(5))
     }
 
     /// What would reach outside the database is refused; limits and a
@@ -744,7 +746,7 @@ pub(crate) mod tests {
         let forever = r#"{"op":"query","binding":"DB","statements":[{"sql":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"}]}"#;
         let d1_soon = |json: &str| {
             let call: Call = serde_json::from_str(json).unwrap();
-            d1.answer(DB, call, Instant::now() + Duration::from_millis(200))
+            d1.answer(&db(), call, Instant::now() + Duration::from_millis(200))
         };
         let e = d1_soon(forever).unwrap_err();
         assert!(e.contains("SQLITE_INTERRUPT"), "{e}");

@@ -318,7 +318,7 @@ impl Bindings {
         let mut databases = Vec::new();
         for name in self.d1.keys() {
             let bytes = match self.d1_database(name) {
-                Ok((d1, db)) => Some(d1.bytes(db)?),
+                Ok((d1, db)) => Some(d1.bytes(&db)?),
                 Err(_) => None,
             };
             databases.push(json!({ "binding": name, "id": self.d1[name], "bytes": bytes }));
@@ -406,17 +406,9 @@ impl Bindings {
         let (d1, db) = self
             .d1_database(call.binding())
             .map_err(|e| format!("env.{}: {e}", call.binding()))?;
-        let (d1, tenant, id) = (d1.clone(), self.tenant.clone(), db.id.to_string());
-        let max_bytes = db.max_bytes;
+        let d1 = d1.clone();
         let deadline = subrequests.deadline();
-        subrequests.run(move || {
-            let db = d1::Db {
-                tenant: &tenant,
-                id: &id,
-                max_bytes,
-            };
-            Ok((d1.answer(db, call, deadline)?, Vec::new()))
-        })
+        subrequests.run(move || Ok((d1.answer(&db, call, deadline)?, Vec::new())))
     }
 
     /// KV binding `binding`'s store and namespace: the one lookup of the
@@ -439,19 +431,19 @@ impl Bindings {
         migration: Option<&str>,
     ) -> Result<String, String> {
         let (d1, db) = self.d1_database(binding)?;
-        d1.script(db, sql, migration)
+        d1.script(&db, sql, migration)
     }
 
     /// D1 binding `binding`'s database as SQL that makes it again, for the
     /// admin API. It may block.
     pub fn d1_export(&self, binding: &str) -> Result<String, String> {
         let (d1, db) = self.d1_database(binding)?;
-        d1.export(db)
+        d1.export(&db)
     }
 
     /// D1 binding `binding`'s databases and its database there: the one
     /// lookup of the Worker's calls and the admin API's.
-    fn d1_database(&self, binding: &str) -> Result<(&Arc<d1::D1>, d1::Db<'_>), String> {
+    fn d1_database(&self, binding: &str) -> Result<(&Arc<d1::D1>, d1::Db), String> {
         let (Some(id), Some(stores)) = (self.d1.get(binding), &self.stores) else {
             return Err(format!(
                 "the tenant's app binds no D1 database `{binding}` (its wrangler config's d1_databases)"
@@ -461,8 +453,8 @@ impl Bindings {
             return Err("D1 is not provided across replicas yet (this server keeps its tenants in Redis); run it on one server, without --store".into());
         };
         let db = d1::Db {
-            tenant: &self.tenant,
-            id,
+            tenant: self.tenant.clone(),
+            id: id.clone(),
             max_bytes: self.quotas.d1_bytes,
         };
         Ok((d1, db))

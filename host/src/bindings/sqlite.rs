@@ -109,6 +109,15 @@ impl Kv {
     }
 }
 
+/// The bytes `tenant` keeps by the count of `table` (`kv_usage`,
+/// `r2_usage`: a row per tenant), none when it has no row.
+pub(crate) fn tenant_bytes(conn: &Connection, table: &str, tenant: &str) -> rusqlite::Result<u64> {
+    conn.prepare_cached(&format!("SELECT bytes FROM {table} WHERE tenant = ?1"))?
+        .query_row([tenant], |r| r.get::<_, i64>(0))
+        .optional()
+        .map(|n| n.unwrap_or(0).max(0) as u64)
+}
+
 /// Opens (creating) the SQLite file at `path` for writes that survive a
 /// crash once they are answered: WAL mode, synced at every commit. KV's
 /// store and every D1 database are opened so.
@@ -205,14 +214,9 @@ impl Store for Kv {
 
     fn usage(&self, tenant: &str) -> Result<Option<u64>, String> {
         let read = crate::sync::lock(&self.read);
-        read.query_row(
-            "SELECT bytes FROM kv_usage WHERE tenant = ?1",
-            [tenant],
-            |r| r.get::<_, i64>(0),
-        )
-        .optional()
-        .map(|n| Some(n.unwrap_or(0).max(0) as u64))
-        .map_err(sql)
+        tenant_bytes(&read, "kv_usage", tenant)
+            .map(Some)
+            .map_err(sql)
     }
 
     fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String> {
@@ -223,16 +227,7 @@ impl Store for Kv {
         let new =
             (key.len() + entry.value.len() + entry.metadata.as_ref().map_or(0, String::len)) as u64;
         if new > old {
-            let used: u64 = tx
-                .query_row(
-                    "SELECT bytes FROM kv_usage WHERE tenant = ?1",
-                    [tenant],
-                    |r| r.get::<_, i64>(0),
-                )
-                .optional()
-                .map_err(sql)?
-                .unwrap_or(0)
-                .max(0) as u64;
+            let used = tenant_bytes(&tx, "kv_usage", tenant).map_err(sql)?;
             if used - old.min(used) + new > quota {
                 return Err(format!(
                     "KV PUT failed: 413 This tenant's KV namespaces hold {used} bytes; {new} more would pass its quota of {quota} bytes (the operator's kv_mib for it, else --kv-tenant-mib). Delete keys, or ask for a larger quota."

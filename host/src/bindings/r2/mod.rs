@@ -229,6 +229,13 @@ pub trait Meta: Send + Sync {
     fn named_blobs(&self) -> Result<HashSet<String>, String>;
 }
 
+/// Adds the blobs an object or a part names (`v`, as its store keeps it:
+/// its `segments`) to `named`: what [`Meta::named_blobs`] collects.
+fn note_blobs(v: &Value, named: &mut HashSet<String>) {
+    let ids = v["segments"].as_array().into_iter().flatten();
+    named.extend(ids.filter_map(|s| s["id"].as_str()).map(String::from));
+}
+
 /// Where objects' bytes are: blobs, each written once under a new id.
 pub trait Blobs: Send + Sync {
     /// A writer of new blobs.
@@ -602,6 +609,12 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// `expiry` before now, in milliseconds since the epoch: what the sweeps
+/// take as too old.
+fn ago(expiry: std::time::Duration) -> u64 {
+    now_ms().saturating_sub(expiry.as_millis() as u64)
+}
+
 fn check_key(op: &str, key: &str) -> Result<(), String> {
     if key.len() > MAX_KEY {
         return Err(refused(op, BAD_NAME));
@@ -953,16 +966,14 @@ impl Store {
     /// The blobs are listed before the names are read, so a blob named
     /// after its listing is one the listing left out as too new.
     pub fn sweep_blobs(&self, expiry: std::time::Duration) -> Result<usize, String> {
-        let before = now_ms().saturating_sub(expiry.as_millis() as u64);
-        self.blobs.sweep(before, &|| self.meta.named_blobs())
+        self.blobs.sweep(ago(expiry), &|| self.meta.named_blobs())
     }
 
     /// Aborts the uploads in progress that started more than `expiry`
     /// ago, in every bucket, and deletes their parts: how many.
     pub fn sweep_uploads(&self, expiry: std::time::Duration) -> Result<usize, String> {
-        let before = now_ms().saturating_sub(expiry.as_millis() as u64);
         let mut swept = 0;
-        for (ns, id, key) in self.meta.abandoned(before)? {
+        for (ns, id, key) in self.meta.abandoned(ago(expiry))? {
             if let Some(freed) = self.meta.end_upload(&ns, &id, &key, None)? {
                 self.blobs.delete(&freed);
                 swept += 1;

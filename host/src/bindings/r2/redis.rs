@@ -375,19 +375,11 @@ impl Meta for Redis {
     }
 
     /// Objects and uploads are strings, parts hashes of JSON: every one
-    /// under `ssr:r2:` is read (SCAN, a page at a time) for the blobs its
-    /// JSON names.
+    /// under `ssr:r2:` is read (SCAN, a page at a time, each page's values
+    /// in one pipelined round trip) for the blobs its JSON names.
     fn named_blobs(&self) -> Result<HashSet<String>, String> {
         self.pool.with(|con| {
             let mut named = HashSet::new();
-            let mut note = |json: &str| {
-                let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
-                for seg in v["segments"].as_array().into_iter().flatten() {
-                    if let Some(id) = seg["id"].as_str() {
-                        named.insert(id.to_string());
-                    }
-                }
-            };
             for kind in ["string", "hash"] {
                 let mut cursor = 0u64;
                 loop {
@@ -400,12 +392,29 @@ impl Meta for Redis {
                         .arg("TYPE")
                         .arg(kind)
                         .query(con)?;
-                    for key in keys {
-                        let values: Vec<String> = match kind {
-                            "string" => con.get::<_, Option<String>>(&key)?.into_iter().collect(),
-                            _ => con.hvals(&key)?,
+                    let mut pipe = redis::pipe();
+                    for key in &keys {
+                        match kind {
+                            "string" => pipe.get(key),
+                            _ => pipe.hvals(key),
                         };
-                        values.iter().for_each(|v| note(v));
+                    }
+                    // A string gone since the scan is nil: no value.
+                    let values: Vec<String> = match kind {
+                        "string" => pipe
+                            .query::<Vec<Option<String>>>(con)?
+                            .into_iter()
+                            .flatten()
+                            .collect(),
+                        _ => pipe
+                            .query::<Vec<Vec<String>>>(con)?
+                            .into_iter()
+                            .flatten()
+                            .collect(),
+                    };
+                    for json in values {
+                        let v = serde_json::from_str(&json).unwrap_or_default();
+                        super::note_blobs(&v, &mut named);
                     }
                     if next == 0 {
                         break;

@@ -386,14 +386,7 @@ impl Meta for Sqlite {
 
     fn usage(&self, tenant: &str) -> Result<u64, String> {
         let conn = crate::sync::lock(&self.conn);
-        conn.query_row(
-            "SELECT bytes FROM r2_usage WHERE tenant = ?1",
-            [tenant],
-            |r| r.get::<_, i64>(0),
-        )
-        .optional()
-        .map(|n| n.unwrap_or(0).max(0) as u64)
-        .map_err(sql)
+        crate::bindings::sqlite::tenant_bytes(&conn, "r2_usage", tenant).map_err(sql)
     }
 
     fn named_blobs(&self) -> Result<std::collections::HashSet<String>, String> {
@@ -411,11 +404,7 @@ impl Meta for Sqlite {
             let rows = s.query_map([], |r| r.get::<_, String>(0)).map_err(sql)?;
             for row in rows {
                 let v: serde_json::Value = parsed(&row.map_err(sql)?)?;
-                for seg in v["segments"].as_array().into_iter().flatten() {
-                    if let Some(id) = seg["id"].as_str() {
-                        named.insert(id.to_string());
-                    }
-                }
+                super::note_blobs(&v, &mut named);
             }
         }
         Ok(named)

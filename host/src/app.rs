@@ -74,6 +74,12 @@ pub struct AppConfig {
     /// `entrypoint`): the name in `env`, to the class's export name, whose
     /// methods RPC calls reach; the others reach the default export.
     pub service_entrypoints: BTreeMap<String, String>,
+    /// Its prelude reads a request body that goes on past the tenant's
+    /// `max_request_kib` as it arrives (`web/upload.rs`). Every build
+    /// since says so; a plugin built before gets its body whole, up to
+    /// `max_request_kib`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub streamed_requests: bool,
 }
 
 impl Default for AppConfig {
@@ -94,6 +100,7 @@ impl Default for AppConfig {
             crons: Vec::new(),
             services: BTreeMap::new(),
             service_entrypoints: BTreeMap::new(),
+            streamed_requests: false,
         }
     }
 }

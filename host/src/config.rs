@@ -249,11 +249,18 @@ settings! {
     /// Memory per instance: Wasm linear memory, or a V8 isolate's heap and as
     /// much again for its `ArrayBuffer`s; a tenant may set a lower one.
     memory_limit_mib: Mib = Mib(DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
-    /// The largest response body a render may produce; past it, 500.
+    /// The largest response body a render may return whole; past it, 500.
+    /// A streamed body has no length limit (the request's time ends it).
     max_response_kib: Kib = Kib(8192), "SSR_MAX_RESPONSE_KIB" { value_name = "KIB" };
     /// The largest request body the host reads for a renderer (methods
     /// other than GET and HEAD); past it, 413. A tenant may set a lower one.
     max_request_kib: Kib = Kib(1024), "SSR_MAX_REQUEST_KIB" { value_name = "KIB" };
+    /// The largest request body a renderer may read as it arrives: past
+    /// `--max-request-kib`, the rest streams into the renderer as it reads
+    /// it (plugins built before streamed bodies get 413 there); past this,
+    /// 413, or the renderer's read fails. 100 MiB is Cloudflare's on its
+    /// Free and Pro plans. A tenant may set a lower one.
+    max_upload_mib: Mib = Mib(100), "SSR_MAX_UPLOAD_MIB" { value_name = "MIB" };
     /// Outbound requests (`fetch`) one render may make; a tenant may set a
     /// lower number.
     max_subrequests: usize = DEFAULT_MAX_SUBREQUESTS, "SSR_MAX_SUBREQUESTS" { value_name = "N" };

@@ -24,7 +24,13 @@
 //! - Every byte added is subtracted once, when its holder gives it to the
 //!   connection or is dropped.
 //!
-//! Lifetime: one per server ([`crate::http::AppState`]).
+//! A streamed body's chunks count in its own [`Window`] too: past
+//! [`WINDOW`] bytes waiting, its renderer is told to wait until its client
+//! catches up (`web::stream`), so a stream of any length to a slow client
+//! holds about a window, not the stream.
+//!
+//! Lifetime: one per server ([`crate::http::AppState`]); a window per
+//! streamed response.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -80,12 +86,57 @@ impl Unsent {
     }
 }
 
-/// A whole body, counted in [`Unsent`] until its connection takes it, and
-/// given in slices of at most [`SLICE`] bytes (copying nothing).
+/// The bytes of one streamed body waiting for its client past which its
+/// renderer waits.
+pub const WINDOW: usize = 1 << 20;
+
+/// One streamed body's bytes waiting for its client, and a wake for its
+/// renderer when they fall back within [`WINDOW`].
+#[derive(Debug, Default)]
+pub struct Window {
+    bytes: AtomicUsize,
+    drained: tokio::sync::Notify,
+}
+
+impl Window {
+    fn add(&self, n: usize) {
+        self.bytes.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn sub(&self, n: usize) {
+        let was = self.bytes.fetch_sub(n, Ordering::Relaxed);
+        if was > WINDOW && was - n <= WINDOW {
+            self.drained.notify_waiters();
+        }
+    }
+
+    /// Whether more than [`WINDOW`] bytes wait.
+    pub fn behind(&self) -> bool {
+        self.bytes.load(Ordering::Relaxed) > WINDOW
+    }
+
+    /// Resolves once at most [`WINDOW`] bytes wait.
+    pub async fn caught_up(&self) {
+        loop {
+            let drained = self.drained.notified();
+            tokio::pin!(drained);
+            drained.as_mut().enable();
+            if !self.behind() {
+                return;
+            }
+            drained.await;
+        }
+    }
+}
+
+/// A whole body, counted in [`Unsent`] (and a stream's chunk in its
+/// [`Window`]) until its connection takes it, and given in slices of at
+/// most [`SLICE`] bytes (copying nothing).
 #[derive(Debug)]
 pub struct Paced {
     rest: Bytes,
     unsent: Arc<Unsent>,
+    window: Option<Arc<Window>>,
 }
 
 impl Paced {
@@ -97,13 +148,24 @@ impl Paced {
         Ok(Paced {
             rest: body,
             unsent: unsent.clone(),
+            window: None,
         })
+    }
+
+    /// Counted in `window` too, until taken.
+    pub fn in_window(mut self, window: &Arc<Window>) -> Paced {
+        window.add(self.rest.len());
+        self.window = Some(window.clone());
+        self
     }
 
     /// Up to `max` bytes from the front, no longer counted.
     pub fn take(&mut self, max: usize) -> Bytes {
         let n = self.rest.len().min(max);
         self.unsent.sub(n);
+        if let Some(w) = &self.window {
+            w.sub(n);
+        }
         self.rest.split_to(n)
     }
 
@@ -120,6 +182,9 @@ impl Paced {
 impl Drop for Paced {
     fn drop(&mut self) {
         self.unsent.sub(self.rest.len());
+        if let Some(w) = &self.window {
+            w.sub(self.rest.len());
+        }
     }
 }
 
@@ -182,5 +247,36 @@ pub(crate) mod tests {
         assert_eq!(unsent.bytes(), 0);
     }
 
-    crate::unit_tests!(a_body_that_would_pass_the_limit_is_not_held; async a_paced_body_is_counted_until_taken_or_dropped);
+    async fn a_window_behind_wakes_its_waiter_once_taken_within_it() {
+        let unsent = Unsent::new(8 << 20);
+        let window = Arc::new(Window::default());
+        let hold = |n: usize| {
+            Paced::hold(Bytes::from(vec![0u8; n]), &unsent)
+                .unwrap()
+                .in_window(&window)
+        };
+        let mut a = hold(WINDOW);
+        assert!(!window.behind());
+        let b = hold(1);
+        assert!(window.behind());
+        let waiter = {
+            let window = window.clone();
+            tokio::spawn(async move { window.caught_up().await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        a.take(1);
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
+            .await
+            .expect("woken once within the window")
+            .unwrap();
+        drop((a, b));
+        assert_eq!(
+            (unsent.bytes(), window.bytes.load(Ordering::Relaxed)),
+            (0, 0)
+        );
+        window.caught_up().await;
+    }
+
+    crate::unit_tests!(a_body_that_would_pass_the_limit_is_not_held; async a_paced_body_is_counted_until_taken_or_dropped, a_window_behind_wakes_its_waiter_once_taken_within_it);
 }

@@ -522,15 +522,11 @@ fn migrate(server: &dyn Client, id: &str, binding: &str, dir: &Path) {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
-/// A server for the examples: their uploads' parts are 5 MiB.
+/// A server for the examples, with the default limits: their uploads'
+/// parts of 5 MiB stream into the Worker past `--max-request-kib` (1 MiB).
 fn server() -> Server {
     let data = tempdir("binding-apps");
-    Server::start(&[
-        "--demo=false",
-        "--max-request-kib=8192",
-        "--data-dir",
-        data.to_str().unwrap(),
-    ])
+    Server::start(&["--demo=false", "--data-dir", data.to_str().unwrap()])
 }
 
 fn on_one_server(example: &Example) {
@@ -564,7 +560,7 @@ fn the_d1_drizzle_app_keeps_its_guest_book_in_d1_as_wrangler_dev_on_both_engines
 fn the_kv_and_r2_apps_serve_from_three_replicas_as_wrangler_dev_on_both_engines() {
     let objects = ObjectStore::start();
     let url = objects.url("ssr-apps");
-    let cluster = Cluster::start_env(3, &[("SSR_OBJECTS", &url), ("SSR_MAX_REQUEST_KIB", "8192")]);
+    let cluster = Cluster::start_env(3, &[("SSR_OBJECTS", &url)]);
     let (nginx, replicas) = (cluster.at(0), [cluster.at(1), cluster.at(2), cluster.at(3)]);
     for example in [&UPLOADS, &SESSIONS] {
         for &engine in Engines::KINDS {

@@ -58,6 +58,30 @@ export default {
           headers: { 'content-type': 'application/octet-stream', 'x-in': String(body.length) },
         });
       }
+      case '/digest': {
+        // Read as a stream, piece by piece, as an upload handler does.
+        const reader = request.body.getReader();
+        const pieces = [];
+        let bytes = 0;
+        let chunks = 0;
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            pieces.push(value);
+            bytes += value.byteLength;
+            chunks++;
+          }
+        } catch (e) {
+          return Response.json({ bytes, failed: `${e.name}: ${e.message}` }, { status: 422 });
+        }
+        const all = new Uint8Array(bytes);
+        let at = 0;
+        for (const p of pieces) { all.set(p, at); at += p.byteLength; }
+        const sha = new Uint8Array(await crypto.subtle.digest('SHA-256', all));
+        const hex = Array.from(sha, (b) => b.toString(16).padStart(2, '0')).join('');
+        return Response.json({ bytes, chunks: chunks > 1 ? 'many' : chunks, sha256: hex });
+      }
       case '/env':
         return Response.json({ keys: Object.keys(env).sort(), api: env.API, frozen: Object.isFrozen(env) });
       case '/secret':

@@ -6,7 +6,7 @@
 // - /burn?n=N&work=K: N chunks, the first at once, each later one after an
 //   answer from ORIGIN/wait and K steps of busy arithmetic (counted work,
 //   so its CPU time does not depend on how loaded the machine is);
-// - /big: 2 MiB in 64 KiB chunks, at once;
+// - /big?mib=N: N MiB (2 unless given) in 64 KiB chunks, at once;
 // - /proxy: ORIGIN/drip's response itself (server-sent events, the second
 //   after the gate opens), streamed through as it arrives;
 // - /events: ORIGIN/drip read by an `EventSource`, a chunk per event as
@@ -61,7 +61,7 @@ export default {
       },
       '/big': (c) => {
         i += 1;
-        if (i > 32) return c.close();
+        if (i > 16 * Number(url.searchParams.get('mib') || 2)) return c.close();
         c.enqueue(new Uint8Array(64 << 10).fill(120));
       },
     };

@@ -12,7 +12,8 @@
   // requests (no `then` of the app's is called), in a loop while chunks
   // are queued.
   // `onWait`, if given, is called once, when a read must wait for the
-  // stream's source (every chunk before it came at once).
+  // stream's source (every chunk before it came at once). An `each` that
+  // returns a promise is waited for before the next read (backpressure).
   function eachChunk(stream, what, Err, each, onWait = null) {
     const reader = new ReadableStreamDefaultReaderImpl(stream);
     return new Promise((resolve, reject) => {
@@ -20,16 +21,17 @@
         upon(rsCancel(stream, e), () => reject(e), () => reject(e));
         return false;
       };
+      // True to read on, false once failed, or a promise to wait for.
       const take = (value) => {
         if (!(value instanceof Uint8Array)) {
           return fail(new Err(`${what}: the body stream gave ${kindOf(value)}; a body stream must give Uint8Array chunks (pipe text through a TextEncoderStream)`));
         }
         try {
-          each(value);
+          const wait = each(value);
+          return wait instanceof Promise ? wait : true;
         } catch (e) {
           return fail(e);
         }
-        return true;
       };
       const next = () => {
         for (let again = true; again;) {
@@ -39,8 +41,10 @@
           rsRead(reader, {
             chunk: (value) => {
               answered = true;
-              if (!take(value)) return;
-              if (sync) again = true;
+              const went = take(value);
+              if (went === false) return;
+              if (went !== true) upon(went, next, fail);
+              else if (sync) again = true;
               else next();
             },
             close: () => {

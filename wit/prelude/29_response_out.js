@@ -64,14 +64,19 @@
     // the render wait sends its head then (`onWait`), what it gave so far,
     // and each chunk as it comes. Three calls fewer for a page rendered to a
     // stream at once (Hono's JSX renderer), and one write to the client.
+    // A write the host answers `true` to has left the client more than a
+    // window behind: the next chunk is read once it caught up.
     const early = [];
     const onWait = () => {
       headSent = host('response-head', headOf(res)).value;
       if (headSent) for (const chunk of early.splice(0)) host('response-write', null, chunk);
     };
     const each = (chunk) => {
-      if (headSent) host('response-write', null, chunk);
-      else early.push(chunk);
+      if (!headSent) {
+        early.push(chunk);
+        return undefined;
+      }
+      return host('response-write', null, chunk).value === true ? hostOp('response-write', 'drained') : undefined;
     };
     return turn.then(() => eachChunk(stream, what, BadResult, each, onWait)).then(() => {
       if (!headSent) res.body = concat(early);

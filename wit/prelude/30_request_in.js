@@ -2,7 +2,7 @@
 //! for the cache key), `ctx.waitUntil()` and the work after the response.
 //!
 //! Defines: none
-//! Host calls: response-end, response-head, response-write, wait-until
+//! Host calls: request-body, response-end, response-head, response-write, wait-until
 //! Rust: none
 //! WPT: none
 //! Test plugin: tests/plugins/handler.js
@@ -64,9 +64,32 @@
     // than throwing; ssr has none of Cloudflare's edge data, and gives no
     // client address here (workerd serve gives `clientIp`): an empty one.
     r._cf = {};
-    r._body = raw.body === undefined || raw.body === null ? null : raw.body;
+    const given = raw.body === undefined || raw.body === null ? null : raw.body;
+    r._body = given !== null && host('request-body', 'more').value === true ? uploadedBody(given, r._headers.get('content-length')) : given;
     r._used = false;
     return r;
+  }
+
+  // A body that goes on past what came with the request: `first`, then
+  // the host's pieces as the stream is pulled (`request-body`). With a
+  // `Content-Length` its length is known, as `workerd`'s is (an R2 put
+  // takes it).
+  function uploadedBody(first, declared) {
+    let more = true;
+    const stream = new ReadableStreamImpl({
+      type: 'bytes',
+      start(c) { c.enqueue(first); },
+      async pull(c) {
+        if (!more) return;
+        const [answer, bytes] = await hostOp('request-body', 'read');
+        more = !answer.end;
+        if (bytes.byteLength > 0) c.enqueue(bytes);
+        if (!more) c.close();
+      },
+    });
+    const length = declared === null ? NaN : Number(declared);
+    if (Number.isSafeInteger(length)) knownLengths.set(stream, length);
+    return stream;
   }
 
   // A fetch handler's third argument. The promises given to waitUntil()

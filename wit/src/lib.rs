@@ -480,9 +480,12 @@ pub mod calls {
     pub const RESPONSE_HEAD: &str = "response-head";
 
     /// One chunk of a streamed body, as the call's bytes. Arguments: none
-    /// (`null`); reply: none. Refused once the client went away or the body
-    /// passes the tenant's response limit: the prelude cancels the stream,
-    /// and the render fails with that message.
+    /// (`null`); reply: none, or `true` when the client is more than a
+    /// window behind (`host/src/unsent.rs`): the prelude then calls it with
+    /// `"drained"`, reply: an id, whose answer comes by [`FETCH_WAIT`] once
+    /// the client caught up, before its next write. Refused once the client
+    /// went away or the server holds its `--max-unsent-mib`: the prelude
+    /// cancels the stream, and the render fails with that message.
     pub const RESPONSE_WRITE: &str = "response-write";
 
     /// The streamed body is complete though the render goes on (its
@@ -496,6 +499,16 @@ pub mod calls {
     /// host counts it (`ssr_wait_until_total{tenant,outcome}`) and logs a
     /// failure.
     pub const WAIT_UNTIL: &str = "wait-until";
+
+    /// The incoming request's body past what came with the request (its
+    /// `body`), which the host holds as it arrives. Arguments: `"more"`,
+    /// reply: whether there is such a rest; or `"read"`,
+    /// reply: the read's id, its answer coming by [`FETCH_WAIT`] as `{id,
+    /// answer: {end}}` with the next piece as the bytes (`end`: nothing
+    /// more follows), or `{id, error}` when the body passed the tenant's
+    /// `max_upload_mib` or its client stopped sending
+    /// (`host/src/web/upload.rs`).
+    pub const REQUEST_BODY: &str = "request-body";
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).

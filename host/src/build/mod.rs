@@ -221,18 +221,15 @@ pub fn build(
     };
     let mut paths = Vec::new();
     let mut warnings = Vec::new();
-    let mut app = options.app.clone();
+    // Every plugin built now has its app config: what the prelude it
+    // carries can do is in it.
+    let mut app = options.app.clone().unwrap_or_default();
     if let Some(dir) = &options.assets {
-        let mut config = app.clone().unwrap_or_default();
-        wrangler::read_rules(dir, &mut config, &mut warnings)?;
-        if app.is_some() || !config.headers.is_empty() || !config.redirects.is_empty() {
-            app = Some(config);
-        }
+        wrangler::read_rules(dir, &mut app, &mut warnings)?;
     }
-    if let Some(app) = &app {
-        let json = serde_json::to_vec(app).expect("an app config serializes");
-        plugin = crate::artifact::with_section(plugin, crate::app::APP_SECTION, &json);
-    }
+    app.streamed_requests = true;
+    let json = serde_json::to_vec(&app).expect("an app config serializes");
+    plugin = crate::artifact::with_section(plugin, crate::app::APP_SECTION, &json);
     if options.assets.is_some() || options.client.is_some() {
         progress.start(Step::Assets);
         let started = Instant::now();

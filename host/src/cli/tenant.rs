@@ -37,7 +37,8 @@ enum TenantCommand {
         engine: Option<String>,
         /// A limit for this tenant, e.g. `render_deadline_ms=500`; one of
         /// render_deadline_ms, memory_limit_mib, max_response_kib,
-        /// max_concurrency, max_request_kib, max_subrequests, max_fetch_kib;
+        /// max_concurrency, max_request_kib, max_upload_mib, max_subrequests,
+        /// max_fetch_kib;
         /// repeatable [default: the server's].
         #[arg(long = "limit", value_name = "NAME=N")]
         limits: Vec<String>,

@@ -33,6 +33,7 @@ use crate::pool::PoolError;
 use crate::tenant::{Routes, Tenant};
 use crate::unsent::{Paced, Unsent};
 use crate::web::stream::{self, Frame};
+use crate::web::upload::Upload;
 
 /// What [`answer`] decided.
 pub enum Step {
@@ -175,18 +176,38 @@ pub async fn render(
         _ => method,
     };
     let mut request = request(&tenant, as_method, uri, &base, &target, headers);
+    // A HEAD gets its body read whole (and not sent): nothing to stream.
+    let streams = *method != Method::HEAD && state.config.render_on != RenderOn::Runtime;
+    let mut upload = None;
     if has_body(method) {
-        let read = read_body(&state, &parts, body, tenant.limits.max_request_bytes);
+        // A body past `max_request_kib` streams into a renderer that can
+        // read it so, up to `max_upload_mib`.
+        let most = match streams && tenant.assets.app.streamed_requests {
+            true => tenant.limits.max_upload_bytes,
+            false => tenant.limits.max_request_bytes,
+        };
+        let read = read_body(&state, &parts, body, tenant.limits.max_request_bytes, most);
         match read.await {
-            Ok(bytes) => request.body = bytes,
+            Ok((bytes, rest)) => (request.body, upload) = (bytes, rest),
             Err(e) => return e.into_response(),
         }
     }
     let how = if cache.is_some() { "miss" } else { "bypass" };
-    // A HEAD gets its body read whole (and not sent): nothing to stream.
-    let streams = *method != Method::HEAD;
     let rendered = match cache {
-        None => submit(&state, &tenant, request, &parts, wanted, None, streams).await,
+        None => {
+            // A render that failed on reading a body past its limit is
+            // the client's error, as one refused before it would be.
+            let over = upload.as_ref().map(Upload::over);
+            let submitted = submit(
+                &state, &tenant, request, &parts, wanted, None, streams, upload,
+            );
+            submitted
+                .await
+                .map_err(|e| match over.and_then(|o| o.get().cloned()) {
+                    Some(said) => ApiError::TooLarge(said),
+                    None => e,
+                })
+        }
         Some((key, vary)) => {
             // A streamed response goes to this request alone; the flight
             // gets a stand-in that no one keeps, so requests that joined it
@@ -201,6 +222,7 @@ pub async fn render(
                     wanted,
                     Some(&key),
                     streams,
+                    None,
                 );
                 match answer.await? {
                     Answer::Whole(entry) => {
@@ -284,34 +306,44 @@ fn has_body(method: &Method) -> bool {
     !cache_of(method)
 }
 
-/// The request body, up to `limit` bytes, within `--body-timeout`, while
-/// its client has fewer than `--max-uploads-per-client` bodies arriving:
-/// past the limit a 413 that says it (before reading anything when
-/// `Content-Length` says so already), past the time a 408, past the
-/// uploads a 429. Answering before the body is read closes the connection.
+/// The request body, while its client has fewer than
+/// `--max-uploads-per-client` bodies arriving: whole up to `whole` bytes,
+/// within `--body-timeout`; past it, with `most` larger, what came and the
+/// rest to stream into the render as it reads it ([`Upload`]), up to
+/// `most` in all. Past the limit a 413 that says it (before reading
+/// anything when `Content-Length` says so already), past the time a 408,
+/// past the uploads a 429. Answering before the body is read closes the
+/// connection.
 async fn read_body(
     state: &AppState,
     parts: &Parts,
-    body: Incoming,
-    limit: usize,
-) -> Result<Vec<u8>, ApiError> {
-    use http_body_util::{BodyExt, LengthLimitError, Limited};
+    mut body: Incoming,
+    whole: usize,
+    most: usize,
+) -> Result<(Vec<u8>, Option<Upload>), ApiError> {
+    use http_body_util::BodyExt;
     let too_large = || {
-        ApiError::TooLarge(format!(
-            "the request body is over this site's limit of {} KiB; send a smaller one",
-            limit >> 10
-        ))
+        ApiError::TooLarge(match most > whole {
+            true => format!(
+                "the request body is over this site's limit of {} MiB; send a smaller one",
+                most >> 20
+            ),
+            false => format!(
+                "the request body is over this site's limit of {} KiB; send a smaller one",
+                whole >> 10
+            ),
+        })
     };
     let headers = &parts.headers;
     let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
+    if declared.is_some_and(|n| n > most as u64) {
         return Err(too_large());
     }
     if declared == Some(0) {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     let client = parts.extensions.get::<super::listen::Client>();
-    let _upload = match client {
+    let place = match client {
         Some(client) => Some(state.uploads.enter(client.0).ok_or_else(|| {
             ApiError::TooMany(format!(
                 "this address is sending {} request bodies already; send one when another is done",
@@ -321,14 +353,34 @@ async fn read_body(
         None => None,
     };
     let timeout = state.config.body_timeout.duration();
-    let read = tokio::time::timeout(timeout, Limited::new(body, limit).collect());
+    let mut bytes = Vec::new();
+    let read = tokio::time::timeout(timeout, async {
+        while bytes.len() <= whole {
+            match body.frame().await {
+                None => return Ok(true),
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        bytes.extend_from_slice(&data);
+                    }
+                }
+                Some(Err(e)) => return Err(e),
+            }
+        }
+        Ok(false)
+    });
     match read.await {
         Err(_) => Err(ApiError::SlowClient(format!(
             "the request body did not arrive within {} ms; send it at once",
             timeout.as_millis()
         ))),
-        Ok(Ok(collected)) => Ok(collected.to_bytes().into()),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Ok(true)) => Ok((bytes, None)),
+        Ok(Ok(false)) if most <= whole || bytes.len() > most => Err(too_large()),
+        Ok(Ok(false)) => {
+            let read = bytes.len() as u64;
+            let place: Box<dyn Send + Sync> = Box::new(place);
+            let rest = Upload::new(body, read, most as u64, timeout, place);
+            Ok((bytes, Some(rest)))
+        }
         Ok(Err(e)) => Err(ApiError::BadRequest(format!(
             "reading the request body failed: {e}"
         ))),
@@ -406,7 +458,9 @@ fn request(
 /// the renderer streams (when `streams`) is answered as it comes
 /// (`stream.rs`), and kept once complete under `key` if the cache's rules
 /// allow; any other is made into the response's entry (kept later only if
-/// `key` is given and the cache's rules allow).
+/// `key` is given and the cache's rules allow). A request body still
+/// arriving (`upload`) goes to the render with its stream.
+#[allow(clippy::too_many_arguments)]
 async fn submit(
     state: &Arc<AppState>,
     tenant: &Arc<Tenant>,
@@ -415,6 +469,7 @@ async fn submit(
     wanted: Encoding,
     key: Option<&CacheKey>,
     streams: bool,
+    upload: Option<Upload>,
 ) -> Result<Answer, ApiError> {
     let deadline = Instant::now() + state.config.request_timeout.duration();
     let outcome = if state.config.render_on == RenderOn::Runtime {
@@ -422,7 +477,8 @@ async fn submit(
         // rendering on an event loop does: the comparison the pool is for.
         state.pool.render_here(&**tenant, &request, deadline)
     } else if streams {
-        let (sink, mut frames) = stream::channel(tenant.limits.max_response_bytes, &state.unsent);
+        let (sink, mut frames) = stream::channel(&state.unsent);
+        let sink = sink.with_upload(upload);
         let mut render: super::stream::Render = {
             let (state, tenant) = (state.clone(), tenant.clone());
             Box::pin(async move {

@@ -18,12 +18,13 @@ use crate::engine::{self, EngineKind};
 /// Each limit's name and largest value (the smallest is 1): bounds that keep
 /// every stored value usable (no overflow in a unit conversion, no
 /// semaphore beyond what tokio allows).
-pub const RANGES: [(&str, u64); 10] = [
+pub const RANGES: [(&str, u64); 11] = [
     ("render_deadline_ms", 600_000),
     ("memory_limit_mib", 1 << 20),
     ("max_response_kib", 1 << 22),
     ("max_concurrency", 4_096),
     ("max_request_kib", 1 << 22),
+    ("max_upload_mib", 1 << 20),
     ("max_subrequests", 10_000),
     ("max_fetch_kib", 1 << 22),
     ("kv_mib", 1 << 24),
@@ -51,6 +52,10 @@ pub struct LimitOverrides {
     /// The largest request body the host reads for this tenant, KiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_request_kib: Option<usize>,
+    /// The largest request body its renderer may read as it arrives, MiB:
+    /// past `max_request_kib`, the rest streams into the renderer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_upload_mib: Option<usize>,
     /// Outbound requests (`fetch`) one render may make.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_subrequests: Option<usize>,
@@ -86,6 +91,7 @@ impl LimitOverrides {
             "max_response_kib" => self.max_response_kib = Some(n()? as usize),
             "max_concurrency" => self.max_concurrency = Some(n()? as usize),
             "max_request_kib" => self.max_request_kib = Some(n()? as usize),
+            "max_upload_mib" => self.max_upload_mib = Some(n()? as usize),
             "max_subrequests" => self.max_subrequests = Some(n()? as usize),
             "max_fetch_kib" => self.max_fetch_kib = Some(n()? as usize),
             "kv_mib" => self.kv_mib = Some(n()?),
@@ -97,7 +103,7 @@ impl LimitOverrides {
     }
 
     /// The names [`LimitOverrides::set`] knows, for error messages.
-    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`, `max_subrequests`, `max_fetch_kib`, `kv_mib`, `r2_mib`, `d1_mib`";
+    pub const NAMES: &'static str = "`render_deadline_ms`, `memory_limit_mib`, `max_response_kib`, `max_concurrency`, `max_request_kib`, `max_upload_mib`, `max_subrequests`, `max_fetch_kib`, `kv_mib`, `r2_mib`, `d1_mib`";
 
     /// Checks that each limit set is within its range ([`RANGES`]): what a
     /// stored registration must pass to be applied at all.
@@ -108,6 +114,7 @@ impl LimitOverrides {
             self.max_response_kib.map(|v| v as u64),
             self.max_concurrency.map(|v| v as u64),
             self.max_request_kib.map(|v| v as u64),
+            self.max_upload_mib.map(|v| v as u64),
             self.max_subrequests.map(|v| v as u64),
             self.max_fetch_kib.map(|v| v as u64),
             self.kv_mib,
@@ -142,6 +149,12 @@ impl LimitOverrides {
                 self.max_request_kib,
                 d.max_request_bytes >> 10,
                 "--max-request-kib",
+            ),
+            (
+                "max_upload_mib",
+                self.max_upload_mib,
+                d.max_upload_bytes >> 20,
+                "--max-upload-mib",
             ),
             (
                 "max_subrequests",
@@ -186,6 +199,7 @@ impl LimitOverrides {
                 .max_concurrency
                 .unwrap_or_else(|| d.concurrency(engine)),
             max_request_bytes: lowered(self.max_request_kib, 10, d.max_request_bytes),
+            max_upload_bytes: lowered(self.max_upload_mib, 20, d.max_upload_bytes),
             max_subrequests: lowered(self.max_subrequests, 0, d.max_subrequests),
             max_fetch_bytes: lowered(self.max_fetch_kib, 10, d.max_fetch_bytes),
             // Quotas are the operator's to set either way: a tenant's
@@ -214,6 +228,7 @@ pub struct Defaults {
     pub memory_limit: usize,
     pub max_response_bytes: usize,
     pub max_request_bytes: usize,
+    pub max_upload_bytes: usize,
     pub max_subrequests: usize,
     pub max_fetch_bytes: usize,
     /// `--tenant-concurrency`; `None` picks per engine (see
@@ -273,6 +288,7 @@ impl From<&crate::config::Config> for Defaults {
             memory_limit: c.memory_limit_mib.bytes(),
             max_response_bytes: c.max_response_kib.bytes(),
             max_request_bytes: c.max_request_kib.bytes(),
+            max_upload_bytes: c.max_upload_mib.bytes(),
             max_subrequests: c.max_subrequests,
             max_fetch_bytes: c.max_fetch_kib.bytes(),
             concurrency: c.tenant_concurrency,
@@ -301,6 +317,7 @@ pub struct AppliedLimits {
     pub max_response_bytes: usize,
     pub concurrency: usize,
     pub max_request_bytes: usize,
+    pub max_upload_bytes: usize,
     pub max_subrequests: usize,
     pub max_fetch_bytes: usize,
     pub quotas: crate::bindings::Quotas,

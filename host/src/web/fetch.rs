@@ -780,6 +780,16 @@ impl Subrequests {
         })
     }
 
+    /// Starts `answer`, a call answered as it comes (a request body's next
+    /// piece, `upload.rs`), on [`net`]'s runtime: its id now, its answer
+    /// by [`Subrequests::wait`] as a binding's.
+    pub fn answer(
+        &mut self,
+        answer: impl std::future::Future<Output = Result<(String, Vec<u8>), String>> + Send + 'static,
+    ) -> Result<Reply, String> {
+        self.spawn(async move { Done::Answer(answer.await) })
+    }
+
     /// Starts `response`, a request answered without the network (a
     /// service binding's, `bindings/service.rs`), on [`net`]'s runtime:
     /// answers its id now, and its response whole by

@@ -46,6 +46,7 @@ pub mod rewriter;
 pub mod socket;
 pub mod stream;
 pub mod text;
+pub mod upload;
 pub mod url;
 pub mod url_pattern;
 
@@ -76,6 +77,9 @@ pub struct Imports {
     rewriters: rewriter::Rewriters,
     /// `connect()`'s sockets open in this render (`socket.rs`).
     sockets: socket::Sockets,
+    /// The request's body still arriving (`upload.rs`), read by one
+    /// `request-body` call at a time.
+    upload: Option<Arc<tokio::sync::Mutex<upload::Upload>>>,
 }
 
 impl Imports {
@@ -89,6 +93,7 @@ impl Imports {
             coders: Default::default(),
             rewriters: Default::default(),
             sockets: Default::default(),
+            upload: None,
         }
     }
 
@@ -100,9 +105,18 @@ impl Imports {
     /// A new render starts, to end by `deadline`, its body streamed to
     /// `body` if given: per-render budgets are whole again, and what the
     /// last render left in flight is dropped.
-    pub fn start_render(&mut self, deadline: Instant, body: Option<Sink>, req: &contract::Request) {
+    pub fn start_render(
+        &mut self,
+        deadline: Instant,
+        mut body: Option<Sink>,
+        req: &contract::Request,
+    ) {
         self.console.start_render(req);
         self.subrequests.start_render(&self.grants.fetch, deadline);
+        self.upload = body
+            .as_mut()
+            .and_then(Sink::take_upload)
+            .map(|u| Arc::new(tokio::sync::Mutex::new(u)));
         self.body = body;
     }
 
@@ -110,6 +124,7 @@ impl Imports {
     /// with it.
     pub fn end_render(&mut self) {
         self.body = None;
+        self.upload = None;
         self.decoders.clear();
         self.coders.clear();
         self.rewriters.clear();
@@ -290,6 +305,30 @@ pub static CAPABILITIES: &[Capability] = &[
         }),
     },
     Capability {
+        name: calls::REQUEST_BODY,
+        handler: Handler::Instance(
+            |i, args, _| match parse::<&str>(calls::REQUEST_BODY, args)? {
+                "more" => Ok(json(&i.upload.is_some().to_string())),
+                "read" => {
+                    let Some(upload) = i.upload.clone() else {
+                        return Err(format!(
+                            "{}: this request's body came whole with it",
+                            calls::REQUEST_BODY
+                        ));
+                    };
+                    i.subrequests.answer(async move {
+                        let (piece, end) = upload.lock().await.next().await?;
+                        Ok((format!("{{\"end\":{end}}}"), piece))
+                    })
+                }
+                other => Err(format!(
+                    "{}: `{other}` is neither \"more\" nor \"read\"",
+                    calls::REQUEST_BODY
+                )),
+            },
+        ),
+    },
+    Capability {
         name: calls::ENV,
         handler: Handler::Instance(|i, _, _| Ok(json(&env(&i.grants)))),
     },
@@ -355,13 +394,26 @@ pub static CAPABILITIES: &[Capability] = &[
     },
     Capability {
         name: calls::RESPONSE_WRITE,
-        handler: Handler::Instance(|i, _, data| {
+        handler: Handler::Instance(|i, args, data| {
             let sink = i
                 .body
                 .as_mut()
                 .ok_or_else(|| not_streamed(calls::RESPONSE_WRITE))?;
-            sink.write(data)?;
-            Ok(Reply::default())
+            match parse::<Option<&str>>(calls::RESPONSE_WRITE, args)? {
+                None if sink.write(data)? => Ok(json("true")),
+                None => Ok(Reply::default()),
+                Some("drained") => {
+                    let caught_up = sink.caught_up();
+                    i.subrequests.answer(async move {
+                        caught_up.await;
+                        Ok(("{}".into(), Vec::new()))
+                    })
+                }
+                Some(other) => Err(format!(
+                    "{}: `{other}` is not \"drained\"",
+                    calls::RESPONSE_WRITE
+                )),
+            }
         }),
     },
     Capability {

@@ -8,10 +8,12 @@
 //!
 //! Invariants:
 //! - The head comes first and once; chunks only after it.
-//! - The bytes written are at most `limit` (the tenant's response limit) in
-//!   all; a write past it is refused. So a client that reads slowly makes
-//!   the host hold no more of a streamed body than of a whole one, and a
-//!   stream that never ends is cut by the limit or the render's deadline.
+//! - A stream has no length limit (as on Workers): the render's deadline
+//!   ends one that never ends. What the host holds of it is bounded
+//!   instead: past [`WINDOW`](crate::unsent::WINDOW) bytes waiting for the client, a write says
+//!   so, and the renderer waits for the client to catch up
+//!   (`response-write`'s `"drained"`) before its next write, so a slow
+//!   client slows its renderer rather than growing what the host holds.
 //! - A write after the client went away (the receiver dropped) is refused,
 //!   so the renderer stops instead of rendering for no one; a render that
 //!   waits for `fetch` is told at once ([`Sink::closed`]).
@@ -19,13 +21,17 @@
 //!   HTTP side takes it (`http::stream`) or drops it ([`Paced`]); a write
 //!   that would pass that count's limit is refused, and the stream is cut
 //!   as at the response limit.
+//! - The request's body still arriving ([`Upload`]), if any, goes with the
+//!   sink: a request whose body streams in is one whose response may
+//!   stream out, and the render takes both at its start.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::unsent::{Paced, Unsent};
+use super::upload::Upload;
+use crate::unsent::{Paced, Unsent, Window};
 
 /// What a streaming render sends.
 #[derive(Debug)]
@@ -44,30 +50,49 @@ pub enum Frame {
 pub type Frames = mpsc::UnboundedReceiver<Frame>;
 
 /// The render's half.
-#[derive(Debug)]
 pub struct Sink {
     tx: mpsc::UnboundedSender<Frame>,
     headed: bool,
-    sent: usize,
-    limit: usize,
     unsent: Arc<Unsent>,
+    window: Arc<Window>,
+    upload: Option<Upload>,
 }
 
-/// A new channel for a body of at most `limit` bytes, its chunks counted
-/// in `unsent` until taken.
-pub fn channel(limit: usize, unsent: &Arc<Unsent>) -> (Sink, Frames) {
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink")
+            .field("headed", &self.headed)
+            .field("behind", &self.window.behind())
+            .field("upload", &self.upload.is_some())
+            .finish()
+    }
+}
+
+/// A new channel for a body, its chunks counted in `unsent` until taken.
+pub fn channel(unsent: &Arc<Unsent>) -> (Sink, Frames) {
     let (tx, rx) = mpsc::unbounded_channel();
     let sink = Sink {
         tx,
         headed: false,
-        sent: 0,
-        limit,
         unsent: unsent.clone(),
+        window: Arc::default(),
+        upload: None,
     };
     (sink, rx)
 }
 
 impl Sink {
+    /// The sink of a request whose body goes on arriving as `upload`.
+    pub fn with_upload(mut self, upload: Option<Upload>) -> Sink {
+        self.upload = upload;
+        self
+    }
+
+    /// The request's body still arriving, for the render to read.
+    pub fn take_upload(&mut self) -> Option<Upload> {
+        self.upload.take()
+    }
+
     /// Sends the head; the body follows through [`Sink::write`].
     pub fn head(&mut self, head: contract::Response) -> Result<(), String> {
         if self.headed {
@@ -77,20 +102,15 @@ impl Sink {
         self.tx.send(Frame::Head(head)).map_err(|_| gone())
     }
 
-    /// Sends one chunk of the body.
-    pub fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+    /// Sends one chunk of the body; answers whether the client is now
+    /// more than [`WINDOW`](crate::unsent::WINDOW) bytes behind, when the renderer should wait
+    /// for [`Sink::caught_up`] before its next write.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<bool, String> {
         if !self.headed {
             return Err("a body chunk came before the response's head".into());
         }
-        self.sent += bytes.len();
-        if self.sent > self.limit {
-            return Err(format!(
-                "the streamed body passed this site's response limit of {} KiB; the response is cut there",
-                self.limit >> 10
-            ));
-        }
         if bytes.is_empty() {
-            return Ok(());
+            return Ok(self.window.behind());
         }
         let chunk = Paced::hold(Bytes::copy_from_slice(bytes), &self.unsent).map_err(|_| {
             format!(
@@ -98,7 +118,16 @@ impl Sink {
                 self.unsent.limit() >> 20
             )
         })?;
-        self.tx.send(Frame::Chunk(chunk)).map_err(|_| gone())
+        let chunk = chunk.in_window(&self.window);
+        self.tx.send(Frame::Chunk(chunk)).map_err(|_| gone())?;
+        Ok(self.window.behind())
+    }
+
+    /// Resolves once the client is at most [`WINDOW`](crate::unsent::WINDOW) bytes behind, or
+    /// went away (what it left unread is dropped with its half).
+    pub fn caught_up(&self) -> impl Future<Output = ()> + Send + 'static {
+        let window = self.window.clone();
+        async move { window.caught_up().await }
     }
 }
 
@@ -128,6 +157,7 @@ fn gone() -> String {
 #[cfg(feature = "test-hooks")]
 pub(crate) mod tests {
     use super::*;
+    use crate::unsent::WINDOW;
 
     fn head() -> contract::Response {
         contract::Response {
@@ -139,24 +169,25 @@ pub(crate) mod tests {
         }
     }
 
-    fn frames_come_in_order_up_to_the_limit() {
-        let (mut sink, mut frames) = channel(10, &Unsent::new(1 << 20));
+    fn frames_come_in_order_and_a_client_behind_is_said() {
+        let (mut sink, mut frames) = channel(&Unsent::new(8 << 20));
         assert!(sink.write(b"early").is_err());
         sink.head(head()).unwrap();
         assert!(sink.head(head()).is_err());
-        sink.write(b"12345").unwrap();
-        sink.write(b"67890").unwrap();
-        let err = sink.write(b"x").unwrap_err();
-        assert!(err.contains("response limit of 0 KiB"), "{err}");
+        assert_eq!(sink.write(b"12345"), Ok(false));
+        assert_eq!(sink.write(&vec![b'x'; WINDOW]), Ok(true));
         assert!(matches!(frames.try_recv(), Ok(Frame::Head(_))));
         assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b.bytes()[..] == b"12345"));
+        // Taken: within the window again.
+        drop(frames.try_recv());
+        assert_eq!(sink.write(b"67890"), Ok(false));
         assert!(matches!(frames.try_recv(), Ok(Frame::Chunk(b)) if &b.bytes()[..] == b"67890"));
         assert!(frames.try_recv().is_err());
     }
 
     fn a_write_past_the_servers_unsent_bound_cuts_the_stream() {
         let unsent = Unsent::new(8);
-        let (mut sink, mut frames) = channel(1 << 20, &unsent);
+        let (mut sink, mut frames) = channel(&unsent);
         sink.head(head()).unwrap();
         sink.write(b"12345").unwrap();
         let err = sink.write(b"6789").unwrap_err();
@@ -174,7 +205,7 @@ pub(crate) mod tests {
 
     fn a_write_after_the_client_left_is_refused() {
         let unsent = Unsent::new(1 << 20);
-        let (mut sink, frames) = channel(1 << 20, &unsent);
+        let (mut sink, frames) = channel(&unsent);
         sink.head(head()).unwrap();
         drop(frames);
         assert!(sink.write(b"x").unwrap_err().contains("went away"));
@@ -182,7 +213,7 @@ pub(crate) mod tests {
     }
 
     crate::unit_tests!(
-        frames_come_in_order_up_to_the_limit,
+        frames_come_in_order_and_a_client_behind_is_said,
         a_write_past_the_servers_unsent_bound_cuts_the_stream,
         a_write_after_the_client_left_is_refused
     );

@@ -781,7 +781,7 @@ impl Answers<'_> {
                     None => self.imports.call_now(&name, &args, &data),
                 }))
             }
-            FromWorker::Tell { name, .. } if !wire::TOLD.contains(&name.as_str()) => {
+            FromWorker::Tell { name, args, .. } if !wire::may_tell(&name, &args) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!("a Tell of \"{name}\", which must be a call"),

@@ -110,6 +110,13 @@ pub const TOLD: [&str; 3] = [
     contract::calls::RESPONSE_END,
 ];
 
+/// Whether a call of `name` with `args` may be told: a streamed body's
+/// head, end, or chunk (`response-write` with a chunk; its `"drained"`
+/// waits for an answer, so it is always a call).
+pub fn may_tell(name: &str, args: &str) -> bool {
+    TOLD.contains(&name) && (name != contract::calls::RESPONSE_WRITE || args == "null")
+}
+
 /// A socket of frames, read through a buffer: a message of a few hundred
 /// bytes comes in one `recv`, not one for its length and more for the
 /// rest (the trivial page's exchange made five).

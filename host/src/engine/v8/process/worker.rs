@@ -328,7 +328,7 @@ impl HostCalls for Forward {
             return reply;
         }
         fits(name, args, data)?;
-        if let Some(reply) = told(name) {
+        if let Some(reply) = told(name, args) {
             send(&FromWorker::Tell {
                 name: name.to_string(),
                 args: args.to_string(),
@@ -353,8 +353,8 @@ impl HostCalls for Forward {
 /// streamed body's head (which the server takes, as `streams` says), its
 /// chunks but one in [`CHECK_EVERY`], and its end. The first is
 /// `response-head`'s `true`; the rest answer nothing.
-fn told(name: &str) -> Option<Reply> {
-    if !STREAMS.get() || !super::wire::TOLD.contains(&name) {
+fn told(name: &str, args: &str) -> Option<Reply> {
+    if !STREAMS.get() || !super::wire::may_tell(name, args) {
         return None;
     }
     if name == contract::calls::RESPONSE_WRITE {

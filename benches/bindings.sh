@@ -26,7 +26,7 @@ OUT=benches/RESULTS-bindings.md
 . benches/common.sh
 cargo build --release --bin ssr
 work=$(mktemp -d)
-trap 'kill $(jobs -p) ${weed:-} 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; kill -9 ${weed:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 cp benches/bindings/bench.js benches/bindings/wrangler.jsonc "$work/"
 (cd "$work" && PATH="$OLDPWD/plugins/node_modules/.bin:$PATH" "$OLDPWD/target/release/ssr" build -q -o bench.wasm)
 

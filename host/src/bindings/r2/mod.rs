@@ -59,8 +59,12 @@ pub const MAX_LIST: usize = 1000;
 /// The most keys one `delete` removes.
 pub const MAX_DELETE: usize = 1000;
 /// A body of at most this many bytes comes whole with its answer; a
-/// larger one is read a piece of this size at a time.
-pub const WHOLE: u64 = 256 << 10;
+/// larger one is read a piece of this size at a time. Each piece is a call
+/// and a wake of the render: at 256 KiB a get of 1 MiB took 5.7-6.0 ms
+/// through the object store and 1.9-2.1 ms from the embedded store on
+/// Wasm (4.3-5.0 on V8), at 1 MiB 3.5-4.4, 1.6-1.7 and 2.5-2.7 (2026-12-01,
+/// `benches/bindings.sh`, two builds alternated twice).
+pub const WHOLE: u64 = 1 << 20;
 
 /// One blob of an object's bytes: its id in [`Blobs`], and its size.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -424,10 +424,57 @@ fn the_cli_reads_and_writes_kv_and_d1_and_applies_migrations_once() {
 
 /// `--kv-tenant-mib`: a tenant that fills its quota is refused writes that
 /// add bytes, with an error naming the quota; its reads and deletes, and
-/// the other tenants' writes, go on.
+/// the other tenants' writes, go on. On the embedded store and on Redis,
+/// where an entry Redis expired leaves the count at the tenant's next put.
 #[test]
 fn a_tenant_that_fills_its_kv_quota_is_refused_and_its_neighbours_are_not() {
-    let s = Server::start(&["--demo=false", "--path-routing", "--kv-tenant-mib", "1"]);
+    fills_its_kv_quota(&[]);
+    let redis = crate::cluster::Redis::start();
+    let data = tempdir("kv-quota");
+    let on_redis = ["--store", &redis.url, "--data-dir", data.to_str().unwrap()];
+    fills_its_kv_quota(&on_redis);
+    // An entry Redis expired (as Redis does at its expiration: the hash
+    // goes, its place among the tenant's expiring entries is past) stops
+    // counting at the tenant's next put.
+    let quota = ["--demo=false", "--path-routing", "--kv-tenant-mib", "1"];
+    let s = Server::start(&[&quota[..], &on_redis].concat());
+    assert_eq!(
+        s.put_bytes("exp", &std::fs::read(kv_app()).unwrap(), "").0,
+        201
+    );
+    let path = "/_ssr/admin/tenants/exp/kv/KV/values/old?expiration_ttl=3600";
+    assert_eq!(s.admin_with("PUT", path, &vec![b'x'; 900 << 10]).0, 204);
+    let entry = "ssr:kv:10:exp/kvtest:v:old";
+    let cli = |args: &[&str]| {
+        let port = redis.url.rsplit(':').next().unwrap().trim_end_matches("/0");
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", port])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        text(&out.stdout).trim().to_string()
+    };
+    assert_eq!(cli(&["EXISTS", entry]), "1");
+    assert_eq!(s.get("/t/exp/put?key=b&value=x", &[]).text(), "stored\n");
+    let small = s.admin_with(
+        "PUT",
+        "/_ssr/admin/tenants/exp/kv/KV/values/new",
+        &vec![b'y'; 300 << 10],
+    );
+    assert_eq!(small.0, 400, "{}", small.1);
+    cli(&["DEL", entry]);
+    cli(&["ZADD", "ssr:kvq:3:exp:e", "1", entry]);
+    let small = s.admin_with(
+        "PUT",
+        "/_ssr/admin/tenants/exp/kv/KV/values/new",
+        &vec![b'y'; 300 << 10],
+    );
+    assert_eq!(small.0, 204, "{}", small.1);
+}
+
+fn fills_its_kv_quota(store: &[&str]) {
+    let quota = ["--demo=false", "--path-routing", "--kv-tenant-mib", "1"];
+    let s = Server::start(&[&quota[..], store].concat());
     let plugin = std::fs::read(kv_app()).unwrap();
     for id in ["full", "next"] {
         assert_eq!(s.put_bytes(id, &plugin, "").0, 201);

@@ -17,9 +17,9 @@ use crate::support::{Client, Remote, Server, free_port, plugin, tempdir};
 /// A `redis-server` on a free loopback port, killed on drop. It keeps an
 /// append-only file in `dir`, so a restart ([`Redis::restart`]) loses
 /// nothing, as docs/deploying.md asks of a real one.
-struct Redis {
+pub(crate) struct Redis {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     port: u16,
     dir: PathBuf,
     /// With TLS: the authority its certificate chains to.
@@ -27,7 +27,7 @@ struct Redis {
 }
 
 impl Redis {
-    fn start() -> Redis {
+    pub(crate) fn start() -> Redis {
         Redis::on(free_port(), tempdir("redis"))
     }
 

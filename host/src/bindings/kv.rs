@@ -45,6 +45,22 @@ pub struct Entry {
     pub expiration: Option<u64>,
 }
 
+impl Entry {
+    /// What it counts against its tenant's quota under `key`: the key,
+    /// the value and the metadata.
+    pub fn size(&self, key: &str) -> u64 {
+        (key.len() + self.value.len() + self.metadata.as_ref().map_or(0, String::len)) as u64
+    }
+}
+
+/// A put refused: its tenant's namespaces hold `used` bytes, and `new`
+/// more would pass `quota`.
+pub fn over_quota(used: u64, new: u64, quota: u64) -> String {
+    format!(
+        "KV PUT failed: 413 This tenant's KV namespaces hold {used} bytes; {new} more would pass its quota of {quota} bytes (the operator's kv_mib for it, else --kv-tenant-mib). Delete keys, or ask for a larger quota."
+    )
+}
+
 /// A key as `list` shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listed {
@@ -61,19 +77,15 @@ pub trait Store: Send + Sync {
     /// The live entry under `key`.
     fn get(&self, ns: &str, key: &str, now: u64) -> Result<Option<Entry>, String>;
     /// Stores `entry` under `key`, durably before it returns, unless the
-    /// tenant's namespaces would then hold more than `quota` bytes (where
-    /// the store counts them: the embedded one).
+    /// tenant's namespaces would then hold more than `quota` bytes.
     fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String>;
     /// Removes `key`; a key not there is no error.
     fn delete(&self, ns: &str, key: &str) -> Result<(), String>;
     /// A page of live keys ([`Page`]), in the byte order of their UTF-8,
     /// and whether more follow.
     fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String>;
-    /// The bytes one tenant's namespaces hold, where the store counts
-    /// them (the embedded one: its quota's count).
-    fn usage(&self, _tenant: &str) -> Result<Option<u64>, String> {
-        Ok(None)
-    }
+    /// The bytes one tenant's namespaces hold: its quota's count.
+    fn usage(&self, tenant: &str) -> Result<u64, String>;
     /// Whether a read (`get`, `list`) answers in microseconds, never
     /// waiting on a network or a writer: it is then answered in the call
     /// itself, not through the engine's wait.

@@ -10,6 +10,11 @@
 //!                             its expiration (EXPIREAT)
 //! ssr:kv:<len>:<ns>:keys      sorted set, every score 0: the namespace's
 //!                             keys, for `list` in byte order (ZRANGEBYLEX)
+//! ssr:kvq:<len>:<tenant>      hash: each of the tenant's entries (its hash's
+//!                             name) to its size, and "" to their sum: what
+//!                             its quota counts
+//! ssr:kvq:<len>:<tenant>:e    sorted set: its entries that expire, scored
+//!                             by their expiration
 //! ```
 //!
 //! Invariants:
@@ -19,11 +24,17 @@
 //!   `list` skips, and removes, every such name, so an expired key is
 //!   never listed. `get` checks the expiration itself too, since Redis
 //!   expires with a resolution of its own.
+//! - A tenant's count is its entries' sizes (key, value and metadata, as
+//!   the embedded store counts them), changed in the script that puts or
+//!   deletes the entry. An entry Redis expired stays counted until a put
+//!   of the tenant's drops it (up to [`PRUNE`] per put, oldest first), so
+//!   the count may be high by what expired since, never low; entries put
+//!   before the count existed are not in it.
 //! - Durability is Redis's: an operator who needs every acknowledged put
 //!   to survive a crash of Redis runs it with `appendfsync always`
 //!   (docs/deploying.md).
 
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use super::kv::{Entry, Listed, Page, Store};
@@ -44,18 +55,54 @@ pub(super) struct Pool {
 
 const TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Replaces a key's entry and indexes it. KEYS: the entry's hash, the
-/// index; ARGV: the key, the value, the metadata ('' for none), the
-/// expiration ('' for none).
+/// Expired entries a put drops from its tenant's count, at most.
+const PRUNE: usize = 100;
+
+/// Replaces a key's entry and indexes it, unless its tenant's entries
+/// would then pass its quota: first drops up to PRUNE expired entries from
+/// the count. KEYS: the entry's hash, the index, the tenant's count, its
+/// expiring entries; ARGV: the key, the value, the metadata ('' for none),
+/// the expiration ('' for none), the entry's size, the quota, now, PRUNE.
+/// Returns -1 when stored, else the bytes counted (refused). (Redis takes
+/// Lua's -0 for no integer: a change of nothing is not made.)
 const PUT: &str = r"
+local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[7], 'LIMIT', 0, tonumber(ARGV[8]))
+for _, e in ipairs(gone) do
+  local size = tonumber(redis.call('HGET', KEYS[3], e) or '0')
+  redis.call('HDEL', KEYS[3], e)
+  if size ~= 0 then redis.call('HINCRBY', KEYS[3], '', -size) end
+  redis.call('ZREM', KEYS[4], e)
+end
+local old = tonumber(redis.call('HGET', KEYS[3], KEYS[1]) or '0')
+local new = tonumber(ARGV[5])
+local used = tonumber(redis.call('HGET', KEYS[3], '') or '0')
+if new > old and used - math.min(old, used) + new > tonumber(ARGV[6]) then return used end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'm', ARGV[3]) end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'e', ARGV[4])
   redis.call('EXPIREAT', KEYS[1], ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[4], KEYS[1])
+else
+  redis.call('ZREM', KEYS[4], KEYS[1])
 end
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
+redis.call('HSET', KEYS[3], KEYS[1], new)
+if new ~= old then redis.call('HINCRBY', KEYS[3], '', new - old) end
+return -1
+";
+
+/// Deletes a key's entry, its name in the index and its size from its
+/// tenant's count. KEYS: the entry's hash, the index, the tenant's count,
+/// its expiring entries; ARGV: the key.
+const DELETE: &str = r"
+local size = tonumber(redis.call('HGET', KEYS[3], KEYS[1]) or '0')
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], KEYS[1])
+if size ~= 0 then redis.call('HINCRBY', KEYS[3], '', -size) end
+redis.call('ZREM', KEYS[4], KEYS[1])
 return 1
 ";
 
@@ -71,6 +118,26 @@ fn entry_key(ns: &str, key: &[u8]) -> Vec<u8> {
 
 fn index_key(ns: &str) -> String {
     format!("{}:keys", base(ns))
+}
+
+/// The tenant's count, and its expiring entries.
+fn count_keys(tenant: &str) -> (String, String) {
+    let count = format!("ssr:kvq:{}:{tenant}", tenant.len());
+    let expiring = format!("{count}:e");
+    (count, expiring)
+}
+
+/// `script` on `key`'s entry in `ns`: the KEYS that [`PUT`] and [`DELETE`]
+/// take, and the key as their first argument.
+fn on_entry<'a>(script: &'a redis::Script, ns: &str, key: &str) -> redis::ScriptInvocation<'a> {
+    let (count, expiring) = count_keys(super::tenant_of(ns));
+    let mut call = script.prepare_invoke();
+    call.key(entry_key(ns, key.as_bytes()))
+        .key(index_key(ns))
+        .key(count)
+        .key(expiring)
+        .arg(key.as_bytes());
+    call
 }
 
 impl Kv {
@@ -151,30 +218,36 @@ impl Store for Kv {
             }))
     }
 
-    /// No quota on Redis yet: Redis drops an expired entry by itself, so
-    /// a count of a tenant's bytes kept beside them would only grow.
-    fn put(&self, ns: &str, key: &str, entry: &Entry, _quota: u64) -> Result<(), String> {
-        self.with(|c| {
-            redis::Script::new(PUT)
-                .key(entry_key(ns, key.as_bytes()))
-                .key(index_key(ns))
-                .arg(key.as_bytes())
+    fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String> {
+        static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(PUT));
+        let new = entry.size(key);
+        let used = self.with(|c| {
+            on_entry(&SCRIPT, ns, key)
                 .arg(&entry.value)
                 .arg(entry.metadata.as_deref().unwrap_or(""))
                 .arg(entry.expiration.map(|e| e.to_string()).unwrap_or_default())
+                .arg(new)
+                .arg(quota)
+                .arg(super::kv::now())
+                .arg(PRUNE)
                 .invoke::<i64>(c)
-        })
-        .map(drop)
+        })?;
+        match u64::try_from(used) {
+            Err(_) => Ok(()),
+            Ok(used) => Err(super::kv::over_quota(used, new, quota)),
+        }
     }
 
     fn delete(&self, ns: &str, key: &str) -> Result<(), String> {
-        self.with(|c| {
-            redis::pipe()
-                .atomic()
-                .del(entry_key(ns, key.as_bytes()))
-                .zrem(index_key(ns), key.as_bytes())
-                .query::<()>(c)
-        })
+        static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(DELETE));
+        self.with(|c| on_entry(&SCRIPT, ns, key).invoke::<i64>(c))
+            .map(drop)
+    }
+
+    fn usage(&self, tenant: &str) -> Result<u64, String> {
+        let (count, _) = count_keys(tenant);
+        let used: Option<i64> = self.with(|c| redis::cmd("HGET").arg(count).arg("").query(c))?;
+        Ok(used.unwrap_or(0).max(0) as u64)
     }
 
     fn list(&self, ns: &str, page: &Page<'_>) -> Result<(Vec<Listed>, bool), String> {

@@ -212,11 +212,9 @@ impl Store for Kv {
         .map_err(sql)
     }
 
-    fn usage(&self, tenant: &str) -> Result<Option<u64>, String> {
+    fn usage(&self, tenant: &str) -> Result<u64, String> {
         let read = crate::sync::lock(&self.read);
-        tenant_bytes(&read, "kv_usage", tenant)
-            .map(Some)
-            .map_err(sql)
+        tenant_bytes(&read, "kv_usage", tenant).map_err(sql)
     }
 
     fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String> {
@@ -224,14 +222,11 @@ impl Store for Kv {
         let tx = write.unchecked_transaction().map_err(sql)?;
         let tenant = tenant_of(ns);
         let old = size_of(&tx, ns, key)?;
-        let new =
-            (key.len() + entry.value.len() + entry.metadata.as_ref().map_or(0, String::len)) as u64;
+        let new = entry.size(key);
         if new > old {
             let used = tenant_bytes(&tx, "kv_usage", tenant).map_err(sql)?;
             if used - old.min(used) + new > quota {
-                return Err(format!(
-                    "KV PUT failed: 413 This tenant's KV namespaces hold {used} bytes; {new} more would pass its quota of {quota} bytes (the operator's kv_mib for it, else --kv-tenant-mib). Delete keys, or ask for a larger quota."
-                ));
+                return Err(super::kv::over_quota(used, new, quota));
             }
         }
         tx.prepare_cached(

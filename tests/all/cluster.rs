@@ -1055,6 +1055,22 @@ impl ObjectStore {
         );
     }
 
+    /// The blobs in `bucket` now, as its filer lists them (JSON, one
+    /// `FullPath` each).
+    fn blobs(&self, bucket: &str) -> usize {
+        let url = format!(
+            "http://127.0.0.1:{}/buckets/{bucket}/blobs/?limit=10000",
+            self.base + 4
+        );
+        Server::agent()
+            .get(&url)
+            .header("accept", "application/json")
+            .call()
+            .ok()
+            .and_then(|mut r| r.body_mut().read_to_string().ok())
+            .map_or(0, |listed| listed.matches("\"FullPath\"").count())
+    }
+
     /// Kills it, as an outage would.
     fn stop(&mut self) {
         let _ = self.child.kill();
@@ -1228,14 +1244,23 @@ fn blobs_a_killed_put_left_in_the_object_store_are_swept_and_named_ones_kept() {
     );
     let big = s.get("/t/r2s/big?key=big&mib=20", &[]);
     assert_eq!(big.status, 200, "{}", big.text());
-    // A put of 2 GiB, cut off once it has written a few segments, before
-    // its render's deadline would end it (and delete them).
+    // A put of 2 GiB, cut off once it has written two segments (as the
+    // store lists them), before its render's deadline would end it (and
+    // delete them).
+    let named = objects.blobs("ssr-r2-sweep");
+    assert!(
+        named >= 4,
+        "the small object's blob and the large one's 3: {named}"
+    );
     let addr = s.addr.clone();
     std::thread::spawn(move || {
         let remote = Remote { addr };
         let _ = remote.get("/t/r2s/big?key=cut&mib=2048", &[]);
     });
-    std::thread::sleep(Duration::from_secs(2));
+    let written = within(Duration::from_secs(20), || {
+        objects.blobs("ssr-r2-sweep") >= named + 2
+    });
+    assert!(written.is_some(), "the cut put wrote no two segments");
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     let s = serve(&args);

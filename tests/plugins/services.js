@@ -20,6 +20,12 @@ export class Counter extends WorkerEntrypoint {
   fail() {
     throw new RangeError('out of range on purpose');
   }
+  get label() {
+    return `the counter of ${this.env.GREETING}`;
+  }
+  get broken() {
+    throw new SyntaxError('a getter that throws');
+  }
 }
 
 class Base extends WorkerEntrypoint {
@@ -87,6 +93,9 @@ async function rpc(env) {
     failClass: await env.COUNTER.fail().catch((e) => e instanceof RangeError),
     nope: await attempt(() => env.COUNTER.nope()),
     notEntrypoint: await attempt(() => env.SELF.add(1, 2)),
+    property: await env.COUNTER.label,
+    propertyThrows: await attempt(async () => await env.COUNTER.broken),
+    propertyMissing: await attempt(async () => shown(await env.COUNTER.nothing)),
     then: typeof env.COUNTER.then,
     awaited: Object.prototype.toString.call(await env.COUNTER),
   };

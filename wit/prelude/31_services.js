@@ -29,8 +29,10 @@
   const makeService = Symbol('service');
   Object.defineProperty(Fetcher.prototype, Symbol.toStringTag, { value: 'Fetcher', configurable: true });
   // A Fetcher whose other members are RPC methods: `env.X.name(...args)`
-  // calls the service's method `name`. `then` stays undefined, so that a
-  // binding can be awaited or returned from an async function.
+  // calls the service's method `name`, and `await env.X.name` reads its
+  // property `name` (a getter's value), as workerd's RpcProperty does.
+  // `then` stays undefined, so that a binding can be awaited or returned
+  // from an async function.
   const serviceBinding = (name) => new Proxy(new Fetcher(makeService, name), {
     get(target, key) {
       if (typeof key === 'symbol' || key in target) {
@@ -38,15 +40,19 @@
         return typeof v === 'function' && key !== 'constructor' ? v.bind(target) : v;
       }
       if (key === 'then') return undefined;
-      return (...args) => rpcThrough(name, key, args);
+      const member = (...args) => rpcThrough(name, key, args);
+      member.then = (ok, fail) => rpcThrough(name, key, undefined).then(ok, fail);
+      return member;
     },
   });
 
   // The method of an RPC call's request (`contract::RPC`).
   const RPC = '@rpc';
+  // `args` undefined: a property's read.
   function rpcThrough(binding, method, args) {
     return new Promise((resolve, reject) => {
-      const body = encoder().encode(JSON.stringify({ method, args: rpcEncode(args) }));
+      const asked = args === undefined ? { method, get: true } : { method, args: rpcEncode(args) };
+      const body = encoder().encode(JSON.stringify(asked));
       const headers = [['content-type', 'application/json']];
       const call = { binding, method: RPC, url: 'https://rpc.invalid/', headers, depth: serviceDepth };
       inflight.set(host('service', call, body).value, { resolve, reject, method: 'POST', body: undefined });

@@ -54,23 +54,23 @@
     const reply = (out) => new ResponseImpl(JSON.stringify(out), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
     const failed = (e) => reply({ error: { name: e instanceof Error ? e.name : 'Error', message: e instanceof Error ? e.message : String(e) } });
     return new Promise((ok) => {
-      const { method, args } = JSON.parse(decoder().decode(raw.body || new Uint8Array(0)));
+      const { method, args, get } = JSON.parse(decoder().decode(raw.body || new Uint8Array(0)));
       const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
-      // Its own methods and its superclasses', not WorkerEntrypoint's or
+      // Its own members and its superclasses', not WorkerEntrypoint's or
       // Object's; an export that is no WorkerEntrypoint class has none.
-      let fn;
+      let d;
       const entry = typeof Entry === 'function' && Entry.prototype instanceof WorkerEntrypoint;
-      for (let p = entry ? Entry.prototype : null; p && p !== WorkerEntrypoint.prototype; p = Object.getPrototypeOf(p)) {
-        const d = Object.getOwnPropertyDescriptor(p, method);
-        if (d !== undefined) {
-          fn = d.value;
-          break;
-        }
+      for (let p = entry ? Entry.prototype : null; p && p !== WorkerEntrypoint.prototype && d === undefined; p = Object.getPrototypeOf(p)) {
+        d = Object.getOwnPropertyDescriptor(p, method);
       }
+      const fn = d === undefined ? undefined : get && d.get !== undefined ? d.get : d.value;
       if (typeof fn !== 'function' || method === 'constructor' || method === 'fetch') {
         throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
       }
-      ok(fn.apply(new Entry(context, tenantEnv()), rpcDecode(args)));
+      // A method read as a property would be a stub on workerd; ssr
+      // passes no functions (`rpcEncode`).
+      if (get && d.get === undefined) throw new DOMExceptionImpl(`"${method}" is a method: ssr passes no RPC stubs of functions (workerd would); call it`, 'DataCloneError');
+      ok(get ? fn.call(new Entry(context, tenantEnv())) : fn.apply(new Entry(context, tenantEnv()), rpcDecode(args)));
     }).then((value) => reply({ value: rpcEncode(value) }), failed);
   }
   // What `node:` modules run when a render ends (`node.onReset`).

@@ -59,6 +59,11 @@ pub struct SiteConfig {
     /// every fetch is refused.
     #[serde(default)]
     pub allow_fetch: Vec<String>,
+    /// Other tenants the site's service bindings may call, by id (itself it
+    /// may always call). The operator's grant: with a tenant token, the
+    /// same as registered, or left out.
+    #[serde(default)]
+    pub allow_service: Vec<String>,
     /// Error pages carry the site's own failures' detail.
     #[serde(default)]
     pub debug: bool,
@@ -285,6 +290,12 @@ impl Site {
         );
         q.extend(
             self.config
+                .allow_service
+                .iter()
+                .map(|t| ("allow_service".into(), t.clone())),
+        );
+        q.extend(
+            self.config
                 .vars
                 .iter()
                 .map(|(k, v)| ("var".into(), format!("{k}={v}"))),
@@ -420,7 +431,7 @@ pub(crate) mod tests {
             ),
             (
                 "ssr.toml",
-                "engine = \"v8\"\nhosts = [\"shop.example.com\"]\n[vars]\nA = \"1\"\n[limits]\nmax_concurrency = 2\n",
+                "engine = \"v8\"\nhosts = [\"shop.example.com\"]\nallow_service = [\"billing\"]\n[vars]\nA = \"1\"\n[limits]\nmax_concurrency = 2\n",
             ),
         ]);
         let site = got.unwrap();
@@ -431,6 +442,7 @@ pub(crate) mod tests {
             ("host", "shop.example.com"),
             ("engine", "v8"),
             ("var", "A=1"),
+            ("allow_service", "billing"),
             ("max_concurrency", "2"),
         ] {
             assert!(q.contains(&(pair.0.into(), pair.1.into())), "{q:?}");

@@ -372,7 +372,7 @@ fn ssr_deploy_registers_a_site_from_its_config_on_both_engines_and_shows_changes
     for engine in ["wasm", "v8"] {
         let id = format!("site-{engine}");
         let config = format!(
-            "name = \"{id}\"\nmain = \"index.js\"\nengine = \"{engine}\"\nhosts = [\"{id}.example.com\"]\n[vars]\nWHO = \"me\"\nENGINE = \"{engine}\"\n[limits]\nmax_concurrency = 3\n"
+            "name = \"{id}\"\nmain = \"index.js\"\nengine = \"{engine}\"\nhosts = [\"{id}.example.com\"]\nallow_service = [\"billing\"]\n[vars]\nWHO = \"me\"\nENGINE = \"{engine}\"\n[limits]\nmax_concurrency = 3\n"
         );
         std::fs::write(dir.join("ssr.toml"), &config).unwrap();
         // Shown first, and nothing changes.
@@ -389,6 +389,7 @@ fn ssr_deploy_registers_a_site_from_its_config_on_both_engines_and_shows_changes
         for want in [
             format!("\"engine\":\"{engine}\""),
             format!("\"hosts\":[\"{id}.example.com\"]"),
+            "\"allow_service\":[\"billing\"]".to_string(),
             "\"max_concurrency\":3".to_string(),
         ] {
             assert!(shown.contains(&want), "{want}: {shown}");

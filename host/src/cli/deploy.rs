@@ -174,12 +174,9 @@ fn changes(current: Option<&Value>, settings: &[(String, String)], plugin: &[u8]
         strings(&current["hosts"]),
         wanted("host"),
     );
-    diff(
-        &mut all,
-        "allow_fetch",
-        strings(&current["allow_fetch"]),
-        wanted("allow_fetch"),
-    );
+    for key in ["allow_fetch", "allow_service"] {
+        diff(&mut all, key, strings(&current[key]), wanted(key));
+    }
     let vars: Vec<String> = current["vars"]
         .as_object()
         .into_iter()
@@ -204,7 +201,16 @@ fn changes(current: Option<&Value>, settings: &[(String, String)], plugin: &[u8]
     let will: Vec<String> = settings
         .iter()
         .filter(|(k, _)| {
-            !["host", "allow_fetch", "var", "engine", "mode", "debug"].contains(&k.as_str())
+            ![
+                "host",
+                "allow_fetch",
+                "allow_service",
+                "var",
+                "engine",
+                "mode",
+                "debug",
+            ]
+            .contains(&k.as_str())
         })
         .map(|(k, v)| format!("{k}={v}"))
         .collect();

@@ -9,8 +9,8 @@
 //! Invariants:
 //! - The body ends cleanly only when the render ended well and every chunk
 //!   it sent went out. A render that fails after its head (an exception, a
-//!   stream that errors or gives non-bytes, the deadline, the response
-//!   limit) is logged and counted as any failed render, and the body ends
+//!   stream that errors or gives non-bytes, the deadline, the server's
+//!   `--max-unsent-mib`) is logged and counted as any failed render, and the body ends
 //!   with an error: hyper closes the connection without the last chunk, so
 //!   the client sees a cut response, never a complete-looking one.
 //! - What is kept in the cache is the whole body, once complete, and only

@@ -10,17 +10,18 @@
 //! - The head comes first and once; chunks only after it.
 //! - A stream has no length limit (as on Workers): the render's deadline
 //!   ends one that never ends. What the host holds of it is bounded
-//!   instead: past [`WINDOW`](crate::unsent::WINDOW) bytes waiting for the client, a write says
-//!   so, and the renderer waits for the client to catch up
-//!   (`response-write`'s `"drained"`) before its next write, so a slow
-//!   client slows its renderer rather than growing what the host holds.
+//!   instead: past [`WINDOW`](crate::unsent::WINDOW) bytes waiting for the
+//!   client, a write says so, and the renderer waits for the client to
+//!   catch up (`response-write`'s `"drained"`) before its next write, so a
+//!   slow client slows its renderer rather than growing what the host
+//!   holds.
 //! - A write after the client went away (the receiver dropped) is refused,
 //!   so the renderer stops instead of rendering for no one; a render that
 //!   waits for `fetch` is told at once ([`Sink::closed`]).
 //! - A chunk is counted in the server's [`Unsent`] from its write until the
 //!   HTTP side takes it (`http::stream`) or drops it ([`Paced`]); a write
 //!   that would pass that count's limit is refused, and the stream is cut
-//!   as at the response limit.
+//!   there.
 //! - The request's body still arriving ([`Upload`]), if any, goes with the
 //!   sink: a request whose body streams in is one whose response may
 //!   stream out, and the render takes both at its start.

@@ -111,7 +111,8 @@ $upstreams    keepalive 64;
   }
   server {
     listen 127.0.0.1:$port;
-    client_max_body_size 64m;
+    # ssr's own bound on a request body (--max-upload-mib).
+    client_max_body_size 100m;
     location / {
       proxy_pass http://ssr;
       proxy_http_version 1.1;

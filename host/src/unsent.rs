@@ -162,11 +162,16 @@ impl Paced {
     /// Up to `max` bytes from the front, no longer counted.
     pub fn take(&mut self, max: usize) -> Bytes {
         let n = self.rest.len().min(max);
+        self.uncount(n);
+        self.rest.split_to(n)
+    }
+
+    /// `n` bytes no longer counted, in [`Unsent`] and its window.
+    fn uncount(&self, n: usize) {
         self.unsent.sub(n);
         if let Some(w) = &self.window {
             w.sub(n);
         }
-        self.rest.split_to(n)
     }
 
     /// What is left.
@@ -181,10 +186,7 @@ impl Paced {
 
 impl Drop for Paced {
     fn drop(&mut self) {
-        self.unsent.sub(self.rest.len());
-        if let Some(w) = &self.window {
-            w.sub(self.rest.len());
-        }
+        self.uncount(self.rest.len());
     }
 }
 

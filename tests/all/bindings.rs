@@ -445,16 +445,17 @@ fn a_tenant_that_fills_its_kv_quota_is_refused_and_its_neighbours_are_not() {
     let path = "/_ssr/admin/tenants/exp/kv/KV/values/old?expiration_ttl=3600";
     assert_eq!(s.admin_with("PUT", path, &vec![b'x'; 900 << 10]).0, 204);
     let entry = "ssr:kv:10:exp/kvtest:v:old";
-    let cli = |args: &[&str]| {
-        let port = redis.url.rsplit(':').next().unwrap().trim_end_matches("/0");
-        let out = std::process::Command::new("redis-cli")
-            .args(["-p", port])
-            .args(args)
-            .output()
-            .expect("redis-cli");
-        text(&out.stdout).trim().to_string()
+    let mut conn = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut cmd = |args: &[&str]| -> i64 {
+        redis::cmd(args[0])
+            .arg(&args[1..])
+            .query(&mut conn)
+            .unwrap()
     };
-    assert_eq!(cli(&["EXISTS", entry]), "1");
+    assert_eq!(cmd(&["EXISTS", entry]), 1);
     assert_eq!(s.get("/t/exp/put?key=b&value=x", &[]).text(), "stored\n");
     let small = s.admin_with(
         "PUT",
@@ -462,8 +463,8 @@ fn a_tenant_that_fills_its_kv_quota_is_refused_and_its_neighbours_are_not() {
         &vec![b'y'; 300 << 10],
     );
     assert_eq!(small.0, 400, "{}", small.1);
-    cli(&["DEL", entry]);
-    cli(&["ZADD", "ssr:kvq:3:exp:e", "1", entry]);
+    assert_eq!(cmd(&["DEL", entry]), 1);
+    assert_eq!(cmd(&["ZADD", "ssr:kvq:3:exp:e", "1", entry]), 0);
     let small = s.admin_with(
         "PUT",
         "/_ssr/admin/tenants/exp/kv/KV/values/new",

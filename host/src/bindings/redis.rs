@@ -58,21 +58,30 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// Expired entries a put drops from its tenant's count, at most.
 const PRUNE: usize = 100;
 
+/// What [`PUT`] and [`DELETE`] start with: the tenant's count (KEYS[3],
+/// its expiring entries KEYS[4]) changed by `add`, and an entry dropped
+/// from it by `forget`. (Redis takes Lua's -0 for no integer: a change of
+/// nothing is not made.)
+const COUNT: &str = r"
+local function add(delta)
+  if delta ~= 0 then redis.call('HINCRBY', KEYS[3], '', delta) end
+end
+local function forget(e)
+  add(-tonumber(redis.call('HGET', KEYS[3], e) or '0'))
+  redis.call('HDEL', KEYS[3], e)
+  redis.call('ZREM', KEYS[4], e)
+end
+";
+
 /// Replaces a key's entry and indexes it, unless its tenant's entries
 /// would then pass its quota: first drops up to PRUNE expired entries from
 /// the count. KEYS: the entry's hash, the index, the tenant's count, its
 /// expiring entries; ARGV: the key, the value, the metadata ('' for none),
 /// the expiration ('' for none), the entry's size, the quota, now, PRUNE.
-/// Returns -1 when stored, else the bytes counted (refused). (Redis takes
-/// Lua's -0 for no integer: a change of nothing is not made.)
+/// Returns -1 when stored, else the bytes counted (refused).
 const PUT: &str = r"
 local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[7], 'LIMIT', 0, tonumber(ARGV[8]))
-for _, e in ipairs(gone) do
-  local size = tonumber(redis.call('HGET', KEYS[3], e) or '0')
-  redis.call('HDEL', KEYS[3], e)
-  if size ~= 0 then redis.call('HINCRBY', KEYS[3], '', -size) end
-  redis.call('ZREM', KEYS[4], e)
-end
+for _, e in ipairs(gone) do forget(e) end
 local old = tonumber(redis.call('HGET', KEYS[3], KEYS[1]) or '0')
 local new = tonumber(ARGV[5])
 local used = tonumber(redis.call('HGET', KEYS[3], '') or '0')
@@ -89,7 +98,7 @@ else
 end
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 redis.call('HSET', KEYS[3], KEYS[1], new)
-if new ~= old then redis.call('HINCRBY', KEYS[3], '', new - old) end
+add(new - old)
 return -1
 ";
 
@@ -97,14 +106,16 @@ return -1
 /// tenant's count. KEYS: the entry's hash, the index, the tenant's count,
 /// its expiring entries; ARGV: the key.
 const DELETE: &str = r"
-local size = tonumber(redis.call('HGET', KEYS[3], KEYS[1]) or '0')
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], KEYS[1])
-if size ~= 0 then redis.call('HINCRBY', KEYS[3], '', -size) end
-redis.call('ZREM', KEYS[4], KEYS[1])
+forget(KEYS[1])
 return 1
 ";
+
+/// `body` ([`PUT`], [`DELETE`]) after [`COUNT`], as one script.
+fn counting(body: &str) -> redis::Script {
+    redis::Script::new(&format!("{COUNT}{body}"))
+}
 
 fn base(ns: &str) -> String {
     format!("ssr:kv:{}:{ns}", ns.len())
@@ -219,7 +230,7 @@ impl Store for Kv {
     }
 
     fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String> {
-        static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(PUT));
+        static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| counting(PUT));
         let new = entry.size(key);
         let used = self.with(|c| {
             on_entry(&SCRIPT, ns, key)
@@ -239,7 +250,7 @@ impl Store for Kv {
     }
 
     fn delete(&self, ns: &str, key: &str) -> Result<(), String> {
-        static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(DELETE));
+        static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| counting(DELETE));
         self.with(|c| on_entry(&SCRIPT, ns, key).invoke::<i64>(c))
             .map(drop)
     }

@@ -772,11 +772,10 @@ impl Subrequests {
         &mut self,
         work: impl FnOnce() -> Result<(String, Vec<u8>), String> + Send + 'static,
     ) -> Result<Reply, String> {
-        self.spawn(async move {
-            let out = tokio::task::spawn_blocking(work)
+        self.answer(async move {
+            tokio::task::spawn_blocking(work)
                 .await
-                .unwrap_or_else(|e| Err(format!("the binding's call failed: {e}")));
-            Done::Answer(out)
+                .unwrap_or_else(|e| Err(format!("the binding's call failed: {e}")))
         })
     }
 

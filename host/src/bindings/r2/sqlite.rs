@@ -392,12 +392,7 @@ impl Meta for Sqlite {
     fn named_blobs(&self) -> Result<std::collections::HashSet<String>, String> {
         let conn = crate::sync::lock(&self.conn);
         let mut named = std::collections::HashSet::new();
-        for table in ["r2_objects", "r2_parts"] {
-            let column = if table == "r2_objects" {
-                "object"
-            } else {
-                "part"
-            };
+        for (table, column) in [("r2_objects", "object"), ("r2_parts", "part")] {
             let mut s = conn
                 .prepare(&format!("SELECT {column} FROM {table}"))
                 .map_err(sql)?;

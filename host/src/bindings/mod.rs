@@ -19,9 +19,11 @@
 //! A call (`calls::KV`, `calls::D1`, `calls::R2`, `calls::SERVICE`) is
 //! answered by `fetch-wait`, like a request: it runs on a thread that may
 //! block, never on an engine's, so a slow disk, Redis or object store holds
-//! up only the render that asked. The one exception is a KV read of the
-//! embedded store, an index look-up in a local file that never waits for a
-//! writer: answered in the call itself.
+//! up only the render that asked. Two exceptions are answered in the call
+//! itself: a KV read of the embedded store, an index look-up in a local
+//! file that never waits for a writer; and a D1 statement that only reads,
+//! from a database no other call holds, when it is done within
+//! `d1::AT_ONCE` (1 ms; past it, it stops and runs on such a thread).
 //!
 //! Invariants:
 //! - A namespace or bucket belongs to one tenant: its name in a store is
@@ -406,6 +408,9 @@ impl Bindings {
         let (d1, db) = self
             .d1_database(call.binding())
             .map_err(|e| format!("env.{}: {e}", call.binding()))?;
+        if let Some(answer) = d1.answer_at_once(&db, &call) {
+            return Ok(at_once(answer.map(|json| (json, Vec::new()))));
+        }
         let d1 = d1.clone();
         let deadline = subrequests.deadline();
         subrequests.run(move || Ok((d1.answer(&db, call, deadline)?, Vec::new())))

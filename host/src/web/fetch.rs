@@ -502,6 +502,14 @@ struct Finished {
     waited: u64,
 }
 
+/// What a call that starts a request answers: its id.
+fn id_reply(id: u64) -> Reply {
+    Reply {
+        value: id.to_string(),
+        data: Vec::new(),
+    }
+}
+
 /// One instance's outbound requests: those in flight, and what the render
 /// in progress has used of its limits.
 pub struct Subrequests {
@@ -587,8 +595,7 @@ impl Subrequests {
     /// A new, empty slot for a binding's state to be held in from one of
     /// its calls to the next, and its handle. Slots go with the render.
     pub fn hold(&mut self) -> (u64, Slot) {
-        let handle = self.next_id;
-        self.next_id += 1;
+        let handle = self.take_id();
         let slot = Slot::default();
         self.held.insert(handle, slot.clone());
         (handle, slot)
@@ -682,8 +689,7 @@ impl Subrequests {
         let stream = args.stream;
         let budget = self.budget.clone();
         let net = net().map_err(|e| e.to_string())?;
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.take_id();
         let origin = Origin::of(&url).map(|o| o.to_string()).unwrap_or_default();
         let tenant = self.tenant.to_string();
         let allowed = grant.allowed.clone();
@@ -757,26 +763,35 @@ impl Subrequests {
             }
         });
         self.inflight.insert(id, task.abort_handle());
-        Ok(Reply {
-            value: id.to_string(),
-            data: Vec::new(),
-        })
+        Ok(id_reply(id))
     }
 
     /// Starts `work`, a binding's call that may block (a store's read or
     /// write), on a thread of [`net`]'s runtime that may; answers its id
     /// now, and its answer by [`Subrequests::wait`]. A call the render
     /// stops awaiting still runs to its end: a write it started is not
-    /// torn.
+    /// torn. The thread sends the answer itself: one wake-up each way,
+    /// where a task of the runtime between them made two more (a D1 point
+    /// query took 278 µs that way, `benches/RESULTS-bindings.md`).
     pub fn run(
         &mut self,
         work: impl FnOnce() -> Result<(String, Vec<u8>), String> + Send + 'static,
     ) -> Result<Reply, String> {
-        self.answer(async move {
-            tokio::task::spawn_blocking(work)
-                .await
-                .unwrap_or_else(|e| Err(format!("the binding's call failed: {e}")))
-        })
+        let net = net().map_err(|e| e.to_string())?;
+        let (id, done) = (self.take_id(), self.done_tx.clone());
+        let task = net.runtime.spawn_blocking(move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| Err("the binding's call failed in the host".into()));
+            let _ = done.send((id, Done::Answer(out)));
+        });
+        self.inflight.insert(id, task.abort_handle());
+        Ok(id_reply(id))
+    }
+
+    /// The next id of a request or call.
+    fn take_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id - 1
     }
 
     /// Starts `answer`, a call answered as it comes (a request body's next
@@ -807,17 +822,12 @@ impl Subrequests {
         task: impl std::future::Future<Output = Done> + Send + 'static,
     ) -> Result<Reply, String> {
         let net = net().map_err(|e| e.to_string())?;
-        let id = self.next_id;
-        self.next_id += 1;
-        let done = self.done_tx.clone();
+        let (id, done) = (self.take_id(), self.done_tx.clone());
         let task = net.runtime.spawn(async move {
             let _ = done.send((id, task.await));
         });
         self.inflight.insert(id, task.abort_handle());
-        Ok(Reply {
-            value: id.to_string(),
-            data: Vec::new(),
-        })
+        Ok(id_reply(id))
     }
 
     /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds

@@ -11,8 +11,12 @@ ssr: vars, each port granted as `tcp://` and `http://`); its text bindings
 of fixture files (PEM keys) as JSON in vars NODE_COMPAT_TEXTS_0, _1...,
 which the harness spreads into the test's env (their names, like
 `rsa_private.pem`, are not names ssr takes for vars, and a var holds at
-most 16 KiB). The rest are left
-out, each with its reason.
+most 16 KiB). A service binding to the worker itself (`service = "<its
+own name>"`) is one to the app itself on ssr (`services` of its wrangler
+config; `ssr render` renders it on a fresh instance) and to the one
+service on workerd: the harness answers its own path, `/__node_compat`,
+and hands every other request to the test module's default export. The
+rest are left out, each with its reason.
 
 Usage: compat.py WORKERD_DIR SSR ESBUILD_PATH WORKERD OUT_JSON
 """
@@ -54,9 +58,13 @@ def config_of(wd_test, base):
     if len(modules) != 1 or re.search(r'(commonJsModule|text|data|wasm|json|pythonModule)\s*=\s*embed', rest):
         return None, 'more than one module'
     sidecar = None
+    # Service bindings to the worker itself: kept apart from the others.
+    own = re.search(r'services\s*=\s*\[\s*\(\s*name\s*=\s*"([^"]+)"', text).group(1)
+    itself = re.findall(r'\(\s*name\s*=\s*"([^"]+)",\s*service\s*=\s*"' + re.escape(own) + r'"\s*\),?', rest)
+    rest = re.sub(r'\(\s*name\s*=\s*"[^"]+",\s*service\s*=\s*"' + re.escape(own) + r'"\s*\),?', '', rest)
     if re.search(r'bindings\s*=\s*\[\s*\(', rest):
-        if re.search(r'service\s*=', text):
-            return None, 'needs a service binding (to itself or a sidecar)'
+        if re.search(r'service\s*=', rest):
+            return None, 'needs a service binding to a sidecar or to a named entrypoint'
         if 'trustedCertificates' in text:
             return None, "its sidecar's TLS certificate is signed by a private CA that workerd is told to trust; ssr's TLS trusts the Mozilla roots only"
         sidecar = SIDECARS.get(base)
@@ -68,7 +76,7 @@ def config_of(wd_test, base):
     flags = re.findall(r'"([a-z0-9_]+)"', (re.search(r'compatibilityFlags\s*=\s*\[([^\]]*)\]', text) or [None, ''])[1])
     date = (re.search(r'compatibilityDate\s*=\s*"([^"]+)"', text) or [None, '2026-11-01'])[1]
     texts = {k: open(os.path.join(os.path.dirname(wd_test), v)).read() for k, v in texts.items()}
-    return {'module': modules[0], 'flags': flags, 'date': date, 'sidecar': sidecar, 'texts': texts}, None
+    return {'module': modules[0], 'flags': flags, 'date': date, 'sidecar': sidecar, 'texts': texts, 'itself': itself}, None
 
 
 NODE = os.environ.get('NODE') or shutil.which('node', path=path_env)
@@ -129,6 +137,7 @@ def run_workerd(work, cfg, bound):
     port = free_port()
     flags = ', '.join(f'"{f}"' for f in cfg['flags'] if f != 'experimental')
     bindings = [f'(name = "{k}", text = "{v}")' for k, v in bound.items()]
+    bindings += [f'(name = "{k}", service = "main")' for k in cfg['itself']]
     for i, (k, v) in enumerate(cfg['texts'].items()):
         with open(os.path.join(work, f'text{i}'), 'w') as f:
             f.write(v)
@@ -157,7 +166,7 @@ const config :Workerd.Config = (
                 if proc.poll() is not None:
                     return None, proc.stderr.read().decode(errors='replace')[-300:]
                 time.sleep(0.1)
-        r = subprocess.run(['curl', '-s', '-m', '660', f'http://127.0.0.1:{port}/'], capture_output=True)
+        r = subprocess.run(['curl', '-s', '-m', '660', f'http://127.0.0.1:{port}/__node_compat'], capture_output=True)
         try:
             return json.loads(r.stdout), None
         except ValueError:
@@ -196,7 +205,7 @@ def run_ssr(plugin, engine, names, sidecar):
         out += [g for k, v in bound.items() for g in ('--var', f'{k}={v}')]
         return out + ['--max-subrequests', '1000']
     if sidecar is None:
-        tests, error = render(plugin, engine, '/', grants({}))
+        tests, error = render(plugin, engine, '/__node_compat', grants({}))
         if tests is not None or not names:
             return tests, error
     tests = {}
@@ -206,7 +215,7 @@ def run_ssr(plugin, engine, names, sidecar):
             tests[name] = f'fail: {bound}'
             continue
         try:
-            one, why = render(plugin, engine, f'/?only={name}', grants(bound))
+            one, why = render(plugin, engine, f'/__node_compat?only={name}', grants(bound))
         finally:
             stop(proc)
         tests[name] = (one or {}).get(name) or f'fail: {why}'
@@ -241,7 +250,8 @@ for name in sorted(os.listdir(tests_dir)):
         with open(os.path.join(work, 'wrangler.json'), 'w') as f:
             json.dump({'name': base, 'main': 'harness.js', 'compatibility_date': cfg['date'],
                        'compatibility_flags': [x for x in cfg['flags'] if x != 'experimental'],
-                       'vars': texts_vars(cfg['texts'])}, f)
+                       'vars': texts_vars(cfg['texts']),
+                       'services': [{'binding': k, 'service': base} for k in cfg['itself']]}, f)
         plugin = os.path.join(work, 'test.wasm')
         built = subprocess.run([ssr, 'build', '-q', '-o', plugin], cwd=work, capture_output=True,
                                env={**os.environ, 'PATH': path_env})

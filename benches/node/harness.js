@@ -3,19 +3,26 @@
 // as `./test.js`) and answers each test's outcome as JSON:
 // `{ name: "pass" | "fail: message" }`. A test that has not settled in 5 s
 // fails as timed out, so one that never settles costs only itself.
-// `?only=NAME` runs that test alone.
+// It answers `/__node_compat` (`?only=NAME`: that test alone); every other
+// request, a test's own through a service binding to the worker itself,
+// goes to the test module's default export.
 // benches/node-compat.sh runs it on ssr's two engines and on workerd alike.
 import * as tests from './test.js';
 
 export default {
   async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname !== '/__node_compat') {
+      if (typeof tests.default?.fetch !== 'function') return new Response('no default export with fetch\n', { status: 404 });
+      return tests.default.fetch(request, env, ctx);
+    }
     const out = {};
     // The config's text bindings of fixture files, on ssr (compat.py).
     let texts = '';
     for (let i = 0; typeof env[`NODE_COMPAT_TEXTS_${i}`] === 'string'; i++) texts += env[`NODE_COMPAT_TEXTS_${i}`];
     if (texts !== '') env = { ...env, ...JSON.parse(texts) };
     // `?only=NAME`: that test alone (compat.py's fallback).
-    const only = new URL(request.url).searchParams.get('only');
+    const only = url.searchParams.get('only');
     for (const [name, t] of Object.entries(tests)) {
       if (t === null || typeof t !== 'object' || typeof t.test !== 'function') continue;
       if (only !== null && name !== only) continue;

@@ -1,12 +1,15 @@
 //! `ssr render <plugin.wasm> <url>`: the developer's debugging loop. Renders
 //! one request through Wasmtime (or V8, `--engine v8`); the body goes to
 //! stdout, a render error's JavaScript message and stack to stderr with a
-//! non-zero exit.
+//! non-zero exit. A service binding to the app itself renders on a fresh
+//! instance of the same plugin, as `ssr serve` would ([`Itself`]); one to
+//! another tenant needs a server.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -154,6 +157,10 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             bindings,
         },
     );
+    stores.dispatch.set(Arc::new(Itself {
+        plugin: plugin.clone(),
+        grants: grants.clone(),
+    }));
     let mut instance = plugin.instantiate(&grants)?;
     let deadline = Duration::from_millis(args.timeout_ms);
     if args.repeat > 0 {
@@ -185,6 +192,40 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Renders a service binding's request to the app itself on a new
+/// instance of its plugin, with the same grants, on a thread that may
+/// block: the caller's instance waits meanwhile.
+struct Itself {
+    plugin: Arc<dyn ssr::engine::Plugin>,
+    grants: Arc<Grants>,
+}
+
+impl ssr::bindings::service::Dispatch for Itself {
+    fn render(
+        &self,
+        request: contract::Request,
+        deadline: Instant,
+    ) -> ssr::bindings::service::Rendering {
+        let (plugin, grants) = (self.plugin.clone(), self.grants.clone());
+        Box::pin(async move {
+            if *request.tenant != *grants.tenant {
+                return Err(format!(
+                    "`ssr render` renders one app: a service binding to tenant `{}` needs `ssr serve`",
+                    request.tenant
+                ));
+            }
+            let rendered = tokio::task::spawn_blocking(move || {
+                let mut instance = plugin.instantiate(&grants).map_err(|e| e.to_string())?;
+                let left = deadline.saturating_duration_since(Instant::now());
+                instance
+                    .render_now(&request, left)
+                    .map_err(|e| e.to_string())
+            });
+            rendered.await.map_err(|e| e.to_string())?
+        })
     }
 }
 

@@ -2,6 +2,8 @@
 // global ones (real time, as on workerd), each cancelled by an
 // `AbortSignal` as Node's are: the promise rejects with Node's
 // `AbortError`, whose `cause` is the signal's reason.
+import { invalidArgType } from './_errors.js';
+
 class AbortError extends Error {
   constructor(message, options) {
     super(message, options);
@@ -12,21 +14,23 @@ class AbortError extends Error {
 
 const aborted = (signal) => new AbortError('The operation was aborted', { cause: signal.reason });
 
+// Node's checks of the options (`validateObject`, `validateAbortSignal`,
+// `validateBoolean`): its errors, with their codes. Answers the signal.
 function checkSignal(options) {
-  if (options === undefined || options === null) return undefined;
-  if (typeof options !== 'object') {
-    throw new TypeError('The "options" argument must be of type object');
-  }
-  const { signal } = options;
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
+  const { signal, ref } = options;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError('The "options.signal" property must be an instance of AbortSignal');
+    throw invalidArgType('options.signal', 'an instance of AbortSignal', signal);
   }
+  if (ref !== undefined && typeof ref !== 'boolean') throw invalidArgType('options.ref', 'of type boolean', ref);
   return signal;
 }
 
 function wait(set, clear, delay, value, options) {
   let signal;
   try {
+    if (delay !== undefined && typeof delay !== 'number') throw invalidArgType('delay', 'of type number', delay);
     signal = checkSignal(options);
   } catch (e) {
     return Promise.reject(e);
@@ -54,8 +58,11 @@ export function setImmediate(value, options) {
 }
 
 // An async iterator that gives `value` every `delay` milliseconds, until
-// the loop ends or the signal aborts.
+// the loop ends or the signal aborts. As Node's: the ticks that came while
+// the loop's body ran are all given, one after another, even when the
+// signal aborts among them; it throws once they are given.
 export async function* setInterval(delay, value, options) {
+  if (delay !== undefined && typeof delay !== 'number') throw invalidArgType('delay', 'of type number', delay);
   const signal = checkSignal(options);
   if (signal !== undefined && signal.aborted) throw aborted(signal);
   let ticks = 0;
@@ -65,22 +72,22 @@ export async function* setInterval(delay, value, options) {
     if (wake !== null) wake();
   }, delay);
   const onAbort = () => {
+    globalThis.clearInterval(id);
     if (wake !== null) wake();
   };
   if (signal !== undefined) signal.addEventListener('abort', onAbort, { once: true });
   try {
-    for (;;) {
-      if (signal !== undefined && signal.aborted) throw aborted(signal);
+    while (signal === undefined || !signal.aborted) {
       if (ticks === 0) {
         await new Promise((resolve) => {
           wake = resolve;
         });
         wake = null;
-        continue;
+        if (signal !== undefined && signal.aborted) break;
       }
-      ticks -= 1;
-      yield value;
+      for (; ticks > 0; ticks--) yield value;
     }
+    throw aborted(signal);
   } finally {
     globalThis.clearInterval(id);
     if (signal !== undefined) signal.removeEventListener('abort', onAbort);

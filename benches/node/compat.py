@@ -12,7 +12,7 @@ of fixture files (PEM keys) as JSON in vars NODE_COMPAT_TEXTS_0, _1...,
 which the harness spreads into the test's env (their names, like
 `rsa_private.pem`, are not names ssr takes for vars, and a var holds at
 most 16 KiB). A service binding to the worker itself (`service = "<its
-own name>"`) is one to the app itself on ssr (`services` of its wrangler
+own name>"`, or to one of its entrypoints) is one to the app itself on ssr (`services` of its wrangler
 config; `ssr render` renders it on a fresh instance) and to the one
 service on workerd: the harness answers its own path, `/__node_compat`,
 and hands every other request to the test module's default export. The
@@ -60,8 +60,11 @@ def config_of(wd_test, base):
     sidecar = None
     # Service bindings to the worker itself: kept apart from the others.
     own = re.search(r'services\s*=\s*\[\s*\(\s*name\s*=\s*"([^"]+)"', text).group(1)
-    itself = re.findall(r'\(\s*name\s*=\s*"([^"]+)",\s*service\s*=\s*"' + re.escape(own) + r'"\s*\),?', rest)
-    rest = re.sub(r'\(\s*name\s*=\s*"[^"]+",\s*service\s*=\s*"' + re.escape(own) + r'"\s*\),?', '', rest)
+    # `service = "<own>"`, or `service = (name = "<own>", entrypoint = "X")`.
+    to_itself = (r'\(\s*name\s*=\s*"([^"]+)",\s*service\s*=\s*(?:"' + re.escape(own) + r'"|\(\s*name\s*=\s*"'
+                 + re.escape(own) + r'",\s*entrypoint\s*=\s*"([^"]+)"\s*\))\s*\),?')
+    itself = re.findall(to_itself, rest)
+    rest = re.sub(to_itself, '', rest)
     if re.search(r'bindings\s*=\s*\[\s*\(', rest):
         if re.search(r'service\s*=', rest):
             return None, 'needs a service binding to a sidecar or to a named entrypoint'
@@ -137,7 +140,8 @@ def run_workerd(work, cfg, bound):
     port = free_port()
     flags = ', '.join(f'"{f}"' for f in cfg['flags'] if f != 'experimental')
     bindings = [f'(name = "{k}", text = "{v}")' for k, v in bound.items()]
-    bindings += [f'(name = "{k}", service = "main")' for k in cfg['itself']]
+    bindings += [f'(name = "{k}", service = "main")' if not entry else f'(name = "{k}", service = (name = "main", entrypoint = "{entry}"))'
+                 for k, entry in cfg['itself']]
     for i, (k, v) in enumerate(cfg['texts'].items()):
         with open(os.path.join(work, f'text{i}'), 'w') as f:
             f.write(v)
@@ -251,7 +255,8 @@ for name in sorted(os.listdir(tests_dir)):
             json.dump({'name': base, 'main': 'harness.js', 'compatibility_date': cfg['date'],
                        'compatibility_flags': [x for x in cfg['flags'] if x != 'experimental'],
                        'vars': texts_vars(cfg['texts']),
-                       'services': [{'binding': k, 'service': base} for k in cfg['itself']]}, f)
+                       'services': [{'binding': k, 'service': base, **({'entrypoint': entry} if entry else {})}
+                                    for k, entry in cfg['itself']]}, f)
         plugin = os.path.join(work, 'test.wasm')
         built = subprocess.run([ssr, 'build', '-q', '-o', plugin], cwd=work, capture_output=True,
                                env={**os.environ, 'PATH': path_env})

@@ -8,6 +8,8 @@
 // goes to the test module's default export.
 // benches/node-compat.sh runs it on ssr's two engines and on workerd alike.
 import * as tests from './test.js';
+// Its classes (a `WorkerEntrypoint` a service binding names) are ours.
+export * from './test.js';
 
 export default {
   async fetch(request, env, ctx) {

@@ -849,6 +849,19 @@ fn a_service_binding_reaches_the_app_itself_on_both_engines() {
             WRANGLER_DEV_RPC,
             "{engine}"
         );
+        // A request to a named entrypoint reaches that class's `fetch`
+        // (`wrangler dev` 4.164.0 answered the same); a client cannot
+        // name one.
+        assert_eq!(
+            s.get(&format!("/t/{id}/entrypoint"), &[]).text(),
+            "200 the counter's fetch: PUT /count hi",
+            "{engine}"
+        );
+        let forged = s.get(
+            &format!("/t/{id}/hello"),
+            &[("x-ssr-service-entrypoint", "Counter")],
+        );
+        assert!(forged.text().starts_with("hello GET"), "{engine}");
         // A chain waits only for slots one level deeper than its own: one
         // render at a time per level is enough, for one chain and for two
         // at once.

@@ -3,10 +3,14 @@
 // binding to `/hello` and answers what came back; `/deep?n=N` calls
 // itself N levels down; `/shape` answers what the binding is; `/rpc`
 // calls the methods of its `Counter` entrypoint (`env.COUNTER`) by RPC,
-// with values structured clone carries, and the errors RPC gives.
+// with values structured clone carries, and the errors RPC gives;
+// `/entrypoint` sends a request to that entrypoint's own `fetch`.
 import { WorkerEntrypoint } from 'cloudflare:workers';
 
 export class Counter extends WorkerEntrypoint {
+  async fetch(request) {
+    return new Response(`the counter's fetch: ${request.method} ${new URL(request.url).pathname} ${this.env.GREETING}`);
+  }
   add(a, b) {
     return a + b;
   }
@@ -120,6 +124,10 @@ export default {
       return new Response(`${n} > ${await r.text()}`);
     }
     if (url.pathname === '/rpc') return Response.json(await rpc(env));
+    if (url.pathname === '/entrypoint') {
+      const r = await env.COUNTER.fetch('https://counter.internal/count', { method: 'PUT' });
+      return new Response(`${r.status} ${await r.text()}`);
+    }
     if (url.pathname === '/shape') {
       return Response.json([Object.prototype.toString.call(env.SELF), typeof env.SELF.fetch, Object.keys(env).sort()]);
     }

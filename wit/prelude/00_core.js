@@ -1,7 +1,7 @@
 //! The prelude's frame: its invariants, the block every other file sits in
 //! (opened here, closed by the last file), `defineMissing`, the engine's
-//! hooks taken and hidden, `ArrayBuffer.prototype.transfer` where V8 lacks
-//! it, `host()` (the one way to a host capability) and uncaught-error
+//! hooks taken and hidden, `ArrayBuffer.prototype.transfer`,
+//! `Promise.withResolvers` and `Symbol.dispose` where V8 lacks them, `host()` (the one way to a host capability) and uncaught-error
 //! reports.
 //!
 //! Defines: self, reportError, origin
@@ -135,6 +135,17 @@
         return { promise, resolve, reject };
       },
     });
+  }
+
+  // Explicit resource management's `Symbol.dispose` and
+  // `Symbol.asyncDispose`, where the engine lacks them (V8 10.2): the
+  // registered symbols that esbuild's and TypeScript's lowered `using`
+  // look up when the engine has none, so that a class's
+  // `[Symbol.asyncDispose]()` is what `await using` calls.
+  for (const name of ['dispose', 'asyncDispose']) {
+    if (typeof Symbol[name] !== 'symbol') {
+      Object.defineProperty(Symbol, name, { value: Symbol.for(`Symbol.${name}`) });
+    }
   }
 
   // Calls the host capability `name` with `args` (JSON-able) and optional

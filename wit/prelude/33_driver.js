@@ -73,6 +73,16 @@
       ok(get ? fn.call(new Entry(context, tenantEnv())) : fn.apply(new Entry(context, tenantEnv()), rpcDecode(args)));
     }).then((value) => reply({ value: rpcEncode(value) }), failed);
   }
+  // A service binding's request to the export `name` (its `entrypoint`,
+  // which only the host names: `x-ssr-service-entrypoint`): a new
+  // instance of that `WorkerEntrypoint` class answers it by its `fetch`.
+  function renderEntrypoint(name, raw, reads) {
+    const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
+    if (typeof Entry !== 'function' || !(Entry.prototype instanceof WorkerEntrypoint) || typeof Entry.prototype.fetch !== 'function') {
+      throw new BadResult(`the entrypoint \`${name}\` a service binding names is no WorkerEntrypoint class with a \`fetch\` method`);
+    }
+    return new Entry(context, tenantEnv()).fetch(incomingRequest(raw, reads));
+  }
   // What `node:` modules run when a render ends (`node.onReset`).
   const resetHooks = [];
   const ssr = {
@@ -150,7 +160,9 @@
       requestBase = typeof raw.base === 'string' ? raw.base : '';
       const depth = raw.headers.find(([k]) => k.toLowerCase() === 'x-ssr-service-depth');
       serviceDepth = depth === undefined ? 0 : Number(depth[1]) || 0;
-      const run = raw.method === SCHEDULED ? () => runScheduled(raw) : raw.method === RPC ? () => runRpc(raw) : () => render(raw, reads);
+      const entry = raw.headers.find(([k]) => k.toLowerCase() === 'x-ssr-service-entrypoint');
+      const run = raw.method === SCHEDULED ? () => runScheduled(raw) : raw.method === RPC ? () => runRpc(raw)
+        : entry !== undefined ? () => renderEntrypoint(entry[1], raw, reads) : () => render(raw, reads);
       return new Promise((ok) => ok(run())).then((out) => {
         const res = noteReads(normalize(out));
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;

@@ -25,8 +25,19 @@ use crate::web::fetch::{FetchError, Fetched};
 
 /// The request header that carries a call's depth.
 pub const DEPTH_HEADER: &str = "x-ssr-service-depth";
+/// The request header that names the export a service binding's request
+/// goes to (its `entrypoint`), which the host sets, and strips from
+/// clients' requests as it does [`DEPTH_HEADER`].
+pub const ENTRYPOINT_HEADER: &str = "x-ssr-service-entrypoint";
 /// The deepest a chain of service calls goes.
 pub const MAX_DEPTH: u32 = 16;
+
+/// Whether header `name` is one only the host sets on a service binding's
+/// request ([`DEPTH_HEADER`], [`ENTRYPOINT_HEADER`]): never a client's or
+/// a caller's.
+pub fn is_hosts(name: &str) -> bool {
+    name.eq_ignore_ascii_case(DEPTH_HEADER) || name.eq_ignore_ascii_case(ENTRYPOINT_HEADER)
+}
 
 /// A render's outcome, as a future the caller's runtime drives.
 pub type Rendering = Pin<Box<dyn Future<Output = Result<contract::Response, String>> + Send>>;
@@ -93,8 +104,8 @@ pub struct Call {
 }
 
 impl Call {
-    /// The request tenant `tenant` renders; an RPC call goes to its export
-    /// `entrypoint` (its default export when `None`).
+    /// The request tenant `tenant` renders; a request or an RPC call goes
+    /// to its export `entrypoint` (its default export when `None`).
     pub fn request(
         &self,
         tenant: &str,
@@ -120,6 +131,7 @@ impl Call {
         if let (true, Some(e)) = (rpc, entrypoint) {
             url.query_pairs_mut().append_pair("entrypoint", e);
         }
+        let to_entrypoint = entrypoint.filter(|_| !rpc);
         let path = url.path().to_string();
         let target = match url.query() {
             Some(q) => format!("{path}?{q}"),
@@ -128,10 +140,13 @@ impl Call {
         let mut headers: Vec<(String, String)> = self
             .headers
             .iter()
-            .filter(|(k, _)| !k.eq_ignore_ascii_case(DEPTH_HEADER))
+            .filter(|(k, _)| !is_hosts(k))
             .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
             .collect();
         headers.push((DEPTH_HEADER.into(), depth.to_string()));
+        if let Some(e) = to_entrypoint {
+            headers.push((ENTRYPOINT_HEADER.into(), e.to_string()));
+        }
         let body = if matches!(self.method.as_str(), "GET" | "HEAD") {
             Vec::new()
         } else {

@@ -8,7 +8,8 @@
 //!
 //! Built-in modules: `cloudflare:workers` (`workers.js` beside this file,
 //! over the prelude's `workers`) and `cloudflare:sockets` (`sockets.js`,
-//! over the prelude's `connect()`) are resolved by esbuild's `--alias`, so the
+//! over the prelude's `connect()`) and `cloudflare:node` (`node-servers.js`,
+//! over `node:http`'s servers) are resolved by esbuild's `--alias`, so the
 //! apps Cloudflare's adapters build import it as they do on Workers. So are
 //! Node's built-in modules, every one `workerd` has (`node.rs`), under
 //! `node:NAME` and their bare names; a static import of any other `node:`
@@ -90,6 +91,11 @@ const BUILTIN_MODULES: &[(&str, &str, &str)] = &[
         "cloudflare:sockets",
         "cloudflare-sockets.js",
         include_str!("sockets.js"),
+    ),
+    (
+        "cloudflare:node",
+        "cloudflare-node.js",
+        include_str!("node-servers.js"),
     ),
 ];
 

@@ -33,6 +33,8 @@ pub const OURS: &[(&str, &str)] = &[
     ("_http_client", include_str!("node/_http_client.js")),
     ("_http_common", include_str!("node/_http_common.js")),
     ("_http_incoming", include_str!("node/_http_incoming.js")),
+    ("_http_outgoing", include_str!("node/_http_outgoing.js")),
+    ("_http_server", include_str!("node/_http_server.js")),
     ("_stream_duplex", include_str!("node/_stream_duplex.js")),
     (
         "_stream_passthrough",
@@ -109,12 +111,14 @@ pub const OURS: &[(&str, &str)] = &[
 
 /// The helpers beside the modules: what the made parts import (the error a
 /// function that is not implemented throws), and Node's argument errors,
-/// deep equality and MIME types, which our parts import.
+/// deep equality, MIME types and the servers that listen, which our parts
+/// (and `cloudflare:node`) import.
 const HELPERS: &[(&str, &str)] = &[
     ("_stubs.js", include_str!("node/_stubs.js")),
     ("_errors.js", include_str!("node/_errors.js")),
     ("_comparisons.js", include_str!("node/_comparisons.js")),
     ("_mime.js", include_str!("node/_mime.js")),
+    ("_serving.js", include_str!("node/_serving.js")),
     ("_crypto_keys.js", include_str!("node/_crypto_keys.js")),
     ("_crypto_sign.js", include_str!("node/_crypto_sign.js")),
     ("_crypto_cipher.js", include_str!("node/_crypto_cipher.js")),

@@ -443,10 +443,11 @@ fn request(
         base: base.to_string(),
         path: path.to_string(),
         query: contract::query_pairs(query),
-        // A service call's depth is the host's to say, never a client's.
+        // A service call's depth and entrypoint are the host's to say,
+        // never a client's.
         headers: headers
             .iter()
-            .filter(|(k, _)| k.as_str() != crate::bindings::service::DEPTH_HEADER)
+            .filter(|(k, _)| !crate::bindings::service::is_hosts(k.as_str()))
             .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
             .collect(),
         tenant: tenant.id.to_string(),

@@ -4,26 +4,14 @@
 // is sent when it ends; its `response` event gives an `IncomingMessage`,
 // a Readable of the response's body with Node's `statusCode`, `headers`
 // and `rawHeaders`. `Agent` keeps nothing: connections are the host's.
-// Servers are not given (a Worker answers through its `fetch` handler).
-import { Readable, Writable } from './stream.js';
+// Its servers are `_http_server.js`'s, which answer the Worker's requests
+// through `cloudflare:node`.
 import { Buffer } from './buffer.js';
 import { codedError, invalidArgType } from './_errors.js';
-import { _checkIsHttpToken as isToken, _checkInvalidHeaderChar as hasInvalidChar } from './_http_common.js';
-
-export function validateHeaderName(name) {
-  if (!isToken(name)) {
-    throw codedError(TypeError, 'ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
-  }
-}
-
-export function validateHeaderValue(name, value) {
-  if (value === undefined) {
-    throw codedError(TypeError, 'ERR_HTTP_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`);
-  }
-  if (hasInvalidChar(String(value))) {
-    throw codedError(TypeError, 'ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
-  }
-}
+import { _checkIsHttpToken as isToken } from './_http_common.js';
+import { IncomingMessage } from './_http_incoming.js';
+import { OutgoingMessage, validateHeaderName, validateHeaderValue } from './_http_outgoing.js';
+import { Server, ServerResponse } from './_http_server.js';
 
 export class Agent {
   constructor(options) {
@@ -55,105 +43,6 @@ export class Agent {
 
 export const globalAgent = new Agent();
 
-// `new IncomingMessage(socket)`, as Node makes one: a server's request,
-// whose body the server pushes (Next.js through OpenNext makes its own so),
-// or, through `responseMessage`, a client's response read from `fetch`.
-export function IncomingMessage(socket) {
-  Readable.call(this);
-  this.socket = socket;
-  this.statusCode = null;
-  this.statusMessage = null;
-  this.method = null;
-  this.url = '';
-  this.httpVersion = '1.1';
-  this.httpVersionMajor = 1;
-  this.httpVersionMinor = 1;
-  this.headers = {};
-  this.rawHeaders = [];
-  this.trailers = {};
-  this.rawTrailers = [];
-  this.complete = false;
-  this._reader = null;
-}
-Object.setPrototypeOf(IncomingMessage.prototype, Readable.prototype);
-Object.setPrototypeOf(IncomingMessage, Readable);
-
-// `connection` is the old name of `socket`.
-Object.defineProperty(IncomingMessage.prototype, 'connection', {
-  configurable: true,
-  get() {
-    return this.socket;
-  },
-  set(v) {
-    this.socket = v;
-  },
-});
-
-// Headers that Node keeps the first of; `set-cookie` keeps them all, in
-// an array; `cookie` joins with `; `, the rest with `, `.
-const FIRST_WINS = new Set(['content-type', 'content-length', 'user-agent', 'referer', 'host', 'authorization',
-  'proxy-authorization', 'if-modified-since', 'if-unmodified-since', 'from', 'location', 'max-forwards',
-  'retry-after', 'etag', 'last-modified', 'server', 'age', 'expires']);
-
-// Node's `_addHeaderLine(field, value, dest)`: one raw header into an
-// object of headers, as `message.headers` is made.
-IncomingMessage.prototype._addHeaderLine = function (field, value, dest) {
-  const name = String(field).toLowerCase();
-  if (name === 'set-cookie') {
-    if (dest[name] === undefined) dest[name] = [value];
-    else dest[name].push(value);
-  } else if (dest[name] === undefined) {
-    dest[name] = value;
-  } else if (!FIRST_WINS.has(name)) {
-    dest[name] += (name === 'cookie' ? '; ' : ', ') + value;
-  }
-};
-
-IncomingMessage.prototype._addHeaderLines = function (headers, n) {
-  if (!headers || !headers.length) return;
-  for (let i = 0; i < n; i += 2) {
-    this.rawHeaders.push(headers[i], headers[i + 1]);
-    this._addHeaderLine(headers[i], headers[i + 1], this.headers);
-  }
-};
-
-/** The `IncomingMessage` of a `fetch` response. */
-function responseMessage(response) {
-  const res = new IncomingMessage(null);
-  res.statusCode = response.status;
-  res.statusMessage = response.statusText;
-  res.url = response.url;
-  for (const [k, v] of response.headers) {
-    res.rawHeaders.push(k, v);
-    res.headers[k] = k in res.headers ? (k === 'set-cookie' ? [].concat(res.headers[k], v) : `${res.headers[k]}, ${v}`) : k === 'set-cookie' ? [v] : v;
-  }
-  if (response.body) {
-    res._reader = response.body.getReader();
-  } else {
-    res.complete = true;
-    res.push(null);
-  }
-  return res;
-}
-
-IncomingMessage.prototype._read = function () {
-  // A server's request, or a response without a body: what there is was
-  // pushed.
-  if (this._reader === null) return;
-  this._reader.read().then(({ done, value }) => {
-    if (done) {
-      this.complete = true;
-      this.push(null);
-    } else {
-      this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-    }
-  }, (e) => this.destroy(e));
-};
-
-IncomingMessage.prototype.setTimeout = function (ms, cb) {
-  if (cb) this.once('timeout', cb);
-  return this;
-};
 
 // A request target as `options.path` gives it: a path (with its query),
 // sent to the host the request names. An absolute URL or a network path
@@ -207,6 +96,25 @@ function requestTarget(defaultProtocol, args) {
   return { url, options, callback };
 }
 
+/** The `IncomingMessage` of a `fetch` response. */
+function responseMessage(response) {
+  const res = new IncomingMessage(null);
+  res.statusCode = response.status;
+  res.statusMessage = response.statusText;
+  res.url = response.url;
+  for (const [k, v] of response.headers) {
+    res.rawHeaders.push(k, v);
+    res.headers[k] = k in res.headers ? (k === 'set-cookie' ? [].concat(res.headers[k], v) : `${res.headers[k]}, ${v}`) : k === 'set-cookie' ? [v] : v;
+  }
+  if (response.body) {
+    res._reader = response.body.getReader();
+  } else {
+    res.complete = true;
+    res.push(null);
+  }
+  return res;
+}
+
 export function ClientRequest(...args) {
   const defaultProtocol = this && this._defaultProtocol ? this._defaultProtocol : 'http:';
   const { url, options, callback } = requestTarget(defaultProtocol, args);
@@ -220,16 +128,14 @@ export function ClientRequest(...args) {
   }
   // Finishing the request body does not end the request: the response
   // is still to come.
-  Writable.call(this, { autoDestroy: false });
+  OutgoingMessage.call(this);
   this.method = method.toUpperCase();
   this.path = url.pathname + url.search;
   this.host = url.hostname;
   this.protocol = url.protocol;
   this.aborted = false;
   this.reusedSocket = false;
-  this.headersSent = false;
   this._url = url;
-  this._headers = new Map();
   this._chunks = [];
   this._controller = new AbortController();
   this._timeout = null;
@@ -250,34 +156,9 @@ export function ClientRequest(...args) {
   if (options.timeout) this.setTimeout(options.timeout);
   if (callback) this.once('response', callback);
 }
-Object.setPrototypeOf(ClientRequest.prototype, Writable.prototype);
-Object.setPrototypeOf(ClientRequest, Writable);
+Object.setPrototypeOf(ClientRequest.prototype, OutgoingMessage.prototype);
+Object.setPrototypeOf(ClientRequest, OutgoingMessage);
 
-ClientRequest.prototype.setHeader = function (name, value) {
-  validateHeaderName(name);
-  validateHeaderValue(name, value);
-  this._headers.set(name.toLowerCase(), [name, value]);
-  return this;
-};
-ClientRequest.prototype.getHeader = function (name) {
-  const h = this._headers.get(String(name).toLowerCase());
-  return h ? h[1] : undefined;
-};
-ClientRequest.prototype.getHeaders = function () {
-  const out = Object.create(null);
-  for (const [k, [, v]] of this._headers) out[k] = v;
-  return out;
-};
-ClientRequest.prototype.getHeaderNames = function () {
-  return [...this._headers.keys()];
-};
-ClientRequest.prototype.hasHeader = function (name) {
-  return this._headers.has(String(name).toLowerCase());
-};
-ClientRequest.prototype.removeHeader = function (name) {
-  this._headers.delete(String(name).toLowerCase());
-};
-ClientRequest.prototype.flushHeaders = function () {};
 ClientRequest.prototype.setNoDelay = function () {};
 ClientRequest.prototype.setSocketKeepAlive = function () {};
 ClientRequest.prototype.setTimeout = function (ms, cb) {
@@ -298,10 +179,7 @@ ClientRequest.prototype._write = function (chunk, encoding, cb) {
 
 // The request goes when its body is complete.
 ClientRequest.prototype._final = function (cb) {
-  const headers = new Headers();
-  for (const [, [name, value]] of this._headers) {
-    for (const v of [].concat(value)) headers.append(name, String(v));
-  }
+  const headers = this._headersOut();
   const body = this._chunks.length > 0 && this.method !== 'GET' && this.method !== 'HEAD' ? Buffer.concat(this._chunks) : undefined;
   this._chunks = [];
   let url;
@@ -350,4 +228,10 @@ export const setMaxIdleHTTPParsers = (max) => {
   }
 };
 
-export default { Agent, ClientRequest, IncomingMessage, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };
+export function createServer(options, requestListener) {
+  return new Server(options, requestListener);
+}
+
+export { IncomingMessage, OutgoingMessage, Server, ServerResponse, validateHeaderName, validateHeaderValue };
+
+export default { Agent, ClientRequest, IncomingMessage, OutgoingMessage, Server, ServerResponse, createServer, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };

@@ -301,6 +301,17 @@ function bigintBytes(value, name) {
   throw invalidArgType(name, 'of type bigint or an instance of ArrayBuffer, Buffer, TypedArray, or DataView', value);
 }
 
+// `add` and `rem` as workerd takes them: one of the pairs Diffie-Hellman's
+// generators need, with `add` no larger than the prime (anything else is a
+// prime that is not random, or none).
+const ADD_REM = ['12:11', '24:23', '60:59'];
+function checkAddRem(size, addBytes, remBytes) {
+  const big = (b) => BigInt(`0x${Buffer.from(b).toString('hex') || '0'}`);
+  const add = big(addBytes);
+  if (remBytes.length === 0 || !ADD_REM.includes(`${add}:${big(remBytes)}`)) throw new RangeError('Invalid values for add and rem');
+  if (add.toString(2).length > size) throw new RangeError('options.add must not be bigger than size of the requested prime');
+}
+
 function primeArguments(size, options) {
   if (typeof size !== 'number') throw invalidArgType('size', 'of type number', size);
   if (!Number.isInteger(size) || size < 1 || size > 2 ** 31 - 1) throw outOfRange('size', '>= 1 && <= 2147483647', size);
@@ -313,6 +324,7 @@ function primeArguments(size, options) {
   const remBytes = rem === undefined ? new Uint8Array(0) : bigintBytes(rem, 'options.rem');
   if (size > 8192) throw new RangeError(`The prime of ${size} bits is larger than 8,192 bits`);
   return () => {
+    if (add !== undefined) checkAddRem(size, addBytes, remBytes);
     const prime = hostCall({ op: 'nodePrime', mode: 'generate', length: size, safe }, [addBytes, remBytes]).data;
     if (bigint) return BigInt(`0x${Buffer.from(prime).toString('hex')}`);
     const out = new ArrayBuffer(prime.length);

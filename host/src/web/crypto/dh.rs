@@ -91,12 +91,19 @@ const fn small_primes() -> [u32; 300] {
     out
 }
 
-/// A random prime of `bits` bits with `p % add == rem` (odd: `add` 2,
-/// `rem` 1 by default), and `(p - 1) / 2` prime too where `safe`. The
-/// candidates step by `add` from a random start; a small prime that
-/// divides one (or its half) is seen from residues, before any test.
-fn generate_prime(bits: u64, safe: bool, add: &BigUint, rem: &BigUint) -> Result<BigUint, String> {
+/// A random prime of `bits` bits with `p % add == rem` (`given`; else
+/// odd, with its top two bits set, as OpenSSL's are: a 3-bit prime is 7),
+/// and `(p - 1) / 2` prime too where `safe`. The candidates step by `add`
+/// from a random start; a small prime that divides one (or its half) is
+/// seen from residues, before any test.
+fn generate_prime(
+    bits: u64,
+    safe: bool,
+    given: Option<(&BigUint, &BigUint)>,
+) -> Result<BigUint, String> {
     use num_traits::{One, ToPrimitive, Zero};
+    let (two, one) = (BigUint::from(2u32), BigUint::one());
+    let (add, rem) = given.unwrap_or((&two, &one));
     if bits > MAX_GENERATED_BITS {
         return Err(range_error(format!(
             "ssr makes primes of at most {MAX_GENERATED_BITS} bits, not {bits}"
@@ -113,14 +120,15 @@ fn generate_prime(bits: u64, safe: bool, add: &BigUint, rem: &BigUint) -> Result
     }
     // Every candidate odd: an even `add` and an odd `rem` (else none, or
     // only every other one, could be prime; OpenSSL refuses these too).
-    let two = BigUint::from(2u32);
     if (add % &two).is_one() || (rem % &two).is_zero() {
         return Err(range_error("options.add must be even and options.rem odd"));
     }
     let bits = bits as usize;
-    let one = BigUint::one();
     for _ in 0..64 {
-        let start = random_below_bits(bits)?;
+        let mut start = random_below_bits(bits)?;
+        if given.is_none() {
+            start |= &one << (bits - 2);
+        }
         // The first candidate ≡ rem (mod add) at or above `start`.
         let mut p = &start - (&start % add) + rem;
         if p < start {
@@ -257,17 +265,11 @@ pub(super) fn prime<'a>(a: &Args, parts: &dyn Fn(usize) -> &'a [u8]) -> Result<R
         "generate" => {
             let add = parts(0);
             let rem = parts(1);
-            let (add, rem) = if add.is_empty() {
-                (BigUint::from(2u32), BigUint::from(1u32))
+            let given = if add.is_empty() {
+                None
             } else {
-                let rem = if rem.is_empty() && a.safe {
-                    BigUint::from(3u32)
-                } else if rem.is_empty() {
-                    BigUint::from(1u32)
-                } else {
-                    BigUint::from_bytes_be(rem)
-                };
-                (BigUint::from_bytes_be(add), rem)
+                let (add, rem) = (BigUint::from_bytes_be(add), BigUint::from_bytes_be(rem));
+                Some((add, rem))
             };
             if a.length as u64 > MAX_PRIME_BITS {
                 return Err(range_error(format!(
@@ -276,7 +278,8 @@ pub(super) fn prime<'a>(a: &Args, parts: &dyn Fn(usize) -> &'a [u8]) -> Result<R
                 )));
             }
             Ok(bytes(
-                generate_prime(a.length as u64, a.safe, &add, &rem)?.to_bytes_be(),
+                generate_prime(a.length as u64, a.safe, given.as_ref().map(|(a, r)| (a, r)))?
+                    .to_bytes_be(),
             ))
         }
         "check" => {
@@ -325,18 +328,17 @@ pub(crate) mod tests {
         assert!(is_prime(&((BigUint::from(1u32) << 127) - 1u32), 0));
         assert!(!is_prime(&BigUint::from(561u32), 0));
         // A safe prime of 64 bits, ≡ 11 (mod 24) as asked.
-        let p = generate_prime(64, true, &BigUint::from(24u32), &BigUint::from(11u32)).unwrap();
+        let (add, rem) = (BigUint::from(24u32), BigUint::from(11u32));
+        let p = generate_prime(64, true, Some((&add, &rem))).unwrap();
         assert_eq!(p.bits(), 64);
         assert_eq!(&p % 24u32, BigUint::from(11u32));
         assert!(is_prime(&p, 0) && is_prime(&(&p >> 1), 0));
-        let err = generate_prime(
-            MAX_GENERATED_BITS + 1,
-            false,
-            &BigUint::from(2u32),
-            &BigUint::from(1u32),
-        )
-        .unwrap_err();
+        let err = generate_prime(MAX_GENERATED_BITS + 1, false, None).unwrap_err();
         assert!(err.starts_with("RangeError: "), "{err}");
+        // Its top two bits set, as OpenSSL's: of 3 bits, 7 (never 5).
+        for _ in 0..20 {
+            assert_eq!(generate_prime(3, false, None).unwrap(), BigUint::from(7u32));
+        }
     }
 
     crate::unit_tests!(diffie_hellman_and_primes_answer_the_textbook_cases);

@@ -1,7 +1,8 @@
 // A `node:http` server as the Worker's fetch handler, through
 // `cloudflare:node` (as Express-on-Workers apps run): requests with bodies
 // and queries, a streamed answer, a status and reason of its own, repeated
-// headers, HEAD, an empty answer, the handler's errors, and the server's
+// headers, HEAD, an empty answer, a response destroyed before its head,
+// the handler's errors, and the server's
 // listening state. `/` answers what each gave; every other path is the
 // server's.
 import http from 'node:http';
@@ -32,6 +33,8 @@ const server = http.createServer(async (req, res) => {
   } else if (url.pathname === '/head') {
     res.setHeader('x-head', 'yes');
     res.end('not sent');
+  } else if (url.pathname === '/destroyed') {
+    res.destroy(new Error('gone on purpose'));
   } else if (url.pathname === '/late') {
     res.end('done');
     let said;
@@ -75,6 +78,7 @@ export default {
     out.push(await call('/multi'));
     out.push(await call('/head', { method: 'HEAD' }));
     out.push(await call('/missing'));
+    out.push(await caught(() => call('/destroyed')));
     out.push(await caught(() => httpServerHandler(null)));
     out.push(await caught(() => httpServerHandler({})));
     out.push(await caught(() => handleAsNodeRequest(1234, new Request('http://example.com/'))));

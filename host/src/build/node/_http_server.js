@@ -26,7 +26,11 @@ export function ServerResponse(req, options) {
   this.statusMessage = 'unknown';
   this.sendDate = true;
   this.finished = false;
+  // The Response, once the head is sent; `_answer` awaits it (a response
+  // an app makes itself is awaited by nobody: its failure is no uncaught
+  // rejection).
   this._head = Promise.withResolvers();
+  this._head.promise.catch(() => {});
   // The body's stream, once the head is sent, and a write waiting for the
   // stream to want more.
   this._controller = null;
@@ -154,8 +158,10 @@ ServerResponse.prototype._final = function (cb) {
   queueMicrotask(() => this.emit('close'));
 };
 
+// Destroyed before its head: the Worker's request fails now, not at its
+// deadline.
 ServerResponse.prototype._destroy = function (err, cb) {
-  if (!this.headersSent && err) this._head.reject(err);
+  if (!this.headersSent) this._head.reject(err ?? new Error('the response was destroyed before its head was sent'));
   if (this._controller !== null) {
     try {
       this._controller.error(err ?? new Error('The response was destroyed'));

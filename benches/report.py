@@ -97,9 +97,9 @@ w("  render_warm`, 30 samples, 3 s warm-up, 3 s measurement), the median time of
 w("  a warm instance. `native QuickJS` is the same guest runtime compiled for the host (what")
 w("  Wasm itself costs). `node` is Node " + node + " rendering the same bundle with the same")
 w("  request (`benches/node-render.mjs`: 3 s warm-up, then the mean over 3 s, the body")
-w("  converted to UTF-8 bytes as the engines hand it over). `node 18` is Debian's Node 18 run")
-w("  the same way: its V8 (10.2) is the very one the V8 engine embeds (Debian's libnode), so")
-w("  `V8 / node 18` is what the engine adds to V8, and `V8 / node` adds what newer V8s gained.")
+w("  converted to UTF-8 bytes as the engines hand it over). `node 26` is the V8 engine's own")
+w("  Node 26 run the same way: its V8 (14) is the very one the worker processes run, so")
+w("  `V8 / node 26` is what the engine adds to V8, and `V8 / node` adds what V8s differ in.")
 w("  Node's figure is the mean, not the median, of its renders: criterion's estimate is a time")
 w("  per render averaged over many renders, so both include the garbage collector's pauses.")
 w(f"- **Serving** (real server over loopback): `wrk -t1 -c{conns} -d{secs}s --latency` after a 2 s")
@@ -122,7 +122,7 @@ def ratio(a, b):
     return "n/a" if b is None else f"{a / b:.2f}x"
 
 
-w("| plugin | Wasm | V8 | native QuickJS | node | node 18 | Wasm / V8 | V8 / node | V8 / node 18 "
+w("| plugin | Wasm | V8 | native QuickJS | node | node 26 | Wasm / V8 | V8 / node | V8 / node 26 "
   "| Wasm / native QuickJS |")
 w("|---|---|---|---|---|---|---|---|---|---|")
 for p in PLUGINS:
@@ -131,8 +131,8 @@ for p in PLUGINS:
       f"{fmt_time(r['node'])} | {fmt_time(r['node18'])} | {r['wasm'] / r['v8']:.1f}x | "
       f"{ratio(r['v8'], r['node'])} | {ratio(r['v8'], r['node18'])} | {ratio(r['wasm'], r['quickjs'])} |")
 w("")
-w("Read `V8 / node` with care: node here is Node " + node + " (a newer V8 than the 10.2 of")
-w("libnode, which the V8 engine uses; `V8 / node 18` compares the same V8), and the vue")
+w("Read `V8 / node` with care: node here is Node " + node + " (another V8 than the 14 of")
+w("the V8 engine's Node 26; `V8 / node 26` compares the same V8), and the vue")
 w("example waits on `setTimeout`, which is real time in node and virtual time in ssr, so")
 w("its node figures include sleeping and are not comparable.")
 w("")
@@ -144,9 +144,9 @@ for r in http:
     w(f"| {r['plugin']} | {r['engine']} | {r['cache']} | {r['rps']} | {r['p50']} | {r['p99']} | "
       f"{r['errs']} | {r['rss']} |")
 w("")
-w("`v8` runs the tenant's isolates in V8 worker processes (`ssr serve`'s default), "
-  "`v8-in-process` in the server's own process (`--v8-processes 0`); with workers, "
-  "the peak RSS is the server's peak and the workers' resident memory after the run, summed.")
+w("`v8` runs the tenant's isolates in V8 worker processes (Node 26's V8; there is no V8 in "
+  "the server's process); the peak RSS is the server's peak and the workers' resident memory "
+  "after the run, summed.")
 w("")
 pisc = row("react", "piscina", "off")
 v8_off = row("react", "v8", "off")

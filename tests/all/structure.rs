@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Modules that must stay leaves: what the rest of the crate stands on.
-const LEAVES: &[&str] = &["config.rs", "artifact.rs", "sched.rs", "engine/v8/ffi.rs"];
+const LEAVES: &[&str] = &["config.rs", "artifact.rs", "sched.rs"];
 
 /// Circles known and not yet undone, each with why; the list only
 /// shrinks (a circle not here fails, and so does one here that is gone).

@@ -571,9 +571,9 @@ impl InProcess {
             workers: 2,
             warm_instances: 4,
             code_cache: Some(code_cache()),
-            // This process is the test binary: V8's worker processes run
-            // the `ssr` binary.
-            v8_worker_exe: Some(env!("CARGO_BIN_EXE_ssr").into()),
+            // This process is the test binary: the compile guard runs the
+            // `ssr` binary.
+            helper_exe: Some(env!("CARGO_BIN_EXE_ssr").into()),
             ..Default::default()
         };
         flags.given.apply(&mut config);
@@ -778,7 +778,8 @@ impl Server {
                 .sum::<usize>()
     }
 
-    /// The server's V8 worker processes (`ssr v8-worker`), by pid.
+    /// The server's V8 worker processes (`node` loading `libssr_v8.so`),
+    /// by pid.
     pub fn v8_workers(&self) -> Vec<u32> {
         let server = self.child.id().to_string();
         let mut pids = Vec::new();
@@ -788,7 +789,7 @@ impl Server {
             };
             let ppid = stat_field(pid, 1);
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if ppid == server && cmdline.windows(9).any(|w| w == b"v8-worker") {
+            if ppid == server && cmdline.windows(12).any(|w| w == b"libssr_v8.so") {
                 pids.push(pid);
             }
         }

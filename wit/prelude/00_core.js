@@ -1,8 +1,8 @@
 //! The prelude's frame: its invariants, the block every other file sits in
 //! (opened here, closed by the last file), `defineMissing`, the engine's
-//! hooks taken and hidden, `ArrayBuffer.prototype.transfer`,
-//! `Promise.withResolvers` and `Symbol.dispose` where V8 lacks them, `host()` (the one way to a host capability) and uncaught-error
-//! reports.
+//! hooks taken and hidden, `host()` (the one way to a host capability) and
+//! uncaught-error reports. (ES2023-2024's built-ins the prelude once made
+//! for V8 10.2, both engines now have: V8 14 and QuickJS-ng.)
 //!
 //! Defines: self, reportError, origin
 //! Host calls: none
@@ -51,14 +51,10 @@
   const g = globalThis;
 
   // A string as a USVString: each lone surrogate becomes U+FFFD, as WebIDL
-  // converts them (and as the host's UTF-8 needs them). QuickJS has
-  // `isWellFormed` natively; a regular expression over a page's text cost
-  // more than the encoding (V8 10.2 lacks it).
-  const wellFormed = typeof ''.isWellFormed === 'function';
+  // converts them (and as the host's UTF-8 needs them).
   function usv(v) {
     const s = typeof v === 'string' ? v : `${v}`;
-    if (wellFormed) return s.isWellFormed() ? s : s.toWellFormed();
-    return /[\ud800-\udfff]/.test(s) ? s.replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (m) => (m.length === 2 ? m : '\ufffd')) : s;
+    return s.isWellFormed() ? s : s.toWellFormed();
   }
 
   function defineMissing(name, value) {
@@ -89,65 +85,6 @@
   delete g.__ssr_log;
   delete g.__ssr_host;
   delete g.__ssr_promise_hooks;
-  // ES2024's `ArrayBuffer.prototype.transfer` and `detached`, which QuickJS
-  // has and V8 10.2 has not: built on the V8 engine's native detach. The
-  // Streams standard's byte streams and `structuredClone`'s `transfer`
-  // detach buffers with them.
-  const detach = g.__ssr_detach;
-  delete g.__ssr_detach;
-  if (typeof detach === 'function' && typeof ArrayBuffer.prototype.transfer !== 'function') {
-    const define = (name, desc) => Object.defineProperty(ArrayBuffer.prototype, name, { configurable: true, ...desc });
-    const transfer = (name) => ({
-      [name](newLength) {
-        if (!(this instanceof ArrayBuffer)) throw new TypeError(`ArrayBuffer.prototype.${name} called on an incompatible receiver`);
-        const n = newLength === undefined ? this.byteLength : Math.trunc(Number(newLength)) || 0;
-        if (n < 0 || n > Number.MAX_SAFE_INTEGER) throw new RangeError(`ArrayBuffer.prototype.${name}: invalid length ${newLength}`);
-        if (detach(this, true)) throw new TypeError(`ArrayBuffer.prototype.${name}: the buffer is detached`);
-        const out = new ArrayBuffer(n);
-        new Uint8Array(out).set(new Uint8Array(this, 0, Math.min(n, this.byteLength)));
-        detach(this);
-        return out;
-      },
-    })[name];
-    define('transfer', { value: transfer('transfer'), writable: true });
-    define('transferToFixedLength', { value: transfer('transferToFixedLength'), writable: true });
-    define('detached', {
-      get: function detached() {
-        if (!(this instanceof ArrayBuffer)) throw new TypeError('ArrayBuffer.prototype.detached called on an incompatible receiver');
-        return detach(this, true);
-      },
-    });
-  }
-
-  // ES2024's `Promise.withResolvers`, where the engine lacks it (V8 10.2):
-  // frameworks' and Node's code (`node:` modules, tests) use it.
-  if (typeof Promise.withResolvers !== 'function') {
-    Object.defineProperty(Promise, 'withResolvers', {
-      configurable: true,
-      writable: true,
-      value: function withResolvers() {
-        let resolve;
-        let reject;
-        const promise = new this((res, rej) => {
-          resolve = res;
-          reject = rej;
-        });
-        return { promise, resolve, reject };
-      },
-    });
-  }
-
-  // Explicit resource management's `Symbol.dispose` and
-  // `Symbol.asyncDispose`, where the engine lacks them (V8 10.2): the
-  // registered symbols that esbuild's and TypeScript's lowered `using`
-  // look up when the engine has none, so that a class's
-  // `[Symbol.asyncDispose]()` is what `await using` calls.
-  for (const name of ['dispose', 'asyncDispose']) {
-    if (typeof Symbol[name] !== 'symbol') {
-      Object.defineProperty(Symbol, name, { value: Symbol.for(`Symbol.${name}`) });
-    }
-  }
-
   // Calls the host capability `name` with `args` (JSON-able) and optional
   // bytes: `{ value, data }`, or a TypeError saying why the host refused.
   // `render` is set once the bundle's top level has run (the driver below).

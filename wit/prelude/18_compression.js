@@ -8,7 +8,10 @@
 //! Test plugin: tests/plugins/compression.js
   // CompressionStream and DecompressionStream (checked by WPT's
   // compression/): the host codes each chunk (`calls::COMPRESS`, flate2:
-  // host/src/web/compress.rs), handing out at most 1 MiB per call.
+  // host/src/web/compress.rs), taking and handing out at most 1 MiB per
+  // call (a V8 worker's channel carries a bounded frame: a 32 MiB chunk in
+  // one call was refused there).
+  const PIECE = 1 << 20;
   function codingStream(format, compress, what) {
     const f = `${format}`;
     if (!['gzip', 'deflate', 'deflate-raw'].includes(f)) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${f}'`);
@@ -27,7 +30,12 @@
         if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk)) || (typeof SharedArrayBuffer === 'function' && (chunk instanceof SharedArrayBuffer || chunk.buffer instanceof SharedArrayBuffer))) {
           throw new TypeError(`${what}: a chunk must be an ArrayBuffer or a view of one`);
         }
-        run('write', chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength), c);
+        const bytes = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        let at = 0;
+        do {
+          run('write', bytes.subarray(at, at + PIECE), c);
+          at += PIECE;
+        } while (at < bytes.length);
       },
       flush(c) {
         run('finish', undefined, c);

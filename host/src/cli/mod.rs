@@ -84,18 +84,6 @@ enum Command {
         #[arg(long)]
         code_cache: Option<std::path::PathBuf>,
     },
-    /// The V8 worker role: started by `ssr serve` only, with its channel
-    /// on standard input.
-    #[cfg(feature = "v8")]
-    #[command(name = "v8-worker", hide = true)]
-    V8Worker {
-        /// The process's address space, in bytes.
-        #[arg(long)]
-        address_space: u64,
-        /// The largest frame the server reads from it, in bytes.
-        #[arg(long)]
-        frame_limit: usize,
-    },
 }
 
 /// The command line, parsed; `ssr serve --help` shows each setting's default
@@ -132,11 +120,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             memory_bytes,
             code_cache,
         } => ssr::engine::wasm::guard::child(cpu_secs, memory_bytes, code_cache.as_deref()),
-        #[cfg(feature = "v8")]
-        Command::V8Worker {
-            address_space,
-            frame_limit,
-        } => ssr::engine::v8::process::worker::run(address_space, frame_limit),
     }
 }
 

@@ -26,17 +26,17 @@ Engines: a tenant runs on `wasm` (default) or `v8`, chosen at registration \
   wasm  QuickJS in a Wasmtime sandbox. Every failure is contained: a deadline \
 (epoch interruption), a linear-memory cap, no ambient authority. For code you \
 do not trust.
-  v8    V8 (Debian's libnode), one isolate per tenant and render at once, \
+  v8    V8 14 (Node 26's), one isolate per tenant and render at once, \
 with a deadline (TerminateExecution) and a heap cap; a render cannot be \
 paused, so V8 renders run on their own threads (--v8-threads). Faster, but V8 is \
 NOT a sandbox boundary: it aborts the process it runs in when one allocation \
 inside a builtin cannot be satisfied (e.g. `new Array(5e8).fill(0)`). So its \
-isolates run in worker processes this server starts and watches \
-(--v8-processes, a process per tenant up to that many), under a seccomp \
+isolates run in worker processes this server starts and watches (Node 26's \
+`node` loading libssr_v8.so; --v8-node), a process per tenant up to \
+--v8-processes, under a seccomp \
 filter and an address-space cap: a crash fails only the renders in flight in \
 that process (502), the process is replaced, and a tenant that keeps \
-crashing is paused (503). With --v8-processes 0 they run in this process, \
-where such an abort takes every tenant down.";
+crashing is paused (503). Nothing of V8 runs in this process.";
 
 #[derive(Debug, Args)]
 #[command(after_help = ENGINES_HELP)]

@@ -119,7 +119,7 @@ pub trait Plugin: Send + Sync {
 /// A scheduler therefore polls a render again once its waker was woken
 /// (`pool::worker`), and [`block_on`] drives one to completion. A V8
 /// render cannot yield mid-script, but between calls into its isolate it
-/// waits for a `fetch` the same way (`v8::V8Instance::render`).
+/// waits for a `fetch` the same way (`v8::render`).
 pub type Rendering<'a> = Pin<Box<dyn Future<Output = Result<Response, EngineError>> + Send + 'a>>;
 
 /// One instance: owned by one thread at a time, serving one tenant.
@@ -214,9 +214,11 @@ pub struct EngineOptions {
     /// stretches a short render's wall time under contention, so offers
     /// that began earlier would get short renders lowered.
     pub scheduling: Scheduling,
-    /// Where V8 isolates live: worker processes, or (none) this process.
+    /// How V8's worker processes run, or why they cannot (no usable
+    /// `node`); none: as a default `Config` says, with the `node` found
+    /// as `v8::process::Node::find` finds one.
     #[cfg(feature = "v8")]
-    pub v8_processes: Option<v8::process::ProcessOptions>,
+    pub v8_processes: Option<Result<v8::process::ProcessOptions, String>>,
 }
 
 /// The engines this host has, by kind.
@@ -241,7 +243,16 @@ impl Engines {
             #[cfg(feature = "v8")]
             v8: Arc::new(v8::V8Engine {
                 scheduling: options.scheduling,
-                processes: options.v8_processes.map(v8::process::Supervisor::new),
+                processes: options
+                    .v8_processes
+                    .unwrap_or_else(|| {
+                        let node = v8::process::Node::find_default()?;
+                        Ok(v8::process::ProcessOptions::of(
+                            &crate::config::Config::default(),
+                            node,
+                        ))
+                    })
+                    .map(v8::process::Supervisor::new),
             }),
             wasm: Arc::new(wasm::WasmEngine::new(options.wasm)?),
         })
@@ -312,6 +323,11 @@ pub enum EngineError {
         "this host was built without the {0} engine; rebuild it with default features, or register the tenant with engine `wasm`"
     )]
     Unavailable(EngineKind),
+    /// The V8 engine has no `node` to run its worker processes with.
+    #[error(
+        "the V8 engine cannot run on this server: {0}; register the tenant with engine `wasm`, or see docs/engines.md"
+    )]
+    NoV8(String),
 }
 
 /// What an engine step failed on: Wasmtime's error with its own causes, or

@@ -111,7 +111,7 @@ impl AppState {
             // render.
             scheduling: config.scheduling(),
             #[cfg(feature = "v8")]
-            v8_processes: crate::engine::v8::process::ProcessOptions::of(&config),
+            v8_processes: Some(crate::engine::v8::process::ProcessOptions::start(&config)),
         })?;
         let dir = |code_only| match &config.data_dir {
             Some(dir) => DataDir::open(dir, code_only, engines.wasm.code_key()).map_err(|source| {

@@ -1,22 +1,22 @@
 //! `Intl` for the Wasm engine (`calls::INTL`): QuickJS has none, so the
-//! prelude's `Intl` asks the host, which answers with the server's own V8
-//! (Debian's libnode and its ICU) in a service isolate per thread that
-//! runs only `intl.js` beside this file, never a tenant's code.
+//! prelude's `Intl` asks the host, which answers with V8 and its ICU in a
+//! worker process of its own (`engine::v8::process::intl`), whose service
+//! isolates run only `intl.js` beside this file, never a tenant's code.
 //!
 //! Why V8's and not ICU4X: the Wasm engine then formats byte for byte as
 //! the V8 engine does (the same ICU and CLDR data: ICU4X's newer CLDR
 //! differs in spaces and patterns), every tenant shares the one copy of the
 //! locale data, and no formatter is written twice. What it costs: a call
-//! (timed in docs/compatibility.md), and ICU's C++ parsing a tenant's
-//! locale tags and options in the server's process.
+//! (timed in docs/compatibility.md), a round trip to that process, and a
+//! process for it.
 //!
 //! Invariants:
 //! - Pure: an answer depends on its arguments alone (a time is always
 //!   given), so a module's top level may call it at build time.
 //! - Bounded: a call's arguments are at most [`MAX_ARGS`] bytes; the
-//!   service's heap is capped at [`HEAP`] and `intl.js` keeps at most 512
-//!   formatters; a call that runs out of time or memory fails alone and the
-//!   thread's service is made anew.
+//!   service's heap is capped and `intl.js` keeps at most 512 formatters;
+//!   a call that runs out of time or memory fails alone and its service
+//!   isolate is made anew (`host/v8-worker/src/service.rs`).
 //! - Without the `v8` feature, every call is refused, naming why.
 
 use contract::Reply;
@@ -24,14 +24,6 @@ use contract::Reply;
 /// The most bytes of arguments one call may carry (a `Segmenter` over a
 /// text of up to about this size).
 pub const MAX_ARGS: usize = 1 << 20;
-
-/// The service isolate's heap cap.
-#[cfg_attr(not(feature = "v8"), allow(dead_code))]
-const HEAP: usize = 128 << 20;
-
-/// CPU time for one call.
-#[cfg_attr(not(feature = "v8"), allow(dead_code))]
-const CPU_MS: u32 = 1000;
 
 /// Answers one call (see [`contract::calls::INTL`]).
 pub fn call(args: &str) -> Result<Reply, String> {
@@ -53,26 +45,7 @@ pub fn call(args: &str) -> Result<Reply, String> {
 
 #[cfg(feature = "v8")]
 fn answer(args: &str) -> Result<String, String> {
-    use std::cell::RefCell;
-
-    use crate::engine::v8::service::Service;
-
-    thread_local! {
-        static SERVICE: RefCell<Option<Service>> = const { RefCell::new(None) };
-    }
-    SERVICE.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        if slot.is_none() {
-            let made = Service::new(include_str!("intl.js"), "ssr:intl", HEAP)
-                .map_err(|e| format!("TypeError: Intl could not start: {e}"))?;
-            *slot = Some(made);
-        }
-        let service = slot.as_mut().expect("made above");
-        service.invoke("intl", args, CPU_MS).map_err(|e| {
-            *slot = None;
-            format!("RangeError: Intl: the call failed: {e}")
-        })
-    })
+    crate::engine::v8::process::intl::call(args, MAX_ARGS)
 }
 
 #[cfg(not(feature = "v8"))]

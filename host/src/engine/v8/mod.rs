@@ -1,46 +1,38 @@
-//! The V8 engine: the JavaScript bundle a plugin artifact carries, run in V8
-//! (Debian's libnode, Node 18 / V8 10.2) through a small C++ shim.
+//! The V8 engine: the JavaScript bundle a plugin artifact carries, run in
+//! V8 14 (Node 26's) in worker processes this server starts and watches
+//! (`process/`): each is Node 26's `node` with `ssr`'s worker loaded as an
+//! addon (`host/v8-worker`). Nothing of V8 runs in this process.
 //!
 //! Lifetimes:
-//! - process: [`V8Engine`] (V8's platform is initialized once, on first use);
+//! - process: [`V8Engine`] (its supervisor, or why V8 cannot run here);
 //! - tenant bundle: [`V8Plugin`] (the bundle's text, checked at load);
-//! - instance: [`V8Instance`], one isolate with one context in which the
-//!   prelude and the bundle were evaluated. An isolate serves one tenant, so
-//!   a tenant that exhausts its heap or is terminated loses only its own
-//!   isolate. A pool thread owns its instances; they never run on two
-//!   threads at once. A render cannot yield mid-script (`Plugin::yields`), so
-//!   the pool runs V8 renders on its blocking threads; a render waiting for
-//!   a `fetch` leaves the isolate (and its thread) between calls.
+//! - instance: `process::RemoteInstance`, one isolate in a worker process
+//!   with one context in which the prelude and the bundle were evaluated.
+//!   An isolate serves one tenant, so a tenant that exhausts its heap or is
+//!   terminated loses only its own isolate. A render cannot yield
+//!   mid-script (`Plugin::yields`); a render waiting for a `fetch` leaves
+//!   the isolate between calls.
 //!
-//! Limits: a render deadline (a watchdog thread calls `TerminateExecution`;
-//! the instance is then discarded) and a heap cap (V8's near-heap-limit
-//! callback terminates the script; the instance is discarded). A render
-//! still running after `demote_after` (the server's `--demote-after`, 20 ms
-//! by default) offers its core to other threads every `sched::OFFER_EVERY`
-//! (the watchdog requests an interrupt that calls `sched_yield`;
-//! [`core_offers`] counts them; the policy is `crate::sched`'s): under five
-//! spinning V8 tenants a well-behaved one's p99 went from 11.0-14.7 ms to
-//! 5.9-7.9 ms (`benches/attack.sh`, V8, nine rounds each).
+//! Limits (enforced in the worker): a render deadline (a watchdog thread
+//! calls `TerminateExecution`; the instance is then discarded) and a heap
+//! cap (V8's near-heap-limit callback terminates the script; the instance
+//! is discarded). A render still running after `demote_after` (the
+//! server's `--demote-after`, 20 ms by default) offers its core to other
+//! threads every `sched::OFFER_EVERY` ([`core_offers`] counts them; the
+//! policy is `crate::sched`'s): under five spinning V8 tenants a
+//! well-behaved one's p99 went from 11.0-14.7 ms to 5.9-7.9 ms
+//! (`benches/attack.sh`, V8, nine rounds each).
 //!
-//! Where isolates live: V8 aborts the whole process when one allocation
-//! inside a C++ builtin cannot be satisfied (`new Array(5e8).fill(1.5)`, a
-//! 4 GB backing store, whatever the heap cap; growth from JavaScript code is
-//! caught by the heap cap). So `ssr serve` runs them in worker processes
-//! it supervises (`process/`), where such an abort ends one process; `ssr
-//! render`, the tests of the engine itself and `--v8-processes 0` run them
-//! in this process ([`V8Instance`]). One render loop serves both
-//! ([`Calls`]).
-//!
-//! The only unsafe code is in `ffi.rs`.
+//! Why processes: V8 aborts the whole process when one allocation inside a
+//! C++ builtin cannot be satisfied (`new Array(5e8).fill(1.5)`, a 4 GB
+//! backing store, whatever the heap cap), and a V8 bug exploited by a
+//! tenant reaches only the process it ran in.
 
-mod ffi;
 pub mod process;
-pub mod service;
 
-/// How many times V8 renders offered their core, in this process and in
-/// worker processes.
+/// How many times V8 renders offered their core, in worker processes.
 pub fn core_offers() -> u64 {
-    ffi::core_offers() + process::core_offers()
+    process::core_offers()
 }
 
 use std::sync::Arc;
@@ -55,13 +47,7 @@ use crate::sched;
 use crate::web::stream::Sink;
 use crate::web::{Grants, Imports};
 use process::Supervisor;
-
-/// JavaScript may use this much of the stack of the thread rendering
-/// (V8's own default is 984 KiB; the pool's workers have 8 MiB stacks).
-const STACK_BYTES: usize = 1 << 20;
-
-/// The module name the bundle has in stack traces.
-const BUNDLE_NAME: &str = "bundle.js";
+use process::wire::Outcome;
 
 /// The tenant a registration's load check ([`V8Engine::load`]) runs as.
 const LOAD_CHECK: &str = "(load)";
@@ -70,8 +56,10 @@ const LOAD_CHECK: &str = "(load)";
 pub struct V8Engine {
     /// See [`super::EngineOptions::scheduling`].
     pub scheduling: Scheduling,
-    /// The worker processes isolates live in; none: this process.
-    pub processes: Option<Arc<Supervisor>>,
+    /// The worker processes isolates live in, or why there are none (no
+    /// usable `node`: `process::Node::find`), which a V8 tenant's
+    /// registration is refused with.
+    pub processes: Result<Arc<Supervisor>, String>,
 }
 
 impl V8Engine {
@@ -79,6 +67,7 @@ impl V8Engine {
     /// top level runs once, in a throwaway isolate, where its instances
     /// will run).
     pub fn load(&self, artifact: &[u8], limits: InstanceCaps) -> Result<V8Plugin, EngineError> {
+        let processes = self.processes.clone().map_err(EngineError::NoV8)?;
         let bundle = artifact::bundle(artifact)?;
         let plugin = V8Plugin {
             bundle: bundle.into(),
@@ -87,7 +76,7 @@ impl V8Engine {
                 offer_after_ms: self.scheduling.demote_after.map_or(0, millis),
                 offer_every_us: u32::try_from(sched::OFFER_EVERY.as_micros()).unwrap_or(u32::MAX),
             },
-            processes: self.processes.clone(),
+            processes,
         };
         plugin.instantiate(&Grants::new(LOAD_CHECK))?;
         Ok(plugin)
@@ -119,48 +108,33 @@ impl Engine for V8Engine {
 pub struct V8Plugin {
     bundle: Arc<str>,
     params: Params,
-    processes: Option<Arc<Supervisor>>,
+    processes: Arc<Supervisor>,
 }
 
-impl V8Plugin {
-    /// A new isolate in this process with the prelude and the bundle
-    /// evaluated, serving the tenant version `grants` describes.
-    pub fn instance(&self, grants: &Arc<Grants>) -> Result<V8Instance, EngineError> {
-        let (isolate, outcome) = load(self.params, Imports::new(grants), &self.bundle);
-        loaded(outcome).map(|()| V8Instance { isolate })
+impl Plugin for V8Plugin {
+    /// With lanes the server's runtime drives.
+    fn awaits(&self) -> bool {
+        self.processes.awaits()
+    }
+
+    fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
+        Ok(Box::new(self.processes.instance(
+            &self.bundle,
+            self.params,
+            Imports::new(grants),
+        )?))
+    }
+
+    fn yields(&self) -> bool {
+        false
     }
 }
 
-/// A new isolate of `params` reaching `host`, with the prelude and `bundle`
-/// evaluated within [`super::INSTANTIATE_DEADLINE`], in this process or in a
-/// worker (`process/worker.rs`); [`loaded`] reads the outcome.
-fn load<H: ffi::HostCalls>(
-    params: Params,
-    host: H,
-    bundle: &str,
-) -> (ffi::Isolate<H>, ffi::Outcome) {
-    let mut isolate = ffi::Isolate::new(
-        params.heap_limit,
-        STACK_BYTES,
-        params.offer_after_ms,
-        params.offer_every_us,
-        host,
-    );
-    let outcome = isolate.load(
-        contract::PRELUDE,
-        contract::PRELUDE_NAME,
-        BUNDLE_NAME,
-        bundle,
-        millis(super::INSTANTIATE_DEADLINE),
-    );
-    (isolate, outcome)
-}
-
 /// What loading the prelude and the bundle into an isolate ended in.
-fn loaded(outcome: ffi::Outcome) -> Result<(), EngineError> {
+fn loaded(outcome: Outcome) -> Result<(), EngineError> {
     match outcome {
-        ffi::Outcome::Ok { .. } => Ok(()),
-        ffi::Outcome::Timeout => Err(EngineError::Instantiate(
+        Outcome::Ok { .. } => Ok(()),
+        Outcome::Timeout => Err(EngineError::Instantiate(
             format!(
                 "the bundle's top level did not finish within {:?}; move slow setup into `render`",
                 super::INSTANTIATE_DEADLINE
@@ -171,42 +145,14 @@ fn loaded(outcome: ffi::Outcome) -> Result<(), EngineError> {
     }
 }
 
-impl Plugin for V8Plugin {
-    /// In worker processes (with lanes the server's runtime drives).
-    fn awaits(&self) -> bool {
-        self.processes.as_ref().is_some_and(|p| p.awaits())
-    }
-
-    fn instantiate(&self, grants: &Arc<Grants>) -> Result<Box<dyn Instance>, EngineError> {
-        match &self.processes {
-            None => Ok(Box::new(self.instance(grants)?)),
-            Some(processes) => Ok(Box::new(processes.instance(
-                &self.bundle,
-                self.params,
-                Imports::new(grants),
-            )?)),
-        }
-    }
-
-    fn yields(&self) -> bool {
-        false
-    }
-}
-
-/// One isolate in this process, serving one tenant.
-pub struct V8Instance {
-    isolate: ffi::Isolate<Imports>,
-}
-
 /// A call into an isolate: a render's start, or its going on after a wait.
 pub enum Entry<'a> {
     Render { request: &'a str, body: &'a [u8] },
     Resume { value: &'a str, data: &'a [u8] },
 }
 
-/// An isolate wherever it lives: this process ([`V8Instance`]) or a worker
-/// process (`process::RemoteInstance`). The render loop ([`render`]) is
-/// the same for both.
+/// An isolate as the render loop ([`render`]) sees it: calls into it, and
+/// what it reaches (`process::RemoteInstance`).
 trait Calls: Send {
     /// Calls into the isolate: how it ended, and the CPU time it used.
     fn enter<'a>(
@@ -214,45 +160,11 @@ trait Calls: Send {
         entry: Entry<'a>,
         cpu_ms: u32,
         deadline_ms: u32,
-    ) -> impl Future<Output = Result<(ffi::Outcome, Duration), EngineError>> + Send + 'a;
+    ) -> impl Future<Output = Result<(Outcome, Duration), EngineError>> + Send + 'a;
     /// What its JavaScript reaches in the host.
     fn imports(&mut self) -> &mut Imports;
     /// Bytes of its heap in use.
     fn heap_used(&self) -> usize;
-}
-
-impl Calls for V8Instance {
-    async fn enter(
-        &mut self,
-        entry: Entry<'_>,
-        cpu_ms: u32,
-        deadline_ms: u32,
-    ) -> Result<(ffi::Outcome, Duration), EngineError> {
-        // Each call runs on this thread, which spends what its clock says.
-        // In the server's process its watch lowers threads, never a render.
-        let started = crate::sched::thread_cpu_time();
-        let outcome = match entry {
-            Entry::Render { request, body } => {
-                self.isolate
-                    .render(request, body, cpu_ms, deadline_ms, false)
-            }
-            Entry::Resume { value, data } => {
-                self.isolate.resume(value, data, cpu_ms, deadline_ms, false)
-            }
-        };
-        Ok((
-            outcome,
-            crate::sched::thread_cpu_time().saturating_sub(started),
-        ))
-    }
-
-    fn imports(&mut self) -> &mut Imports {
-        self.isolate.imports()
-    }
-
-    fn heap_used(&self) -> usize {
-        self.isolate.heap_used()
-    }
 }
 
 /// A render's calls into the isolate, and its waits for `fetch` in between,
@@ -277,7 +189,7 @@ async fn run(
     };
     let (mut outcome, used) = isolate.enter(entry, millis(cpu), left()).await?;
     cpu = cpu.saturating_sub(used);
-    while let ffi::Outcome::Waiting(ms) = outcome {
+    while let Outcome::Waiting(ms) = outcome {
         let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
         let reply = isolate
             .imports()
@@ -298,7 +210,7 @@ async fn run(
         outcome = next;
     }
     match outcome {
-        ffi::Outcome::Ok { body, meta } => {
+        Outcome::Ok { body, meta } => {
             let mut response: Response = serde_json::from_str(&meta)
                 .map_err(|e| EngineError::Trap(format!("reading the response: {e}").into()))?;
             response.body = body;
@@ -306,14 +218,14 @@ async fn run(
         }
         // Stopped with its CPU time used up (within the watchdog's
         // millisecond), when that was the tighter limit.
-        ffi::Outcome::Timeout if budget.cpu < budget.wall && cpu < Duration::from_millis(2) => {
+        Outcome::Timeout if budget.cpu < budget.wall && cpu < Duration::from_millis(2) => {
             Err(EngineError::CpuTime(budget.cpu))
         }
         other => Err(error(other, budget.wall)),
     }
 }
 
-/// [`Instance::render`] for an isolate wherever it lives. V8 cannot yield
+/// [`Instance::render`] for an isolate. V8 cannot yield
 /// mid-script: each call into the isolate runs until the render settles or
 /// waits only for requests in flight. Then the render leaves the isolate and
 /// its thread (the future is pending on the host's `fetch-wait`), and goes
@@ -335,7 +247,7 @@ fn render<'a>(
     })
 }
 
-/// One impl for an isolate wherever it lives.
+/// The isolate's [`Instance`].
 impl<C: Calls> Instance for C {
     fn render<'a>(
         &'a mut self,
@@ -351,27 +263,18 @@ impl<C: Calls> Instance for C {
     }
 }
 
-fn error(outcome: ffi::Outcome, deadline: Duration) -> EngineError {
+fn error(outcome: Outcome, deadline: Duration) -> EngineError {
     match outcome {
-        ffi::Outcome::Timeout => EngineError::Timeout(deadline),
-        ffi::Outcome::OutOfMemory => EngineError::OutOfMemory,
+        Outcome::Timeout => EngineError::Timeout(deadline),
+        Outcome::OutOfMemory => EngineError::OutOfMemory,
         // The prelude's `describe()`, or the shim's own message in that form.
-        ffi::Outcome::JsError(json) => EngineError::Js(
+        Outcome::JsError(json) => EngineError::Js(
             serde_json::from_str(&json)
                 .unwrap_or_else(|_| RenderError::new(ErrorKind::Exception, json)),
         ),
-        ffi::Outcome::Ok { .. } | ffi::Outcome::Waiting(_) => {
+        Outcome::Ok { .. } | Outcome::Waiting(_) => {
             EngineError::Trap(format!("an unexpected outcome: {outcome:?}").into())
         }
-    }
-}
-
-impl ffi::HostCalls for Imports {
-    fn log(&self, level: contract::LogLevel, message: &str) {
-        Imports::log(self, level, message)
-    }
-    fn call_now(&mut self, name: &str, args: &str, data: &[u8]) -> Result<contract::Reply, String> {
-        Imports::call_now(self, name, args, data)
     }
 }
 

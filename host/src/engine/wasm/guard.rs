@@ -160,7 +160,7 @@ impl CompileGuard {
     /// Where and within what a deploy's novel code is compiled first.
     pub fn of(config: &Config) -> CompileGuard {
         CompileGuard {
-            exe: config.v8_worker_exe.clone().unwrap_or_else(|| {
+            exe: config.helper_exe.clone().unwrap_or_else(|| {
                 std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr"))
             }),
             cpu: config.compile_cpu_secs.duration(),

@@ -1,7 +1,8 @@
-//! V8 isolates in worker processes that the server starts and supervises
-//! (`ssr serve`'s default; `--v8-processes 0` keeps them in the server's
-//! process): one tenant's crash ends its process, never the server, a Wasm
-//! tenant, or the tenants of other processes.
+//! V8 isolates in worker processes that the server starts and supervises:
+//! each is Node 26's `node` loading the worker addon (`node.rs` finds
+//! both; the addon is `host/v8-worker`). One tenant's crash ends its
+//! process, never the server, a Wasm tenant, or the tenants of other
+//! processes.
 //!
 //! Mapping: a tenant gets a process of its own while there are fewer than
 //! `--v8-processes` (16 by default); beyond that, tenants share the process
@@ -55,17 +56,18 @@
 //! - A process is signalled through its pidfd, never its pid, so a
 //!   signal never reaches a process that took a reaped one's pid.
 
-mod confine;
-mod wire;
-pub mod worker;
+pub mod intl;
+mod node;
+pub mod wire;
+
+pub use node::Node;
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, IoSlice};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -73,13 +75,12 @@ use std::time::{Duration, Instant};
 use contract::LogLevel;
 use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
 
-use super::ffi::Outcome;
 use super::{Entry, Params};
 use crate::config::Config;
 use crate::engine::EngineError;
 use crate::sync::lock;
 use crate::web::Imports;
-use wire::{AsyncLane, FromWorker, Lane, ToWorker};
+use wire::{AsyncLane, FromWorker, Lane, Outcome, ToWorker};
 
 /// How long past its deadline an exchange may go unanswered before its
 /// process is killed: V8's watchdog stops JavaScript at the deadline, but
@@ -129,8 +130,8 @@ pub fn core_offers() -> u64 {
 /// How the server runs V8 worker processes.
 #[derive(Clone, Debug)]
 pub struct ProcessOptions {
-    /// The `ssr` binary, run as `ssr v8-worker`.
-    pub exe: PathBuf,
+    /// The `node` each process is, and the addon it loads.
+    pub node: Node,
     /// Processes before tenants share them (`--v8-processes`).
     pub max: usize,
     /// Blocking lanes of each process: the exchanges the pool's V8
@@ -238,11 +239,22 @@ impl Drop for Flying<'_> {
 }
 
 impl Supervisor {
+    /// Its processes get lanes the async runtime it is made in drives, if
+    /// any.
     pub fn new(options: ProcessOptions) -> Arc<Supervisor> {
         Arc::new(Supervisor {
             options,
             state: Mutex::default(),
             runtime: tokio::runtime::Handle::try_current().ok(),
+        })
+    }
+
+    /// Its processes have blocking lanes only (`intl.rs`).
+    fn blocking(options: ProcessOptions) -> Arc<Supervisor> {
+        Arc::new(Supervisor {
+            options,
+            state: Mutex::default(),
+            runtime: None,
         })
     }
 
@@ -371,9 +383,9 @@ impl Supervisor {
     /// the runtime's tasks if it has one), and its reaper thread.
     fn spawn(self: &Arc<Self>) -> io::Result<Arc<Proc>> {
         let (control, theirs) = UnixStream::pair()?;
-        let lanes = self.options.lanes.clamp(1, worker::MAX_LANES / 2);
+        let lanes = self.options.lanes.clamp(1, wire::MAX_LANES / 2);
         let driven_lanes = match self.runtime {
-            Some(_) => self.options.async_lanes.clamp(1, worker::MAX_LANES / 2),
+            Some(_) => self.options.async_lanes.clamp(1, wire::MAX_LANES / 2),
             None => 0,
         };
         let (mut ours, mut far) = (Vec::new(), Vec::new());
@@ -390,16 +402,10 @@ impl Supervisor {
             far.push(b);
         }
         let lanes = far.len();
-        let mut child = Command::new(&self.options.exe)
-            .arg("v8-worker")
-            .arg("--address-space")
-            .arg(self.options.address_space.to_string())
-            .arg("--frame-limit")
-            .arg(self.options.frame_limit.to_string())
-            .env_clear()
-            // The operator's V8 flags, the one variable a worker reads
-            // (`docs/development.md`).
-            .envs(std::env::var_os("SSR_V8_FLAGS").map(|flags| ("SSR_V8_FLAGS", flags)))
+        let mut child = self
+            .options
+            .node
+            .command(self.options.address_space, self.options.frame_limit)
             .stdin(Stdio::from(OwnedFd::from(theirs)))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -1050,15 +1056,37 @@ impl Drop for RemoteInstance {
 }
 
 impl ProcessOptions {
-    /// How V8 worker processes run; none with `--v8-processes 0`.
-    pub fn of(config: &Config) -> Option<ProcessOptions> {
-        if config.v8_processes == 0 {
-            return None;
+    /// The server's: finds its `node` (`--v8-node`), says at start what is
+    /// wrong with it or what an operator should know (`Node::advice`), and
+    /// gives it to the Wasm engine's `Intl` too. An error leaves V8
+    /// tenants refused, with its message, and Wasm tenants serving.
+    pub fn start(config: &Config) -> Result<ProcessOptions, String> {
+        let node = Node::find(config.v8_node.as_deref());
+        match &node {
+            // Not at info: `ssr listening on` stays the first line.
+            Ok(node) => {
+                tracing::debug!(
+                    "V8 engine: Node {}.{}.{} at {}, worker {}",
+                    node.version.0,
+                    node.version.1,
+                    node.version.2,
+                    node.path.display(),
+                    node.addon.display()
+                );
+                if let Some(advice) = node.advice() {
+                    tracing::warn!("{advice}");
+                }
+            }
+            Err(why) => tracing::error!(
+                "the V8 engine cannot run: {why}; V8 tenants are refused, Wasm tenants serve"
+            ),
         }
-        let exe = config
-            .v8_worker_exe
-            .clone()
-            .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("ssr")));
+        intl::configure(node.clone(), config.v8_process_memory_mib.bytes() as u64);
+        node.map(|node| ProcessOptions::of(config, node))
+    }
+
+    /// How V8 worker processes run, with the `node` they are (`node`).
+    pub fn of(config: &Config, node: Node) -> ProcessOptions {
         // The largest message a worker sends carries a response body, a
         // request body for `fetch`, a fetched body's part, or a KV value.
         let largest = [
@@ -1068,8 +1096,8 @@ impl ProcessOptions {
             crate::bindings::kv::MAX_VALUE,
             16 << 20,
         ];
-        Some(ProcessOptions {
-            exe,
+        ProcessOptions {
+            node,
             max: config.v8_processes,
             // The V8 threads and those lowered (as many again), and room
             // for instances made outside them (a registration's check).
@@ -1077,7 +1105,7 @@ impl ProcessOptions {
             async_lanes: config.v8_threads(),
             address_space: config.v8_process_memory_mib.bytes() as u64,
             frame_limit: largest.into_iter().max().unwrap_or(0) + (1 << 20),
-        })
+        }
     }
 }
 

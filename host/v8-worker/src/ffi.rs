@@ -2,8 +2,8 @@
 //! and [`Isolate`], a safe owner of one `ssr_v8` (an isolate with one context).
 //!
 //! Invariants the safe API relies on (see `shim.cc`):
-//! - `ssr_v8_init` runs once before any isolate is made ([`Isolate::new`]
-//!   calls it; the shim makes repeats no-ops).
+//! - [`init`] runs once, on the thread that loaded the addon, before any
+//!   isolate is made (the worker's first step, `worker.rs`).
 //! - Every shim call takes the isolate's `v8::Locker`, so an `Isolate` may be
 //!   sent to another thread; `&mut self` keeps two calls from overlapping.
 //! - Strings in an `ssr_v8_result` live until the next call on the same
@@ -11,15 +11,16 @@
 //! - The log and call callbacks' data pointer is the boxed [`Host`] the
 //!   `Isolate` owns, freed only after the isolate; a reply's buffers live
 //!   in it until the next call.
-//! - What the callbacks reach is a [`HostCalls`]: the instance's
-//!   `web::Imports` in this process, the channel to the server in a worker
-//!   process (`process/worker.rs`), or nothing (`service.rs`).
+//! - What the callbacks reach is a [`HostCalls`]: the channel to the
+//!   server (`worker.rs`), or nothing (`service.rs`).
 //! - A leaf: it names no other module of the crate.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_char, c_void};
 
 use contract::Reply;
+/// How a call into an isolate ended: what the lane carries back.
+pub use ssr::engine::v8::process::wire::Outcome;
 
 /// What an isolate's JavaScript reaches: `__ssr_log` and `__ssr_host`.
 pub trait HostCalls {
@@ -72,7 +73,7 @@ type CallFn = extern "C" fn(
 ) -> i32;
 
 unsafe extern "C" {
-    fn ssr_v8_init();
+    fn ssr_v8_init() -> i32;
     fn ssr_v8_script(
         inst: *mut RawIsolate,
         script: *const c_char,
@@ -139,26 +140,6 @@ unsafe extern "C" {
     fn ssr_v8_lower_when_contended(nice: i32);
     fn ssr_v8_thread_lowered() -> bool;
     fn ssr_v8_free(inst: *mut RawIsolate);
-}
-
-/// How a call into the isolate ended.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub enum Outcome {
-    /// The body, and the rest of the response as JSON (the contract's
-    /// `Response` in its serde form, without its body).
-    Ok {
-        #[serde(with = "serde_bytes")]
-        body: Vec<u8>,
-        meta: String,
-    },
-    /// The prelude's `describe()` of the failure, as JSON.
-    JsError(String),
-    Timeout,
-    OutOfMemory,
-    /// The render waits for requests in flight, at most this many
-    /// milliseconds (`None`: as long as its deadline allows); go on with
-    /// [`Isolate::resume`].
-    Waiting(Option<u64>),
 }
 
 /// One V8 isolate with one context, whose JavaScript reaches `H`.
@@ -265,10 +246,9 @@ impl<H: HostCalls> Isolate<H> {
             imports,
             reply: Ok(Reply::default()),
         }));
-        // SAFETY: init is idempotent; `host` stays valid until `drop`,
-        // after the isolate is freed.
+        // SAFETY: `init` ran (the worker's first step); `host` stays valid
+        // until `drop`, after the isolate is freed.
         let raw = unsafe {
-            ssr_v8_init();
             ssr_v8_new(
                 heap_limit,
                 stack_bytes,
@@ -413,20 +393,15 @@ impl<H: HostCalls> Isolate<H> {
         // SAFETY: `raw` is live; the shim takes the locker.
         unsafe { ssr_v8_heap_used(self.raw) }
     }
-
-    /// What this isolate's JavaScript reaches in the host.
-    pub fn imports(&mut self) -> &mut H {
-        // SAFETY: `host` is live until `drop`; the callbacks (its only other
-        // user) run only inside `load` and `render`, which take `&mut self`,
-        // so no callback runs while this borrow lives.
-        unsafe { &mut (*self.host).imports }
-    }
 }
 
-/// Initializes V8 in this process (once; later calls do nothing).
-pub fn init() {
-    // SAFETY: the shim makes repeats no-ops.
-    unsafe { ssr_v8_init() }
+/// Takes the V8 platform of the Node that loaded this addon: once, on the
+/// thread that loaded it, before any [`Isolate`]. False when this is not
+/// the V8 the shim was built for, or not a Node addon's thread (the shim
+/// says which on standard error).
+pub fn init() -> bool {
+    // SAFETY: called once, on the addon's loading thread (see above).
+    unsafe { ssr_v8_init() == 0 }
 }
 
 /// Makes this process end itself when a call goes on `grace` (of CPU or

@@ -1,5 +1,6 @@
-// The C++ side of the V8 engine: a small C API over V8 (from Debian's
-// libnode) that `ffi.rs` declares and `mod.rs` wraps in a safe Rust type.
+// The C++ side of the V8 engine: a small C API over V8 (the V8 of the Node
+// 26 binary that loads this addon) that `ffi.rs` declares and wraps in a
+// safe Rust type.
 //
 // What it owns: one `ssr_v8` = one isolate with one context in which the
 // web-API prelude and one tenant's bundle have been evaluated. Rust owns the
@@ -33,17 +34,18 @@
 // - Memory outside the V8 heap is capped too: every `ArrayBuffer` (and
 //   typed array, `SharedArrayBuffer`) backing store comes from the
 //   instance's `QuotaAllocator`, which refuses past the heap limit (V8 then
-//   throws a `RangeError` in the script). V8's WebAssembly is off (no
-//   `WebAssembly` of V8's, no code generation): renderers do not need it,
+//   throws a `RangeError` in the script). V8's WebAssembly is off (its
+//   global deleted, code generation refused): renderers do not need it,
 //   and its memories would be one more kind of memory to account. The
 //   prelude's `WebAssembly` (memories as buffers, no code) is in its place.
 
+#include <node.h>
 #include <v8.h>
-#include <libplatform/libplatform.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -63,7 +65,81 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<v8::Platform> g_platform;
+// Node's platform, which runs V8's background work for every isolate
+// (`ssr_v8_init`).
+node::MultiIsolatePlatform* g_platform = nullptr;
+
+// An isolate's foreground tasks (V8's own: finishing a garbage collection,
+// a memory reducer, a compile's last step). Node's platform would run them
+// on an event loop this process never turns, so each isolate is
+// registered with its own runner, whose tasks its next call runs once they
+// are due (`Enter`'s end), under that call's lock.
+class Tasks : public v8::TaskRunner, public node::IsolatePlatformDelegate {
+ public:
+  bool IdleTasksEnabled() override { return false; }
+  bool NonNestableTasksEnabled() const override { return true; }
+  bool NonNestableDelayedTasksEnabled() const override { return true; }
+  std::shared_ptr<v8::TaskRunner> GetForegroundTaskRunner() override { return self_.lock(); }
+
+  static std::shared_ptr<Tasks> make() {
+    auto tasks = std::make_shared<Tasks>();
+    tasks->self_ = tasks;
+    return tasks;
+  }
+
+  // Runs the tasks due now (not those they post: the next call runs them).
+  void run_due() {
+    std::deque<std::unique_ptr<v8::Task>> due;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (queue_.empty()) return;
+      auto now = Clock::now();
+      for (auto it = queue_.begin(); it != queue_.end();) {
+        if (it->first <= now) {
+          due.push_back(std::move(it->second));
+          it = queue_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& task : due) task->Run();
+  }
+
+  // Drops what is left (the isolate is going).
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.clear();
+  }
+
+ protected:
+  void PostTaskImpl(std::unique_ptr<v8::Task> task, const v8::SourceLocation&) override {
+    post(std::move(task), 0);
+  }
+  void PostNonNestableTaskImpl(std::unique_ptr<v8::Task> task, const v8::SourceLocation&) override {
+    post(std::move(task), 0);
+  }
+  void PostDelayedTaskImpl(std::unique_ptr<v8::Task> task, double seconds,
+                           const v8::SourceLocation&) override {
+    post(std::move(task), seconds);
+  }
+  void PostNonNestableDelayedTaskImpl(std::unique_ptr<v8::Task> task, double seconds,
+                                      const v8::SourceLocation&) override {
+    post(std::move(task), seconds);
+  }
+
+ private:
+  void post(std::unique_ptr<v8::Task> task, double seconds) {
+    auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(seconds));
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.emplace_back(due, std::move(task));
+  }
+
+  std::weak_ptr<Tasks> self_;
+  std::mutex mu_;
+  std::deque<std::pair<Clock::time_point, std::unique_ptr<v8::Task>>> queue_;
+};
 
 // An ArrayBuffer allocator with a quota, over V8's default one. Buffers live
 // outside the V8 heap, so its limit does not bound them: without a quota,
@@ -84,20 +160,19 @@ class QuotaAllocator : public v8::ArrayBuffer::Allocator {
     inner_->Free(data, n);
     used_.fetch_sub(n);
   }
-  void* Reallocate(void* data, size_t old_n, size_t new_n) override {
-    if (new_n > old_n && !granted(new_n - old_n)) return nullptr;
-    void* moved = inner_->Reallocate(data, old_n, new_n);
-    if (new_n > old_n && moved == nullptr) used_.fetch_sub(new_n - old_n);
-    if (new_n < old_n && moved != nullptr) used_.fetch_sub(old_n - new_n);
-    return moved;
-  }
+
+  // Whether a buffer was refused since the last call (and forgets it).
+  bool refused() { return refused_.exchange(false); }
 
  private:
   // Takes `n` bytes of the quota, or nothing when they do not fit.
   bool granted(size_t n) {
     size_t now = used_.load();
     do {
-      if (n > quota_ || now > quota_ - n) return false;
+      if (n > quota_ || now > quota_ - n) {
+        refused_.store(true);
+        return false;
+      }
     } while (!used_.compare_exchange_weak(now, now + n));
     return true;
   }
@@ -109,6 +184,7 @@ class QuotaAllocator : public v8::ArrayBuffer::Allocator {
 
   const size_t quota_;
   std::atomic<size_t> used_{0};
+  std::atomic<bool> refused_{false};
   v8::ArrayBuffer::Allocator* inner_;
 };
 
@@ -210,7 +286,8 @@ class Watchdog {
 
 struct ssr_v8 {
   v8::Isolate* isolate = nullptr;
-  v8::ArrayBuffer::Allocator* allocator = nullptr;
+  std::shared_ptr<Tasks> tasks;
+  QuotaAllocator* allocator = nullptr;
   v8::Global<v8::Context> context;
   v8::Global<v8::Object> driver;   // the prelude's __ssr
   // The driver's functions a render calls, looked up once at load.
@@ -433,7 +510,7 @@ v8::Local<v8::String> key(v8::Isolate* iso, const char* name) {
 // The driver's function `name`, or nothing (with an exception pending).
 bool driver_fn(v8::Local<v8::Context> ctx, v8::Local<v8::Object> driver, const char* name,
                v8::Global<v8::Function>* out) {
-  v8::Isolate* iso = ctx->GetIsolate();
+  v8::Isolate* iso = v8::Isolate::GetCurrent();
   v8::Local<v8::Value> f;
   if (!driver->Get(ctx, key(iso, name)).ToLocal(&f) || !f->IsFunction()) return false;
   out->Reset(iso, f.As<v8::Function>());
@@ -455,13 +532,12 @@ void utf8(v8::Isolate* iso, v8::Local<v8::String> s, std::string* out) {
   // would keep only each character's low byte.)
   if (s->IsOneByte() || s->ContainsOnlyOneByte()) {
     out->resize(s->Length());
-    s->WriteOneByte(iso, reinterpret_cast<uint8_t*>(out->data()), 0, static_cast<int>(out->size()),
-                    v8::String::NO_NULL_TERMINATION);
+    s->WriteOneByteV2(iso, 0, static_cast<uint32_t>(out->size()),
+                      reinterpret_cast<uint8_t*>(out->data()));
     if (ascii(*out)) return;
   }
-  out->resize(s->Utf8Length(iso));
-  s->WriteUtf8(iso, out->data(), static_cast<int>(out->size()), nullptr,
-               v8::String::NO_NULL_TERMINATION | v8::String::REPLACE_INVALID_UTF8);
+  out->resize(s->Utf8LengthV2(iso));
+  s->WriteUtf8V2(iso, out->data(), out->size(), v8::String::WriteFlags::kReplaceInvalidUtf8);
 }
 
 void set_result(ssr_v8* inst, ssr_v8_result* out, int32_t outcome) {
@@ -545,28 +621,6 @@ void promise_hooks_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
                                             args[2].As<v8::Function>(), v8::Local<v8::Function>());
 }
 
-// `__ssr_detach(buffer, check)`: with `check`, whether an ArrayBuffer was
-// detached; without, detaches it (V8 10.2 has neither ES2024's
-// `ArrayBuffer.prototype.transfer` nor `detached`; the prelude builds them
-// on this, as the Streams standard's byte streams transfer buffers).
-void detach_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
-  v8::Isolate* iso = args.GetIsolate();
-  if (args.Length() < 1 || !args[0]->IsArrayBuffer()) {
-    iso->ThrowException(v8::Exception::TypeError(str(iso, "__ssr_detach needs an ArrayBuffer")));
-    return;
-  }
-  v8::Local<v8::ArrayBuffer> buffer = args[0].As<v8::ArrayBuffer>();
-  if (args.Length() > 1 && args[1]->BooleanValue(iso)) {
-    args.GetReturnValue().Set(buffer->WasDetached());
-    return;
-  }
-  if (!buffer->IsDetachable()) {
-    iso->ThrowException(v8::Exception::TypeError(str(iso, "this ArrayBuffer cannot be detached")));
-    return;
-  }
-  buffer->Detach();
-}
-
 void free_quota_bytes(void* data, size_t n, void* allocator) {
   static_cast<v8::ArrayBuffer::Allocator*>(allocator)->Free(data, n);
 }
@@ -620,7 +674,7 @@ void host_callback(const v8::FunctionCallbackInfo<v8::Value>& args) {
 
 v8::MaybeLocal<v8::Module> refuse_import(v8::Local<v8::Context> ctx, v8::Local<v8::String> specifier,
                                          v8::Local<v8::FixedArray>, v8::Local<v8::Module>) {
-  v8::Isolate* iso = ctx->GetIsolate();
+  v8::Isolate* iso = v8::Isolate::GetCurrent();
   v8::String::Utf8Value name(iso, specifier);
   std::string msg = std::string("cannot import \"") + (*name ? *name : "?") +
                     "\": a plugin is one self-contained bundle; build it with `ssr build`, which bundles imports with esbuild";
@@ -631,7 +685,7 @@ v8::MaybeLocal<v8::Module> refuse_import(v8::Local<v8::Context> ctx, v8::Local<v
 v8::MaybeLocal<v8::Promise> refuse_dynamic_import(v8::Local<v8::Context> ctx, v8::Local<v8::Data>,
                                                   v8::Local<v8::Value>, v8::Local<v8::String> specifier,
                                                   v8::Local<v8::FixedArray>) {
-  v8::Isolate* iso = ctx->GetIsolate();
+  v8::Isolate* iso = v8::Isolate::GetCurrent();
   v8::String::Utf8Value name(iso, specifier);
   std::string msg = std::string("Cannot find module '") + (*name ? *name : "?") +
                     "': a plugin has no modules to import at run time";
@@ -643,6 +697,15 @@ v8::MaybeLocal<v8::Promise> refuse_dynamic_import(v8::Local<v8::Context> ctx, v8
 
 size_t near_heap_limit(void* data, size_t current, size_t) {
   auto* inst = static_cast<ssr_v8*>(data);
+  // V8 14 also asks here when a buffer the quota refused could not be had
+  // after a collection: that is a `RangeError` for the script (V8 throws
+  // it when the limit stays), not the heap's end, unless the heap is near
+  // its end too.
+  if (inst->allocator->refused()) {
+    v8::HeapStatistics stats;
+    inst->isolate->GetHeapStatistics(&stats);
+    if (stats.used_heap_size() < current / 4 * 3) return current;
+  }
   inst->out_of_memory = true;
   inst->isolate->TerminateExecution();
   // Room to unwind the terminated script; the instance is then discarded.
@@ -700,6 +763,9 @@ int32_t call(ssr_v8* inst, uint32_t cpu_ms, uint32_t deadline_ms, ssr_v8_result*
   inst->meta.clear();
   Enter enter(inst);
   v8::Isolate* iso = inst->isolate;
+  // V8's own tasks that came due since the last call, outside this one's
+  // time.
+  inst->tasks->run_due();
   v8::Local<v8::Context> ctx = inst->context.Get(iso);
   v8::Context::Scope scope(ctx);
   v8::TryCatch tc(iso);
@@ -728,7 +794,7 @@ int32_t finish(ssr_v8* inst, v8::Local<v8::Context> ctx, v8::TryCatch& tc, v8::L
 // Compiles and runs a classic script named `name`; false with the
 // exception in the caller's TryCatch.
 bool run_script(v8::Isolate* iso, v8::Local<v8::Context> ctx, const char* src, size_t len, const char* name) {
-  v8::ScriptOrigin origin(iso, str(iso, name));
+  v8::ScriptOrigin origin(str(iso, name));
   v8::Local<v8::Script> script;
   v8::Local<v8::Value> ignored;
   return v8::Script::Compile(ctx, str(iso, src, len), &origin).ToLocal(&script) && script->Run(ctx).ToLocal(&ignored);
@@ -738,32 +804,32 @@ bool run_script(v8::Isolate* iso, v8::Local<v8::Context> ctx, const char* src, s
 
 extern "C" {
 
-// Once per process, before any other call.
-void ssr_v8_init(void) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // No allocation-site pretenuring: V8 otherwise moves a site's objects
-    // straight to the old generation once enough of them survive a scavenge
-    // (as a page's objects do when a scavenge falls mid-render), and every
-    // later render then fills the old generation with garbage that only a
-    // full collection frees. Whether it happened varied by run: preact on V8 took 40 us a render in three runs of six and
-    // 103-111 us in the others; with this flag 37-50 us in eight of eight,
-    // the other examples unchanged (`cargo bench -p ssr --features bench --bench engine --
-    // render_warm/v8`).
-    v8::V8::SetFlagsFromString("--no-allocation-site-pretenuring");
-    // No `WebAssembly` of V8's (see the invariants).
-    v8::V8::SetFlagsFromString("--no-expose-wasm");
-    // An operator's own V8 flags (`SSR_V8_FLAGS`, e.g. `--perf-basic-prof`
-    // for `benches/profile.sh`), after ours so that they can override them.
-    if (const char* flags = std::getenv("SSR_V8_FLAGS")) v8::V8::SetFlagsFromString(flags);
-    g_platform = v8::platform::NewDefaultPlatform();
-    v8::V8::InitializePlatform(g_platform.get());
-    v8::V8::Initialize();
-  });
+// Once per process, on the thread that loaded the addon (Node's main
+// thread, inside the addon's initializer) and before any other call: takes
+// the platform Node made. V8's flags are Node's command line
+// (`ssr::engine::v8::process`): V8 14 freezes them once it has started.
+// Returns 0, or 1 when the V8 running is not the one the shim was built
+// for (another Node major).
+int32_t ssr_v8_init(void) {
+  const char* running = v8::V8::GetVersion();
+  char built[32];
+  snprintf(built, sizeof built, "%d.%d.", V8_MAJOR_VERSION, V8_MINOR_VERSION);
+  if (strncmp(running, built, strlen(built)) != 0) {
+    fprintf(stderr, "ssr v8-worker: built for V8 %s*, running in V8 %s\n", built, running);
+    return 1;
+  }
+  v8::Isolate* main = v8::Isolate::GetCurrent();
+  node::Environment* env = main == nullptr ? nullptr : node::GetCurrentEnvironment(main->GetCurrentContext());
+  g_platform = env == nullptr ? nullptr : node::GetMultiIsolatePlatform(env);
+  if (g_platform == nullptr) {
+    fprintf(stderr, "ssr v8-worker: not loaded by node as an addon (no Node platform)\n");
+    return 1;
+  }
+  return 0;
 }
 
 // A new isolate and context with `__ssr_log`, `__ssr_host`,
-// `__ssr_promise_hooks` and `__ssr_detach` defined,
+// and `__ssr_promise_hooks` defined,
 // calling `log` and `call` with `host_data`. Never null.
 ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_after_ms,
                    uint32_t offer_every_us, ssr_v8_log_fn log, ssr_v8_call_fn call, void* host_data) {
@@ -782,7 +848,17 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
   // default size (a smaller one, as ConfigureDefaultsFromHeapSize picks for
   // small caps, means more scavenges per render).
   params.constraints.set_max_old_generation_size_in_bytes(heap_limit);
-  inst->isolate = v8::Isolate::New(params);
+  // V8 14 reserves 512 MiB of address space per isolate for its code by
+  // default (768 MiB in all per isolate): 128 MiB, V8 10.2's, leaves 394
+  // MiB, so that a worker's address-space cap holds as many isolates as it
+  // should (`--v8-process-memory-mib`). A reservation, not memory: a
+  // render's compiled code is a few MiB.
+  params.constraints.set_code_range_size_in_bytes(size_t(128) << 20);
+  // As Node's own `NewIsolate`: registered between allocation and start.
+  inst->tasks = Tasks::make();
+  inst->isolate = v8::Isolate::Allocate();
+  g_platform->RegisterIsolate(inst->isolate, inst->tasks.get());
+  v8::Isolate::Initialize(inst->isolate, params);
   inst->isolate->SetMicrotasksPolicy(v8::MicrotasksPolicy::kExplicit);
   inst->isolate->SetHostImportModuleDynamicallyCallback(refuse_dynamic_import);
   inst->isolate->AddNearHeapLimitCallback(near_heap_limit, inst);
@@ -800,8 +876,9 @@ ssr_v8* ssr_v8_new(size_t heap_limit, size_t stack_bytes, uint32_t offer_core_af
     (void)ctx->Global()->Set(ctx, str(iso, "__ssr_host"), host);
     v8::Local<v8::Function> hooks = v8::Function::New(ctx, promise_hooks_callback).ToLocalChecked();
     (void)ctx->Global()->Set(ctx, str(iso, "__ssr_promise_hooks"), hooks);
-    v8::Local<v8::Function> detach = v8::Function::New(ctx, detach_callback).ToLocalChecked();
-    (void)ctx->Global()->Set(ctx, str(iso, "__ssr_detach"), detach);
+    // No `WebAssembly` of V8's (see the invariants): the global goes before
+    // any script runs, and code generation is refused besides.
+    (void)ctx->Global()->Delete(ctx, str(iso, "WebAssembly"));
     inst->context.Reset(iso, ctx);
   }
   return inst;
@@ -826,7 +903,7 @@ int32_t ssr_v8_load(ssr_v8* inst, const char* prelude, size_t prelude_len, const
     }
     inst->driver.Reset(iso, driver.As<v8::Object>());
 
-    v8::ScriptOrigin origin(iso, str(iso, name, name_len), 0, 0, false, -1, v8::Local<v8::Value>(), false,
+    v8::ScriptOrigin origin(str(iso, name, name_len), 0, 0, false, -1, v8::Local<v8::Value>(), false,
                             false, true);
     v8::ScriptCompiler::Source source(str(iso, bundle, bundle_len), origin);
     v8::Local<v8::Module> module;
@@ -1042,7 +1119,8 @@ void ssr_v8_free(ssr_v8* inst) {
     inst->pending.Reset();
     inst->context.Reset();
   }
-  inst->isolate->Dispose();
+  inst->tasks->clear();
+  g_platform->DisposeIsolate(inst->isolate);
   delete inst->allocator;
   delete inst;
 }

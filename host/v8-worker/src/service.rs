@@ -1,18 +1,57 @@
 //! An isolate that runs only a script of the host's own, never a tenant's:
-//! a service the host calls (`web/intl.rs`). Its JavaScript has no host
-//! capability and no console: it gets text and answers text.
+//! a service the server calls. One: `Intl` for the Wasm engine
+//! (`ssr::web::intl`), `intl.js` beside that module, one isolate per lane
+//! thread. Its JavaScript has no host capability and no console: it gets
+//! text and answers text.
 //!
-//! Invariant: it names nothing of the crate but `ffi.rs`, so a web API may
-//! use it without the engine reaching back.
+//! Invariants: its heap is capped at [`HEAP`] and `intl.js` keeps at most
+//! 512 formatters; a call that runs out of time or memory fails alone and
+//! the thread's service is made anew.
+
+use std::cell::RefCell;
 
 use contract::{LogLevel, Reply};
 
-use super::ffi;
+use crate::ffi::{self, Outcome};
 
-/// Its stack: a call may come from a Wasm render's host call, on the
-/// render's fiber, which has 1 MiB beyond the Wasm stack
-/// (`engine/wasm`'s `async_stack_size`): a quarter of that.
+/// Its stack, of the lane thread's.
 const STACK_BYTES: usize = 256 << 10;
+
+/// The `Intl` service isolate's heap cap.
+const HEAP: usize = 128 << 20;
+
+/// CPU time for one `Intl` call.
+const CPU_MS: u32 = 1000;
+
+thread_local! {
+    static INTL: RefCell<Option<Service>> = const { RefCell::new(None) };
+}
+
+/// Answers one `Intl` call (`contract::calls::INTL`) with this thread's
+/// service: `Ok` with the answer as the body, or the failure's message.
+pub fn intl(args: &str) -> Outcome {
+    let answer = INTL.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            let script = include_str!("../../src/web/intl.js");
+            let made = Service::new(script, "ssr:intl", HEAP)
+                .map_err(|e| format!("TypeError: Intl could not start: {e}"))?;
+            *slot = Some(made);
+        }
+        let service = slot.as_mut().expect("made above");
+        service.invoke("intl", args, CPU_MS).map_err(|e| {
+            *slot = None;
+            format!("RangeError: Intl: the call failed: {e}")
+        })
+    });
+    match answer {
+        Ok(text) => Outcome::Ok {
+            body: text.into_bytes(),
+            meta: String::new(),
+        },
+        Err(message) => Outcome::JsError(message),
+    }
+}
 
 /// CPU time for the script's own start.
 const START_MS: u32 = 10_000;
@@ -27,7 +66,7 @@ impl ffi::HostCalls for Nothing {
     }
 }
 
-pub struct Service {
+struct Service {
     isolate: ffi::Isolate<Nothing>,
 }
 

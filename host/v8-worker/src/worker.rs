@@ -1,5 +1,5 @@
-//! The worker role (`ssr v8-worker`, started only by the server's
-//! supervisor, `process/mod.rs`): V8 isolates for the server, in a process
+//! The worker's main loop (started only by the server's supervisor,
+//! `ssr::engine::v8::process`): V8 isolates for the server, in a process
 //! of their own, confined by the operating system (`confine.rs`).
 //!
 //! Its standard input is the control socket: first the lanes' sockets
@@ -18,7 +18,9 @@
 //! A renderer's host calls go back to the server on the lane they came from
 //! ([`Forward`]), but for those that need nothing of the server: random
 //! bytes, Web Crypto and URL parsing are answered here
-//! (`web::answered_alone`).
+//! (`web::answered_alone`). A lane also answers the Wasm engine's `Intl`
+//! calls ([`ToWorker::Intl`]), with a service isolate of its thread's
+//! (`service.rs`).
 //!
 //! Invariant: anything unexpected on a channel (a frame that does not
 //! parse, a message out of place, the server gone) ends the process; the
@@ -37,18 +39,18 @@ use std::sync::{Arc, Mutex};
 use contract::{LogLevel, Reply};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 
-use super::wire::{self, FromWorker, Lane, ToWorker};
-use crate::engine::v8;
-use crate::engine::v8::ffi::{self, HostCalls, Isolate, Outcome};
-use crate::sched::{self, thread_cpu_time};
-use crate::web;
+use ssr::engine::v8::Params;
+use ssr::engine::v8::process::wire::{self, FromWorker, Lane, MAX_LANES, ToWorker};
+use ssr::sched::{self, thread_cpu_time};
+use ssr::sync::lock;
+use ssr::web;
+
+use crate::ffi::{self, HostCalls, Isolate, Outcome};
+use crate::{confine, service};
 
 /// The largest frame the server sends: a bundle (the admin API takes
 /// plugins of up to `--max-plugin-mib`, 64 MiB by default) or a request.
 const FROM_SERVER_LIMIT: usize = 1 << 30;
-
-/// The most lanes a worker takes (one `SCM_RIGHTS` message).
-pub const MAX_LANES: usize = 250;
 
 /// Each lane thread's stack: as the pool's threads (JavaScript gets
 /// `STACK_BYTES` of it).
@@ -97,28 +99,38 @@ fn fits(name: &str, args: &str, data: &[u8]) -> Result<(), String> {
     ))
 }
 
-/// Runs the worker role until the server closes the control socket.
-/// `address_space` bounds the process's virtual memory; `frame_limit` is
-/// the largest frame the server reads from it.
-pub fn run(address_space: u64, frame_limit: usize) -> ! {
-    let _ = FRAME_LIMIT.set(frame_limit);
+/// JavaScript may use this much of the stack of the thread rendering
+/// (V8's own default is 984 KiB; the lanes have 8 MiB stacks).
+const STACK_BYTES: usize = 1 << 20;
+
+/// The module name the bundle has in stack traces.
+const BUNDLE_NAME: &str = "bundle.js";
+
+/// Runs the worker until the server closes the control socket; its
+/// settings are the process's arguments ([`Settings`]).
+pub fn run() -> ! {
+    let settings = Settings::of_args().unwrap_or_else(|e| fail(&e));
+    let _ = FRAME_LIMIT.set(settings.frame_limit);
+    // First, on the thread Node loaded the addon on.
+    if !ffi::init() {
+        fail("V8 did not start (see the line above)");
+    }
     let control = std::io::stdin().as_fd().try_clone_to_owned();
     let control = match control {
         Ok(fd) => UnixStream::from(fd),
         Err(e) => fail(&format!("no control socket on standard input: {e}")),
     };
-    if let Err(e) = super::confine::before_start(address_space) {
+    if let Err(e) = confine::before_start(settings.address_space) {
         fail(&format!("confining the process: {e}"));
     }
-    ffi::init();
     // A builtin that ignores its termination (a 4 GB `fill`) ends this
     // process soon after, not the supervisor's patience.
-    ffi::end_when_stuck(super::GRACE);
+    ffi::end_when_stuck(ssr::engine::v8::process::GRACE);
     let lanes = match receive_lanes(&control) {
         Ok(lanes) => lanes,
         Err(e) => fail(&format!("receiving the lanes: {e}")),
     };
-    if let Err(e) = super::confine::seccomp() {
+    if let Err(e) = confine::seccomp() {
         fail(&format!("installing the system-call filter: {e}"));
     }
     ffi::lower_when_contended(sched::LOWERED_V8_NICE);
@@ -145,12 +157,12 @@ pub fn run(address_space: u64, frame_limit: usize) -> ! {
     loop {
         match wire::receive::<ToWorker>(&mut control, FROM_SERVER_LIMIT) {
             Ok(ToWorker::Free { id }) => {
-                let freed = crate::sync::lock(&table).remove(&id);
+                let freed = lock(&table).remove(&id);
                 drop(freed);
             }
             Ok(other) => fail(&format!("a {} on the control socket", kind(&other))),
             // The server closed it, or is gone.
-            Err(_) => std::process::exit(0),
+            Err(_) => exit(0),
         }
     }
 }
@@ -198,18 +210,19 @@ fn serve(lane: Lane, table: Table, handed: Sender<Lane>) {
     loop {
         let message = match with_lane(|lane| lane.receive::<ToWorker>(FROM_SERVER_LIMIT)) {
             Ok(m) => m,
-            Err(_) => std::process::exit(0),
+            Err(_) => exit(0),
         };
         let started = thread_cpu_time();
         let (outcome, heap_used) = match message {
             ToWorker::New { id, params, bundle } => {
-                let (isolate, outcome) = v8::load(params, Forward, &bundle);
+                let (isolate, outcome) = load(params, &bundle);
                 let heap = isolate.heap_used();
                 if matches!(outcome, Outcome::Ok { .. }) {
-                    crate::sync::lock(&table).insert(id, isolate);
+                    lock(&table).insert(id, isolate);
                 }
                 (outcome, heap)
             }
+            ToWorker::Intl { args } => (service::intl(&args), 0),
             ToWorker::Render {
                 id,
                 request,
@@ -267,7 +280,7 @@ fn on(
     id: u64,
     call: impl FnOnce(&mut Isolate<Forward>) -> Outcome,
 ) -> (Outcome, usize) {
-    let Some(mut isolate) = crate::sync::lock(table).remove(&id) else {
+    let Some(mut isolate) = lock(table).remove(&id) else {
         return (
             Outcome::JsError(format!(
                 r#"{{"kind":"exception","message":"the worker process has no isolate {id}"}}"#
@@ -277,7 +290,7 @@ fn on(
     };
     let outcome = call(&mut isolate);
     let heap = isolate.heap_used();
-    crate::sync::lock(table).insert(id, isolate);
+    lock(table).insert(id, isolate);
     (outcome, heap)
 }
 
@@ -285,13 +298,12 @@ fn on(
 /// process.
 fn send(message: &FromWorker) {
     if with_lane(|lane| lane.send(message)).is_err() {
-        std::process::exit(0);
+        exit(0);
     }
 }
 
 /// Writes `bytes` on this thread's lane as they are (tests only: a broken
 /// worker's channel).
-#[cfg(feature = "test-hooks")]
 fn raw_write(bytes: &[u8]) {
     let _ = with_lane(|lane| lane.raw(bytes));
 }
@@ -307,9 +319,10 @@ struct Forward;
 
 impl HostCalls for Forward {
     fn log(&self, level: LogLevel, message: &str) {
-        #[cfg(feature = "test-hooks")]
-        if let Some(hook) = message.strip_prefix(super::confine::HOOK_PREFIX) {
-            super::confine::hook(hook, raw_write);
+        if ssr::TEST_HOOKS
+            && let Some(hook) = message.strip_prefix(confine::HOOK_PREFIX)
+        {
+            confine::hook(hook, raw_write);
         }
         // The console keeps far less of one render than a frame holds.
         let limit = FRAME_LIMIT.get().copied().unwrap_or(usize::MAX) / 2;
@@ -344,7 +357,7 @@ impl HostCalls for Forward {
         match with_lane(|lane| lane.receive::<ToWorker>(FROM_SERVER_LIMIT)) {
             Ok(ToWorker::Reply(reply)) => reply,
             Ok(other) => fail(&format!("a {} where a reply was due", kind(&other))),
-            Err(_) => std::process::exit(0),
+            Err(_) => exit(0),
         }
     }
 }
@@ -354,7 +367,7 @@ impl HostCalls for Forward {
 /// chunks but one in [`CHECK_EVERY`], and its end. The first is
 /// `response-head`'s `true`; the rest answer nothing.
 fn told(name: &str, args: &str) -> Option<Reply> {
-    if !STREAMS.get() || !super::wire::may_tell(name, args) {
+    if !STREAMS.get() || !wire::may_tell(name, args) {
         return None;
     }
     if name == contract::calls::RESPONSE_WRITE {
@@ -383,11 +396,73 @@ fn kind(message: &ToWorker) -> &'static str {
         ToWorker::Resume { .. } => "Resume",
         ToWorker::Reply(_) => "Reply",
         ToWorker::Free { .. } => "Free",
+        ToWorker::Intl { .. } => "Intl",
+    }
+}
+
+/// A new isolate of `params` reaching the server, with the prelude and
+/// `bundle` evaluated within `INSTANTIATE_DEADLINE`.
+fn load(params: Params, bundle: &str) -> (Isolate<Forward>, Outcome) {
+    let mut isolate = Isolate::new(
+        params.heap_limit,
+        STACK_BYTES,
+        params.offer_after_ms,
+        params.offer_every_us,
+        Forward,
+    );
+    let deadline = ssr::engine::INSTANTIATE_DEADLINE.as_millis() as u32;
+    let outcome = isolate.load(
+        contract::PRELUDE,
+        contract::PRELUDE_NAME,
+        BUNDLE_NAME,
+        bundle,
+        deadline,
+    );
+    (isolate, outcome)
+}
+
+/// What the supervisor starts a worker with, after the addon's path on
+/// Node's command line: `--address-space BYTES` (the process's virtual
+/// memory) and `--frame-limit BYTES` (the largest frame the server reads
+/// from it).
+struct Settings {
+    address_space: u64,
+    frame_limit: usize,
+}
+
+impl Settings {
+    fn of_args() -> Result<Settings, String> {
+        let args: Vec<String> = std::env::args().collect();
+        let value = |name: &str| -> Result<u64, String> {
+            let at = args
+                .iter()
+                .position(|a| a == name)
+                .ok_or_else(|| format!("no {name} among the arguments {args:?}"))?;
+            args.get(at + 1)
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{name} needs a number of bytes"))
+        };
+        Ok(Settings {
+            address_space: value("--address-space")?,
+            frame_limit: usize::try_from(value("--frame-limit")?).unwrap_or(usize::MAX),
+        })
+    }
+}
+
+/// Ends the process at once: not through Node's exit, whose teardown would
+/// run beside the lane threads still in V8.
+pub fn exit(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process; nothing runs after it.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::_exit(code)
     }
 }
 
 /// Ends the process with `why` on standard error (the server's log).
 fn fail(why: &str) -> ! {
     eprintln!("ssr v8-worker {}: {why}", std::process::id());
-    std::process::exit(2)
+    exit(2)
 }

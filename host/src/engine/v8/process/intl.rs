@@ -5,7 +5,9 @@
 //! Why a worker process: ICU's C++ parses a tenant's locale tags and
 //! options, and a bug there ends that process, never the server; and the
 //! server links no V8 (`docs/engines.md`). It costs a round trip on a lane
-//! per call.
+//! per call, two threads' wake-ups (about 100 µs on 2 cores), so answers
+//! are kept: an answer depends on its arguments alone (`web/intl.rs`), and
+//! a page formats the same prices and dates render after render.
 //!
 //! Invariants:
 //! - The process is started at the first call, and again after it dies; a
@@ -14,6 +16,9 @@
 //!   minute (`Supervisor::crashed`).
 //! - The node it runs is the server's (`configure`), or found as
 //!   `process::Node::find` finds one.
+//! - Kept answers: the last [`KEPT`] whose arguments and answer are at
+//!   most [`KEPT_BYTES`] bytes together, for every tenant (an answer is
+//!   the same whoever asks).
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -24,6 +29,14 @@ use crate::web::{Grants, Imports};
 
 /// The tenant the service's process is placed and struck as.
 const INTL: &str = "(intl)";
+
+/// Answers kept, and the largest kept (its arguments and itself).
+const KEPT: usize = 4096;
+const KEPT_BYTES: usize = 1024;
+
+/// The answers kept, by their arguments.
+static ANSWERS: Mutex<Option<hashlink::LruCache<String, Result<String, String>>>> =
+    Mutex::new(None);
 
 /// How long one call may take, queueing for a lane included.
 const DEADLINE: Duration = Duration::from_secs(2);
@@ -77,15 +90,27 @@ fn service(max_args: usize) -> Result<Service, String> {
 /// The answer of `intl.js` to `args`, or the failure's message; calls
 /// carry at most `max_args` bytes (the caller's bound, the same each time).
 pub fn call(args: &str, max_args: usize) -> Result<String, String> {
+    if let Some(kept) = lock(&ANSWERS).as_mut().and_then(|a| a.get(args)) {
+        return kept.clone();
+    }
     let service = SERVICE
         .get_or_init(|| service(max_args))
         .as_ref()
         .map_err(|why| format!("TypeError: Intl is not available: {why}"))?;
-    service.ask(args)
+    let (answer, pure) = service.ask(args);
+    let size = args.len() + answer.as_ref().map_or_else(String::len, String::len);
+    if pure && size <= KEPT_BYTES {
+        lock(&ANSWERS)
+            .get_or_insert_with(|| hashlink::LruCache::new(KEPT))
+            .insert(args.to_string(), answer.clone());
+    }
+    answer
 }
 
 impl Service {
-    fn ask(&self, args: &str) -> Result<String, String> {
+    /// The answer, and whether it is `intl.js`'s own (not a failure of the
+    /// process or of the lanes, which another call may not meet).
+    fn ask(&self, args: &str) -> (Result<String, String>, bool) {
         let ends = Instant::now() + DEADLINE;
         let message = ToWorker::Intl {
             args: args.to_string(),
@@ -93,31 +118,42 @@ impl Service {
         let mut imports = Imports::new(&Grants::new(INTL));
         let mut refused = None;
         loop {
-            let proc = self.process()?;
+            let proc = match self.process() {
+                Ok(proc) => proc,
+                Err(why) => return (Err(why), false),
+            };
             let mut answers = Answers {
                 imports: &mut imports,
                 refused: &mut refused,
             };
             let limit = self.supervisor.options.frame_limit;
-            match proc.exchange(&message, &mut answers, ends, limit) {
-                Ok((Outcome::Ok { body, .. }, _, _)) => {
-                    return String::from_utf8(body)
-                        .map_err(|_| "TypeError: Intl answered bytes that are not UTF-8".into());
-                }
-                Ok((Outcome::JsError(why), _, _)) => return Err(why),
-                Ok((other, _, _)) => return Err(format!("RangeError: Intl: {other:?}")),
+            let answer = match proc.exchange(&message, &mut answers, ends, limit) {
+                // `intl.js`'s answer, its errors (a bad locale or option)
+                // included: pure.
+                Ok((Outcome::Ok { body, .. }, _, _)) => String::from_utf8(body)
+                    .map_err(|_| "TypeError: Intl answered bytes that are not UTF-8".into()),
+                // The service's failure (out of time or memory).
+                Ok((Outcome::JsError(why), _, _)) => return (Err(why), false),
+                Ok((other, _, _)) => return (Err(format!("RangeError: Intl: {other:?}")), false),
                 // Every lane is in a call: wait for one, within the deadline.
                 Err(Broken::NoLane) if Instant::now() < ends => {
                     std::thread::sleep(Duration::from_micros(200));
+                    continue;
                 }
-                Err(Broken::NoLane) => return Err("RangeError: Intl: every lane is busy".into()),
+                Err(Broken::NoLane) => {
+                    return (Err("RangeError: Intl: every lane is busy".into()), false);
+                }
                 Err(Broken::Io(e)) => {
                     lock(&self.at).take();
                     let why = format!("its process failed ({e}) within {GRACE:?} of the deadline");
                     let _ = self.supervisor.crashed(&proc, &self.tenant, &why);
-                    return Err(format!("RangeError: Intl: the call failed: {why}"));
+                    return (
+                        Err(format!("RangeError: Intl: the call failed: {why}")),
+                        false,
+                    );
                 }
-            }
+            };
+            return (answer, true);
         }
     }
 

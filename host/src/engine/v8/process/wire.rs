@@ -173,8 +173,8 @@ impl Lane {
         stream.set_write_timeout(wait)
     }
 
-    /// Writes `bytes` as they are (tests only: a broken worker's channel).
-    #[cfg(feature = "test-hooks")]
+    /// Writes `bytes` as they are (tests only: a broken worker's channel,
+    /// when the worker's `ssr::TEST_HOOKS` lets a test ask for one).
     pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.stream.get_ref().write_all(bytes)
     }

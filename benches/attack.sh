@@ -26,7 +26,7 @@ SLICE_MS=2
 OUT=benches/RESULTS-attack.md
 command -v wrk >/dev/null || { echo "attack.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
-cargo build --release --bin ssr
+cargo build --release
 mkdir -p target/plugins
 target/release/ssr build tests/plugins/hostile.js -o target/plugins/hostile.wasm >/dev/null
 target/release/ssr build plugins/hello/render.js -o target/plugins/hello.wasm >/dev/null

@@ -14,7 +14,7 @@ TOKEN=bench-token-0123456789
 command -v wrk >/dev/null || { echo "$0 needs wrk: apt-get install wrk" >&2; exit 1; }
 if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
-  cargo build --release --bin ssr --example bare_axum
+  cargo build --release && cargo build --release -p ssr --example bare_axum
 fi
 wrk_pin=()
 [ -n "$WRK_CPUS" ] && wrk_pin=(taskset -c "$WRK_CPUS")

@@ -24,7 +24,7 @@ BLOBS=${BLOBS:-20}
 TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-bindings.md
 . benches/common.sh
-cargo build --release --bin ssr
+cargo build --release
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; kill -9 ${weed:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 cp benches/bindings/bench.js benches/bindings/wrangler.jsonc "$work/"

@@ -8,8 +8,9 @@
 #
 # Usage: benches/builds.sh OLD_SSR NEW_SSR   (ROUNDS=3, SECS=5)
 # An older build is made from a worktree, e.g.:
-#   git worktree add /tmp/old <commit> && (cd /tmp/old &&
-#     SSR_LIBNODE=<this checkout>/target/libnode cargo build --release --bin ssr)
+#   git worktree add /tmp/old <commit> && (cd /tmp/old && scripts/setup.sh build &&
+#     cargo build --release)
+# (Builds since 2026-12-01 find their V8 worker, libssr_v8.so, beside them.)
 # Needs: wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -33,7 +33,7 @@ OUT=benches/RESULTS-cluster.md
 needs wrk=wrk
 if [ -z "${PREBUILT:-}${SSR:-}" ]; then
   scripts/setup.sh
-  cargo build --release --bin ssr
+  cargo build --release
 fi
 [ -n "${SSR:-}" ] && OUT=/dev/stdout
 SSR=$(realpath "${SSR:-target/release/ssr}")

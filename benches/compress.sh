@@ -12,7 +12,7 @@ KIB=${KIB:-2000}
 PORT=18195
 TOKEN=bench-token-0123456789
 command -v wrk >/dev/null || { echo "compress.sh needs wrk: apt-get install wrk" >&2; exit 1; }
-cargo build --release --bin ssr
+cargo build --release
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 . benches/visitor.sh

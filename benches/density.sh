@@ -36,7 +36,7 @@ CHART=benches/density.png
 needs wrk=wrk gnuplot=gnuplot-nox
 if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
-  cargo build --release --bin ssr
+  cargo build --release
 fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -28,7 +28,7 @@ OUT=benches/RESULTS-fetch.md
 command -v wrk >/dev/null || { echo "fetch.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
 . benches/common.sh
-cargo build --release --bin ssr
+cargo build --release
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 target/release/ssr build -q plugins/shop/shop.js -o "$work/front.wasm"

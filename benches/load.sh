@@ -21,7 +21,7 @@ TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-http.md
 command -v wrk >/dev/null || { echo "load.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
-cargo build --release --bin ssr --example bare_axum
+cargo build --release && cargo build --release -p ssr --example bare_axum
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 

@@ -16,7 +16,7 @@ TOKEN=bench-token-0123456789
 command -v wrk >/dev/null || { echo "mixed.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
 . benches/common.sh
-cargo build --release --bin ssr
+cargo build --release
 ssr=$PWD/target/release/ssr
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 WORKERD_DIR=$(cd "${1:?usage: benches/node-compat.sh WORKERD_DIR (a cloudflare/workerd checkout)}" && pwd)
 [ -d "$WORKERD_DIR/src/workerd/api/node/tests" ] || { echo "$WORKERD_DIR is not a workerd checkout (no src/workerd/api/node/tests)" >&2; exit 1; }
 scripts/setup.sh
-cargo build --release --bin ssr
+cargo build --release
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 commit=${WORKERD_COMMIT:-$(git -C "$WORKERD_DIR" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout: set WORKERD_COMMIT)")}

@@ -20,7 +20,7 @@ STALLED=${STALLED:-150}
 TOKEN=bench-token-0123456789
 if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
-  cargo build --release --bin ssr
+  cargo build --release
 fi
 plugin=target/test-plugins/probe.wasm
 target/release/ssr build tests/plugins/probe.js -o "$plugin" >/dev/null 2>&1

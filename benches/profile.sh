@@ -28,7 +28,7 @@ scripts/setup.sh
 if [ -n "${SSR:-}" ]; then
   ssr=$(realpath "$SSR") rev=${REV:?REV names the commit SSR was built at}
 else
-  cargo build --release --bin ssr
+  cargo build --release
   ssr=$PWD/target/release/ssr rev=$(git rev-parse --short HEAD)
 fi
 work=$(mktemp -d)

@@ -23,7 +23,7 @@ TOKEN=soak-token-0123456789
 OUT=benches/RESULTS-soak.md
 command -v wrk >/dev/null || { echo "soak.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 scripts/setup.sh
-cargo build --release --bin ssr
+cargo build --release
 mkdir -p target/plugins
 for p in tests/plugins/hostile.js plugins/hello/render.js plugins/react/app.jsx; do
   name=$(basename "$(dirname "$p")"); [ "$name" = plugins ] && name=hostile

@@ -21,7 +21,7 @@ TOKEN=bench-token-0123456789
 OUT=benches/RESULTS-stream.md
 if [ -z "${PREBUILT:-}" ]; then
   scripts/setup.sh
-  cargo build --release --bin ssr
+  cargo build --release
 fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT

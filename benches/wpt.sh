@@ -35,7 +35,7 @@ PORT=18310
 TOKEN=bench-token-0123456789
 scripts/setup.sh
 . benches/common.sh
-cargo build --release --bin ssr
+cargo build --release
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 commit=${WPT_COMMIT:-$(git -C "$WPT_DIR" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout: set WPT_COMMIT)")}

@@ -53,13 +53,13 @@ pub const MAX_LANES: usize = 250;
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToWorker {
     /// Make isolate `id` of `params`, and evaluate the prelude and
-    /// `bundle` in it (`v8::load`).
+    /// `bundle` in it (the worker's `load`, `host/v8-worker/src/worker.rs`).
     New {
         id: u64,
         params: Params,
         bundle: String,
     },
-    /// Render on isolate `id` (`ffi::Isolate::render`); `streams`: the
+    /// Render on isolate `id` (the worker's `ffi::Isolate::render`); `streams`: the
     /// server sends a streamed body as it comes (`response-head`'s answer);
     /// `others`: other V8 renders were in flight when it began, so a long
     /// one may lower its thread (`crate::sched`).
@@ -73,7 +73,7 @@ pub enum ToWorker {
         streams: bool,
         others: bool,
     },
-    /// Go on with a render that is waiting (`ffi::Isolate::resume`).
+    /// Go on with a render that is waiting (the worker's `ffi::Isolate::resume`).
     Resume {
         id: u64,
         value: String,

@@ -488,3 +488,12 @@ unsafe fn outcome(out: &RawResult) -> Outcome {
         _ => Outcome::JsError(text(out.meta, out.meta_len)),
     }
 }
+
+/// Ends the process at once: not through Node's exit, whose teardown would
+/// run beside the lane threads still in V8.
+pub fn exit(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process; nothing runs after it.
+    unsafe { libc::_exit(code) }
+}

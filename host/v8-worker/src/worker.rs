@@ -12,8 +12,8 @@
 //! once as they would in theirs; a thread that a long render lowered
 //! (`crate::sched`) hands its lane to a new one after the render. An
 //! isolate is in one lane's hands for an
-//! exchange and back in the table between them; it may move between lanes,
-//! as in-process isolates move between threads (`ffi.rs`).
+//! exchange and back in the table between them; it may move between lanes
+//! (its `v8::Locker`, `ffi.rs`).
 //!
 //! A renderer's host calls go back to the server on the lane they came from
 //! ([`Forward`]), but for those that need nothing of the server: random
@@ -45,7 +45,7 @@ use ssr::sched::{self, thread_cpu_time};
 use ssr::sync::lock;
 use ssr::web;
 
-use crate::ffi::{self, HostCalls, Isolate, Outcome};
+use crate::ffi::{self, HostCalls, Isolate, Outcome, exit};
 use crate::{confine, service};
 
 /// The largest frame the server sends: a bundle (the admin API takes
@@ -446,18 +446,6 @@ impl Settings {
             address_space: value("--address-space")?,
             frame_limit: usize::try_from(value("--frame-limit")?).unwrap_or(usize::MAX),
         })
-    }
-}
-
-/// Ends the process at once: not through Node's exit, whose teardown would
-/// run beside the lane threads still in V8.
-pub fn exit(code: i32) -> ! {
-    use std::io::Write;
-    let _ = std::io::stderr().flush();
-    // SAFETY: `_exit` ends the process; nothing runs after it.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::_exit(code)
     }
 }
 

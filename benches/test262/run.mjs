@@ -1,25 +1,37 @@
-// test262's `intl402/` tests on ssr's two engines and on Node (driven by
-// benches/test262.sh). Each test is one script: its harness files
-// (assert.js and sta.js, doneprintHandle.js for an async test, and its
-// `includes`), then the test, with "use strict" first for an `onlyStrict`
-// one; a `raw` test is run as it is.
+// One of test262's suites (`intl402`, `built-ins`, `language`, `annexB`)
+// on ssr's two engines and on Node (driven by benches/test262.sh). Each
+// test is one script: its harness files (assert.js and sta.js,
+// doneprintHandle.js for an async test, and its `includes`), then the
+// test, with "use strict" first for an `onlyStrict` one; a `raw` test is
+// run as it is. Every runtime evaluates it the same way, by indirect eval
+// in a new global, so the columns compare engines, not harnesses (a
+// script's top-level `let` and `var` differ a little from an eval's; the
+// comparison is fair as every column has that difference):
 // - `ssr-wasm`, `ssr-v8`: POSTed to SSR_URL's tenant `t262-wasm` /
 //   `t262-v8` by path (mode `fresh`: a new global per test), which
 //   evaluates it (benches/test262/ssr-harness.js);
 // - `node`: a new `vm` context per test in this process.
-// Module tests and Temporal (V8 14's alone here) are left out, each
-// counted with its reason.
+// The host hooks every runtime gives: `$262.global`, `$262.evalScript`
+// (indirect eval), `$262.detachArrayBuffer`. Left out, each counted with
+// its reason: module tests, Temporal (V8 14's alone here), and tests that
+// need a host hook no ssr tenant has (a second realm, agents, IsHTMLDDA).
 //
-// Usage: node run.mjs TEST262_DIR OUT.json (env: RUNTIMES, SSR_URL, JOBS).
-// Writes every result to OUT.json and prints the pass counts per directory.
+// Usage: node run.mjs TEST262_DIR SUITE OUT.json (env: RUNTIMES, SSR_URL,
+// JOBS). Writes every result to OUT.json and prints the pass counts per
+// directory.
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 
-const [root, outFile] = process.argv.slice(2);
+const [root, suite, outFile] = process.argv.slice(2);
 const runtimes = (process.env.RUNTIMES || 'ssr-wasm,ssr-v8,node').split(',');
 const jobs = Number(process.env.JOBS || 2);
 const LEFT_OUT_DIRS = { Temporal: "Temporal: V8 14 has it natively, QuickJS-ng and Node 20 not; not compared" };
+const HOOKS = [
+  [/\$262\.createRealm/, 'needs a second realm ($262.createRealm)'],
+  [/\$262\.agent|atomicsHelper\.js|CanBlockIs/, 'needs agents ($262.agent)'],
+  [/\$262\.(IsHTMLDDA|AbstractModuleSource)/, "needs a browser's or a module host's hook"],
+];
 
 function walk(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -39,8 +51,12 @@ function meta(source) {
     return block ? block[1].split('\n').map((l) => l.replace(/^\s*-\s*/, '').trim()).filter(Boolean) : [];
   };
   const negative = /^negative:\s*\n(?:\s+\w+:.*\n)*?\s+type:\s*(\w+)/m.exec(yaml);
-  return { includes: list('includes'), flags: list('flags'), negative: negative ? negative[1] : null };
+  return { includes: list('includes'), flags: list('flags'), features: list('features'), negative: negative ? negative[1] : null };
 }
+
+// A test's own unhandled rejection (tests of promises make some on
+// purpose) is its business, never the runner's end.
+process.on('unhandledRejection', () => {});
 
 const harness = (name) => fs.readFileSync(path.join(root, 'harness', name), 'utf8');
 
@@ -69,12 +85,19 @@ async function onSsr(engine, test) {
   }
 }
 
+// $262 in a new context: its functions are the context's own.
+const HOST = `(detach, print) => {
+  globalThis.print = print;
+  globalThis.$262 = { global: globalThis, evalScript: (s) => (0, eval)(s), detachArrayBuffer: (b) => { detach(b); return null; } };
+}`;
+
 async function onNode(test) {
   let done;
   const finished = new Promise((ok) => (done = ok));
-  const context = vm.createContext({ print: (m) => done(String(m)) });
+  const context = vm.createContext({});
+  vm.runInContext(HOST, context)((b) => structuredClone(b, { transfer: [b] }), (m) => done(String(m)));
   try {
-    vm.runInContext(test.source, context, { timeout: 10_000 });
+    vm.runInContext(`$262.evalScript(${JSON.stringify(test.source)})`, context, { timeout: 10_000 });
   } catch (e) {
     const name = e && e.constructor && e.constructor.name;
     if (test.negative) return name === test.negative ? { status: 'PASS' } : { status: 'FAIL', message: `expected ${test.negative}, got ${name}` };
@@ -88,7 +111,7 @@ async function onNode(test) {
 
 const runners = { 'ssr-wasm': (t) => onSsr('wasm', t), 'ssr-v8': (t) => onSsr('v8', t), node: onNode };
 
-const base = path.join(root, 'test', 'intl402');
+const base = path.join(root, 'test', suite);
 const results = { runtimes, left_out: {}, files: {} };
 const queue = [];
 for (const file of walk(base)) {
@@ -96,13 +119,14 @@ for (const file of walk(base)) {
   const top = rel.split(path.sep)[0];
   const source = fs.readFileSync(file, 'utf8');
   const m = meta(source);
-  const why = LEFT_OUT_DIRS[top] || (m.flags.includes('module') ? 'a module test' : null);
+  const hook = HOOKS.find(([re]) => re.test(source) || m.includes.some((i) => re.test(i)) || m.flags.some((f) => re.test(f)));
+  const why = LEFT_OUT_DIRS[top] || (m.flags.includes('module') ? 'a module test' : hook && hook[1]);
   if (why) {
     results.left_out[why] = (results.left_out[why] || 0) + 1;
     continue;
   }
   const test = { source: scriptOf(source, m), async: m.flags.includes('async'), negative: m.negative };
-  results.files[rel] = {};
+  results.files[rel] = { features: m.features };
   for (const rt of runtimes) queue.push([rel, rt, test]);
 }
 let done = 0;
@@ -118,10 +142,11 @@ async function worker() {
 await Promise.all(Array.from({ length: jobs }, worker));
 fs.writeFileSync(outFile, JSON.stringify(results));
 
-// Pass counts by the directory under intl402/ (top-level files: `Intl`).
+// Pass counts by the directory under the suite (top-level files: `Intl`
+// in intl402, `(top)` elsewhere).
 const byDir = {};
 for (const [rel, per] of Object.entries(results.files)) {
-  const dir = rel.includes(path.sep) ? rel.split(path.sep)[0] : 'Intl';
+  const dir = rel.includes(path.sep) ? rel.split(path.sep)[0] : suite === 'intl402' ? 'Intl' : '(top)';
   const row = (byDir[dir] ??= { total: 0 });
   row.total += 1;
   for (const rt of runtimes) row[rt] = (row[rt] || 0) + (per[rt].status === 'PASS' ? 1 : 0);

@@ -96,6 +96,9 @@ impl Renderer {
     pub fn new(name: &str, bundle: &str, imports: Imports) -> Result<Self, RenderError> {
         let mut config = Config::default();
         config.text_encoding(true);
+        // WeakRef and FinalizationRegistry, as V8 and workerd have them
+        // (javy leaves them out by default).
+        config.weak_ref(true);
         let runtime = Runtime::new(config)
             .map_err(|e| RenderError::new(ErrorKind::Exception, e.to_string()))?;
         runtime.context().with(|ctx| -> Result<(), RenderError> {

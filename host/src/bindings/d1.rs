@@ -31,16 +31,14 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, StatementStatus};
 use serde::{Deserialize, Serialize};
 
+use super::AT_ONCE;
+
 /// The longest statement, in bytes.
 pub const MAX_SQL: i32 = 100_000;
 /// The most parameters one statement binds.
 pub const MAX_PARAMS: i32 = 100;
 /// The largest string or blob in a row.
 pub const MAX_VALUE: i32 = 2_000_000;
-/// The longest a read answered in the call itself runs
-/// ([`D1::answer_at_once`]), on the thread that called: past it, it stops,
-/// and runs again on a thread that may block.
-pub const AT_ONCE: Duration = Duration::from_millis(1);
 /// The longest one call runs, whatever the render's deadline.
 pub const MAX_QUERY: Duration = Duration::from_secs(30);
 
@@ -175,6 +173,11 @@ struct Database {
     /// Its page size, and the largest it may grow now (`max_page_count`).
     page_size: u64,
     max_bytes: u64,
+    /// Its size, as the last statement that only read found it: a read
+    /// does not change it. Forgotten at the end of every call that may
+    /// write ([`D1::with`]), so only a call answered at once, which only
+    /// reads, outside a transaction, finds it.
+    size: Option<u64>,
 }
 
 impl Database {
@@ -365,6 +368,7 @@ impl D1 {
         let db = Arc::new(Mutex::new(Database {
             conn,
             commits: 0,
+            size: None,
             page_size: page_size.max(512),
             max_bytes: 0,
         }));
@@ -427,7 +431,9 @@ impl D1 {
             set.map_err(|e| d1_error(&e))?;
             db.max_bytes = max_bytes;
         }
-        db.until(deadline.min(Instant::now() + MAX_QUERY), f)
+        let out = db.until(deadline.min(Instant::now() + MAX_QUERY), f);
+        db.size = None;
+        out
     }
 
     /// Answers `call` on database `db`, stopping by `deadline`: its JSON
@@ -522,7 +528,7 @@ fn script(db: &mut Database, sql: &str, migration: Option<&str>) -> Result<Strin
         let mut answers = Vec::new();
         let mut batch = rusqlite::Batch::new(&db.conn, sql);
         while let Some(mut stmt) = batch.next().map_err(|e| d1_error(&e))? {
-            answers.push(collect(&db.conn, &mut stmt, Instant::now())?.0);
+            answers.push(collect(&db.conn, &mut stmt, Instant::now(), &mut None)?.0);
         }
         if let Some(name) = migration {
             db.conn
@@ -601,7 +607,7 @@ fn run(db: &mut Database, s: &Statement, only_reads: bool) -> Result<Answer, Str
         };
         bound.map_err(|e| d1_error(&e))?;
     }
-    let (answer, writes) = collect(&db.conn, &mut stmt, started)?;
+    let (answer, writes) = collect(&db.conn, &mut stmt, started, &mut db.size)?;
     if writes {
         db.commits += 1;
     }
@@ -612,11 +618,14 @@ fn run(db: &mut Database, s: &Statement, only_reads: bool) -> Result<Answer, Str
 }
 
 /// Runs `stmt`, bound, and answers its rows and `meta` (its bookmark left
-/// to the caller), and whether it wrote.
+/// to the caller), and whether it wrote. `size`: the database's size as a
+/// read before it found it, kept by a read (it saves a statement of two
+/// pragmas), forgotten by a write.
 fn collect(
     conn: &Connection,
     stmt: &mut rusqlite::Statement<'_>,
     started: Instant,
+    size: &mut Option<u64>,
 ) -> Result<(Answer, bool), String> {
     let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
     let writes = !stmt.readonly();
@@ -634,7 +643,11 @@ fn collect(
     }
     let scanned = stmt.get_status(StatementStatus::FullscanStep) as u64;
     let changes = if writes { conn.changes() } else { 0 };
-    let size_after = size(conn)?;
+    let size_after = match *size {
+        Some(known) if !writes => known,
+        _ => self::size(conn)?,
+    };
+    *size = (!writes).then_some(size_after);
     let ms = started.elapsed().as_secs_f64() * 1e3;
     let answer = Answer {
         meta: Meta {
@@ -869,8 +882,53 @@ pub(crate) mod tests {
         assert!(n.contains(r#""rows":[[0]]"#), "{n}");
     }
 
+    /// `meta.size_after` of a read answered at once is the database's
+    /// size after every write, batch rolled back and `exec` before it.
+    fn a_read_at_once_reports_the_size_that_writes_left() {
+        let d1 = D1::new(None);
+        let read = r#"{"op":"query","binding":"DB","statements":[{"sql":"SELECT 1"}]}"#;
+        let size_of = |answer: &str| -> u64 {
+            let v: serde_json::Value = serde_json::from_str(answer).unwrap();
+            v[0]["meta"]["size_after"].as_u64().unwrap()
+        };
+        let at_once = || {
+            size_of(
+                &d1.answer_at_once(&db(), &serde_json::from_str(read).unwrap())
+                    .unwrap()
+                    .unwrap(),
+            )
+        };
+        let waited = || size_of(&call(&d1, read).unwrap());
+        call(
+            &d1,
+            r#"{"op":"exec","binding":"DB","sql":"CREATE TABLE t (x)"}"#,
+        )
+        .unwrap();
+        let empty = at_once();
+        assert_eq!(empty, waited());
+        assert_eq!(at_once(), empty);
+        let grow = r#"{"op":"query","binding":"DB","statements":[{"sql":"INSERT INTO t SELECT zeroblob(100000)"}]}"#;
+        call(&d1, grow).unwrap();
+        let grown = at_once();
+        assert!(grown > empty, "{grown} > {empty}");
+        assert_eq!(grown, waited());
+        // A batch that grew the database and failed: rolled back, and the
+        // size a read then reports is the size before it.
+        let failed = r#"{"op":"query","binding":"DB","batch":true,"statements":[{"sql":"SELECT 1"},{"sql":"INSERT INTO t SELECT zeroblob(100000)"},{"sql":"INSERT INTO nope VALUES (1)"}]}"#;
+        call(&d1, failed).unwrap_err();
+        assert_eq!(at_once(), waited());
+        call(
+            &d1,
+            r#"{"op":"exec","binding":"DB","sql":"CREATE TABLE u (x)\nINSERT INTO u SELECT zeroblob(100000)"}"#,
+        )
+        .unwrap();
+        assert!(at_once() > grown);
+        assert_eq!(at_once(), waited());
+    }
+
     crate::unit_tests!(
         d1_stays_in_its_database_and_within_its_limits,
-        only_a_short_read_of_a_free_database_is_answered_at_once
+        only_a_short_read_of_a_free_database_is_answered_at_once,
+        a_read_at_once_reports_the_size_that_writes_left
     );
 }

@@ -92,6 +92,18 @@ pub trait Store: Send + Sync {
     fn reads_at_once(&self) -> bool {
         false
     }
+    /// `get`, made in the call itself where the store can answer within
+    /// [`super::AT_ONCE`] though its reads may wait on a network (Redis,
+    /// on a connection kept for it): `None` where it could not, and then
+    /// the call waits for [`Store::get`] on a thread that may block.
+    fn get_at_once(
+        &self,
+        _ns: &str,
+        _key: &str,
+        _now: u64,
+    ) -> Option<Result<Option<Entry>, String>> {
+        None
+    }
 }
 
 /// What `list` asks of a store: up to `limit` keys that start with
@@ -312,56 +324,9 @@ pub fn answer(
             kind,
             cache_ttl,
             ..
-        } => {
-            let op = if bulk { "GET_BULK" } else { "GET" };
-            if bulk && keys.len() > MAX_BULK {
-                return Err(failed(
-                    op,
-                    400,
-                    format_args!("You can request a maximum of {MAX_BULK} keys"),
-                ));
-            }
-            if let Some(kind) = kind.filter(|k| bulk && k != "json" && k != "text") {
-                return Err(failed(
-                    op,
-                    400,
-                    format_args!("\"{kind}\" is not a valid type. Use \"json\" or \"text\""),
-                ));
-            }
-            if let Some(ttl) = cache_ttl.filter(|t| t.is_nan() || *t < MIN_CACHE_TTL) {
-                return Err(failed(
-                    op,
-                    400,
-                    format_args!(
-                        "Invalid cache_ttl of {ttl}. Cache TTL must be at least {MIN_CACHE_TTL}."
-                    ),
-                ));
-            }
-            for key in &keys {
-                check_key(op, key)?;
-            }
-            let mut found = Vec::with_capacity(keys.len());
-            let mut bytes = Vec::new();
-            for key in &keys {
-                let entry = store.get(ns, key, now)?;
-                // A bulk answer is bounded as one value is.
-                let more = entry.as_ref().map_or(0, |e| e.value.len());
-                if bytes.len() + more > MAX_VALUE {
-                    return Err(failed(
-                        op,
-                        413,
-                        format_args!(
-                            "The values of the requested keys exceed the limit of {MAX_VALUE} bytes in one call."
-                        ),
-                    ));
-                }
-                found.push(entry.map(|e| {
-                    bytes.extend_from_slice(&e.value);
-                    (e.value.len(), raw(&e.metadata))
-                }));
-            }
-            Ok((text_of(&found), bytes))
-        }
+        } => got(&keys, bulk, kind.as_deref(), cache_ttl, |key| {
+            store.get(ns, key, now)
+        }),
         Call::Put {
             key,
             expiration: at,
@@ -470,6 +435,89 @@ pub fn answer(
             Ok((text_of(&out), Vec::new()))
         }
     }
+}
+
+/// Answers a `get` of one key in the call itself where `store` can
+/// ([`Store::get_at_once`]), as [`answer`] would; `None`: it waits.
+pub fn answer_at_once(
+    store: &dyn Store,
+    ns: &str,
+    call: &Call,
+    now: u64,
+) -> Option<Result<(String, Vec<u8>), String>> {
+    let Call::Get {
+        keys,
+        bulk,
+        kind,
+        cache_ttl,
+        ..
+    } = call
+    else {
+        return None;
+    };
+    let [key] = keys.as_slice() else {
+        return None;
+    };
+    let mut read = Some(store.get_at_once(ns, key, now)?);
+    Some(got(keys, *bulk, kind.as_deref(), *cache_ttl, |_| {
+        read.take().expect("one key, read once")
+    }))
+}
+
+/// A `get`'s answer ([`answer`]): `keys` checked, then each `read`.
+fn got(
+    keys: &[String],
+    bulk: bool,
+    kind: Option<&str>,
+    cache_ttl: Option<f64>,
+    mut read: impl FnMut(&str) -> Result<Option<Entry>, String>,
+) -> Result<(String, Vec<u8>), String> {
+    let op = if bulk { "GET_BULK" } else { "GET" };
+    if bulk && keys.len() > MAX_BULK {
+        return Err(failed(
+            op,
+            400,
+            format_args!("You can request a maximum of {MAX_BULK} keys"),
+        ));
+    }
+    if let Some(kind) = kind.filter(|k| bulk && *k != "json" && *k != "text") {
+        return Err(failed(
+            op,
+            400,
+            format_args!("\"{kind}\" is not a valid type. Use \"json\" or \"text\""),
+        ));
+    }
+    if let Some(ttl) = cache_ttl.filter(|t| t.is_nan() || *t < MIN_CACHE_TTL) {
+        return Err(failed(
+            op,
+            400,
+            format_args!("Invalid cache_ttl of {ttl}. Cache TTL must be at least {MIN_CACHE_TTL}."),
+        ));
+    }
+    for key in keys {
+        check_key(op, key)?;
+    }
+    let mut found = Vec::with_capacity(keys.len());
+    let mut bytes = Vec::new();
+    for key in keys {
+        let entry = read(key)?;
+        // A bulk answer is bounded as one value is.
+        let more = entry.as_ref().map_or(0, |e| e.value.len());
+        if bytes.len() + more > MAX_VALUE {
+            return Err(failed(
+                op,
+                413,
+                format_args!(
+                    "The values of the requested keys exceed the limit of {MAX_VALUE} bytes in one call."
+                ),
+            ));
+        }
+        found.push(entry.map(|e| {
+            bytes.extend_from_slice(&e.value);
+            (e.value.len(), raw(&e.metadata))
+        }));
+    }
+    Ok((text_of(&found), bytes))
 }
 
 #[cfg(feature = "test-hooks")]

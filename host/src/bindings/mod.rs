@@ -21,9 +21,11 @@
 //! block, never on an engine's, so a slow disk, Redis or object store holds
 //! up only the render that asked. Two exceptions are answered in the call
 //! itself: a KV read of the embedded store, an index look-up in a local
-//! file that never waits for a writer; and a D1 statement that only reads,
-//! from a database no other call holds, when it is done within
-//! `d1::AT_ONCE` (1 ms; past it, it stops and runs on such a thread).
+//! file that never waits for a writer; a KV `get` of one key from Redis,
+//! and a D1 statement that only reads, from a database no other call
+//! holds, each when it is done within [`AT_ONCE`] (1 ms; past it, it stops
+//! and runs on such a thread, so an engine's thread waits at most that
+//! long on a store).
 //!
 //! Invariants:
 //! - A namespace or bucket belongs to one tenant: its name in a store is
@@ -47,6 +49,12 @@ use contract::Reply;
 
 use crate::app::AppConfig;
 use crate::web::fetch::Subrequests;
+
+/// The longest a call answered in the call itself runs, on the thread
+/// that called (a D1 read, [`d1::D1::answer_at_once`]; a KV `get` from
+/// Redis, [`kv::Store::get_at_once`]): past it, it stops, and runs again on
+/// a thread that may block.
+pub const AT_ONCE: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// The tenant a namespace or bucket belongs to: its full name is
 /// `<tenant>/<id>`.
@@ -481,6 +489,9 @@ impl Bindings {
         let quota = self.quotas.kv_bytes;
         if call.reads() && store.reads_at_once() {
             let answer = kv::answer(&**store, ns, call, Vec::new(), kv::now(), quota);
+            return Ok(at_once(answer));
+        }
+        if let Some(answer) = kv::answer_at_once(&**store, ns, &call, kv::now()) {
             return Ok(at_once(answer));
         }
         let (ns, store, data) = (ns.to_string(), store.clone(), data.to_vec());

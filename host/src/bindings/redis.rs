@@ -35,14 +35,26 @@
 //!   (docs/deploying.md).
 
 use std::sync::{LazyLock, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::kv::{Entry, Listed, Page, Store};
 
 /// KV namespaces in one Redis database.
 pub struct Kv {
     pool: Pool,
+    /// Connections for a `get` made in the call itself
+    /// ([`Store::get_at_once`]): their reads give up after
+    /// [`super::AT_ONCE`]. Made on a thread that may block, never on the
+    /// engine's: the quick path only takes an idle one.
+    quick: Pool,
+    /// Until when the quick path is not tried: a read that gave up says
+    /// this Redis is too far for it, and trying on every call would add
+    /// [`super::AT_ONCE`] to each.
+    quick_off: Mutex<Option<Instant>>,
 }
+
+/// How long a quick read that gave up turns the quick path off.
+const QUICK_OFF: Duration = Duration::from_secs(1);
 
 /// Connections to the Redis a binding keeps its state in: a call takes an
 /// idle one (or connects) and gives it back.
@@ -51,6 +63,8 @@ pub(super) struct Pool {
     idle: Mutex<Vec<redis::Connection>>,
     /// The binding's kind, for errors ("KV", "R2").
     what: &'static str,
+    /// How long a read or a write may take (a connect: [`TIMEOUT`]).
+    timeout: Duration,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -155,8 +169,17 @@ impl Kv {
     /// KV in the Redis `client` reaches (the tenant store's).
     pub fn new(client: redis::Client) -> Kv {
         Kv {
-            pool: Pool::new(client, "KV"),
+            pool: Pool::new(client.clone(), "KV"),
+            quick: Pool {
+                timeout: super::AT_ONCE,
+                ..Pool::new(client, "KV")
+            },
+            quick_off: Mutex::new(None),
         }
+    }
+
+    fn quick_is_off(&self) -> bool {
+        crate::sync::lock(&self.quick_off).is_some_and(|until| Instant::now() < until)
     }
 
     fn with<T>(
@@ -173,6 +196,7 @@ impl Pool {
             client,
             idle: Mutex::new(Vec::new()),
             what,
+            timeout: TIMEOUT,
         }
     }
 
@@ -192,41 +216,84 @@ impl Pool {
         let idle = crate::sync::lock(&self.idle).pop();
         let mut conn = match idle {
             Some(c) => c,
-            None => {
-                let failed = |e| self.failed(e);
-                let c = self
-                    .client
-                    .get_connection_with_timeout(TIMEOUT)
-                    .map_err(failed)?;
-                c.set_read_timeout(Some(TIMEOUT)).map_err(failed)?;
-                c.set_write_timeout(Some(TIMEOUT)).map_err(failed)?;
-                c
-            }
+            None => self.connect()?,
         };
         let out = f(&mut conn).map_err(|e| self.failed(e))?;
         crate::sync::lock(&self.idle).push(conn);
         Ok(out)
     }
+
+    /// A new connection, its reads and writes bounded by `timeout`.
+    fn connect(&self) -> Result<redis::Connection, String> {
+        let failed = |e| self.failed(e);
+        let c = self
+            .client
+            .get_connection_with_timeout(TIMEOUT)
+            .map_err(failed)?;
+        c.set_read_timeout(Some(self.timeout)).map_err(failed)?;
+        c.set_write_timeout(Some(self.timeout)).map_err(failed)?;
+        Ok(c)
+    }
+}
+
+/// The live entry under `key` in `ns`.
+fn get(
+    c: &mut redis::Connection,
+    ns: &str,
+    key: &str,
+    now: u64,
+) -> redis::RedisResult<Option<Entry>> {
+    let (value, metadata, expiration): (Option<Vec<u8>>, Option<String>, Option<u64>) =
+        redis::cmd("HMGET")
+            .arg(entry_key(ns, key.as_bytes()))
+            .arg("v")
+            .arg("m")
+            .arg("e")
+            .query(c)?;
+    Ok(value
+        .filter(|_| expiration.is_none_or(|e| e > now))
+        .map(|value| Entry {
+            value,
+            metadata,
+            expiration,
+        }))
 }
 
 impl Store for Kv {
+    /// On a thread that may block; it leaves a quick connection idle for
+    /// [`Store::get_at_once`] where none is.
     fn get(&self, ns: &str, key: &str, now: u64) -> Result<Option<Entry>, String> {
-        let (value, metadata, expiration): (Option<Vec<u8>>, Option<String>, Option<u64>) = self
-            .with(|c| {
-                redis::cmd("HMGET")
-                    .arg(entry_key(ns, key.as_bytes()))
-                    .arg("v")
-                    .arg("m")
-                    .arg("e")
-                    .query(c)
-            })?;
-        Ok(value
-            .filter(|_| expiration.is_none_or(|e| e > now))
-            .map(|value| Entry {
-                value,
-                metadata,
-                expiration,
-            }))
+        let out = self.pool.with(|c| get(c, ns, key, now));
+        if crate::sync::lock(&self.quick.idle).is_empty()
+            && !self.quick_is_off()
+            && let Ok(c) = self.quick.connect()
+        {
+            crate::sync::lock(&self.quick.idle).push(c);
+        }
+        out
+    }
+
+    /// On an idle quick connection, whose read gives up after
+    /// [`super::AT_ONCE`]: a Redis round trip on the engine's thread,
+    /// where the wait on a thread that may block costs two threads'
+    /// wake-ups. A read that failed or gave up drops its connection (its
+    /// answer may still come), turns the quick path off for [`QUICK_OFF`],
+    /// and the call waits.
+    fn get_at_once(&self, ns: &str, key: &str, now: u64) -> Option<Result<Option<Entry>, String>> {
+        if self.quick_is_off() {
+            return None;
+        }
+        let mut conn = crate::sync::lock(&self.quick.idle).pop()?;
+        match get(&mut conn, ns, key, now) {
+            Ok(entry) => {
+                crate::sync::lock(&self.quick.idle).push(conn);
+                Some(Ok(entry))
+            }
+            Err(_) => {
+                *crate::sync::lock(&self.quick_off) = Some(Instant::now() + QUICK_OFF);
+                None
+            }
+        }
     }
 
     fn put(&self, ns: &str, key: &str, entry: &Entry, quota: u64) -> Result<(), String> {

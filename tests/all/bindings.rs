@@ -806,9 +806,9 @@ const WRANGLER_DEV_RPC: &str = r#"{"add":5,"echo":{"text":"é","list":[1,"two",n
 
 /// A service binding to the app itself (its own name in `services`, as
 /// OpenNext's WORKER_SELF_REFERENCE): the request, its method, URL,
-/// headers and body, reach the tenant's own handler without leaving the
-/// host, and its response comes back whole, on both engines; a chain of
-/// calls is bounded in depth.
+/// headers and body, reach the tenant's own handler in the caller's
+/// instance, sharing its module state, and its response comes back, on
+/// both engines; a chain of calls is bounded in depth.
 #[test]
 fn a_service_binding_reaches_the_app_itself_on_both_engines() {
     let bindings = r#""vars": { "GREETING": "hi" }, "services": [{ "binding": "SELF", "service": "services" }, { "binding": "COUNTER", "service": "services", "entrypoint": "Counter" }, { "binding": "CHILD", "service": "services", "entrypoint": "Child" }]"#;
@@ -839,6 +839,16 @@ fn a_service_binding_reaches_the_app_itself_on_both_engines() {
             s.get(&format!("/t/{id}/deep?n=3"), &[]).text(),
             "3 > 2 > 1 > bottom"
         );
+        // The call is answered in the caller's instance, as `workerd`
+        // answers it in the caller's isolate: its module state is the
+        // caller's.
+        for mark in ["m1", "m2"] {
+            assert_eq!(
+                s.get(&format!("/t/{id}/state?mark={mark}"), &[]).text(),
+                format!("fetch saw {mark}, rpc saw {mark}"),
+                "{engine}"
+            );
+        }
         let deep = s.get(&format!("/t/{id}/deep?n=18"), &[]).text();
         assert!(
             deep.contains("a chain of service calls is at most 16 deep"),

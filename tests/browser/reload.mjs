@@ -21,7 +21,7 @@ try {
   page.on('console', (m) => result.console.push({ type: m.type(), text: m.text() }));
   page.on('pageerror', (e) => result.pageErrors.push(String(e)));
   page.on('load', () => { result.loads += 1; });
-  const listening = page.waitForResponse((r) => r.url().endsWith('/_ssr_dev/events'), { timeout: 10_000 });
+  const listening = page.waitForResponse((r) => new URL(r.url()).pathname === '/_ssr_dev/events', { timeout: 10_000 });
   await page.goto(url, { timeout: 20_000 });
   await listening;
   result.before = await page.textContent('h1');

@@ -4,8 +4,12 @@
 // itself N levels down; `/shape` answers what the binding is; `/rpc`
 // calls the methods of its `Counter` entrypoint (`env.COUNTER`) by RPC,
 // with values structured clone carries, and the errors RPC gives;
-// `/entrypoint` sends a request to that entrypoint's own `fetch`.
+// `/entrypoint` sends a request to that entrypoint's own `fetch`;
+// `/state?mark=M` sets a module variable and answers what a request and an
+// RPC call to the app itself see of it (on workerd, the caller's isolate's).
 import { WorkerEntrypoint } from 'cloudflare:workers';
+
+let marked = null;
 
 export class Counter extends WorkerEntrypoint {
   async fetch(request) {
@@ -23,6 +27,9 @@ export class Counter extends WorkerEntrypoint {
   }
   fail() {
     throw new RangeError('out of range on purpose');
+  }
+  marked() {
+    return `rpc saw ${marked}`;
   }
   get label() {
     return `the counter of ${this.env.GREETING}`;
@@ -128,6 +135,12 @@ export default {
       const r = await env.COUNTER.fetch('https://counter.internal/count', { method: 'PUT' });
       return new Response(`${r.status} ${await r.text()}`);
     }
+    if (url.pathname === '/state') {
+      marked = url.searchParams.get('mark');
+      const r = await env.SELF.fetch('https://self.internal/marked');
+      return new Response(`${await r.text()}, ${await env.COUNTER.marked()}`);
+    }
+    if (url.pathname === '/marked') return new Response(`fetch saw ${marked}`);
     if (url.pathname === '/shape') {
       return Response.json([Object.prototype.toString.call(env.SELF), typeof env.SELF.fetch, Object.keys(env).sort()]);
     }

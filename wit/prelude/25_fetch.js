@@ -55,12 +55,13 @@
     return Uint8Array.from(out);
   }
   function fetchImpl(input, init) {
-    return fetchThrough(null, input, init);
+    return fetchThrough(null, input, init, 0);
   }
   // A fetch over the network, or (`binding`, a service binding's name) one
   // the host renders as that service's own request (`calls::SERVICE`,
-  // `31_services.js`); either answers as a fetch.
-  function fetchThrough(binding, input, init) {
+  // `31_services.js`), from an `env` `level` calls to the app itself deep;
+  // either answers as a fetch.
+  function fetchThrough(binding, input, init, level) {
     return new Promise((ok) => {
       const req = new RequestImpl(input, init === undefined ? {} : init);
       // A stream body is read whole before the request goes.
@@ -78,7 +79,7 @@
       const args = { method: req._method, url: req._url, headers, redirect: req._redirect, stream: true };
       const id = binding === null
         ? host('fetch', args, body).value
-        : host('service', { binding, method: req._method, url: req._url, headers, depth: serviceDepth }, body).value;
+        : host('service', { binding, method: req._method, url: req._url, headers, depth: serviceDepth + level }, body).value;
       const p = { resolve, reject, method: req._method, body: undefined };
       inflight.set(id, p);
       // An aborted signal ends the host's request at once, and errors a

@@ -15,7 +15,7 @@
   let dnsOverHttps = '';
   function tenantEnv() {
     if (env === null) {
-      const { vars, assets, missing, dns, kv, d1, r2, services } = host('env', null).value;
+      const { vars, assets, missing, dns, kv, d1, r2, services, own } = host('env', null).value;
       dnsOverHttps = typeof dns === 'string' ? dns : '';
       const bindings = {};
       // Bindings its wrangler config declares that the host does not
@@ -26,12 +26,34 @@
       for (const name of kv || []) bindings[name] = kvNamespace(name);
       for (const name of d1 || []) bindings[name] = d1Database(name);
       for (const name of r2 || []) bindings[name] = r2Bucket(name);
-      for (const name of services || []) bindings[name] = serviceBinding(name);
+      for (const name of services || []) {
+        const to = own && Object.prototype.hasOwnProperty.call(own, name) ? own[name] : undefined;
+        bindings[name] = serviceBinding(name, 0, to);
+        serviceSpecs.push([name, to, bindings[name]]);
+      }
       // A tenant with assets gets the Workers binding (a var of that name wins).
       if (assets) bindings[assets] = assetsBinding;
       env = Object.freeze(Object.assign(bindings, vars));
     }
     return env;
+  }
+  // Each service binding: its name, the export it names when it is one to
+  // the app itself, and the binding itself in `env`.
+  const serviceSpecs = [];
+  // `env` as a handler called through a chain of `level` calls to the app
+  // itself sees it: the same, but its service bindings count the chain
+  // (`31_services.js`). One per level, per instance.
+  const envsAt = [];
+  function envAt(level) {
+    const base = tenantEnv();
+    if (level === 0) return base;
+    if (envsAt[level] === undefined) {
+      const e = Object.assign({}, base);
+      // A var of the same name wins, as in `env`.
+      for (const [name, to, binding] of serviceSpecs) if (base[name] === binding) e[name] = serviceBinding(name, level, to);
+      envsAt[level] = Object.freeze(e);
+    }
+    return envsAt[level];
   }
   function missingBinding(name, kind) {
     const fail = () => {

@@ -1,7 +1,12 @@
 //! Service bindings: `env.X` of each service the app's wrangler config
-//! binds (`services`), whose `fetch` the host renders as that service's
-//! own request, without leaving the host (`calls::SERVICE`, which
-//! `25_fetch.js` calls: the response answers as a fetch's); any other
+//! binds (`services`). A binding to the app itself (its own name) is
+//! answered in this instance, as `workerd` answers it in the same isolate:
+//! the callee shares the caller's module state (a `node:http` server the
+//! caller started answers it), its request and response are the objects
+//! themselves, and RPC's values are cloned as structured clone would. A
+//! binding to another tenant goes through the host, which renders it as
+//! that service's own request, without leaving the host (`calls::SERVICE`,
+//! which `25_fetch.js` calls: the response answers as a fetch's); any other
 //! method is an RPC call of the service's `WorkerEntrypoint` method of
 //! that name (`contract::RPC`), its arguments and result sent as
 //! [`rpcEncode`] writes them. `33_driver.js` runs the callee's side.
@@ -16,45 +21,84 @@
   // request's `x-ssr-service-depth`, which only the host sets): the host
   // refuses a call past its bound.
   let serviceDepth = 0;
+  // The deepest a chain of service calls goes (the host's `MAX_DEPTH`).
+  const MAX_SERVICE_DEPTH = 16;
+  // A binding made by `serviceBinding`: its name, how many calls to the
+  // app itself deep its `env` is (`level`, [`envAt`]), and, for a binding
+  // to the app itself, the export it names (`own`: '' the default one).
   class Fetcher {
     #name;
-    constructor(token, name) {
+    #level;
+    #own;
+    constructor(token, name, level, own) {
       if (token !== makeService) throw new TypeError('Illegal constructor');
       this.#name = name;
+      this.#level = level;
+      this.#own = own;
     }
     fetch(input, init) {
-      return fetchThrough(this.#name, input, init);
+      const local = this.#own === undefined ? null : localService(this.#own);
+      if (local === null) return fetchThrough(this.#name, input, init, this.#level);
+      return deeper(this.#name, this.#level).then(() => {
+        const req = new RequestImpl(input, init === undefined ? {} : init);
+        return local(req, envAt(this.#level + 1));
+      }).then((res) => {
+        if (!(res instanceof ResponseImpl)) throw new TypeError(`env.${this.#name}.fetch(): the handler did not return a Response`);
+        // As it arrives over HTTP on workerd: its status text the
+        // status's own where it had none.
+        if (res._statusText !== '' || !Object.prototype.hasOwnProperty.call(REASONS, res.status)) return res;
+        return new ResponseImpl(res.body, { status: res.status, statusText: REASONS[res.status], headers: res.headers });
+      });
     }
   }
   const makeService = Symbol('service');
+  // The standard reason phrases of final statuses (RFC 9110, and those
+  // HTTP servers send).
+  const REASONS = {
+    200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'Non-Authoritative Information', 204: 'No Content', 205: 'Reset Content', 206: 'Partial Content', 207: 'Multi-Status', 208: 'Already Reported', 226: 'IM Used',
+    300: 'Multiple Choices', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 305: 'Use Proxy', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+    400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 407: 'Proxy Authentication Required', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 417: 'Expectation Failed', 418: "I'm a teapot", 421: 'Misdirected Request', 422: 'Unprocessable Entity', 423: 'Locked', 424: 'Failed Dependency', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons',
+    500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout', 505: 'HTTP Version Not Supported', 506: 'Variant Also Negotiates', 507: 'Insufficient Storage', 508: 'Loop Detected', 510: 'Not Extended', 511: 'Network Authentication Required',
+  };
   Object.defineProperty(Fetcher.prototype, Symbol.toStringTag, { value: 'Fetcher', configurable: true });
   // A Fetcher whose other members are RPC methods: `env.X.name(...args)`
   // calls the service's method `name`, and `await env.X.name` reads its
   // property `name` (a getter's value), as workerd's RpcProperty does.
   // `then` stays undefined, so that a binding can be awaited or returned
   // from an async function.
-  const serviceBinding = (name) => new Proxy(new Fetcher(makeService, name), {
+  const serviceBinding = (name, level, own) => new Proxy(new Fetcher(makeService, name, level, own), {
     get(target, key) {
       if (typeof key === 'symbol' || key in target) {
         const v = Reflect.get(target, key, target);
         return typeof v === 'function' && key !== 'constructor' ? v.bind(target) : v;
       }
       if (key === 'then') return undefined;
-      const member = (...args) => rpcThrough(name, key, args);
-      member.then = (ok, fail) => rpcThrough(name, key, undefined).then(ok, fail);
+      const call = (args) => (own === undefined ? rpcThrough(name, level, key, args) : rpcLocally(name, level, own, key, args));
+      const member = (...args) => call(args);
+      member.then = (ok, fail) => call(undefined).then(ok, fail);
       return member;
     },
   });
+  // Resolves when a call one level below `level` is within the chain's
+  // bound, else rejects as the host does.
+  function deeper(name, level) {
+    return new Promise((ok) => {
+      if (serviceDepth + level + 1 > MAX_SERVICE_DEPTH) {
+        throw new TypeError(`env.${name}.fetch(): a chain of service calls is at most ${MAX_SERVICE_DEPTH} deep`);
+      }
+      ok();
+    });
+  }
 
   // The method of an RPC call's request (`contract::RPC`).
   const RPC = '@rpc';
   // `args` undefined: a property's read.
-  function rpcThrough(binding, method, args) {
+  function rpcThrough(binding, level, method, args) {
     return new Promise((resolve, reject) => {
       const asked = args === undefined ? { method, get: true } : { method, args: rpcEncode(args) };
       const body = encoder().encode(JSON.stringify(asked));
       const headers = [['content-type', 'application/json']];
-      const call = { binding, method: RPC, url: 'https://rpc.invalid/', headers, depth: serviceDepth };
+      const call = { binding, method: RPC, url: 'https://rpc.invalid/', headers, depth: serviceDepth + level };
       inflight.set(host('service', call, body).value, { resolve, reject, method: 'POST', body: undefined });
     }).then((res) => res.text().then((text) => {
       // The callee's driver answers JSON; anything else is the host's
@@ -69,6 +113,20 @@
       return rpcDecode(out.value);
     }));
   }
+  // The same call to the app itself, in this instance: its arguments and
+  // result cloned, and a thrown error as the caller would get it from
+  // another instance.
+  function rpcLocally(binding, level, own, method, args) {
+    return deeper(binding, level)
+      .then(() => (args === undefined ? undefined : rpcDecode(rpcEncode(args))))
+      .then((sent) => new Promise((ok) => ok(invokeRpc(own || 'default', method, sent, args === undefined, envAt(level + 1))))
+        .catch((e) => {
+          throw rpcError(rpcFailure(e));
+        }))
+      .then((value) => rpcDecode(rpcEncode(value)));
+  }
+  // What a thrown `e` carries to the caller of an RPC call.
+  const rpcFailure = (e) => ({ name: e instanceof Error ? e.name : 'Error', message: e instanceof Error ? e.message : String(e) });
   // An error the callee threw, as the caller sees it: its class (one of
   // the standard ones structured clone knows, else Error), name and
   // message; not its stack.

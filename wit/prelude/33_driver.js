@@ -52,36 +52,54 @@
     const q = new Map(raw.query);
     const name = q.get('entrypoint') || 'default';
     const reply = (out) => new ResponseImpl(JSON.stringify(out), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
-    const failed = (e) => reply({ error: { name: e instanceof Error ? e.name : 'Error', message: e instanceof Error ? e.message : String(e) } });
     return new Promise((ok) => {
       const { method, args, get } = JSON.parse(decoder().decode(raw.body || new Uint8Array(0)));
-      const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
-      // Its own members and its superclasses', not WorkerEntrypoint's or
-      // Object's; an export that is no WorkerEntrypoint class has none.
-      let d;
-      const entry = typeof Entry === 'function' && Entry.prototype instanceof WorkerEntrypoint;
-      for (let p = entry ? Entry.prototype : null; p && p !== WorkerEntrypoint.prototype && d === undefined; p = Object.getPrototypeOf(p)) {
-        d = Object.getOwnPropertyDescriptor(p, method);
-      }
-      const fn = d === undefined ? undefined : get && d.get !== undefined ? d.get : d.value;
-      if (typeof fn !== 'function' || method === 'constructor' || method === 'fetch') {
-        throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
-      }
-      // A method read as a property would be a stub on workerd; ssr
-      // passes no functions (`rpcEncode`).
-      if (get && d.get === undefined) throw new DOMExceptionImpl(`"${method}" is a method: ssr passes no RPC stubs of functions (workerd would); call it`, 'DataCloneError');
-      ok(get ? fn.call(new Entry(context, tenantEnv())) : fn.apply(new Entry(context, tenantEnv()), rpcDecode(args)));
-    }).then((value) => reply({ value: rpcEncode(value) }), failed);
+      ok(invokeRpc(name, method, get ? undefined : rpcDecode(args), get, tenantEnv()));
+    }).then((value) => reply({ value: rpcEncode(value) }), (e) => reply({ error: rpcFailure(e) }));
+  }
+  // Calls `method` (or, `get`, reads the property) of a new instance of
+  // the export `name`, given `env`, with `args`.
+  function invokeRpc(name, method, args, get, env) {
+    const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
+    // Its own members and its superclasses', not WorkerEntrypoint's or
+    // Object's; an export that is no WorkerEntrypoint class has none.
+    let d;
+    const entry = typeof Entry === 'function' && Entry.prototype instanceof WorkerEntrypoint;
+    for (let p = entry ? Entry.prototype : null; p && p !== WorkerEntrypoint.prototype && d === undefined; p = Object.getPrototypeOf(p)) {
+      d = Object.getOwnPropertyDescriptor(p, method);
+    }
+    const fn = d === undefined ? undefined : get && d.get !== undefined ? d.get : d.value;
+    if (typeof fn !== 'function' || method === 'constructor' || method === 'fetch') {
+      throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
+    }
+    // A method read as a property would be a stub on workerd; ssr
+    // passes no functions (`rpcEncode`).
+    if (get && d.get === undefined) throw new DOMExceptionImpl(`"${method}" is a method: ssr passes no RPC stubs of functions (workerd would); call it`, 'DataCloneError');
+    return get ? fn.call(new Entry(context, env)) : fn.apply(new Entry(context, env), args);
+  }
+  // How a request through a service binding to the app itself, to its
+  // export `name` ('' the default one), is answered in this instance:
+  // (request, env) -> its response; null for a module of a render
+  // function, whose requests the host renders.
+  let localDefault = null;
+  function localService(name) {
+    if (name === '') return localDefault;
+    return (req, env) => entrypoint(name).fetch(req, env);
+  }
+  // A new instance of the export `name`, a WorkerEntrypoint class with a
+  // `fetch` method, given `env`.
+  function entrypoint(name) {
+    const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
+    if (typeof Entry !== 'function' || !(Entry.prototype instanceof WorkerEntrypoint) || typeof Entry.prototype.fetch !== 'function') {
+      throw new BadResult(`the entrypoint \`${name}\` a service binding names is no WorkerEntrypoint class with a \`fetch\` method`);
+    }
+    return { fetch: (req, env) => new Entry(context, env).fetch(req) };
   }
   // A service binding's request to the export `name` (its `entrypoint`,
   // which only the host names: `x-ssr-service-entrypoint`): a new
   // instance of that `WorkerEntrypoint` class answers it by its `fetch`.
   function renderEntrypoint(name, raw, reads) {
-    const Entry = Object.prototype.hasOwnProperty.call(exported, name) ? exported[name] : undefined;
-    if (typeof Entry !== 'function' || !(Entry.prototype instanceof WorkerEntrypoint) || typeof Entry.prototype.fetch !== 'function') {
-      throw new BadResult(`the entrypoint \`${name}\` a service binding names is no WorkerEntrypoint class with a \`fetch\` method`);
-    }
-    return new Entry(context, tenantEnv()).fetch(incomingRequest(raw, reads));
+    return entrypoint(name).fetch(incomingRequest(raw, reads), tenantEnv());
   }
   // What `node:` modules run when a render ends (`node.onReset`).
   const resetHooks = [];
@@ -101,18 +119,20 @@
       }
       if (typeof d === 'function' && d.prototype && typeof d.prototype.fetch === 'function') {
         handlerName = 'fetch';
-        render = (raw, reads) => new d(context, tenantEnv()).fetch(incomingRequest(raw, reads));
+        localDefault = (req, env) => new d(context, env).fetch(req);
+        render = (raw, reads) => localDefault(incomingRequest(raw, reads), tenantEnv());
         return;
       }
       if (d && typeof d === 'object' && typeof d.fetch === 'function') {
         handlerName = 'fetch';
-        render = (raw, reads) => d.fetch(incomingRequest(raw, reads), tenantEnv(), context);
+        localDefault = (req, env) => d.fetch(req, env, context);
+        render = (raw, reads) => localDefault(incomingRequest(raw, reads), tenantEnv());
         return;
       }
       if (typeof d === 'function' && d.prototype instanceof WorkerEntrypoint) {
         // A service of RPC methods alone.
         handlerName = 'fetch';
-        render = () => {
+        render = localDefault = () => {
           throw new BadResult('the default export has no `fetch` method: it answers RPC calls only');
         };
         return;
@@ -124,7 +144,7 @@
       else if (scheduled !== null) {
         // A Worker of cron triggers alone: a request finds no handler.
         handlerName = 'fetch';
-        render = () => {
+        render = localDefault = () => {
           throw new BadResult('the module exports only a `scheduled` handler, no `fetch` handler for requests');
         };
         return;

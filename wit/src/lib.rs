@@ -369,9 +369,14 @@ pub mod calls {
     /// keeps each rewriter until its end or the render's.
     pub const HTML_REWRITER: &str = "html-rewriter";
 
-    /// The tenant's vars and secrets, the handler's `env`. Arguments: none
-    /// (`null`); reply: a JSON object of name to value, no data. They
-    /// change only with the tenant's version, so an instance asks once.
+    /// What the handler's `env` holds. Arguments: none (`null`); reply, no
+    /// data: `{vars, assets, missing, dns, kv, d1, r2, services, own}`:
+    /// the vars and secrets (name to value), the assets binding's name,
+    /// the bindings declared that the host lacks (name to kind), where
+    /// `node:dns` asks, the names of the KV, D1, R2 and service bindings,
+    /// and of those services the ones to the app itself, to the export
+    /// each names (`""` the default). They change only with the tenant's
+    /// version, so an instance asks once.
     pub const ENV: &str = "env";
 
     /// The Workers `env.ASSETS` binding: the tenant's own packed assets.

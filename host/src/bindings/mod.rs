@@ -367,6 +367,24 @@ impl Bindings {
         self.services.keys().map(String::as_str)
     }
 
+    /// Its service bindings to the app itself, each to the export it names
+    /// (`""`: the default one). The prelude answers them in the calling
+    /// instance, as `workerd` answers them in the same isolate
+    /// (`31_services.js`); a call of one that reaches the host (an app of a
+    /// render function) is rendered as below.
+    pub fn own_services(&self) -> BTreeMap<&str, &str> {
+        self.services
+            .iter()
+            .filter(|(_, target)| **target == self.tenant)
+            .map(|(b, _)| {
+                (
+                    b.as_str(),
+                    self.entrypoints.get(b).map_or("", String::as_str),
+                )
+            })
+            .collect()
+    }
+
     /// `calls::SERVICE`: a request through service binding `binding`,
     /// rendered as its tenant's own request without leaving the host
     /// (`service.rs`); its response comes by `fetch-wait` as a fetch's.

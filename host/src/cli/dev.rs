@@ -26,12 +26,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{Query, Request, State};
 use axum::response::{IntoResponse, Response};
 use clap::Args;
 use ssr::engine::EngineKind;
@@ -55,9 +56,13 @@ pub struct DevArgs {
 
 /// The script added to HTML pages, and what it runs: reload when the site
 /// was rebuilt.
-const RELOAD: &str = "<script src=\"/_ssr_dev/reload.js\"></script>";
-const RELOAD_JS: &str =
-    "new EventSource('/_ssr_dev/events').addEventListener('reload',()=>location.reload());\n";
+/// The script a page gets, naming the build it shows: a page that
+/// subscribes after a later build ended (one that ended while it loaded)
+/// reloads at once, so that no build's reload is missed.
+fn reload_tag(build: u64) -> String {
+    format!("<script src=\"/_ssr_dev/reload.js?build={build}\"></script>")
+}
+const RELOAD_JS: &str = "new EventSource('/_ssr_dev/events'+new URL(document.currentScript.src).search).addEventListener('reload',()=>location.reload());\n";
 
 struct Dev {
     dir: PathBuf,
@@ -69,6 +74,8 @@ struct Dev {
     host: String,
     /// The last build's failure, shown instead of the site.
     failed: RwLock<Option<String>>,
+    /// How many builds have ended; each sends `reload`.
+    builds: AtomicU64,
     reload: broadcast::Sender<()>,
     http: reqwest::Client,
     /// The guest runtime compiled once for this session's builds.
@@ -103,6 +110,7 @@ async fn dev(args: DevArgs) -> anyhow::Result<ExitCode> {
         token: backend.token.clone(),
         host: format!("{}.localhost", site.name),
         failed: RwLock::new(None),
+        builds: AtomicU64::new(0),
         reload: broadcast::channel(16).0,
         http: reqwest::Client::new(),
         code_cache: tempfile::tempdir()?,
@@ -218,6 +226,7 @@ async fn rebuild(dev: &Arc<Dev>) {
         }
     };
     *dev.failed.write().unwrap_or_else(|e| e.into_inner()) = outcome;
+    dev.builds.fetch_add(1, Ordering::SeqCst);
     let _ = dev.reload.send(());
 }
 
@@ -380,18 +389,28 @@ fn is_source(path: &Path) -> bool {
     })
 }
 
-/// `/_ssr_dev/events`: `reload` after each build.
-async fn events(State(dev): State<Arc<Dev>>) -> Response {
+/// `/_ssr_dev/events?build=N`: `reload` after each build, and at once
+/// when a build after the page's `N` has ended.
+async fn events(
+    State(dev): State<Arc<Dev>>,
+    Query(page): Query<std::collections::HashMap<String, String>>,
+) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
     let rx = dev.reload.subscribe();
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+    let shown = page.get("build").and_then(|b| b.parse::<u64>().ok());
+    let behind = shown.is_some_and(|b| dev.builds.load(Ordering::SeqCst) > b);
+    let stream = futures_util::stream::unfold((rx, behind), |(mut rx, behind)| async move {
+        if behind {
+            let event = Event::default().event("reload").data("rebuilt");
+            return Some((Ok::<_, std::convert::Infallible>(event), (rx, false)));
+        }
         loop {
             match rx.recv().await {
                 Ok(()) => {
                     // With data: a browser drops an event without any
                     // (the HTML standard's event-stream rules).
                     let event = Event::default().event("reload").data("rebuilt");
-                    return Some((Ok::<_, std::convert::Infallible>(event), rx));
+                    return Some((Ok::<_, std::convert::Infallible>(event), (rx, false)));
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return None,
@@ -406,11 +425,15 @@ async fn events(State(dev): State<Arc<Dev>>) -> Response {
 /// Every other request: the last build's error, or the site's answer, an
 /// HTML page with the reload script added.
 async fn forward(State(dev): State<Arc<Dev>>, req: Request) -> Response {
+    // Read before what the page shows: a build that ends in between
+    // makes the page reload once more, never miss one.
+    let build = dev.builds.load(Ordering::SeqCst);
     let failed = dev.failed.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(said) = failed {
         let page = format!(
-            "<!doctype html><title>build failed</title><h1>The build failed</h1><pre>{}</pre>{RELOAD}",
-            ssr::http::escape_html(&said)
+            "<!doctype html><title>build failed</title><h1>The build failed</h1><pre>{}</pre>{}",
+            ssr::http::escape_html(&said),
+            reload_tag(build)
         );
         return (
             axum::http::StatusCode::INTERNAL_SERVER_ERROR,
@@ -419,7 +442,7 @@ async fn forward(State(dev): State<Arc<Dev>>, req: Request) -> Response {
         )
             .into_response();
     }
-    match proxy(&dev, req).await {
+    match proxy(&dev, req, build).await {
         Ok(response) => response,
         Err(e) => (
             axum::http::StatusCode::BAD_GATEWAY,
@@ -429,7 +452,7 @@ async fn forward(State(dev): State<Arc<Dev>>, req: Request) -> Response {
     }
 }
 
-async fn proxy(dev: &Dev, req: Request) -> anyhow::Result<Response> {
+async fn proxy(dev: &Dev, req: Request, build: u64) -> anyhow::Result<Response> {
     let (parts, body) = req.into_parts();
     let body = axum::body::to_bytes(body, 64 << 20).await?;
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
@@ -454,7 +477,7 @@ async fn proxy(dev: &Dev, req: Request) -> anyhow::Result<Response> {
     let bytes = if html {
         headers.remove("content-length");
         headers.remove("etag");
-        Bytes::from(inject(&bytes))
+        Bytes::from(inject(&bytes, &reload_tag(build)))
     } else {
         bytes
     };
@@ -464,14 +487,15 @@ async fn proxy(dev: &Dev, req: Request) -> anyhow::Result<Response> {
     Ok(response)
 }
 
-/// `page` with the reload script before its last `</body>` (any case),
-/// or at its end; its other bytes as they are (a page need not be UTF-8).
-fn inject(page: &[u8]) -> Vec<u8> {
+/// `page` with the reload script `tag` before its last `</body>` (any
+/// case), or at its end; its other bytes as they are (a page need not be
+/// UTF-8).
+fn inject(page: &[u8], tag: &str) -> Vec<u8> {
     let at = page
         .windows(7)
         .rposition(|w| w.eq_ignore_ascii_case(b"</body>"))
         .unwrap_or(page.len());
-    [&page[..at], RELOAD.as_bytes(), &page[at..]].concat()
+    [&page[..at], tag.as_bytes(), &page[at..]].concat()
 }
 
 #[cfg(test)]
@@ -508,9 +532,13 @@ mod tests {
     #[test]
     fn the_script_goes_in_before_the_body_ends_and_other_bytes_stay() {
         let page = b"<p>caf\xe9</p></BODY></html>";
-        let made = inject(page);
-        let want = [&b"<p>caf\xe9</p>"[..], RELOAD.as_bytes(), b"</BODY></html>"].concat();
+        let tag = reload_tag(7);
+        let made = inject(page, &tag);
+        let want = [&b"<p>caf\xe9</p>"[..], tag.as_bytes(), b"</BODY></html>"].concat();
         assert_eq!(made, want);
-        assert_eq!(inject(b"<p>x"), [&b"<p>x"[..], RELOAD.as_bytes()].concat());
+        assert_eq!(
+            inject(b"<p>x", &tag),
+            [&b"<p>x"[..], tag.as_bytes()].concat()
+        );
     }
 }

@@ -492,6 +492,8 @@ fn env(grants: &Grants) -> String {
         "d1": grants.bindings.d1_names().collect::<Vec<_>>(),
         "r2": grants.bindings.r2_names().collect::<Vec<_>>(),
         "services": grants.bindings.service_names().collect::<Vec<_>>(),
+        // Those to the app itself, to the export each names.
+        "own": grants.bindings.own_services(),
         // Where `node:dns` asks (through the tenant's own `fetch`).
         "dns": fetch::dns_over_https(),
     })
@@ -607,7 +609,7 @@ pub(crate) mod tests {
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"r2":[],"services":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
+            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"own":{},"r2":[],"services":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),

@@ -33,6 +33,10 @@ export function OutgoingMessage(options) {
   this.useChunkedEncodingByDefault = true;
   this.shouldKeepAlive = true;
   this.socket = null;
+  // Node's head as text, once made: a server's or client's own sets it;
+  // `_send` sends it first.
+  this._header = null;
+  this._headerSent = false;
 }
 Object.setPrototypeOf(OutgoingMessage.prototype, Writable.prototype);
 Object.setPrototypeOf(OutgoingMessage, Writable);
@@ -95,6 +99,90 @@ OutgoingMessage.prototype.addTrailers = function () {};
 OutgoingMessage.prototype.setTimeout = function (ms, cb) {
   if (cb) this.once('timeout', cb);
   return this;
+};
+// Node's `writable`: true from the start, and still after `end()` (a
+// legacy Node keeps, as its comment says, for error detection), until
+// set otherwise.
+const kWritable = Symbol('writable');
+Object.defineProperty(OutgoingMessage.prototype, 'writable', {
+  configurable: true,
+  get() {
+    return this[kWritable] ?? !this.destroyed;
+  },
+  set(v) {
+    this[kWritable] = v;
+  },
+});
+// As workerd's: the error it was destroyed with (`undefined` for none),
+// `null` until then.
+Object.defineProperty(OutgoingMessage.prototype, 'errored', {
+  configurable: true,
+  get() {
+    return this._writableState?.errored ?? (this.destroyed ? undefined : null);
+  },
+});
+// A message of no socket (a bare `OutgoingMessage`) keeps what is written,
+// as Node buffers it until a socket is assigned: each write waits, so that
+// `write()` says false past the high-water mark, and `outputSize` counts
+// what is kept.
+OutgoingMessage.prototype._write = function (chunk, encoding, cb) {
+  this._kept = cb;
+};
+Object.defineProperty(OutgoingMessage.prototype, 'outputSize', {
+  configurable: true,
+  get() {
+    return this.writableLength;
+  },
+});
+// The headers as Node renders them into a head: name as set, to value;
+// refused once the head is made.
+OutgoingMessage.prototype._renderHeaders = function () {
+  if (this._header) throw headersSent('render');
+  const out = {};
+  for (const [, [name, value]] of this._headers) out[name] = value;
+  return out;
+};
+// `end()` again, as Node's: with data, a write after the end (its callback
+// and an 'error' listener get ERR_STREAM_WRITE_AFTER_END); without, its
+// callback gets ERR_STREAM_ALREADY_FINISHED; nothing once the message is
+// closed or destroyed.
+OutgoingMessage.prototype.end = function (chunk, encoding, cb) {
+  if (!this.writableEnded) return Writable.prototype.end.call(this, chunk, encoding, cb);
+  if (typeof chunk === 'function') {
+    cb = chunk;
+    chunk = undefined;
+  } else if (typeof encoding === 'function') {
+    cb = encoding;
+  }
+  if (this.destroyed || this.closed) return this;
+  const data = chunk !== undefined && chunk !== null;
+  const err = data
+    ? codedError(Error, 'ERR_STREAM_WRITE_AFTER_END', 'write after end')
+    : codedError(Error, 'ERR_STREAM_ALREADY_FINISHED', 'Cannot call end after a stream was finished');
+  queueMicrotask(() => {
+    if (typeof cb === 'function') cb(err);
+    if (data && this.listenerCount('error') > 0) this.emit('error', err);
+  });
+  return this;
+};
+// Node's `_send`: the head first (`_header`, once), then `data`. A head
+// that is a response's status line is announced as workerd does, by a
+// `_headersSent` event of its status, text and headers.
+OutgoingMessage.prototype._send = function (data, encoding, callback) {
+  if (!this._headerSent && typeof this._header === 'string') {
+    this._headerSent = true;
+    const [line, ...fields] = this._header.split('\r\n');
+    const status = /^HTTP\/\d(?:\.\d)? (\d{3})(?: (.*))?$/.exec(line);
+    if (status !== null) {
+      const headers = new Headers();
+      for (const field of fields) {
+        const colon = field.indexOf(':');
+        if (colon > 0) headers.append(field.slice(0, colon).trim(), field.slice(colon + 1).trim());
+      }
+      this.emit('_headersSent', { statusCode: Number(status[1]), statusMessage: status[2] ?? '', headers });
+    }
+  }
+  return this.write(data, encoding, callback);
 };
 Object.defineProperty(OutgoingMessage.prototype, 'connection', {
   configurable: true,

@@ -142,6 +142,9 @@ ServerResponse.prototype.end = function (chunk, encoding, cb) {
     cb = encoding;
     encoding = undefined;
   }
+  if (chunk !== undefined && chunk !== null && typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) {
+    throw invalidArgType('chunk', 'of type string or an instance of Buffer or Uint8Array', chunk);
+  }
   if (!this.headersSent && !this.writableEnded && !this.hasHeader('content-length') && !this.hasHeader('transfer-encoding')) {
     const length = chunk === undefined || chunk === null ? 0 : typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength;
     if (!NO_BODY.has(this.statusCode) && !this._skipBody) this.setHeader('Content-Length', length);
@@ -155,7 +158,10 @@ ServerResponse.prototype._final = function (cb) {
   if (this._controller !== null) this._controller.close();
   this._controller = null;
   cb();
-  queueMicrotask(() => this.emit('close'));
+  queueMicrotask(() => {
+    this._writableState.closed = true;
+    this.emit('close');
+  });
 };
 
 // Destroyed before its head: the Worker's request fails now, not at its

@@ -5,13 +5,17 @@
 // fails as timed out, so one that never settles costs only itself.
 // It answers `/__node_compat` (`?only=NAME`: that test alone); every other
 // request, a test's own through a service binding to the worker itself,
-// goes to the test module's default export.
+// goes to the test module's default export, and so does a `scheduled` call.
 // benches/node-compat.sh runs it on ssr's two engines and on workerd alike.
 import * as tests from './test.js';
 // Its classes (a `WorkerEntrypoint` a service binding names) are ours.
 export * from './test.js';
 
 export default {
+  // A cron trigger's, or `Fetcher.scheduled()`'s: the test module's.
+  async scheduled(controller, env, ctx) {
+    if (typeof tests.default?.scheduled === 'function') await tests.default.scheduled(controller, env, ctx);
+  },
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
     if (url.pathname !== '/__node_compat') {

@@ -849,6 +849,13 @@ fn a_service_binding_reaches_the_app_itself_on_both_engines() {
                 "{engine}"
             );
         }
+        // `Fetcher.scheduled()`, as `workerd` has it: the app's own
+        // `scheduled` handler runs, and a throw is its outcome.
+        assert_eq!(
+            s.get(&format!("/t/{id}/scheduled"), &[]).text(),
+            r#"["function",{"outcome":"ok","noRetry":false},{"outcome":"exception","noRetry":false},[["0 0 * * *",5000],["throw",6000]]]"#,
+            "{engine}"
+        );
         let deep = s.get(&format!("/t/{id}/deep?n=18"), &[]).text();
         assert!(
             deep.contains("a chain of service calls is at most 16 deep"),

@@ -10,6 +10,8 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
 
 let marked = null;
+// What `scheduled` was called with, by `env.SELF.scheduled()` (`/scheduled`).
+const scheduledSeen = [];
 
 export class Counter extends WorkerEntrypoint {
   async fetch(request) {
@@ -113,6 +115,10 @@ async function rpc(env) {
 }
 
 export default {
+  scheduled(controller) {
+    scheduledSeen.push([controller.cron, controller.scheduledTime]);
+    if (controller.cron === 'throw') throw new Error('on purpose');
+  },
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === '/hello') {
@@ -139,6 +145,11 @@ export default {
       marked = url.searchParams.get('mark');
       const r = await env.SELF.fetch('https://self.internal/marked');
       return new Response(`${await r.text()}, ${await env.COUNTER.marked()}`);
+    }
+    if (url.pathname === '/scheduled') {
+      const ran = await env.SELF.scheduled({ cron: '0 0 * * *', scheduledTime: new Date(5000) });
+      const threw = await env.SELF.scheduled({ cron: 'throw', scheduledTime: 6000 });
+      return Response.json([typeof env.SELF.scheduled, ran, threw, scheduledSeen.splice(0)]);
     }
     if (url.pathname === '/marked') return new Response(`fetch saw ${marked}`);
     if (url.pathname === '/shape') {

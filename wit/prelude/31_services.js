@@ -50,6 +50,22 @@
         return new ResponseImpl(res.body, { status: res.status, statusText: REASONS[res.status], headers: res.headers });
       });
     }
+    // `workerd`'s `Fetcher.scheduled()`: the service's `scheduled`
+    // handler runs as a cron trigger would run it, with `cron` and
+    // `scheduledTime` (a Date or ms; now unless given), answering
+    // `{outcome, noRetry}` (`exception` when it threw). The app's own
+    // alone: another tenant's handler runs on its own triggers only.
+    scheduled(options) {
+      const own = this.#own;
+      if (own === undefined) {
+        return Promise.reject(new TypeError(`env.${this.#name}.scheduled(): another tenant's scheduled handler runs on its own cron triggers only`));
+      }
+      const time = options?.scheduledTime === undefined ? Date.now() : Number(options.scheduledTime);
+      const cron = options?.cron === undefined ? '' : String(options.cron);
+      return deeper(this.#name, this.#level)
+        .then(() => scheduledLocally(cron, time, envAt(this.#level + 1)))
+        .then(() => ({ outcome: 'ok', noRetry: false }), () => ({ outcome: 'exception', noRetry: false }));
+    }
   }
   const makeService = Symbol('service');
   // The standard reason phrases of final statuses (RFC 9110, and those

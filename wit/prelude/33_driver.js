@@ -13,8 +13,8 @@
   // its result. `handlerName` names it in messages.
   let render = null;
   let handlerName = 'render';
-  // The module's `scheduled` handler, for its cron triggers: (controller)
-  // -> a promise.
+  // The module's `scheduled` handler, for its cron triggers: (controller,
+  // env) -> a promise.
   let scheduled = null;
   // What a cron trigger's handler is given, as `workerd` has it.
   class ScheduledController {
@@ -34,12 +34,17 @@
   // The method of a cron trigger's request (`contract::SCHEDULED`).
   const SCHEDULED = '@scheduled';
   function runScheduled(raw) {
-    if (scheduled === null) {
-      throw new BadResult('the module exports no `scheduled` handler for its cron triggers; add `export default { async scheduled(controller, env, ctx) { ... } }`');
-    }
     const q = new Map(raw.query);
-    const controller = new ScheduledController(SCHEDULED, q.get('cron') || '', Number(q.get('scheduledTime')));
-    return Promise.resolve(scheduled(controller)).then(() => new ResponseImpl(null, { status: 200, headers: { 'cache-control': 'no-store' } }));
+    return scheduledLocally(q.get('cron') || '', Number(q.get('scheduledTime')), tenantEnv()).then(() => new ResponseImpl(null, { status: 200, headers: { 'cache-control': 'no-store' } }));
+  }
+  // Runs the `scheduled` handler for `cron` at `time` (ms), given `env`.
+  function scheduledLocally(cron, time, env) {
+    return new Promise((ok) => {
+      if (scheduled === null) {
+        throw new BadResult('the module exports no `scheduled` handler for its cron triggers; add `export default { async scheduled(controller, env, ctx) { ... } }`');
+      }
+      ok(scheduled(new ScheduledController(SCHEDULED, cron, time), env));
+    });
   }
   // The module's exports, for RPC calls: a service binding's call of a
   // method (`contract::RPC`) runs it on a new instance of the export the
@@ -113,9 +118,9 @@
       exported = ns;
       const d = ns.default;
       if (typeof d === 'function' && d.prototype && typeof d.prototype.scheduled === 'function') {
-        scheduled = (c) => new d(context, tenantEnv()).scheduled(c);
+        scheduled = (c, env) => new d(context, env).scheduled(c);
       } else if (d && typeof d === 'object' && typeof d.scheduled === 'function') {
-        scheduled = (c) => d.scheduled(c, tenantEnv(), context);
+        scheduled = (c, env) => d.scheduled(c, env, context);
       }
       if (typeof d === 'function' && d.prototype && typeof d.prototype.fetch === 'function') {
         handlerName = 'fetch';

@@ -115,10 +115,11 @@ StringDecoder.prototype = {
     let out = buf === undefined ? '' : this.write(buf);
     keep(this, new Uint8Array(0), 0);
     if (this._text !== null) {
-      // A withheld character is one cut short: one U+FFFD, as Node's.
-      if (this._withheld.length > 0) out += '\ufffd';
+      // A withheld character ends the text as the whole text would: a
+      // U+FFFD for its lead and each continuation after it, as workerd's
+      // decoder (its own fuzz test compares with `Buffer#toString`).
+      out += this._text.decode(this._withheld);
       this._withheld = new Uint8Array(0);
-      out += this._text.decode();
     } else if (this.encoding === 'utf16le') {
       out += units(this._rest);
       this._rest = new Uint8Array(0);

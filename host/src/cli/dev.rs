@@ -54,14 +54,13 @@ pub struct DevArgs {
     port: u16,
 }
 
-/// The script added to HTML pages, and what it runs: reload when the site
-/// was rebuilt.
-/// The script a page gets, naming the build it shows: a page that
-/// subscribes after a later build ended (one that ended while it loaded)
-/// reloads at once, so that no build's reload is missed.
+/// The script added to HTML pages, naming the build the page shows: a page
+/// that subscribes after a later build ended (one that ended while it
+/// loaded) reloads at once, so that no build's reload is missed.
 fn reload_tag(build: u64) -> String {
     format!("<script src=\"/_ssr_dev/reload.js?build={build}\"></script>")
 }
+/// What it runs: reload when the site was rebuilt.
 const RELOAD_JS: &str = "new EventSource('/_ssr_dev/events'+new URL(document.currentScript.src).search).addEventListener('reload',()=>location.reload());\n";
 
 struct Dev {
@@ -400,22 +399,19 @@ async fn events(
     let shown = page.get("build").and_then(|b| b.parse::<u64>().ok());
     let behind = shown.is_some_and(|b| dev.builds.load(Ordering::SeqCst) > b);
     let stream = futures_util::stream::unfold((rx, behind), |(mut rx, behind)| async move {
-        if behind {
-            let event = Event::default().event("reload").data("rebuilt");
-            return Some((Ok::<_, std::convert::Infallible>(event), (rx, false)));
-        }
-        loop {
-            match rx.recv().await {
-                Ok(()) => {
-                    // With data: a browser drops an event without any
-                    // (the HTML standard's event-stream rules).
-                    let event = Event::default().event("reload").data("rebuilt");
-                    return Some((Ok::<_, std::convert::Infallible>(event), (rx, false)));
+        if !behind {
+            loop {
+                match rx.recv().await {
+                    Ok(()) => break,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return None,
             }
         }
+        // With data: a browser drops an event without any (the HTML
+        // standard's event-stream rules).
+        let event = Event::default().event("reload").data("rebuilt");
+        Some((Ok::<_, std::convert::Infallible>(event), (rx, false)))
     });
     Sse::new(stream)
         .keep_alive(KeepAlive::default())

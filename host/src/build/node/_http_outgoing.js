@@ -125,9 +125,7 @@ Object.defineProperty(OutgoingMessage.prototype, 'errored', {
 // as Node buffers it until a socket is assigned: each write waits, so that
 // `write()` says false past the high-water mark, and `outputSize` counts
 // what is kept.
-OutgoingMessage.prototype._write = function (chunk, encoding, cb) {
-  this._kept = cb;
-};
+OutgoingMessage.prototype._write = function () {};
 Object.defineProperty(OutgoingMessage.prototype, 'outputSize', {
   configurable: true,
   get() {

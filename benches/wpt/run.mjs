@@ -1,7 +1,8 @@
 // The Web Platform Tests' `.any.js` files on several runtimes (driven by
 // benches/wpt.sh): each test is one classic script, the same on every
 // runtime: prefix.js (a worker's `location` and `GLOBAL`), the harness,
-// suffix.js (results out), its META scripts, the test. The WPT tree is
+// suffix.js (results out), its META scripts, the test, and the `install`
+// event that ends a service worker's loading (`loaded`). The WPT tree is
 // served over loopback HTTP at WPT_ORIGIN, so that tests fetching their
 // data (`resources/*.json`) find it.
 //
@@ -69,6 +70,15 @@ const prefix = read(path.join(here, 'prefix.js'));
 const suffix = read(path.join(here, 'suffix.js'));
 const harness = read(path.join(wptDir, 'resources/testharness.js'));
 
+// Evaluated last: the event that tells the harness every test is defined.
+// Where the global object is a ServiceWorkerGlobalScope (ssr's engines and
+// workerd, as a service worker's), testharness.js waits for `install`, which
+// a service worker gets once its script has run; without it the harness
+// never completes and each file waits for prefix.js's fallback timer. A
+// runtime whose global is no EventTarget (Node) takes the shell harness,
+// which needs nothing.
+const loaded = "if (typeof dispatchEvent === 'function') dispatchEvent(new Event('install'));";
+
 // The whole classic script for the test at `rel` (relative to the WPT root)
 // in its `variant` (a query string its META names, or '': the test reads it
 // from `location.search`, as common/subset-tests.js does).
@@ -79,9 +89,10 @@ function scriptOf(rel, variant, meta, source) {
     const file = s.startsWith('/') ? path.join(wptDir, s) : path.join(wptDir, path.dirname(rel), s);
     parts.push(read(file));
   }
-  parts.push(source);
+  parts.push(source, loaded);
   return parts.join('\n;\n');
 }
+
 
 // The WPT tree over HTTP.
 const types = { '.json': 'application/json', '.js': 'text/javascript', '.txt': 'text/plain', '.html': 'text/html', '.css': 'text/css', '.xml': 'application/xml', '.svg': 'image/svg+xml', '.png': 'image/png', '.wasm': 'application/wasm' };

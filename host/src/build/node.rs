@@ -68,6 +68,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("fs", include_str!("node/fs.js")),
     ("fs/promises", include_str!("node/fs-promises.js")),
     ("http", include_str!("node/http.js")),
+    ("http2", include_str!("node/http2.js")),
     ("https", include_str!("node/https.js")),
     ("inspector", include_str!("node/inspector.js")),
     ("module", include_str!("node/module.js")),
@@ -123,7 +124,9 @@ const HELPERS: &[(&str, &str)] = &[
     ("_crypto_sign.js", include_str!("node/_crypto_sign.js")),
     ("_crypto_cipher.js", include_str!("node/_crypto_cipher.js")),
     ("_crypto_dh.js", include_str!("node/_crypto_dh.js")),
+    ("_crypto_x509.js", include_str!("node/_crypto_x509.js")),
     ("_dns.js", include_str!("node/_dns.js")),
+    ("_glob.js", include_str!("node/_glob.js")),
 ];
 
 /// `benches/node-exports.sh`'s record of `workerd`.

@@ -1,6 +1,8 @@
 // `node:console`: the global console's methods (which write to the
-// tenant's log), as on workerd. `Console`, which would write to streams
-// of the host's, is not given.
+// tenant's log), as on workerd, and `Console`, a console that writes to
+// the app's own writable streams (`process.stdout` goes to the log too).
+import { codedError } from './_errors.js';
+import { format, inspect } from './util.js';
 const c = globalThis.console;
 const method = (name) => (typeof c[name] === 'function' ? c[name].bind(c) : () => {});
 export const assert = method('assert');
@@ -26,7 +28,71 @@ export const timeStamp = method('timeStamp');
 export const trace = method('trace');
 export const warn = method('warn');
 
+// `new Console(stdout[, stderr])` or `new Console({ stdout, stderr,
+// groupIndentation })`: each method formats as `console.log` does and
+// writes a line to `stdout` (log, info, debug, dir, dirxml, table, time's
+// lines) or `stderr` (warn, error, trace, a failed assert).
+export function Console(options, stderrArg) {
+  if (!new.target) return new Console(options, stderrArg);
+  const named = options !== null && typeof options === 'object' && typeof options.write !== 'function';
+  const stdout = named ? options.stdout : options;
+  const stderr = (named ? options.stderr : stderrArg) ?? stdout;
+  for (const [name, stream] of [['stdout', stdout], ['stderr', stderr]]) {
+    if (stream === null || typeof stream !== 'object' || typeof stream.write !== 'function') {
+      throw codedError(TypeError, 'ERR_CONSOLE_WRITABLE_STREAM', `Console expects a writable stream instance for ${name}`);
+    }
+  }
+  const step = named && options.groupIndentation !== undefined ? options.groupIndentation : 2;
+  let indent = '';
+  const counts = new Map();
+  const timers = new Map();
+  const out = (stream) => (...args) => {
+    const text = format(...args);
+    stream.write(`${indent === '' ? text : text.replace(/^/gm, indent)}\n`);
+  };
+  const elapsed = (label) => `${label}: ${(performance.now() - timers.get(label)).toFixed(3)}ms`;
+  const methods = {
+    log: out(stdout),
+    info: out(stdout),
+    debug: out(stdout),
+    warn: out(stderr),
+    error: out(stderr),
+    dir: (value, opts) => out(stdout)(inspect(value, opts)),
+    time: (label = 'default') => void timers.set(String(label), performance.now()),
+    timeEnd: (label = 'default') => {
+      if (!timers.has(String(label))) return;
+      out(stdout)(elapsed(String(label)));
+      timers.delete(String(label));
+    },
+    timeLog: (label = 'default', ...data) => {
+      if (timers.has(String(label))) out(stdout)(elapsed(String(label)), ...data);
+    },
+    trace: (...args) => out(stderr)(`Trace${args.length > 0 ? `: ${format(...args)}` : ''}\n${new Error().stack?.split('\n').slice(2).join('\n') ?? ''}`),
+    assert: (value, ...args) => {
+      if (!value) out(stderr)(...(args.length > 0 ? [`Assertion failed: ${format(...args)}`] : ['Assertion failed']));
+    },
+    clear: () => {},
+    count: (label = 'default') => {
+      const n = (counts.get(String(label)) ?? 0) + 1;
+      counts.set(String(label), n);
+      out(stdout)(`${label}: ${n}`);
+    },
+    countReset: (label = 'default') => void counts.delete(String(label)),
+    group: (...args) => {
+      if (args.length > 0) out(stdout)(...args);
+      indent += ' '.repeat(step);
+    },
+    groupEnd: () => {
+      indent = indent.slice(0, Math.max(0, indent.length - step));
+    },
+    table: (data) => out(stdout)(data),
+    dirxml: (...args) => out(stdout)(...args),
+  };
+  methods.groupCollapsed = methods.group;
+  Object.assign(this, methods);
+}
+
 export default {
-  assert, clear, count, countReset, debug, dir, dirxml, error, group, groupCollapsed, groupEnd, info, log, profile, profileEnd,
+  Console, assert, clear, count, countReset, debug, dir, dirxml, error, group, groupCollapsed, groupEnd, info, log, profile, profileEnd,
   table, time, timeEnd, timeLog, timeStamp, trace, warn,
 };

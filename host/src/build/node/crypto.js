@@ -10,16 +10,19 @@ import { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSe
 import { Sign, Verify, createSign, createVerify, sign, verify } from './_crypto_sign.js';
 import { DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH, diffieHellman, generatePrime, generatePrimeSync, getCurves, getDiffieHellman } from './_crypto_dh.js';
 import { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt } from './_crypto_cipher.js';
+import { Certificate, X509Certificate } from './_crypto_x509.js';
 
 export { KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey, generateKey, generateKeySync, generateKeyPair, generateKeyPairSync };
 export { Sign, Verify, createSign, createVerify, sign, verify };
 export { DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH, diffieHellman, generatePrime, generatePrimeSync, getCurves, getDiffieHellman };
 export { Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, getCiphers, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt };
+export { Certificate, X509Certificate };
 
 const node = globalThis.__ssr.node;
 
 export const webcrypto = globalThis.crypto;
 export const subtle = globalThis.crypto.subtle;
+export const CryptoKey = globalThis.CryptoKey;
 export const getRandomValues = (array) => globalThis.crypto.getRandomValues(array);
 export const randomUUID = () => globalThis.crypto.randomUUID();
 
@@ -386,7 +389,7 @@ for (const [name, value] of Object.entries({
 }
 
 export default {
-  webcrypto, subtle, getRandomValues, randomUUID, randomBytes, randomFillSync, randomFill, randomInt,
+  webcrypto, subtle, CryptoKey, getRandomValues, randomUUID, randomBytes, randomFillSync, randomFill, randomInt,
   createHash, createHmac, hash, Hash, Hmac, timingSafeEqual, getHashes, getCiphers, getCurves, constants,
   getFips, secureHeapUsed, pseudoRandomBytes,
   KeyObject, SecretKeyObject, PublicKeyObject, PrivateKeyObject, createSecretKey, createPrivateKey, createPublicKey,
@@ -394,5 +397,5 @@ export default {
   Cipheriv, Decipheriv, createCipheriv, createDecipheriv, getCipherInfo, publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt,
   DiffieHellman, DiffieHellmanGroup, ECDH, checkPrime, checkPrimeSync, createDiffieHellman, createDiffieHellmanGroup, createECDH,
   diffieHellman, generatePrime, generatePrimeSync, getDiffieHellman,
-  pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync,
+  pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync, Certificate, X509Certificate,
 };

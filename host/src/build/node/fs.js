@@ -17,6 +17,7 @@
 // `EPERM`, as on workerd. Watching throws workerd's "not implemented".
 import { Buffer } from './buffer.js';
 import { posix } from './path.js';
+import { compile as compileGlob, segmentsMatch } from './_glob.js';
 import { Readable, Writable, finished } from './stream.js';
 import EventEmitter from './events.js';
 import { codedError, invalidArgType, invalidArgValue, notImplemented as methodNotImplemented, outOfRange, validateFunction, validateInteger } from './_errors.js';
@@ -973,76 +974,52 @@ export function futimesSync(fd, atime, mtime) {
 
 // ---- glob ----------------------------------------------------------------
 
-// One path segment of a glob as a RegExp: `*`, `?`, `[...]`, `{a,b}`.
-function segmentRegExp(segment) {
-  let out = '';
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment[i];
-    if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else if (c === '[') {
-      const end = segment.indexOf(']', i + 1);
-      if (end < 0) out += '\\[';
-      else {
-        let set = segment.slice(i + 1, end);
-        if (set[0] === '!') set = `^${set.slice(1)}`;
-        out += `[${set.replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else if (c === '{') {
-      const end = segment.indexOf('}', i + 1);
-      if (end < 0) out += '\\{';
-      else {
-        out += `(?:${segment.slice(i + 1, end).split(',').map((s) => segmentRegExp(s).source.slice(1, -1)).join('|')})`;
-        i = end;
-      }
-    } else out += c.replace(/[.+^$()|\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
-}
-
-function matchesGlob(parts, names) {
-  if (parts.length === 0) return names.length === 0;
-  if (parts[0] === '**') {
-    for (let i = 0; i <= names.length; i++) if (matchesGlob(parts.slice(1), names.slice(i))) return true;
-    return false;
-  }
-  return names.length > 0 && segmentRegExp(parts[0]).test(names[0]) && matchesGlob(parts.slice(1), names.slice(1));
-}
-
 export function globSync(pattern, options = {}) {
   const patterns = Array.isArray(pattern) ? pattern : [pattern];
   for (const p of patterns) if (typeof p !== 'string') throw invalidArgType('pattern', 'of type string', p);
   if (options === null || typeof options !== 'object') throw invalidArgType('options', 'of type object', options);
   const cwd = options.cwd === undefined ? '/' : pathOf(options.cwd, 'options.cwd');
   const { exclude, withFileTypes = false } = options;
+  const excludes = Array.isArray(exclude) ? exclude.flatMap((x) => compileGlob(x, /\//, true)) : [];
   const excluded = (name, dirent) => {
     if (typeof exclude === 'function') return exclude(withFileTypes ? dirent : name);
-    if (Array.isArray(exclude)) return exclude.some((x) => matchesGlob(x.split('/').filter(Boolean), name.split('/')));
-    return false;
+    return excludes.some((parts) => segmentsMatch(parts, name.split('/')));
   };
   const { node } = lookup(cwd, true, 'scandir');
   if (node === undefined || node.kind !== 'dir') return [];
   const out = new Map();
-  for (const p of patterns) {
-    const absolute = p.startsWith('/');
-    const base = absolute ? '/' : cwd;
-    const parts = p.split('/').filter((s) => s !== '' && s !== '.');
-    const start = absolute ? root : node;
-    if (parts.length === 0) continue;
-    // Level by level, as workerd lists matches: a directory's own entries
-    // before its subdirectories'.
-    const queue = [[start, [], base]];
-    while (queue.length > 0) {
-      const [dir, names, at] = queue.shift();
-      for (const [name, child] of entriesOf(dir)) {
-        const rel = [...names, name];
-        const relPath = rel.join('/');
-        const dirent = new Dirent(name, at, child.kind);
-        if (excluded(relPath, dirent)) continue;
-        if (matchesGlob(parts, rel)) out.set(absolute ? `/${relPath}` : relPath, dirent);
-        if (child.kind === 'dir') queue.push([child, rel, posix.join(at, name)]);
+  // Depth first, as workerd lists matches: where `**` may match nothing,
+  // a directory's own matches before its subdirectories', and under a
+  // last `**` each entry before what it holds.
+  const walk = (parts, dir, names, at, dirent) => {
+    if (parts.length === 0) {
+      if (names.join('/') !== '') out.set(names.join('/'), dirent);
+      return;
+    }
+    const [part, ...rest] = parts;
+    if (part === '..') {
+      const up = posix.dirname(at);
+      walk(rest, lookup(up, true, 'scandir').node, [...names, '..'], up, new Dirent(posix.basename(up), posix.dirname(up), 'dir'));
+      return;
+    }
+    if (part === '**') walk(rest, dir, names, at, dirent);
+    if (dir === undefined || dir.kind !== 'dir') return;
+    for (const [name, child] of entriesOf(dir)) {
+      const rel = [...names, name];
+      const entry = new Dirent(name, at, child.kind);
+      if (excluded(rel.join('/'), entry)) continue;
+      if (part === '**') {
+        if (rest.length === 0) out.set(rel.join('/'), entry);
+        if (child.kind === 'dir') walk(parts, child, rel, posix.join(at, name), entry);
+      } else if (part.test(name)) {
+        walk(rest, child, rel, posix.join(at, name), entry);
       }
+    }
+  };
+  for (const p of patterns) {
+    for (const parts of compileGlob(p, /\//, true)) {
+      if (parts[0] === '') walk(parts.slice(1), root, [''], '/', undefined);
+      else walk(parts, node, [], cwd, undefined);
     }
   }
   return [...out].map(([name, dirent]) => (withFileTypes ? dirent : name));

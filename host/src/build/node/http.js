@@ -233,5 +233,8 @@ export function createServer(options, requestListener) {
 }
 
 export { IncomingMessage, OutgoingMessage, Server, ServerResponse, validateHeaderName, validateHeaderValue };
+// The Workers globals, as workerd's `node:http` gives them.
+export const CloseEvent = globalThis.CloseEvent;
+export const MessageEvent = globalThis.MessageEvent;
 
-export default { Agent, ClientRequest, IncomingMessage, OutgoingMessage, Server, ServerResponse, createServer, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };
+export default { Agent, ClientRequest, CloseEvent, MessageEvent, IncomingMessage, OutgoingMessage, Server, ServerResponse, createServer, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };

@@ -1,6 +1,14 @@
 // `node:https`'s client: `node:http`'s, with `https:` the default
-// protocol (the host's `fetch` speaks TLS).
-import { Agent as HttpAgent, ClientRequest } from './http.js';
+// protocol (the host's `fetch` speaks TLS); its server is `node:http`'s
+// (the request arrives as the Worker's, TLS ended before it).
+import { Agent as HttpAgent, ClientRequest, Server as HttpServer } from './http.js';
+
+// (Named by its key: the bundle may rename a class declaration.)
+export const Server = { Server: class extends HttpServer {} }.Server;
+
+export function createServer(options, requestListener) {
+  return new Server(options, requestListener);
+}
 
 export class Agent extends HttpAgent {
   constructor(options) {
@@ -28,4 +36,4 @@ export function get(...args) {
   return req;
 }
 
-export default { Agent, globalAgent, request, get };
+export default { Agent, Server, createServer, globalAgent, request, get };

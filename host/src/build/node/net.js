@@ -429,6 +429,18 @@ export function createServer() {
   throw new Error('createServer() is not implemented');
 }
 
+// What workerd gives for a socket bound to no address: an ephemeral
+// port on the unspecified IPv4 address, and -1 for its descriptor.
+export class BoundSocket {
+  address() {
+    return { address: '0.0.0.0', family: 'IPv4', port: 49152 };
+  }
+  fd() {
+    return -1;
+  }
+  close() {}
+}
+
 // An IP address as a number: an IPv4 one in 32 bits, an IPv6 one in 128
 // (written any way the URL Standard reads, embedded IPv4 and zones too).
 function addressValue(text, family) {
@@ -608,6 +620,7 @@ export function setDefaultAutoSelectFamilyAttemptTimeout(value) {
 
 export default {
   BlockList,
+  BoundSocket,
   SocketAddress,
   Socket,
   Stream,

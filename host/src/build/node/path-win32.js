@@ -6,6 +6,7 @@
 // written with `\`. The working directory is the root, as on Workers.
 
 import { invalidArgType, validateString } from './_errors.js';
+import { globMatcher } from './_glob.js';
 // (A cycle with path.js: each reads the other's object only when asked.)
 import { posix } from './path.js';
 
@@ -190,7 +191,10 @@ export function toNamespacedPath(path) {
 export const sep = '\\';
 export const delimiter = ';';
 
-const win32 = { normalize, join, resolve, isAbsolute, relative, dirname, basename, extname, parse, format, toNamespacedPath, sep, delimiter };
+// Whether a path matches a glob pattern, as `fs.glob` would match it.
+export const matchesGlob = globMatcher(/[\\/]/);
+
+const win32 = { normalize, join, resolve, isAbsolute, relative, dirname, basename, extname, parse, format, toNamespacedPath, matchesGlob, sep, delimiter };
 win32.win32 = win32;
 Object.defineProperty(win32, 'posix', { get: () => posix, enumerable: true, configurable: true });
 export { win32, posix };

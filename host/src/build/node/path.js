@@ -3,6 +3,7 @@
 // path-win32.js.
 
 import { invalidArgType, validateString } from './_errors.js';
+import { globMatcher } from './_glob.js';
 import { win32 } from './path-win32.js';
 
 function check(p, name = 'path') {
@@ -130,7 +131,10 @@ export function toNamespacedPath(path) {
 
 export const sep = '/';
 export const delimiter = ':';
-const path = { normalize, join, resolve, isAbsolute, relative, dirname, basename, extname, parse, format, toNamespacedPath, sep, delimiter };
+
+// Whether a path matches a glob pattern, as `fs.glob` would match it.
+export const matchesGlob = globMatcher(/\//);
+const path = { normalize, join, resolve, isAbsolute, relative, dirname, basename, extname, parse, format, toNamespacedPath, matchesGlob, sep, delimiter };
 path.posix = path;
 // (A cycle with path-win32.js: each reads the other's object only when
 // asked.)

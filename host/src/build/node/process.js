@@ -7,6 +7,8 @@ import EventEmitter from './events.js';
 import { Readable, Writable } from './stream.js';
 import { Buffer } from './buffer.js';
 import { bundled } from './_stubs.js';
+import { codedError, refusing } from './_errors.js';
+import { parseEnv } from './util.js';
 
 const live = globalThis.__ssr.workers.env;
 const own = Object.create(null);
@@ -77,6 +79,64 @@ export function emitWarning(warning, type) {
   console.warn(text);
 }
 
+// The rest of the process's functions, as `workerd` answers them: the
+// process is pid 1 of user and group 0 (setting another is EPERM), holds
+// no handles, sends nothing and keeps no uncaught-exception hook; the
+// debugger's and profiler's hooks do nothing.
+const permitted = (syscall) => (id) => {
+  if (id !== 0) throw Object.assign(codedError(Error, 'EPERM', 'operation not permitted'), { syscall, errno: 1 });
+};
+const none = () => {};
+export const getuid = () => 0;
+export const geteuid = getuid;
+export const getgid = getuid;
+export const getegid = getuid;
+export const getgroups = () => [0];
+export const setuid = permitted('setuid');
+export const seteuid = permitted('seteuid');
+export const setgid = permitted('setgid');
+export const setegid = permitted('setegid');
+export const setgroups = () => permitted('setgroups')(undefined);
+export const initgroups = () => permitted('initgroups')(undefined);
+export const kill = refusing('process.kill');
+export const _kill = refusing('process._kill');
+export const binding = refusing('process.binding');
+export const _linkedBinding = refusing('process._linkedBinding');
+export const dlopen = refusing('process.dlopen');
+export const execve = refusing('process.execve');
+export const cpuUsage = refusing('process.cpuUsage');
+export const threadCpuUsage = refusing('process.threadCpuUsage');
+export const getActiveResourcesInfo = refusing('process.getActiveResourcesInfo');
+export const setUncaughtExceptionCaptureCallback = refusing('process.setUncaughtExceptionCaptureCallback');
+export const hasUncaughtExceptionCaptureCallback = refusing('process.hasUncaughtExceptionCaptureCallback');
+export const ref = none;
+export const unref = none;
+export const setSourceMapsEnabled = none;
+export const getSourceMapsSupport = () => ({ enabled: false, nodeModules: false, generatedCode: false });
+export const _tickCallback = none;
+export const _debugProcess = none;
+export const _debugEnd = none;
+export const _startProfilerIdleNotifier = none;
+export const _stopProfilerIdleNotifier = none;
+export const _fatalException = () => false;
+export const _getActiveRequests = () => [];
+export const _getActiveHandles = () => [];
+export const _rawDebug = (...args) => console.log(...args);
+export const send = () => false;
+export const constrainedMemory = () => 0;
+export const availableMemory = () => 0;
+export const reallyExit = (code) => exit(code || 0);
+export function assert(value, message) {
+  if (!value) throw codedError(Error, 'ERR_INTERNAL_ASSERTION', message || 'Assertion failed');
+}
+export const resourceUsage = () => Object.fromEntries(
+  ['userCPUTime', 'systemCPUTime', 'maxRSS', 'sharedMemorySize', 'unsharedDataSize', 'unsharedStackSize', 'minorPageFault', 'majorPageFault', 'swappedOut', 'fsRead', 'fsWrite', 'ipcSent', 'ipcReceived', 'signalsCount', 'voluntaryContextSwitches', 'involuntaryContextSwitches'].map((k) => [k, 0]),
+);
+// `.env` text read from the request's file system into `env`.
+export function loadEnvFile(path = '.env') {
+  Object.assign(env, parseEnv(bundled.get('fs').readFileSync(path instanceof URL ? path : String(path), 'utf8')));
+}
+
 // `stdout` and `stderr`: writable streams whose text goes to the tenant's
 // log a line at a time, as on `workerd` (a line is held until its newline,
 // so that a character written in two halves arrives whole; what is held
@@ -120,6 +180,7 @@ function stdio(fd, log) {
 export const stdout = stdio(1, (line) => console.log(line));
 export const stderr = stdio(2, (line) => console.error(line));
 export const stdin = Object.assign(new Readable({ read() { this.push(null); } }), { fd: 0 });
+export const openStdin = () => stdin;
 
 // The process is an event emitter, as Node's: its methods are inherited,
 // not its own keys.
@@ -133,6 +194,11 @@ for (const name of ['on', 'once', 'off', 'emit', 'addListener', 'removeListener'
 }
 const process = Object.assign(Object.create(methods), {
   env, execArgv, exitCode, nextTick, getBuiltinModule, cwd, chdir, exit, abort, umask, uptime, hrtime, memoryUsage, emitWarning,
-  stdout, stderr, stdin,
+  stdout, stderr, stdin, getuid, geteuid, getgid, getegid, getgroups, setuid, seteuid, setgid, setegid, setgroups, initgroups,
+  kill, _kill, binding, _linkedBinding, dlopen, execve, cpuUsage, threadCpuUsage, getActiveResourcesInfo,
+  setUncaughtExceptionCaptureCallback, hasUncaughtExceptionCaptureCallback, ref, unref, setSourceMapsEnabled, getSourceMapsSupport,
+  _tickCallback, _debugProcess, _debugEnd, _startProfilerIdleNotifier, _stopProfilerIdleNotifier, _fatalException,
+  _getActiveRequests, _getActiveHandles, _rawDebug, send, constrainedMemory, availableMemory, reallyExit, assert, resourceUsage,
+  loadEnvFile, openStdin,
 });
 export default process;

@@ -14,7 +14,7 @@
 import EventEmitter from './events.js';
 import { Buffer } from './buffer.js';
 import { StringDecoder } from './string_decoder.js';
-import { codedError, notImplemented } from './_errors.js';
+import { codedError, invalidArgType, notImplemented } from './_errors.js';
 
 const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
 
@@ -1693,6 +1693,10 @@ Duplex.from = function (body) {
     body.on('error', (e) => d.destroy(e));
     return d;
   }
+  const iterable = body !== null && body !== undefined && (typeof body[Symbol.iterator] === 'function' || typeof body[Symbol.asyncIterator] === 'function');
+  if (!iterable) {
+    throw invalidArgType('body', 'of type function or an instance of Blob, ReadableStream, WritableStream, Stream, Iterable, AsyncIterable, or Promise or { readable, writable } pair', body);
+  }
   const r = Readable.from(body);
   return Duplex.from(r);
 };
@@ -2022,6 +2026,70 @@ export function pipeline(...streams) {
   return last && last.promise === undefined ? last : undefined;
 }
 
+// `compose(...streams)`: one Duplex that writes into the first stage and
+// reads from the last, the stages piped into each other (`pipeline`). A
+// stage is a stream, a web stream, an iterable (first only), or a
+// function: the first is called with nothing, a later one with the
+// previous stage's output as an async iterable, and what it gives
+// (an iterable or async generator) is that stage's output.
+export function compose(...streams) {
+  if (streams.length === 0) throw codedError(TypeError, 'ERR_MISSING_ARGS', 'The "streams" argument must be specified');
+  if (streams.length === 1) return Duplex.from(streams[0]);
+  const stages = streams.map((s, i) => {
+    if (typeof s !== 'function') return isNodeStream(s) ? s : Duplex.from(s);
+    if (i === 0) return Readable.from(s());
+    // A function stage: what is written to it is the source it reads.
+    const source = new PassThrough({ objectMode: true });
+    const output = Readable.from(s(source));
+    return stageOf(source, output);
+  });
+  const head = stages[0];
+  const tail = stages[stages.length - 1];
+  const outer = stageOf(head, tail);
+  pipeline(stages, (err) => {
+    if (err) outer.destroy(err);
+  });
+  return outer;
+}
+
+// A Duplex that writes into `input` and reads what `output` gives.
+function stageOf(input, output) {
+  const writable = input.writable !== false && typeof input.write === 'function';
+  const readable = output.readable !== false && typeof output.on === 'function' && output._readableState !== undefined;
+  const d = new Duplex({
+    writableObjectMode: writable ? input.writableObjectMode : false,
+    readableObjectMode: readable ? output.readableObjectMode : false,
+    writable,
+    readable,
+    write(chunk, encoding, cb) {
+      if (input.write(chunk, encoding)) cb();
+      else input.once('drain', cb);
+    },
+    final(cb) {
+      input.end();
+      if (readable) cb();
+      else finished(input, (err) => cb(err));
+    },
+    read() {
+      output.resume();
+    },
+    destroy(err, cb) {
+      if (!input.destroyed) input.destroy(err);
+      if (!output.destroyed) output.destroy(err);
+      cb(err);
+    },
+  });
+  if (readable) {
+    output.on('data', (c) => {
+      if (!d.push(c)) output.pause();
+    });
+    output.on('end', () => d.push(null));
+    output.pause();
+  }
+  for (const s of new Set([input, output])) s.on('error', (e) => d.destroy(e));
+  return d;
+}
+
 export function addAbortSignal(signal, stream) {
   if (!signal || typeof signal.aborted !== 'boolean') {
     throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "signal" argument must be an instance of AbortSignal. Received ${signal === undefined ? 'undefined' : typeof signal}`);
@@ -2051,7 +2119,7 @@ export const promises = {
 };
 
 Object.assign(Stream, {
-  Stream, Readable, Writable, Duplex, Transform, PassThrough, pipeline, finished, addAbortSignal, destroy, isReadable, isWritable,
+  Stream, Readable, Writable, Duplex, Transform, PassThrough, pipeline, compose, finished, addAbortSignal, destroy, isReadable, isWritable,
   isErrored, isDestroyed, isDisturbed, getDefaultHighWaterMark, setDefaultHighWaterMark, duplexPair, promises,
   _isUint8Array, _isArrayBufferView, _uint8ArrayToBuffer,
 });

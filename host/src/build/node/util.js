@@ -7,7 +7,7 @@
 // indentation per level. It does not group long arrays of numbers into
 // columns, and it has no colors.
 import { Buffer } from './buffer.js';
-import { codedError, groupDigits, invalidArgType, invalidArgValue, validateFunction, validateString } from './_errors.js';
+import { codedError, groupDigits, invalidArgType, invalidArgValue, outOfRange, validateFunction, validateString } from './_errors.js';
 import { isDeepStrictEqual } from './_comparisons.js';
 import { MIMEParams, MIMEType } from './_mime.js';
 
@@ -541,8 +541,174 @@ export async function aborted(signal, resource) {
   await new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-export function getSystemErrorName(code) {
-  return `Unknown system error ${code}`;
+// libuv's errors, as `workerd` (and Node) list them: name, number (its
+// negative is the error code) and message.
+const SYSTEM_ERRORS = (
+  'E2BIG:7:argument list too long|EACCES:13:permission denied|EADDRINUSE:98:address already in use|' +
+  'EADDRNOTAVAIL:99:address not available|EAFNOSUPPORT:97:address family not supported|' +
+  'EAGAIN:11:resource temporarily unavailable|EAI_ADDRFAMILY:3000:address family not supported|' +
+  'EAI_AGAIN:3001:temporary failure|EAI_BADFLAGS:3002:bad ai_flags value|' +
+  'EAI_BADHINTS:3013:invalid value for hints|EAI_CANCELED:3003:request canceled|' +
+  'EAI_FAIL:3004:permanent failure|EAI_FAMILY:3005:ai_family not supported|' +
+  'EAI_MEMORY:3006:out of memory|EAI_NODATA:3007:no address|EAI_NONAME:3008:unknown node or service|' +
+  'EAI_OVERFLOW:3009:argument buffer overflow|EAI_PROTOCOL:3014:resolved protocol is unknown|' +
+  'EAI_SERVICE:3010:service not available for socket type|EAI_SOCKTYPE:3011:socket type not supported|' +
+  'EALREADY:114:connection already in progress|EBADF:9:bad file descriptor|' +
+  'EBUSY:16:resource busy or locked|ECANCELED:125:operation canceled|' +
+  'ECHARSET:4080:invalid Unicode character|ECONNABORTED:103:software caused connection abort|' +
+  'ECONNREFUSED:111:connection refused|ECONNRESET:104:connection reset by peer|' +
+  'EDESTADDRREQ:89:destination address required|EEXIST:17:file already exists|' +
+  'EFAULT:14:bad address in system call argument|EFBIG:27:file too large|' +
+  'EHOSTUNREACH:113:host is unreachable|EINTR:4:interrupted system call|EINVAL:22:invalid argument|' +
+  'EIO:5:i/o error|EISCONN:106:socket is already connected|EISDIR:21:illegal operation on a directory|' +
+  'ELOOP:40:too many symbolic links encountered|EMFILE:24:too many open files|' +
+  'EMSGSIZE:90:message too long|ENAMETOOLONG:36:name too long|ENETDOWN:100:network is down|' +
+  'ENETUNREACH:101:network is unreachable|ENFILE:23:file table overflow|' +
+  'ENOBUFS:105:no buffer space available|ENODEV:19:no such device|ENOENT:2:no such file or directory|' +
+  'ENOMEM:12:not enough memory|ENONET:64:machine is not on the network|' +
+  'ENOPROTOOPT:92:protocol not available|ENOSPC:28:no space left on device|' +
+  'ENOSYS:38:function not implemented|ENOTCONN:107:socket is not connected|ENOTDIR:20:not a directory|' +
+  'ENOTEMPTY:39:directory not empty|ENOTSOCK:88:socket operation on non-socket|' +
+  'ENOTSUP:95:operation not supported on socket|EOVERFLOW:75:value too large for defined data type|' +
+  'EPERM:1:operation not permitted|EPIPE:32:broken pipe|EPROTO:71:protocol error|' +
+  'EPROTONOSUPPORT:93:protocol not supported|EPROTOTYPE:91:protocol wrong type for socket|' +
+  'ERANGE:34:result too large|EROFS:30:read-only file system|' +
+  'ESHUTDOWN:108:cannot send after transport endpoint shutdown|ESPIPE:29:invalid seek|' +
+  'ESRCH:3:no such process|ETIMEDOUT:110:connection timed out|ETXTBSY:26:text file is busy|' +
+  'EXDEV:18:cross-device link not permitted|UNKNOWN:4094:unknown error|EOF:4095:end of file|' +
+  'ENXIO:6:no such device or address|EMLINK:31:too many links|EHOSTDOWN:112:host is down|' +
+  'EREMOTEIO:121:remote I/O error|ENOTTY:25:inappropriate ioctl for device|' +
+  'EFTYPE:4028:inappropriate file type or format|EILSEQ:84:illegal byte sequence|' +
+  'ESOCKTNOSUPPORT:94:socket type not supported|ENODATA:61:no data available|' +
+  'EUNATCH:49:protocol driver not attached|ENOEXEC:8:exec format error'
+);
+let systemErrors;
+export function getSystemErrorMap() {
+  systemErrors ??= new Map(SYSTEM_ERRORS.split('|').map((entry) => {
+    const [name, number, message] = entry.split(':');
+    return [-Number(number), [name, message]];
+  }));
+  return systemErrors;
+}
+
+function systemError(err) {
+  if (typeof err !== 'number') throw invalidArgType('err', 'of type number', err);
+  if (!(Number.isInteger(err) && err < 0)) throw outOfRange('err', 'a negative integer', err);
+  return getSystemErrorMap().get(err);
+}
+export function getSystemErrorName(err) {
+  return systemError(err)?.[0] ?? `Unknown system error ${err}`;
+}
+export function getSystemErrorMessage(err) {
+  return systemError(err)?.[1] ?? `Unknown system error ${err}`;
+}
+
+// Linux's signal numbers, in the order Node's error message lists them.
+const SIGNALS = {
+  SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGIOT: 6, SIGBUS: 7, SIGFPE: 8, SIGKILL: 9,
+  SIGUSR1: 10, SIGSEGV: 11, SIGUSR2: 12, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15, SIGCHLD: 17, SIGSTKFLT: 16,
+  SIGCONT: 18, SIGSTOP: 19, SIGTSTP: 20, SIGTTIN: 21, SIGTTOU: 22, SIGURG: 23, SIGXCPU: 24, SIGXFSZ: 25,
+  SIGVTALRM: 26, SIGPROF: 27, SIGWINCH: 28, SIGIO: 29, SIGPOLL: 29, SIGPWR: 30, SIGSYS: 31,
+};
+// The exit code of a process a signal ended: 128 + its number.
+export function convertProcessSignalToExitCode(signalCode) {
+  if (!Object.hasOwn(SIGNALS, signalCode)) {
+    throw invalidArgValue('signalCode', signalCode, `must be one of: ${Object.keys(SIGNALS).map((k) => `'${k}'`).join(', ')}`);
+  }
+  return 128 + SIGNALS[signalCode];
+}
+
+// Nothing to trace: a Worker gets no signals (workerd checks nothing).
+export function setTraceSigInt() {}
+
+// Node's old `Object.assign` for own enumerable keys.
+export function _extend(target, source) {
+  if (source === null || typeof source !== 'object') return target;
+  for (const key of Object.keys(source)) target[key] = source[key];
+  return target;
+}
+
+// A Worker's abort controllers and signals cross no thread: they are
+// transferable as they are.
+export const transferableAbortController = () => new AbortController();
+export function transferableAbortSignal(signal) {
+  if (!(signal instanceof AbortSignal)) throw invalidArgType('signal', 'an instance of AbortSignal', signal);
+  return signal;
+}
+
+// `util.diff(actual, expected)`: the shortest edit script between two
+// strings (by character) or arrays, as Myers' algorithm finds it, in
+// Node's form: [0, v] kept, [1, v] only in `actual`, [-1, v] only in
+// `expected`.
+export function diff(actual, expected) {
+  if (actual === expected) return [];
+  for (const [name, value] of [['actual', actual], ['expected', expected]]) {
+    if (typeof value !== 'string' && !Array.isArray(value)) throw invalidArgType(name, 'of type string', value);
+  }
+  const n = actual.length;
+  const m = expected.length;
+  const max = n + m;
+  // Per round d, the furthest x reached on each diagonal k (x - y).
+  const frontier = new Int32Array(2 * max + 2);
+  const rounds = [];
+  search: for (let d = 0; d <= max; d++) {
+    rounds.push(frontier.slice());
+    for (let k = -d; k <= d; k += 2) {
+      const down = k === -d || (k !== d && frontier[max + k - 1] < frontier[max + k + 1]);
+      let x = down ? frontier[max + k + 1] : frontier[max + k - 1] + 1;
+      let y = x - k;
+      while (x < n && y < m && actual[x] === expected[y]) {
+        x++;
+        y++;
+      }
+      frontier[max + k] = x;
+      if (x >= n && y >= m) break search;
+    }
+  }
+  // Back from the end, round by round: the diagonal run, then the one
+  // step that led to it.
+  const out = [];
+  let x = n;
+  let y = m;
+  for (let d = rounds.length - 1; d >= 0; d--) {
+    const before = rounds[d];
+    const k = x - y;
+    const down = k === -d || (k !== d && before[max + k - 1] < before[max + k + 1]);
+    const prevK = down ? k + 1 : k - 1;
+    const prevX = before[max + prevK];
+    const prevY = prevX - prevK;
+    while (x > prevX && y > prevY) {
+      x--;
+      y--;
+      out.push([0, actual[x]]);
+    }
+    if (d > 0) {
+      if (x > prevX) out.push([1, actual[--x]]);
+      else out.push([-1, expected[--y]]);
+    }
+  }
+  return out.reverse();
+}
+
+// The calling frames (at most `frames`, 1-200), read off a stack trace:
+// function, script, line and column. `getCallSite` is its older name.
+export function getCallSites(frames, options) {
+  return callSites(frames, options);
+}
+export function getCallSite(frames, options) {
+  return callSites(frames, options);
+}
+
+function callSites(frames = 10, options) {
+  if (typeof frames === 'object' && frames !== null && options === undefined) return callSites(10, frames);
+  if (!(Number.isInteger(frames) && frames >= 1 && frames <= 200)) throw new Error('Frame count should be between 1 and 200 inclusive.');
+  // The first two frames are this function and the exported one.
+  const lines = (new Error().stack ?? '').split('\n').filter((line) => /^\s*at /.test(line)).slice(2, frames + 2);
+  return lines.map((line) => {
+    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(line) ?? /^\s*at (?:(.*?) \()?(.*?)\)?$/.exec(line);
+    const [, functionName = '', scriptName = '', lineNumber = '0', column = '0'] = m ?? [];
+    return { functionName: functionName === '<anonymous>' ? '' : functionName, scriptName, lineNumber: Number(lineNumber), columnNumber: Number(column), column: Number(column) };
+  });
 }
 
 export const isArray = Array.isArray;
@@ -567,6 +733,7 @@ export { MIMEParams, MIMEType };
 
 export default {
   inspect, format, formatWithOptions, promisify, callbackify, inherits, deprecate, debuglog, debug, isDeepStrictEqual,
-  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, log, getSystemErrorName, types, TextEncoder, TextDecoder, MIMEType, MIMEParams,
+  toUSVString, stripVTControlCharacters, aborted, parseEnv, styleText, log, getSystemErrorName, getSystemErrorMap, getSystemErrorMessage,
+  convertProcessSignalToExitCode, setTraceSigInt, _extend, transferableAbortController, transferableAbortSignal, diff, getCallSites, getCallSite, types, TextEncoder, TextDecoder, MIMEType, MIMEParams,
   isArray, isBoolean, isBuffer, isFunction, isNull, isNullOrUndefined, isNumber, isObject, isPrimitive, isString, isSymbol, isUndefined, isRegExp, isDate, isError,
 };

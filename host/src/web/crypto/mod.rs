@@ -188,6 +188,8 @@ pub fn call(args: &str, data: &[u8]) -> Result<Reply, String> {
         "encapsulate" => Ok(bytes(ml_kem::encapsulate(&a.alg, part(0))?)),
         "decapsulate" => Ok(bytes(ml_kem::decapsulate(&a.alg, part(0), part(1))?)),
         "generate" => generate(&a),
+        "nodeX509" => x509::certificate(part(0)),
+        "nodeSpkac" => Ok(x509::spkac(part(0))),
         op if op.starts_with("node") => node::call(&a, &part),
         op => Err(format!("crypto: no operation \"{op}\"")),
     }
@@ -317,6 +319,7 @@ mod ml_kem;
 mod node;
 mod okp;
 mod sign;
+mod x509;
 
 use cipher::*;
 use digest::*;

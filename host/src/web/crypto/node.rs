@@ -77,10 +77,10 @@ pub(super) fn call<'a>(a: &Args, part: &dyn Fn(usize) -> &'a [u8]) -> Result<Rep
 // writes that the crates do not.
 
 /// One DER element: its tag, its contents, and all of it.
-struct Tlv<'a> {
-    tag: u8,
-    body: &'a [u8],
-    whole: &'a [u8],
+pub(super) struct Tlv<'a> {
+    pub(super) tag: u8,
+    pub(super) body: &'a [u8],
+    pub(super) whole: &'a [u8],
 }
 
 /// The first element of `input` and what follows it.
@@ -114,7 +114,7 @@ fn tlv(input: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
 }
 
 /// The elements of a SEQUENCE's contents.
-fn items(mut body: &[u8]) -> Option<Vec<Tlv<'_>>> {
+pub(super) fn items(mut body: &[u8]) -> Option<Vec<Tlv<'_>>> {
     let mut out = Vec::new();
     while !body.is_empty() {
         let (item, rest) = tlv(body)?;
@@ -125,7 +125,7 @@ fn items(mut body: &[u8]) -> Option<Vec<Tlv<'_>>> {
 }
 
 /// The one SEQUENCE `der` is, as its elements.
-fn sequence(der: &[u8]) -> Option<Vec<Tlv<'_>>> {
+pub(super) fn sequence(der: &[u8]) -> Option<Vec<Tlv<'_>>> {
     match tlv(der)? {
         (t, []) if t.tag == 0x30 => items(t.body),
         _ => None,

@@ -58,14 +58,16 @@ function shownTime(seconds) {
 }
 
 // Authority information access text ("OCSP - URI:http://...", a line
-// each) as lists by method, in the certificate's order: the legacy
-// object's form, and `translatePeerCertificate`'s.
-export function infoAccessByMethod(text) {
-  const byMethod = Object.create(null);
+// each) as lists by method, in the certificate's order, into `into`: the
+// legacy object's form (a plain object, as workerd's), and
+// `translatePeerCertificate`'s (one with no prototype, as Node's). A key
+// is defined, never assigned, so that no text reaches a prototype.
+export function infoAccessByMethod(text, into = {}) {
   for (const [, key, raw] of String(text).matchAll(/([^\n:]*):([^\n]*)(?:\n|$)/g)) {
-    (byMethod[key] ??= []).push(raw.startsWith('"') ? JSON.parse(raw) : raw);
+    if (!Object.hasOwn(into, key)) Object.defineProperty(into, key, { value: [], writable: true, enumerable: true, configurable: true });
+    into[key].push(raw.startsWith('"') ? JSON.parse(raw) : raw);
   }
-  return byMethod;
+  return into;
 }
 
 const shownName = (pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('\n');

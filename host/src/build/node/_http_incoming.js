@@ -23,6 +23,11 @@ export function IncomingMessage(socket) {
   this.trailers = {};
   this.rawTrailers = [];
   this.complete = false;
+  // Node's flags: the body not yet read (`_consuming`), thrown away
+  // (`_dumped`) or paused by the server (`_paused`).
+  this._consuming = false;
+  this._dumped = false;
+  this._paused = false;
   this._reader = null;
 }
 Object.setPrototypeOf(IncomingMessage.prototype, Readable.prototype);
@@ -50,9 +55,9 @@ const FIRST_WINS = new Set(['content-type', 'content-length', 'user-agent', 'ref
 IncomingMessage.prototype._addHeaderLine = function (field, value, dest) {
   const name = String(field).toLowerCase();
   if (name === 'set-cookie') {
-    if (dest[name] === undefined) dest[name] = [value];
+    if (!Object.hasOwn(dest, name)) dest[name] = [value];
     else dest[name].push(value);
-  } else if (dest[name] === undefined) {
+  } else if (!Object.hasOwn(dest, name)) {
     dest[name] = value;
   } else if (!FIRST_WINS.has(name)) {
     dest[name] += (name === 'cookie' ? '; ' : ', ') + value;
@@ -71,6 +76,7 @@ IncomingMessage.prototype._read = function () {
   // A server's request, or a response without a body: what there is was
   // pushed.
   if (this._reader === null) return;
+  this._consuming = true;
   this._reader.read().then(({ done, value }) => {
     if (done) {
       this.complete = true;

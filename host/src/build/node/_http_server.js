@@ -179,14 +179,15 @@ ServerResponse.prototype._destroy = function (err, cb) {
 
 // The request's socket: what a server reads of its connection.
 function socketOf(request, port) {
-  const url = new URL(request.url);
   return {
     remoteAddress: request.headers.get('cf-connecting-ip') ?? '127.0.0.1',
-    remotePort: 0,
+    // No connection reaches the app, so no peer's port: one of the
+    // ephemeral range, as workerd gives; and TLS, if any, ended before it.
+    remotePort: 49152 + Math.floor(Math.random() * 16384),
     remoteFamily: 'IPv4',
     localAddress: '127.0.0.1',
     localPort: port,
-    encrypted: url.protocol === 'https:',
+    encrypted: false,
     readable: true,
     writable: true,
     destroy() {},
@@ -326,8 +327,12 @@ export class Server extends EventEmitter {
     const url = new URL(request.url);
     req.url = url.pathname + url.search;
     req.method = request.method;
+    // Each header line as it came (the prelude's Headers keep their list;
+    // iterating would join repeated names), so that Node's rules for
+    // repeated headers apply.
+    const lines = Array.isArray(request.headers._list) ? request.headers._list : [...request.headers];
     const raw = [];
-    for (const [name, value] of request.headers) raw.push(name, value);
+    for (const [name, value] of lines) raw.push(name, value);
     req._addHeaderLines(raw, raw.length);
     req.cloudflare = { env, ctx };
     if ('cf' in request) req.cloudflare.cf = request.cf;

@@ -10,7 +10,7 @@ export function translatePeerCertificate(c) {
   if (c.issuerCertificate != null && c.issuerCertificate !== c) {
     c.issuerCertificate = translatePeerCertificate(c.issuerCertificate);
   }
-  if (c.infoAccess != null) c.infoAccess = infoAccessByMethod(c.infoAccess);
+  if (c.infoAccess != null) c.infoAccess = infoAccessByMethod(c.infoAccess, Object.create(null));
   return c;
 }
 

@@ -62,7 +62,6 @@ function fail(code, syscall, path, dest) {
 let nextIno = 1;
 let root;
 const fds = new Map();
-let nextFd = 3;
 
 function inode(kind, mode, readOnly, extra) {
   const type = { dir: S_IFDIR, file: S_IFREG, link: S_IFLNK, dev: S_IFCHR }[kind];
@@ -74,9 +73,12 @@ function inode(kind, mode, readOnly, extra) {
 }
 const directory = (readOnly) => inode('dir', 0o755, readOnly, { entries: new Map() });
 
-// Descriptors 0, 1 and 2: standard input reads nothing, and what is
-// written to standard output and error goes to the console.
-const stdio = (fd) => ({ node: inode('dev', 0o666, false, { device: 'null', stdio: fd }), path: undefined, position: 0, readable: fd === 0, writable: fd !== 0, append: false });
+// Descriptors 0, 1 and 2, as workerd has them: empty regular files that
+// read nothing, that closing leaves open, and whose writes go to the
+// console (standard error's as errors), at most 16 KiB a write. (`stdio`
+// is the descriptor plus one, never 0.)
+const STDIO_WRITE_MAX = 16 << 10;
+const stdio = (fd) => ({ node: { ...inode('dev', 0o666, false, { device: 'null', stdio: fd + 1 }), mode: S_IFREG | 0o666 }, path: undefined, position: 0, readable: true, writable: true, append: true });
 
 function fresh() {
   fds.clear();
@@ -184,7 +186,11 @@ function grow(node, size, syscall = 'write', path = undefined) {
 function writeAt(node, bytes, position, syscall) {
   if (node.kind === 'dev') {
     if (node.device === 'full') throw fail('EPERM', syscall);
-    if (node.stdio) console[node.stdio === 1 ? 'log' : 'error'](Buffer.from(bytes).toString().replace(/\n$/, ''));
+    if (node.stdio) {
+      const shown = bytes.subarray(0, STDIO_WRITE_MAX);
+      console[node.stdio === 3 ? 'error' : 'log'](Buffer.from(shown).toString().replace(/\n$/, ''));
+      return shown.length;
+    }
     return bytes.length;
   }
   grow(node, position + bytes.length, syscall);
@@ -479,13 +485,16 @@ export function openSync(p, flags, mode) {
   if (node.kind === 'dir' && access !== 0) throw fail('EISDIR', 'open', path);
   if (access !== 0 && node.readOnly) throw fail('EPERM', 'open', path);
   if (bits & constants.O_TRUNC && node.kind === 'file' && access !== 0) setSize(node, 0, 'open', path);
-  const fd = nextFd++;
+  // The lowest descriptor free, as POSIX gives (and workerd).
+  let fd = 3;
+  while (fds.has(fd)) fd++;
   fds.set(fd, { node, path, position: 0, readable: access !== 1, writable: access !== 0, append: Boolean(bits & constants.O_APPEND) });
   return fd;
 }
 
 export function closeSync(fd) {
-  fds.delete(fdOf(fd));
+  const n = fdOf(fd);
+  if (n > 2) fds.delete(n);
 }
 
 // `read(fd, buffer, offset, length, position)` or `read(fd, buffer,

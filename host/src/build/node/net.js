@@ -125,6 +125,8 @@ export function Socket(options) {
   this._host = null;
   this._bytesRead = 0;
   this._bytesWritten = 0;
+  // Bytes of writes held until the connection opens.
+  this._pendingBytes = 0;
   this._idle = 0;
   this._idleTimer = null;
   // Callbacks of writes made while connecting.
@@ -165,7 +167,17 @@ function writeAfterFIN(chunk, encoding, cb) {
 
 Object.defineProperties(Socket.prototype, {
   bytesRead: { get() { return this._bytesRead; }, configurable: true },
-  bytesWritten: { get() { return this._bytesWritten; }, configurable: true },
+  // As Node counts it: what went to the connection, what waits for it to
+  // open, and what the stream still buffers.
+  bytesWritten: {
+    get() {
+      // (Undefined on the prototype itself, as Node's.)
+      if (this._bytesWritten === undefined) return undefined;
+      const buffered = (this.writableBuffer ?? []).reduce((n, { chunk, encoding }) => n + (typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.length), 0);
+      return this._bytesWritten + this._pendingBytes + buffered;
+    },
+    configurable: true,
+  },
   pending: { get() { return this._handle === null || this.connecting; }, configurable: true },
   readyState: {
     get() {
@@ -264,20 +276,22 @@ Socket.prototype._writev = function (chunks, cb) {
     cb(codedError(Error, 'ERR_SOCKET_CLOSED', 'Socket is closed'));
     return;
   }
+  const parts = chunks.map(({ chunk, encoding }) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk));
+  const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
   if (this.connecting) {
+    this._pendingBytes += bytes.byteLength;
     const go = () => {
+      this._pendingBytes -= bytes.byteLength;
       this._waiting = this._waiting.filter((w) => w !== cb);
-      this._writev(chunks, cb);
+      this._writev([{ chunk: bytes }], cb);
     };
     this._waiting.push(cb);
     this.once(readyEvent(this), go);
     return;
   }
-  const parts = chunks.map(({ chunk, encoding }) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk));
-  const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
   if (this._writer === null) this._writer = this._handle.writable.getWriter();
+  this._bytesWritten += bytes.byteLength;
   this._writer.write(bytes).then(() => {
-    this._bytesWritten += bytes.byteLength;
     this._touch();
     cb();
   }, (e) => cb(e));

@@ -147,7 +147,8 @@ fn a_revoked_expired_or_forged_token_is_401_and_tokens_persist_hashed() {
     let s = Server::stored(data.to_str().unwrap());
     assert_eq!(s.add("shop", "plugins/hello/render.js", "").0, 201);
     let shop = "/_ssr/admin/tenants/shop";
-    let (short, _) = make_token(&s, "tenant=shop&ttl=1s");
+    // 3 s: long enough to be used at once on a busy machine.
+    let (short, _) = make_token(&s, "tenant=shop&ttl=3s");
     let (kept, _) = make_token(&s, "tenant=shop&ttl=90d");
     let (revoked, revoked_id) = make_token(&s, "tenant=shop");
     for t in [&short, &kept, &revoked] {
@@ -163,7 +164,7 @@ fn a_revoked_expired_or_forged_token_is_401_and_tokens_persist_hashed() {
     let (status, body) = with_token(&s, &revoked, "GET", shop, b"");
     assert_eq!(status, 401, "{body}");
     assert!(body.contains("revoked"), "{body}");
-    std::thread::sleep(Duration::from_millis(2100));
+    std::thread::sleep(Duration::from_millis(4100));
     assert_eq!(with_token(&s, &short, "GET", shop, b"").0, 401);
     // Forged: a live token's id with another secret, and junk.
     let forged = format!("{}{}", &kept[..kept.len() - 4], "0000");

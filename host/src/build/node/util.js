@@ -99,6 +99,41 @@ function formatValue(v, ctx, depth) {
   return formatObject(v, ctx, depth);
 }
 
+// Whether `proto` is a built-in's prototype (`Object.prototype`,
+// `Map.prototype`...): its properties are not shown as an instance's.
+function isBuiltinPrototype(proto) {
+  const d = Object.getOwnPropertyDescriptor(proto, 'constructor');
+  const ctor = d && d.value;
+  return typeof ctor !== 'function' || (ctor.name !== '' && globalThis[ctor.name] === ctor);
+}
+
+// One property as Node shows it: its value, or for an accessor `[Getter]`,
+// `[Setter]` or `[Getter/Setter]`, with the getter's value where the
+// `getters` option asks (`true`, `'get'` for getters alone, `'set'` for
+// those with a setter). `holder` has the property (an instance's
+// prototype for a hidden one); a getter runs on `v`.
+function property(v, k, name, child, ctx, holder = v) {
+  const d = Object.getOwnPropertyDescriptor(holder, k);
+  if (d === undefined || !('get' in d || 'set' in d)) {
+    const step = ctx.compact === true ? 3 : 2;
+    const text = child(d === undefined ? v[k] : d.value, step);
+    // Under `compact: true`, a value wider than a line starts on the next.
+    if (ctx.compact === true && text.replace(/\n/g, '').length > ctx.breakLength) return `${name}:\n${' '.repeat(ctx.lvl + step)}${text}`;
+    return `${name}: ${text}`;
+  }
+  const kind = d.get && d.set ? 'Getter/Setter' : d.get ? 'Getter' : 'Setter';
+  const run = d.get && (ctx.getters === true || (ctx.getters === 'get' && !d.set) || (ctx.getters === 'set' && d.set));
+  if (!run) return `${name}: [${kind}]`;
+  let value;
+  try {
+    value = d.get.call(v);
+  } catch (e) {
+    return `${name}: [${kind}: <Inspection threw (${e && e.message})>]`;
+  }
+  if (value !== null && (typeof value === 'object' || typeof value === 'function')) return `${name}: [${kind}] ${child(value)}`;
+  return `${name}: [${kind}: ${child(value)}]`;
+}
+
 function formatObject(v, ctx, depth) {
   let base = '';
   let braces = ['{', '}'];
@@ -130,6 +165,8 @@ function formatObject(v, ctx, depth) {
   } else if (v instanceof Error) {
     base = typeof v.stack === 'string' && v.stack.includes(v.message) ? v.stack : `${v.name}: ${v.message}${typeof v.stack === 'string' && v.stack !== '' ? `\n${v.stack.replace(/\n$/, '')}` : ''}`;
     if (base === `${v.name}: ` || base === '') base = `[${v.name}]`;
+    // Nested, its lines start where the property's value does, as Node's.
+    if (ctx.lvl > 0) base = base.replace(/\n/g, `\n${' '.repeat(ctx.lvl)}`);
     keys = keys.filter((k) => k !== 'stack' && k !== 'message');
     if (v.cause !== undefined && !keys.includes('cause')) keys.push('cause');
     if (keys.length === 0) return { text: base, nest: 0 };
@@ -159,8 +196,13 @@ function formatObject(v, ctx, depth) {
   ctx.seen.push(v);
   // How many levels of objects nest below this one (0: none).
   let nest = 0;
-  const child = (x) => {
+  // A nested value, formatted where it will stand: `step` columns in
+  // (Node's indentation: 2 a level, 3 for a property's value under
+  // `compact: true`).
+  const child = (x, step = 2) => {
+    ctx.lvl += step;
     const r = formatValue(x, ctx, depth + 1);
+    ctx.lvl -= step;
     nest = Math.max(nest, r.nest + 1);
     return r.text;
   };
@@ -187,9 +229,28 @@ function formatObject(v, ctx, depth) {
   } else if (v instanceof Set) {
     for (const x of v) entries.push(child(x));
   }
-  for (const k of keys) entries.push(k === '[length]' ? `[length]: ${v.length}` : `${key(k)}: ${child(v[k])}`);
+  for (const k of keys) entries.push(k === '[length]' ? `[length]: ${v.length}` : property(v, k, key(k), child, ctx));
   for (const s of Object.getOwnPropertySymbols(v)) {
-    if (Object.prototype.propertyIsEnumerable.call(v, s)) entries.push(`${key(s)}: ${child(v[s])}`);
+    const hidden = !Object.prototype.propertyIsEnumerable.call(v, s);
+    if (!hidden || ctx.showHidden) entries.push(property(v, s, hidden ? `[${key(s)}]` : key(s), child, ctx));
+  }
+  if (ctx.showHidden && typeof v === 'object' && !isArrayLike) {
+    // Non-enumerable own properties, then those a class instance's
+    // prototypes add (not a built-in's), each in brackets, as Node shows.
+    const shownKeys = new Set(keys);
+    for (const k of Object.getOwnPropertyNames(v)) {
+      if (!shownKeys.has(k) && !Object.prototype.propertyIsEnumerable.call(v, k) && !(v instanceof Error && (k === 'stack' || k === 'message'))) {
+        shownKeys.add(k);
+        entries.push(property(v, k, `[${key(k)}]`, child, ctx));
+      }
+    }
+    for (let proto = Object.getPrototypeOf(v); proto !== null && !isBuiltinPrototype(proto); proto = Object.getPrototypeOf(proto)) {
+      for (const k of Object.getOwnPropertyNames(proto)) {
+        if (k === 'constructor' || shownKeys.has(k)) continue;
+        shownKeys.add(k);
+        entries.push(property(v, k, `[${key(k)}]`, child, ctx, proto));
+      }
+    }
   }
   ctx.seen.pop();
   if (ctx.sorted) entries.sort(typeof ctx.sorted === 'function' ? ctx.sorted : undefined);
@@ -202,14 +263,18 @@ function formatObject(v, ctx, depth) {
   if (entries.length === 0) {
     return { text: base !== '' && braces[0] === '{' ? base : `${head}${braces[1]}`, nest };
   }
-  const indent = ' '.repeat(2 * depth);
+  const indent = ' '.repeat(ctx.lvl);
   const oneLine = `${head} ${entries.join(', ')} ${braces[1]}`;
   const width = entries.reduce((n, e) => n + e.length, entries.length) + head.length + indent.length + 10;
   if (ctx.compact === true) {
-    // Node's `compact: true`: one line when it fits, else entries on lines
-    // of their own that start where the braces do.
-    if (width <= ctx.breakLength) return { text: oneLine, nest };
-    return { text: `${head} ${entries.join(`,\n${indent}  `)} ${braces[1]}`, nest };
+    // Node's `compact: true`: the base inside the braces; one line when
+    // the entries fit, else each on a line of its own, the first beside
+    // a one-character brace.
+    const total = entries.reduce((n, e) => n + e.length, entries.length);
+    const inner = base === '' ? '' : ` ${base}`;
+    if (2 * entries.length <= ctx.breakLength && total <= ctx.breakLength && !base.includes('\n')) return { text: `${braces[0]}${inner} ${entries.join(', ')} ${braces[1]}`, nest };
+    const first = base === '' && braces[0].length === 1 ? ' ' : `${inner}\n${indent}  `;
+    return { text: `${braces[0]}${first}${entries.join(`,\n${indent}  `)} ${braces[1]}`, nest };
   }
   if (nest < ctx.compact && width <= ctx.breakLength && !oneLine.includes('\n')) return { text: oneLine, nest };
   return { text: `${head}\n${indent}  ${entries.join(`,\n${indent}  `)}\n${indent}${braces[1]}`, nest };
@@ -223,6 +288,7 @@ export function inspect(value, opts) {
   if (ctx.depth === null) ctx.depth = Infinity;
   ctx.seen = [];
   ctx.circular = new Map();
+  ctx.lvl = 0;
   return formatValue(value, ctx, 0).text;
 }
 inspect.custom = inspectCustom;

@@ -962,3 +962,33 @@ fn digest_streams_hash_what_is_written_as_on_workerd_on_both_engines() {
         r#"{"shape":["function","DigestStream",0,["bytesWritten","constructor","digest"],"WritableStream"],"\"SHA-256\"":["b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9","bigint","11",true],"\"sha-1\"":["2aae6c35c94fcfb415dbe95f408b9ce91ee846ed","bigint","11",true],"{\"name\":\"SHA-512\"}":["309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f989dd35bc5ff499670da34255b45b0cfd830e81f605dcf7dc5542e93ae9cd76f","bigint","11",true],"\"MD5\"":["5eb63bbbe01eeed093cb22bb8f5acdc3","bigint","11",true],"\"SHA-384\"":["fdbd8e75a67f29f701a4e040385e2e23986303ea10239211af907fcbb83578b3e417cb71ce646efd0819dd8c088de1bd","bigint","11",true],"errors":[["NotSupportedError","Unrecognized or unimplemented digest algorithm requested."],["TypeError","Failed to construct 'DigestStream': constructor parameter 1 is not of type 'string or HashAlgorithm'."],["ok",null],["Error","gone"]],"piped":"015634dac726604b42d6976b65edddc933c8bbc7433bdab58be494e0012a23fe","empty":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}"#,
     );
 }
+
+/// `WebSocketPair` and its two `WebSocket` ends
+/// (`tests/plugins/websocket-pair.js`): accept, messages of each kind held
+/// until the other end accepts, the closing handshake and its events,
+/// refused codes and reasons, the constructor's checks, as `workerd`
+/// answers.
+#[test]
+fn a_websocket_pair_carries_messages_and_closes_as_on_workerd_on_both_engines() {
+    // workerd 2026-11-17's answer to the same module.
+    let workerd = [
+        r#"globals: function function 0 0,1,2,3"#,
+        r#"pair: 0,1 [object WebSocketPair] true 0,1"#,
+        r#"state: 1 1 null   blob"#,
+        r#"send before accept: TypeError: You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages."#,
+        r#"accept: undefined 1"#,
+        r#"send: undefined undefined undefined undefined undefined"#,
+        r#"before b accept: []"#,
+        r#"after b accept: ["b:string:hello:MessageEvent","b:object:[object Blob]:MessageEvent","b:object:[object Blob]:MessageEvent","b:string:1:MessageEvent","b:string:[object Blob]:MessageEvent"]"#,
+        r#"close: undefined 2 1"#,
+        r#"after close: ["b:string:hello:MessageEvent","b:object:[object Blob]:MessageEvent","b:object:[object Blob]:MessageEvent","b:string:1:MessageEvent","b:string:[object Blob]:MessageEvent","a:back","b close:1000:done:true:CloseEvent","a close:1000:done:true"] 3 3"#,
+        r#"send after close: TypeError: Can't call WebSocket send() after close(). TypeError: Can't call WebSocket send() after close()."#,
+        r#"close again: undefined undefined"#,
+        r#"bad codes: InvalidAccessError: Invalid WebSocket close code: 999. InvalidAccessError: Invalid WebSocket close code: 1005. SyntaxError: WebSocket close reason must not be longer than 123 bytes when UTF-8 encoded. TypeError: You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages."#,
+        r#"close no code: ["1005::true"] 3 3"#,
+        r#"new WebSocket(): TypeError: Failed to construct 'WebSocket': constructor parameter 1 is not of type 'string'. | SyntaxError: WebSocket Constructor: The url scheme must be ws or wss."#,
+        r#"proto: CLOSED,CLOSING,CONNECTING,OPEN,READY_STATE_CLOSED,READY_STATE_CLOSING,READY_STATE_CONNECTING,READY_STATE_OPEN,accept,binaryType,bufferedAmount,close,constructor,deserializeAttachment,extensions,protocol,readyState,send,serializeAttachment,url"#,
+    ]
+    .join("\n");
+    crate::node_modules::renders_as_workerd("websocket-pair", &workerd);
+}

@@ -53,15 +53,18 @@ export async function render(request) {
       // No files, environment, network or modules to load: report what exists.
       const found = {
         process: typeof process, require: typeof require,
-        XMLHttpRequest: typeof XMLHttpRequest, WebSocket: typeof WebSocket, Deno: typeof Deno, std: typeof std, os: typeof os,
+        XMLHttpRequest: typeof XMLHttpRequest, Deno: typeof Deno, std: typeof std, os: typeof os,
       };
+      // `WebSocket` exists (a pair's ends), but opens no connection.
+      let socket = 'refused';
+      try { new WebSocket('ws://127.0.0.1:1/'); socket = 'opened'; } catch (_) {}
       let imported = 'refused';
       // Through eval, so `ssr build` does not take it for an import to bundle.
       try { await (0, eval)('imp' + "ort('fs')"); imported = 'loaded'; } catch (_) {}
       // `fetch` exists, but this tenant was granted no origin.
       let fetched = 'refused';
       try { await fetch('http://127.0.0.1:1/'); fetched = 'fetched'; } catch (e) { if (!(e instanceof TypeError)) fetched = String(e); }
-      return JSON.stringify({ found, imported, fetched });
+      return JSON.stringify({ found, imported, fetched, socket });
     }
     default: return 'ok';
   }

@@ -212,7 +212,8 @@
     ['source', () => null, same], ['ports', () => [], (v) => Array.from(v)],
   ]);
   defineMissing('MessageEvent', MessageEventImpl);
-  defineMissing('CloseEvent', eventClass('CloseEvent', [['code', () => 0, (v) => v & 0xffff], ['reason', () => '', String], ['wasClean', () => false, Boolean]]));
+  const CloseEventImpl = eventClass('CloseEvent', [['code', () => 0, (v) => v & 0xffff], ['reason', () => '', String], ['wasClean', () => false, Boolean]]);
+  defineMissing('CloseEvent', CloseEventImpl);
   // Events only the runtime makes: their classes, for `instanceof` and
   // `typeof`; `new` is refused, as on `workerd` (`ssr` makes none of them:
   // handlers get their arguments, as in the module syntax).

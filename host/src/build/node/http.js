@@ -236,5 +236,6 @@ export { IncomingMessage, OutgoingMessage, Server, ServerResponse, validateHeade
 // The Workers globals, as workerd's `node:http` gives them.
 export const CloseEvent = globalThis.CloseEvent;
 export const MessageEvent = globalThis.MessageEvent;
+export const WebSocket = globalThis.WebSocket;
 
-export default { Agent, ClientRequest, CloseEvent, MessageEvent, IncomingMessage, OutgoingMessage, Server, ServerResponse, createServer, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };
+export default { Agent, ClientRequest, CloseEvent, MessageEvent, WebSocket, IncomingMessage, OutgoingMessage, Server, ServerResponse, createServer, globalAgent, request, get, validateHeaderName, validateHeaderValue, setMaxIdleHTTPParsers };

@@ -94,6 +94,10 @@ ServerResponse.prototype._sendHead = function () {
   if (!headers.has('connection')) headers.set('connection', 'keep-alive');
   const hasBody = !NO_BODY.has(this.statusCode) && !this._skipBody;
   if (hasBody && !headers.has('content-length') && !headers.has('transfer-encoding')) headers.set('transfer-encoding', 'chunked');
+  // A body longer than the Content-Length it gave is cut there, as on
+  // workerd (a shorter one ends where it ends).
+  const length = headers.get('content-length');
+  this._bodyLeft = hasBody && length !== null && /^\d+$/.test(length) ? Number(length) : Infinity;
   let body = null;
   if (hasBody) {
     body = new ReadableStream({
@@ -127,7 +131,13 @@ ServerResponse.prototype._write = function (chunk, encoding, cb) {
     cb();
     return;
   }
-  controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength).slice());
+  const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, Math.min(chunk.byteLength, this._bodyLeft));
+  if (bytes.byteLength === 0) {
+    cb();
+    return;
+  }
+  this._bodyLeft -= bytes.byteLength;
+  controller.enqueue(bytes.slice());
   if (controller.desiredSize > 0) cb();
   else this._waiting = cb;
 };

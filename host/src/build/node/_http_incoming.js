@@ -72,6 +72,8 @@ IncomingMessage.prototype._addHeaderLines = function (headers, n) {
   }
 };
 
+const READ_PIECE = 64 << 10;
+
 IncomingMessage.prototype._read = function () {
   // A server's request, or a response without a body: what there is was
   // pushed.
@@ -82,7 +84,10 @@ IncomingMessage.prototype._read = function () {
       this.complete = true;
       this.push(null);
     } else {
-      this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      // In pieces of at most what one socket read brings Node (64 KiB),
+      // as a body arrives there and on workerd, however it was sent.
+      const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      for (let at = 0; at < bytes.length; at += READ_PIECE) this.push(bytes.subarray(at, at + READ_PIECE));
     }
   }, (e) => this.destroy(e));
 };

@@ -22,7 +22,7 @@ function expandBraces(pattern) {
       if (depth++ === 0) open = i;
     } else if (c === '}' && depth > 0 && --depth === 0) {
       const body = pattern.slice(open + 1, i);
-      const alternatives = splitTop(body);
+      const alternatives = splitOutside(body, ',', '{', '}');
       const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])$/.exec(body);
       let items;
       if (alternatives.length > 1) items = alternatives;
@@ -36,17 +36,18 @@ function expandBraces(pattern) {
   return [pattern];
 }
 
-// `body` split at its commas outside nested braces.
-function splitTop(body) {
+// `body` split at each `separator` outside nested `open`...`close` groups
+// (a brace's commas, an extglob's bars).
+function splitOutside(body, separator, open, close) {
   const out = [];
   let depth = 0;
   let from = 0;
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === '\\') i++;
-    else if (c === '{') depth++;
-    else if (c === '}') depth--;
-    else if (c === ',' && depth === 0) {
+    else if (c === open) depth++;
+    else if (c === close) depth--;
+    else if (c === separator && depth === 0) {
       out.push(body.slice(from, i));
       from = i + 1;
     }
@@ -85,7 +86,7 @@ function segmentSource(segment) {
     if ('@?*+!'.includes(c) && next === '(') {
       const end = closing(segment, i + 1, ')');
       if (end > 0) {
-        const body = splitAlternatives(segment.slice(i + 2, end)).map(segmentSource).join('|');
+        const body = splitOutside(segment.slice(i + 2, end), '|', '(', ')').map(segmentSource).join('|');
         if (c === '!') {
           const rest = segmentSource(segment.slice(end + 1));
           out += `(?:(?!(?:${body})${rest}$)[^/]*?)`;
@@ -111,24 +112,6 @@ function segmentSource(segment) {
       i = end;
     } else out += c.replace(/[.+^${}()|[\]\\/]/g, '\\$&');
   }
-  return out;
-}
-
-// An extglob's body split at its `|` outside nested groups.
-function splitAlternatives(body) {
-  const out = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < body.length; i++) {
-    if (body[i] === '\\') i++;
-    else if (body[i] === '(') depth++;
-    else if (body[i] === ')') depth--;
-    else if (body[i] === '|' && depth === 0) {
-      out.push(body.slice(from, i));
-      from = i + 1;
-    }
-  }
-  out.push(body.slice(from));
   return out;
 }
 

@@ -50,43 +50,45 @@ export function Console(options, stderrArg) {
     const text = format(...args);
     stream.write(`${indent === '' ? text : text.replace(/^/gm, indent)}\n`);
   };
+  const log = out(stdout);
+  const error = out(stderr);
   const elapsed = (label) => `${label}: ${(performance.now() - timers.get(label)).toFixed(3)}ms`;
   const methods = {
-    log: out(stdout),
-    info: out(stdout),
-    debug: out(stdout),
-    warn: out(stderr),
-    error: out(stderr),
-    dir: (value, opts) => out(stdout)(inspect(value, opts)),
+    log,
+    info: log,
+    debug: log,
+    warn: error,
+    error,
+    dir: (value, opts) => log(inspect(value, opts)),
     time: (label = 'default') => void timers.set(String(label), performance.now()),
     timeEnd: (label = 'default') => {
       if (!timers.has(String(label))) return;
-      out(stdout)(elapsed(String(label)));
+      log(elapsed(String(label)));
       timers.delete(String(label));
     },
     timeLog: (label = 'default', ...data) => {
-      if (timers.has(String(label))) out(stdout)(elapsed(String(label)), ...data);
+      if (timers.has(String(label))) log(elapsed(String(label)), ...data);
     },
-    trace: (...args) => out(stderr)(`Trace${args.length > 0 ? `: ${format(...args)}` : ''}\n${new Error().stack?.split('\n').slice(2).join('\n') ?? ''}`),
+    trace: (...args) => error(`Trace${args.length > 0 ? `: ${format(...args)}` : ''}\n${new Error().stack?.split('\n').slice(2).join('\n') ?? ''}`),
     assert: (value, ...args) => {
-      if (!value) out(stderr)(...(args.length > 0 ? [`Assertion failed: ${format(...args)}`] : ['Assertion failed']));
+      if (!value) error(...(args.length > 0 ? [`Assertion failed: ${format(...args)}`] : ['Assertion failed']));
     },
     clear: () => {},
     count: (label = 'default') => {
       const n = (counts.get(String(label)) ?? 0) + 1;
       counts.set(String(label), n);
-      out(stdout)(`${label}: ${n}`);
+      log(`${label}: ${n}`);
     },
     countReset: (label = 'default') => void counts.delete(String(label)),
     group: (...args) => {
-      if (args.length > 0) out(stdout)(...args);
+      if (args.length > 0) log(...args);
       indent += ' '.repeat(step);
     },
     groupEnd: () => {
       indent = indent.slice(0, Math.max(0, indent.length - step));
     },
-    table: (data) => out(stdout)(data),
-    dirxml: (...args) => out(stdout)(...args),
+    table: (data) => log(data),
+    dirxml: (...args) => log(...args),
   };
   methods.groupCollapsed = methods.group;
   Object.assign(this, methods);

@@ -1002,7 +1002,8 @@ export function globSync(pattern, options = {}) {
   // last `**` each entry before what it holds.
   const walk = (parts, dir, names, at, dirent) => {
     if (parts.length === 0) {
-      if (names.join('/') !== '') out.set(names.join('/'), dirent);
+      const path = names.join('/');
+      if (path !== '') out.set(path, dirent);
       return;
     }
     const [part, ...rest] = parts;
@@ -1015,10 +1016,11 @@ export function globSync(pattern, options = {}) {
     if (dir === undefined || dir.kind !== 'dir') return;
     for (const [name, child] of entriesOf(dir)) {
       const rel = [...names, name];
+      const relPath = rel.join('/');
       const entry = new Dirent(name, at, child.kind);
-      if (excluded(rel.join('/'), entry)) continue;
+      if (excluded(relPath, entry)) continue;
       if (part === '**') {
-        if (rest.length === 0) out.set(rel.join('/'), entry);
+        if (rest.length === 0) out.set(relPath, entry);
         if (child.kind === 'dir') walk(parts, child, rel, posix.join(at, name), entry);
       } else if (part.test(name)) {
         walk(rest, child, rel, posix.join(at, name), entry);

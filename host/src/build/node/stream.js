@@ -1686,11 +1686,7 @@ Duplex.from = function (body) {
     const d = new Duplex({ objectMode: body.readableObjectMode, writable: false, read() {
       body.resume();
     } });
-    body.on('data', (c) => {
-      if (!d.push(c)) body.pause();
-    });
-    body.on('end', () => d.push(null));
-    body.on('error', (e) => d.destroy(e));
+    feed(d, body);
     return d;
   }
   const iterable = body !== null && body !== undefined && (typeof body[Symbol.iterator] === 'function' || typeof body[Symbol.asyncIterator] === 'function');
@@ -1716,14 +1712,21 @@ Duplex.fromWeb = function (pair, options) {
       w.end(cb);
     },
   });
-  r.on('data', (c) => {
-    if (!d.push(c)) r.pause();
-  });
-  r.on('end', () => d.push(null));
-  r.on('error', (e) => d.destroy(e));
-  r.pause();
+  feed(d, r);
   return d;
 };
+
+// What `readable` gives, pushed into `duplex`'s readable side: it flows
+// only while `duplex` wants more (the duplex's `read()` resumes it), and
+// its end and errors are the duplex's.
+function feed(duplex, readable) {
+  readable.on('data', (c) => {
+    if (!duplex.push(c)) readable.pause();
+  });
+  readable.on('end', () => duplex.push(null));
+  readable.on('error', (e) => duplex.destroy(e));
+  readable.pause();
+}
 
 Duplex.toWeb = function (duplex) {
   return { readable: Readable.toWeb(duplex), writable: Writable.toWeb(duplex) };
@@ -2079,14 +2082,10 @@ function stageOf(input, output) {
       cb(err);
     },
   });
-  if (readable) {
-    output.on('data', (c) => {
-      if (!d.push(c)) output.pause();
-    });
-    output.on('end', () => d.push(null));
-    output.pause();
-  }
-  for (const s of new Set([input, output])) s.on('error', (e) => d.destroy(e));
+  const fail = (e) => d.destroy(e);
+  if (readable) feed(d, output);
+  else output.on('error', fail);
+  if (input !== output) input.on('error', fail);
   return d;
 }
 

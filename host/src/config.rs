@@ -246,6 +246,21 @@ settings! {
     /// connections (cache hits and assets are the cache's and the plugins'
     /// memory, not counted); past it, new renders get 503 until they drain.
     max_unsent_mib: Mib = Mib(512), "SSR_MAX_UNSENT_MIB" { value_name = "MIB" };
+    /// WebSockets open at once on this server (each holds its render's
+    /// instance); past it, a request to upgrade gets 503.
+    max_websockets: usize = 10_000, "SSR_MAX_WEBSOCKETS" { value_name = "N" };
+    /// WebSockets one tenant may have open at once; past it, 429.
+    max_websockets_per_tenant: usize = 1_000, "SSR_MAX_WEBSOCKETS_PER_TENANT" { value_name = "N" };
+    /// The largest WebSocket message either way (Cloudflare's limit is
+    /// 1 MiB): a larger one from the client closes its socket (1009), one
+    /// from the renderer fails its `send()`.
+    max_websocket_message_kib: Kib = Kib(1024), "SSR_MAX_WEBSOCKET_MESSAGE_KIB" { value_name = "KIB" };
+    /// Messages one WebSocket's client may send per second: the server
+    /// reads no faster, so a flood slows its own client.
+    websocket_messages_per_sec: u32 = 1_000, "SSR_WEBSOCKET_MESSAGES_PER_SEC" { value_name = "N" };
+    /// A WebSocket with no message either way for this long is closed
+    /// (1001); its render ends.
+    websocket_idle: Secs = Secs(300), "SSR_WEBSOCKET_IDLE" { value_name = "SECS" };
     /// Memory per instance: Wasm linear memory, or a V8 isolate's heap and as
     /// much again for its `ArrayBuffer`s; a tenant may set a lower one.
     memory_limit_mib: Mib = Mib(DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
@@ -640,6 +655,17 @@ impl Config {
                 "--max-unsent-mib {} is below --max-response-kib {}: one response could never be sent; raise it",
                 self.max_unsent_mib.0, self.max_response_kib.0
             ));
+        }
+        if self.max_websockets == 0
+            || self.max_websockets_per_tenant == 0
+            || self.max_websocket_message_kib.0 == 0
+            || self.websocket_messages_per_sec == 0
+            || self.websocket_idle.0 == 0
+        {
+            return bad(
+                "--max-websockets, --max-websockets-per-tenant, --max-websocket-message-kib, --websocket-messages-per-sec and --websocket-idle must be at least 1"
+                    .into(),
+            );
         }
         if self.v8_threads == Some(0) {
             return bad("--v8-threads must be at least 1".into());

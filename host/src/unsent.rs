@@ -110,6 +110,11 @@ impl Window {
         }
     }
 
+    /// The bytes that wait.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
     /// Whether more than [`WINDOW`] bytes wait.
     pub fn behind(&self) -> bool {
         self.bytes.load(Ordering::Relaxed) > WINDOW

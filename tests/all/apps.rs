@@ -44,6 +44,21 @@ pub(crate) struct App {
     flags: Vec<String>,
 }
 
+impl App {
+    /// A module of the tests' own that workerd runs as it is (its ssr side
+    /// registered by the test).
+    pub(crate) fn module(name: &'static str, bundle: PathBuf) -> App {
+        App {
+            name,
+            plugin: PathBuf::new(),
+            bundle,
+            assets: None,
+            vars: Vec::new(),
+            flags: Vec::new(),
+        }
+    }
+}
+
 /// Builds `name` once per run: its framework's build (with Node 22 first
 /// on `PATH`), `ssr build` in its directory, and workerd's bundle.
 pub(crate) fn app(name: &'static str) -> Arc<App> {
@@ -147,14 +162,14 @@ fn build(name: &'static str) -> App {
 /// vars and the test's secret as text bindings, its assets directory as the
 /// `ASSETS` service, and a Cache API service that always misses (workerd
 /// has no cache of its own).
-struct Workerd {
+pub(crate) struct Workerd {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     dir: PathBuf,
 }
 
 impl Workerd {
-    fn start(app: &App) -> Workerd {
+    pub(crate) fn start(app: &App) -> Workerd {
         let dir = tempdir(&format!("workerd-{}", app.name));
         std::fs::write(
             dir.join("miss.js"),

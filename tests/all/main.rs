@@ -40,4 +40,5 @@ mod types;
 #[cfg(feature = "v8")]
 mod v8;
 mod web_platform;
+mod websockets;
 mod workers;

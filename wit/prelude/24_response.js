@@ -10,9 +10,18 @@
   class ResponseImpl {
     constructor(body = null, init = {}) {
       const status = init.status === undefined ? 200 : Number(init.status);
-      if (!Number.isInteger(status) || status < 200 || status > 599) {
+      // A WebSocket's end answers a request to upgrade (`25_websocket.js`),
+      // with status 101 alone, as on workerd.
+      const webSocket = init.webSocket === undefined || init.webSocket === null ? null : init.webSocket;
+      if (webSocket !== null && !(webSocket instanceof WebSocketImpl)) {
+        throw new TypeError("Failed to construct 'Response': Failed to read the 'webSocket' property from 'ResponseInit': parameter is not of type 'WebSocket'.");
+      }
+      if (webSocket !== null) {
+        if (status !== 101) throw new RangeError('Responses with a WebSocket must have status code 101.');
+      } else if (!Number.isInteger(status) || status < 200 || status > 599) {
         throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive.`);
       }
+      this._webSocket = webSocket;
       this._status = status;
       this._statusText = init.statusText === undefined ? '' : String(init.statusText);
       // The reason-phrase production: tabs, spaces and visible Latin-1.
@@ -60,6 +69,7 @@
     get url() { return this._urlList.length ? this._urlList[this._urlList.length - 1] : ''; }
     get redirected() { return this._urlList.length > 1; }
     get cf() { return this._cf; }
+    get webSocket() { return this._webSocket; }
     clone() {
       if (this._used || streamUsed(this._body)) throw new TypeError('Response.clone: Body has already been consumed.');
       const r = new ResponseImpl(null, { status: 200 });
@@ -71,4 +81,5 @@
   }
   withBody(ResponseImpl);
   Object.defineProperty(ResponseImpl.prototype, '_cf', { value: undefined, writable: true, configurable: true });
+  Object.defineProperty(ResponseImpl.prototype, '_webSocket', { value: null, writable: true, configurable: true });
 

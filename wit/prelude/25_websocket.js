@@ -5,16 +5,21 @@
 //! as a `Blob` (or an `ArrayBuffer` under `binaryType = 'arraybuffer'`),
 //! anything else as its string. `close(code, reason)` runs the closing
 //! handshake: the other end answers it at once, and each end gets a
-//! `close` event (1005 where no code was given). Not yet (issue 59): the
-//! host answering a `Response` of status 101 with a `webSocket`, and the
-//! client, `new WebSocket(url)`, which is refused with a clear error once
-//! its arguments pass `workerd`'s checks.
+//! `close` event (1005 where no code was given). An end returned in a
+//! `Response` of status 101 answers the client's request to upgrade: the
+//! driver (`33_driver.js`) binds it to the host (`serveClient`), so what
+//! its pair's other end sends goes to the client (`calls::WEBSOCKET`), and
+//! what the client sends arrives there, until the client or the Worker
+//! closes. A client end (`new WebSocket(url)`, and `fetch` with `Upgrade:
+//! websocket`, whose response's `webSocket` must be accepted) is the
+//! host's connection `remote`, to an origin the tenant was granted: what
+//! it sends goes there, and what comes arrives at it.
 //!
 //! Defines: WebSocketPair, WebSocket
-//! Host calls: none
-//! Rust: none
+//! Host calls: websocket
+//! Rust: host/src/web/websocket.rs, host/src/web/websocket_client.rs, host/src/http/websocket.rs
 //! WPT: none
-//! Test plugin: tests/plugins/websocket-pair.js
+//! Test plugin: tests/plugins/websocket-pair.js, tests/plugins/websocket-server.js, tests/plugins/websocket-client.js
   // ---------------------------------------------------------- WebSocketPair
   const socketState = new WeakMap();
   const socketOf = (t) => branded(socketState, t);
@@ -30,7 +35,7 @@
       if (url === makingPairEnd) {
         socketState.set(this, {
           peer: null, accepted: false, readyState: WS_OPEN, binaryType: 'blob', closeSent: false,
-          held: [], attachment: undefined,
+          held: [], attachment: undefined, host: false, remote: null, url: null, protocol: '',
         });
         return;
       }
@@ -42,8 +47,21 @@
         throw new DOMEx(`WebSocket Constructor: The url is invalid.`, 'SyntaxError');
       }
       if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new DOMEx('WebSocket Constructor: The url scheme must be ws or wss.', 'SyntaxError');
-      void protocols;
-      throw new DOMEx(`WebSocket Constructor: ssr does not open WebSocket connections yet (${parsed.href}): see docs/compatibility.md`, 'NotSupportedError');
+      if (parsed.hash !== '') throw new DOMEx('WebSocket Constructor: The url fragment must be empty.', 'SyntaxError');
+      const list = protocols === undefined ? [] : typeof protocols === 'string' ? [protocols] : Array.from(protocols, String);
+      socketState.set(this, {
+        peer: null, accepted: true, readyState: WS_CONNECTING, binaryType: 'blob', closeSent: false,
+        held: [], attachment: undefined, host: false, remote: null, url: parsed.href, protocol: '',
+      });
+      const end = this;
+      connectRemote(end, parsed.href, list, []).then(() => {
+        end.dispatchEvent(new EventImpl('open'));
+      }, () => {
+        const st = socketOf(end);
+        st.readyState = WS_CLOSED;
+        end.dispatchEvent(new EventImpl('error'));
+        end.dispatchEvent(new CloseEventImpl('close', { code: 1006, reason: '', wasClean: false }));
+      });
     }
     accept() {
       const s = socketOf(this);
@@ -55,6 +73,7 @@
     }
     send(data) {
       const s = socketOf(this);
+      if (s.readyState === WS_CONNECTING) throw new DOMEx("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", 'InvalidStateError');
       if (s.closeSent) throw new TypeError("Can't call WebSocket send() after close().");
       if (!s.accepted) throw mustAccept();
       let frame;
@@ -62,7 +81,7 @@
       else if (data instanceof ArrayBuffer) frame = { bytes: new Uint8Array(data.slice(0)) };
       else if (ArrayBuffer.isView(data)) frame = { bytes: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) };
       else frame = { text: String(data) };
-      arrive(s.peer, frame);
+      outward(s, frame);
     }
     close(code = undefined, reason = undefined) {
       const s = socketOf(this);
@@ -76,7 +95,7 @@
       if (s.closeSent) return;
       s.closeSent = true;
       s.readyState = WS_CLOSING;
-      arrive(s.peer, { close: true, code: code ?? 1005, reason: text });
+      outward(s, { close: true, code: code ?? 1005, reason: text });
     }
     serializeAttachment(value) { socketOf(this).attachment = structuredCloneImpl(value); }
     deserializeAttachment() {
@@ -84,8 +103,8 @@
       return a === undefined ? null : structuredCloneImpl(a);
     }
     get readyState() { return socketOf(this).readyState; }
-    get url() { socketOf(this); return null; }
-    get protocol() { socketOf(this); return ''; }
+    get url() { return socketOf(this).url; }
+    get protocol() { return socketOf(this).protocol; }
     get extensions() { socketOf(this); return ''; }
     get bufferedAmount() { socketOf(this); return 0; }
     get binaryType() { return socketOf(this).binaryType; }
@@ -94,11 +113,71 @@
     }
   }
   const mustAccept = () => new TypeError('You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages.');
-  // A frame reaches `socket`: held until it accepts, then delivered.
+  // A frame reaches `socket`: held until it accepts, then delivered; to
+  // an end bound to the host, sent to the client.
   function arrive(socket, frame) {
     const s = socketOf(socket);
-    if (s.accepted) deliver(socket, frame);
+    if (s.host) toHost(frame);
+    else if (s.accepted) deliver(socket, frame);
     else s.held.push(frame);
+  }
+  // A frame sent from the end whose state is `s`: to its pair's other
+  // end, or to the host's connection of a client end.
+  function outward(s, frame) {
+    if (s.remote !== null) toHost(frame, s.remote);
+    else arrive(s.peer, frame);
+  }
+  // A frame to the client of the request (`id` undefined) or to the
+  // connection `id`.
+  function toHost(frame, id) {
+    if (frame.close) host('websocket', { op: 'close', code: frame.code, reason: frame.reason, id });
+    else if (frame.bytes !== undefined) host('websocket', { op: 'send', text: false, id }, frame.bytes);
+    else host('websocket', { op: 'send', text: true, id }, encoder().encode(frame.text));
+  }
+  // The peer's messages, read from the host (the request's client, `id`
+  // undefined, or the connection `id`) and arrived at `to`, until its
+  // close (after which `to`'s `close` event runs, a task later).
+  function readFrom(id, to) {
+    const next = () => hostOp('websocket', { op: 'read', id }).then(([answer, data]) => {
+      if (answer.close) {
+        arrive(to, { close: true, code: answer.code, reason: answer.reason, clean: answer.clean });
+        return new Promise((resolve) => addTimer(resolve, 0, [], false));
+      }
+      arrive(to, answer.text ? { text: decoder().decode(data) } : { bytes: new Uint8Array(data) });
+      return next();
+    });
+    return next();
+  }
+  // Opens the host's connection of the client end `end` to `url`: resolves
+  // once open, then reads from it for as long as it is.
+  function connectRemote(end, url, protocols, headers) {
+    const s = socketOf(end);
+    return hostOp('websocket', { op: 'connect', url, protocols, headers }).then(([answer]) => {
+      s.remote = answer.id;
+      s.protocol = answer.protocol;
+      s.readyState = WS_OPEN;
+      readFrom(s.remote, end);
+    });
+  }
+  // `fetch` of a request that asks to upgrade: a Response of status 101
+  // whose `webSocket` is the open connection's end, to be accepted.
+  function fetchWebSocket(req) {
+    const end = new WebSocketImpl(makingPairEnd);
+    const s = socketOf(end);
+    s.url = req._url.replace(/^http/, 'ws');
+    const list = (req._headers.get('sec-websocket-protocol') || '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+    const headers = req._headers._list.map(([k, v]) => [k, v]);
+    return connectRemote(end, s.url, list, headers).then(() => new ResponseImpl(null, { status: 101, webSocket: end }));
+  }
+  // The end `end` of a Response of status 101, once its head went to the
+  // client: what its pair's other end sent before goes now, and each
+  // message of the client arrives there, until the client's close (after
+  // which that end's `close` event runs, a task later).
+  function serveClient(end) {
+    const s = socketOf(end);
+    s.host = true;
+    for (const frame of s.held.splice(0)) toHost(frame);
+    return readFrom(undefined, s.peer);
   }
   // A frame delivered to an end that accepted, as a task: a message, or
   // the other end's close (answered at once, then this end's event).
@@ -109,10 +188,10 @@
       if (frame.close) {
         if (!s.closeSent) {
           s.closeSent = true;
-          arrive(s.peer, { close: true, code: frame.code, reason: frame.reason });
+          outward(s, { close: true, code: frame.code, reason: frame.reason });
         }
         s.readyState = WS_CLOSED;
-        socket.dispatchEvent(new CloseEventImpl('close', { code: frame.code, reason: frame.reason, wasClean: true }));
+        socket.dispatchEvent(new CloseEventImpl('close', { code: frame.code, reason: frame.reason, wasClean: frame.clean !== false }));
         return;
       }
       let data = frame.text;

@@ -5,7 +5,7 @@
 //! engine drives; closes the block `00_core.js` opened.
 //!
 //! Defines: __ssr
-//! Host calls: compress
+//! Host calls: compress, response-head
 //! Rust: host/src/engine/mod.rs
 //! WPT: none
 //! Test plugin: tests/plugins/handler.js
@@ -106,6 +106,16 @@
   function renderEntrypoint(name, raw, reads) {
     return entrypoint(name).fetch(incomingRequest(raw, reads), tenantEnv());
   }
+  // A Response of status 101 with `end`, a WebSocket's: its head goes to
+  // the client, and the render lives on as the socket's (`serveClient`)
+  // until it closes; `res`, its head, is the render's result.
+  function upgradeTo(end, res) {
+    if (socketOf(end).accepted) throw new BadResult(`${handlerName}() returned a WebSocket it had accepted; return the other end of its WebSocketPair, and accept this one`);
+    if (socketOf(end).host) throw new BadResult(`${handlerName}() returned a WebSocket that serves a client already`);
+    headSent = host('response-head', headOf(res)).value;
+    if (!headSent) throw new BadResult('a WebSocket needs a client to talk to: `ssr render` has none; try it under `ssr dev` or `ssr serve`');
+    return serveClient(end).then(() => res);
+  }
   // What `node:` modules run when a render ends (`node.onReset`).
   const resetHooks = [];
   const ssr = {
@@ -190,6 +200,7 @@
         : entry !== undefined ? () => renderEntrypoint(entry[1], raw, reads) : () => render(raw, reads);
       return new Promise((ok) => ok(run())).then((out) => {
         const res = noteReads(normalize(out));
+        if (out instanceof ResponseImpl && out._webSocket !== null) return upgradeTo(out._webSocket, res);
         const body = out instanceof ResponseImpl ? out._body : out !== null && typeof out === 'object' ? out.body : null;
         return body instanceof ReadableStreamImpl ? sendStream(body, res).then(noteReads) : res;
       }).then((res) => (afterwork.length > 0 ? afterResponse(res) : res));

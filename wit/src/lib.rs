@@ -514,6 +514,18 @@ pub mod calls {
     /// `max_upload_mib` or its client stopped sending
     /// (`host/src/web/upload.rs`).
     pub const REQUEST_BODY: &str = "request-body";
+
+    /// The WebSocket a render answered with: a `Response` of status 101
+    /// whose `webSocket` is one end of a `WebSocketPair`, sent by
+    /// [`RESPONSE_HEAD`] with status 101 (refused unless the client asked
+    /// to upgrade). Arguments: `{op: "send", text}` with the message as the
+    /// bytes (`text`: UTF-8 text, else binary), `{op: "close", code,
+    /// reason}`, each replying nothing; or `{op: "read"}`, replying an id
+    /// whose answer comes by [`FETCH_WAIT`] as `{id, answer: {text}}` with
+    /// the client's next message as the bytes, or `{id, answer: {close,
+    /// code, reason, clean}}` once it closed (code 1006, not clean: the
+    /// connection was cut or idle) (`host/src/web/websocket.rs`).
+    pub const WEBSOCKET: &str = "websocket";
 }
 
 /// Severity of a `console.*` line (WIT `log.level`).

@@ -45,7 +45,6 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use axum::response::Response;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
@@ -89,6 +88,13 @@ pub const RESERVE_AFTER: Duration = Duration::from_secs(1);
 /// extension): it is answered only for the host's own endpoints.
 #[derive(Clone, Copy, Debug)]
 pub struct Reserved;
+
+/// The connection's places (`--max-connections` and per client), which a
+/// request to upgrade to a WebSocket keeps for the socket's life (a
+/// request extension): an upgraded connection counts as one until it
+/// closes, though hyper is done with it.
+#[derive(Clone)]
+pub struct Places(#[allow(dead_code)] Arc<dyn Send + Sync>);
 
 /// The address of the client a request came from (a request extension).
 #[derive(Clone, Copy, Debug)]
@@ -217,7 +223,8 @@ pub async fn serve(
     // Since when every place has been taken, while it is.
     let mut full_since: Option<Instant> = None;
     let per_client = super::gate::Gate::new(limits.max_connections_per_client);
-    let graceful = GracefulShutdown::new();
+    // Closed once every connection has ended.
+    let (live_tx, mut live_rx) = tokio::sync::mpsc::channel::<()>(1);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -269,8 +276,11 @@ pub async fn serve(
         let service = service.clone();
         let client = Client(peer.ip());
         let connection = Connection(std::os::fd::AsRawFd::as_raw_fd(&stream));
+        let places = Places(Arc::new((permit, held)));
+        let held = places.clone();
         let service = hyper::service::service_fn(move |mut req: Request| {
             req.extensions_mut().insert(client);
+            req.extensions_mut().insert(held.clone());
             req.extensions_mut().insert(connection);
             if reserved {
                 req.extensions_mut().insert(Reserved);
@@ -279,14 +289,26 @@ pub async fn serve(
             async move { Ok::<_, Infallible>(answer.await) }
         });
         let io = TokioIo::new(SendTimeout::new(stream, limits.send_timeout));
-        let conn = graceful.watch(http.serve_connection(io, service));
+        // With upgrades (a WebSocket, `websocket.rs`): hyper-util's
+        // graceful watch takes no upgradeable connection, so the drain is
+        // this loop's own: each connection holds a sender of `live`.
+        let conn = http.serve_connection(io, service).with_upgrades();
+        let (mut stopping, live) = (stop.clone(), live_tx.clone());
         tokio::spawn(async move {
-            let _ = conn.await;
-            drop((permit, held));
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = stopping.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop((places, live));
         });
     }
     drop(listener);
-    if tokio::time::timeout(limits.grace, graceful.shutdown())
+    drop(live_tx);
+    if tokio::time::timeout(limits.grace, live_rx.recv())
         .await
         .is_err()
     {

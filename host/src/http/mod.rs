@@ -23,6 +23,7 @@ pub mod listen;
 mod routes;
 mod scheduled;
 mod stream;
+pub mod websocket;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -61,6 +62,8 @@ pub struct AppState {
     pub uploads: Arc<gate::Gate<std::net::IpAddr>>,
     /// What the admin API lets run at once (`admin.rs`).
     pub admin: admin::Running,
+    /// The WebSockets open (`websocket.rs`).
+    pub websockets: websocket::Places,
     /// Set once start-up work (demo tenants) is done.
     pub ready: AtomicBool,
     pub metrics: PrometheusHandle,
@@ -156,6 +159,7 @@ impl AppState {
             unsent: crate::unsent::Unsent::new(config.max_unsent_mib.bytes()),
             uploads: gate::Gate::new(config.max_uploads_per_client),
             admin: admin::Running::new(&config),
+            websockets: websocket::Places::new(&config),
             config,
             registry,
             pool,

@@ -101,7 +101,9 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
     let (tenant, base, target) = resolve(state, &routes, uri, headers)?;
     tenant.stats.requests.add(1);
     let wanted = Encoding::negotiate(headers);
-    if cache_of(method) {
+    // A request to upgrade to a WebSocket is its render's to answer.
+    let cacheable = cache_of(method) && !super::websocket::asks(headers);
+    if cacheable {
         let path = target.split_once('?').map_or(&*target, |(p, _)| p);
         match crate::assets::binding::resolve(&tenant.assets, path) {
             Resolved::File(asset) => {
@@ -124,7 +126,7 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
         wanted,
         cache,
     };
-    if !cache_of(method) {
+    if !cacheable {
         return Ok(Step::Render(pending(None)));
     }
     let url = Url::new(&tenant.id, tenant.version(), headers, base, &target);
@@ -152,7 +154,7 @@ fn lookup(state: &AppState, parts: &Parts) -> Result<Step, ApiError> {
 /// of the same full key), stores what may be stored, and responds.
 pub async fn render(
     state: Arc<AppState>,
-    parts: Parts,
+    mut parts: Parts,
     body: Incoming,
     pending: Pending,
 ) -> Response {
@@ -163,11 +165,27 @@ pub async fn render(
         wanted,
         cache,
     } = pending;
-    let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
     // Full already: refused before it renders (its page would be, after).
     if state.unsent.full() {
         return unsent_full(&tenant.id);
     }
+    let config = &state.config;
+    let socket = super::websocket::asked(
+        &mut parts,
+        &tenant.id,
+        &state.websockets,
+        config,
+        &state.unsent,
+    );
+    let socket = match socket {
+        Ok(Some(_)) if config.render_on == RenderOn::Runtime => {
+            let why = "this server renders on its async runtime (--render-on runtime), which answers no WebSocket";
+            return ApiError::BadRequest(why.into()).into_response();
+        }
+        Ok(socket) => socket,
+        Err(e) => return e.into_response(),
+    };
+    let (method, uri, headers) = (&parts.method, &parts.uri, &parts.headers);
     // A HEAD that may be stored renders as a GET (and sends only the
     // head), as a caching proxy does: its entry answers GETs too, so it
     // must be the GET's (a framework answers HEAD with an empty body).
@@ -199,7 +217,7 @@ pub async fn render(
             // the client's error, as one refused before it would be.
             let over = upload.as_ref().map(Upload::over);
             let submitted = submit(
-                &state, &tenant, request, &parts, wanted, None, streams, upload,
+                &state, &tenant, request, &parts, wanted, None, streams, upload, socket,
             );
             submitted
                 .await
@@ -222,6 +240,7 @@ pub async fn render(
                     wanted,
                     Some(&key),
                     streams,
+                    None,
                     None,
                 );
                 match answer.await? {
@@ -255,8 +274,10 @@ pub async fn render(
             respond(&entry, headers, how, method, wanted, unsent)
         }
         Ok(Answer::Streamed(mut resp)) => {
-            resp.headers_mut()
-                .insert(X_CACHE, HeaderValue::from_static(how));
+            if resp.status() != StatusCode::SWITCHING_PROTOCOLS {
+                resp.headers_mut()
+                    .insert(X_CACHE, HeaderValue::from_static(how));
+            }
             resp
         }
         Err(e) => e.into_response(),
@@ -471,15 +492,27 @@ async fn submit(
     key: Option<&CacheKey>,
     streams: bool,
     upload: Option<Upload>,
+    socket: Option<(super::websocket::Upgrade, crate::web::websocket::Offer)>,
 ) -> Result<Answer, ApiError> {
-    let deadline = Instant::now() + state.config.request_timeout.duration();
+    // A WebSocket's render answers within the request's time (its engine
+    // holds it to that), then lives as long as its socket.
+    let deadline = Instant::now()
+        + match socket {
+            Some(_) => super::websocket::LIFETIME,
+            None => state.config.request_timeout.duration(),
+        };
     let outcome = if state.config.render_on == RenderOn::Runtime {
         // Deliberately blocks this async thread for the whole render, as
         // rendering on an event loop does: the comparison the pool is for.
         state.pool.render_here(&**tenant, &request, deadline)
     } else if streams {
         let (sink, mut frames) = stream::channel(&state.unsent);
-        let sink = sink.with_upload(upload);
+        let mut sink = sink.with_upload(upload);
+        let mut upgrade = None;
+        if let Some((asked, offer)) = socket {
+            sink = sink.with_socket(offer);
+            upgrade = Some(asked);
+        }
         let mut render: super::stream::Render = {
             let (state, tenant) = (state.clone(), tenant.clone());
             Box::pin(async move {
@@ -509,6 +542,10 @@ async fn submit(
                 },
             },
             frame = frames.recv() => match frame {
+                Some(Frame::Head(head)) if head.status == 101 && upgrade.is_some() => {
+                    let upgrade = upgrade.expect("checked");
+                    return Ok(Answer::Streamed(upgrade.switch(tenant, &head, frames, render)));
+                }
                 Some(Frame::Head(head)) => {
                     let store = key.map(|k| (k.clone(), parts.headers.clone(), wanted));
                     return streamed(state, tenant, head, frames, render, store);

@@ -605,6 +605,17 @@ impl Pool {
             }
         }
         let slot = TakeBack(Arc::new(Permit(Mutex::new(None))));
+        let mut body = body;
+        // A WebSocket's render gives its permit back once it upgraded: a
+        // socket that waits for messages holds no core.
+        let socket = match body.as_mut().and_then(Sink::socket_mut) {
+            Some(offer) => {
+                let permit = slot.0.clone();
+                offer.on_upgrade(move || drop(permit.take()));
+                true
+            }
+            None => false,
+        };
         let (reply, mut rx) = oneshot::channel();
         let job = Job {
             permit: slot.0.clone(),
@@ -618,7 +629,7 @@ impl Pool {
         match tenant.admission().permits.clone().try_acquire_owned() {
             Ok(permit) => self.launch(job, permit)?,
             Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
-            Err(TryAcquireError::NoPermits) if tenant.plugin().yields() => {
+            Err(TryAcquireError::NoPermits) if tenant.plugin().yields() && !socket => {
                 if let Some(reply) = self.wait_in_line(job, &slot.0, &mut rx).await? {
                     drop(slot);
                     return reply;
@@ -644,6 +655,14 @@ impl Pool {
     fn launch(&self, mut job: Job, permit: OwnedSemaphorePermit) -> Result<(), PoolError> {
         *lock(&job.permit.0) = Some(permit);
         job.enqueued = Instant::now();
+        if job
+            .body
+            .as_ref()
+            .is_some_and(|b| b.answer_within().is_some())
+        {
+            self.launch_socket(job);
+            return Ok(());
+        }
         match self.begin(&*job.tenant) {
             Begin::Pool => self.submit(job)?,
             Begin::FirstSlice(set, instance, slice) => {
@@ -661,6 +680,48 @@ impl Pool {
             }
         }
         Ok(())
+    }
+
+    /// Starts the render of a request that asked for a WebSocket as a task
+    /// of the runtime, not on a worker: it may live as long as its socket,
+    /// and a worker holds few waiting renders (`worker.rs`). A Wasm render
+    /// still yields each time slice, so it shares the runtime's threads as
+    /// a first slice does; a V8 render runs in its worker process.
+    fn launch_socket(&self, job: Job) {
+        metrics::counter!("ssr_websocket_renders_total").increment(1);
+        let set = match job.tenant.plugin().yields() {
+            true => {
+                let workers = &self.instances[..self.options.workers];
+                let at = self.next_set.fetch_add(1, Ordering::Relaxed);
+                workers[at % workers.len()].clone()
+            }
+            false => self.instances.last().expect("the V8 threads' set").clone(),
+        };
+        tokio::spawn(async move {
+            let warm = worker::take_warm(&set, &*job.tenant);
+            let instance = match warm {
+                Some(instance) => Some(instance),
+                // Making one may block: not on the runtime's thread.
+                None => {
+                    let tenant = job.tenant.clone();
+                    let made = tokio::task::spawn_blocking(move || {
+                        tenant.plugin().instantiate(tenant.grants())
+                    });
+                    match made.await {
+                        Ok(Ok(instance)) => Some(instance),
+                        Ok(Err(e)) => {
+                            let _ = job.reply.send(Err(PoolError::Engine(e)));
+                            return;
+                        }
+                        Err(_) => {
+                            let _ = job.reply.send(Err(PoolError::Closed));
+                            return;
+                        }
+                    }
+                }
+            };
+            drop(worker::serve(job, set, instance).await);
+        });
     }
 
     /// Waits in a Wasm tenant's [`Line`] with `job` (its permit goes in

@@ -692,12 +692,18 @@ pub(super) async fn render(
         Some(instance) => instance,
         None => tenant.plugin().instantiate(tenant.grants())?,
     };
+    // A WebSocket's render answers within a page's time, then lives on
+    // as its messages come and go (`web::websocket`).
+    let wall = body
+        .as_ref()
+        .and_then(Sink::answer_within)
+        .map_or(remaining, |w| w.min(remaining));
     let out = instance
         .render(
             request,
             Budget {
                 cpu: tenant.render_deadline(),
-                wall: remaining,
+                wall,
             },
             body,
         )

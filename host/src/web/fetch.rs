@@ -571,6 +571,12 @@ impl Subrequests {
         self.bound = false;
     }
 
+    /// The render goes on to `deadline` (a WebSocket's, renewed as its
+    /// messages come and go).
+    pub fn extend(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+    }
+
     /// A binding's call: the render's response depends on the state
     /// behind it, so the page cache keeps it only for a TTL the response
     /// sets itself ([`Subrequests::bound`]).
@@ -633,6 +639,15 @@ impl Subrequests {
         message
     }
 
+    /// Whether `grant` reaches `url` (its origin, and no credentials in
+    /// it); a refusal is logged and counted.
+    pub(super) fn granted(&self, grant: &FetchGrant, url: &reqwest::Url) -> Result<(), String> {
+        check(&grant.allowed, url).map_err(|e| match e {
+            FetchError::Refused(m) => self.refuse("origin", m),
+            other => other.to_string(),
+        })
+    }
+
     /// Counts one more of the render's subrequests (`what`: a request or a
     /// connection), or refuses it past `grant`'s limit.
     pub fn admit(&mut self, grant: &FetchGrant, what: &str) -> Result<(), String> {
@@ -671,10 +686,7 @@ impl Subrequests {
         self.admit(grant, &format!("fetch of {}", shown_text(&args.url)))?;
         let url = reqwest::Url::parse(&args.url)
             .map_err(|_| format!("Failed to parse URL from {}", shown_text(&args.url)))?;
-        check(&grant.allowed, &url).map_err(|e| match e {
-            FetchError::Refused(m) => self.refuse("origin", m),
-            other => other.to_string(),
-        })?;
+        self.granted(grant, &url)?;
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(self.refuse(

@@ -4,7 +4,8 @@
 //! name (the contract crate's `calls`, with the JSON form of its arguments
 //! and reply), its tier, and its handler, in the file of its web API here
 //! (`url.rs`, `url_pattern.rs`, `text.rs`, `compress.rs`, `rewriter.rs`,
-//! `intl.rs`, `fetch.rs`, `socket.rs`,
+//! `intl.rs`, `fetch.rs`, `socket.rs`, `websocket.rs`,
+//! `websocket_client.rs`,
 //! `crypto/`)
 //! or of the host part it reaches (`cache/api.rs`, `assets/binding.rs`).
 //! The prelude's file for the API (`wit/prelude/NN_<api>.js`) wraps it for
@@ -49,6 +50,8 @@ pub mod text;
 pub mod upload;
 pub mod url;
 pub mod url_pattern;
+pub mod websocket;
+pub mod websocket_client;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -80,6 +83,14 @@ pub struct Imports {
     /// The request's body still arriving (`upload.rs`), read by one
     /// `request-body` call at a time.
     upload: Option<Arc<tokio::sync::Mutex<upload::Upload>>>,
+    /// The WebSocket the client offered, once taken from the body's sink
+    /// (`websocket.rs`).
+    socket: Option<websocket::Socket>,
+    /// New limits for the render, not yet taken by its engine.
+    renewal: Option<websocket::Renewal>,
+    /// The WebSockets the render opened as a client
+    /// (`websocket_client.rs`).
+    clients: websocket_client::Clients,
 }
 
 impl Imports {
@@ -94,6 +105,9 @@ impl Imports {
             rewriters: Default::default(),
             sockets: Default::default(),
             upload: None,
+            socket: None,
+            renewal: None,
+            clients: Default::default(),
         }
     }
 
@@ -117,6 +131,11 @@ impl Imports {
             .as_mut()
             .and_then(Sink::take_upload)
             .map(|u| Arc::new(tokio::sync::Mutex::new(u)));
+        self.socket = body
+            .as_mut()
+            .and_then(Sink::take_socket)
+            .map(websocket::Socket::from);
+        self.renewal = None;
         self.body = body;
     }
 
@@ -125,6 +144,9 @@ impl Imports {
     pub fn end_render(&mut self) {
         self.body = None;
         self.upload = None;
+        self.socket = None;
+        self.renewal = None;
+        self.clients.clear();
         self.decoders.clear();
         self.coders.clear();
         self.rewriters.clear();
@@ -149,9 +171,28 @@ impl Imports {
         if name == calls::FETCH_WAIT {
             let body = self.body.as_ref();
             let sockets = self.sockets.next_reply(Instant::now());
-            return self.subrequests.wait(args, body, sockets).await;
+            let reply = self.subrequests.wait(args, body, sockets).await;
+            if let Some(renewal) = self.socket.as_ref().and_then(websocket::Socket::arrived) {
+                self.renew(renewal);
+            }
+            return reply;
         }
         self.call_now(name, args, data)
+    }
+
+    /// The render may go on to `renewal`'s deadline (a WebSocket's): its
+    /// requests too, and its engine once it takes it.
+    fn renew(&mut self, renewal: websocket::Renewal) {
+        self.subrequests.extend(renewal.deadline);
+        let cpu = self.renewal.is_some_and(|r| r.cpu) || renewal.cpu;
+        self.renewal = Some(websocket::Renewal { cpu, ..renewal });
+    }
+
+    /// New limits for the render in progress since the last call, if any:
+    /// the engine applies them (a WebSocket's render lives on as messages
+    /// come and go, `websocket.rs`).
+    pub fn take_renewal(&mut self) -> Option<websocket::Renewal> {
+        self.renewal.take()
     }
 
     /// Whether the render called a binding so far.
@@ -329,6 +370,22 @@ pub static CAPABILITIES: &[Capability] = &[
         ),
     },
     Capability {
+        name: calls::WEBSOCKET,
+        handler: Handler::Instance(|i, args, data| {
+            let reach = websocket_client::Reach {
+                socket: i.socket.as_mut(),
+                clients: &mut i.clients,
+                subrequests: &mut i.subrequests,
+                grant: &i.grants.fetch,
+            };
+            let (reply, renewal) = websocket_client::call(reach, args, data)?;
+            if let Some(renewal) = renewal {
+                i.renew(renewal);
+            }
+            Ok(reply)
+        }),
+    },
+    Capability {
         name: calls::ENV,
         handler: Handler::Instance(|i, _, _| Ok(json(&env(&i.grants)))),
     },
@@ -386,8 +443,17 @@ pub static CAPABILITIES: &[Capability] = &[
             None => Ok(json("false")),
             Some(sink) => {
                 let name = calls::RESPONSE_HEAD;
-                let head = stored_as_bound(parse(name, args)?, i.subrequests.bound());
+                let head: contract::Response = parse(name, args)?;
+                let upgrade = head.status == 101;
+                if upgrade && i.socket.is_none() {
+                    return Err(websocket::not_asked(name));
+                }
+                let head = stored_as_bound(head, i.subrequests.bound());
                 sink.head(head).map_err(|e| format!("{name}: {e}"))?;
+                if upgrade && let Some(socket) = i.socket.as_mut() {
+                    let renewal = socket.upgrade();
+                    i.renew(renewal);
+                }
                 Ok(json("true"))
             }
         }),

@@ -312,7 +312,7 @@ fn bracketed(host: &str) -> String {
 
 /// Connects to `host:port`: an IP literal as it is (it was granted as
 /// such), a name to the first of its public addresses that answers.
-async fn connect(host: &str, port: u16) -> Result<TcpStream, String> {
+pub(super) async fn connect(host: &str, port: u16) -> Result<TcpStream, String> {
     let at = |e: std::io::Error| format!("connect to {host}:{port} failed: {e}");
     if let Ok(ip) = host.parse::<IpAddr>() {
         return TcpStream::connect(SocketAddr::new(ip, port))
@@ -333,7 +333,7 @@ async fn connect(host: &str, port: u16) -> Result<TcpStream, String> {
 
 /// A connection, in clear or in TLS: one stream either way, split into
 /// its reading and writing halves while it is driven.
-enum Conn {
+pub(super) enum Conn {
     Plain(TcpStream),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
@@ -525,12 +525,17 @@ impl Run {
         let Conn::Plain(tcp) = conn else {
             return Err("startTls: the socket already speaks TLS".into());
         };
-        let server = rustls::pki_types::ServerName::try_from(name.to_string())
-            .map_err(|_| format!("TLS: `{name}` is not a server name"))?;
-        let tls = tokio_rustls::TlsConnector::from(tls_config())
-            .connect(server, tcp)
-            .await
-            .map_err(|e| format!("TLS handshake with {name} failed: {e}"))?;
-        Ok(Conn::Tls(Box::new(tls)))
+        secure(tcp, name).await
     }
+}
+
+/// TLS over `tcp`, verifying `name` (Mozilla's roots).
+pub(super) async fn secure(tcp: TcpStream, name: &str) -> Result<Conn, String> {
+    let server = rustls::pki_types::ServerName::try_from(name.to_string())
+        .map_err(|_| format!("TLS: `{name}` is not a server name"))?;
+    let tls = tokio_rustls::TlsConnector::from(tls_config())
+        .connect(server, tcp)
+        .await
+        .map_err(|e| format!("TLS handshake with {name} failed: {e}"))?;
+    Ok(Conn::Tls(Box::new(tls)))
 }

@@ -57,6 +57,9 @@ pub struct Sink {
     unsent: Arc<Unsent>,
     window: Arc<Window>,
     upload: Option<Upload>,
+    /// The WebSocket the client offered to open, if it asked to upgrade
+    /// (`websocket.rs`).
+    socket: Option<super::websocket::Offer>,
 }
 
 impl std::fmt::Debug for Sink {
@@ -65,6 +68,7 @@ impl std::fmt::Debug for Sink {
             .field("headed", &self.headed)
             .field("behind", &self.window.behind())
             .field("upload", &self.upload.is_some())
+            .field("socket", &self.socket)
             .finish()
     }
 }
@@ -78,6 +82,7 @@ pub fn channel(unsent: &Arc<Unsent>) -> (Sink, Frames) {
         unsent: unsent.clone(),
         window: Arc::default(),
         upload: None,
+        socket: None,
     };
     (sink, rx)
 }
@@ -92,6 +97,28 @@ impl Sink {
     /// The request's body still arriving, for the render to read.
     pub fn take_upload(&mut self) -> Option<Upload> {
         self.upload.take()
+    }
+
+    /// The sink of a request that asked to upgrade to a WebSocket.
+    pub fn with_socket(mut self, socket: super::websocket::Offer) -> Sink {
+        self.socket = Some(socket);
+        self
+    }
+
+    /// The WebSocket offered, for the render (or the pool) to take.
+    pub fn socket_mut(&mut self) -> Option<&mut super::websocket::Offer> {
+        self.socket.as_mut()
+    }
+
+    /// The WebSocket offered, taken for the render.
+    pub fn take_socket(&mut self) -> Option<super::websocket::Offer> {
+        self.socket.take()
+    }
+
+    /// How long the render has to answer, when that is not its request's
+    /// deadline: a WebSocket's render may live long after it answered.
+    pub fn answer_within(&self) -> Option<std::time::Duration> {
+        self.socket.as_ref().map(|s| s.answer_within)
     }
 
     /// Sends the head; the body follows through [`Sink::write`].

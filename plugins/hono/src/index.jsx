@@ -1,7 +1,9 @@
 // A Hono app as its Cloudflare template writes one: pages in JSX, a form
-// with a signed cookie session, a JSON API, a streamed page and static
-// assets from `public/` (served before the app, as on Workers).
+// with a signed cookie session, a JSON API, a streamed page, a WebSocket
+// (Hono's helper for Workers) and static assets from `public/` (served
+// before the app, as on Workers).
 import { Hono } from 'hono';
+import { upgradeWebSocket } from 'hono/cloudflare-workers';
 import { getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { Suspense } from 'hono/jsx';
 import { jsxRenderer } from 'hono/jsx-renderer';
@@ -109,6 +111,18 @@ app.get('/slow', (c) =>
       </Suspense>
     </main>,
   ),
+);
+
+// Each message said back with who said it, until `bye`.
+app.get(
+  '/chat',
+  upgradeWebSocket((c) => ({
+    onMessage(event, ws) {
+      const text = String(event.data);
+      if (text === 'bye') ws.close(1000, 'bye');
+      else ws.send(`${c.req.query('name') ?? 'someone'} said ${text}`);
+    },
+  })),
 );
 
 app.get('/api/square', (c) => {

@@ -172,10 +172,10 @@ trait Calls: Send {
 async fn run(
     isolate: &mut impl Calls,
     req: &Request,
-    ends: Instant,
+    mut ends: Instant,
     budget: Budget,
 ) -> Result<Response, EngineError> {
-    let left = || millis(ends.saturating_duration_since(Instant::now()));
+    let left = |ends: Instant| millis(ends.saturating_duration_since(Instant::now()));
 
     // The prelude's raw request and normalized response are the
     // contract's serde form; the bodies travel beside the JSON.
@@ -187,8 +187,9 @@ async fn run(
         request: &json,
         body: &req.body,
     };
-    let (mut outcome, used) = isolate.enter(entry, millis(cpu), left()).await?;
+    let (mut outcome, used) = isolate.enter(entry, millis(cpu), left(ends)).await?;
     cpu = cpu.saturating_sub(used);
+    renew(isolate.imports(), &mut ends, &mut cpu, budget.cpu);
     while let Outcome::Waiting(ms) = outcome {
         let arg = ms.map_or_else(|| "null".to_string(), |ms| ms.to_string());
         let reply = isolate
@@ -196,6 +197,7 @@ async fn run(
             .call(contract::calls::FETCH_WAIT, &arg, &[])
             .await
             .map_err(|e| EngineError::Trap(format!("waiting for fetch: {e}").into()))?;
+        renew(isolate.imports(), &mut ends, &mut cpu, budget.cpu);
         // The wait ends at the deadline at the latest; past it the
         // render is over, as a Wasm render's epoch ends it.
         if Instant::now() >= ends {
@@ -205,8 +207,9 @@ async fn run(
             value: &reply.value,
             data: &reply.data,
         };
-        let (next, used) = isolate.enter(entry, millis(cpu), left()).await?;
+        let (next, used) = isolate.enter(entry, millis(cpu), left(ends)).await?;
         cpu = cpu.saturating_sub(used);
+        renew(isolate.imports(), &mut ends, &mut cpu, budget.cpu);
         outcome = next;
     }
     match outcome {
@@ -222,6 +225,17 @@ async fn run(
             Err(EngineError::CpuTime(budget.cpu))
         }
         other => Err(error(other, budget.wall)),
+    }
+}
+
+/// A WebSocket's render lives on as its messages come and go: the
+/// deadline its imports renewed, and its CPU time (`whole`) again.
+fn renew(imports: &mut Imports, ends: &mut Instant, cpu: &mut Duration, whole: Duration) {
+    if let Some(r) = imports.take_renewal() {
+        *ends = r.deadline;
+        if r.cpu {
+            *cpu = whole;
+        }
     }
 }
 

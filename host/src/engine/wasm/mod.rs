@@ -248,7 +248,17 @@ impl host::Host for HostState {
             }
             return done.reply.map(Into::into);
         }
-        self.imports.call(&name, &args, &data).await.map(Into::into)
+        let reply = self.imports.call(&name, &args, &data).await;
+        // A WebSocket's render lives on as its messages come and go.
+        if let Some(renewal) = self.imports.take_renewal() {
+            self.deadline = renewal.deadline;
+            if renewal.cpu
+                && let Some(slice) = &self.slice
+            {
+                slice.renew();
+            }
+        }
+        reply.map(Into::into)
     }
 }
 
@@ -791,6 +801,14 @@ impl Slice {
     /// A new render: none of its CPU time is used.
     fn start(&self) {
         self.cpu_used.store(0, Ordering::Relaxed);
+    }
+
+    /// The render's CPU time is whole again, from now (a WebSocket's
+    /// message, in a poll).
+    fn renew(&self) {
+        self.cpu_used.store(0, Ordering::Relaxed);
+        let cpu = crate::sched::thread_cpu_time().as_nanos() as u64;
+        self.cpu_at_poll.store(cpu, Ordering::Relaxed);
     }
 
     /// A poll begins.

@@ -195,6 +195,9 @@ pub struct Proc {
     /// Lanes for pool threads (blocking), and for the runtime's tasks.
     lanes: Mutex<Vec<Lane>>,
     async_lanes: Mutex<Vec<AsyncLane>>,
+    /// A lane of `async_lanes` came back: an exchange that found none
+    /// (a WebSocket's render, which the pool does not bound) waits for it.
+    lane_back: tokio::sync::Notify,
     /// Set once it is known to be gone or going.
     dead: AtomicBool,
     /// Ended on purpose (its last isolate went): not replaced.
@@ -445,6 +448,7 @@ impl Supervisor {
             control: Mutex::new(Some(control)),
             lanes: Mutex::new(ours.into_iter().map(Lane::new).collect()),
             async_lanes: Mutex::new(driven),
+            lane_back: tokio::sync::Notify::new(),
             dead: AtomicBool::new(false),
             retired: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
@@ -730,7 +734,18 @@ impl Proc {
         ends: Instant,
         limit: usize,
     ) -> Result<(Outcome, u64, Duration), Broken> {
-        let mut lane = lock(&self.async_lanes).pop().ok_or(Broken::NoLane)?;
+        // Renders the pool admits never find every lane busy; a
+        // WebSocket's render, admitted once, waits for one (within its
+        // deadline).
+        let mut lane = loop {
+            let back = self.lane_back.notified();
+            if let Some(lane) = lock(&self.async_lanes).pop() {
+                break lane;
+            }
+            if tokio::time::timeout_at(ends.into(), back).await.is_err() {
+                return Err(Broken::NoLane);
+            }
+        };
         let exchange = async {
             lane.send(message).await?;
             loop {
@@ -746,6 +761,7 @@ impl Proc {
             .unwrap_or_else(|_| Err(io::ErrorKind::TimedOut.into()));
         if out.is_ok() {
             lock(&self.async_lanes).push(lane);
+            self.lane_back.notify_one();
         }
         out.map_err(Broken::Io)
     }

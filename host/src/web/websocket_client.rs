@@ -1,0 +1,324 @@
+//! WebSockets a render opens as a client (`new WebSocket(url)`, and
+//! `fetch` with `Upgrade: websocket`), and `calls::WEBSOCKET`, which
+//! reaches them and the socket offered to the render (`websocket.rs`).
+//!
+//! Invariants:
+//! - Deny by default: a connection opens only to an origin the tenant was
+//!   granted as its HTTP origin (`ws://h` as `http://h`), to public
+//!   addresses unless granted as an IP literal (`socket.rs`'s `connect`),
+//!   and counts as one of the render's subrequests.
+//! - No connection outlives its render: [`Clients::clear`] aborts each
+//!   task, which closes its connection; opening ends at the render's
+//!   deadline.
+//! - A message either way is at most [`CLIENT_MAX_MESSAGE`]; the render's
+//!   sends wait (counted) at most 16 of them for the peer to read.
+
+use std::sync::Arc;
+
+use contract::Reply;
+use tokio::sync::mpsc;
+
+use super::fetch::{FetchGrant, Subrequests};
+use super::websocket::{Answer, Channel, INCOMING, Message, Out, Renewal, Socket, not_asked};
+use crate::unsent::Unsent;
+
+/// The arguments of `calls::WEBSOCKET`. Without an `id`, an op is the
+/// offered socket's; with one, a client connection's.
+#[derive(serde::Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+enum Op {
+    /// A message, its bytes the call's; `text`: UTF-8 text.
+    Send {
+        text: bool,
+        #[serde(default)]
+        id: Option<u64>,
+    },
+    Close {
+        code: u16,
+        reason: String,
+        #[serde(default)]
+        id: Option<u64>,
+    },
+    /// The peer's next message.
+    Read {
+        #[serde(default)]
+        id: Option<u64>,
+    },
+    /// Opens a client connection to `url` (`ws:` or `wss:`) asking for
+    /// `protocols`, with `headers`; answered once open.
+    Connect {
+        url: String,
+        #[serde(default)]
+        protocols: Vec<String>,
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// What a render needs of the rest of its imports for `calls::WEBSOCKET`.
+pub struct Reach<'a> {
+    pub socket: Option<&'a mut Socket>,
+    pub clients: &'a mut Clients,
+    pub subrequests: &'a mut Subrequests,
+    pub grant: &'a FetchGrant,
+}
+
+/// `calls::WEBSOCKET`: a send or close answers at once (the offered
+/// socket's with the renewal a message out gives); a read or a connect
+/// by `fetch-wait`, as a request's answer.
+pub fn call(reach: Reach<'_>, args: &str, data: &[u8]) -> Result<(Reply, Option<Renewal>), String> {
+    let name = contract::calls::WEBSOCKET;
+    let op: Op =
+        serde_json::from_str(args).map_err(|e| format!("{name}: bad arguments {args:?}: {e}"))?;
+    let Reach {
+        socket,
+        clients,
+        subrequests,
+        grant,
+    } = reach;
+    let id = match &op {
+        Op::Send { id, .. } | Op::Close { id, .. } | Op::Read { id } => *id,
+        Op::Connect {
+            url,
+            protocols,
+            headers,
+        } => {
+            let answer = clients.connect(url, protocols, headers, subrequests, grant)?;
+            return Ok((subrequests.answer(answer)?, None));
+        }
+    };
+    let (channel, socket) = match id {
+        Some(id) => {
+            let client = clients
+                .open
+                .get(&id)
+                .ok_or_else(|| format!("{name}: no WebSocket {id} is open in this request"))?;
+            (&client.channel, None)
+        }
+        None => {
+            let socket = socket.ok_or_else(|| not_asked(name))?;
+            if !socket.upgraded {
+                return Err(format!(
+                    "{name}: the WebSocket is not open: return it in a Response of status 101 first"
+                ));
+            }
+            (&socket.channel, Some(&*socket))
+        }
+    };
+    match op {
+        Op::Send { text, .. } => {
+            channel.send(text, data)?;
+            Ok((Reply::default(), socket.map(|s| s.renewal(false))))
+        }
+        Op::Close { code, reason, .. } => {
+            channel.close(code, reason);
+            Ok((Reply::default(), None))
+        }
+        Op::Read { .. } => Ok((subrequests.answer(channel.read())?, None)),
+        Op::Connect { .. } => unreachable!("answered above"),
+    }
+}
+
+/// The largest message a client connection takes either way, as
+/// Cloudflare's.
+pub const CLIENT_MAX_MESSAGE: usize = 1 << 20;
+
+/// The WebSockets a render opened as a client (`new WebSocket(url)`, and
+/// `fetch` with `Upgrade: websocket`), by id: each one of its
+/// subrequests, to an origin it was granted, closed when the render ends.
+#[derive(Default)]
+pub struct Clients {
+    open: std::collections::HashMap<u64, Client>,
+    next: u64,
+}
+
+struct Client {
+    channel: Channel,
+    task: tokio::task::AbortHandle,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Clients {
+    /// The render ended: every connection closes.
+    pub fn clear(&mut self) {
+        self.open.clear();
+    }
+
+    fn connect(
+        &mut self,
+        url: &str,
+        protocols: &[String],
+        headers: &[(String, String)],
+        subrequests: &mut Subrequests,
+        grant: &FetchGrant,
+    ) -> Result<Answer, String> {
+        let mut target =
+            reqwest::Url::parse(url).map_err(|_| format!("WebSocket: `{url}` is not a URL"))?;
+        let tls = match target.scheme() {
+            "ws" | "http" => false,
+            "wss" | "https" => true,
+            other => {
+                return Err(format!(
+                    "WebSocket: a URL of scheme {other}: is not a WebSocket's; use ws: or wss:"
+                ));
+            }
+        };
+        // Granted as its HTTP origin, as `fetch` of it would be.
+        let mut http = target.clone();
+        let _ = http.set_scheme(if tls { "https" } else { "http" });
+        subrequests.granted(grant, &http)?;
+        subrequests.admit(grant, "new WebSocket()")?;
+        let _ = target.set_scheme(if tls { "wss" } else { "ws" });
+        let mut request =
+            tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+                target.as_str(),
+            )
+            .map_err(|e| format!("WebSocket: {e}"))?;
+        let skip = |n: &str| {
+            let n = n.to_ascii_lowercase();
+            n.starts_with("sec-websocket-")
+                || ["host", "upgrade", "connection", "content-length"].contains(&n.as_str())
+        };
+        for (name, value) in headers.iter().filter(|(n, _)| !skip(n)) {
+            if let (Ok(n), Ok(v)) = (
+                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes()),
+                tokio_tungstenite::tungstenite::http::HeaderValue::from_str(value),
+            ) {
+                request.headers_mut().append(n, v);
+            }
+        }
+        if !protocols.is_empty()
+            && let Ok(v) =
+                tokio_tungstenite::tungstenite::http::HeaderValue::from_str(&protocols.join(", "))
+        {
+            request.headers_mut().insert("sec-websocket-protocol", v);
+        }
+        let (in_tx, in_rx) = mpsc::channel(INCOMING);
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let (opened_tx, opened_rx) = tokio::sync::oneshot::channel();
+        let host = target
+            .host_str()
+            .unwrap_or("")
+            .trim_matches(['[', ']'])
+            .to_string();
+        let port = target
+            .port_or_known_default()
+            .unwrap_or(if tls { 443 } else { 80 });
+        let deadline = subrequests.deadline();
+        let net = super::fetch::net().map_err(|e| e.to_string())?;
+        let task = net.runtime.spawn(async move {
+            let opening = async {
+                let tcp = super::socket::connect(&host, port).await?;
+                let conn = match tls {
+                    true => super::socket::secure(tcp, &host).await?,
+                    false => super::socket::Conn::Plain(tcp),
+                };
+                let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+                    .max_message_size(Some(CLIENT_MAX_MESSAGE))
+                    .max_frame_size(Some(CLIENT_MAX_MESSAGE));
+                tokio_tungstenite::client_async_with_config(request, conn, Some(config))
+                    .await
+                    .map_err(|e| format!("WebSocket connection to {host}:{port} failed: {e}"))
+            };
+            let opened = tokio::time::timeout_at(deadline.into(), opening).await;
+            let (socket, response) = match opened {
+                Ok(Ok(open)) => open,
+                Ok(Err(e)) => return drop(opened_tx.send(Err(e))),
+                Err(_) => {
+                    let e = "WebSocket: the request's deadline passed while connecting".to_string();
+                    return drop(opened_tx.send(Err(e)));
+                }
+            };
+            let protocol = response
+                .headers()
+                .get("sec-websocket-protocol")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string();
+            if opened_tx.send(Ok(protocol)).is_ok() {
+                carry(socket, in_tx, out_rx).await;
+            }
+        });
+        self.next += 1;
+        let id = self.next;
+        let channel = Channel {
+            incoming: Arc::new(tokio::sync::Mutex::new(in_rx)),
+            outgoing: out_tx,
+            window: Arc::default(),
+            unsent: Unsent::new(CLIENT_MAX_MESSAGE * 16),
+            max_message: CLIENT_MAX_MESSAGE,
+            max_buffered: CLIENT_MAX_MESSAGE * 16,
+            arrived: Arc::default(),
+        };
+        let task = task.abort_handle();
+        self.open.insert(id, Client { channel, task });
+        Ok(Box::pin(async move {
+            match opened_rx.await {
+                Ok(Ok(protocol)) => Ok((
+                    serde_json::json!({ "id": id, "protocol": protocol }).to_string(),
+                    Vec::new(),
+                )),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err("WebSocket: the connection was dropped".into()),
+            }
+        }))
+    }
+}
+
+/// A client connection's messages both ways, until either side closes or
+/// the render drops it.
+async fn carry<S>(
+    socket: tokio_tungstenite::WebSocketStream<S>,
+    incoming: mpsc::Sender<Message>,
+    mut outgoing: mpsc::UnboundedReceiver<Out>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message as Ws;
+    let (mut tx, mut rx) = socket.split();
+    let tell = |code: u16, reason: String, clean: bool| Message::Close {
+        code,
+        reason,
+        clean,
+    };
+    loop {
+        tokio::select! {
+            out = outgoing.recv() => {
+                let Some(out) = out else { break };
+                let Some(message) = out.message() else { continue };
+                let written = tx.send(message).await;
+                drop(out);
+                if written.is_err() {
+                    let _ = incoming.send(tell(1006, String::new(), false)).await;
+                    break;
+                }
+            }
+            message = rx.next() => {
+                let message = match message {
+                    Some(Ok(Ws::Text(t))) => Message::Text(t.as_str().to_string()),
+                    Some(Ok(Ws::Binary(b))) => Message::Binary(b),
+                    Some(Ok(Ws::Close(f))) => {
+                        let (code, reason) = f.map_or((1005, String::new()), |f| (f.code.into(), f.reason.as_str().to_string()));
+                        let _ = incoming.send(tell(code, reason, true)).await;
+                        let _ = tx.flush().await;
+                        break;
+                    }
+                    Some(Ok(_)) => continue,
+                    Some(Err(_)) | None => {
+                        let _ = incoming.send(tell(1006, String::new(), false)).await;
+                        break;
+                    }
+                };
+                if incoming.send(message).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}

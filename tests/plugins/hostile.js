@@ -55,9 +55,14 @@ export async function render(request) {
         process: typeof process, require: typeof require,
         XMLHttpRequest: typeof XMLHttpRequest, Deno: typeof Deno, std: typeof std, os: typeof os,
       };
-      // `WebSocket` exists (a pair's ends), but opens no connection.
-      let socket = 'refused';
-      try { new WebSocket('ws://127.0.0.1:1/'); socket = 'opened'; } catch (_) {}
+      // `WebSocket` exists, but opens no connection to an origin this
+      // tenant was not granted: `error`, then `close` 1006.
+      const socket = await new Promise((resolve) => {
+        let ws;
+        try { ws = new WebSocket('ws://127.0.0.1:1/'); } catch (_) { resolve('refused'); return; }
+        ws.addEventListener('open', () => resolve('opened'));
+        ws.addEventListener('close', (e) => resolve(e.code === 1006 ? 'refused' : `closed ${e.code}`));
+      });
       let imported = 'refused';
       // Through eval, so `ssr build` does not take it for an import to bundle.
       try { await (0, eval)('imp' + "ort('fs')"); imported = 'loaded'; } catch (_) {}

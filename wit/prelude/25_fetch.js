@@ -61,9 +61,11 @@
   // the host renders as that service's own request (`calls::SERVICE`,
   // `31_services.js`), from an `env` `level` calls to the app itself deep;
   // either answers as a fetch.
-  function fetchThrough(binding, input, init, level) {
+  function fetchThrough(binding, input, init, level, method = undefined) {
     return new Promise((ok) => {
       const req = new RequestImpl(input, init === undefined ? {} : init);
+      // A method `fetch` forbids, sent by `node:http`'s client.
+      if (method !== undefined) req._method = method;
       // A stream body is read whole before the request goes.
       const b = req._body;
       ok(b instanceof ReadableStreamImpl ? readAllBytes(b, 'fetch').then((bytes) => [req, bytes]) : [req, b]);

@@ -219,6 +219,8 @@
       derive: (args, parts) => subtleCall(Object.assign({ op: 'derive' }, args), parts).data,
       // `node:crypto`'s keys, signatures and ciphers (web/crypto/node.rs).
       crypto: (args, parts) => subtleCall(args, parts),
+      // `fetch` with a method it forbids (TRACE), for `node:http`'s client.
+      fetchAs: (method, url, init) => fetchThrough(null, url, init, 0, method),
       // Where `node:dns` sends its queries, through `fetch`.
       dnsOverHttps: () => {
         tenantEnv();

@@ -61,6 +61,9 @@ function checkedPath(path) {
 }
 
 // The URL of `origin` (a URL) with `path` as its request target.
+// Methods the Fetch standard forbids that an HTTP client may send; CONNECT
+// (a tunnel) stays refused.
+const FORBIDDEN = ['TRACE', 'TRACK'];
 const targetUrl = (origin, path) => new URL(`${origin.origin}${path.startsWith('/') ? '' : '/'}${path}`);
 
 // A URL as the options it stands for (Node's `urlToHttpOptions`).
@@ -191,7 +194,11 @@ ClientRequest.prototype._final = function (cb) {
     return;
   }
   this.headersSent = true;
-  fetch(url.href, { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal }).then((response) => {
+  // Through the tenant's `fetch`; the methods it refuses (TRACE), as
+  // workerd's client sends them.
+  const init = { method: this.method, headers, body, redirect: 'manual', signal: this._controller.signal };
+  const sent = FORBIDDEN.includes(this.method) ? globalThis.__ssr.node.fetchAs(this.method, url.href, { ...init, method: 'GET' }) : fetch(url.href, init);
+  sent.then((response) => {
     clearTimeout(this._timeout);
     const res = responseMessage(response);
     res.req = this;

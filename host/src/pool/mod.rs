@@ -626,10 +626,13 @@ impl Pool {
             body,
             reply,
         };
+        if socket {
+            return self.render_socket(job, &**tenant, slot, rx).await;
+        }
         match tenant.admission().permits.clone().try_acquire_owned() {
             Ok(permit) => self.launch(job, permit)?,
             Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
-            Err(TryAcquireError::NoPermits) if tenant.plugin().yields() && !socket => {
+            Err(TryAcquireError::NoPermits) if tenant.plugin().yields() => {
                 if let Some(reply) = self.wait_in_line(job, &slot.0, &mut rx).await? {
                     drop(slot);
                     return reply;
@@ -655,14 +658,6 @@ impl Pool {
     fn launch(&self, mut job: Job, permit: OwnedSemaphorePermit) -> Result<(), PoolError> {
         *lock(&job.permit.0) = Some(permit);
         job.enqueued = Instant::now();
-        if job
-            .body
-            .as_ref()
-            .is_some_and(|b| b.answer_within().is_some())
-        {
-            self.launch_socket(job);
-            return Ok(());
-        }
         match self.begin(&*job.tenant) {
             Begin::Pool => self.submit(job)?,
             Begin::FirstSlice(set, instance, slice) => {
@@ -682,12 +677,28 @@ impl Pool {
         Ok(())
     }
 
-    /// Starts the render of a request that asked for a WebSocket as a task
-    /// of the runtime, not on a worker: it may live as long as its socket,
-    /// and a worker holds few waiting renders (`worker.rs`). A Wasm render
-    /// still yields each time slice, so it shares the runtime's threads as
-    /// a first slice does; a V8 render runs in its worker process.
-    fn launch_socket(&self, job: Job) {
+    /// The render of a request that asked for a WebSocket, as a task of
+    /// the runtime, not on a worker: it may live as long as its socket, and
+    /// a worker holds few waiting renders (`worker.rs`). A Wasm render still
+    /// yields each time slice, so it shares the runtime's threads as a
+    /// first slice does; a V8 render runs in its worker process. It waits
+    /// for one of its tenant's permits as long as it has to answer
+    /// (`Sink::answer_within`).
+    async fn render_socket(
+        &self,
+        job: Job,
+        tenant: &dyn Renderable,
+        slot: impl Drop,
+        rx: oneshot::Receiver<Result<Rendered, PoolError>>,
+    ) -> Result<Rendered, PoolError> {
+        let within = job.body.as_ref().and_then(Sink::answer_within);
+        let admit_by = Instant::now() + within.unwrap_or_default();
+        let permit = match tenant.admission().permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
+            Err(TryAcquireError::NoPermits) => self.wait_for_permit(tenant, admit_by).await?,
+        };
+        *lock(&job.permit.0) = Some(permit);
         metrics::counter!("ssr_websocket_renders_total").increment(1);
         let set = match job.tenant.plugin().yields() {
             true => {
@@ -697,31 +708,27 @@ impl Pool {
             }
             false => self.instances.last().expect("the V8 threads' set").clone(),
         };
-        tokio::spawn(async move {
-            let warm = worker::take_warm(&set, &*job.tenant);
-            let instance = match warm {
-                Some(instance) => Some(instance),
-                // Making one may block: not on the runtime's thread.
-                None => {
-                    let tenant = job.tenant.clone();
-                    let made = tokio::task::spawn_blocking(move || {
-                        tenant.plugin().instantiate(tenant.grants())
-                    });
-                    match made.await {
-                        Ok(Ok(instance)) => Some(instance),
-                        Ok(Err(e)) => {
-                            let _ = job.reply.send(Err(PoolError::Engine(e)));
-                            return;
-                        }
-                        Err(_) => {
-                            let _ = job.reply.send(Err(PoolError::Closed));
-                            return;
-                        }
-                    }
+        let instance = match worker::take_warm(&set, &*job.tenant) {
+            Some(instance) => instance,
+            // Making one may block: not on the runtime's thread.
+            None => {
+                let tenant = job.tenant.clone();
+                let made = tokio::task::spawn_blocking(move || {
+                    tenant.plugin().instantiate(tenant.grants())
+                });
+                match made.await {
+                    Ok(made) => made?,
+                    Err(_) => return Err(PoolError::Closed),
                 }
-            };
-            drop(worker::serve(job, set, instance).await);
-        });
+            }
+        };
+        // A task of its own: the socket's task may wait on a client that
+        // reads slowly, and the render must go on meanwhile (to be refused
+        // its sends past the socket's bound, not to stall).
+        tokio::spawn(async move { drop(worker::serve(job, set, Some(instance)).await) });
+        let reply = rx.await.unwrap_or(Err(PoolError::Closed));
+        drop(slot);
+        reply
     }
 
     /// Waits in a Wasm tenant's [`Line`] with `job` (its permit goes in

@@ -503,7 +503,7 @@ struct Finished {
 }
 
 /// What a call that starts a request answers: its id.
-fn id_reply(id: u64) -> Reply {
+pub(super) fn id_reply(id: u64) -> Reply {
     Reply {
         value: id.to_string(),
         data: Vec::new(),
@@ -823,7 +823,7 @@ impl Subrequests {
     }
 
     /// The next id of a request or call.
-    fn take_id(&mut self) -> u64 {
+    pub(super) fn take_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id - 1
     }

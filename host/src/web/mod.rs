@@ -171,7 +171,18 @@ impl Imports {
         if name == calls::FETCH_WAIT {
             let body = self.body.as_ref();
             let sockets = self.sockets.next_reply(Instant::now());
-            let reply = self.subrequests.wait(args, body, sockets).await;
+            // The offered WebSocket's read, answered here, not by a task.
+            let socket = self.socket.as_mut();
+            let other = async move {
+                match socket {
+                    Some(socket) => tokio::select! {
+                        reply = sockets => reply,
+                        reply = socket.next_read() => reply,
+                    },
+                    None => sockets.await,
+                }
+            };
+            let reply = self.subrequests.wait(args, body, other).await;
             if let Some(renewal) = self.socket.as_ref().and_then(websocket::Socket::arrived) {
                 self.renew(renewal);
             }

@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use contract::Reply;
 use tokio::sync::mpsc;
 
 use crate::unsent::{Paced, Unsent, Window};
@@ -238,6 +239,10 @@ impl Channel {
 /// A socket offered to the render in progress, as `Imports` keeps it.
 pub struct Socket {
     pub(super) channel: Channel,
+    /// The id of the render's read in flight, answered by the wait
+    /// itself ([`Socket::next_read`]): no task between the client and
+    /// the render.
+    pub(super) reading: Option<u64>,
     limits: Limits,
     on_upgrade: Option<Box<dyn FnOnce() + Send + Sync>>,
     pub(super) upgraded: bool,
@@ -255,6 +260,7 @@ impl From<Offer> for Socket {
                 max_buffered: o.limits.max_buffered(),
                 arrived: Arc::default(),
             },
+            reading: None,
             limits: o.limits,
             on_upgrade: o.on_upgrade,
             upgraded: false,
@@ -280,6 +286,21 @@ impl Socket {
             deadline: Instant::now() + self.limits.idle + GRACE,
             cpu,
         }
+    }
+
+    /// The answer of the read in flight, once the client's next message
+    /// (or its close) is here, as `fetch-wait` gives a request's: `{id,
+    /// answer}` with the message's bytes. Pending while none is in flight.
+    pub async fn next_read(&mut self) -> Result<Reply, String> {
+        let Some(id) = self.reading else {
+            return std::future::pending().await;
+        };
+        let (answer, data) = self.channel.read().await?;
+        self.reading = None;
+        Ok(Reply {
+            value: format!("{{\"id\":{id},\"answer\":{answer}}}"),
+            data,
+        })
     }
 
     /// What a message that reached the render since the last call renews.

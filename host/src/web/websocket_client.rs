@@ -87,13 +87,13 @@ pub fn call(reach: Reach<'_>, args: &str, data: &[u8]) -> Result<(Reply, Option<
             return Ok((subrequests.answer(answer)?, None));
         }
     };
-    let (channel, socket) = match id {
+    let (channel, renewal, reading) = match id {
         Some(id) => {
             let client = clients
                 .open
                 .get(&id)
                 .ok_or_else(|| format!("{name}: no WebSocket {id} is open in this request"))?;
-            (&client.channel, None)
+            (&client.channel, None, None)
         }
         None => {
             let socket = socket.ok_or_else(|| not_asked(name))?;
@@ -102,17 +102,30 @@ pub fn call(reach: Reach<'_>, args: &str, data: &[u8]) -> Result<(Reply, Option<
                     "{name}: the WebSocket is not open: return it in a Response of status 101 first"
                 ));
             }
-            (&socket.channel, Some(&*socket))
+            let renewal = socket.renewal(false);
+            let Socket {
+                channel, reading, ..
+            } = socket;
+            (&*channel, Some(renewal), Some(reading))
         }
     };
     match op {
         Op::Send { text, .. } => {
             channel.send(text, data)?;
-            Ok((Reply::default(), socket.map(|s| s.renewal(false))))
+            Ok((Reply::default(), renewal))
         }
         Op::Close { code, reason, .. } => {
             channel.close(code, reason);
             Ok((Reply::default(), None))
+        }
+        // The offered socket's is answered by the wait itself
+        // (`Socket::next_read`).
+        Op::Read { id: None } => {
+            let id = subrequests.take_id();
+            if let Some(s) = reading {
+                *s = Some(id);
+            }
+            Ok((super::fetch::id_reply(id), None))
         }
         Op::Read { .. } => Ok((subrequests.answer(channel.read())?, None)),
         Op::Connect { .. } => unreachable!("answered above"),

@@ -106,6 +106,9 @@ http {
   fastcgi_temp_path $dir/nginx/fastcgi;
   uwsgi_temp_path $dir/nginx/uwsgi;
   scgi_temp_path $dir/nginx/scgi;
+  # A WebSocket's upgrade goes through; other requests keep their
+  # kept-alive upstream connections.
+  map \$http_upgrade \$connection_upgrade { default upgrade; '' ''; }
   upstream ssr {
 $upstreams    keepalive 64;
   }
@@ -116,7 +119,10 @@ $upstreams    keepalive 64;
     location / {
       proxy_pass http://ssr;
       proxy_http_version 1.1;
-      proxy_set_header Connection "";
+      proxy_set_header Upgrade \$http_upgrade;
+      proxy_set_header Connection \$connection_upgrade;
+      # Past ssr's --websocket-idle (300 s), which closes an idle socket.
+      proxy_read_timeout 310s;
       proxy_set_header Host \$http_host;
       proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
       # Streamed pages go out as they render.

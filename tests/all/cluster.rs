@@ -845,6 +845,33 @@ fn the_cluster_loses_no_request_when_a_replica_is_killed_under_load() {
         }
     }
 
+    // A WebSocket through nginx to a replica, on each engine: the same
+    // conversation as with one server (`websockets.rs`).
+    for engine in ssr::engine::Engines::KINDS {
+        let id = format!("ws-{engine}");
+        let query = format!("engine={engine}");
+        let (status, body) = nginx.add(&id, crate::websockets::SERVER, &query);
+        assert_eq!(status, 201, "{body}");
+        let opened = within(Duration::from_secs(60), || {
+            (1..=3).all(|n| cluster.at(n).get(&format!("/t/{id}/"), &[]).status == 426)
+        });
+        assert!(opened.is_some(), "{id} never served by every replica");
+        let (mut socket, _) =
+            crate::websockets::open(nginx.addr(), &format!("/t/{id}/?room=a")).unwrap();
+        let said = crate::websockets::converse(&mut socket);
+        assert_eq!(
+            said.first().map(String::as_str),
+            Some("hello a"),
+            "{id}: {said:?}"
+        );
+        assert_eq!(
+            said.last().map(String::as_str),
+            Some("closed"),
+            "{id}: {said:?}"
+        );
+        assert_eq!(said.len(), 9, "{id}: {said:?}");
+    }
+
     let compiled_before = compiled(&cluster.dir.join("replica-2"));
     assert!(compiled_before.len() >= 2, "{compiled_before:?}");
 

@@ -11,7 +11,7 @@ use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
 
 use crate::support::{Client, Server, plugin};
 
-const SERVER: &str = "tests/plugins/websocket-server.js";
+pub(crate) const SERVER: &str = "tests/plugins/websocket-server.js";
 
 type Socket = tungstenite::WebSocket<TcpStream>;
 
@@ -20,7 +20,7 @@ type Opened = Result<(Socket, Vec<(String, String)>), (u16, String)>;
 
 /// Opens a WebSocket to `ws://{addr}{path}`: the socket and the 101's
 /// headers, or the refusal (an HTTP response: its status and body).
-fn open(addr: &str, path: &str) -> Opened {
+pub(crate) fn open(addr: &str, path: &str) -> Opened {
     let request = format!("ws://{addr}{path}").into_client_request().unwrap();
     let stream = TcpStream::connect(addr).unwrap();
     stream
@@ -83,7 +83,7 @@ fn read(socket: &mut Socket) -> String {
 }
 
 /// The conversation every runtime must hold alike: its transcript.
-fn converse(socket: &mut Socket) -> Vec<String> {
+pub(crate) fn converse(socket: &mut Socket) -> Vec<String> {
     let mut said = vec![read(socket)];
     let mut ask = |socket: &mut Socket, message: Message, replies: usize| {
         socket.send(message).unwrap();

@@ -527,6 +527,23 @@ fn a_worker_opens_websockets_as_a_client_to_granted_origins_on_both_engines() {
                 "{id} to {server} by fetch"
             );
         }
+        // A server that answers 403, not 101: `fetch` gets that answer,
+        // `new WebSocket` an error.
+        let to = format!("ws://{}/t/ws-wasm/?refuse", s.addr);
+        let r = s.get(
+            &format!("/t/{id}/fetch?to={}", crate::support::urlencode(&to)),
+            &[],
+        );
+        assert_eq!(r.text(), "refused 403 no sockets here", "{id}");
+        let r = s.get(
+            &format!("/t/{id}/?to={}", crate::support::urlencode(&to)),
+            &[],
+        );
+        assert_eq!(
+            r.text(),
+            format!("state 0 {to}\nInvalidStateError\nerror\nclose 1006  false 3"),
+            "{id}"
+        );
         // An origin the tenant was not granted.
         let to = "ws://10.9.8.7:9/";
         let r = s.get(

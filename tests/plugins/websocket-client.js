@@ -11,6 +11,8 @@ export default {
     if (url.pathname === '/fetch') {
       const resp = await fetch(to.replace(/^ws/, 'http'), { headers: { Upgrade: 'websocket' } });
       const ws = resp.webSocket;
+      // A server that answers something else than 101: that answer.
+      if (ws === null) return new Response(`refused ${resp.status} ${await resp.text()}`);
       out.push(`status ${resp.status} ${ws instanceof WebSocket} ${ws.readyState}`);
       await new Promise((resolve) => {
         ws.addEventListener('message', (e) => {

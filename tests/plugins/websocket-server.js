@@ -8,8 +8,8 @@
 //   of 64 KiB; `close`: the server closes (4000); `throw`: the handler
 //   throws;
 // - binary: its type and bytes, and the bytes back reversed.
-// A request without `Upgrade: websocket` gets 426; `?status101` answers a
-// plain request with 101 and no client to upgrade.
+// A request without `Upgrade: websocket` gets 426, one with `?refuse` 403;
+// `?status101` answers a plain request with 101 and no client to upgrade.
 export default {
   async fetch(request) {
     const url = new URL(request.url);
@@ -18,6 +18,7 @@ export default {
       pair[1].accept();
       return new Response(null, { status: 101, webSocket: pair[0] });
     }
+    if (url.searchParams.has('refuse')) return new Response('no sockets here', { status: 403 });
     if (request.headers.get('upgrade') !== 'websocket') {
       return new Response('expected a WebSocket upgrade', { status: 426 });
     }

@@ -54,9 +54,10 @@
         held: [], attachment: undefined, host: false, remote: null, url: parsed.href, protocol: '',
       });
       const end = this;
-      connectRemote(end, parsed.href, list, []).then(() => {
+      connectRemote(end, parsed.href, list, []).then((refused) => {
+        if (refused !== undefined) throw refused;
         end.dispatchEvent(new EventImpl('open'));
-      }, () => {
+      }).catch(() => {
         const st = socketOf(end);
         st.readyState = WS_CLOSED;
         end.dispatchEvent(new EventImpl('error'));
@@ -149,10 +150,18 @@
     return next();
   }
   // Opens the host's connection of the client end `end` to `url`: resolves
-  // once open, then reads from it for as long as it is.
+  // once open, then reads from it for as long as it is; or, when the server
+  // answered something else than 101, with that answer as a Response.
   function connectRemote(end, url, protocols, headers) {
     const s = socketOf(end);
-    return hostOp('websocket', { op: 'connect', url, protocols, headers }).then(([answer]) => {
+    return hostOp('websocket', { op: 'connect', url, protocols, headers }).then(([answer, data]) => {
+      if (answer.status !== undefined) {
+        const r = new ResponseImpl(NULL_BODY.includes(answer.status) ? null : data, { status: 200 });
+        r._status = answer.status;
+        for (const [k, v] of answer.headers) r._headers._list.push([k, v]);
+        r._headers._immutable = true;
+        return r;
+      }
       s.remote = answer.id;
       s.protocol = answer.protocol;
       s.readyState = WS_OPEN;
@@ -167,7 +176,7 @@
     s.url = req._url.replace(/^http/, 'ws');
     const list = (req._headers.get('sec-websocket-protocol') || '').split(',').map((p) => p.trim()).filter((p) => p !== '');
     const headers = req._headers._list.map(([k, v]) => [k, v]);
-    return connectRemote(end, s.url, list, headers).then(() => new ResponseImpl(null, { status: 101, webSocket: end }));
+    return connectRemote(end, s.url, list, headers).then((refused) => refused || new ResponseImpl(null, { status: 101, webSocket: end }));
   }
   // The end `end` of a Response of status 101, once its head went to the
   // client: what its pair's other end sent before goes now, and each

@@ -236,7 +236,13 @@ impl Clients {
                     .max_frame_size(Some(CLIENT_MAX_MESSAGE));
                 tokio_tungstenite::client_async_with_config(request, conn, Some(config))
                     .await
-                    .map_err(|e| format!("WebSocket connection to {host}:{port} failed: {e}"))
+                    .map_err(|e| match e {
+                        // The server answered, but not 101: that answer.
+                        tokio_tungstenite::tungstenite::Error::Http(r) => Refusal::Answered(*r),
+                        e => Refusal::Failed(format!(
+                            "WebSocket connection to {host}:{port} failed: {e}"
+                        )),
+                    })
             };
             let opened = tokio::time::timeout_at(deadline.into(), opening).await;
             let (socket, response) = match opened {
@@ -244,7 +250,7 @@ impl Clients {
                 Ok(Err(e)) => return drop(opened_tx.send(Err(e))),
                 Err(_) => {
                     let e = "WebSocket: the request's deadline passed while connecting".to_string();
-                    return drop(opened_tx.send(Err(e)));
+                    return drop(opened_tx.send(Err(Refusal::Failed(e))));
                 }
             };
             let protocol = response
@@ -276,10 +282,35 @@ impl Clients {
                     serde_json::json!({ "id": id, "protocol": protocol }).to_string(),
                     Vec::new(),
                 )),
-                Ok(Err(e)) => Err(e),
+                // What `fetch` answers (its status, headers and body);
+                // `new WebSocket` fails on it.
+                Ok(Err(Refusal::Answered(r))) => {
+                    let headers: Vec<(&str, &str)> = r
+                        .headers()
+                        .iter()
+                        .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
+                        .collect();
+                    let answer =
+                        serde_json::json!({ "status": r.status().as_u16(), "headers": headers });
+                    Ok((answer.to_string(), r.body().clone().unwrap_or_default()))
+                }
+                Ok(Err(Refusal::Failed(e))) => Err(e),
                 Err(_) => Err("WebSocket: the connection was dropped".into()),
             }
         }))
+    }
+}
+
+/// Why a client connection did not open.
+enum Refusal {
+    /// The server answered this instead of 101.
+    Answered(tokio_tungstenite::tungstenite::http::Response<Option<Vec<u8>>>),
+    Failed(String),
+}
+
+impl From<String> for Refusal {
+    fn from(why: String) -> Refusal {
+        Refusal::Failed(why)
     }
 }
 

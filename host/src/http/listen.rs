@@ -94,7 +94,9 @@ pub struct Reserved;
 /// request extension): an upgraded connection counts as one until it
 /// closes, though hyper is done with it.
 #[derive(Clone)]
-pub struct Places(#[allow(dead_code)] Arc<dyn Send + Sync>);
+pub struct Places {
+    _held: Arc<dyn Send + Sync>,
+}
 
 /// The address of the client a request came from (a request extension).
 #[derive(Clone, Copy, Debug)]
@@ -276,7 +278,9 @@ pub async fn serve(
         let service = service.clone();
         let client = Client(peer.ip());
         let connection = Connection(std::os::fd::AsRawFd::as_raw_fd(&stream));
-        let places = Places(Arc::new((permit, held)));
+        let places = Places {
+            _held: Arc::new((permit, held)),
+        };
         let held = places.clone();
         let service = hyper::service::service_fn(move |mut req: Request| {
             req.extensions_mut().insert(client);

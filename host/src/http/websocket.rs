@@ -288,14 +288,13 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
         Client::Gone
     };
     if client == Client::Gone {
-        tell(&mut incoming, 1006, "", false).await;
+        tell(&mut incoming, Message::cut(1006, "")).await;
     }
     let mut last = Instant::now();
     let mut second = (Instant::now(), 0u32);
-    let mut ended = None;
     let received = metrics::counter!("ssr_websocket_messages_total", "tenant" => tenant.id.to_string(), "from" => "client");
     let sent = metrics::counter!("ssr_websocket_messages_total", "tenant" => tenant.id.to_string(), "from" => "render");
-    loop {
+    let ended = loop {
         let now = Instant::now();
         if now >= second.0 + Duration::from_secs(1) {
             second = (now, 0);
@@ -308,10 +307,7 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
         };
         tokio::select! {
             biased;
-            out = &mut render, if ended.is_none() => {
-                ended = Some(out);
-                break;
-            }
+            out = &mut render => break out,
             out = outgoing.recv() => {
                 let Some(out) = out else { continue };
                 last = Instant::now();
@@ -324,7 +320,7 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
                 drop(out);
                 if written.is_err() {
                     client = Client::Gone;
-                    tell(&mut incoming, 1006, "", false).await;
+                    tell(&mut incoming, Message::cut(1006, "")).await;
                 } else if close && client == Client::Open {
                     client = Client::Closing(Instant::now());
                 }
@@ -333,20 +329,17 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
                 last = Instant::now();
                 second.1 += 1;
                 match message {
-                    Some(Ok(Ws::Text(text))) => {
-                        received.increment(1);
-                        send(&mut incoming, Message::Text(text.as_str().to_string())).await;
-                    }
-                    Some(Ok(Ws::Binary(bytes))) => {
-                        received.increment(1);
-                        send(&mut incoming, Message::Binary(bytes)).await;
-                    }
-                    Some(Ok(Ws::Close(frame))) => {
-                        let (code, reason) = frame.map_or((1005, String::new()), |f| (f.code.into(), f.reason.as_str().to_string()));
-                        client = Client::Gone;
-                        tell(&mut incoming, code, &reason, true).await;
-                    }
-                    Some(Ok(_)) => {}
+                    Some(Ok(ws)) => match Message::received(ws) {
+                        Some(close @ Message::Close { .. }) => {
+                            client = Client::Gone;
+                            tell(&mut incoming, close).await;
+                        }
+                        Some(message) => {
+                            received.increment(1);
+                            send(&mut incoming, message).await;
+                        }
+                        None => {}
+                    },
                     Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(e))) => {
                         let reason = format!("the message is over the server's limit: {e}");
                         let reason = reason.chars().take(120).collect::<String>();
@@ -354,11 +347,11 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
                             let _ = sink.send(Ws::Close(close_frame(1009, &reason))).await;
                         }
                         client = Client::Gone;
-                        tell(&mut incoming, 1009, &reason, false).await;
+                        tell(&mut incoming, Message::cut(1009, &reason)).await;
                     }
                     Some(Err(_)) | None => {
                         client = Client::Gone;
-                        tell(&mut incoming, 1006, "", false).await;
+                        tell(&mut incoming, Message::cut(1006, "")).await;
                     }
                 }
             }
@@ -366,20 +359,20 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
                 let now = Instant::now();
                 if let Client::Closing(at) = client && now >= at + ws::GRACE {
                     client = Client::Gone;
-                    tell(&mut incoming, 1006, "", false).await;
+                    tell(&mut incoming, Message::cut(1006, "")).await;
                 } else if client == Client::Open && now >= last + limits.idle {
                     let reason = "the WebSocket was idle";
                     if let Some(sink) = tx.as_mut() {
                         let _ = sink.send(Ws::Close(close_frame(1001, reason))).await;
                     }
                     client = Client::Gone;
-                    tell(&mut incoming, 1001, reason, false).await;
+                    tell(&mut incoming, Message::cut(1001, reason)).await;
                 }
             }
         }
-    }
+    };
     // The render ended: what it sent goes out, then the close.
-    let failed = matches!(ended, Some(Err(_)));
+    let failed = ended.is_err();
     if let Some(sink) = tx.as_mut().filter(|_| client != Client::Gone) {
         while let Ok(out) = outgoing.try_recv() {
             let Some(message) = out.message() else {
@@ -399,11 +392,10 @@ async fn pump(upgrade: Upgrade, tenant: Arc<Tenant>, frames: Frames, mut render:
         let _ = tokio::time::timeout(ws::GRACE, sink.close()).await;
     }
     match ended {
-        Some(Ok(r)) => counted(&tenant, &r),
-        Some(Err(e)) => {
+        Ok(r) => counted(&tenant, &r),
+        Err(e) => {
             failed_render(&tenant, e);
         }
-        None => {}
     }
     gauge.decrement(1.0);
     drop((place, connection, frames));
@@ -431,17 +423,7 @@ async fn send(incoming: &mut Option<tokio::sync::mpsc::Sender<Message>>, message
 }
 
 /// The close, told to the render; nothing follows it.
-async fn tell(
-    incoming: &mut Option<tokio::sync::mpsc::Sender<Message>>,
-    code: u16,
-    reason: &str,
-    clean: bool,
-) {
-    let close = Message::Close {
-        code,
-        reason: reason.to_string(),
-        clean,
-    };
+async fn tell(incoming: &mut Option<tokio::sync::mpsc::Sender<Message>>, close: Message) {
     send(incoming, close).await;
     *incoming = None;
 }

@@ -58,6 +58,39 @@ pub enum Message {
     },
 }
 
+impl Message {
+    /// A message as the protocol read it from a peer; none for a ping or
+    /// a pong (the protocol answers those itself).
+    pub fn received(ws: tokio_tungstenite::tungstenite::Message) -> Option<Message> {
+        use tokio_tungstenite::tungstenite::Message as Ws;
+        Some(match ws {
+            Ws::Text(t) => Message::Text(t.as_str().to_string()),
+            Ws::Binary(b) => Message::Binary(b),
+            Ws::Close(f) => {
+                let (code, reason) = f.map_or((1005, String::new()), |f| {
+                    (f.code.into(), f.reason.as_str().to_string())
+                });
+                Message::Close {
+                    code,
+                    reason,
+                    clean: true,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The close of a connection that ended without one (1006), or that
+    /// the host ended itself (`code`, `reason`).
+    pub fn cut(code: u16, reason: &str) -> Message {
+        Message::Close {
+            code,
+            reason: reason.to_string(),
+            clean: false,
+        }
+    }
+}
+
 /// A message the render sent, counted until the connection writes it.
 #[derive(Debug)]
 pub enum Out {

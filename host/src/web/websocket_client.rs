@@ -324,13 +324,7 @@ async fn carry<S>(
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     use futures_util::{SinkExt, StreamExt};
-    use tokio_tungstenite::tungstenite::Message as Ws;
     let (mut tx, mut rx) = socket.split();
-    let tell = |code: u16, reason: String, clean: bool| Message::Close {
-        code,
-        reason,
-        clean,
-    };
     loop {
         tokio::select! {
             out = outgoing.recv() => {
@@ -339,27 +333,22 @@ async fn carry<S>(
                 let written = tx.send(message).await;
                 drop(out);
                 if written.is_err() {
-                    let _ = incoming.send(tell(1006, String::new(), false)).await;
+                    let _ = incoming.send(Message::cut(1006, "")).await;
                     break;
                 }
             }
             message = rx.next() => {
                 let message = match message {
-                    Some(Ok(Ws::Text(t))) => Message::Text(t.as_str().to_string()),
-                    Some(Ok(Ws::Binary(b))) => Message::Binary(b),
-                    Some(Ok(Ws::Close(f))) => {
-                        let (code, reason) = f.map_or((1005, String::new()), |f| (f.code.into(), f.reason.as_str().to_string()));
-                        let _ = incoming.send(tell(code, reason, true)).await;
-                        let _ = tx.flush().await;
-                        break;
-                    }
-                    Some(Ok(_)) => continue,
-                    Some(Err(_)) | None => {
-                        let _ = incoming.send(tell(1006, String::new(), false)).await;
-                        break;
-                    }
+                    Some(Ok(ws)) => match Message::received(ws) {
+                        Some(message) => message,
+                        None => continue,
+                    },
+                    Some(Err(_)) | None => Message::cut(1006, ""),
                 };
-                if incoming.send(message).await.is_err() {
+                let close = matches!(message, Message::Close { .. });
+                if incoming.send(message).await.is_err() || close {
+                    // The protocol's answer to the peer's close goes out.
+                    let _ = tx.flush().await;
                     break;
                 }
             }

@@ -806,7 +806,7 @@ impl Slice {
     /// The render's CPU time is whole again, from now (a WebSocket's
     /// message, in a poll).
     fn renew(&self) {
-        self.cpu_used.store(0, Ordering::Relaxed);
+        self.start();
         let cpu = crate::sched::thread_cpu_time().as_nanos() as u64;
         self.cpu_at_poll.store(cpu, Ordering::Relaxed);
     }

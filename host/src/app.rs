@@ -74,6 +74,10 @@ pub struct AppConfig {
     /// `entrypoint`): the name in `env`, to the class's export name, whose
     /// methods RPC calls reach; the others reach the default export.
     pub service_entrypoints: BTreeMap<String, String>,
+    /// Durable Object namespaces its config binds
+    /// (`durable_objects.bindings`): the name in `env`, to the class (its
+    /// `class_name`, an export of the Worker's own module).
+    pub durable_objects: BTreeMap<String, String>,
     /// Its prelude reads a request body that goes on past the tenant's
     /// `max_request_kib` as it arrives (`web/upload.rs`). Every build
     /// since says so; a plugin built before gets its body whole, up to
@@ -100,6 +104,7 @@ impl Default for AppConfig {
             crons: Vec::new(),
             services: BTreeMap::new(),
             service_entrypoints: BTreeMap::new(),
+            durable_objects: BTreeMap::new(),
             streamed_requests: false,
         }
     }

@@ -261,6 +261,10 @@ settings! {
     /// A WebSocket with no message either way for this long is closed
     /// (1001); its render ends.
     websocket_idle: Secs = Secs(300), "SSR_WEBSOCKET_IDLE" { value_name = "SECS" };
+    /// A Durable Object with no event for this long is evicted: its
+    /// instance ends, its storage stays, and its next event makes a new
+    /// one (Cloudflare evicts after 70-140 s).
+    object_idle: Secs = Secs(70), "SSR_OBJECT_IDLE" { value_name = "SECS" };
     /// Memory per instance: Wasm linear memory, or a V8 isolate's heap and as
     /// much again for its `ArrayBuffer`s; a tenant may set a lower one.
     memory_limit_mib: Mib = Mib(DEFAULT_MEMORY_LIMIT >> 20), "SSR_MEMORY_LIMIT_MIB" { value_name = "MIB" };
@@ -661,9 +665,10 @@ impl Config {
             || self.max_websocket_message_kib.0 == 0
             || self.websocket_messages_per_sec == 0
             || self.websocket_idle.0 == 0
+            || self.object_idle.0 == 0
         {
             return bad(
-                "--max-websockets, --max-websockets-per-tenant, --max-websocket-message-kib, --websocket-messages-per-sec and --websocket-idle must be at least 1"
+                "--max-websockets, --max-websockets-per-tenant, --max-websocket-message-kib, --websocket-messages-per-sec, --websocket-idle and --object-idle must be at least 1"
                     .into(),
             );
         }

@@ -42,6 +42,9 @@ pub(crate) struct App {
     vars: Vec<(String, String)>,
     /// The config's `compatibility_flags`, which workerd is given too.
     flags: Vec<String>,
+    /// Its Durable Object namespaces: each binding's name and class,
+    /// which workerd keeps in its directory.
+    pub(crate) objects: Vec<(&'static str, &'static str)>,
 }
 
 impl App {
@@ -55,6 +58,7 @@ impl App {
             assets: None,
             vars: Vec::new(),
             flags: Vec::new(),
+            objects: Vec::new(),
         }
     }
 }
@@ -155,6 +159,7 @@ fn build(name: &'static str) -> App {
         bundle,
         assets: config.assets.clone(),
         vars: config.config.vars.clone().into_iter().collect(),
+        objects: Vec::new(),
     }
 }
 
@@ -201,6 +206,32 @@ impl Workerd {
                 assets.canonicalize().unwrap().display().to_string()
             ));
         }
+        let mut namespaces = Vec::new();
+        for (binding, class) in &app.objects {
+            bindings.push(format!(
+                "(name = {binding:?}, durableObjectNamespace = {class:?})"
+            ));
+            namespaces.push(format!(
+                "(className = {class:?}, uniqueKey = \"{}-{class}\", enableSql = true)",
+                app.name
+            ));
+        }
+        // SQLite-backed objects need a disk: the test's directory.
+        let objects = match namespaces.is_empty() {
+            true => String::new(),
+            false => {
+                let storage = dir.join("objects");
+                std::fs::create_dir_all(&storage).unwrap();
+                services.push(format!(
+                    "(name = \"objects\", disk = (path = {:?}, writable = true))",
+                    storage.display().to_string()
+                ));
+                format!(
+                    "durableObjectNamespaces = [{}], durableObjectStorage = (localDisk = \"objects\"),",
+                    namespaces.join(", ")
+                )
+            }
+        };
         std::fs::copy(&app.bundle, dir.join("worker.js")).unwrap();
         let config = format!(
             r#"using Workerd = import "/workerd/workerd.capnp";
@@ -214,6 +245,7 @@ const app :Workerd.Worker = (
   compatibilityFlags = {flags:?},
   cacheApiOutbound = "cache",
   bindings = [{bindings}],
+  {objects}
 );
 "#,
             services = services.join(", "),

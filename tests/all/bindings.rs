@@ -14,7 +14,7 @@ use crate::support::*;
 
 /// `tests/plugins/NAME.js` as an app whose wrangler config has
 /// `bindings` (its JSON members).
-fn bound_app(name: &str, bindings: &str) -> PathBuf {
+pub(crate) fn bound_app(name: &str, bindings: &str) -> PathBuf {
     let source = std::fs::read_to_string(root().join(format!("tests/plugins/{name}.js"))).unwrap();
     let config = format!(
         r#"{{ "name": "{name}", "main": "index.js", "compatibility_date": "2026-11-01", {bindings} }}"#

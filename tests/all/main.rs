@@ -24,6 +24,7 @@ mod init;
 mod intl;
 mod limits;
 mod node_modules;
+mod objects;
 mod pool;
 mod probe;
 mod probe4;

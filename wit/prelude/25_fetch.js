@@ -3,7 +3,7 @@
 //! request); the globals of the Fetch standard.
 //!
 //! Defines: fetch, Headers, Blob, File, FormData, Request, Response
-//! Host calls: fetch, fetch-abort, service
+//! Host calls: fetch, fetch-abort, object, service
 //! Rust: host/src/web/fetch.rs
 //! WPT: none
 //! Test plugin: tests/plugins/fetcher.js
@@ -59,8 +59,10 @@
   }
   // A fetch over the network, or (`binding`, a service binding's name) one
   // the host renders as that service's own request (`calls::SERVICE`,
-  // `31_services.js`), from an `env` `level` calls to the app itself deep;
-  // either answers as a fetch.
+  // `31_services.js`), from an `env` `level` calls to the app itself deep,
+  // or (`binding` `{object, id, name}`) one a Durable Object's instance
+  // answers (`calls::OBJECT`, `31_durable_objects.js`); each answers as a
+  // fetch.
   function fetchThrough(binding, input, init, level, method = undefined) {
     return new Promise((ok) => {
       const req = new RequestImpl(input, init === undefined ? {} : init);
@@ -85,8 +87,10 @@
       const args = { method: req._method, url: req._url, headers, redirect: req._redirect, stream: true };
       const id = binding === null
         ? host('fetch', args, body).value
-        : host('service', { binding, method: req._method, url: req._url, headers, depth: serviceDepth + level }, body).value;
-      const p = { resolve, reject, method: req._method, body: undefined };
+        : typeof binding === 'object'
+          ? host('object', { op: 'fetch', binding: binding.object, id: binding.id, name: binding.name, method: req._method, url: req._url, headers }, body).value
+          : host('service', { binding, method: req._method, url: req._url, headers, depth: serviceDepth + level }, body).value;
+      const p = { resolve, reject, method: req._method, body: undefined, object: binding !== null && typeof binding === 'object' };
       inflight.set(id, p);
       // An aborted signal ends the host's request at once, and errors a
       // body still arriving.
@@ -134,7 +138,7 @@
     }
     if (!v.streamed) inflight.delete(v.id);
     if (v.error !== undefined) {
-      p.reject(new TypeError(v.error));
+      p.reject(p.object ? objectFailure(v.error) : new TypeError(v.error));
       return;
     }
     const r = new ResponseImpl(null, { status: 200 });

@@ -1,6 +1,7 @@
 //! The handler's `env`: vars and secrets asked of the host once per
 //! instance, `env.ASSETS`, KV namespaces (`31_kv.js`), D1 databases
 //! (`31_d1.js`), R2 buckets (`31_r2.js`), services (`31_services.js`),
+//! Durable Object namespaces (`31_durable_objects.js`),
 //! and a clear error for bindings the host lacks.
 //!
 //! Defines: none
@@ -15,7 +16,7 @@
   let dnsOverHttps = '';
   function tenantEnv() {
     if (env === null) {
-      const { vars, assets, missing, dns, kv, d1, r2, services, own } = host('env', null).value;
+      const { vars, assets, missing, dns, kv, d1, r2, services, own, objects } = host('env', null).value;
       dnsOverHttps = typeof dns === 'string' ? dns : '';
       const bindings = {};
       // Bindings its wrangler config declares that the host does not
@@ -26,6 +27,7 @@
       for (const name of kv || []) bindings[name] = kvNamespace(name);
       for (const name of d1 || []) bindings[name] = d1Database(name);
       for (const name of r2 || []) bindings[name] = r2Bucket(name);
+      for (const name of objects || []) bindings[name] = objectNamespace(name);
       for (const name of services || []) {
         const to = own && Object.prototype.hasOwnProperty.call(own, name) ? own[name] : undefined;
         bindings[name] = serviceBinding(name, 0, to);

@@ -12,7 +12,7 @@
 //! [`rpcEncode`] writes them. `33_driver.js` runs the callee's side.
 //!
 //! Defines: none
-//! Host calls: service
+//! Host calls: object, service
 //! Rust: host/src/bindings/service.rs
 //! WPT: none
 //! Test plugin: tests/plugins/services.js
@@ -108,14 +108,17 @@
 
   // The method of an RPC call's request (`contract::RPC`).
   const RPC = '@rpc';
-  // `args` undefined: a property's read.
+  // `args` undefined: a property's read. `binding`: a service binding's
+  // name, or a Durable Object's stub's `{object, id, name}`.
   function rpcThrough(binding, level, method, args) {
     return new Promise((resolve, reject) => {
       const asked = args === undefined ? { method, get: true } : { method, args: rpcEncode(args) };
       const body = encoder().encode(JSON.stringify(asked));
       const headers = [['content-type', 'application/json']];
-      const call = { binding, method: RPC, url: 'https://rpc.invalid/', headers, depth: serviceDepth + level };
-      inflight.set(host('service', call, body).value, { resolve, reject, method: 'POST', body: undefined });
+      const id = typeof binding === 'object'
+        ? host('object', { op: 'rpc', binding: binding.object, id: binding.id, name: binding.name }, body).value
+        : host('service', { binding, method: RPC, url: 'https://rpc.invalid/', headers, depth: serviceDepth + level }, body).value;
+      inflight.set(id, { resolve, reject, method: 'POST', body: undefined, object: typeof binding === 'object' });
     }).then((res) => res.text().then((text) => {
       // The callee's driver answers JSON; anything else is the host's
       // page for a render that failed before it (a limit, say).
@@ -123,7 +126,8 @@
       try {
         out = JSON.parse(text);
       } catch {
-        throw new Error(`env.${binding}.${method}(): the service answered ${res.status}: ${text.trim()}`);
+        const name = typeof binding === 'object' ? binding.object : binding;
+        throw new Error(`env.${name}.${method}(): the service answered ${res.status}: ${text.trim()}`);
       }
       if (out.error !== undefined) throw rpcError(out.error);
       return rpcDecode(out.value);

@@ -32,10 +32,12 @@
       this.env = env;
     }
   }
-  // Declaring one is fine (a framework's build may); making one is not.
+  // The base of a Durable Object's class: `export class Room extends
+  // DurableObject { ... this.ctx.storage ... }` (`31_durable_objects.js`).
   class DurableObject {
-    constructor() {
-      throw new Error('Durable Objects are not supported by ssr: a tenant has no storage or addressable objects of its own; keep such state behind an API the renderer fetches');
+    constructor(ctx, env) {
+      this.ctx = ctx;
+      this.env = env;
     }
   }
   const workers = Object.freeze({ env: liveEnv, WorkerEntrypoint, DurableObject, waitUntil: (p) => context.waitUntil(p) });

@@ -1,7 +1,7 @@
 //! The renderer driver the engines call (`__ssr`): shaping a request,
 //! settling a render, a cron trigger's `scheduled` handler (a request of
 //! method `@scheduled`, which no client can send), a service binding's RPC
-//! call (`@rpc`, neither), timers and fetches the
+//! call (`@rpc`, neither), a Durable Object's life (`@object`), timers and fetches the
 //! engine drives; closes the block `00_core.js` opened.
 //!
 //! Defines: __ssr
@@ -46,6 +46,9 @@
       ok(scheduled(new ScheduledController(SCHEDULED, cron, time), env));
     });
   }
+  // The method of a Durable Object's render (`contract::OBJECT`):
+  // `runObject` (`31_durable_objects.js`) runs it.
+  const OBJECT = '@object';
   // The module's exports, for RPC calls: a service binding's call of a
   // method (`contract::RPC`) runs it on a new instance of the export the
   // binding names (query `entrypoint`, else the default export), which
@@ -197,7 +200,7 @@
       serviceDepth = depth === undefined ? 0 : Number(depth[1]) || 0;
       const entry = raw.headers.find(([k]) => k.toLowerCase() === 'x-ssr-service-entrypoint');
       const run = raw.method === SCHEDULED ? () => runScheduled(raw) : raw.method === RPC ? () => runRpc(raw)
-        : entry !== undefined ? () => renderEntrypoint(entry[1], raw, reads) : () => render(raw, reads);
+        : raw.method === OBJECT ? () => runObject(raw) : entry !== undefined ? () => renderEntrypoint(entry[1], raw, reads) : () => render(raw, reads);
       return new Promise((ok) => ok(run())).then((out) => {
         const res = noteReads(normalize(out));
         if (out instanceof ResponseImpl && out._webSocket !== null) return upgradeTo(out._webSocket, res);

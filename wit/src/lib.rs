@@ -80,6 +80,12 @@ pub const SCHEDULED: &str = "@scheduled";
 /// either.
 pub const RPC: &str = "@rpc";
 
+/// The method of a Durable Object's render: the instance that runs one
+/// object (query `class`, `id`, and `name` when its id came from one) for
+/// as long as it is live, taking its events one at a time by
+/// [`calls::OBJECT`] (`host/src/bindings/objects/`). No client can send it.
+pub const OBJECT: &str = "@object";
+
 impl Request {
     /// A cron trigger of `tenant`: its `cron` expression and the minute it
     /// fired for (milliseconds since the epoch) as the query pairs `cron`
@@ -433,6 +439,20 @@ pub mod calls {
     /// id, its response coming by [`FETCH_WAIT`] as a fetch's
     /// (`host/src/bindings/service.rs`).
     pub const SERVICE: &str = "service";
+
+    /// Durable Objects (`env.X` of the app's `durable_objects.bindings`,
+    /// and `ctx` of an object; `host/src/bindings/objects/`). Arguments
+    /// `{op, ...}`. A namespace's: `{op: "id", binding, name?, string?,
+    /// unique?}` replies `{id}` (64 hex digits) or `{error}`; `{op:
+    /// "fetch", binding, id, method, url, headers}` with the body as the
+    /// bytes, and `{op: "rpc", binding, id}` with `{method, args}` as the
+    /// bytes, reply the call's id, the object's response coming by
+    /// [`FETCH_WAIT`] as a fetch's. An object's own (its render's alone):
+    /// `{op: "next"}`, its next event by [`FETCH_WAIT`] (`{kind: "fetch" |
+    /// "rpc" | "alarm" | "evict", ...}`); `{op: "answer", status, headers}`
+    /// with the bytes; `{op: "kv" | "sql" | "alarm" | "tx", ...}` on its
+    /// storage, answered at once (`objects/storage.rs`).
+    pub const OBJECT: &str = "object";
 
     /// Starts the global `fetch()`'s request. Arguments: `{method, url,
     /// headers: [[name, value]], redirect}`, the body as the call's bytes;

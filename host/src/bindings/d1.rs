@@ -44,7 +44,7 @@ pub const MAX_QUERY: Duration = Duration::from_secs(30);
 
 /// The pragmas a statement may run: D1's, which read the schema or change
 /// only how this connection checks what it writes.
-const PRAGMAS: &[&str] = &[
+pub(crate) const PRAGMAS: &[&str] = &[
     "table_info",
     "table_xinfo",
     "table_list",
@@ -102,7 +102,7 @@ pub struct Statement {
 /// as D1 binds them; a blob comes in base64).
 #[derive(Deserialize, Debug)]
 #[serde(untagged)]
-enum Param {
+pub(crate) enum Param {
     Null(()),
     Number(f64),
     Text(String),
@@ -145,7 +145,7 @@ struct Timings {
 /// A column's value as D1 answers it: a blob as an array of its bytes.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Value {
+pub(crate) enum Value {
     Null,
     Integer(i64),
     Real(f64),
@@ -215,7 +215,7 @@ pub struct D1 {
     open: Mutex<HashMap<String, Arc<Mutex<Database>>>>,
 }
 
-fn sqlite_error(e: &rusqlite::Error) -> String {
+pub(crate) fn sqlite_error(e: &rusqlite::Error) -> String {
     match e {
         rusqlite::Error::SqlInputError {
             error,
@@ -592,21 +592,7 @@ fn run(db: &mut Database, s: &Statement, only_reads: bool) -> Result<Answer, Str
     if stmt.parameter_count() != s.params.len() {
         return Err("D1_ERROR: Wrong number of parameter bindings for SQL query.".into());
     }
-    for (i, p) in s.params.iter().enumerate() {
-        let at = i + 1;
-        let bound = match p {
-            Param::Null(()) => stmt.raw_bind_parameter(at, rusqlite::types::Null),
-            Param::Number(n) => stmt.raw_bind_parameter(at, *n),
-            Param::Text(t) => stmt.raw_bind_parameter(at, t),
-            Param::Blob { blob } => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(blob)
-                    .map_err(|_| "D1_TYPE_ERROR: a blob parameter is not base64".to_string())?;
-                stmt.raw_bind_parameter(at, bytes)
-            }
-        };
-        bound.map_err(|e| d1_error(&e))?;
-    }
+    bind(&mut stmt, &s.params).map_err(|e| format!("D1_{e}"))?;
     let (answer, writes) = collect(&db.conn, &mut stmt, started, &mut db.size)?;
     if writes {
         db.commits += 1;
@@ -615,6 +601,27 @@ fn run(db: &mut Database, s: &Statement, only_reads: bool) -> Result<Answer, Str
         bookmark: format!("{:016x}", db.commits),
         ..answer
     })
+}
+
+/// Binds `params` to `stmt`'s parameters in order (as many as it has),
+/// as D1 and Durable Objects' SQL bind them.
+pub(crate) fn bind(stmt: &mut rusqlite::Statement<'_>, params: &[Param]) -> Result<(), String> {
+    for (i, p) in params.iter().enumerate() {
+        let at = i + 1;
+        let bound = match p {
+            Param::Null(()) => stmt.raw_bind_parameter(at, rusqlite::types::Null),
+            Param::Number(n) => stmt.raw_bind_parameter(at, *n),
+            Param::Text(t) => stmt.raw_bind_parameter(at, t),
+            Param::Blob { blob } => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .map_err(|_| "TYPE_ERROR: a blob parameter is not base64".to_string())?;
+                stmt.raw_bind_parameter(at, bytes)
+            }
+        };
+        bound.map_err(|e| format!("ERROR: {}", sqlite_error(&e)))?;
+    }
+    Ok(())
 }
 
 /// Runs `stmt`, bound, and answers its rows and `meta` (its bookmark left

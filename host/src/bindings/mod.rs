@@ -36,6 +36,7 @@
 
 pub mod d1;
 pub mod kv;
+pub mod objects;
 pub mod r2;
 mod redis;
 pub mod service;
@@ -89,6 +90,11 @@ pub struct Limits {
     pub r2_tenant_bytes: u64,
     /// How long an R2 multipart upload may stay unfinished.
     pub r2_upload_expiry: std::time::Duration,
+    /// How long a Durable Object lives with no event (`--object-idle`).
+    pub object_idle: std::time::Duration,
+    /// The wall-clock time one of its events may take
+    /// (`--request-timeout`).
+    pub object_event: std::time::Duration,
 }
 
 /// One tenant's quotas: the server's ([`Limits`]) unless its registration
@@ -128,6 +134,8 @@ impl Default for Limits {
             r2_upload_expiry: std::time::Duration::from_millis(
                 crate::config::DEFAULT_R2_UPLOAD_EXPIRY_MS,
             ),
+            object_idle: std::time::Duration::from_secs(70),
+            object_event: std::time::Duration::from_secs(30),
         }
     }
 }
@@ -139,12 +147,19 @@ pub struct Stores {
     d1: Option<Arc<d1::D1>>,
     /// None across replicas without an object store (`--objects`).
     r2: Option<Arc<r2::Store>>,
+    /// None across replicas, where Durable Objects are not provided yet.
+    objects: Option<Arc<objects::Objects>>,
     /// What runs a service binding's request as its tenant's: the server,
     /// once it is up (`service.rs`).
     pub dispatch: service::Dispatcher,
 }
 
 impl Stores {
+    /// The server's Durable Objects, where it has them.
+    pub fn objects(&self) -> Option<&Arc<objects::Objects>> {
+        self.objects.as_ref()
+    }
+
     /// The embedded stores: in `dir` (the data dir's `bindings/`), or in
     /// memory, within `limits`.
     /// R2's bytes in the object store `objects` names, or in
@@ -175,11 +190,15 @@ impl Stores {
             blobs,
         });
         sweep_uploads(&r2, limits.r2_upload_expiry);
+        let dispatch = service::Dispatcher::default();
+        let objects_dir = dir.as_ref().map(|d| d.join("objects"));
+        let objects = objects::Objects::open(objects_dir.as_deref(), dispatch.clone(), &limits)?;
         Ok(Arc::new(Stores {
             kv: Arc::new(sqlite::Kv::open(dir.as_deref())?),
             d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref()))),
             r2: Some(r2),
-            dispatch: Default::default(),
+            objects: Some(objects),
+            dispatch,
         }))
     }
 
@@ -205,6 +224,7 @@ impl Stores {
             kv: Arc::new(redis::Kv::new(client)),
             d1: None,
             r2,
+            objects: None,
             dispatch: Default::default(),
         }))
     }
@@ -252,6 +272,8 @@ pub struct Bindings {
     r2: BTreeMap<String, String>,
     /// Service bindings: the name in `env`, to the tenant it reaches.
     services: BTreeMap<String, String>,
+    /// Durable Object namespaces: the name in `env`, to its class.
+    objects: BTreeMap<String, String>,
     /// Those bound to a named entrypoint: the name in `env`, to its export.
     entrypoints: BTreeMap<String, String>,
     /// The other tenants the operator lets it call (`allow_service`).
@@ -290,6 +312,7 @@ impl Bindings {
                 })
                 .collect(),
             entrypoints: app.service_entrypoints.clone(),
+            objects: app.durable_objects.clone(),
             callable: Vec::new(),
             tenant: tenant.into(),
             stores: Some(stores.clone()),
@@ -349,6 +372,13 @@ impl Bindings {
                 "quota_bytes_each": self.quotas.d1_bytes,
             },
             "services": self.services.iter().map(|(b, s)| json!({ "binding": b, "service": s })).collect::<Vec<_>>(),
+            "durable_objects": self.objects.iter().map(|(b, class)| {
+                let (objects, bytes) = stores
+                    .objects
+                    .as_ref()
+                    .map_or((0, 0), |o| o.usage(&self.tenant, class));
+                json!({ "binding": b, "class": class, "objects": objects, "bytes": bytes })
+            }).collect::<Vec<_>>(),
         }))
     }
 
@@ -418,6 +448,42 @@ impl Bindings {
         let dispatch = stores.dispatch.clone();
         let deadline = subrequests.deadline();
         subrequests.dispatch(async move { dispatch.render(request, deadline).await })
+    }
+
+    /// The names of its Durable Object namespaces.
+    pub fn object_names(&self) -> impl Iterator<Item = &str> {
+        self.objects.keys().map(String::as_str)
+    }
+
+    /// Durable Object binding `binding`'s objects and namespace: the one
+    /// look-up of the Worker's calls and the admin API's.
+    pub fn objects(
+        &self,
+        binding: &str,
+    ) -> Result<(&Arc<objects::Objects>, objects::Namespace), String> {
+        let (Some(class), Some(stores)) = (self.objects.get(binding), &self.stores) else {
+            return Err(format!(
+                "env.{binding}: the tenant's app binds no Durable Object namespace `{binding}` (its wrangler config's durable_objects.bindings)"
+            ));
+        };
+        let Some(objects) = &stores.objects else {
+            return Err(format!(
+                "env.{binding}: Durable Objects are not provided across replicas yet (this server keeps its tenants in Redis); run it on one server, without --store"
+            ));
+        };
+        // A plugin's config is the tenant's to make: its class names a
+        // folder, so only a name the wrangler config allows passes.
+        objects::check_class(class).map_err(|e| format!("env.{binding}: {e}"))?;
+        let ns = objects::Namespace {
+            tenant: self.tenant.clone(),
+            class: class.clone(),
+        };
+        Ok((objects, ns))
+    }
+
+    /// The server's Durable Objects, if it has them.
+    pub fn object_directory(&self) -> Option<&Arc<objects::Objects>> {
+        self.stores.as_ref().and_then(|s| s.objects.as_ref())
     }
 
     /// The names of its R2 bindings.

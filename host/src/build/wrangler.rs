@@ -265,6 +265,14 @@ pub fn read(path: &Path) -> Result<App, BuildError> {
             }
             "r2_buckets" => read_bindings(path, key, v, &["bucket_name"], &mut config.r2_buckets)?,
             "triggers" => config.crons = read_crons(path, v)?,
+            "durable_objects" => {
+                let own = top.get("name").and_then(Value::as_str);
+                read_objects(path, v, own, &mut config, &mut warnings)?
+            }
+            // Every class is kept as a SQLite-backed one is
+            // (`bindings/objects/storage.rs`): the migrations that declare
+            // them need nothing more.
+            "migrations" => {}
             "services" => {
                 read_bindings(path, key, v, &["service"], &mut config.services)?;
                 for item in v.as_array().into_iter().flatten() {
@@ -354,6 +362,53 @@ fn read_crons(path: &Path, v: &Value) -> Result<Vec<String>, BuildError> {
                 .map_err(|e| config_error(path, format!("triggers.crons: {e}")))
         })
         .collect()
+}
+
+/// `durable_objects.bindings`: each `name` (in `env`) to its
+/// `class_name`; one of another Worker's (`script_name`) is declared but
+/// not provided (touching it throws), as ssr runs a tenant's own classes.
+fn read_objects(
+    path: &Path,
+    v: &Value,
+    own: Option<&str>,
+    config: &mut AppConfig,
+    warnings: &mut Vec<String>,
+) -> Result<(), BuildError> {
+    let list = v.get("bindings").unwrap_or(&Value::Null);
+    for item in list.as_array().into_iter().flatten() {
+        let name = item.get("name").and_then(Value::as_str).ok_or_else(|| {
+            config_error(
+                path,
+                format!("durable_objects.bindings: {item} has no `name`, the name the Worker reads it by (env.NAME)"),
+            )
+        })?;
+        crate::tenant::env::check_name(name)
+            .map_err(|e| config_error(path, format!("durable_objects.bindings: {e}")))?;
+        let class = item
+            .get("class_name")
+            .and_then(Value::as_str)
+            .filter(|c| crate::bindings::objects::check_class(c).is_ok())
+            .ok_or_else(|| {
+                config_error(
+                    path,
+                    format!("durable_objects.bindings: {name} has no `class_name` that names a class the Worker exports"),
+                )
+            })?;
+        let script = item.get("script_name").and_then(Value::as_str);
+        if script.is_some_and(|s| own != Some(s)) {
+            warnings.push(format!(
+                "durable_objects: env.{name} is a class of another Worker ({}); ssr runs a tenant's own classes only, so touching it throws",
+                script.unwrap_or_default()
+            ));
+            config.missing.insert(
+                name.into(),
+                "Durable Object namespace of another Worker".into(),
+            );
+            continue;
+        }
+        config.durable_objects.insert(name.into(), class.into());
+    }
+    Ok(())
 }
 
 /// A binding list (`kv_namespaces`, `d1_databases`, `r2_buckets`,
@@ -723,7 +778,8 @@ pub(crate) mod tests {
         assert_eq!(app.config.vars["LIMIT"], "5");
         assert_eq!(app.config.kv_namespaces["SESSIONS"], "x");
         assert!(!app.config.missing.contains_key("SESSIONS"));
-        assert_eq!(app.config.missing["ROOMS"], "Durable Object namespace");
+        assert_eq!(app.config.durable_objects["ROOMS"], "Room");
+        assert!(!app.config.missing.contains_key("ROOMS"));
         assert!(app.node_globals);
         assert!(!app.warnings.join("\n").contains("nodejs_compat"));
         // What ssr always does is not named.
@@ -733,7 +789,7 @@ pub(crate) mod tests {
                 .contains("global_fetch_strictly_public")
         );
         let all = app.warnings.join("\n");
-        for named in ["no_global_navigator", "LIMIT", "env.ROOMS", "`routes`"] {
+        for named in ["no_global_navigator", "LIMIT", "`routes`"] {
             assert!(all.contains(named), "{named} in {all}");
         }
     }

@@ -572,12 +572,18 @@ pub async fn logs(
 pub(super) fn forget_old(state: &AppState, tenant: &Tenant) {
     state.pool.forget(&tenant.id, Some(tenant.version()));
     state.cache.purge(&tenant.id, None);
+    if let Some(objects) = state.registry.stores().objects() {
+        objects.reset(&tenant.id);
+    }
 }
 
 /// After tenant `id` was removed: its warm instances and pages go now.
 pub(super) fn forget_removed(state: &AppState, id: &str) {
     state.pool.forget(id, None);
     state.cache.purge(id, None);
+    if let Some(objects) = state.registry.stores().objects() {
+        objects.reset(id);
+    }
 }
 
 /// `PUT .../vars/{name}` and `.../secrets/{name}`: the body is the value.

@@ -169,6 +169,9 @@ impl AppState {
         });
         let services = Arc::new(Services(Arc::downgrade(&state)));
         state.registry.stores().dispatch.set(services);
+        if let Some(objects) = state.registry.stores().objects() {
+            objects.start_alarms();
+        }
         if let Some(idle) = state.config.warm_idle() {
             trim_idle_plugins(Arc::downgrade(&state.registry), idle);
         }
@@ -230,15 +233,7 @@ impl crate::bindings::service::Dispatch for Services {
     ) -> crate::bindings::service::Rendering {
         let state = self.0.clone();
         Box::pin(async move {
-            let Some(state) = state.upgrade() else {
-                return Err("the server is stopping".to_string());
-            };
-            let Some(tenant) = state.registry.get(&request.tenant) else {
-                return Err(format!(
-                    "the service `{}` is not a tenant here",
-                    request.tenant
-                ));
-            };
+            let (state, tenant) = reached(&state, &request.tenant)?;
             let timeout = state.config.request_timeout.duration();
             let deadline = deadline.min(std::time::Instant::now() + timeout);
             // Its slot is one of its depth's (`tenant::Called`).
@@ -249,18 +244,63 @@ impl crate::bindings::service::Dispatch for Services {
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(1);
             let called = Arc::new(crate::tenant::Called::new(tenant.clone(), depth));
-            match state.pool.render(&called, request, deadline, None).await {
-                Ok(r) => {
-                    error::counted(&tenant, &r);
-                    Ok(r.response)
-                }
-                Err(e) => {
-                    let said = crate::report::Chain(&e).to_string();
-                    let _ = error::failed_render(&tenant, e);
-                    Err(format!("the service's render failed: {said}"))
-                }
-            }
+            let out = state.pool.render(&called, request, deadline, None).await;
+            finished(&tenant, out)
         })
+    }
+
+    /// A Durable Object's render, of its tenant's version now: it takes
+    /// no concurrency permit (`pool::Pool::render_living`), and its
+    /// limits are renewed with each event (`bindings/objects/`).
+    fn live(
+        &self,
+        request: contract::Request,
+        inbox: crate::bindings::objects::Inbox,
+        deadline: std::time::Instant,
+    ) -> crate::bindings::service::Rendering {
+        let state = self.0.clone();
+        Box::pin(async move {
+            let (state, tenant) = reached(&state, &request.tenant)?;
+            let (sink, frames) = crate::web::stream::channel(&state.unsent);
+            let called = Arc::new(crate::tenant::Called::new(tenant.clone(), 1));
+            let sink = Some(sink.with_object(inbox));
+            let out = state.pool.render(&called, request, deadline, sink).await;
+            drop(frames);
+            finished(&tenant, out)
+        })
+    }
+}
+
+/// The server, if it is still up, and tenant `id` there.
+fn reached(
+    state: &std::sync::Weak<AppState>,
+    id: &str,
+) -> Result<(Arc<AppState>, Arc<crate::tenant::Tenant>), String> {
+    let Some(state) = state.upgrade() else {
+        return Err("the server is stopping".to_string());
+    };
+    let Some(tenant) = state.registry.get(id) else {
+        return Err(format!("`{id}` is not a tenant here"));
+    };
+    Ok((state, tenant))
+}
+
+/// A render made in the host, counted and its failure logged as a
+/// request's.
+fn finished(
+    tenant: &crate::tenant::Tenant,
+    out: Result<crate::pool::Rendered, crate::pool::PoolError>,
+) -> Result<contract::Response, String> {
+    match out {
+        Ok(r) => {
+            error::counted(tenant, &r);
+            Ok(r.response)
+        }
+        Err(e) => {
+            let said = crate::report::Chain(&e).to_string();
+            let _ = error::failed_render(tenant, e);
+            Err(format!("its render failed: {said}"))
+        }
     }
 }
 
@@ -491,6 +531,9 @@ async fn metrics(State(state): State<Arc<AppState>>) -> String {
         metrics::gauge!("ssr_cache_tenant_bytes", "tenant" => tenant.to_string()).set(bytes as f64);
     }
     metrics::gauge!("ssr_unsent_bytes").set(state.unsent.bytes() as f64);
+    if let Some(objects) = state.registry.stores().objects() {
+        metrics::gauge!("ssr_objects_live").set(objects.live() as f64);
+    }
     metrics::gauge!("ssr_queue_depth").set(state.pool.queue_depth() as f64);
     metrics::gauge!("ssr_warm_instances").set(state.pool.warm_instances() as f64);
     metrics::gauge!("ssr_queue_capacity").set(state.pool.queue_capacity() as f64);

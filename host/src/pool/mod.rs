@@ -608,14 +608,11 @@ impl Pool {
         let mut body = body;
         // A WebSocket's render gives its permit back once it upgraded: a
         // socket that waits for messages holds no core.
-        let socket = match body.as_mut().and_then(Sink::socket_mut) {
-            Some(offer) => {
-                let permit = slot.0.clone();
-                offer.on_upgrade(move || drop(permit.take()));
-                true
-            }
-            None => false,
-        };
+        if let Some(offer) = body.as_mut().and_then(Sink::socket_mut) {
+            let permit = slot.0.clone();
+            offer.on_upgrade(move || drop(permit.take()));
+        }
+        let lives = body.as_ref().is_some_and(Sink::lives);
         let (reply, mut rx) = oneshot::channel();
         let job = Job {
             permit: slot.0.clone(),
@@ -626,8 +623,8 @@ impl Pool {
             body,
             reply,
         };
-        if socket {
-            return self.render_socket(job, &**tenant, slot, rx).await;
+        if lives {
+            return self.render_living(job, &**tenant, slot, rx).await;
         }
         match tenant.admission().permits.clone().try_acquire_owned() {
             Ok(permit) => self.launch(job, permit)?,
@@ -677,29 +674,35 @@ impl Pool {
         Ok(())
     }
 
-    /// The render of a request that asked for a WebSocket, as a task of
-    /// the runtime, not on a worker: it may live as long as its socket, and
-    /// a worker holds few waiting renders (`worker.rs`). A Wasm render still
-    /// yields each time slice, so it shares the runtime's threads as a
-    /// first slice does; a V8 render runs in its worker process. It waits
-    /// for one of its tenant's permits as long as it has to answer
-    /// (`Sink::answer_within`).
-    async fn render_socket(
+    /// The render of a request that asked for a WebSocket, or of a Durable
+    /// Object, as a task of the runtime, not on a worker: it may live as
+    /// long as its socket or object, and a worker holds few waiting renders
+    /// (`worker.rs`). A Wasm render still yields each time slice, so it
+    /// shares the runtime's threads as a first slice does; a V8 render runs
+    /// in its worker process. A socket's waits for one of its tenant's
+    /// permits as long as it has to answer (`Sink::answer_within`); an
+    /// object's takes none (its callers hold theirs while they wait for
+    /// it, and an object that held one while idle would starve them).
+    async fn render_living(
         &self,
         job: Job,
         tenant: &dyn Renderable,
         slot: impl Drop,
         rx: oneshot::Receiver<Result<Rendered, PoolError>>,
     ) -> Result<Rendered, PoolError> {
-        let within = job.body.as_ref().and_then(Sink::answer_within);
-        let admit_by = Instant::now() + within.unwrap_or_default();
-        let permit = match tenant.admission().permits.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
-            Err(TryAcquireError::NoPermits) => self.wait_for_permit(tenant, admit_by).await?,
-        };
-        *lock(&job.permit.0) = Some(permit);
-        metrics::counter!("ssr_websocket_renders_total").increment(1);
+        if job.body.as_ref().is_some_and(Sink::is_object) {
+            metrics::counter!("ssr_object_renders_total").increment(1);
+        } else {
+            let within = job.body.as_ref().and_then(Sink::answer_within);
+            let admit_by = Instant::now() + within.unwrap_or_default();
+            let permit = match tenant.admission().permits.clone().try_acquire_owned() {
+                Ok(permit) => permit,
+                Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
+                Err(TryAcquireError::NoPermits) => self.wait_for_permit(tenant, admit_by).await?,
+            };
+            *lock(&job.permit.0) = Some(permit);
+            metrics::counter!("ssr_websocket_renders_total").increment(1);
+        }
         let set = match job.tenant.plugin().yields() {
             true => {
                 let workers = &self.instances[..self.options.workers];

@@ -299,6 +299,8 @@ impl From<&crate::config::Config> for Defaults {
                 kv_tenant_bytes: c.kv_tenant_mib.bytes() as u64,
                 r2_tenant_bytes: c.r2_tenant_mib.bytes() as u64,
                 r2_upload_expiry: c.r2_upload_expiry.duration(),
+                object_idle: c.object_idle.duration(),
+                object_event: c.request_timeout.duration(),
             },
             // Checked by `Config::validate`.
             objects: c

@@ -220,6 +220,30 @@ pub struct Fetched {
     pub urls: Vec<String>,
 }
 
+impl Fetched {
+    /// A response answered in the host (a service's, an object's) to a
+    /// request of `url`, its status text the status's own.
+    pub fn answered(
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        url: String,
+    ) -> Fetched {
+        let status_text = axum::http::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("")
+            .to_string();
+        Fetched {
+            status,
+            status_text,
+            headers,
+            body,
+            urls: vec![url],
+        }
+    }
+}
+
 /// Why a fetch failed: the message the renderer's `TypeError` carries.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FetchError {

@@ -91,6 +91,9 @@ pub struct Imports {
     /// The WebSockets the render opened as a client
     /// (`websocket_client.rs`).
     clients: websocket_client::Clients,
+    /// The Durable Object this render runs, if it is one's
+    /// (`bindings/objects/`).
+    object: Option<crate::bindings::objects::Host>,
 }
 
 impl Imports {
@@ -108,6 +111,7 @@ impl Imports {
             socket: None,
             renewal: None,
             clients: Default::default(),
+            object: None,
         }
     }
 
@@ -135,6 +139,10 @@ impl Imports {
             .as_mut()
             .and_then(Sink::take_socket)
             .map(websocket::Socket::from);
+        self.object = body
+            .as_mut()
+            .and_then(Sink::take_object)
+            .map(crate::bindings::objects::Host::from);
         self.renewal = None;
         self.body = body;
     }
@@ -145,6 +153,7 @@ impl Imports {
         self.body = None;
         self.upload = None;
         self.socket = None;
+        self.object = None;
         self.renewal = None;
         self.clients.clear();
         self.decoders.clear();
@@ -184,6 +193,10 @@ impl Imports {
             };
             let reply = self.subrequests.wait(args, body, other).await;
             if let Some(renewal) = self.socket.as_ref().and_then(websocket::Socket::arrived) {
+                self.renew(renewal);
+            }
+            let object = self.object.as_ref();
+            if let Some(renewal) = object.and_then(crate::bindings::objects::Host::arrived) {
                 self.renew(renewal);
             }
             return reply;
@@ -439,6 +452,22 @@ pub static CAPABILITIES: &[Capability] = &[
         }),
     },
     Capability {
+        name: calls::OBJECT,
+        handler: Handler::Instance(|i, args, data| {
+            let reach = crate::bindings::objects::Reach {
+                bindings: &i.grants.bindings,
+                object: i.object.as_mut(),
+                subrequests: &mut i.subrequests,
+                grant: &i.grants.fetch,
+            };
+            let (reply, renewal) = crate::bindings::objects::call(reach, args, data)?;
+            if let Some(renewal) = renewal {
+                i.renew(renewal);
+            }
+            Ok(reply)
+        }),
+    },
+    Capability {
         name: calls::CACHE,
         handler: Handler::Instance(|i, args, data| match &i.grants.cache {
             Some(api) => api.call(&i.grants.tenant, args, data),
@@ -569,6 +598,8 @@ fn env(grants: &Grants) -> String {
         "d1": grants.bindings.d1_names().collect::<Vec<_>>(),
         "r2": grants.bindings.r2_names().collect::<Vec<_>>(),
         "services": grants.bindings.service_names().collect::<Vec<_>>(),
+        // Its Durable Object namespaces (`calls::OBJECT`).
+        "objects": grants.bindings.object_names().collect::<Vec<_>>(),
         // Those to the app itself, to the export each names.
         "own": grants.bindings.own_services(),
         // Where `node:dns` asks (through the tenant's own `fetch`).
@@ -686,7 +717,7 @@ pub(crate) mod tests {
         let env = call(&mut imports, calls::ENV, "null").unwrap().value;
         assert_eq!(
             env,
-            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"own":{},"r2":[],"services":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
+            r#"{"assets":null,"d1":[],"dns":"https://cloudflare-dns.com/dns-query","kv":[],"missing":null,"objects":[],"own":{},"r2":[],"services":[],"vars":{"API":"http://x","SHORT":"s3cr3t","TOKEN":"s3cr3t-value"}}"#
         );
         assert_eq!(
             grants.redact("a s3cr3t-value and a s3cr3t"),

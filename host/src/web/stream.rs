@@ -60,6 +60,9 @@ pub struct Sink {
     /// The WebSocket the client offered to open, if it asked to upgrade
     /// (`websocket.rs`).
     socket: Option<super::websocket::Offer>,
+    /// The events of the Durable Object the render runs, if it is one's
+    /// (`bindings/objects/`).
+    object: Option<crate::bindings::objects::Inbox>,
 }
 
 impl std::fmt::Debug for Sink {
@@ -69,6 +72,7 @@ impl std::fmt::Debug for Sink {
             .field("behind", &self.window.behind())
             .field("upload", &self.upload.is_some())
             .field("socket", &self.socket)
+            .field("object", &self.object)
             .finish()
     }
 }
@@ -83,6 +87,7 @@ pub fn channel(unsent: &Arc<Unsent>) -> (Sink, Frames) {
         window: Arc::default(),
         upload: None,
         socket: None,
+        object: None,
     };
     (sink, rx)
 }
@@ -113,6 +118,29 @@ impl Sink {
     /// The WebSocket offered, taken for the render.
     pub fn take_socket(&mut self) -> Option<super::websocket::Offer> {
         self.socket.take()
+    }
+
+    /// The sink of a Durable Object's render, which takes its events from
+    /// `inbox`.
+    pub fn with_object(mut self, inbox: crate::bindings::objects::Inbox) -> Sink {
+        self.object = Some(inbox);
+        self
+    }
+
+    /// The object's events, taken for the render.
+    pub fn take_object(&mut self) -> Option<crate::bindings::objects::Inbox> {
+        self.object.take()
+    }
+
+    /// Whether the render lives past its answer: a WebSocket's, or a
+    /// Durable Object's.
+    pub fn lives(&self) -> bool {
+        self.socket.is_some() || self.object.is_some()
+    }
+
+    /// Whether it is a Durable Object's render.
+    pub fn is_object(&self) -> bool {
+        self.object.is_some()
     }
 
     /// How long the render has to answer, when that is not its request's

@@ -82,6 +82,10 @@
         resolve(fetchWebSocket(req));
         return;
       }
+      if (typeof binding === 'object' && binding !== null && (req._headers.get('upgrade') || '').toLowerCase() === 'websocket') {
+        resolve(objectWebSocket(binding, req));
+        return;
+      }
       const body = b === null ? undefined : typeof b === 'string' ? encoder().encode(b) : b;
       const headers = req._headers._list.map(([k, v]) => [k, v]);
       const args = { method: req._method, url: req._url, headers, redirect: req._redirect, stream: true };

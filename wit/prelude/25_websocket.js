@@ -16,7 +16,7 @@
 //! it sends goes there, and what comes arrives at it.
 //!
 //! Defines: WebSocketPair, WebSocket
-//! Host calls: websocket
+//! Host calls: object, websocket
 //! Rust: host/src/web/websocket.rs, host/src/web/websocket_client.rs, host/src/http/websocket.rs
 //! WPT: none
 //! Test plugin: tests/plugins/websocket-pair.js, tests/plugins/websocket-server.js, tests/plugins/websocket-client.js
@@ -98,7 +98,12 @@
       s.readyState = WS_CLOSING;
       outward(s, { close: true, code: code ?? 1005, reason: text });
     }
-    serializeAttachment(value) { socketOf(this).attachment = structuredCloneImpl(value); }
+    serializeAttachment(value) {
+      const s = socketOf(this);
+      s.attachment = structuredCloneImpl(value);
+      // A Durable Object's socket keeps it in the host, past eviction.
+      if (s.hosted !== undefined) host('object', { op: 'wsAttach', socket: s.hosted, attachment: JSON.stringify(rpcEncode(value)) });
+    }
     deserializeAttachment() {
       const a = socketOf(this).attachment;
       return a === undefined ? null : structuredCloneImpl(a);
@@ -125,7 +130,8 @@
   // A frame sent from the end whose state is `s`: to its pair's other
   // end, or to the host's connection of a client end.
   function outward(s, frame) {
-    if (s.remote !== null) toHost(frame, s.remote);
+    if (s.hosted !== undefined) objectSocketSend(s.hosted, frame);
+    else if (s.remote !== null) toHost(frame, s.remote);
     else arrive(s.peer, frame);
   }
   // A frame to the client of the request (`id` undefined) or to the
@@ -152,9 +158,11 @@
   // Opens the host's connection of the client end `end` to `url`: resolves
   // once open, then reads from it for as long as it is; or, when the server
   // answered something else than 101, with that answer as a Response.
-  function connectRemote(end, url, protocols, headers) {
+  // `via`: the call that opens it, when not a connection to `url` (a
+  // Durable Object's socket, `31_durable_objects.js`).
+  function connectRemote(end, url, protocols, headers, via = () => hostOp('websocket', { op: 'connect', url, protocols, headers })) {
     const s = socketOf(end);
-    return hostOp('websocket', { op: 'connect', url, protocols, headers }).then(([answer, data]) => {
+    return via().then(([answer, data]) => {
       if (answer.status !== undefined) {
         const r = new ResponseImpl(NULL_BODY.includes(answer.status) ? null : data, { status: 200 });
         r._status = answer.status;
@@ -165,7 +173,7 @@
       s.remote = answer.id;
       s.protocol = answer.protocol;
       s.readyState = WS_OPEN;
-      readFrom(s.remote, end);
+      s.reading = readFrom(s.remote, end);
     });
   }
   // `fetch` of a request that asks to upgrade: a Response of status 101
@@ -186,7 +194,23 @@
     const s = socketOf(end);
     s.host = true;
     for (const frame of s.held.splice(0)) toHost(frame);
+    // An end of the host's connection (a Durable Object's socket): what
+    // comes from it goes to the client (`arrive`), and the client's
+    // messages go to it, until both closed.
+    if (s.remote !== null) return Promise.all([relay(s.remote), s.reading]);
     return readFrom(undefined, s.peer);
+  }
+  // The client's messages to connection `id`, until the client's close.
+  function relay(id) {
+    const next = () => hostOp('websocket', { op: 'read' }).then(([answer, data]) => {
+      if (answer.close) {
+        toHost({ close: true, code: answer.code === 1006 ? 1005 : answer.code, reason: answer.reason }, id);
+        return undefined;
+      }
+      toHost(answer.text ? { text: decoder().decode(data) } : { bytes: new Uint8Array(data) }, id);
+      return next();
+    });
+    return next();
   }
   // A frame delivered to an end that accepted, as a task: a message, or
   // the other end's close (answered at once, then this end's event).

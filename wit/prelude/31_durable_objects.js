@@ -342,11 +342,34 @@
     waitUntil(p) {
       Promise.resolve(p).catch((e) => reportUncaught(e, 'ctx.waitUntil()'));
     }
-    acceptWebSocket() {
-      throw new Error('ctx.acceptWebSocket(): WebSockets to Durable Objects are not provided by ssr yet (docs/durable-objects.md)');
+    // Takes `ws` (the server end of a pair whose other end the object
+    // answers with) as a hibernatable socket: the host keeps it open while
+    // the object is evicted, and its messages are `webSocketMessage`
+    // events, `close` a `webSocketClose`.
+    acceptWebSocket(ws, tags) {
+      const s = socketOf(ws);
+      if (s.accepted) throw new TypeError('acceptWebSocket(): the WebSocket was accepted already');
+      s.accepted = true;
+      s.hibernatable = true;
+      s.tags = tags === undefined ? [] : Array.from(tags, String);
+      pendingSockets.add(ws);
     }
-    getWebSockets() {
-      return [];
+    getWebSockets(tag) {
+      const t = tag === undefined ? undefined : String(tag);
+      const list = host('object', { op: 'wsList', tag: t }).value;
+      const pending = [...pendingSockets].filter((ws) => t === undefined || socketOf(ws).tags.includes(t));
+      return list.map((info) => hostedEnd(info.socket, info)).concat(pending).filter((ws) => socketOf(ws).readyState !== WS_CLOSED);
+    }
+    getTags(ws) {
+      const s = socketOf(ws);
+      if (s.hosted === undefined || !s.hibernatable) throw new TypeError('getTags(): the WebSocket was not accepted by ctx.acceptWebSocket()');
+      return s.tags.slice();
+    }
+    setWebSocketAutoResponse() {
+      throw new Error('ctx.setWebSocketAutoResponse() is not provided by ssr yet: answer the message in webSocketMessage() (docs/durable-objects.md)');
+    }
+    getWebSocketAutoResponse() {
+      return null;
     }
     // What blocks the next event now.
     static blocked(state) {
@@ -355,6 +378,22 @@
       return Promise.all(b);
     }
     get [Symbol.toStringTag]() { return 'DurableObjectState'; }
+  }
+  // A stub's `fetch` of a request that asks to upgrade: the object's
+  // socket, as a connection of the host's (`connectRemote`), in a Response
+  // of status 101; or the object's other answer.
+  function objectWebSocket(to, req) {
+    const end = new WebSocketImpl(makingPairEnd);
+    const headers = req._headers._list.map(([k, v]) => [k, v]);
+    const call = { op: 'fetch', binding: to.object, id: to.id, name: to.name, method: req._method, url: req._url, headers, upgrade: true };
+    // The object's 101 comes with its headers.
+    let head = [];
+    const via = () => hostOp('object', call).then(([answer, data]) => {
+      head = answer.headers || [];
+      return [answer, data];
+    });
+    return connectRemote(end, null, [], headers, via)
+      .then((refused) => refused || new ResponseImpl(null, { status: 101, webSocket: end, headers: head }));
   }
   // What a stub's call rejects with: the error the object's handler threw
   // (`{name, message}`, as an RPC call's), or the host's reason.
@@ -367,9 +406,43 @@
     }
     return new Error(text);
   }
-  // The object's answer to an event: a head and its bytes.
-  function objectAnswer(status, headers, body, error) {
-    host('object', { op: 'answer', status, headers, error }, body);
+  // The object's answer to an event: a head and its bytes; with
+  // `socket` (a 101's server end), the host takes the request's socket.
+  function objectAnswer(status, headers, body, error, socket) {
+    const tags = socket === undefined ? undefined : socketOf(socket.server).tags || [];
+    const { value } = host('object', { op: 'answer', status, headers, error, socket: tags }, body);
+    if (socket === undefined || value.socket === null) return;
+    const s = socketOf(socket.server);
+    s.hosted = value.socket;
+    s.accepted = true;
+    hostedEnds.set(value.socket, socket.server);
+    pendingSockets.delete(socket.server);
+    if (s.attachment !== undefined) host('object', { op: 'wsAttach', socket: s.hosted, attachment: JSON.stringify(rpcEncode(s.attachment)) });
+    // What it sent before it answered goes now.
+    for (const frame of socketOf(socket.client).held.splice(0)) objectSocketSend(value.socket, frame);
+  }
+  // The object's WebSockets in this instance, by the host's id; and those
+  // it accepted for the response it is making (not yet the host's).
+  const hostedEnds = new Map();
+  const pendingSockets = new Set();
+  // The end of socket `id` (`info`: its tags and attachment, when known):
+  // this instance's, or a new one after an eviction.
+  function hostedEnd(id, info) {
+    let end = hostedEnds.get(id);
+    if (end !== undefined) return end;
+    if (info === undefined) info = host('object', { op: 'wsList' }).value.find((i) => i.socket === id) || { tags: [], attachment: null };
+    end = new WebSocketImpl(makingPairEnd);
+    const s = socketOf(end);
+    Object.assign(s, { accepted: true, hibernatable: true, hosted: id, tags: info.tags });
+    if (info.attachment !== null) s.attachment = rpcDecode(JSON.parse(info.attachment));
+    hostedEnds.set(id, end);
+    return end;
+  }
+  // A frame the object sends on its socket `id`.
+  function objectSocketSend(id, frame) {
+    if (frame.close) host('object', { op: 'wsClose', socket: id, code: frame.code, reason: frame.reason });
+    else if (frame.bytes !== undefined) host('object', { op: 'wsSend', socket: id, text: false }, frame.bytes);
+    else host('object', { op: 'wsSend', socket: id, text: true }, encoder().encode(frame.text));
   }
   // What the render of a Durable Object (`@object`) runs: its class, made
   // once, then its events until it is evicted.
@@ -396,7 +469,7 @@
         return new Promise((ok) => {
           if (failed !== null) throw failed;
           ok(objectEvent(instance, ev, data));
-        }).then(([status, headers, body]) => objectAnswer(status, headers, body), (e) => {
+        }).then(([status, headers, body, socket]) => objectAnswer(status, headers, body, undefined, socket), (e) => {
           const error = rpcFailure(e);
           objectAnswer(500, [['content-type', 'application/json']], encoder().encode(JSON.stringify({ error })), JSON.stringify(error));
         }).then(loop);
@@ -412,8 +485,13 @@
         const req = new RequestImpl(ev.url, { method: ev.method, headers: ev.headers, body: hasBody ? data : null });
         return Promise.resolve(instance.fetch(req)).then((res) => {
           if (!(res instanceof ResponseImpl)) throw new TypeError('the Durable Object\'s fetch() did not return a Response');
-          if (res._webSocket !== null) throw new TypeError('a Durable Object answered with a WebSocket: WebSockets to Durable Objects are not provided by ssr yet (docs/durable-objects.md)');
           const headers = res._headers._list.map(([k, v]) => [k, v]);
+          if (res._webSocket !== null) {
+            const client = res._webSocket;
+            const server = socketOf(client).peer;
+            if (server === null || !socketOf(server).accepted) throw new TypeError('a Durable Object answered with a WebSocket whose other end it did not accept (ctx.acceptWebSocket(ws) or ws.accept())');
+            return [101, headers, new Uint8Array(0), { client, server }];
+          }
           return res.arrayBuffer().then((b) => [res.status, headers, new Uint8Array(b)]);
         });
       }
@@ -423,6 +501,41 @@
           const { method, args, get } = JSON.parse(decoder().decode(data));
           ok(invokeOnObject(instance, method, get ? undefined : rpcDecode(args), get));
         }).then((value) => reply({ value: rpcEncode(value) }), (e) => reply({ error: rpcFailure(e) }));
+      }
+      case 'ws':
+      case 'ws-close': {
+        const bytes = data;
+        const end = hostedEnd(ev.socket);
+        const s = socketOf(end);
+        const done = () => [200, [], new Uint8Array(0)];
+        if (ev.kind === 'ws') {
+          const data = ev.text ? decoder().decode(bytes) : bytes.slice().buffer;
+          if (!s.hibernatable) {
+            deliver(end, ev.text ? { text: data } : { bytes: bytes.slice() });
+            return done();
+          }
+          if (typeof instance.webSocketMessage !== 'function') return done();
+          return Promise.resolve(instance.webSocketMessage(end, data)).then(done);
+        }
+        if (!s.hibernatable) {
+          deliver(end, { close: true, code: ev.code, reason: ev.reason, clean: ev.clean });
+          return done();
+        }
+        // The close is answered, as workerd answers it.
+        if (!s.closeSent && ev.clean) {
+          s.closeSent = true;
+          objectSocketSend(ev.socket, { close: true, code: ev.code, reason: ev.reason });
+        }
+        s.readyState = WS_CLOSED;
+        const gone = () => {
+          hostedEnds.delete(ev.socket);
+          return done();
+        };
+        if (typeof instance.webSocketClose !== 'function') return gone();
+        return Promise.resolve(instance.webSocketClose(end, ev.code, ev.reason, ev.clean)).then(gone, (e) => {
+          gone();
+          throw e;
+        });
       }
       case 'alarm': {
         if (typeof instance.alarm !== 'function') throw new TypeError('the Durable Object has an alarm set but no alarm() handler');

@@ -190,15 +190,14 @@ impl Stores {
             blobs,
         });
         sweep_uploads(&r2, limits.r2_upload_expiry);
-        let dispatch = service::Dispatcher::default();
         let objects_dir = dir.as_ref().map(|d| d.join("objects"));
-        let objects = objects::Objects::open(objects_dir.as_deref(), dispatch.clone(), &limits)?;
+        let objects = objects::Objects::open(objects_dir.as_deref(), &limits)?;
         Ok(Arc::new(Stores {
             kv: Arc::new(sqlite::Kv::open(dir.as_deref())?),
             d1: Some(Arc::new(d1::D1::new(d1_dir.as_deref()))),
             r2: Some(r2),
             objects: Some(objects),
-            dispatch,
+            dispatch: Default::default(),
         }))
     }
 

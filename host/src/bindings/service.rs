@@ -46,57 +46,16 @@ pub type Rendering = Pin<Box<dyn Future<Output = Result<contract::Response, Stri
 pub trait Dispatch: Send + Sync {
     /// Renders `request` as tenant `request.tenant`'s, by `deadline`.
     fn render(&self, request: contract::Request, deadline: Instant) -> Rendering;
-
-    /// Runs `request` (a Durable Object's, [`contract::OBJECT`]) as tenant
-    /// `request.tenant`'s render that lives as long as the object does,
-    /// taking its events from `inbox`; its first by `deadline`. Ends when
-    /// the render does.
-    fn live(
-        &self,
-        request: contract::Request,
-        inbox: super::objects::Inbox,
-        deadline: Instant,
-    ) -> Rendering {
-        let _ = (request, inbox, deadline);
-        Box::pin(std::future::ready(Err(
-            "Durable Objects need a server (`ssr serve` or `ssr dev`)".into(),
-        )))
-    }
 }
 
-/// Where the server's [`Dispatch`] is, once set, and the runtime it was
-/// set in (the server's), where objects' renders and alarms run.
+/// Where the server's [`Dispatch`] is, once set.
 #[derive(Clone, Default)]
-pub struct Dispatcher(Arc<OnceLock<Set>>);
-
-/// The server's dispatch, and its runtime (none outside one).
-type Set = (Arc<dyn Dispatch>, Option<tokio::runtime::Handle>);
+pub struct Dispatcher(Arc<OnceLock<Arc<dyn Dispatch>>>);
 
 impl Dispatcher {
     /// The server's, from now on.
     pub fn set(&self, dispatch: Arc<dyn Dispatch>) {
-        let runtime = tokio::runtime::Handle::try_current().ok();
-        let _ = self.0.set((dispatch, runtime));
-    }
-
-    /// The runtime the server set its dispatch in, once it has.
-    pub fn runtime(&self) -> Option<tokio::runtime::Handle> {
-        self.0.get().and_then(|(_, r)| r.clone())
-    }
-
-    /// Runs a Durable Object's render ([`Dispatch::live`]).
-    pub fn live(
-        &self,
-        request: contract::Request,
-        inbox: super::objects::Inbox,
-        deadline: Instant,
-    ) -> Rendering {
-        match self.0.get() {
-            Some((dispatch, _)) => dispatch.live(request, inbox, deadline),
-            None => Box::pin(std::future::ready(Err(
-                "Durable Objects need a server (`ssr serve` or `ssr dev`)".into(),
-            ))),
-        }
+        let _ = self.0.set(dispatch);
     }
 
     /// Renders `request`: its response as a fetch's.
@@ -105,7 +64,7 @@ impl Dispatcher {
         request: contract::Request,
         deadline: Instant,
     ) -> Result<Fetched, FetchError> {
-        let Some(dispatch) = self.0.get().map(|(d, _)| d.clone()) else {
+        let Some(dispatch) = self.0.get().cloned() else {
             return Err(FetchError::Failed(
                 "a service binding's request needs a server (`ssr serve`); `ssr render` runs one render alone".into(),
             ));

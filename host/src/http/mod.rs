@@ -170,7 +170,7 @@ impl AppState {
         let services = Arc::new(Services(Arc::downgrade(&state)));
         state.registry.stores().dispatch.set(services);
         if let Some(objects) = state.registry.stores().objects() {
-            objects.start_alarms();
+            objects.serve(Arc::new(Services(Arc::downgrade(&state))));
         }
         if let Some(idle) = state.config.warm_idle() {
             trim_idle_plugins(Arc::downgrade(&state.registry), idle);
@@ -248,10 +248,12 @@ impl crate::bindings::service::Dispatch for Services {
             finished(&tenant, out)
         })
     }
+}
 
-    /// A Durable Object's render, of its tenant's version now: it takes
-    /// no concurrency permit (`pool::Pool::render_living`), and its
-    /// limits are renewed with each event (`bindings/objects/`).
+/// A Durable Object's render, of its tenant's version now: it takes no
+/// concurrency permit (`pool::Pool::render_living`), and its limits are
+/// renewed with each event (`bindings/objects/`).
+impl crate::bindings::objects::Run for Services {
     fn live(
         &self,
         request: contract::Request,
@@ -263,7 +265,7 @@ impl crate::bindings::service::Dispatch for Services {
             let (state, tenant) = reached(&state, &request.tenant)?;
             let (sink, frames) = crate::web::stream::channel(&state.unsent);
             let called = Arc::new(crate::tenant::Called::new(tenant.clone(), 1));
-            let sink = Some(sink.with_object(inbox));
+            let sink = Some(sink.with_object(Box::new(inbox)));
             let out = state.pool.render(&called, request, deadline, sink).await;
             drop(frames);
             finished(&tenant, out)

@@ -142,7 +142,8 @@ impl Imports {
         self.object = body
             .as_mut()
             .and_then(Sink::take_object)
-            .map(crate::bindings::objects::Host::from);
+            .and_then(|inbox| inbox.downcast::<crate::bindings::objects::Inbox>().ok())
+            .map(|inbox| crate::bindings::objects::Host::from(*inbox));
         self.renewal = None;
         self.body = body;
     }
@@ -459,6 +460,7 @@ pub static CAPABILITIES: &[Capability] = &[
                 object: i.object.as_mut(),
                 subrequests: &mut i.subrequests,
                 grant: &i.grants.fetch,
+                clients: &mut i.clients,
             };
             let (reply, renewal) = crate::bindings::objects::call(reach, args, data)?;
             if let Some(renewal) = renewal {

@@ -61,8 +61,8 @@ pub struct Sink {
     /// (`websocket.rs`).
     socket: Option<super::websocket::Offer>,
     /// The events of the Durable Object the render runs, if it is one's
-    /// (`bindings/objects/`).
-    object: Option<crate::bindings::objects::Inbox>,
+    /// (`bindings/objects/`'s `Inbox`), which the sink carries unseen.
+    object: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Sink {
@@ -72,7 +72,7 @@ impl std::fmt::Debug for Sink {
             .field("behind", &self.window.behind())
             .field("upload", &self.upload.is_some())
             .field("socket", &self.socket)
-            .field("object", &self.object)
+            .field("object", &self.object.is_some())
             .finish()
     }
 }
@@ -122,13 +122,13 @@ impl Sink {
 
     /// The sink of a Durable Object's render, which takes its events from
     /// `inbox`.
-    pub fn with_object(mut self, inbox: crate::bindings::objects::Inbox) -> Sink {
+    pub fn with_object(mut self, inbox: Box<dyn std::any::Any + Send + Sync>) -> Sink {
         self.object = Some(inbox);
         self
     }
 
     /// The object's events, taken for the render.
-    pub fn take_object(&mut self) -> Option<crate::bindings::objects::Inbox> {
+    pub fn take_object(&mut self) -> Option<Box<dyn std::any::Any + Send + Sync>> {
         self.object.take()
     }
 

@@ -19,7 +19,7 @@ use contract::Reply;
 use tokio::sync::mpsc;
 
 use super::fetch::{FetchGrant, Subrequests};
-use super::websocket::{Answer, Channel, INCOMING, Message, Out, Renewal, Socket, not_asked};
+use super::websocket::{Answer, Channel, Ends, INCOMING, Message, Out, Renewal, Socket, not_asked};
 use crate::unsent::Unsent;
 
 /// The arguments of `calls::WEBSOCKET`. Without an `id`, an op is the
@@ -147,12 +147,16 @@ pub struct Clients {
 
 struct Client {
     channel: Channel,
-    task: tokio::task::AbortHandle,
+    /// What carries its messages, ended with it; none for a Durable
+    /// Object's socket, whose directory carries them.
+    task: Option<tokio::task::AbortHandle>,
 }
 
 impl Drop for Client {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
 }
 
@@ -160,6 +164,42 @@ impl Clients {
     /// The render ended: every connection closes.
     pub fn clear(&mut self) {
         self.open.clear();
+    }
+
+    /// A connection of the render's whose other side is in the host (a
+    /// Durable Object's socket, `bindings/objects/`): its id, and the other
+    /// side's ends, what reaches the render and what the render sends.
+    pub fn attach(&mut self) -> (u64, Ends) {
+        let (in_tx, in_rx) = mpsc::channel(INCOMING);
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        self.next += 1;
+        let id = self.next;
+        let channel = Channel {
+            incoming: Arc::new(tokio::sync::Mutex::new(in_rx)),
+            outgoing: out_tx,
+            window: Arc::default(),
+            unsent: Unsent::new(CLIENT_MAX_MESSAGE * 16),
+            max_message: CLIENT_MAX_MESSAGE,
+            max_buffered: CLIENT_MAX_MESSAGE * 16,
+            arrived: Arc::default(),
+        };
+        self.open.insert(
+            id,
+            Client {
+                channel,
+                task: None,
+            },
+        );
+        let ends = Ends {
+            incoming: in_tx,
+            outgoing: out_rx,
+            limits: super::websocket::Limits {
+                idle: std::time::Duration::MAX,
+                max_message: CLIENT_MAX_MESSAGE,
+                per_second: u32::MAX,
+            },
+        };
+        (id, ends)
     }
 
     fn connect(
@@ -211,8 +251,8 @@ impl Clients {
         {
             request.headers_mut().insert("sec-websocket-protocol", v);
         }
-        let (in_tx, in_rx) = mpsc::channel(INCOMING);
-        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let (id, ends) = self.attach();
+        let (in_tx, out_rx) = (ends.incoming, ends.outgoing);
         let (opened_tx, opened_rx) = tokio::sync::oneshot::channel();
         let host = target
             .host_str()
@@ -263,19 +303,9 @@ impl Clients {
                 carry(socket, in_tx, out_rx).await;
             }
         });
-        self.next += 1;
-        let id = self.next;
-        let channel = Channel {
-            incoming: Arc::new(tokio::sync::Mutex::new(in_rx)),
-            outgoing: out_tx,
-            window: Arc::default(),
-            unsent: Unsent::new(CLIENT_MAX_MESSAGE * 16),
-            max_message: CLIENT_MAX_MESSAGE,
-            max_buffered: CLIENT_MAX_MESSAGE * 16,
-            arrived: Arc::default(),
-        };
-        let task = task.abort_handle();
-        self.open.insert(id, Client { channel, task });
+        if let Some(client) = self.open.get_mut(&id) {
+            client.task = Some(task.abort_handle());
+        }
         Ok(Box::pin(async move {
             match opened_rx.await {
                 Ok(Ok(protocol)) => Ok((

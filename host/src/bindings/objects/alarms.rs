@@ -185,7 +185,7 @@ impl Alarms {
 /// Runs alarms as they come due while `objects` is in use, on the
 /// server's runtime.
 pub(super) fn start(objects: Weak<Objects>) {
-    let Some(runtime) = objects.upgrade().and_then(|o| o.dispatch.runtime()) else {
+    let Some(runtime) = objects.upgrade().and_then(|o| o.runtime()) else {
         return;
     };
     runtime.spawn(async move {
@@ -212,6 +212,7 @@ pub(super) fn start(objects: Weak<Objects>) {
                             what.to_string(),
                             Vec::new(),
                             Instant::now() + RUN_TIME,
+                            None,
                         )
                         .await;
                     let ok = matches!(&out, Ok(a) if a.status < 300);

@@ -45,9 +45,8 @@ use serde::Deserialize;
 use sha2::Sha256;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::service::Dispatcher;
 use crate::web::fetch::{FetchError, Fetched};
-use crate::web::websocket::Renewal;
+use crate::web::websocket::{Ends, Message, Out, Renewal};
 
 /// Events that may wait for one object; past them a call is refused as
 /// Cloudflare refuses an overloaded object.
@@ -74,6 +73,8 @@ pub struct Answer {
     /// What the object's handler threw, if it did: its caller's `fetch`
     /// or RPC call rejects with it.
     pub error: Option<String>,
+    /// It answered 101 and took the request's WebSocket.
+    pub socket: bool,
 }
 
 /// One event for an object: its JSON (`{kind, ...}`) and bytes, and where
@@ -82,7 +83,31 @@ pub struct Event {
     what: String,
     data: Vec<u8>,
     reply: oneshot::Sender<Answer>,
+    /// A request's WebSocket, if it asked to upgrade: the caller's side of
+    /// it, for the object to take by answering 101.
+    peer: Option<Ends>,
 }
+
+/// The event an object is answering: where its answer goes, and its
+/// request's WebSocket.
+struct Current {
+    reply: oneshot::Sender<Answer>,
+    peer: Option<Ends>,
+}
+
+/// A WebSocket an object took (`ctx.acceptWebSocket`): kept here, not in
+/// its instance, so that it stays open while the object is evicted; its
+/// messages are the object's events.
+struct Hosted {
+    tags: Vec<String>,
+    /// `serializeAttachment`'s value, as the prelude encoded it.
+    attachment: Option<String>,
+    /// Where what the object sends goes: its caller's connection.
+    to_peer: mpsc::Sender<Message>,
+}
+
+/// The most bytes of a socket's attachment.
+const MAX_ATTACHMENT: usize = 64 << 10;
 
 /// A live object, as the directory holds it.
 struct Entry {
@@ -104,20 +129,21 @@ pub struct Objects {
     /// process's life, as its storage.
     memory: Mutex<HashMap<Key, storage::Storage>>,
     generation: AtomicU64,
-    dispatch: Dispatcher,
+    /// What runs objects' renders, and the runtime their tasks run on:
+    /// the server's, once it is up ([`Objects::serve`]).
+    runner: std::sync::OnceLock<(Arc<dyn Run>, tokio::runtime::Handle)>,
     alarms: alarms::Alarms,
+    /// Each object's WebSockets, by id.
+    sockets: Mutex<HashMap<Key, std::collections::BTreeMap<u64, Hosted>>>,
+    next_socket: AtomicU64,
     idle: Duration,
     event: Duration,
 }
 
 impl Objects {
     /// The directory, its storage in `dir` (the data dir's
-    /// `bindings/objects`) or memory, its renders run by `dispatch`.
-    pub fn open(
-        dir: Option<&Path>,
-        dispatch: Dispatcher,
-        limits: &super::Limits,
-    ) -> Result<Arc<Objects>, String> {
+    /// `bindings/objects`) or memory.
+    pub fn open(dir: Option<&Path>, limits: &super::Limits) -> Result<Arc<Objects>, String> {
         if let Some(dir) = dir {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("Durable Objects: cannot create {}: {e}", dir.display()))?;
@@ -136,18 +162,31 @@ impl Objects {
             live: Mutex::default(),
             memory: Mutex::default(),
             generation: AtomicU64::new(0),
-            dispatch,
+            runner: std::sync::OnceLock::new(),
             alarms: alarms::Alarms::open(dir)?,
+            sockets: Mutex::default(),
+            next_socket: AtomicU64::new(1),
             idle: limits.object_idle,
             event: limits.object_event,
         });
         Ok(objects)
     }
 
-    /// Starts running alarms as they come due, on the server's runtime:
-    /// once the server is up.
-    pub fn start_alarms(self: &Arc<Objects>) {
-        alarms::start(Arc::downgrade(self));
+    /// Objects' renders run by `runner` from now on, their tasks on the
+    /// runtime this is called in (the server's, once it is up), and alarms
+    /// run as they come due.
+    pub fn serve(self: &Arc<Objects>, runner: Arc<dyn Run>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if self.runner.set((runner, runtime)).is_ok() {
+            alarms::start(Arc::downgrade(self));
+        }
+    }
+
+    /// The runtime objects' tasks run on, once the server is up.
+    fn runtime(&self) -> Option<tokio::runtime::Handle> {
+        self.runner.get().map(|(_, r)| r.clone())
     }
 
     /// The id of `name` in `tenant`'s namespace of `class`: the same on
@@ -207,9 +246,15 @@ impl Objects {
         what: String,
         data: Vec<u8>,
         deadline: Instant,
+        peer: Option<Ends>,
     ) -> Result<Answer, String> {
         let (reply, answer) = oneshot::channel();
-        let mut event = Event { what, data, reply };
+        let mut event = Event {
+            what,
+            data,
+            reply,
+            peer,
+        };
         loop {
             let mut ended = {
                 let mut live = crate::sync::lock(&self.live);
@@ -254,7 +299,7 @@ impl Objects {
     /// Starts object `key`'s instance: a render of [`contract::OBJECT`]
     /// that takes its events from a new channel.
     fn start(self: &Arc<Objects>, live: &mut HashMap<Key, Entry>, key: &Key) -> Result<(), String> {
-        let Some(runtime) = self.dispatch.runtime() else {
+        let Some((runner, runtime)) = self.runner.get() else {
             return Err(
                 "Durable Objects need a server (`ssr serve` or `ssr dev`); `ssr render` runs one render alone"
                     .into(),
@@ -291,9 +336,7 @@ impl Objects {
             tenant: key.tenant.clone(),
             body: Vec::new(),
         };
-        let rendering = self
-            .dispatch
-            .live(request, inbox, Instant::now() + self.event);
+        let rendering = runner.live(request, inbox, Instant::now() + self.event);
         let (objects, key) = (Arc::downgrade(self), key.clone());
         metrics::counter!("ssr_objects_started_total").increment(1);
         runtime.spawn(async move {
@@ -368,6 +411,102 @@ impl Objects {
             }
         }
         (count, bytes)
+    }
+
+    /// Object `key` takes the WebSocket whose caller's side is `peer`,
+    /// with `tags`: its id. Each message from the caller is the object's
+    /// event (`{kind: "ws", socket, text}` with its bytes), and so is its
+    /// close (`{kind: "ws-close", socket, code, reason, clean}`), after
+    /// which the socket is gone.
+    fn host_socket(
+        self: &Arc<Objects>,
+        key: &Key,
+        peer: Ends,
+        tags: Vec<String>,
+    ) -> Result<u64, String> {
+        let runtime = self.runtime().ok_or("the server is stopping")?;
+        let id = self.next_socket.fetch_add(1, Ordering::Relaxed);
+        let hosted = Hosted {
+            tags,
+            attachment: None,
+            to_peer: peer.incoming,
+        };
+        crate::sync::lock(&self.sockets)
+            .entry(key.clone())
+            .or_default()
+            .insert(id, hosted);
+        let (objects, key) = (Arc::downgrade(self), key.clone());
+        let mut from_peer = peer.outgoing;
+        runtime.spawn(async move {
+            loop {
+                let out = from_peer.recv().await;
+                let Some(o) = objects.upgrade() else {
+                    return;
+                };
+                let message = |text: bool| serde_json::json!({ "kind": "ws", "socket": id, "text": text });
+                let (what, data, last) = match &out {
+                    Some(Out::Text(p)) => (message(true), p.bytes().to_vec(), false),
+                    Some(Out::Binary(p)) => (message(false), p.bytes().to_vec(), false),
+                    Some(Out::Close { code, reason }) => (
+                        serde_json::json!({ "kind": "ws-close", "socket": id, "code": code, "reason": reason, "clean": true }),
+                        Vec::new(),
+                        true,
+                    ),
+                    None => (
+                        serde_json::json!({ "kind": "ws-close", "socket": id, "code": 1006, "reason": "", "clean": false }),
+                        Vec::new(),
+                        true,
+                    ),
+                };
+                drop(out);
+                let deadline = Instant::now() + o.event;
+                if let Err(e) = o.call(&key, what.to_string(), data, deadline, None).await {
+                    tracing::warn!(tenant = key.tenant, class = key.class, id = key.id, "Durable Object WebSocket event failed: {e}");
+                }
+                if last {
+                    let mut sockets = crate::sync::lock(&o.sockets);
+                    if let Some(map) = sockets.get_mut(&key) {
+                        map.remove(&id);
+                        if map.is_empty() {
+                            sockets.remove(&key);
+                        }
+                    }
+                    return;
+                }
+            }
+        });
+        Ok(id)
+    }
+
+    /// Sends `message` on object `key`'s WebSocket `socket`.
+    fn to_socket(&self, key: &Key, socket: u64, message: Message) -> Result<(), String> {
+        let sockets = crate::sync::lock(&self.sockets);
+        let hosted = sockets
+            .get(key)
+            .and_then(|m| m.get(&socket))
+            .ok_or("WebSocket send(): the connection is closed")?;
+        hosted.to_peer.try_send(message).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => {
+                "WebSocket send(): its peer has not taken the last messages sent; wait for it"
+                    .to_string()
+            }
+            mpsc::error::TrySendError::Closed(_) => {
+                "WebSocket send(): the connection is closed".into()
+            }
+        })
+    }
+
+    /// Object `key`'s WebSockets, with `tag` if given.
+    fn socket_list(&self, key: &Key, tag: Option<&str>) -> serde_json::Value {
+        let sockets = crate::sync::lock(&self.sockets);
+        let list: Vec<_> = sockets
+            .get(key)
+            .into_iter()
+            .flatten()
+            .filter(|(_, h)| tag.is_none_or(|t| h.tags.iter().any(|x| x == t)))
+            .map(|(id, h)| serde_json::json!({ "socket": id, "tags": h.tags, "attachment": h.attachment }))
+            .collect();
+        serde_json::Value::from(list)
     }
 
     /// How many objects are live now.
@@ -446,6 +585,20 @@ fn id_key(path: &Path) -> Result<[u8; 32], String> {
     Ok(key)
 }
 
+/// What runs objects' renders: the server.
+pub trait Run: Send + Sync {
+    /// Runs `request` (a Durable Object's, [`contract::OBJECT`]) as tenant
+    /// `request.tenant`'s render that lives as long as the object does,
+    /// taking its events from `inbox`; its first by `deadline`. Ends when
+    /// the render does.
+    fn live(
+        &self,
+        request: contract::Request,
+        inbox: Inbox,
+        deadline: Instant,
+    ) -> super::service::Rendering;
+}
+
 /// The events of one live object, for its render.
 pub struct Inbox {
     key: Key,
@@ -464,7 +617,7 @@ impl std::fmt::Debug for Inbox {
 pub struct Host {
     inbox: Inbox,
     /// Where the event in progress is answered.
-    current: Arc<Mutex<Option<oneshot::Sender<Answer>>>>,
+    current: Arc<Mutex<Option<Current>>>,
     /// An event reached the render since the last renewal.
     arrived: Arc<AtomicBool>,
     /// Its storage, opened at its first use.
@@ -545,7 +698,10 @@ impl Host {
                         }
                     }
                 };
-                *crate::sync::lock(&current) = Some(event.reply);
+                *crate::sync::lock(&current) = Some(Current {
+                    reply: event.reply,
+                    peer: event.peer,
+                });
                 arrived.store(true, Ordering::Relaxed);
                 return Ok((event.what, event.data));
             }
@@ -594,6 +750,9 @@ enum Call {
         headers: Vec<(String, String)>,
         #[serde(default)]
         name: Option<String>,
+        /// The request asks to upgrade to a WebSocket.
+        #[serde(default)]
+        upgrade: bool,
     },
     /// A stub's RPC call, `{method, args}` the call's bytes.
     Rpc {
@@ -610,6 +769,33 @@ enum Call {
         headers: Vec<(String, String)>,
         #[serde(default)]
         error: Option<String>,
+        /// With status 101: the object takes the request's WebSocket, with
+        /// these tags (`ctx.acceptWebSocket`).
+        #[serde(default)]
+        socket: Option<Vec<String>>,
+    },
+    /// One of its WebSockets sends a message (the bytes; `text`: UTF-8).
+    WsSend {
+        socket: u64,
+        text: bool,
+    },
+    /// One of its WebSockets closes.
+    WsClose {
+        socket: u64,
+        code: u16,
+        reason: String,
+    },
+    /// Its WebSockets (with the tag, if given): `[{socket, tags,
+    /// attachment}]`.
+    WsList {
+        #[serde(default)]
+        tag: Option<String>,
+    },
+    /// A WebSocket's attachment (`serializeAttachment`).
+    WsAttach {
+        socket: u64,
+        #[serde(default)]
+        attachment: Option<String>,
     },
     /// Its alarm: when it runs (ms since the epoch), if set.
     GetAlarm,
@@ -630,6 +816,9 @@ pub struct Reach<'a> {
     pub object: Option<&'a mut Host>,
     pub subrequests: &'a mut crate::web::fetch::Subrequests,
     pub grant: &'a crate::web::fetch::FetchGrant,
+    /// The render's WebSocket connections: an upgrade to an object's
+    /// socket is one.
+    pub clients: &'a mut crate::web::websocket_client::Clients,
 }
 
 /// `calls::OBJECT`: a namespace's call, or an object's own; the renewal
@@ -647,6 +836,7 @@ pub fn call(
         object,
         subrequests,
         grant,
+        clients,
     } = reach;
     let reply = |value: serde_json::Value| contract::Reply {
         value: value.to_string(),
@@ -684,10 +874,14 @@ pub fn call(
             url,
             headers,
             name,
+            upgrade,
         } => {
             let what = serde_json::json!({ "kind": "fetch", "method": method, "url": url, "headers": headers, "name": name });
             let label = format!("env.{binding}.get(...).fetch()");
-            let answer = send(reach_stub, &binding, id, (what, url, label), data)?;
+            let answer = match upgrade {
+                true => upgrade_to(reach_stub, clients, &binding, id, what, data)?,
+                false => send(reach_stub, &binding, id, (what, url, label), data)?,
+            };
             Ok((answer, None))
         }
         Call::Rpc { binding, id, name } => {
@@ -709,17 +903,86 @@ pub fn call(
                     status,
                     headers,
                     error,
+                    socket,
                 } => {
                     let to = crate::sync::lock(&object.current)
                         .take()
                         .ok_or_else(|| format!("{name}: no event is waiting for an answer"))?;
-                    let _ = to.send(Answer {
+                    let mut hosted = None;
+                    if let (101, Some(tags)) = (status, socket) {
+                        let Some(peer) = to.peer else {
+                            return Err(crate::web::websocket::not_asked(name));
+                        };
+                        let directory = object.directory()?;
+                        hosted = Some(directory.host_socket(object.key(), peer, tags)?);
+                    }
+                    let _ = to.reply.send(Answer {
                         status,
                         headers,
                         body: data.to_vec(),
                         error,
+                        socket: hosted.is_some(),
                     });
-                    Ok((contract::Reply::default(), object.after_answer()))
+                    let value = serde_json::json!({ "socket": hosted });
+                    Ok((reply(value), object.after_answer()))
+                }
+                Call::WsSend { socket, text } => {
+                    let message = match text {
+                        true => Message::Text(
+                            String::from_utf8(data.to_vec())
+                                .map_err(|_| format!("{name}: a text message that is not UTF-8"))?,
+                        ),
+                        false => Message::Binary(bytes::Bytes::copy_from_slice(data)),
+                    };
+                    if data.len() > crate::web::websocket_client::CLIENT_MAX_MESSAGE {
+                        return Err(format!(
+                            "WebSocket send(): the message is {} bytes, over the limit of 1 MiB",
+                            data.len()
+                        ));
+                    }
+                    object
+                        .directory()?
+                        .to_socket(object.key(), socket, message)?;
+                    Ok((contract::Reply::default(), None))
+                }
+                Call::WsClose {
+                    socket,
+                    code,
+                    reason,
+                } => {
+                    let close = Message::Close {
+                        code,
+                        reason,
+                        clean: true,
+                    };
+                    // One its peer closed already takes no more.
+                    let _ = object.directory()?.to_socket(object.key(), socket, close);
+                    Ok((contract::Reply::default(), None))
+                }
+                Call::WsList { tag } => {
+                    let list = object
+                        .directory()?
+                        .socket_list(object.key(), tag.as_deref());
+                    Ok((reply(list), None))
+                }
+                Call::WsAttach { socket, attachment } => {
+                    if attachment
+                        .as_ref()
+                        .is_some_and(|a| a.len() > MAX_ATTACHMENT)
+                    {
+                        return Err(format!(
+                            "serializeAttachment(): at most {} KiB",
+                            MAX_ATTACHMENT >> 10
+                        ));
+                    }
+                    let directory = object.directory()?;
+                    let mut sockets = crate::sync::lock(&directory.sockets);
+                    let hosted = sockets
+                        .get_mut(object.key())
+                        .and_then(|m| m.get_mut(&socket))
+                        .ok_or_else(|| format!("{name}: no WebSocket {socket} is the object's"))?;
+                    hosted.attachment = attachment;
+                    Ok((contract::Reply::default(), None))
                 }
                 Call::GetAlarm => {
                     let at = object.directory()?.alarms.get(object.key())?;
@@ -754,6 +1017,51 @@ pub fn call(
     }
 }
 
+/// A stub's request that asks to upgrade to a WebSocket: the caller's
+/// side of the socket is one of its connections (`Clients::attach`), the
+/// other the object's if it answers 101. Its answer, by `fetch-wait`:
+/// `{id}` of the connection, or the object's other response (`{status,
+/// headers}` with its body), as a client connection's (`25_websocket.js`
+/// `connectRemote`).
+fn upgrade_to(
+    (bindings, object, subrequests, grant): StubReach<'_>,
+    clients: &mut crate::web::websocket_client::Clients,
+    binding: &str,
+    id: String,
+    what: serde_json::Value,
+    data: &[u8],
+) -> Result<contract::Reply, String> {
+    let (objects, key) = reached(bindings, object, binding, id)?;
+    subrequests.admit(
+        grant,
+        &format!("env.{binding}.get(...).fetch() of a WebSocket"),
+    )?;
+    subrequests.binding_called();
+    let (connection, peer) = clients.attach();
+    let body = data.to_vec();
+    let deadline = subrequests.deadline();
+    subrequests.answer(async move {
+        let answer = objects
+            .call(&key, what.to_string(), body, deadline, Some(peer))
+            .await?;
+        if let Some(error) = answer.error {
+            return Err(error);
+        }
+        Ok(match answer.socket {
+            true => (
+                serde_json::json!({ "id": connection, "protocol": "", "headers": answer.headers })
+                    .to_string(),
+                Vec::new(),
+            ),
+            false => (
+                serde_json::json!({ "status": answer.status, "headers": answer.headers })
+                    .to_string(),
+                answer.body,
+            ),
+        })
+    })
+}
+
 /// A stub's call: `what` (the event's JSON, the URL its answer is a
 /// response to, the call as the caller's limits name it) and its bytes,
 /// to object `id` of `binding`, as one of the caller's subrequests.
@@ -777,7 +1085,9 @@ fn send(
     let body = data.to_vec();
     let deadline = subrequests.deadline();
     subrequests.dispatch(async move {
-        let out = objects.call(&key, what.to_string(), body, deadline).await;
+        let out = objects
+            .call(&key, what.to_string(), body, deadline, None)
+            .await;
         fetched(out, url)
     })
 }

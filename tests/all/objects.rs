@@ -96,7 +96,11 @@ fn an_object_keeps_its_memory_while_live_and_its_storage_across_eviction_and_res
             "{id}: the same instance"
         );
     }
-    std::thread::sleep(Duration::from_millis(2500));
+    // Evicted: one object per engine.
+    let evicted = within(patience(30), || {
+        metric(&s, "ssr_objects_evicted_total") >= 2.0
+    });
+    assert!(evicted, "no eviction after --object-idle");
     for id in &ids {
         assert_eq!(
             s.get(&format!("/t/{id}/hit"), &[]).text(),
@@ -262,10 +266,10 @@ const ROOMS: &str = r#""durable_objects": { "bindings": [{ "name": "ROOMS", "cla
 
 /// A conversation in the chat room of `tests/plugins/chat-room.js` at
 /// `base` (`addr` and the path before `/chat`): two members, text and
-/// binary messages to all, tags and attachments, an idle pause (past
-/// `--object-idle` on ssr: the object is evicted, its sockets stay), and a
-/// close the other member is told of.
-fn chat_in_a_room(client: &impl Client, base: &str) -> Vec<String> {
+/// binary messages to all, tags and attachments, a `pause` (on ssr: until
+/// the object is evicted, its sockets staying open), and a close the other
+/// member is told of.
+fn chat_in_a_room(client: &impl Client, base: &str, pause: &dyn Fn()) -> Vec<String> {
     use tokio_tungstenite::tungstenite::Message;
     use tokio_tungstenite::tungstenite::protocol::CloseFrame;
     let open = |name: &str| {
@@ -302,7 +306,7 @@ fn chat_in_a_room(client: &impl Client, base: &str) -> Vec<String> {
     bob.send(Message::text("who")).unwrap();
     said.push(text(&mut bob));
     said.push(client.get(&format!("{base}/chat?room=r1"), &[]).text());
-    std::thread::sleep(Duration::from_millis(2500));
+    pause();
     bob.send(Message::text("who")).unwrap();
     said.push(text(&mut bob));
     ann.send(Message::text("after a pause")).unwrap();
@@ -326,12 +330,10 @@ fn a_chat_room_of_hibernating_websockets_converses_as_on_workerd_on_both_engines
     let mut app = App::module("chat-room", root().join("tests/plugins/chat-room.js"));
     app.objects = vec![("ROOMS", "Room")];
     let workerd = Workerd::start(&app);
-    let expected = chat_in_a_room(
-        &Remote {
-            addr: workerd.addr.clone(),
-        },
-        "",
-    );
+    let reference = Remote {
+        addr: workerd.addr.clone(),
+    };
+    let expected = chat_in_a_room(&reference, "", &|| ());
     assert_eq!(expected[0], "welcome ann, 1 here", "{expected:?}");
     assert!(
         expected.last().unwrap().starts_with("error"),
@@ -343,7 +345,16 @@ fn a_chat_room_of_hibernating_websockets_converses_as_on_workerd_on_both_engines
         let id = format!("chat-{engine}");
         let (status, body) = s.put_bytes(&id, &plugin, &format!("engine={engine}"));
         assert_eq!(status, 201, "{body}");
-        let mut said = chat_in_a_room(&s, &format!("/t/{id}"));
+        // Until the room's object of this engine is evicted too: the one
+        // eviction there is, once the last engine's room has gone.
+        let gone = || metric(&s, "ssr_objects_live") == 0.0;
+        assert!(within(patience(30), gone), "a room is still live");
+        let evictions = metric(&s, "ssr_objects_evicted_total");
+        let evicted = || {
+            let more = || metric(&s, "ssr_objects_evicted_total") > evictions;
+            assert!(within(patience(30), more), "{id}: the room was not evicted");
+        };
+        let mut said = chat_in_a_room(&s, &format!("/t/{id}"), &evicted);
         // The closing member's last word: workerd resets its connection
         // (its close unanswered, as the object did not close it), ssr
         // answers the close as RFC 6455 says (docs/durable-objects.md).

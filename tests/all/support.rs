@@ -689,6 +689,22 @@ pub fn failure(reply: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> 
 /// over its cores, at least 1): a safety net against a hang that a busy
 /// machine's slow registration (a compile, on a share of a core) does not
 /// trip.
+/// The value of metric `name` (one without labels) on `s`'s `/_ssr/metrics`;
+/// 0 while it is not there.
+pub fn metric(s: &Server, name: &str) -> f64 {
+    let auth = format!("Bearer {}", s.token);
+    let text = Server::agent()
+        .get(s.url("/_ssr/metrics"))
+        .header("authorization", &auth)
+        .call()
+        .ok()
+        .and_then(|mut r| r.body_mut().read_to_string().ok())
+        .unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .map_or(0.0, |v| v.trim().parse().unwrap_or(-1.0))
+}
+
 pub fn patience(secs: u64) -> std::time::Duration {
     let load: f64 = std::fs::read_to_string("/proc/loadavg")
         .ok()

@@ -53,20 +53,7 @@ pub(crate) fn open(addr: &str, path: &str) -> Opened {
 /// refused: asked again then.
 fn open_count(s: &Server, n: usize) -> bool {
     crate::support::within(Duration::from_secs(10), || {
-        let auth = format!("Bearer {}", s.token);
-        let got = Server::agent()
-            .get(s.url("/_ssr/metrics"))
-            .header("authorization", &auth)
-            .call()
-            .ok()
-            .and_then(|mut r| r.body_mut().read_to_string().ok());
-        got.is_some_and(|text| {
-            let open = text
-                .lines()
-                .find_map(|l| l.strip_prefix("ssr_websockets_open "))
-                .map_or(0.0, |v| v.trim().parse().unwrap_or(-1.0));
-            open == n as f64
-        })
+        crate::support::metric(s, "ssr_websockets_open") == n as f64
     })
 }
 

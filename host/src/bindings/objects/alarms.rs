@@ -26,8 +26,9 @@ pub const RETRIES: u32 = 6;
 /// The longest one run of an alarm's handler takes (Cloudflare's 15
 /// minutes).
 const RUN_TIME: Duration = Duration::from_secs(15 * 60);
-/// The longest the task sleeps between looks at the table.
-const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// The longest the task sleeps between looks at the table: it sleeps
+/// until the next alarm is due, or one is set or ends its run.
+const LOOK_EVERY: Duration = Duration::from_secs(60);
 
 /// An alarm due: its object, when it was set for, and its runs that
 /// failed so far.
@@ -37,7 +38,7 @@ pub(super) struct Alarms {
     conn: Mutex<Connection>,
     /// The objects whose alarm runs now.
     running: Mutex<HashSet<Key>>,
-    /// An alarm was set: the task looks again now.
+    /// An alarm was set, or a run ended: the task looks again now.
     set: tokio::sync::Notify,
 }
 
@@ -179,6 +180,8 @@ impl Alarms {
             tracing::warn!("Durable Object alarms: {e}");
         }
         crate::sync::lock(&self.running).remove(key);
+        // Its next time (a retry's) is for the task to see.
+        self.set.notify_one();
     }
 }
 
